@@ -1,0 +1,145 @@
+# One Makefile for the whole toolchain.  See README.md.
+#
+#   make                  build everything into $(BUILD)/ (default build/)
+#   make DEVELOPER=1      ... with -Werror and a strict warning list (CI)
+#   make check            unit + integration tests, TAP, "N passed, M failed"
+#   make check SANITIZE=1 the same with ASan+UBSan builds, in build-san/
+#   make demo             profile a bundled example end to end
+#   make install PREFIX=DIR
+#   make deps             install the Debian packages (root) or print how
+#
+# Layout of a build (mirrors an installation, so the hpcrun launcher finds
+# its runtime at ../lib/hpcrun/libhpcrun.so relative to itself in both):
+#   $(BUILD)/bin/{hpcrun,hpcstruct,hpcprof,hpcviewer-tui}
+#   $(BUILD)/lib/hpcrun/libhpcrun.so
+#   $(BUILD)/obj/...      objects;  $(BUILD)/tests/...  unit-test binaries
+
+PREFIX ?= /usr/local
+SANITIZE ?=
+DEVELOPER ?=
+
+ifeq ($(SANITIZE),1)
+BUILD ?= build-san
+SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer
+else
+BUILD ?= build
+SAN_FLAGS =
+endif
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+STD_FLAGS = -std=gnu11 -fPIC -Wall -Wextra -MMD -MP -D_GNU_SOURCE -Ilib
+ifeq ($(DEVELOPER),1)
+STD_FLAGS += -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wold-style-definition -Wpointer-arith -Wvla -Wformat=2 -Wundef \
+	-Wno-format-nonliteral -Wcast-align -Wwrite-strings
+endif
+
+# Debian packages the project needs to build and test.
+DEB_PACKAGES = gcc make pkg-config libdw-dev libelf-dev libcapstone-dev \
+	libxml2-dev libxml2-utils zlib1g-dev libncurses-dev tmux file binutils
+PKGS = libdw libelf capstone libxml-2.0 zlib ncursesw
+
+ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
+MISSING := $(shell for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || echo $$p; done)
+ifneq ($(strip $(MISSING)),)
+$(error missing libraries: $(strip $(MISSING)); install them with 'apt-get install $(DEB_PACKAGES)' (or run 'make deps' as root))
+endif
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS := $(shell pkg-config --libs $(PKGS))
+endif
+
+ALL_CFLAGS = $(STD_FLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SAN_FLAGS)
+ALL_LDFLAGS = -Wl,--as-needed $(LDFLAGS) $(SAN_FLAGS)
+# The runtime is preloaded into arbitrary programs: no sanitizer runtime
+# (ASan must come first in the link order of the program itself).
+RT_CFLAGS = $(STD_FLAGS) $(CFLAGS) -fvisibility=hidden -DHPC_RUNTIME
+RT_LIBS = -ldl -lpthread -lrt
+
+# Per-directory object lists: every .c in the directory belongs to it.
+LIB_SRCS := $(sort $(wildcard lib/*.c))
+HPCRUN_LAUNCHER_SRCS := hpcrun/hpcrun.c
+HPCRUN_RT_SRCS := $(filter-out $(HPCRUN_LAUNCHER_SRCS),$(sort $(wildcard hpcrun/*.c)))
+HPCSTRUCT_SRCS := $(sort $(wildcard hpcstruct/*.c))
+HPCPROF_SRCS := $(sort $(wildcard hpcprof/*.c))
+VIEWER_SRCS := $(sort $(wildcard hpcviewer-tui/*.c))
+UNIT_SRCS := $(sort $(wildcard tests/unit/u-*.c))
+# lib/ modules also linked into libhpcrun.so (async-signal-safe ones only).
+RT_LIB_SRCS :=
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+rtobj = $(patsubst %.c,$(BUILD)/obj-rt/%.o,$(1))
+
+LIBHPC = $(BUILD)/obj/libhpc.a
+PROGRAMS = $(BUILD)/bin/hpcrun $(BUILD)/bin/hpcstruct $(BUILD)/bin/hpcprof \
+	$(BUILD)/bin/hpcviewer-tui
+RUNTIME = $(BUILD)/lib/hpcrun/libhpcrun.so
+UNIT_TESTS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+
+.PHONY: all check demo install deps clean man-check
+all: $(PROGRAMS) $(RUNTIME)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj-rt/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -c -o $@ $<
+
+$(LIBHPC): $(call obj,$(LIB_SRCS))
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/bin/hpcrun: $(call obj,$(HPCRUN_LAUNCHER_SRCS)) $(LIBHPC)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/bin/hpcstruct: $(call obj,$(HPCSTRUCT_SRCS)) $(LIBHPC)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
+
+$(BUILD)/bin/hpcprof: $(call obj,$(HPCPROF_SRCS)) $(LIBHPC)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+$(BUILD)/bin/hpcviewer-tui: $(call obj,$(VIEWER_SRCS)) $(LIBHPC)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+$(RUNTIME): $(call rtobj,$(HPCRUN_RT_SRCS) $(RT_LIB_SRCS)) hpcrun/libhpcrun.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,--version-script=hpcrun/libhpcrun.map $(LDFLAGS) \
+		-o $@ $(call rtobj,$(HPCRUN_RT_SRCS) $(RT_LIB_SRCS)) $(RT_LIBS)
+
+$(BUILD)/tests/u-%: $(BUILD)/obj/tests/unit/u-%.o $(BUILD)/obj/tests/unit/unit.o $(LIBHPC)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+check: all $(UNIT_TESTS)
+	@HPC_BUILD=$(abspath $(BUILD)) tests/run-tests.sh $(UNIT_TESTS) $(sort $(wildcard tests/t[0-9]*.sh))
+
+demo: all
+	@HPC_BUILD=$(abspath $(BUILD)) tests/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/hpcrun \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(RUNTIME) $(DESTDIR)$(PREFIX)/lib/hpcrun/
+	install -m 644 $(wildcard man/*.1) $(DESTDIR)$(PREFIX)/share/man/man1/
+	$(if $(wildcard man/*.5),install -m 644 $(wildcard man/*.5) $(DESTDIR)$(PREFIX)/share/man/man5/)
+
+deps:
+	@if [ "$$(id -u)" = 0 ]; then \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEB_PACKAGES); \
+	else \
+		echo "run as root: apt-get update && apt-get install -y $(DEB_PACKAGES)"; \
+		exit 1; \
+	fi
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,150 @@
+/* xmlw.c - streaming XML writer; see xmlw.h. */
+#include "xmlw.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strbuf.h"
+
+struct xmlw {
+	FILE *f;
+	const char **stack;	/* open element names (static strings) */
+	size_t depth, alloc;
+	int tag_open;		/* start tag not yet closed with '>' */
+	int has_text;		/* current element has character data */
+};
+
+struct xmlw *xmlw_new(FILE *f)
+{
+	struct xmlw *w = xcalloc(1, sizeof(*w));
+
+	w->f = f;
+	return w;
+}
+
+void xml_escape(FILE *f, const char *s, int in_attr)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs(in_attr ? "&quot;" : "\"", f); break;
+		case '\'': fputs(in_attr ? "&apos;" : "'", f); break;
+		case '\n': fputs(in_attr ? "&#10;" : "\n", f); break;
+		case '\t': fputs(in_attr ? "&#9;" : "\t", f); break;
+		case '\r': fputs("&#13;", f); break;
+		default:
+			fputc(*p < 0x20 ? '?' : *p, f);
+		}
+	}
+}
+
+void xmlw_declaration(struct xmlw *w)
+{
+	fputs("<?xml version=\"1.0\"?>\n", w->f);
+}
+
+void xmlw_doctype(struct xmlw *w, const char *root, const char *dtd_text)
+{
+	fprintf(w->f, "<!DOCTYPE %s", root);
+	if (dtd_text)
+		fprintf(w->f, " [\n%s]", dtd_text);
+	fputs(">\n", w->f);
+}
+
+static void close_tag(struct xmlw *w)
+{
+	if (w->tag_open) {
+		fputc('>', w->f);
+		w->tag_open = 0;
+	}
+}
+
+static void indent(struct xmlw *w)
+{
+	size_t i;
+
+	fputc('\n', w->f);
+	for (i = 0; i < w->depth; i++)
+		fputc(' ', w->f);
+}
+
+void xmlw_start(struct xmlw *w, const char *name)
+{
+	close_tag(w);
+	if (w->depth || w->has_text)
+		indent(w);
+	fprintf(w->f, "<%s", name);
+	HPC_GROW(w->stack, w->depth + 1, w->alloc);
+	w->stack[w->depth++] = name;
+	w->tag_open = 1;
+	w->has_text = 0;
+}
+
+void xmlw_attr(struct xmlw *w, const char *name, const char *value)
+{
+	fprintf(w->f, " %s=\"", name);
+	xml_escape(w->f, value ? value : "", 1);
+	fputc('"', w->f);
+}
+
+void xmlw_attrf(struct xmlw *w, const char *name, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	xmlw_attr(w, name, sb.buf);
+	strbuf_release(&sb);
+}
+
+void xmlw_text(struct xmlw *w, const char *text)
+{
+	close_tag(w);
+	xml_escape(w->f, text, 0);
+	w->has_text = 1;
+}
+
+void xmlw_end(struct xmlw *w)
+{
+	const char *name;
+	int had_children;
+
+	if (!w->depth)
+		return;
+	name = w->stack[--w->depth];
+	if (w->tag_open) {
+		fputs("/>", w->f);
+		w->tag_open = 0;
+	} else {
+		had_children = !w->has_text;
+		if (had_children)
+			indent(w);
+		fprintf(w->f, "</%s>", name);
+	}
+	w->has_text = 0;
+	if (!w->depth)
+		fputc('\n', w->f);
+}
+
+int xmlw_finish(struct xmlw *w)
+{
+	int ret = 0;
+
+	if (!w)
+		return 0;
+	while (w->depth)
+		xmlw_end(w);
+	if (fflush(w->f) || ferror(w->f))
+		ret = hpc_seterr("write error: %s", strerror(errno));
+	free(w->stack);
+	free(w);
+	return ret;
+}

@@ -1,0 +1,44 @@
+/*
+ * xmlw.h - a streaming XML writer that escapes correctly.
+ *
+ * Elements are opened with xmlw_start(), given attributes, and closed with
+ * xmlw_end(); an element with no content is written as <X .../>.  Memory is
+ * proportional to the nesting depth, never to the document.  Attribute values
+ * and text are escaped (& < > " ' and newlines/tabs in attributes as
+ * character references); bytes not allowed in XML 1.0 (control characters
+ * other than tab, newline, carriage return) are written as '?', so the output
+ * is always well-formed.  Each element starts on its own line, indented by
+ * depth.  Errors surface at xmlw_finish().
+ */
+#ifndef HPC_XMLW_H
+#define HPC_XMLW_H
+
+#include <stdio.h>
+
+#include "error.h"
+
+struct xmlw;
+
+/* Writes to f (not closed by the writer). The caller frees with xmlw_finish. */
+struct xmlw *xmlw_new(FILE *f);
+/* Writes the XML declaration; call first. */
+void xmlw_declaration(struct xmlw *w);
+/* Writes <!DOCTYPE root [ dtd ]> with the DTD text inlined (NULL: none). */
+void xmlw_doctype(struct xmlw *w, const char *root, const char *dtd_text);
+void xmlw_start(struct xmlw *w, const char *name);
+void xmlw_attr(struct xmlw *w, const char *name, const char *value);
+void xmlw_attrf(struct xmlw *w, const char *name, const char *fmt, ...)
+	HPC_PRINTF(3, 4);
+/* Escaped character data inside the current element. */
+void xmlw_text(struct xmlw *w, const char *text);
+void xmlw_end(struct xmlw *w);
+/*
+ * Closes open elements, flushes, frees w.  Returns 0, or -1 if any write
+ * failed (hpc_lasterr() says why).  Accepts NULL (returns 0).
+ */
+int xmlw_finish(struct xmlw *w);
+
+/* Appends the escaped form of s to f (the writer's escaping, for reuse). */
+void xml_escape(FILE *f, const char *s, int in_attr);
+
+#endif

@@ -1,0 +1,155 @@
+# test-lib.sh - the shell test library, in the style of git's t/test-lib.sh.
+#
+# A test script sets test_description, sources this file, calls
+# test_expect_success for each test and ends with test_done:
+#
+#   test_description='hpcstruct finds loop nests'
+#   . "$(dirname "$0")/test-lib.sh"
+#   test_expect_success 'the 3-deep nest in mm' '
+#       cc -O2 -g -o mm "$TEST_PROGS/mm.c" &&
+#       hpcstruct -o mm.s mm && grep -c "<L " mm.s >count && ...
+#   '
+#   test_expect_success TMUX 'needs tmux' '...'   # skipped without prereq
+#   test_done
+#
+# Each test body runs in a subshell with 'set -e' inside the trash directory
+# $TRASH (fresh per script, under the build directory).  Output is TAP.
+# Every program runs from $HPC_BUILD/bin (PATH is set); set HPC_WRAPPER
+# (e.g. "valgrind -q --error-exitcode=99") to run the tools under a checker.
+
+TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+SRC_ROOT=$(cd "$TEST_DIRECTORY/.." && pwd)
+TEST_PROGS=$TEST_DIRECTORY/progs
+SHARED_DIR=${HPC_SHARED:-$SRC_ROOT/../shared}
+FIXTURES=$SHARED_DIR/fixtures/hpctoolkit
+DTD_DIR=$SHARED_DIR/dtd
+HPC_BUILD=${HPC_BUILD:-$SRC_ROOT/build}
+BIN=$HPC_BUILD/bin
+PATH=$BIN:$PATH
+export TEST_DIRECTORY SRC_ROOT TEST_PROGS SHARED_DIR FIXTURES DTD_DIR HPC_BUILD BIN PATH
+LC_ALL=C
+export LC_ALL
+unset HPCRUN_EVENT_LIST HPCRUN_OUT_PATH
+
+this_test=$(basename "$0" .sh)
+TRASH=$HPC_BUILD/trash/$this_test
+rm -rf "$TRASH"
+mkdir -p "$TRASH" || exit 1
+cd "$TRASH" || exit 1
+
+test_count=0
+test_failed=0
+test_skipped=0
+test_prereqs=" "
+skip_all=
+
+say() { printf '%s\n' "$*"; }
+
+test_set_prereq() { test_prereqs="$test_prereqs$1 "; }
+
+# test_lazy_prereq NAME 'script': NAME holds when script succeeds (cached).
+test_lazy_prereq() {
+	eval "lazy_prereq_$1=\$2"
+}
+
+test_have_prereq() {
+	local p script
+	for p in $(echo "$1" | tr ',' ' '); do
+		case "$test_prereqs" in *" $p "*) continue ;; esac
+		case "$test_prereqs" in *" !$p "*) return 1 ;; esac
+		eval "script=\${lazy_prereq_$p-}"
+		if [ -n "$script" ] && (eval "$script") >/dev/null 2>&1; then
+			test_set_prereq "$p"
+		else
+			test_prereqs="$test_prereqs!$p "
+			return 1
+		fi
+	done
+	return 0
+}
+
+test_lazy_prereq TMUX 'command -v tmux'
+test_lazy_prereq XMLLINT 'command -v xmllint'
+test_lazy_prereq CLANG 'command -v clang'
+test_lazy_prereq FIXTURES 'test -d "$FIXTURES/loops-perf.m"'
+test_lazy_prereq PERF_EVENTS 'test "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 2'
+test_lazy_prereq NOT_ROOT 'test "$(id -u)" != 0'
+
+test_expect_success() {
+	local prereq= desc body out status
+	if [ $# = 3 ]; then prereq=$1; shift; fi
+	desc=$1 body=$2
+	test_count=$((test_count + 1))
+	if [ -n "$prereq" ] && ! test_have_prereq "$prereq"; then
+		test_skipped=$((test_skipped + 1))
+		say "ok $test_count # SKIP $desc (missing $prereq)"
+		return 0
+	fi
+	out=$TRASH/.test-output
+	(set -e; eval "$body") >"$out" 2>&1 </dev/null
+	status=$?
+	if [ $status = 0 ]; then
+		say "ok $test_count - $desc"
+	else
+		test_failed=$((test_failed + 1))
+		say "not ok $test_count - $desc"
+		sed -e 's/^/#   /' "$out" | tail -n 40
+		say "#   (exit status $status; body:)"
+		printf '%s\n' "$body" | sed -e 's/^/#   /'
+	fi
+}
+
+test_done() {
+	if [ -n "$skip_all" ] && [ $test_count = 0 ]; then
+		say "1..0 # SKIP $skip_all"
+		exit 0
+	fi
+	say "1..$test_count"
+	[ $test_failed = 0 ] || exit 1
+	exit 0
+}
+
+# test_must_fail CMD...: CMD must exit non-zero, but not die of a signal
+# (so a crash is never mistaken for a clean refusal).
+test_must_fail() {
+	local status=0
+	"$@" || status=$?
+	if [ $status = 0 ]; then
+		echo "test_must_fail: '$*' succeeded" >&2
+		return 1
+	fi
+	if [ $status -gt 128 ] && [ $status -lt 160 ]; then
+		echo "test_must_fail: '$*' died of signal $((status - 128))" >&2
+		return 1
+	fi
+	return 0
+}
+
+# test_cmp EXPECTED ACTUAL: identical files, or a diff on stderr.
+test_cmp() {
+	diff -u "$1" "$2" >&2
+}
+
+# test_line_count OP N FILE: e.g. test_line_count = 3 out
+test_line_count() {
+	local n
+	n=$(wc -l <"$3")
+	if ! [ "$n" "$1" "$2" ]; then
+		echo "test_line_count: $3 has $n lines, expected $1 $2" >&2
+		return 1
+	fi
+}
+
+# test_within VALUE EXPECTED TOLERANCE: |VALUE - EXPECTED| <= TOLERANCE.
+test_within() {
+	if ! awk -v v="$1" -v e="$2" -v t="$3" \
+		'BEGIN { d = v - e; if (d < 0) d = -d; exit !(d <= t) }'; then
+		echo "test_within: $1 is not within $3 of $2" >&2
+		return 1
+	fi
+}
+
+# test_valid_xml DTD FILE: FILE validates against DTD (needs XMLLINT).
+test_valid_xml() {
+	xmllint --noout --nonet --dtdvalid "$1" "$2"
+}

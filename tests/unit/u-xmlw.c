@@ -1,0 +1,99 @@
+/* u-xmlw.c - unit tests for lib/xmlw.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xmlw.h"
+#include "unit.h"
+
+/* Runs fn with a writer on a memory stream; returns the text (caller frees). */
+static char *render(void (*fn)(struct xmlw *))
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct xmlw *w = xmlw_new(f);
+
+	fn(w);
+	CHECK_INT(xmlw_finish(w), 0);
+	fclose(f);
+	return text;
+}
+
+static void doc_nested(struct xmlw *w)
+{
+	xmlw_start(w, "A");
+	xmlw_attr(w, "n", "x");
+	xmlw_start(w, "B");
+	xmlw_attrf(w, "i", "%d", 7);
+	xmlw_end(w);
+	xmlw_start(w, "C");
+	xmlw_end(w);
+	xmlw_end(w);
+}
+
+static void nesting_and_empty_elements(void)
+{
+	char *s = render(doc_nested);
+
+	CHECK_STR(s, "<A n=\"x\">\n <B i=\"7\"/>\n <C/>\n</A>\n");
+	free(s);
+}
+
+static void doc_escapes(struct xmlw *w)
+{
+	xmlw_start(w, "P");
+	xmlw_attr(w, "n", "operator<<(a&b, \"c\", 'd')\n\x01");
+	xmlw_text(w, "1 < 2 & \"q\"");
+	xmlw_end(w);
+}
+
+static void escaping(void)
+{
+	char *s = render(doc_escapes);
+
+	CHECK_STR(s, "<P n=\"operator&lt;&lt;(a&amp;b, &quot;c&quot;, "
+		     "&apos;d&apos;)&#10;?\">1 &lt; 2 &amp; \"q\"</P>\n");
+	free(s);
+}
+
+static void doc_unclosed(struct xmlw *w)
+{
+	xmlw_declaration(w);
+	xmlw_start(w, "R");
+	xmlw_start(w, "S");
+}
+
+static void finish_closes_open_elements(void)
+{
+	char *s = render(doc_unclosed);
+
+	CHECK_STR(s, "<?xml version=\"1.0\"?>\n<R>\n <S/>\n</R>\n");
+	free(s);
+}
+
+static void write_errors_are_reported(void)
+{
+	FILE *f = fopen("/dev/full", "w");
+	struct xmlw *w;
+	int i;
+
+	if (!f)
+		return;
+	w = xmlw_new(f);
+	for (i = 0; i < 10000; i++) {
+		xmlw_start(w, "X");
+		xmlw_end(w);
+	}
+	CHECK_INT(xmlw_finish(w), -1);
+	fclose(f);
+}
+
+int main(void)
+{
+	unit_run("nested and empty elements", nesting_and_empty_elements);
+	unit_run("attribute and text escaping", escaping);
+	unit_run("finish closes what is open", finish_closes_open_elements);
+	unit_run("a full disk is reported by finish", write_errors_are_reported);
+	return unit_done();
+}
