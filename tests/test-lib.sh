@@ -29,6 +29,11 @@ PATH=$BIN:$PATH
 export TEST_DIRECTORY SRC_ROOT TEST_PROGS SHARED_DIR FIXTURES DTD_DIR HPC_BUILD BIN PATH
 LC_ALL=C
 export LC_ALL
+# Sanitizer builds (make check SANITIZE=1): fail hard on undefined behaviour;
+# leak checking stays off (LeakSanitizer needs ptrace, not always allowed).
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0}
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export ASAN_OPTIONS UBSAN_OPTIONS
 unset HPCRUN_EVENT_LIST HPCRUN_OUT_PATH
 
 this_test=$(basename "$0" .sh)
