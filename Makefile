@@ -38,7 +38,7 @@ endif
 
 # Debian packages the project needs to build and test.
 DEB_PACKAGES = gcc make pkg-config libdw-dev libelf-dev libcapstone-dev \
-	libxml2-dev libxml2-utils zlib1g-dev libncurses-dev tmux file binutils
+	libxml2-dev libxml2-utils zlib1g-dev libncurses-dev tmux man-db file binutils
 PKGS = libdw libelf capstone libxml-2.0 zlib ncursesw
 
 ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
@@ -77,7 +77,9 @@ PROGRAMS = $(BUILD)/bin/hpcrun $(BUILD)/bin/hpcstruct $(BUILD)/bin/hpcprof \
 RUNTIME = $(BUILD)/lib/hpcrun/libhpcrun.so
 UNIT_TESTS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all check demo install deps clean man-check
+.PHONY: all check demo install deps clean
+# Keep intermediate objects (unit-test .o files) between runs.
+.SECONDARY:
 all: $(PROGRAMS) $(RUNTIME)
 
 $(BUILD)/obj/%.o: %.c

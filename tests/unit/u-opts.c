@@ -1,4 +1,5 @@
 /* u-opts.c - unit tests for lib/opts.c. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
@@ -22,7 +23,10 @@ static const struct opt opts[] = {
 	OPT_END(),
 };
 
-/* Splits line at spaces into a NULL-terminated argv (leaked: tests only). */
+/*
+ * Splits line at spaces into a NULL-terminated argv; free with free_split()
+ * (argv[0] points at the start of the one copied string).
+ */
 static char **split(const char *line, int *argc)
 {
 	char **argv = xcalloc(64, sizeof(*argv));
@@ -32,6 +36,12 @@ static char **split(const char *line, int *argc)
 	for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
 		argv[(*argc)++] = tok;
 	return argv;
+}
+
+static void free_split(char **argv)
+{
+	free(argv[0]);
+	free(argv);
 }
 
 static void reset(void)
@@ -61,6 +71,7 @@ static void all_forms(void)
 	CHECK_STR(argv[9], "a1");
 	CHECK_STR(argv[10], "a2");
 	CHECK_STR(argv[11], "-a3");
+	free_split(argv);
 }
 
 static void stop_at_program(void)
@@ -74,6 +85,7 @@ static void stop_at_program(void)
 	CHECK_STR(argv[3], "prog");
 	CHECK_STR(argv[4], "-v");
 	CHECK_INT(count, 0);
+	free_split(argv);
 }
 
 static void errors(void)
@@ -89,7 +101,9 @@ static void errors(void)
 		char **argv = split(bad[i], &argc);
 
 		CHECK_INT(opts_parse(argc, argv, &prog, opts, 0), -1);
+		free_split(argv);
 	}
+	strlist_release(&list);
 }
 
 int main(void)
