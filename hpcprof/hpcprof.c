@@ -1,11 +1,14 @@
 /* hpcprof.c - correlate measurements with structure into a database (#5). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "error.h"
+#include "hpcrun-fmt.h"
 #include "opts.h"
 
 static const char *const usage[] = {
 	"[options] MEASUREMENT-DIR-OR-PROFILE...",
+	"--dump PROFILE.hpcrun...",
 	NULL,
 };
 
@@ -15,9 +18,35 @@ static const struct opts_program prog = {
 	"database (hpcprof-database(5)).",
 };
 
+/* --dump: every profile as text; a bad file is reported and skipped. */
+static int dump_profiles(int n, char **paths)
+{
+	int i, status = 0;
+
+	for (i = 0; i < n; i++) {
+		struct hpcrun_profile *p = hpcrun_fmt_read(paths[i]);
+
+		if (!p) {
+			hpc_error("%s", hpc_lasterr());
+			status = 1;
+			continue;
+		}
+		if (n > 1)
+			printf("%s# %s\n", i ? "\n" : "", paths[i]);
+		hpcrun_fmt_dump(stdout, p);
+		hpcrun_profile_free(p);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		hpc_error("write error on standard output");
+		status = 1;
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	const char *output = NULL, *config = NULL;
+	int first, dump = 0;
 	struct strlist structs = { 0 }, incdirs = { 0 }, replace = { 0 },
 		       metrics = { 0 };
 	const struct opt opts[] = {
@@ -33,9 +62,10 @@ int main(int argc, char **argv)
 			   "derived metrics from the XML config FILE"),
 		OPT_LIST(0, "metric", &metrics, "NAME=FORMULA",
 			 "add a derived metric (repeatable)"),
+		OPT_FLAG(0, "dump", &dump,
+			 "print each .hpcrun profile given as text and exit"),
 		OPT_END(),
 	};
-	int first;
 
 	hpc_set_progname(argv[0]);
 	first = opts_parse(argc, argv, &prog, opts, 0);
@@ -45,6 +75,8 @@ int main(int argc, char **argv)
 		hpc_error("no measurement directory given (see 'hpcprof --help')");
 		return 2;
 	}
+	if (dump)
+		return dump_profiles(argc - first, argv + first);
 	hpc_error("'%s': correlation is not implemented yet", argv[first]);
 	return 1;
 }

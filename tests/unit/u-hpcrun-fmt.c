@@ -1,0 +1,340 @@
+/*
+ * u-hpcrun-fmt.c - unit tests for the .hpcrun 04.00 reader and dumper
+ * (lib/hpcrun-fmt-read.c) against HPCToolkit's own files, and robustness
+ * against truncated and corrupted files.
+ *
+ * The fixtures are found at $HPC_SHARED/fixtures/hpctoolkit (default
+ * ../shared, relative to the source root where "make check" runs).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hpcrun-fmt.h"
+#include "strbuf.h"
+#include "unit.h"
+
+static char perf0[4096], cpu0[4096], tmpfile_path[4096];
+
+static int find_fixtures(void)
+{
+	const char *shared = getenv("HPC_SHARED");
+	int fd;
+
+	if (!shared)
+		shared = "../shared";
+	snprintf(perf0, sizeof(perf0), "%s/fixtures/hpctoolkit/loops-perf.m/"
+		 "testmeas-loops-000000-000-11ac0300-5176-0.hpcrun", shared);
+	snprintf(cpu0, sizeof(cpu0), "%s/fixtures/hpctoolkit/loops-cputime-t.m/"
+		 "testmeas-loops-000000-000-11ac0300-4974-0.hpcrun", shared);
+	snprintf(tmpfile_path, sizeof(tmpfile_path), "%s/u-hpcrun-fmt-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	fd = mkstemp(tmpfile_path);
+	if (fd >= 0)
+		close(fd);
+	return access(perf0, R_OK) == 0 && access(cpu0, R_OK) == 0 && fd >= 0;
+}
+
+static double dbl(uint64_t bits)
+{
+	double d;
+
+	memcpy(&d, &bits, sizeof(d));
+	return d;
+}
+
+static double metric_sum(const struct hpcrun_profile *p, unsigned metric)
+{
+	double sum = 0;
+	uint64_t i;
+
+	for (i = 0; i < p->nvalues; i++)
+		if (p->values[i].metric == metric)
+			sum += dbl(p->values[i].bits);
+	return sum;
+}
+
+static void reads_perf_fixture(void)
+{
+	struct hpcrun_profile *p = hpcrun_fmt_read(perf0);
+	char addr[9];
+	int k;
+
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	CHECK_INT(p->nheader, 11);
+	CHECK_STR(hpcrun_profile_header(p, "program-name"), "testmeas-loops");
+	CHECK_STR(hpcrun_profile_header(p, "process-id"), "5176");
+	CHECK_STR(hpcrun_profile_header(p, "job-id"), "");
+	CHECK(hpcrun_profile_header(p, "no-such-name") == NULL);
+	CHECK_INT(p->nlms, 19);
+	CHECK_INT(p->lms[0].id, 1);
+	CHECK_INT(p->lms[0].flags, HPCRUN_LM_ANALYZE);
+	CHECK_STR(p->lms[5].path, "/usr/lib/x86_64-linux-gnu/libc-2.31.so");
+	CHECK_INT(p->lms[1].flags, 0);
+	CHECK_INT(p->nnodes, 50);
+	CHECK_INT(p->nodes[0].id, 12);
+	CHECK_INT(p->nodes[0].parent, 0);
+	CHECK_INT(p->nodes[0].lm, 0);
+	for (k = 0; k < 8; k++)
+		addr[k] = (char)(p->nodes[0].addr >> (56 - 8 * k));
+	addr[8] = 0;
+	CHECK_STR(addr, "^Primary");
+	CHECK_INT(p->nodes[2].id, 20);
+	CHECK_INT(p->nodes[2].parent, 18);
+	CHECK_INT(p->nodes[2].lm, 1);
+	CHECK_INT(p->nodes[2].addr, 0x1488);
+	CHECK_INT(p->nodes[2].flags, HPCRUN_NODE_UNWOUND);
+	CHECK_INT(p->nmetrics, 2);
+	CHECK_STR(p->metrics[0].name, "perf::cpu-clock");
+	CHECK_STR(p->metrics[0].description, "PERF_COUNT_SW_CPU_CLOCK");
+	CHECK_STR(p->metrics[1].name, "perf::task-clock");
+	CHECK_INT(p->metrics[0].flags[0], 1);	/* raw */
+	CHECK_INT(p->metrics[0].flags[2], 2);	/* real */
+	CHECK_INT(p->metrics[0].flags[6], 1);	/* show */
+	CHECK_INT(p->metrics[0].period, 1);
+	CHECK_INT(p->metrics[1].period, 100000000);
+	CHECK_INT(p->metrics[0].is_frequency, 1);
+	CHECK(p->metrics[0].threshold == 12500000.0);
+	CHECK_INT(p->metrics[0].nsamples, 316);
+	CHECK_INT(p->metrics[1].nsamples, 36);
+	CHECK_INT(p->nidkinds, 8);
+	CHECK_INT(p->idkinds[3].kind, HPCRUN_ID_THREAD);
+	CHECK_STR(p->idkinds[3].name, "THREAD");
+	CHECK_INT(p->nidtuple, 3);
+	CHECK_INT(p->idtuple[0].kind, 0x4000 | HPCRUN_ID_NODE);
+	CHECK_INT(p->idtuple[0].physical, 0x11ac0300);
+	CHECK_INT(p->idtuple[2].kind, 0xc000 | HPCRUN_ID_THREAD);
+	CHECK_INT(p->nvalues, 46);
+	CHECK_INT(p->nctxs, 39);
+	CHECK_INT(p->ctxs[0].ctx, 260);
+	CHECK_INT(p->ctxs[0].first, 0);
+	CHECK(metric_sum(p, 0) == 987500000.0);
+	CHECK(metric_sum(p, 1) == 9.0);
+	hpcrun_profile_free(p);
+	hpcrun_profile_free(NULL);
+}
+
+static void reads_cputime_fixture(void)
+{
+	struct hpcrun_profile *p = hpcrun_fmt_read(cpu0);
+
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	CHECK_INT(p->nlms, 18);
+	CHECK_INT(p->nnodes, 69);
+	CHECK_INT(p->nmetrics, 1);
+	CHECK_STR(p->metrics[0].name, "CPUTIME (sec)");
+	CHECK_INT(p->nvalues, 53);
+	CHECK_INT(p->nctxs, 53);
+	CHECK(fabs(metric_sum(p, 0) - 0.994165) < 1e-9);
+	CHECK_STR(hpcrun_profile_header(p, "trace-min-time"),
+		  "1714105057972403000");
+	hpcrun_profile_free(p);
+}
+
+static char *dump_to_string(const struct hpcrun_profile *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	hpcrun_fmt_dump(f, p);
+	fclose(f);
+	return buf;
+}
+
+static void dump_is_stable_text(void)
+{
+	struct hpcrun_profile *p = hpcrun_fmt_read(perf0);
+	char *text;
+
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	text = dump_to_string(p);
+	CHECK(!strncmp(text, "hpcrun-profile 04.00\nheader 11\n"
+		       "  program-name = \"testmeas-loops\"\n", 64));
+	CHECK(strstr(text, "\n  node 12 parent 0 lm 0 addr \"^Primary\" "
+		     "flags 0x1\n") != NULL);
+	CHECK(strstr(text, "\n  node 20 parent 18 lm 1 addr 0x1488 "
+		     "flags 0x1\n") != NULL);
+	CHECK(strstr(text, "\n  metric 0 \"perf::cpu-clock\" desc "
+		     "\"PERF_COUNT_SW_CPU_CLOCK\" flags 01000200 00000101 "
+		     "00000000 00000000 period 1 formula \"\" format \"\" "
+		     "frequency 1 multiplexed 0 threshold 12500000 "
+		     "samples 316\n") != NULL);
+	CHECK(strstr(text, "\n  NODE interpretation 1 physical 0x11ac0300 "
+		     "logical 0\n") != NULL);
+	CHECK(strstr(text, "\nvalues 46 contexts 39\n  ctx 260: [0] "
+		     "12500000\n") != NULL);
+	CHECK(strstr(text, "\n  ctx 246: [0] 37500000 [1] 1\n") != NULL);
+	free(text);
+	hpcrun_profile_free(p);
+}
+
+static void write_prefix(const struct strbuf *sb, size_t len)
+{
+	FILE *f = fopen(tmpfile_path, "wb");
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK_INT(fwrite(sb->buf, 1, len, f), len);
+	CHECK_INT(fclose(f), 0);
+}
+
+static uint64_t be64(const char *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | (unsigned char)p[i];
+	return v;
+}
+
+/* Must fail, name the file, and (where given) contain what. */
+static void expect_error(size_t len, const char *what)
+{
+	struct hpcrun_profile *p = hpcrun_fmt_read(tmpfile_path);
+
+	if (p) {
+		unit_fail(__FILE__, __LINE__, "prefix of %zu bytes was accepted",
+			  len);
+		hpcrun_profile_free(p);
+		return;
+	}
+	if (!strstr(hpc_lasterr(), tmpfile_path))
+		unit_fail(__FILE__, __LINE__, "'%s' does not name the file",
+			  hpc_lasterr());
+	if (what && !strstr(hpc_lasterr(), what))
+		unit_fail(__FILE__, __LINE__, "prefix %zu: '%s' lacks '%s'",
+			  len, hpc_lasterr(), what);
+}
+
+static void truncations_are_errors(void)
+{
+	static const char *const names[] = {
+		"header", "load map", "CCT", "metric table",
+		"identifier dictionary", "sparse values",
+	};
+	struct strbuf sb = STRBUF_INIT;
+	const char *footer;
+	size_t len;
+	int s;
+
+	CHECK_INT(strbuf_read_file(&sb, perf0), 0);
+	CHECK(sb.len > 112);
+	footer = sb.buf + sb.len - 112;
+	/* Every section boundary, and one byte either side of it. */
+	for (s = 0; s < 6; s++) {
+		uint64_t start = be64(footer + 16 * s);
+		uint64_t end = be64(footer + 16 * s + 8);
+		char what[64];
+
+		snprintf(what, sizeof(what), "truncated %s section", names[s]);
+		write_prefix(&sb, start + 1);
+		expect_error(start + 1, what);
+		write_prefix(&sb, end - 1);
+		expect_error(end - 1, what);
+		write_prefix(&sb, start);
+		expect_error(start, s ? "section missing" : what);
+		write_prefix(&sb, end);
+		expect_error(end, s < 5 ? "section missing" : "footer missing");
+	}
+	/* Every length, without a footer: never accepted, never a crash. */
+	for (len = 0; len < sb.len; len++) {
+		write_prefix(&sb, len);
+		expect_error(len, NULL);
+	}
+	write_prefix(&sb, sb.len);
+	{
+		struct hpcrun_profile *p = hpcrun_fmt_read(tmpfile_path);
+
+		CHECK(p != NULL);
+		hpcrun_profile_free(p);
+	}
+	strbuf_release(&sb);
+}
+
+static void corrupt_bytes_never_crash(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	unsigned seed = 12345, accepted = 0, rejected = 0;
+	int round;
+
+	CHECK_INT(strbuf_read_file(&sb, perf0), 0);
+	for (round = 0; round < 3000; round++) {
+		struct strbuf copy = STRBUF_INIT;
+		struct hpcrun_profile *p;
+		int flips = 1 + round % 4, k;
+
+		strbuf_add(&copy, sb.buf, sb.len);
+		for (k = 0; k < flips; k++) {
+			size_t at = (size_t)rand_r(&seed) % copy.len;
+
+			copy.buf[at] ^= (char)(1 + rand_r(&seed) % 255);
+		}
+		write_prefix(&copy, copy.len);
+		p = hpcrun_fmt_read(tmpfile_path);
+		if (p) {
+			char *text = dump_to_string(p);
+
+			CHECK(text && !strncmp(text, "hpcrun-profile", 14));
+			free(text);
+			accepted++;
+		} else {
+			if (!strstr(hpc_lasterr(), tmpfile_path))
+				unit_fail(__FILE__, __LINE__, "'%s' does not "
+					  "name the file", hpc_lasterr());
+			rejected++;
+		}
+		hpcrun_profile_free(p);
+		strbuf_release(&copy);
+	}
+	/* Most flips hit padding or values; structural ones are caught. */
+	CHECK(accepted > 0);
+	CHECK(rejected > 0);
+	strbuf_release(&sb);
+}
+
+static void missing_and_foreign_files(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	CHECK(hpcrun_fmt_read("/nonexistent/x.hpcrun") == NULL);
+	CHECK(strstr(hpc_lasterr(), "'/nonexistent/x.hpcrun'") != NULL);
+	strbuf_addstr(&sb, "HPCRUN-profile____03.00b");
+	strbuf_addf(&sb, "%0200d", 0);
+	write_prefix(&sb, sb.len);
+	expect_error(sb.len, "unsupported hpcrun format version '03.00'");
+	strbuf_reset(&sb);
+	strbuf_addf(&sb, "%0300d", 7);
+	write_prefix(&sb, sb.len);
+	expect_error(sb.len, "not an hpcrun profile");
+	strbuf_release(&sb);
+}
+
+int main(void)
+{
+	if (!find_fixtures()) {
+		printf("# HPCToolkit fixtures not found (set HPC_SHARED); "
+		       "skipping\n");
+		unit_run("missing_and_foreign_files", missing_and_foreign_files);
+		unlink(tmpfile_path);
+		return unit_done();
+	}
+	unit_run("reads_perf_fixture", reads_perf_fixture);
+	unit_run("reads_cputime_fixture", reads_cputime_fixture);
+	unit_run("dump_is_stable_text", dump_is_stable_text);
+	unit_run("truncations_are_errors", truncations_are_errors);
+	unit_run("corrupt_bytes_never_crash", corrupt_bytes_never_crash);
+	unit_run("missing_and_foreign_files", missing_and_foreign_files);
+	unlink(tmpfile_path);
+	return unit_done();
+}
