@@ -3,12 +3,12 @@
 #include <stdlib.h>
 
 #include "error.h"
-#include "hpcrun-fmt.h"
+#include "dump.h"
 #include "opts.h"
 
 static const char *const usage[] = {
 	"[options] MEASUREMENT-DIR-OR-PROFILE...",
-	"--dump PROFILE.hpcrun...",
+	"--dump PROFILE.hpcrun|STRUCTURE.hpcstruct...",
 	NULL,
 };
 
@@ -17,31 +17,6 @@ static const struct opts_program prog = {
 	"Correlate measurements with program structure and write an experiment\n"
 	"database (hpcprof-database(5)).",
 };
-
-/* --dump: every profile as text; a bad file is reported and skipped. */
-static int dump_profiles(int n, char **paths)
-{
-	int i, status = 0;
-
-	for (i = 0; i < n; i++) {
-		struct hpcrun_profile *p = hpcrun_fmt_read(paths[i]);
-
-		if (!p) {
-			hpc_error("%s", hpc_lasterr());
-			status = 1;
-			continue;
-		}
-		if (n > 1)
-			printf("%s# %s\n", i ? "\n" : "", paths[i]);
-		hpcrun_fmt_dump(stdout, p);
-		hpcrun_profile_free(p);
-	}
-	if (fflush(stdout) || ferror(stdout)) {
-		hpc_error("write error on standard output");
-		status = 1;
-	}
-	return status;
-}
 
 int main(int argc, char **argv)
 {
@@ -63,7 +38,7 @@ int main(int argc, char **argv)
 		OPT_LIST(0, "metric", &metrics, "NAME=FORMULA",
 			 "add a derived metric (repeatable)"),
 		OPT_FLAG(0, "dump", &dump,
-			 "print each .hpcrun profile given as text and exit"),
+			 "print each profile or structure file given as text and exit"),
 		OPT_END(),
 	};
 
@@ -76,7 +51,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (dump)
-		return dump_profiles(argc - first, argv + first);
+		return dump_inputs(argc - first, argv + first);
 	hpc_error("'%s': correlation is not implemented yet", argv[first]);
 	return 1;
 }

@@ -1,0 +1,94 @@
+/*
+ * structfile.h - program structure (hpcstruct XML, DTD 4.9) in memory, and
+ * the address -> innermost scope lookup that correlation needs.
+ *
+ * One struct structure per load module (LM element).  Scopes live in one
+ * array in document order; scopes[0] is the LM itself and every other
+ * scope's parent index is smaller than its own.  Kinds follow the DTD: LM,
+ * F (file), P (procedure), A (alien = inlined code), L (loop), S
+ * (statement), C (call site).  HPCToolkit's conventions are honoured: a P's
+ * v is only its entry address and an L's v its header address; S and C
+ * elements carry the address ranges.  A procedure's extent is derived from
+ * the statements below it.
+ *
+ * Invariants after structfile_read():
+ *  1. ranges[] is sorted by lo; every range names an S or C scope.
+ *  2. procs[] is sorted by lo (the entry); hi is the end of the highest
+ *     statement below the procedure (at least lo + 1).
+ *  3. Strings are interned per structure and live until structure_free().
+ */
+#ifndef HPCPROF_STRUCTFILE_H
+#define HPCPROF_STRUCTFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct hmap;
+
+enum scope_kind {
+	SCOPE_LM, SCOPE_FILE, SCOPE_PROC, SCOPE_ALIEN, SCOPE_LOOP, SCOPE_STMT,
+	SCOPE_CALL,
+};
+
+struct scope {
+	enum scope_kind kind;
+	uint32_t parent;	/* index into scopes[]; 0 for the LM itself */
+	uint32_t line;
+	const char *name;	/* LM/F: path; P/A: procedure; else NULL */
+	const char *file;	/* source file, inherited from F, A f=, L f= */
+	uint64_t vma;		/* P: entry; L: header; S/C: first range start */
+};
+
+struct vrange {
+	uint64_t lo, hi;	/* [lo, hi) */
+	uint32_t scope;
+};
+
+struct structure {
+	const char *lm_path;	/* LM n= */
+	const char *source;	/* the structure file it came from */
+	struct scope *scopes;	size_t nscopes, scopes_alloc;
+	struct vrange *ranges;	size_t nranges, ranges_alloc;
+	struct vrange *procs;	size_t nprocs, procs_alloc;
+	struct hmap *strings;	/* interned strings */
+};
+
+/*
+ * Reads every LM of the structure file at path; returns 0 and appends the
+ * new structures (caller frees each with structure_free) to *out, or -1 with
+ * hpc_lasterr() naming the file and line.
+ */
+int structfile_read(const char *path, struct structure ***out, size_t *nout,
+		    size_t *alloc);
+void structure_free(struct structure *s);
+
+/*
+ * Index of the innermost scope containing the module-relative addr: an S
+ * or C scope when a statement range covers it, else the P whose extent
+ * covers it; -1 when none does.
+ */
+long structure_lookup(const struct structure *s, uint64_t addr);
+
+/* Index of the nearest enclosing P of scope i (i itself if a P), or -1. */
+long structure_proc_of(const struct structure *s, size_t i);
+
+/* Interns str in s (for scopes added by others, e.g. DWARF fallback). */
+const char *structure_intern(struct structure *s, const char *str);
+
+/* Creates an empty structure for lm_path (scopes[0] = the LM). */
+struct structure *structure_new(const char *lm_path, const char *source);
+/* Appends a scope, returns its index. */
+uint32_t structure_add(struct structure *s, enum scope_kind kind,
+		       uint32_t parent, const char *name, const char *file,
+		       uint32_t line, uint64_t vma);
+/* Adds an address range for scope i. */
+void structure_add_range(struct structure *s, uint32_t scope, uint64_t lo,
+			 uint64_t hi);
+/* Sorts and derives procedure extents (invariants 1 and 2). */
+void structure_finish(struct structure *s);
+
+/* Prints the scope tree and ranges as stable text (hpcprof --dump). */
+void structure_dump(FILE *f, const struct structure *s);
+
+#endif
