@@ -1,0 +1,114 @@
+/*
+ * model.h - an experiment database (experiment.xml, version 2.x) loaded into
+ * a compact scope tree.  No presentation here: views.h builds the top-down,
+ * bottom-up and flat trees from this model.
+ *
+ * Invariants:
+ *  1. Scope 0 is the synthetic root ("Experiment Aggregate Metrics"); every
+ *     other scope has a parent with a smaller index (pre-order numbering), so
+ *     a forward loop over scopes visits parents before children.
+ *  2. Children of a scope are linked first_child/next_sibling in document
+ *     order; MODEL_NONE ends a list.
+ *  3. Names, files and load modules are interned: scope fields hold indices
+ *     into model->strs (0 is the empty string).  A scope without its own
+ *     file or load module inherits its parent's.
+ *  4. Metric values are sparse: scope s owns vals[s.val_start ..
+ *     s.val_start + s.nval), each naming a metric index; absent = 0.
+ *  5. model->total[m] is the aggregate of metric m used for percentages:
+ *     the data section's own <M> values when present, else for inclusive
+ *     metrics the sum over top-level scopes, and for exclusive metrics the
+ *     total of their inclusive partner (or the sum over procedure frames).
+ *
+ * Exclusive values follow HPCToolkit's convention: a frame's, loop's or
+ * statement's exclusive value is its own cost rolled up over the static
+ * structure inside it (not across calls).
+ */
+#ifndef HPCVIEWER_MODEL_H
+#define HPCVIEWER_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MODEL_NONE UINT32_MAX
+
+enum scope_kind {
+	SK_ROOT,	/* synthetic root */
+	SK_PROC,	/* PF, P, or Pr with a="0": a procedure (frame) */
+	SK_INLINE,	/* Pr with a="1", or a named A: inlined code */
+	SK_LOOP,	/* L */
+	SK_STMT,	/* S */
+	SK_CALL,	/* C: a call site */
+	SK_FILE,	/* F (flat profiles) */
+	SK_MODULE,	/* LM (flat profiles) */
+	SK_ALIEN_SITE,	/* an unnamed A: the call site of inlined code */
+};
+
+enum metric_type { MT_NIL, MT_INCLUSIVE, MT_EXCLUSIVE };
+
+struct model_metric {
+	char *name;		/* as in the database */
+	char *id;		/* the Metric's i attribute */
+	enum metric_type type;
+	int partner;		/* metric index of the partner, or -1 */
+	int show;		/* the DTD's show attribute (0-4) */
+	int show_percent;
+};
+
+struct scope {
+	uint32_t parent, first_child, next_sibling;
+	uint32_t name, file, lm;	/* indices into strs */
+	uint32_t line;			/* first line, 0 = unknown */
+	uint32_t val_start;
+	uint16_t nval;
+	uint8_t kind;			/* enum scope_kind */
+};
+
+struct scope_val {
+	uint32_t metric;
+	double v;
+};
+
+struct model {
+	char *dbdir;		/* the directory holding experiment.xml */
+	char *title;		/* Header n */
+	struct model_metric *metrics;
+	size_t nmetrics;
+	double *total;		/* [nmetrics] */
+	struct scope *scopes;
+	size_t nscopes, scopes_alloc;
+	struct scope_val *vals;
+	size_t nvals, vals_alloc;
+	char **strs;
+	size_t nstrs, strs_alloc;
+	struct hmap *str_index;
+};
+
+/*
+ * Loads PATH (a database directory or its experiment.xml).  Returns NULL
+ * with hpc_lasterr() set ("'PATH': what is wrong") when the input is
+ * missing, malformed, truncated or not a version 2.x experiment.
+ * Free with model_free().
+ */
+struct model *model_load(const char *path);
+void model_free(struct model *m);
+
+/* The value of metric met at scope s (0 when absent). */
+double model_value(const struct model *m, uint32_t s, size_t met);
+
+/* The string for an interned index; never NULL. */
+static inline const char *model_str(const struct model *m, uint32_t i)
+{
+	return m->strs[i];
+}
+
+/* Is scope s a procedure frame (a node that starts a new call)? */
+int model_is_frame(const struct model *m, uint32_t s);
+
+/* The nearest proper ancestor of s that is a frame, or MODEL_NONE. */
+uint32_t model_caller_frame(const struct model *m, uint32_t s);
+
+/* Index of the metric called name (exact, then i attribute, then unique
+ * prefix), or -1 with hpc_lasterr() set. */
+int model_find_metric(const struct model *m, const char *name);
+
+#endif

@@ -1,0 +1,15 @@
+/*
+ * tui.h - the curses browser over a struct browser (tui.c).
+ */
+#ifndef HPCVIEWER_TUI_H
+#define HPCVIEWER_TUI_H
+
+#include "views.h"
+
+/* Runs the interactive screen on the terminal until the user quits,
+ * starting in view kind.  The terminal is restored on every exit path
+ * (normal, error, SIGINT/SIGTERM/SIGHUP).  Returns 0, or -1 with
+ * hpc_lasterr() set when the terminal cannot be used. */
+int tui_run(struct browser *b, enum view_kind kind);
+
+#endif

@@ -1,0 +1,145 @@
+/*
+ * views.h - the top-down, bottom-up and flat trees built from a model, and
+ * the operations on them (sort, expand, hot path, find, zoom, flatten,
+ * derived columns).  The screen (tui.c) and the text output (stdio.c) both
+ * draw browser_rows(), so they show the very same rows.
+ *
+ * Invariants:
+ *  1. A view is a tree of vnodes; vnode 0 is the root ("Experiment
+ *     Aggregate Metrics") whose values are the model totals.  Children are
+ *     built on first use (top-down and bottom-up lazily, flat at creation),
+ *     and sorted by the browser's sort column before they are returned.
+ *  2. A vnode holds one value per model metric (vnode_vals); columns are
+ *     either a metric or a derived formula over other columns, evaluated on
+ *     demand, so hiding or adding columns never rebuilds a tree.
+ *  3. Top-down nodes are the model's scopes.  Bottom-up: level 1 holds each
+ *     procedure (inclusive values not double-counted under recursion,
+ *     exclusive summed), deeper levels the calling procedures, each with the
+ *     cost of the callee instances reached through that caller.  Flat: load
+ *     module > file > procedure > inlined/loop > line, with the same rules.
+ *  4. Percentages are relative to the root value of the column, whatever
+ *     the zoom.
+ */
+#ifndef HPCVIEWER_VIEWS_H
+#define HPCVIEWER_VIEWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "strbuf.h"
+
+#define VNONE UINT32_MAX
+
+enum view_kind { VIEW_TOP_DOWN, VIEW_BOTTOM_UP, VIEW_FLAT, VIEW_COUNT };
+
+struct formula;
+
+struct column {
+	char *name;		/* header, with (I)/(E) when the type says so */
+	int metric;		/* model metric index, or -1 for a derived one */
+	struct formula *f;	/* derived columns only */
+	int hidden;
+	int show_percent;
+};
+
+struct vnode {
+	uint32_t parent;
+	uint32_t *children;
+	uint32_t nchildren;
+	uint32_t scope;		/* a model scope it stands for, or MODEL_NONE */
+	uint32_t name, file, line;
+	uint32_t inst_start, ninst;	/* bottom-up instances */
+	uint32_t sort_gen;
+	uint8_t kind;		/* enum scope_kind */
+	uint8_t built, expanded;
+};
+
+struct row {
+	uint32_t node;
+	uint32_t depth;
+};
+
+struct view {
+	struct browser *b;
+	enum view_kind kind;
+	struct vnode *nodes;
+	size_t nnodes, nodes_alloc;
+	double *vals;		/* nnodes * nmetrics */
+	size_t vals_alloc;
+	struct bu_inst *inst;	/* bottom-up instances */
+	size_t ninst, inst_alloc;
+	uint32_t *zoom;		/* zoom stack; the top is the display root */
+	size_t nzoom, zoom_alloc;
+	int flatten;		/* flat view: levels flattened */
+	uint32_t *flat_top;	/* children of the display root when flattened */
+	size_t nflat_top, flat_top_alloc;
+	struct row *rows;
+	size_t nrows, rows_alloc;
+	size_t sel, top;	/* selected row, first row on screen (tui) */
+};
+
+struct browser {
+	struct model *m;
+	struct column *cols;
+	size_t ncols;
+	size_t sort_col;
+	int sort_ascending;
+	uint32_t sort_gen;
+	struct view *views[VIEW_COUNT];
+};
+
+/* A browser over m (not owned) with the visible metrics as columns, sorted
+ * by the first column.  Free with browser_free(). */
+struct browser *browser_new(struct model *m);
+void browser_free(struct browser *b);
+
+/* The view of this kind, created on first use. */
+struct view *browser_view(struct browser *b, enum view_kind kind);
+
+/* Sort by column c (descending unless ascending). */
+void browser_sort(struct browser *b, size_t c, int ascending);
+
+/* Adds a derived column "name = formula" (formula over column names in
+ * double quotes, $N for column N counted from 1, numbers, + - * / and
+ * parentheses).  Returns 0, or -1 with hpc_lasterr() set. */
+int browser_add_derived(struct browser *b, const char *name, const char *formula);
+
+/* Children of node n, built and sorted; valid until the next call that
+ * builds nodes. */
+const uint32_t *view_children(struct view *v, uint32_t n, uint32_t *count);
+/* Does node n have children (builds them)? */
+int view_has_children(struct view *v, uint32_t n);
+double view_value(struct view *v, uint32_t n, size_t col);
+/* Percentage of the column's total, or a negative number when none. */
+double view_percent(struct view *v, uint32_t n, size_t col);
+/* The row text: "loop at f.c:12", "main", ... */
+void view_label(struct view *v, uint32_t n, struct strbuf *out);
+/* "procedure", "loop", ... */
+const char *view_kind_name(int kind);
+const char *view_name(enum view_kind kind);
+
+/* Recomputes v->rows from the expansion state. */
+void view_rows(struct view *v);
+/* Expands every node down to depth levels below the display root (-1:
+ * all). */
+void view_expand_depth(struct view *v, long depth);
+/* Expands from n while one child holds at least threshold of its parent's
+ * value in the sort column; returns the last node of the path. */
+uint32_t view_hot_path(struct view *v, uint32_t n, double threshold);
+/* Makes n visible (expands its ancestors); recomputes rows and returns n's
+ * row index. */
+size_t view_reveal(struct view *v, uint32_t n);
+/* The next node after n in pre-order (building children as needed) whose
+ * label matches the compiled regex re (a regex_t *), wrapping around, or
+ * VNONE. */
+uint32_t view_find(struct view *v, const void *re, uint32_t n);
+int view_zoom_in(struct view *v, uint32_t n);
+int view_zoom_out(struct view *v);
+uint32_t view_display_root(const struct view *v);
+/* Flat view only: flatten / unflatten one level; returns -1 when nothing
+ * changes. */
+int view_flatten(struct view *v);
+int view_unflatten(struct view *v);
+
+#endif
