@@ -169,7 +169,7 @@ static void resolve_partners(struct loader *ld)
 			continue;
 		snprintf(buf, sizeof(buf), "%d", -2 - m->metrics[i].partner);
 		p = hmap_get_str(ld->metric_ids, buf);
-		m->metrics[i].partner = p ? (int)((uintptr_t)p - 2) : -1;
+		m->metrics[i].partner = p ? (int)((uintptr_t)p - 1) : -1;
 	}
 }
 

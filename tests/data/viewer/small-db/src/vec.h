@@ -1,0 +1,4 @@
+static inline void vec_add(double *a, const double *b, int k)
+{
+	a[k] += b[k];
+}

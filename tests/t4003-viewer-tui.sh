@@ -1,0 +1,183 @@
+#!/bin/sh
+test_description='hpcviewer-tui screen, driven through tmux'
+. "$(dirname "$0")/test-lib.sh"
+
+DB=$TEST_DIRECTORY/data/viewer/small-db
+SOCK=hpcviewer-test-$$
+tm() { tmux -L "$SOCK" "$@"; }
+# an idle session keeps the server up between the viewer sessions
+test_have_prereq TMUX && tm new-session -d -s keep "sleep 600"
+
+# start_viewer [-x W -y H] ARGS: runs the viewer in a fresh tmux session;
+# when it exits the pane shows EXIT=<status> and whether the tty is sane.
+start_viewer() {
+	w=100 h=30
+	if [ "$1" = -x ]; then w=$2 h=$4; shift 4; fi
+	tm kill-session -t v 2>/dev/null
+	tm new-session -d -s v -x "$w" -y "$h" \
+		"trap : INT; '$BIN/hpcviewer-tui' $*; echo EXIT=\$?; stty -a | grep -q ' icanon .* echo ' && echo TTY=sane; sleep 60" &&
+	wait_for "(? help, q quit)"
+}
+
+screen() { tm capture-pane -p -t v; }
+
+# wait_for PATTERN: the screen shows PATTERN (fixed string) within 5 s.
+wait_for() {
+	i=0
+	while [ $i -lt 50 ]; do
+		screen >screen.txt
+		grep -qF -- "$1" screen.txt && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "timed out waiting for: $1" >&2
+	cat screen.txt >&2
+	return 1
+}
+
+keys() { tm send-keys -t v "$@"; }
+
+# status line after keys, once it changed
+status_after() {
+	keys "$@" && sleep 0.2 && screen | sed -n '$p'
+}
+
+test_expect_success TMUX 'first screen: title, labelled columns, root expanded' '
+	start_viewer "$DB" &&
+	screen >s &&
+	sed -n 1,4p s >top &&
+	cat >expect <<-\EOT &&
+	 hpcviewer-tui: app | top-down view | sort: CPUTIME (sec):Sum (I) desc
+	CPUTIME (sec):Sum (I)  CPUTIME (sec):Sum (E)  Scope
+	      1.00e+01 100.0%        1.00e+01 100.0%  - Experiment Aggregate Metrics
+	      1.00e+01 100.0%        2.00e+00  20.0%    + main
+	EOT
+	test_cmp expect top &&
+	test "$(sed -n 30p s)" = "row 1/2: Experiment Aggregate Metrics  (? help, q quit)"
+'
+
+test_expect_success TMUX 'hot path from main ends at the hottest line, rows as --stdio' '
+	keys j H && wait_for "row 8/13: vec.h:3" &&
+	screen | sed -n 3,10p >rows &&
+	hpcviewer-tui --stdio "$DB" | sed -n 2,9p >expect &&
+	test_cmp expect rows
+'
+
+test_expect_success TMUX 'Enter collapses, Left goes to the parent' '
+	keys Left && wait_for "row 7/13: [I] vec_add" &&
+	keys Enter && wait_for "row 7/12: [I] vec_add" &&
+	screen | grep -q "+ \[I\] vec_add"
+'
+
+test_expect_success TMUX 'view switches keep each view state' '
+	keys b && wait_for "bottom-up view" && wait_for "row 1/4:" &&
+	screen | sed -n 4,6p | sed "s/.*%  *//" >procs &&
+	printf "%s\n" "main" "+ compute" "+ helper" >expect &&
+	test_cmp expect procs &&
+	keys f && wait_for "flat view" &&
+	screen | grep -q "+ app$" &&
+	keys t && wait_for "row 7/12: [I] vec_add"
+'
+
+test_expect_success TMUX 'sort by the next column, then reversed' '
+	keys g j && wait_for "row 2/12: main" &&
+	keys s && wait_for "sort: CPUTIME (sec):Sum (E) desc" &&
+	screen | sed -n 5p | grep -q "app.c:12$" &&
+	keys S && wait_for "sort: CPUTIME (sec):Sum (E) asc" &&
+	screen | sed -n 5p | grep -q "call at app.c:13$" &&
+	keys s && wait_for "sort: CPUTIME (sec):Sum (I) desc"
+'
+
+test_expect_success TMUX 'find with a regex, n for the next match' '
+	keys / "^hel" Enter && wait_for ": helper  (? help" &&
+	first=$(screen | sed -n "\$p") &&
+	keys n && sleep 0.3 &&
+	second=$(screen | sed -n "\$p") &&
+	test "$first" != "$second" &&
+	echo "$second" | grep -q ": helper  (? help" &&
+	keys / "nomatch" Enter && wait_for "not found"
+'
+
+test_expect_success TMUX 'zoom into a subtree and back out' '
+	keys / "^compute" Enter && wait_for ": compute  (?" &&
+	keys z && wait_for "zoom 1" &&
+	screen | sed -n 3p | grep -q "  - compute$" &&
+	keys Z && wait_for ": compute  (?" &&
+	! screen | grep -q "zoom 1"
+'
+
+test_expect_success TMUX 'flatten the flat view: files, then procedures, then back' '
+	keys f g && wait_for "flat view" &&
+	keys F && wait_for "flatten 1" &&
+	screen | sed -n 4,5p | sed "s/.*%  *//" >tops &&
+	printf "%s\n" "+ ./src/app.c" "+ ./src/util.c" >expect &&
+	test_cmp expect tops &&
+	keys F && wait_for "flatten 2" &&
+	screen | sed -n 4,6p | sed "s/.*%  *//" >tops &&
+	printf "%s\n" "+ main" "+ compute" "+ helper" >expect &&
+	test_cmp expect tops &&
+	keys U U && sleep 0.3 && ! screen | grep -q flatten &&
+	keys t && wait_for "top-down view" &&
+	status_after F | grep -q "flatten works in the flat view"
+'
+
+test_expect_success TMUX 'source pane: the file from DBDIR/src with a per-line gutter' '
+	keys / "vec.h" Enter && wait_for ": vec.h:3  (?" &&
+	keys v && wait_for "src/vec.h (CPUTIME (sec):Sum (E) per line)" &&
+	screen | grep -q "^ 3.00e+00     3 		a\[k\] += b\[k\];\$\|^ 3.00e+00     3         a\[k\] += b\[k\];\$" &&
+	keys g && wait_for "no source file for this row" &&
+	keys v && sleep 0.2 && ! screen | grep -q "no source file"
+'
+
+test_expect_success TMUX 'a note when the database has no copy of the source' '
+	mkdir nosrc && cp "$DB/experiment.xml" nosrc/ &&
+	start_viewer nosrc &&
+	keys j H v && wait_for "source not in the database: nosrc/./src/vec.h --"
+'
+
+test_expect_success TMUX 'help screen and back' '
+	keys "?" && wait_for "hpcviewer-tui keys" &&
+	screen | grep -q "hot path: expand while a child holds >= 50%" &&
+	keys x && wait_for "(? help, q quit)"
+'
+
+# The derived column I - E is 0 at the root, so it shows no percentage.
+test_expect_success TMUX 'metric columns: hide one, add a derived one' '
+	start_viewer "$DB" &&
+	keys m 2 Enter && sleep 0.3 &&
+	test "$(screen | sed -n 2p)" = "CPUTIME (sec):Sum (I)  Scope" &&
+	keys m 2 Enter && sleep 0.3 &&
+	keys d "\$1 - \$2" Enter && wait_for "added column 3" &&
+	screen | sed -n 4p | grep -q "^      1.00e+01 100.0%        2.00e+00  20.0%          8.00e+00    + main$" &&
+	keys d "\$1 +" Enter && wait_for "formula: unexpected" &&
+	status_after T | grep -q "no per-thread data in this database"
+'
+
+test_expect_success TMUX 'works at 80x24 and follows a resize' '
+	start_viewer -x 80 -y 24 "$DB" &&
+	keys j H && wait_for "row 8/13" &&
+	test "$(screen | wc -l)" = 24 &&
+	tm resize-window -t v -x 100 -y 40 && sleep 0.3 &&
+	wait_for "row 8/13" &&
+	test "$(screen | sed -n 40p | cut -c1-9)" = "row 8/13:" &&
+	tm resize-window -t v -x 60 -y 12 && sleep 0.3 &&
+	screen >s && test "$(sed -n 12p s | cut -c1-9)" = "row 8/13:" &&
+	grep -q "vec.h:3" s
+'
+
+test_expect_success TMUX 'q quits and restores the terminal' '
+	keys q && wait_for "EXIT=0" && wait_for "TTY=sane"
+'
+
+test_expect_success TMUX 'Ctrl-C restores the terminal too' '
+	start_viewer "$DB" &&
+	keys C-c && wait_for "EXIT=130" && wait_for "TTY=sane"
+'
+
+test_expect_success TMUX 'without a terminal the screen refuses clearly' '
+	test_must_fail hpcviewer-tui "$DB" </dev/null >out 2>err &&
+	grep -qx "hpcviewer-tui: not a terminal (use --stdio for text output)" err
+'
+
+tm kill-server 2>/dev/null
+test_done
