@@ -1,0 +1,229 @@
+/*
+ * loadmap.c - the modules mapped in the process.
+ *
+ * rt_loadmap_refresh() (outside the signal handler: at start, after dlopen
+ * and dlclose) walks dl_iterate_phdr, keeps every module ever seen with a
+ * stable id (the main program is 1), and publishes a new immutable array of
+ * the live modules sorted by address.  The handler reads the published
+ * snapshot with one atomic load and a binary search; old snapshots are
+ * never freed, so a handler still reading one is safe.  Modules that are
+ * dlclosed keep their id and path, so earlier samples still resolve.
+ */
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+struct snapshot {
+	size_t n;
+	const struct rt_module *mod[];
+};
+
+static struct snapshot *published;
+static struct rt_module **all;
+static size_t nall, alloc_all;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Writes the vdso image into the measurement directory; its path or NULL. */
+static char *save_vdso(const struct dl_phdr_info *info, uintptr_t lo, uintptr_t hi)
+{
+	char dir[4200], *path;
+	uint32_t h = 2166136261u;
+	const unsigned char *p = (const unsigned char *)lo;
+	uintptr_t i;
+	int fd;
+	size_t len;
+
+	(void)info;
+	for (i = 0; i < hi - lo; i++)
+		h = (h ^ p[i]) * 16777619u;
+	len = strlen(rt_cfg.outdir);
+	if (len + 40 > sizeof(dir))
+		return NULL;
+	memcpy(dir, rt_cfg.outdir, len);
+	memcpy(dir + len, "/vdso", 6);
+	mkdir(dir, 0777);
+	path = malloc(len + 40);
+	if (!path)
+		return NULL;
+	memcpy(path, dir, len + 5);
+	path[len + 5] = '/';
+	rt_fmt_u64(path + len + 6, h, 16, 8);
+	memcpy(path + len + 14, ".vdso", 6);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd >= 0) {
+		ssize_t n = write(fd, p, hi - lo);
+
+		(void)n;
+		close(fd);
+	}
+	return path;
+}
+
+static int visit(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct rt_module m, *found = NULL;
+	struct rt_module **live = arg;
+	size_t i;
+	int k;
+
+	(void)size;
+	memset(&m, 0, sizeof(m));
+	m.bias = info->dlpi_addr;
+	m.lo = UINTPTR_MAX;
+	for (k = 0; k < info->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD) {
+			if (a < m.lo)
+				m.lo = a;
+			if (a + ph->p_memsz > m.hi)
+				m.hi = a + ph->p_memsz;
+			if (ph->p_flags & PF_X) {
+				if (!m.xlo || a < m.xlo)
+					m.xlo = a;
+				if (a + ph->p_memsz > m.xhi)
+					m.xhi = a + ph->p_memsz;
+			}
+		} else if (ph->p_type == PT_GNU_EH_FRAME) {
+			m.eh_hdr = (const unsigned char *)a;
+		}
+	}
+	if (m.lo >= m.hi)
+		return 0;
+	for (i = 0; i < nall; i++)
+		if (all[i]->live && all[i]->lo == m.lo && all[i]->bias == m.bias)
+			found = all[i];
+	if (!found) {
+		const char *name = info->dlpi_name;
+
+		found = calloc(1, sizeof(*found));
+		if (!found)
+			return 0;
+		*found = m;
+		if (!name || !*name)
+			found->path = strdup(rt_cfg.exe);
+		else if (m.lo == getauxval(AT_SYSINFO_EHDR))
+			found->path = save_vdso(info, m.lo, m.hi);
+		else
+			found->path = realpath(name, NULL);
+		if (!found->path)
+			found->path = strdup(name && *name ? name : "unknown");
+		if (!found->path || nall >= UINT16_MAX - 1) {
+			free(found);
+			return 0;
+		}
+		/* The main program is reported first and gets id 1. */
+		found->id = (uint16_t)(nall + 1);
+		if (nall + 1 > alloc_all) {
+			struct rt_module **n = realloc(all, (nall + 64) * sizeof(*all));
+
+			if (!n) {
+				free(found->path);
+				free(found);
+				return 0;
+			}
+			all = n;
+			alloc_all = nall + 64;
+		}
+		all[nall++] = found;
+	}
+	found->live = 2;	/* seen in this walk */
+	live[0] = found;
+	return 0;
+}
+
+/* dl_iterate_phdr callback collecting into a growing array. */
+struct collect {
+	const struct rt_module **v;
+	size_t n, alloc;
+};
+
+static int visit_collect(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct collect *c = arg;
+	struct rt_module *m = NULL;
+
+	visit(info, size, &m);
+	if (!m || m->live != 2)
+		return 0;
+	m->live = 1;
+	if (c->n == c->alloc) {
+		const struct rt_module **n = realloc(c->v, (c->alloc + 32) * sizeof(*n));
+
+		if (!n)
+			return 0;
+		c->v = n;
+		c->alloc += 32;
+	}
+	c->v[c->n++] = m;
+	return 0;
+}
+
+static int by_lo(const void *a, const void *b)
+{
+	const struct rt_module *x = *(const struct rt_module *const *)a;
+	const struct rt_module *y = *(const struct rt_module *const *)b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+void rt_loadmap_refresh(void)
+{
+	struct collect c = { NULL, 0, 0 };
+	struct snapshot *s;
+	size_t i;
+
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < nall; i++)
+		if (all[i]->live)
+			all[i]->live = 3;	/* not seen yet in this walk */
+	dl_iterate_phdr(visit_collect, &c);
+	for (i = 0; i < nall; i++)
+		if (all[i]->live == 3)
+			all[i]->live = 0;	/* dlclosed */
+	s = malloc(sizeof(*s) + c.n * sizeof(s->mod[0]));
+	if (s) {
+		s->n = c.n;
+		if (c.n)
+			memcpy(s->mod, c.v, c.n * sizeof(s->mod[0]));
+		qsort(s->mod, s->n, sizeof(s->mod[0]), by_lo);
+		__atomic_store_n(&published, s, __ATOMIC_RELEASE);
+	}
+	free(c.v);
+	pthread_mutex_unlock(&lock);
+}
+
+const struct rt_module *rt_module_find(uintptr_t addr)
+{
+	const struct snapshot *s = __atomic_load_n(&published, __ATOMIC_ACQUIRE);
+	size_t lo = 0, hi;
+
+	if (!s)
+		return NULL;
+	hi = s->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < s->mod[mid]->lo)
+			hi = mid;
+		else if (addr >= s->mod[mid]->hi)
+			lo = mid + 1;
+		else
+			return s->mod[mid];
+	}
+	return NULL;
+}
+
+const struct rt_module *const *rt_module_all(size_t *n)
+{
+	*n = nall;
+	return (const struct rt_module *const *)all;
+}

@@ -1,0 +1,186 @@
+/*
+ * runtime.h - internals of libhpcrun.so, the preloaded sampling runtime.
+ *
+ * Pieces (one file each):
+ *   runtime.c      configuration from the environment, events and their
+ *                  fallbacks, per-thread and per-process lifecycle, writing
+ *                  the profiles and the log
+ *   interpose.c    the libc entry points we wrap (main, threads, fork,
+ *                  exec, exit, signals, dlopen)
+ *   sample.c       the sampling signal handler (its rules are at its top)
+ *   unwind.c       async-signal-safe .eh_frame unwinder for x86-64
+ *   loadmap.c      the modules mapped in the process, prepared outside the
+ *                  handler and published as immutable snapshots
+ *   cct.c          per-thread arena and calling context tree
+ *   source-perf.c, source-timer.c   the sample sources
+ *
+ * Invariants:
+ *  1. The signal handler only touches its own thread's struct rt_thread,
+ *     the published load-map snapshot and the stack and text it unwinds.
+ *  2. Every struct rt_thread is registered in the thread list (under
+ *     rt_threads_lock, never taken in the handler) from the moment its
+ *     sources start until its profile is written.
+ *  3. A thread's CCT is written exactly once (closed is set first).
+ */
+#ifndef HPCRUN_RUNTIME_H
+#define HPCRUN_RUNTIME_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "hpcrun-events.h"
+
+#define RT_API __attribute__((visibility("default")))
+#define RT_MAX_FRAMES 8192
+
+struct rt_thread;
+
+/* A sample source: one per event kind; functions run outside the handler
+ * except value(), which the handler calls. */
+struct sample_source {
+	const char *name;
+	/* Probes the event in the calling thread; 0 or negative errno. */
+	int (*probe)(const struct hpcrun_evspec *spec);
+	/* Starts event idx in the calling thread; 0 or negative errno. */
+	int (*start)(struct rt_thread *td, int idx);
+	/* Stops event idx of td (may be called from another thread). */
+	void (*stop)(struct rt_thread *td, int idx);
+	/* The metric value of one sample (async-signal-safe). */
+	double (*value)(struct rt_thread *td, int idx, const siginfo_t *si);
+};
+
+extern const struct sample_source perf_source;
+extern const struct sample_source timer_source;
+
+/* One configured event, process-wide. */
+struct rt_event {
+	struct hpcrun_evspec spec;
+	const struct sample_source *src;
+	char metric[64];		/* "perf::cpu-clock", "CPUTIME (sec)" */
+	const char *desc;
+	uint64_t metric_period;		/* written in the metric table */
+	int is_frequency;
+	double threshold;
+};
+
+struct rt_config {
+	struct rt_event ev[HPCRUN_MAX_EVENTS];
+	int nev;
+	int no_unwind;
+	int verbose;
+	int signo;			/* the sampling signal */
+	char outdir[4096];
+	char exe[4096];			/* absolute path of the program */
+	const char *progname;		/* basename of exe */
+	uint32_t hostid;
+	uint32_t rank;
+};
+extern struct rt_config rt_cfg;
+extern char rt_env_path[];		/* PATH at start, for the header */
+extern volatile int rt_active;		/* 0 before init and after finish */
+extern pid_t rt_pid;
+
+/* Per-thread sample accounting. */
+struct rt_counts {
+	uint64_t taken, recorded, partial, dropped_busy, dropped_nomodule,
+		dropped_full, dropped_stopped, dropped_foreign;
+};
+
+struct cct_node {
+	uint64_t addr;			/* module-relative, or placeholder text */
+	struct cct_node *parent, *child, *sibling;
+	uint32_t id;
+	uint16_t lm;
+	double val[];			/* rt_cfg.nev values */
+};
+
+struct cct {
+	char *base, *cur, *end;		/* the arena (mmap) */
+	size_t node_size;
+	uint32_t next_id;
+	uint64_t nnodes;
+	struct cct_node *primary, *top, *partial;
+};
+
+struct rt_thread {
+	int index;			/* 0 = main thread */
+	pid_t tid;
+	uintptr_t stack_lo, stack_hi;
+	int fd[HPCRUN_MAX_EVENTS];	/* perf fds, -1 when not perf */
+	uint64_t last_count[HPCRUN_MAX_EVENTS];
+	timer_t timer[HPCRUN_MAX_EVENTS];
+	int started[HPCRUN_MAX_EVENTS];
+	uint64_t nsamples[HPCRUN_MAX_EVENTS];
+	volatile int busy;		/* inside the handler */
+	volatile int closed;		/* written or being written */
+	struct rt_counts counts;
+	struct cct cct;
+	uintptr_t frames[RT_MAX_FRAMES];
+	struct rt_thread *next;
+};
+
+extern __thread struct rt_thread *rt_self
+	__attribute__((tls_model("initial-exec")));
+
+/* runtime.c */
+void rt_init(void);
+struct rt_thread *rt_thread_begin(int index);
+void rt_thread_end(struct rt_thread *td);
+/* Writes every thread and the log; why: "exit", "exec", "signal N". */
+void rt_process_finish(const char *why, int from_signal);
+void rt_after_fork_child(void);
+int rt_next_thread_index(void);
+void rt_note(const char *msg);
+void rt_count_blocked_signal(void);
+
+/* interpose.c: the stop frames of unwinding, and real libc functions. */
+extern uintptr_t rt_stop_main_lo, rt_stop_main_hi;
+int rt_real_sigaction(int sig, const struct sigaction *sa, struct sigaction *old);
+int rt_real_sigmask(int how, const sigset_t *set, sigset_t *old);
+void rt_interpose_init(void);
+int rt_is_stop_function(uintptr_t fn_start);
+void rt_install_fatal_handlers(void);
+
+/* sample.c */
+void rt_sample_handler(int sig, siginfo_t *si, void *uc);
+
+/* unwind.c: frames[0] = leaf pc; returns count; *complete: 1 = reached a
+ * stop function (main / thread start), 2 = reached the stack bottom,
+ * 0 = failed. */
+int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
+	      int max, int *complete);
+
+/* loadmap.c */
+struct rt_module {
+	uint16_t id;
+	int live;
+	uintptr_t bias;			/* load bias (dlpi_addr) */
+	uintptr_t lo, hi;		/* all PT_LOAD segments */
+	uintptr_t xlo, xhi;		/* executable segments */
+	const unsigned char *eh_hdr;	/* PT_GNU_EH_FRAME, or NULL */
+	char *path;
+};
+void rt_loadmap_refresh(void);
+/* The live module containing addr, or NULL (async-signal-safe). */
+const struct rt_module *rt_module_find(uintptr_t addr);
+/* Every module ever seen, in id order (outside the handler). */
+const struct rt_module *const *rt_module_all(size_t *n);
+
+/* cct.c */
+int cct_init(struct cct *c, size_t nvals, int main_thread);
+void cct_release(struct cct *c);
+/* Inserts path (frames[n-1] outermost .. frames[0] leaf) under root and
+ * adds val to event idx of the leaf; 0, or -1 when the arena is full. */
+int cct_insert(struct cct *c, struct cct_node *root, const uintptr_t *frames,
+	       int n, int idx, double val);
+/* Writes td's profile into the measurement directory; 0 or -errno. */
+int cct_write_profile(struct rt_thread *td);
+
+/* Async-signal-safe text helpers (runtime.c). */
+size_t rt_fmt_u64(char *buf, uint64_t v, int base, int width);
+void rt_write_str(int fd, const char *s);
+
+#endif

@@ -1,0 +1,83 @@
+/*
+ * sample.c - the sampling signal handler.
+ *
+ * RULES FOR EVERYTHING REACHED FROM rt_sample_handler() (and why):
+ *  - No malloc/free, no stdio, no locks, no dl_iterate_phdr, no dlsym: the
+ *    signal can interrupt the program inside any of them while it holds
+ *    their lock, and re-entering would deadlock or corrupt the heap.
+ *  - Memory: only this thread's struct rt_thread (arena, frame buffer), the
+ *    immutable load-map snapshot, and stack/code the unwinder validated.
+ *  - Only async-signal-safe system calls (read on a perf fd,
+ *    timer_getoverrun); errno is saved and restored.
+ *  - Never block or wait: a sample that cannot be recorded is dropped and
+ *    counted by reason (busy = nested signal, nomodule = pc outside every
+ *    module, full = arena exhausted, stopped = measurement ended,
+ *    foreign = the signal did not come from one of our events).
+ *  - td->busy brackets the work, so the thread writing profiles at process
+ *    end can wait for a handler in progress on another thread.
+ */
+#include <errno.h>
+
+#include "runtime.h"
+
+void rt_sample_handler(int sig, siginfo_t *si, void *uc)
+{
+	struct rt_thread *td = rt_self;
+	int saved = errno, idx = -1, n, complete, i, rc;
+	struct cct_node *root;
+	double val;
+
+	(void)sig;
+	if (!td)
+		goto out;
+	if (si->si_code == SI_TIMER) {
+		idx = si->si_value.sival_int;
+	} else {
+		for (i = 0; i < rt_cfg.nev; i++)
+			if (td->fd[i] >= 0 && td->fd[i] == si->si_fd)
+				idx = i;
+	}
+	if (idx < 0 || idx >= rt_cfg.nev) {
+		td->counts.dropped_foreign++;
+		goto out;
+	}
+	td->counts.taken++;
+	if (td->busy) {
+		td->counts.dropped_busy++;
+		goto out;
+	}
+	td->busy = 1;
+	if (td->closed || !rt_active) {
+		td->counts.dropped_stopped++;
+		goto done;
+	}
+	val = rt_cfg.ev[idx].src->value(td, idx, si);
+	td->nsamples[idx]++;
+	if (rt_cfg.no_unwind) {
+		td->frames[0] = (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+		n = 1;
+		complete = 1;
+	} else {
+		n = rt_unwind(uc, td, td->frames, RT_MAX_FRAMES, &complete);
+	}
+	if (n == 0 && complete != 1) {
+		td->counts.dropped_nomodule++;
+		goto done;
+	}
+	root = complete == 1 ? td->cct.top :
+	       complete == 2 ? td->cct.primary : td->cct.partial;
+	rc = cct_insert(&td->cct, root, td->frames, n, idx, val);
+	if (rc == -1) {
+		td->counts.dropped_full++;
+	} else if (rc == -2) {
+		td->counts.dropped_nomodule++;
+	} else {
+		td->counts.recorded++;
+		if (!complete)
+			td->counts.partial++;
+	}
+done:
+	td->busy = 0;
+out:
+	errno = saved;
+}

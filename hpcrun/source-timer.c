@@ -1,0 +1,88 @@
+/*
+ * source-timer.c - sample source for POSIX per-thread timers: CPUTIME
+ * (the thread's CPU clock) and REALTIME (wall clock), each a timer_create
+ * with SIGEV_THREAD_ID so the signal goes to the thread itself.  The
+ * kernel checks CPU timers at the tick (250/s here), so shorter periods
+ * are rounded up by the kernel; the value of a sample is the period in
+ * seconds times (1 + overruns), as HPCToolkit's "CPUTIME (sec)".
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
+static clockid_t clock_of(const struct hpcrun_evspec *s)
+{
+	return (clockid_t)s->ev->type;
+}
+
+static int make_timer(const struct hpcrun_evspec *s, pid_t tid, int idx,
+		      timer_t *out)
+{
+	struct sigevent sev;
+
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = rt_cfg.signo;
+	sev.sigev_value.sival_int = idx;
+	sev.sigev_notify_thread_id = tid;
+	if (timer_create(clock_of(s), &sev, out))
+		return -errno;
+	return 0;
+}
+
+static int timer_probe(const struct hpcrun_evspec *s)
+{
+	timer_t t;
+	int err = make_timer(s, (pid_t)syscall(SYS_gettid), 0, &t);
+
+	if (!err)
+		timer_delete(t);
+	return err;
+}
+
+static int timer_start(struct rt_thread *td, int idx)
+{
+	const struct hpcrun_evspec *s = &rt_cfg.ev[idx].spec;
+	struct itimerspec its;
+	int err = make_timer(s, td->tid, idx, &td->timer[idx]);
+
+	if (err)
+		return err;
+	its.it_interval.tv_sec = (time_t)(s->period / 1000000);
+	its.it_interval.tv_nsec = (long)(s->period % 1000000) * 1000;
+	its.it_value = its.it_interval;
+	if (timer_settime(td->timer[idx], 0, &its, NULL)) {
+		err = -errno;
+		timer_delete(td->timer[idx]);
+		return err;
+	}
+	return 0;
+}
+
+static void timer_stop(struct rt_thread *td, int idx)
+{
+	timer_delete(td->timer[idx]);
+}
+
+static double timer_value(struct rt_thread *td, int idx, const siginfo_t *si)
+{
+	int over = timer_getoverrun(td->timer[idx]);
+
+	(void)si;
+	return (double)rt_cfg.ev[idx].spec.period * 1e-6 * (1 + (over > 0 ? over : 0));
+}
+
+const struct sample_source timer_source = {
+	.name = "timer",
+	.probe = timer_probe,
+	.start = timer_start,
+	.stop = timer_stop,
+	.value = timer_value,
+};

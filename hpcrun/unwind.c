@@ -1,0 +1,711 @@
+/*
+ * unwind.c - async-signal-safe call-path unwinder for x86-64 from .eh_frame.
+ *
+ * Runs inside the sampling signal handler (see the rules in sample.c): no
+ * allocation, no locks, no dl_iterate_phdr.  Modules and the address of
+ * their .eh_frame_hdr come from the load-map snapshot (loadmap.c); the
+ * binary-search table of .eh_frame_hdr finds the FDE, and a small CFA
+ * interpreter (CIE + FDE programs, the DWARF expressions that PLT stubs
+ * use) recovers the caller's registers.
+ *
+ * Safety invariants:
+ *  1. Stack memory is read only inside [interrupted sp, top of the
+ *     thread's stack); code and unwind tables only inside a live module.
+ *  2. Every step must move the CFA up the stack (except through a signal
+ *     frame), so corrupt tables cannot loop; depth is bounded by max.
+ *  3. A caller's pc must lie in an executable segment of a module.
+ *
+ * Fallbacks, in order, when a pc has no FDE: the return address at [sp]
+ * (leaf frames only: code without CFI, at its entry), then the frame
+ * pointer chain.  Signal frames (__restore_rt: mov $15,%rax; syscall) are
+ * crossed through the ucontext on the stack.  Unwinding stops at the stop
+ * functions of interpose.c (our wrappers of main and of thread start) or
+ * where the return address is undefined (the stack bottom).
+ */
+#include <stddef.h>
+#include <string.h>
+#include <ucontext.h>
+
+#include "runtime.h"
+
+#define NREGS 17
+#define REG_RBP_DW 6
+#define REG_RSP_DW 7
+#define REG_RA_DW 16
+
+enum rule { R_SAME, R_UNDEF, R_OFFSET, R_VAL_OFFSET, R_REGISTER, R_EXPR, R_VAL_EXPR };
+
+struct reg_rule {
+	enum rule how;
+	int64_t off;			/* offset, or register number */
+	const unsigned char *expr;	/* for R_EXPR / R_VAL_EXPR */
+};
+
+struct cfa_state {
+	int cfa_reg;
+	int64_t cfa_off;
+	const unsigned char *cfa_expr;	/* non-NULL: CFA is an expression */
+	struct reg_rule reg[NREGS];
+};
+
+struct frame {
+	uintptr_t r[NREGS];		/* DWARF numbering; r[16] = pc */
+	uintptr_t lo, hi;		/* readable stack */
+};
+
+struct cie {
+	uint64_t code_align;
+	int64_t data_align;
+	int ra_reg;
+	uint8_t fde_enc;
+	int signal_frame;
+	int has_z;
+	const unsigned char *insns, *end;
+};
+
+static int readable(const struct frame *f, uintptr_t a)
+{
+	return a >= f->lo && a + 8 <= f->hi && !(a & 7);
+}
+
+static uint64_t uleb(const unsigned char **pp, const unsigned char *end)
+{
+	const unsigned char *p = *pp;
+	uint64_t v = 0;
+	int shift = 0;
+
+	while (p < end) {
+		unsigned char b = *p++;
+
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			break;
+	}
+	*pp = p;
+	return v;
+}
+
+static int64_t sleb(const unsigned char **pp, const unsigned char *end)
+{
+	const unsigned char *p = *pp;
+	int64_t v = 0;
+	int shift = 0;
+	unsigned char b = 0;
+
+	while (p < end) {
+		b = *p++;
+		if (shift < 64)
+			v |= (int64_t)((uint64_t)(b & 0x7f) << shift);
+		shift += 7;
+		if (!(b & 0x80))
+			break;
+	}
+	if (shift < 64 && (b & 0x40))
+		v |= -((int64_t)1 << shift);
+	*pp = p;
+	return v;
+}
+
+/* Reads a pointer encoded with enc (DW_EH_PE_*) at *pp; 0 on failure. */
+static int read_enc(const unsigned char **pp, uint8_t enc, uintptr_t datarel,
+		    uintptr_t *out)
+{
+	const unsigned char *p = *pp;
+	uintptr_t base = 0, v;
+
+	if (enc == 0xff)
+		return -1;
+	switch (enc & 0x70) {
+	case 0x00: break;
+	case 0x10: base = (uintptr_t)p; break;		/* pcrel */
+	case 0x30: base = datarel; break;		/* datarel */
+	default: return -1;
+	}
+	switch (enc & 0x0f) {
+	case 0x00: { uint64_t x; memcpy(&x, p, 8); v = x; p += 8; break; }
+	case 0x01: v = uleb(&p, p + 10); break;
+	case 0x02: { uint16_t x; memcpy(&x, p, 2); v = x; p += 2; break; }
+	case 0x03: { uint32_t x; memcpy(&x, p, 4); v = x; p += 4; break; }
+	case 0x04: { uint64_t x; memcpy(&x, p, 8); v = x; p += 8; break; }
+	case 0x09: v = (uintptr_t)sleb(&p, p + 10); break;
+	case 0x0a: { int16_t x; memcpy(&x, p, 2); v = (uintptr_t)(intptr_t)x; p += 2; break; }
+	case 0x0b: { int32_t x; memcpy(&x, p, 4); v = (uintptr_t)(intptr_t)x; p += 4; break; }
+	case 0x0c: { int64_t x; memcpy(&x, p, 8); v = (uintptr_t)x; p += 8; break; }
+	default: return -1;
+	}
+	*out = base + v;
+	*pp = p;
+	return 0;
+}
+
+/* Size in bytes of a value encoded with enc, for the hdr table (fixed). */
+static int enc_size(uint8_t enc)
+{
+	switch (enc & 0x0f) {
+	case 0x02: case 0x0a: return 2;
+	case 0x03: case 0x0b: return 4;
+	case 0x00: case 0x04: case 0x0c: return 8;
+	default: return 0;
+	}
+}
+
+/* Finds the FDE covering pc through .eh_frame_hdr; its address or NULL. */
+static const unsigned char *find_fde(const struct rt_module *m, uintptr_t pc)
+{
+	const unsigned char *h = m->eh_hdr, *p;
+	uintptr_t ehframe, count, lo_i, hi_i;
+	uint8_t ptr_enc, cnt_enc, tab_enc;
+	int esz;
+
+	if (!h || h[0] != 1)
+		return NULL;
+	ptr_enc = h[1];
+	cnt_enc = h[2];
+	tab_enc = h[3];
+	p = h + 4;
+	if (read_enc(&p, ptr_enc, (uintptr_t)h, &ehframe) ||
+	    read_enc(&p, cnt_enc, (uintptr_t)h, &count))
+		return NULL;
+	esz = enc_size(tab_enc);
+	if (!esz || (tab_enc & 0x70) != 0x30 || count == 0)
+		return NULL;
+	lo_i = 0;
+	hi_i = count;
+	/* Largest entry with initial location <= pc. */
+	while (hi_i - lo_i > 1) {
+		uintptr_t mid = lo_i + (hi_i - lo_i) / 2, loc;
+		const unsigned char *e = p + mid * 2 * (uintptr_t)esz;
+
+		if (read_enc(&e, tab_enc, (uintptr_t)h, &loc))
+			return NULL;
+		if (loc <= pc)
+			lo_i = mid;
+		else
+			hi_i = mid;
+	}
+	{
+		const unsigned char *e = p + lo_i * 2 * (uintptr_t)esz;
+		uintptr_t loc, fde;
+
+		if (read_enc(&e, tab_enc, (uintptr_t)h, &loc) || loc > pc ||
+		    read_enc(&e, tab_enc, (uintptr_t)h, &fde))
+			return NULL;
+		return (const unsigned char *)fde;
+	}
+}
+
+static int parse_cie(const unsigned char *c, struct cie *cie)
+{
+	uint32_t len;
+	const unsigned char *p, *end, *aug, *aug_end = NULL;
+
+	memcpy(&len, c, 4);
+	if (len == 0 || len == 0xffffffffu)
+		return -1;
+	end = c + 4 + len;
+	p = c + 8;			/* skip length and CIE id */
+	if (*p != 1 && *p != 3)
+		return -1;
+	p++;
+	aug = p;
+	while (p < end && *p)
+		p++;
+	p++;
+	memset(cie, 0, sizeof(*cie));
+	cie->fde_enc = 0;
+	cie->code_align = uleb(&p, end);
+	cie->data_align = sleb(&p, end);
+	cie->ra_reg = c[8] == 1 ? *p++ : (int)uleb(&p, end);
+	for (; *aug && p < end; aug++) {
+		switch (*aug) {
+		case 'z':
+			cie->has_z = 1;
+			{
+				uint64_t n = uleb(&p, end);
+
+				aug_end = p + n;
+			}
+			break;
+		case 'R': cie->fde_enc = *p++; break;
+		case 'L': p++; break;
+		case 'P': {
+			uint8_t enc = *p++;
+			uintptr_t dummy;
+
+			if (read_enc(&p, enc & 0x7f, 0, &dummy))
+				return -1;
+			break;
+		}
+		case 'S': cie->signal_frame = 1; break;
+		case 'B': break;
+		default: return -1;
+		}
+	}
+	if (aug_end)
+		p = aug_end;
+	cie->insns = p;
+	cie->end = end;
+	return cie->ra_reg == REG_RA_DW ? 0 : -1;
+}
+
+/*
+ * Runs CFA instructions [p, end) until the location passes pc.  init holds
+ * the rules after the CIE program (for DW_CFA_restore).
+ */
+static int run_cfa(const unsigned char *p, const unsigned char *end,
+		   const struct cie *cie, uintptr_t loc, uintptr_t pc,
+		   struct cfa_state *st, const struct cfa_state *init)
+{
+	struct cfa_state stack[8];
+	int depth = 0;
+
+	while (p < end && loc <= pc) {
+		unsigned char op = *p++, hi = op & 0xc0, lo6 = op & 0x3f;
+		uint64_t r;
+		int64_t off;
+
+		if (hi == 0x40) {			/* advance_loc */
+			loc += lo6 * cie->code_align;
+			continue;
+		}
+		if (hi == 0x80) {			/* offset */
+			off = (int64_t)uleb(&p, end) * cie->data_align;
+			if (lo6 < NREGS) {
+				st->reg[lo6].how = R_OFFSET;
+				st->reg[lo6].off = off;
+			}
+			continue;
+		}
+		if (hi == 0xc0) {			/* restore */
+			if (lo6 < NREGS && init)
+				st->reg[lo6] = init->reg[lo6];
+			continue;
+		}
+		switch (op) {
+		case 0x00: break;			/* nop */
+		case 0x01: {				/* set_loc */
+			uintptr_t a;
+
+			if (read_enc(&p, cie->fde_enc, 0, &a))
+				return -1;
+			loc = a;
+			break;
+		}
+		case 0x02: loc += *p++ * cie->code_align; break;
+		case 0x03: { uint16_t d; memcpy(&d, p, 2); p += 2; loc += d * cie->code_align; break; }
+		case 0x04: { uint32_t d; memcpy(&d, p, 4); p += 4; loc += d * cie->code_align; break; }
+		case 0x05:				/* offset_extended */
+			r = uleb(&p, end);
+			off = (int64_t)uleb(&p, end) * cie->data_align;
+			if (r < NREGS) {
+				st->reg[r].how = R_OFFSET;
+				st->reg[r].off = off;
+			}
+			break;
+		case 0x06:				/* restore_extended */
+			r = uleb(&p, end);
+			if (r < NREGS && init)
+				st->reg[r] = init->reg[r];
+			break;
+		case 0x07:				/* undefined */
+			r = uleb(&p, end);
+			if (r < NREGS)
+				st->reg[r].how = R_UNDEF;
+			break;
+		case 0x08:				/* same_value */
+			r = uleb(&p, end);
+			if (r < NREGS)
+				st->reg[r].how = R_SAME;
+			break;
+		case 0x09: {				/* register */
+			uint64_t r2;
+
+			r = uleb(&p, end);
+			r2 = uleb(&p, end);
+			if (r < NREGS) {
+				st->reg[r].how = R_REGISTER;
+				st->reg[r].off = (int64_t)r2;
+			}
+			break;
+		}
+		case 0x0a:				/* remember_state */
+			if (depth == 8)
+				return -1;
+			stack[depth++] = *st;
+			break;
+		case 0x0b:				/* restore_state */
+			if (depth == 0)
+				return -1;
+			*st = stack[--depth];
+			break;
+		case 0x0c:				/* def_cfa */
+			st->cfa_reg = (int)uleb(&p, end);
+			st->cfa_off = (int64_t)uleb(&p, end);
+			st->cfa_expr = NULL;
+			break;
+		case 0x0d:				/* def_cfa_register */
+			st->cfa_reg = (int)uleb(&p, end);
+			st->cfa_expr = NULL;
+			break;
+		case 0x0e:				/* def_cfa_offset */
+			st->cfa_off = (int64_t)uleb(&p, end);
+			break;
+		case 0x0f:				/* def_cfa_expression */
+			st->cfa_expr = p;
+			p += uleb(&p, end);
+			break;
+		case 0x10:				/* expression */
+		case 0x16:				/* val_expression */
+			r = uleb(&p, end);
+			if (r < NREGS) {
+				st->reg[r].how = op == 0x10 ? R_EXPR : R_VAL_EXPR;
+				st->reg[r].expr = p;
+			}
+			p += uleb(&p, end);
+			break;
+		case 0x11:				/* offset_extended_sf */
+			r = uleb(&p, end);
+			off = sleb(&p, end) * cie->data_align;
+			if (r < NREGS) {
+				st->reg[r].how = R_OFFSET;
+				st->reg[r].off = off;
+			}
+			break;
+		case 0x12:				/* def_cfa_sf */
+			st->cfa_reg = (int)uleb(&p, end);
+			st->cfa_off = sleb(&p, end) * cie->data_align;
+			st->cfa_expr = NULL;
+			break;
+		case 0x13:				/* def_cfa_offset_sf */
+			st->cfa_off = sleb(&p, end) * cie->data_align;
+			break;
+		case 0x14:				/* val_offset */
+			r = uleb(&p, end);
+			off = (int64_t)uleb(&p, end) * cie->data_align;
+			if (r < NREGS) {
+				st->reg[r].how = R_VAL_OFFSET;
+				st->reg[r].off = off;
+			}
+			break;
+		case 0x15:				/* val_offset_sf */
+			r = uleb(&p, end);
+			off = sleb(&p, end) * cie->data_align;
+			if (r < NREGS) {
+				st->reg[r].how = R_VAL_OFFSET;
+				st->reg[r].off = off;
+			}
+			break;
+		case 0x2e:				/* GNU_args_size */
+			uleb(&p, end);
+			break;
+		case 0x2f:				/* GNU_negative_offset_extended */
+			r = uleb(&p, end);
+			off = -(int64_t)uleb(&p, end) * cie->data_align;
+			if (r < NREGS) {
+				st->reg[r].how = R_OFFSET;
+				st->reg[r].off = off;
+			}
+			break;
+		default:
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Evaluates the DWARF expressions found in CFI in practice (PLT stubs,
+ * realigned stacks): bregN, literals, constants, arithmetic, deref of
+ * stack memory.  push_first: the CFA for register rules.
+ */
+static int eval_expr(const unsigned char *p, const struct frame *f,
+		     int push_first, uintptr_t first, uintptr_t *out)
+{
+	uintptr_t st[16];
+	int n = 0;
+	const unsigned char *end;
+	uint64_t len = uleb(&p, p + 10);
+
+	end = p + len;
+	if (push_first)
+		st[n++] = first;
+	while (p < end) {
+		unsigned char op = *p++;
+
+		if (n >= 15)
+			return -1;
+		if (op >= 0x30 && op <= 0x4f) {		/* lit0..31 */
+			st[n++] = op - 0x30u;
+		} else if (op >= 0x70 && op <= 0x80) {	/* breg0..16 */
+			st[n++] = f->r[op - 0x70] + (uintptr_t)sleb(&p, end);
+		} else {
+			switch (op) {
+			case 0x08: st[n++] = *p++; break;		/* const1u */
+			case 0x09: st[n++] = (uintptr_t)(intptr_t)(int8_t)*p++; break;
+			case 0x0a: { uint16_t v; memcpy(&v, p, 2); p += 2; st[n++] = v; break; }
+			case 0x0c: { uint32_t v; memcpy(&v, p, 4); p += 4; st[n++] = v; break; }
+			case 0x10: st[n++] = uleb(&p, end); break;	/* constu */
+			case 0x11: st[n++] = (uintptr_t)sleb(&p, end); break;
+			case 0x06:				/* deref */
+				if (n < 1 || !readable(f, st[n - 1]))
+					return -1;
+				st[n - 1] = *(const uintptr_t *)st[n - 1];
+				break;
+			case 0x23:				/* plus_uconst */
+				if (n < 1)
+					return -1;
+				st[n - 1] += uleb(&p, end);
+				break;
+			case 0x1a: case 0x1c: case 0x22: case 0x24: case 0x21:
+			case 0x27: case 0x25: case 0x2a: case 0x2b: case 0x2c:
+			case 0x2d: case 0x29: case 0x2e: {
+				uintptr_t b, a;
+
+				if (n < 2)
+					return -1;
+				b = st[--n];
+				a = st[n - 1];
+				switch (op) {
+				case 0x1a: a &= b; break;
+				case 0x1c: a -= b; break;
+				case 0x22: a += b; break;
+				case 0x24: a <<= (b & 63); break;
+				case 0x21: a |= b; break;
+				case 0x27: a ^= b; break;
+				case 0x25: a >>= (b & 63); break;
+				case 0x2a: a = (intptr_t)a >= (intptr_t)b; break;
+				case 0x2b: a = (intptr_t)a > (intptr_t)b; break;
+				case 0x2c: a = (intptr_t)a <= (intptr_t)b; break;
+				case 0x2d: a = (intptr_t)a < (intptr_t)b; break;
+				case 0x29: a = a == b; break;
+				case 0x2e: a = a != b; break;
+				}
+				st[n - 1] = a;
+				break;
+			}
+			default:
+				return -1;
+			}
+		}
+	}
+	if (n < 1)
+		return -1;
+	*out = st[n - 1];
+	return 0;
+}
+
+/* Is pc at glibc's __restore_rt (mov $0xf,%rax; syscall)? */
+static int is_sigreturn(const struct rt_module *m, uintptr_t pc)
+{
+	static const unsigned char code[] = {
+		0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05
+	};
+
+	return pc >= m->xlo && pc + sizeof(code) <= m->xhi &&
+	       !memcmp((const void *)pc, code, sizeof(code));
+}
+
+static void load_ucontext(struct frame *f, const ucontext_t *uc)
+{
+	const greg_t *g = uc->uc_mcontext.gregs;
+
+	f->r[0] = (uintptr_t)g[REG_RAX];
+	f->r[1] = (uintptr_t)g[REG_RDX];
+	f->r[2] = (uintptr_t)g[REG_RCX];
+	f->r[3] = (uintptr_t)g[REG_RBX];
+	f->r[4] = (uintptr_t)g[REG_RSI];
+	f->r[5] = (uintptr_t)g[REG_RDI];
+	f->r[6] = (uintptr_t)g[REG_RBP];
+	f->r[7] = (uintptr_t)g[REG_RSP];
+	f->r[8] = (uintptr_t)g[REG_R8];
+	f->r[9] = (uintptr_t)g[REG_R9];
+	f->r[10] = (uintptr_t)g[REG_R10];
+	f->r[11] = (uintptr_t)g[REG_R11];
+	f->r[12] = (uintptr_t)g[REG_R12];
+	f->r[13] = (uintptr_t)g[REG_R13];
+	f->r[14] = (uintptr_t)g[REG_R14];
+	f->r[15] = (uintptr_t)g[REG_R15];
+	f->r[16] = (uintptr_t)g[REG_RIP];
+}
+
+static int is_code(uintptr_t pc)
+{
+	const struct rt_module *m = rt_module_find(pc);
+
+	return m && pc >= m->xlo && pc < m->xhi;
+}
+
+enum step { STEP_OK, STEP_STOP, STEP_BOTTOM, STEP_FAIL };
+
+/* One frame up by CFI.  leaf: the pc is the interrupted instruction. */
+static enum step step_cfi(struct frame *f, const struct rt_module *m, int leaf)
+{
+	uintptr_t pc = f->r[REG_RA_DW], look = leaf ? pc : pc - 1;
+	const unsigned char *fde = find_fde(m, look), *p, *end;
+	struct cfa_state st, init;
+	struct frame nf;
+	struct cie cie;
+	uintptr_t start, range, cfa;
+	uint32_t len, cie_off;
+	int i;
+
+	if (!fde)
+		return STEP_FAIL;
+	memcpy(&len, fde, 4);
+	if (len == 0 || len == 0xffffffffu)
+		return STEP_FAIL;
+	end = fde + 4 + len;
+	memcpy(&cie_off, fde + 4, 4);
+	if (parse_cie(fde + 4 - cie_off, &cie))
+		return STEP_FAIL;
+	p = fde + 8;
+	if (read_enc(&p, cie.fde_enc, 0, &start) ||
+	    read_enc(&p, cie.fde_enc & 0x0f, 0, &range))
+		return STEP_FAIL;
+	if (look < start || look >= start + range)
+		return STEP_FAIL;
+	if (rt_is_stop_function(start))
+		return STEP_STOP;
+	if (cie.has_z)
+		p += uleb(&p, end);
+	memset(&st, 0, sizeof(st));
+	if (run_cfa(cie.insns, cie.end, &cie, 0, UINTPTR_MAX, &st, NULL))
+		return STEP_FAIL;
+	init = st;
+	if (run_cfa(p, end, &cie, start, look, &st, &init))
+		return STEP_FAIL;
+	if (st.cfa_expr) {
+		if (eval_expr(st.cfa_expr, f, 0, 0, &cfa))
+			return STEP_FAIL;
+	} else {
+		if (st.cfa_reg < 0 || st.cfa_reg >= NREGS)
+			return STEP_FAIL;
+		cfa = f->r[st.cfa_reg] + (uintptr_t)st.cfa_off;
+	}
+	if (cfa <= f->r[REG_RSP_DW] || cfa > f->hi)
+		return STEP_FAIL;
+	nf = *f;
+	for (i = 0; i < NREGS; i++) {
+		const struct reg_rule *r = &st.reg[i];
+		uintptr_t a;
+
+		switch (r->how) {
+		case R_SAME:
+			break;
+		case R_UNDEF:
+			if (i == REG_RA_DW)
+				return STEP_BOTTOM;
+			break;
+		case R_OFFSET:
+			a = cfa + (uintptr_t)r->off;
+			if (!readable(f, a))
+				return STEP_FAIL;
+			nf.r[i] = *(const uintptr_t *)a;
+			break;
+		case R_VAL_OFFSET:
+			nf.r[i] = cfa + (uintptr_t)r->off;
+			break;
+		case R_REGISTER:
+			if (r->off >= NREGS)
+				return STEP_FAIL;
+			nf.r[i] = f->r[r->off];
+			break;
+		case R_EXPR:
+			if (eval_expr(r->expr, f, 1, cfa, &a) || !readable(f, a))
+				return STEP_FAIL;
+			nf.r[i] = *(const uintptr_t *)a;
+			break;
+		case R_VAL_EXPR:
+			if (eval_expr(r->expr, f, 1, cfa, &a))
+				return STEP_FAIL;
+			nf.r[i] = a;
+			break;
+		}
+	}
+	/* The return address is always saved (x86-64 call pushes it). */
+	if (st.reg[REG_RA_DW].how == R_SAME)
+		return STEP_FAIL;
+	nf.r[REG_RSP_DW] = cfa;
+	if (!is_code(nf.r[REG_RA_DW]))
+		return STEP_FAIL;
+	*f = nf;
+	return STEP_OK;
+}
+
+/* Frame-pointer step (code without CFI); leaf tries the RA at [sp] first. */
+static enum step step_fp(struct frame *f, int leaf)
+{
+	uintptr_t sp = f->r[REG_RSP_DW], bp = f->r[REG_RBP_DW];
+
+	if (leaf && readable(f, sp) && is_code(*(const uintptr_t *)sp)) {
+		f->r[REG_RA_DW] = *(const uintptr_t *)sp;
+		f->r[REG_RSP_DW] = sp + 8;
+		return STEP_OK;
+	}
+	if (bp > sp && readable(f, bp) && readable(f, bp + 8) &&
+	    is_code(((const uintptr_t *)bp)[1])) {
+		f->r[REG_RA_DW] = ((const uintptr_t *)bp)[1];
+		f->r[REG_RBP_DW] = ((const uintptr_t *)bp)[0];
+		f->r[REG_RSP_DW] = bp + 16;
+		return STEP_OK;
+	}
+	return STEP_FAIL;
+}
+
+int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
+	      int max, int *complete)
+{
+	struct frame f;
+	int n = 0, leaf = 1;
+
+	load_ucontext(&f, ucontext);
+	f.lo = f.r[REG_RSP_DW];
+	f.hi = td->stack_hi;
+	if (f.lo < td->stack_lo || f.lo >= f.hi) {
+		/* On another stack (sigaltstack): read only up to 64 KiB. */
+		f.hi = f.lo + 65536;
+	}
+	*complete = 0;
+	while (n < max) {
+		const struct rt_module *m = rt_module_find(f.r[REG_RA_DW]);
+		enum step s;
+
+		if (!m)
+			return n;
+		if (is_sigreturn(m, f.r[REG_RA_DW])) {
+			const ucontext_t *uc = (const ucontext_t *)f.r[REG_RSP_DW];
+			uintptr_t hi = f.hi;
+
+			if (!readable(&f, (uintptr_t)uc) ||
+			    !readable(&f, (uintptr_t)(uc + 1) - 8))
+				return n;
+			load_ucontext(&f, uc);
+			f.lo = f.r[REG_RSP_DW];
+			f.hi = (f.lo < td->stack_lo || f.lo >= td->stack_hi) ?
+				f.lo + 65536 : td->stack_hi;
+			if (f.lo < (uintptr_t)uc && hi == td->stack_hi &&
+			    f.hi == td->stack_hi)
+				return n;	/* must move up the stack */
+			leaf = 1;
+			continue;
+		}
+		frames[n++] = f.r[REG_RA_DW];
+		s = step_cfi(&f, m, leaf);
+		if (s == STEP_FAIL)
+			s = step_fp(&f, leaf);
+		if (s == STEP_STOP) {
+			*complete = 1;
+			return n - 1;	/* the stop function's own frame */
+		}
+		if (s == STEP_BOTTOM) {
+			*complete = 2;
+			return n;
+		}
+		if (s == STEP_FAIL)
+			return n;
+		leaf = 0;
+	}
+	return n;
+}

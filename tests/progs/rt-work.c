@@ -1,0 +1,144 @@
+/*
+ * rt-work.c - known work for the hpcrun tests; the mode is argv[1].
+ *
+ * Build: cc -O2 -fomit-frame-pointer -pthread -o rt-work rt-work.c
+ *
+ *   split N         heavy() does 3*N units, light() N units (75% / 25%)
+ *   threads N       thread_heavy 3*N units, thread_light N units, main none
+ *   recurse D N     recurse() D levels deep (not tail calls), N units at the bottom
+ *   many T          T short-lived threads, each one unit
+ *   fork N          child and parent each do N units; parent waits
+ *   exec N          N units, then exec's itself as "split N"
+ *   crash N         N units, then a SIGSEGV
+ *   sigprof         own SIGPROF handler with ITIMER_PROF; prints what it saw
+ *   exit S          N units then exit(S);  _exit S: the same with _exit
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile double sink;
+
+/* One unit is about 10 ms of CPU on the test machines. */
+#define UNIT 10000000L
+
+static inline __attribute__((always_inline)) void spin(long units)
+{
+	double s = sink;
+	long i;
+
+	for (i = 0; i < units * UNIT; i++)
+		s += (double)i * 0.5;
+	sink = s;
+}
+
+__attribute__((noinline)) void heavy(long n) { spin(3 * n); }
+__attribute__((noinline)) void light(long n) { spin(n); }
+
+static void *thread_heavy(void *arg) { spin(3 * (long)arg); return NULL; }
+static void *thread_light(void *arg) { spin((long)arg); return NULL; }
+static void *thread_one(void *arg) { (void)arg; spin(1); return NULL; }
+
+__attribute__((noinline)) long recurse(int depth, long n)
+{
+	long r;
+
+	if (depth == 0) {
+		spin(n);
+		return 1;
+	}
+	r = recurse(depth - 1, n);
+	sink += (double)r;	/* work after the call: no tail call */
+	return r + 1;
+}
+
+static volatile int prof_ticks;
+
+static void on_prof(int sig)
+{
+	(void)sig;
+	prof_ticks++;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "split";
+	long n = argc > 2 ? atol(argv[2]) : 10;
+
+	if (!strcmp(mode, "split")) {
+		heavy(n);
+		light(n);
+	} else if (!strcmp(mode, "threads")) {
+		pthread_t a, b;
+
+		pthread_create(&a, NULL, thread_heavy, (void *)n);
+		pthread_create(&b, NULL, thread_light, (void *)n);
+		pthread_join(a, NULL);
+		pthread_join(b, NULL);
+	} else if (!strcmp(mode, "recurse")) {
+		long d = recurse((int)n, argc > 3 ? atol(argv[3]) : 20);
+
+		printf("depth %ld\n", d - 1);
+	} else if (!strcmp(mode, "many")) {
+		long i;
+
+		for (i = 0; i < n; i++) {
+			pthread_t t;
+
+			pthread_create(&t, NULL, thread_one, NULL);
+			pthread_join(t, NULL);
+		}
+	} else if (!strcmp(mode, "fork")) {
+		pid_t pid = fork();
+		int st;
+
+		if (pid == 0) {
+			light(n);
+			exit(0);
+		}
+		heavy(n);
+		waitpid(pid, &st, 0);
+		printf("child %d\n", WEXITSTATUS(st));
+	} else if (!strcmp(mode, "exec")) {
+		char num[32];
+
+		heavy(n);
+		snprintf(num, sizeof(num), "%ld", n);
+		execl("/proc/self/exe", argv[0], "split", num, (char *)NULL);
+		perror("exec");
+		return 1;
+	} else if (!strcmp(mode, "crash")) {
+		heavy(n);
+		*(volatile int *)(long)sink = 1;
+	} else if (!strcmp(mode, "sigprof")) {
+		struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+		struct sigaction sa, old;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_prof;
+		sigaction(SIGPROF, &sa, NULL);
+		setitimer(ITIMER_PROF, &it, NULL);
+		while (prof_ticks < 20)
+			light(1);
+		it.it_value.tv_usec = it.it_interval.tv_usec = 0;
+		setitimer(ITIMER_PROF, &it, NULL);
+		sigaction(SIGPROF, NULL, &old);
+		printf("sigprof handler %s, at least 20 ticks\n",
+		       old.sa_handler == on_prof ? "kept" : "LOST");
+	} else if (!strcmp(mode, "exit")) {
+		light(1);
+		exit((int)n);
+	} else if (!strcmp(mode, "_exit")) {
+		light(1);
+		_exit((int)n);
+	} else {
+		fprintf(stderr, "rt-work: unknown mode '%s'\n", mode);
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,124 @@
+#!/bin/sh
+test_description='hpcrun launcher: options, events, measurement directory, exit status'
+. "$(dirname "$0")/test-lib.sh"
+
+test_expect_success 'setup: compile the test program' '
+	cc -O2 -fomit-frame-pointer -pthread -o rt-work "$TEST_PROGS/rt-work.c"
+'
+
+test_expect_success 'the default directory is hpctoolkit-PROG-measurements' '
+	hpcrun ./rt-work split 1 &&
+	test -d hpctoolkit-rt-work-measurements &&
+	ls hpctoolkit-rt-work-measurements/rt-work-000000-000-*-0.hpcrun >files &&
+	test_line_count = 1 files &&
+	ls hpctoolkit-rt-work-measurements/*.log >logs &&
+	test_line_count = 1 logs
+'
+
+test_expect_success 'a second run gets a fresh directory, the first is untouched' '
+	ls hpctoolkit-rt-work-measurements >before &&
+	hpcrun ./rt-work split 1 &&
+	hpcrun ./rt-work split 1 &&
+	test -d hpctoolkit-rt-work-measurements-2 &&
+	test -d hpctoolkit-rt-work-measurements-3 &&
+	ls hpctoolkit-rt-work-measurements >after &&
+	test_cmp before after
+'
+
+test_expect_success 'an explicit non-empty -o DIR is refused, nothing runs' '
+	mkdir full && echo x >full/keep &&
+	test_must_fail hpcrun -o full ./rt-work exit 0 2>err &&
+	grep -q "^hpcrun: '\''full'\'': exists and is not empty" err &&
+	ls full >content && echo keep >expect && test_cmp expect content
+'
+
+test_expect_success 'an explicit empty or new -o DIR is used' '
+	mkdir empty &&
+	hpcrun -o empty ./rt-work split 1 &&
+	ls empty/*.hpcrun &&
+	hpcrun -o new ./rt-work split 1 &&
+	ls new/*.hpcrun
+'
+
+test_expect_success '-o under a missing parent says why' '
+	test_must_fail hpcrun -o no/such/dir ./rt-work exit 0 2>err &&
+	grep -q "^hpcrun: '\''no/such/dir'\'': cannot create: No such file or directory" err
+'
+
+test_expect_success 'the exit status is the program'\''s' '
+	status=0 && hpcrun -o ex1 ./rt-work exit 7 || status=$? &&
+	test $status = 7 &&
+	status=0 && hpcrun -o ex2 ./rt-work _exit 9 || status=$? &&
+	test $status = 9 &&
+	hpcrun -o ex3 ./rt-work exit 0
+'
+
+test_expect_success 'a missing program: message and 127, no directory left' '
+	status=0 && hpcrun -o gone ./no-such-program 2>err || status=$? &&
+	test $status = 127 &&
+	grep -q "^hpcrun: '\''./no-such-program'\'': No such file or directory" err &&
+	test ! -e gone &&
+	status=0 && hpcrun no-such-command-anywhere 2>err || status=$? &&
+	test $status = 127 &&
+	grep -q "^hpcrun: '\''no-such-command-anywhere'\'': command not found" err
+'
+
+test_expect_success 'a program that cannot be run: message and 126' '
+	echo "not a program" >notexec && chmod 644 notexec &&
+	status=0 && hpcrun -o ne ./notexec 2>err || status=$? &&
+	test $status = 126 &&
+	grep -q "^hpcrun: '\''./notexec'\'': cannot run" err
+'
+
+test_expect_success 'no program is a usage error' '
+	status=0 && hpcrun 2>err || status=$? &&
+	test $status = 2 &&
+	grep -q "^hpcrun: no program given" err
+'
+
+test_expect_success 'unknown events and bad periods are refused up front' '
+	status=0 && hpcrun -o bad1 -e no-such-event ./rt-work exit 0 2>err || status=$? &&
+	test $status = 2 && test ! -e bad1 &&
+	grep -q "^hpcrun: '\''no-such-event'\'': unknown event" err &&
+	status=0 && hpcrun -e cpu-clock@0 ./rt-work exit 0 2>err || status=$? &&
+	test $status = 2 && grep -q "bad period" err &&
+	status=0 && hpcrun -e cpu-clock@fx ./rt-work exit 0 2>err || status=$? &&
+	test $status = 2 && grep -q "bad frequency" err &&
+	status=0 && hpcrun -e CPUTIME@f100 ./rt-work exit 0 2>err || status=$? &&
+	test $status = 2 && grep -q "timer events take a period" err
+'
+
+test_expect_success '--list-events lists software events as available here' '
+	hpcrun --list-events >list &&
+	grep -q "^cpu-clock  *perf software  *available" list &&
+	grep -q "^page-faults  *perf software  *available" list &&
+	grep -q "^CPUTIME  *POSIX timer  *available" list &&
+	grep -q "^cycles .*falls back to cpu-clock" list
+'
+
+test_expect_success '-v shows the environment handed to the runtime' '
+	hpcrun -v -o verb -e task-clock --no-unwind ./rt-work exit 0 2>err &&
+	grep -q "^hpcrun: HPCRUN_OUT_PATH=$TRASH/verb\$" err &&
+	grep -q "^hpcrun: HPCRUN_EVENT_LIST=task-clock\$" err &&
+	grep -q "^hpcrun: HPCRUN_NO_UNWIND=1\$" err &&
+	grep -q "^hpcrun: LD_PRELOAD=.*/lib/hpcrun/libhpcrun.so\$" err
+'
+
+test_expect_success 'an existing LD_PRELOAD is kept after the runtime' '
+	cat >showenv.sh <<-\EOS &&
+	#!/bin/sh
+	echo "$LD_PRELOAD"
+	EOS
+	chmod +x showenv.sh &&
+	LD_PRELOAD=/nonexistent-but-harmless.so hpcrun -o env ./showenv.sh >out 2>/dev/null &&
+	grep -q "/lib/hpcrun/libhpcrun.so:/nonexistent-but-harmless.so\$" out
+'
+
+test_expect_success 'the installed hpcrun finds its installed runtime' '
+	make -s -C "$SRC_ROOT" BUILD="$HPC_BUILD" install PREFIX="$TRASH/inst" >out 2>&1 &&
+	inst/bin/hpcrun -v -o inst-meas ./rt-work split 1 2>err &&
+	grep -q "^hpcrun: LD_PRELOAD=$TRASH/inst/lib/hpcrun/libhpcrun.so\$" err &&
+	ls inst-meas/*.hpcrun
+'
+
+test_done
