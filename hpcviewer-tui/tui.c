@@ -634,6 +634,9 @@ int tui_run(struct browser *b, enum view_kind kind)
 	t.src.file = MODEL_NONE;
 	t.b = b;
 	t.timing = getenv("HPCVIEWER_TUI_TIMING") != NULL;
+	/* build every view now, so that no key waits for one (t, b, f) */
+	browser_view(b, VIEW_BOTTOM_UP);
+	browser_view(b, VIEW_FLAT);
 	scr = newterm(NULL, stdout, stdin);
 	if (!scr)
 		return hpc_seterr("'%s': cannot use this terminal",
