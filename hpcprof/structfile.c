@@ -105,7 +105,8 @@ void structure_finish(struct structure *s)
 	uint64_t *hi = xcalloc(s->nscopes ? s->nscopes : 1, sizeof(*hi));
 	size_t i;
 
-	qsort(s->ranges, s->nranges, sizeof(*s->ranges), cmp_range);
+	if (s->nranges)
+		qsort(s->ranges, s->nranges, sizeof(*s->ranges), cmp_range);
 	for (i = 0; i < s->nranges; i++) {
 		long p = structure_proc_of(s, s->ranges[i].scope);
 
@@ -124,7 +125,8 @@ void structure_finish(struct structure *s)
 		r->hi = hi[i] > r->lo ? hi[i] : r->lo + 1;
 		r->scope = (uint32_t)i;
 	}
-	qsort(s->procs, s->nprocs, sizeof(*s->procs), cmp_range);
+	if (s->nprocs)
+		qsort(s->procs, s->nprocs, sizeof(*s->procs), cmp_range);
 	free(hi);
 }
 

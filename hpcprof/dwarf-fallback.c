@@ -1,0 +1,229 @@
+/* dwarf-fallback.c - see dwarf-fallback.h. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dwarf-fallback.h"
+#include "error.h"
+#include "hashmap.h"
+#include "strbuf.h"
+
+struct fallback {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	int has_dwarf;
+	char *base;		/* module basename, for unknown procedures */
+	struct hmap *by_addr;	/* addr -> S scope + 1 */
+	struct hmap *scopes;	/* "parent/kind/name/file/line" -> scope + 1 */
+};
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+struct fallback *fallback_new(const char *path)
+{
+	struct fallback *fb = xcalloc(1, sizeof(*fb));
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	fb->base = xstrdup(slash ? slash + 1 : path ? path : "?");
+	fb->by_addr = hmap_new();
+	fb->scopes = hmap_new();
+	if (!path || access(path, R_OK))
+		return fb;
+	fb->dwfl = dwfl_begin(&offline_callbacks);
+	if (!fb->dwfl)
+		return fb;
+	dwfl_report_begin(fb->dwfl);
+	fb->mod = dwfl_report_offline(fb->dwfl, fb->base, path, -1);
+	dwfl_report_end(fb->dwfl, NULL, NULL);
+	if (!fb->mod) {
+		dwfl_end(fb->dwfl);
+		fb->dwfl = NULL;
+		return fb;
+	}
+	{
+		Dwarf_Addr bias;
+
+		fb->has_dwarf = dwfl_module_getdwarf(fb->mod, &bias) != NULL;
+	}
+	return fb;
+}
+
+void fallback_free(struct fallback *fb)
+{
+	if (!fb)
+		return;
+	if (fb->dwfl)
+		dwfl_end(fb->dwfl);
+	hmap_free(fb->by_addr);
+	hmap_free(fb->scopes);
+	free(fb->base);
+	free(fb);
+}
+
+int fallback_has_binary(const struct fallback *fb)
+{
+	return fb->mod != NULL;
+}
+
+int fallback_has_dwarf(const struct fallback *fb)
+{
+	return fb->has_dwarf;
+}
+
+/* The scope (parent, kind, name, file, line), made when new. */
+static uint32_t scope_get(struct fallback *fb, struct structure *st,
+			  uint32_t parent, enum scope_kind kind,
+			  const char *name, const char *file, uint32_t line,
+			  uint64_t vma)
+{
+	struct strbuf key = STRBUF_INIT;
+	uintptr_t v;
+
+	strbuf_addf(&key, "%u/%d/%s/%s/%u", parent, (int)kind,
+		    name ? name : "", file ? file : "", line);
+	if (kind == SCOPE_PROC)
+		strbuf_addf(&key, "/%" PRIx64, vma);
+	v = (uintptr_t)hmap_get_str(fb->scopes, key.buf);
+	if (!v) {
+		v = structure_add(st, kind, parent, name, file, line, vma) + 1;
+		hmap_put_str(fb->scopes, key.buf, (void *)v);
+	}
+	strbuf_release(&key);
+	return (uint32_t)(v - 1);
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *s = NULL;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_name, &a))
+		s = dwarf_formstring(&a);
+	return s ? s : "<inlined>";
+}
+
+static const char *call_file(Dwarf_Die *cu, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word idx;
+	Dwarf_Files *files;
+	size_t nfiles;
+	const char *s;
+
+	if (!dwarf_attr(die, DW_AT_call_file, &a) || dwarf_formudata(&a, &idx) ||
+	    dwarf_getsrcfiles(cu, &files, &nfiles) || idx >= nfiles)
+		return "";
+	s = dwarf_filesrc(files, idx, NULL, NULL);
+	return s ? s : "";
+}
+
+static uint32_t call_line(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+
+	if (!dwarf_attr(die, DW_AT_call_line, &a) || dwarf_formudata(&a, &w))
+		return 0;
+	return (uint32_t)w;
+}
+
+/* File and line of addr from the line table ("" and 0 when none). */
+static const char *src_line(struct fallback *fb, uint64_t addr,
+			    uint32_t *line)
+{
+	Dwfl_Line *l = fb->mod ? dwfl_module_getsrc(fb->mod, addr) : NULL;
+	const char *file = NULL;
+	int lineno = 0;
+
+	if (l)
+		file = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
+	*line = lineno > 0 ? (uint32_t)lineno : 0;
+	return file ? file : "";
+}
+
+/* Inlined frames at addr, outermost first, below the procedure p. */
+static uint32_t inline_chain(struct fallback *fb, struct structure *st,
+			     uint32_t p, uint64_t addr, const char *file)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(fb->mod, addr, &bias);
+	Dwarf_Die *scopes = NULL;
+	int n, i;
+	uint32_t at = p;
+
+	if (!cu)
+		return p;
+	n = dwarf_getscopes(cu, addr - bias, &scopes);
+	for (i = n - 1; i >= 0; i--) {
+		Dwarf_Die *d = &scopes[i];
+		const char *callee_file;
+		uint32_t outer;
+
+		if (dwarf_tag(d) != DW_TAG_inlined_subroutine)
+			continue;
+		/* The callee's code lives in the next inner call's file, or
+		 * in the statement's file for the innermost one. */
+		callee_file = file;
+		{
+			int k;
+
+			for (k = i - 1; k >= 0; k--)
+				if (dwarf_tag(&scopes[k]) ==
+				    DW_TAG_inlined_subroutine) {
+					callee_file = call_file(cu, &scopes[k]);
+					break;
+				}
+		}
+		outer = scope_get(fb, st, at, SCOPE_ALIEN, "", call_file(cu, d),
+				  call_line(d), 0);
+		at = scope_get(fb, st, outer, SCOPE_ALIEN, die_name(d),
+			       callee_file, 0, 0);
+	}
+	free(scopes);
+	return at;
+}
+
+uint32_t fallback_lookup(struct fallback *fb, struct structure *st,
+			 uint64_t addr)
+{
+	uintptr_t v = (uintptr_t)hmap_get_u64(fb->by_addr, addr);
+	const char *name = NULL, *file;
+	char unknown[512];
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	uint32_t line, pline, p, at;
+	uint64_t start;
+
+	if (v)
+		return (uint32_t)(v - 1);
+	if (fb->mod)
+		name = dwfl_module_addrinfo(fb->mod, addr, &off, &sym, NULL,
+					    NULL, NULL);
+	file = src_line(fb, addr, &line);
+	if (name) {
+		const char *pfile;
+
+		start = addr - off;
+		pfile = src_line(fb, start, &pline);
+		p = scope_get(fb, st, 0, SCOPE_PROC, name, pfile, pline,
+			      start);
+	} else {
+		/* No symbol: the address is all we know; keep it. */
+		snprintf(unknown, sizeof(unknown), "<unknown> 0x%" PRIx64 " [%s]",
+			 addr, fb->base);
+		p = scope_get(fb, st, 0, SCOPE_PROC, unknown, file, line, addr);
+	}
+	at = fb->has_dwarf ? inline_chain(fb, st, p, addr, file) : p;
+	at = scope_get(fb, st, at, SCOPE_STMT, NULL, file, line, addr);
+	hmap_put_u64(fb->by_addr, addr, (void *)(uintptr_t)(at + 1));
+	return at;
+}

@@ -1,0 +1,58 @@
+/*
+ * formula.h - derived-metric expressions: built from MathML (config.c) or
+ * parsed from infix text (--metric 'CPI=cycles/instructions'), evaluated at
+ * every scope on the raw metrics' summed values.
+ *
+ * Infix grammar: + - * / ^ (right-associative), unary minus, parentheses,
+ * numbers, functions min() max() mean() sdev() with one or more arguments,
+ * and metric names: letters, digits, _ : . @ (and - when the whole word is a
+ * known metric, e.g. perf::cpu-clock), or any text inside { }.  $N names raw
+ * metric N.  Names are resolved when parsing; every unknown one is reported.
+ * Division by zero yields NaN, which the writer treats as "no value".
+ */
+#ifndef HPCPROF_FORMULA_H
+#define HPCPROF_FORMULA_H
+
+#include <stddef.h>
+
+struct strbuf;
+
+enum formula_op {
+	F_NUM, F_RAW, F_NEG, F_ADD, F_SUB, F_MUL, F_DIV, F_POW, F_MIN, F_MAX,
+	F_MEAN, F_SDEV,
+};
+
+struct formula {
+	enum formula_op op;
+	double num;		/* F_NUM */
+	size_t raw;		/* F_RAW */
+	struct formula **args;	/* others */
+	size_t nargs;
+};
+
+/*
+ * Resolves a metric name to a new subtree (a raw reference or a copy of a
+ * derived formula); returns NULL when the name is unknown.
+ */
+typedef struct formula *(*formula_resolver)(void *arg, const char *name);
+
+/* Parses text; NULL with hpc_lasterr() ("unknown metric 'x'", syntax). */
+struct formula *formula_parse(const char *text, formula_resolver resolve,
+			      void *arg);
+
+struct formula *formula_number(double v);
+struct formula *formula_raw(size_t raw);
+/* Takes ownership of args[0..n) (the array is copied). */
+struct formula *formula_apply(enum formula_op op, struct formula **args,
+			      size_t n);
+struct formula *formula_copy(const struct formula *f);
+void formula_free(struct formula *f);
+
+double formula_eval(const struct formula *f,
+		    double (*raw)(void *arg, size_t raw), void *arg);
+
+/* Appends f in infix, raw metric r written as "$" column_of(r). */
+void formula_print(struct strbuf *sb, const struct formula *f,
+		   size_t (*column_of)(void *arg, size_t raw), void *arg);
+
+#endif

@@ -1,0 +1,106 @@
+/*
+ * metrics.h - raw metrics, their per-scope accumulators, summary statistics
+ * over threads, and the metric columns of the database.
+ *
+ * Raw metrics are registered (by name) before any value is accumulated, so
+ * every accumulator has the same layout: for each raw metric m and each of
+ * inclusive (0) / exclusive (1), a per-thread scratch value and the running
+ * sum, sum of squares, minimum, maximum and count over the threads that had
+ * a non-zero value.  A thread that never touched a scope counts as 0 there
+ * (so the minimum is 0 and the mean divides by all threads).
+ *
+ * Columns: for every raw metric, Sum, Mean, Min, Max, StdDev and CoefVar,
+ * each inclusive then exclusive (partners); then every derived metric,
+ * inclusive then exclusive.  A column's id is its index.
+ */
+#ifndef HPCPROF_METRICS_H
+#define HPCPROF_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct formula;
+
+struct raw_metric {
+	char *name;
+	char *description;
+	int integer;		/* values were integers in the profile */
+	uint64_t nsamples;	/* summed over profiles */
+	uint64_t period;
+	size_t nthreads;	/* profiles that have this metric */
+};
+
+enum mstat {
+	STAT_SUM, STAT_MEAN, STAT_MIN, STAT_MAX, STAT_STDDEV, STAT_CV,
+	NSTATS
+};
+
+struct derived_metric {
+	char *name;
+	char *text;		/* the formula as the user wrote it */
+	struct formula *f;
+	int show, percent;
+};
+
+struct accum {
+	size_t n;		/* 2 * number of raw metrics */
+	/* [2 * m + ie]: scratch (this thread), sum, sumsq, min, max, count */
+	double v[][6];
+};
+
+struct metrics {
+	struct raw_metric *raw;		size_t nraw, raw_alloc;
+	struct derived_metric *derived;	size_t nderived, derived_alloc;
+	struct hmap *byname;		/* raw name -> index + 1 */
+	size_t nthreads;
+};
+
+void metrics_init(struct metrics *m);
+void metrics_release(struct metrics *m);
+
+/* Index of the raw metric name, registering it when new. */
+size_t metrics_raw(struct metrics *m, const char *name,
+		   const char *description, int integer);
+/* Index of the raw metric name, or -1. */
+long metrics_find(const struct metrics *m, const char *name);
+
+/* A zeroed accumulator for the registered raw metrics. */
+struct accum *accum_new(const struct metrics *m);
+
+/* Adds v to this thread's scratch value of (metric, ie). */
+static inline void accum_add(struct accum *a, size_t metric, int ie, double v)
+{
+	a->v[2 * metric + ie][0] += v;
+}
+
+/*
+ * Folds the scratch values into the statistics and clears them; calls
+ * cb(arg, metric, ie, value) for each non-zero scratch value first.
+ */
+void accum_fold(struct accum *a, const struct metrics *m,
+		void (*cb)(void *arg, size_t metric, int ie, double v),
+		void *arg);
+
+/* Number of columns (see the header comment). */
+size_t metrics_ncolumns(const struct metrics *m);
+/* Name of column c, e.g. "cycles:Sum (I)"; caller frees. */
+char *metrics_column_name(const struct metrics *m, size_t c);
+/* Column of (raw metric, stat, ie). */
+size_t metrics_column(const struct metrics *m, size_t raw, enum mstat s,
+		      int ie);
+/* For a column: raw metric (or -1 if derived), stat, ie, derived index. */
+void metrics_column_info(const struct metrics *m, size_t c, long *raw,
+			 enum mstat *s, int *ie, long *derived);
+
+/*
+ * Value of column c at a scope with accumulator a (NULL = all zero).
+ * Returns 1 and sets *out when the scope has a value (non-zero and
+ * finite), else 0.
+ */
+int metrics_value(const struct metrics *m, const struct accum *a, size_t c,
+		  double *out);
+
+/* Sum over threads of (raw, ie) at a; 0 when a is NULL. */
+double accum_sum(const struct accum *a, size_t raw, int ie);
+
+#endif

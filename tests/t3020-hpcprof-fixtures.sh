@@ -1,0 +1,104 @@
+#!/bin/sh
+test_description='hpcprof turns HPCToolkit measurements into a valid database, totals preserved'
+. "$(dirname "$0")/test-lib.sh"
+
+PERF=$FIXTURES/loops-perf.m
+CPU=$FIXTURES/loops-cputime-t.m
+
+# M values of the first element named $2 in $1 (n=v per line).
+values_of() {
+	sed -n "/<$2[ >]/,/<\/$2>/p" "$1" | sed -n '/<M /{s/.*n="\([0-9]*\)" v="\([^"]*\)".*/\1=\2/;p}'
+}
+
+test_expect_success FIXTURES 'database of the perf run: valid against the DTD' '
+	hpcprof -o db "$PERF" 2>err &&
+	test -f db/experiment.xml &&
+	test_valid_xml "$DTD_DIR/hpc-experiment.dtd" db/experiment.xml
+'
+
+test_expect_success FIXTURES 'totals preserved: 4 x 79 samples x 12.5 ms, 36 task-clock samples' '
+	sed -n "/<SecCallPathProfileData>/,/<PF /p" db/experiment.xml |
+		sed -n "s/.*<M n=\"\([0-9]*\)\" v=\"\([^\"]*\)\".*/\1=\2/p" >totals &&
+	cat >expect <<-EOT &&
+	0=3950000000
+	2=987500000
+	4=987500000
+	6=987500000
+	12=36
+	14=9
+	16=9
+	18=9
+	EOT
+	test_cmp expect totals &&
+	sed -n "/<SecFlatProfileData>/,/<LM /p" db/experiment.xml |
+		sed -n "s/.*<M n=\"\([0-9]*\)\" v=\"\([^\"]*\)\".*/\1=\2/p" >flat &&
+	test_cmp expect flat
+'
+
+test_expect_success FIXTURES 'each thread keeps its own values' '
+	awk -F"\t" "\$1 == 1 && \$3 == 0 { print \$2, \$4 }" db/thread-values.tsv >per-thread &&
+	cat >expect <<-EOT &&
+	0 987500000
+	1 987500000
+	2 987500000
+	3 987500000
+	EOT
+	test_cmp expect per-thread &&
+	test_line_count = 5 db/threads.tsv &&
+	grep -x "3	testmeas-loops-000000-003-11ac0300-5176-0.hpcrun	NODE=0 CORE=0 THREAD=3" db/threads.tsv
+'
+
+test_expect_success FIXTURES 'loops from the structure file appear in their calling context' '
+	grep -c "<L " db/experiment.xml >nloops &&
+	test $(cat nloops) -ge 10 &&
+	grep -q "<Procedure i=\"[0-9]*\" n=\"func2\"" db/experiment.xml &&
+	grep -q "<Procedure i=\"[0-9]*\" n=\"test_separated_loops_helper\"" db/experiment.xml &&
+	grep -q "<Pr .* a=\"1\"" db/experiment.xml
+'
+
+test_expect_success FIXTURES 'an existing database directory is never overwritten' '
+	echo keep >db/marker &&
+	test_must_fail hpcprof -o db "$PERF" 2>err &&
+	grep -x "hpcprof: '"'"'db'"'"': database directory exists (remove it or use -o)" err &&
+	test "$(cat db/marker)" = keep
+'
+
+test_expect_success FIXTURES 'default name is hpctoolkit-PROGRAM-database' '
+	hpcprof "$CPU" 2>err &&
+	test -f hpctoolkit-testmeas-loops-database/experiment.xml &&
+	test_valid_xml "$DTD_DIR/hpc-experiment.dtd" hpctoolkit-testmeas-loops-database/experiment.xml
+'
+
+test_expect_success FIXTURES 'CPUTIME totals add up over the four threads' '
+	sed -n "/<SecCallPathProfileData>/,/<PF /p" hpctoolkit-testmeas-loops-database/experiment.xml |
+		sed -n "s/.*<M n=\"0\" v=\"\([^\"]*\)\".*/\1/p" >total &&
+	test_within "$(cat total)" 3.973308 0.0000005
+'
+
+test_expect_success FIXTURES 'a truncated profile is skipped with a warning, the rest still counted' '
+	mkdir meas &&
+	cp "$PERF"/*.hpcrun meas/ &&
+	f=$(ls meas/*-003-*.hpcrun) &&
+	head -c 3500 "$f" >cut && mv cut "$f" &&
+	test_must_fail hpcprof -o db2 meas 2>err &&
+	grep "warning: .*-003-.*truncated CCT section.*skipping it" err &&
+	sed -n "/<SecCallPathProfileData>/,/<PF /p" db2/experiment.xml |
+		grep -x "   <M n=\"0\" v=\"2962500000\"/>"
+'
+
+test_expect_success FIXTURES 'profiles of another program are kept apart (skipped, said so)' '
+	mkdir mixed &&
+	cp "$PERF"/*-000-*.hpcrun mixed/a.hpcrun &&
+	sed "s/testmeas-loops/xestmeas-loops/" "$PERF"/*-001-*.hpcrun >mixed/b.hpcrun &&
+	test_must_fail hpcprof -o db3 mixed 2>err &&
+	grep "b.hpcrun.*profile of program .xestmeas-loops., not .testmeas-loops.* skipping it" err
+'
+
+test_expect_success 'a directory without profiles is an error' '
+	mkdir empty &&
+	test_must_fail hpcprof -o db4 empty 2>err &&
+	grep "no .hpcrun profiles" err &&
+	! test -d db4
+'
+
+test_done
