@@ -1,12 +1,26 @@
-/* hpcstruct.c - recover program structure from binaries (issue #4). */
+/*
+ * hpcstruct.c - recover program structure from binaries (issue #4).
+ *
+ * Options and exit status only; the work is in analyze.c (one binary) and
+ * measdir.c (every binary of a measurement directory).
+ */
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "analyze.h"
 #include "error.h"
+#include "measdir.h"
 #include "opts.h"
+#include "strbuf.h"
+
+/* Instructions analyzed per procedure (an interpreter loop is ~100k). */
+#define INSN_CAP 1000000
 
 static const char *const usage[] = {
-	"[-o FILE] [-j N] BINARY",
-	"[-j N] MEASUREMENT-DIR",
+	"[-q] [-o FILE] [-j N] BINARY",
+	"[-q] [-j N] MEASUREMENT-DIR",
 	NULL,
 };
 
@@ -20,12 +34,17 @@ int main(int argc, char **argv)
 {
 	const char *output = NULL;
 	long jobs = 1;
+	int quiet = 0;
 	const struct opt opts[] = {
 		OPT_STRING('o', "output", &output, "FILE",
 			   "write the structure to FILE"),
 		OPT_INT('j', "jobs", &jobs, "N", "analyze with N threads"),
+		OPT_FLAG('q', "quiet", &quiet, "no progress line or notes"),
 		OPT_END(),
 	};
+	struct analyze_opts aopts;
+	struct stat st;
+	const char *arg;
 	int first;
 
 	hpc_set_progname(argv[0]);
@@ -36,6 +55,38 @@ int main(int argc, char **argv)
 		hpc_error("expected one binary or measurement directory (see 'hpcstruct --help')");
 		return 2;
 	}
-	hpc_error("'%s': structure recovery is not implemented yet", argv[first]);
-	return 1;
+	if (jobs < 1 || jobs > 256) {
+		hpc_error("'%ld': the number of jobs must be between 1 and 256", jobs);
+		return 2;
+	}
+	arg = argv[first];
+	aopts.jobs = (int)jobs;
+	aopts.progress = !quiet && isatty(2);
+	aopts.insn_cap = INSN_CAP;
+	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (output) {
+			hpc_error("'%s': -o applies to a single binary, not a measurement directory", arg);
+			return 2;
+		}
+		return measdir_run(arg, &aopts, quiet) < 0 ? 1 : 0;
+	}
+	if (!output) {
+		const char *slash = strrchr(arg, '/');
+		struct strbuf sb = STRBUF_INIT;
+		int rc;
+
+		strbuf_addf(&sb, "%s.hpcstruct", slash ? slash + 1 : arg);
+		rc = analyze_binary(arg, sb.buf, &aopts);
+		strbuf_release(&sb);
+		if (rc < 0) {
+			hpc_error("%s", hpc_lasterr());
+			return 1;
+		}
+		return 0;
+	}
+	if (analyze_binary(arg, output, &aopts) < 0) {
+		hpc_error("%s", hpc_lasterr());
+		return 1;
+	}
+	return 0;
 }

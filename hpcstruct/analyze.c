@@ -1,0 +1,294 @@
+/* analyze.c - one binary from ELF to structure file (see analyze.h). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyze.h"
+#include "binary.h"
+#include "cfg.h"
+#include "debuginfo.h"
+#include "error.h"
+#include "loops.h"
+#include "output.h"
+#include "scopes.h"
+#include "strbuf.h"
+#include "x86.h"
+
+/* Procedures analyzed ahead of the writer, at most. */
+#define WINDOW 512
+/* Havlak steps per procedure before its loops are abandoned. */
+#define LOOP_WORK_CAP 50000000ULL
+
+/* Functions that never return (matched without an "@plt" suffix). */
+static const char *const noreturn_names[] = {
+	"exit", "_exit", "_Exit", "quick_exit", "abort", "__stack_chk_fail",
+	"__stack_chk_fail_local", "__assert_fail", "__assert_perror_fail",
+	"__fortify_fail", "__chk_fail", "__libc_fatal", "err", "errx", "verr",
+	"verrx", "pthread_exit", "longjmp", "siglongjmp", "__longjmp_chk",
+	"__cxa_throw", "__cxa_rethrow", "__cxa_bad_cast", "__cxa_bad_typeid",
+	"__cxa_call_unexpected", "_Unwind_Resume", "_ZSt9terminatev",
+	"__cxa_throw_bad_array_new_length", NULL,
+};
+
+struct job {
+	const struct binary *b;
+	struct scope_ctx ctx;
+	const struct analyze_opts *opts;
+	unsigned char *noreturn;
+	size_t *order, n;
+	struct proc_tree **results;
+	size_t next, written;
+	int failed;
+	pthread_mutex_t mu;
+	pthread_cond_t done, window;
+};
+
+static int is_noreturn_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len > 4 && !strcmp(name + len - 4, "@plt"))
+		len -= 4;
+	for (const char *const *n = noreturn_names; *n; n++)
+		if (strlen(*n) == len && !strncmp(*n, name, len))
+			return 1;
+	return 0;
+}
+
+static struct proc_tree *analyze_proc(struct job *j, struct decoder *d,
+				      struct cfg *g, struct loopnest *ln,
+				      size_t pi)
+{
+	struct proc_tree *t;
+	int rc;
+
+	cfg_build(g, d, j->b, pi, j->noreturn, j->opts->insn_cap);
+	rc = loops_find(ln, g, LOOP_WORK_CAP);
+	t = scopes_build(&j->ctx, pi, g, ln);
+	t->loops_abandoned = rc < 0;
+	return t;
+}
+
+static void *worker(void *arg)
+{
+	struct job *j = arg;
+	struct decoder *d = decoder_new();
+	struct cfg g = { 0 };
+	struct loopnest ln = { 0 };
+
+	for (;;) {
+		size_t k;
+		struct proc_tree *t;
+
+		pthread_mutex_lock(&j->mu);
+		if (!d)
+			j->failed = 1;
+		while (!j->failed && j->next < j->n &&
+		       j->next >= j->written + WINDOW)
+			pthread_cond_wait(&j->window, &j->mu);
+		if (j->failed || j->next >= j->n) {
+			pthread_cond_broadcast(&j->done);
+			pthread_mutex_unlock(&j->mu);
+			break;
+		}
+		k = j->next++;
+		pthread_mutex_unlock(&j->mu);
+		t = analyze_proc(j, d, &g, &ln, j->order[k]);
+		pthread_mutex_lock(&j->mu);
+		j->results[k] = t;
+		pthread_cond_broadcast(&j->done);
+		pthread_mutex_unlock(&j->mu);
+	}
+	cfg_release(&g);
+	loopnest_release(&ln);
+	decoder_free(d);
+	return NULL;
+}
+
+
+static int order_cmp(const void *a, const void *b, void *arg)
+{
+	const struct job *j = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	uint32_t fx, fy, lx, ly;
+	int c;
+
+	scopes_proc_home(&j->ctx, x, &fx, &lx);
+	scopes_proc_home(&j->ctx, y, &fy, &ly);
+	if (fx != fy) {
+		c = strcmp(strtab_get(&j->ctx.d->strs, fx),
+			   strtab_get(&j->ctx.d->strs, fy));
+		if (c)
+			return c;
+	}
+	return j->b->procs[x].lo < j->b->procs[y].lo ? -1 : 1;
+}
+
+static void warn_proc(const struct job *j, const struct proc_tree *t)
+{
+	if (t->truncated)
+		hpc_warn("'%s': procedure '%s' has more than %zu instructions; only the first %zu were analyzed",
+			 j->b->path, t->name, j->opts->insn_cap,
+			 j->opts->insn_cap);
+	if (t->loops_abandoned)
+		hpc_warn("'%s': procedure '%s': loop analysis too costly, loops omitted",
+			 j->b->path, t->name);
+}
+
+static void progress(const struct job *j, size_t k, int last)
+{
+	if (!j->opts->progress)
+		return;
+	if (last)
+		fputs("\r\033[K", stderr);
+	else if (k % 256 == 0)
+		fprintf(stderr, "\r%s: '%s': %zu/%zu procedures", hpc_progname(),
+			j->b->basename, k, j->n);
+}
+
+/* Runs the workers (or the work, for one job) and writes in order. */
+static int run(struct job *j, struct output *o)
+{
+	pthread_t *tids = NULL;
+	/* with N jobs, N - 1 workers analyze while this thread writes */
+	int nthreads = j->opts->jobs - 1;
+	int started = 0, rc = 0;
+
+	if (nthreads == 0) {
+		struct decoder *d = decoder_new();
+		struct cfg g = { 0 };
+		struct loopnest ln = { 0 };
+
+		if (!d)
+			return -1;
+		for (size_t k = 0; k < j->n; k++) {
+			struct proc_tree *t = analyze_proc(j, d, &g, &ln,
+							   j->order[k]);
+
+			output_proc(o, t);
+			warn_proc(j, t);
+			proc_tree_free(t);
+			progress(j, k, 0);
+		}
+		cfg_release(&g);
+		loopnest_release(&ln);
+		decoder_free(d);
+		progress(j, j->n, 1);
+		return 0;
+	}
+	tids = xcalloc((size_t)nthreads, sizeof(*tids));
+	for (int i = 0; i < nthreads; i++)
+		if (pthread_create(&tids[i], NULL, worker, j) == 0)
+			started++;
+	if (started == 0) {
+		free(tids);
+		return hpc_seterr("cannot start threads: %s", strerror(errno));
+	}
+	for (size_t k = 0; k < j->n; k++) {
+		struct proc_tree *t;
+
+		pthread_mutex_lock(&j->mu);
+		while (!j->results[k] && !j->failed)
+			pthread_cond_wait(&j->done, &j->mu);
+		t = j->results[k];
+		j->results[k] = NULL;
+		pthread_mutex_unlock(&j->mu);
+		if (!t) {
+			rc = -1;
+			break;
+		}
+		output_proc(o, t);
+		warn_proc(j, t);
+		proc_tree_free(t);
+		progress(j, k, 0);
+		pthread_mutex_lock(&j->mu);
+		j->written++;
+		pthread_cond_broadcast(&j->window);
+		pthread_mutex_unlock(&j->mu);
+	}
+	pthread_mutex_lock(&j->mu);
+	if (rc < 0)
+		j->failed = 1;
+	pthread_cond_broadcast(&j->window);
+	pthread_mutex_unlock(&j->mu);
+	for (int i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	free(tids);
+	progress(j, j->n, 1);
+	if (rc < 0)
+		hpc_seterr("cannot open the capstone x86-64 decoder");
+	return rc;
+}
+
+int analyze_binary(const char *path, const char *out_path,
+		   const struct analyze_opts *opts)
+{
+	struct binary *b = binary_open(path);
+	struct debuginfo *d;
+	struct job j;
+	struct strbuf tmp = STRBUF_INIT, fname = STRBUF_INIT;
+	struct output *o;
+	char *abs;
+	FILE *f;
+	int rc;
+
+	if (!b)
+		return -1;
+	d = debuginfo_load(b);
+	memset(&j, 0, sizeof(j));
+	j.b = b;
+	j.opts = opts;
+	j.ctx.b = b;
+	j.ctx.d = d;
+	strbuf_addf(&fname, "[%s]", b->basename);
+	j.ctx.nofile = strtab_intern(&d->strs, fname.buf);
+	j.n = b->nprocs;
+	j.noreturn = xcalloc(j.n + 1, 1);
+	j.order = xmalloc((j.n + 1) * sizeof(*j.order));
+	j.results = xcalloc(j.n + 1, sizeof(*j.results));
+	for (size_t i = 0; i < j.n; i++) {
+		const struct subprog *s = debuginfo_subprog(d, b->procs[i].lo);
+
+		j.order[i] = i;
+		j.noreturn[i] = is_noreturn_name(b->procs[i].name) ||
+			(s && s->noreturn);
+	}
+	qsort_r(j.order, j.n, sizeof(*j.order), order_cmp, &j);
+	pthread_mutex_init(&j.mu, NULL);
+	pthread_cond_init(&j.done, NULL);
+	pthread_cond_init(&j.window, NULL);
+
+	strbuf_addf(&tmp, "%s.tmp%ld", out_path, (long)getpid());
+	f = fopen(tmp.buf, "w");
+	if (!f) {
+		rc = hpc_seterr("'%s': %s", out_path, strerror(errno));
+		goto out;
+	}
+	abs = realpath(path, NULL);
+	o = output_new(f, abs ? abs : path, &d->strs);
+	free(abs);
+	rc = run(&j, o);
+	if (output_finish(o) < 0 && rc == 0)
+		rc = hpc_seterr("'%s': %s", out_path, hpc_lasterr());
+	if (fclose(f) != 0 && rc == 0)
+		rc = hpc_seterr("'%s': %s", out_path, strerror(errno));
+	if (rc == 0 && rename(tmp.buf, out_path) != 0)
+		rc = hpc_seterr("'%s': %s", out_path, strerror(errno));
+	if (rc != 0)
+		unlink(tmp.buf);
+out:
+	pthread_cond_destroy(&j.done);
+	pthread_cond_destroy(&j.window);
+	pthread_mutex_destroy(&j.mu);
+	free(j.noreturn);
+	free(j.order);
+	free(j.results);
+	strbuf_release(&tmp);
+	strbuf_release(&fname);
+	debuginfo_free(d);
+	binary_free(b);
+	return rc;
+}

@@ -1,0 +1,30 @@
+/*
+ * analyze.h - recover the structure of one binary and write it (analyze.c).
+ *
+ * The pipeline: binary_open -> debuginfo_load (one thread) -> per
+ * procedure, in parallel on opts->jobs threads: decode, CFG, loops, scope
+ * tree -> output in file order by the calling thread.  Results are written
+ * as soon as they are next in order and then freed, and workers never run
+ * more than a fixed window ahead of the writer, so memory stays bounded by
+ * the window, not the binary.  The output goes to a temporary file renamed
+ * over out_path only on success.
+ */
+#ifndef HPCSTRUCT_ANALYZE_H
+#define HPCSTRUCT_ANALYZE_H
+
+#include <stddef.h>
+
+struct analyze_opts {
+	int jobs;		/* >= 1 */
+	int progress;		/* draw a progress line on stderr */
+	size_t insn_cap;	/* instructions analyzed per procedure */
+};
+
+/*
+ * Writes the structure of the binary at path to out_path.  Warnings (capped
+ * procedures) go to stderr.  Returns 0, or -1 with hpc_lasterr() set.
+ */
+int analyze_binary(const char *path, const char *out_path,
+		   const struct analyze_opts *opts);
+
+#endif

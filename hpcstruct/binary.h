@@ -1,0 +1,77 @@
+/*
+ * binary.h - an ELF binary opened for structure recovery (elf.c).
+ *
+ * binary_open() validates the file (ELF64, x86-64, executable or shared
+ * object), finds its procedures and opens its DWARF (through libdwfl, so
+ * separate debug files found by .gnu_debuglink or build ID and compressed
+ * sections work).  Invariants after a successful open:
+ *   1. procs[] is sorted by lo, the ranges [lo, hi) do not overlap and
+ *      every one lies inside an executable section;
+ *   2. every address is the file's own (link-time) virtual address; DWARF
+ *      addresses are already corrected by the debug file's bias;
+ *   3. binary_bytes() returns pointers into the mapped file that stay
+ *      valid until binary_free().
+ * Procedures come from .symtab/.dynsym function symbols, PLT entries, and
+ * .eh_frame FDEs that no symbol covers (stripped binaries).
+ */
+#ifndef HPCSTRUCT_BINARY_H
+#define HPCSTRUCT_BINARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <libelf.h>
+
+enum proc_origin {
+	PROC_SYMBOL,	/* .symtab or .dynsym */
+	PROC_PLT,	/* a PLT stub */
+	PROC_FDE,	/* an .eh_frame FDE without a symbol */
+};
+
+struct proc {
+	uint64_t lo, hi;	/* [lo, hi) */
+	char *name;		/* owned */
+	enum proc_origin origin;
+};
+
+struct section {
+	uint64_t addr, size;
+	const unsigned char *data;
+	int exec;
+};
+
+struct binary {
+	char *path;
+	char *basename;		/* owned; "[basename]" names no-debug files */
+	int fd;
+	Elf *elf;
+	Dwfl *dwfl;
+	Dwarf *dwarf;		/* NULL when there is no debug information */
+	uint64_t dwarf_bias;	/* DWARF address - bias = file address */
+	struct section *sections;	size_t nsections;
+	struct proc *procs;		size_t nprocs;
+	char buildid[129];	/* lowercase hex, "" when absent */
+};
+
+/*
+ * Opens and indexes path.  Returns NULL with hpc_lasterr() set to a
+ * one-line reason ("'x': not an ELF file", "... unsupported architecture").
+ */
+struct binary *binary_open(const char *path);
+/* Accepts NULL. */
+void binary_free(struct binary *b);
+
+/*
+ * Returns a pointer to len bytes at address addr in an allocated section,
+ * or NULL when the range is not entirely inside one.
+ */
+const unsigned char *binary_bytes(const struct binary *b, uint64_t addr,
+				  size_t len);
+/* Returns 1 when addr is inside an executable section. */
+int binary_is_code(const struct binary *b, uint64_t addr);
+/* The procedure containing addr, or NULL. */
+const struct proc *binary_find_proc(const struct binary *b, uint64_t addr);
+
+#endif

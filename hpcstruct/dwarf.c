@@ -1,0 +1,213 @@
+/* dwarf.c - subprograms and inline trees from DWARF, read once. */
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "debuginfo.h"
+#include "error.h"
+#include "strbuf.h"
+
+struct walk {
+	struct debuginfo *d;
+	uint64_t bias;
+	Dwarf_Files *files;
+	size_t nfiles;
+};
+
+static const char *attr_string(Dwarf_Die *die, int name)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_attr_integrate(die, name, &a) ? dwarf_formstring(&a) : NULL;
+}
+
+static uint32_t attr_udata(Dwarf_Die *die, int name, int integrate)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w = 0;
+
+	if (!(integrate ? dwarf_attr_integrate(die, name, &a) :
+	      dwarf_attr(die, name, &a)))
+		return 0;
+	if (dwarf_formudata(&a, &w) != 0 || w > UINT32_MAX)
+		return 0;
+	return (uint32_t)w;
+}
+
+static uint32_t file_of(struct walk *w, uint32_t idx)
+{
+	const char *s;
+
+	if (!w->files || idx >= w->nfiles)
+		return 0;
+	s = dwarf_filesrc(w->files, idx, NULL, NULL);
+	return strtab_intern(&w->d->strs, s);
+}
+
+static void add_subprog(struct walk *w, Dwarf_Die *die)
+{
+	struct debuginfo *d = w->d;
+	Dwarf_Addr entry;
+	struct subprog *s;
+	int line = 0;
+	Dwarf_Attribute a;
+
+	if (dwarf_entrypc(die, &entry) != 0 && dwarf_lowpc(die, &entry) != 0)
+		return;
+	HPC_GROW(d->subs, d->nsubs + 1, d->subs_alloc);
+	s = &d->subs[d->nsubs++];
+	s->entry = entry + w->bias;
+	s->name = strtab_intern(&d->strs, attr_string(die, DW_AT_name));
+	s->linkname = strtab_intern(&d->strs,
+				    attr_string(die, DW_AT_linkage_name));
+	s->file = strtab_intern(&d->strs, dwarf_decl_file(die));
+	dwarf_decl_line(die, &line);
+	s->line = line > 0 ? (uint32_t)line : 0;
+	s->noreturn = dwarf_attr_integrate(die, DW_AT_noreturn, &a) != NULL;
+}
+
+static int32_t add_inline(struct walk *w, Dwarf_Die *die, int32_t parent)
+{
+	struct debuginfo *d = w->d;
+	struct inline_node *n;
+	int32_t id = (int32_t)d->nnodes;
+	int line = 0;
+	ptrdiff_t off = 0;
+	Dwarf_Addr base, lo, hi;
+
+	HPC_GROW(d->nodes, d->nnodes + 1, d->nodes_alloc);
+	n = &d->nodes[d->nnodes++];
+	n->parent = parent;
+	n->depth = parent < 0 ? 1 : d->nodes[parent].depth + 1;
+	n->callee = strtab_intern(&d->strs, attr_string(die, DW_AT_name));
+	n->callee_file = strtab_intern(&d->strs, dwarf_decl_file(die));
+	dwarf_decl_line(die, &line);
+	n->callee_line = line > 0 ? (uint32_t)line : 0;
+	n->call_file = file_of(w, attr_udata(die, DW_AT_call_file, 0));
+	n->call_line = attr_udata(die, DW_AT_call_line, 0);
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		struct inline_range *r;
+
+		if (hi <= lo)
+			continue;
+		HPC_GROW(d->ranges, d->nranges + 1, d->ranges_alloc);
+		r = &d->ranges[d->nranges++];
+		r->lo = lo + w->bias;
+		r->hi = hi + w->bias;
+		r->node = id;
+	}
+	return id;
+}
+
+/* Visits the code-bearing DIEs under die; depth bounds hostile nesting. */
+static void walk_children(struct walk *w, Dwarf_Die *die, int32_t parent,
+			  int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 256 || dwarf_child(die, &child) != 0)
+		return;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+			add_subprog(w, &child);
+			walk_children(w, &child, -1, depth + 1);
+			break;
+		case DW_TAG_inlined_subroutine:
+			walk_children(w, &child, add_inline(w, &child, parent),
+				      depth + 1);
+			break;
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+			walk_children(w, &child, parent, depth + 1);
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static int sub_cmp(const void *a, const void *b)
+{
+	const struct subprog *x = a, *y = b;
+
+	return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct inline_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->node - y->node;
+}
+
+struct debuginfo *debuginfo_load(const struct binary *b)
+{
+	struct debuginfo *d = xcalloc(1, sizeof(*d));
+	struct walk w = { d, b->dwarf_bias, NULL, 0 };
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+
+	strtab_init(&d->strs);
+	if (!b->dwarf)
+		return d;
+	linemap_load(&d->lines, b->dwarf, b->dwarf_bias, &d->strs);
+	while (dwarf_get_units(b->dwarf, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
+		if (dwarf_getsrcfiles(&cudie, &w.files, &w.nfiles) != 0) {
+			w.files = NULL;
+			w.nfiles = 0;
+		}
+		walk_children(&w, &cudie, -1, 0);
+	}
+	qsort(d->subs, d->nsubs, sizeof(*d->subs), sub_cmp);
+	qsort(d->ranges, d->nranges, sizeof(*d->ranges), range_cmp);
+	return d;
+}
+
+void debuginfo_free(struct debuginfo *d)
+{
+	if (!d)
+		return;
+	strtab_release(&d->strs);
+	linemap_release(&d->lines);
+	free(d->subs);
+	free(d->nodes);
+	free(d->ranges);
+	free(d);
+}
+
+const struct subprog *debuginfo_subprog(const struct debuginfo *d,
+					uint64_t addr)
+{
+	size_t lo = 0, hi = d->nsubs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->subs[mid].entry < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->nsubs && d->subs[lo].entry == addr ? &d->subs[lo] : NULL;
+}
+
+size_t debuginfo_first_range(const struct debuginfo *d, uint64_t addr)
+{
+	size_t lo = 0, hi = d->nranges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->ranges[mid].lo < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}

@@ -1,0 +1,496 @@
+/* elf.c - open an ELF binary, find its procedures and its DWARF. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <elfutils/libdwelf.h>
+#include <gelf.h>
+
+#include "binary.h"
+#include "error.h"
+#include "strbuf.h"
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+struct procs {
+	struct proc *v;
+	size_t n, alloc;
+	struct binary *b;
+};
+
+static void add_proc(struct procs *p, uint64_t lo, uint64_t hi,
+		     const char *name, enum proc_origin origin)
+{
+	HPC_GROW(p->v, p->n + 1, p->alloc);
+	p->v[p->n].lo = lo;
+	p->v[p->n].hi = hi;
+	p->v[p->n].name = xstrdup(name);
+	p->v[p->n].origin = origin;
+	p->n++;
+}
+
+static const struct section *section_at(const struct binary *b, uint64_t addr)
+{
+	size_t lo = 0, hi = b->nsections;
+
+	while (lo < hi) {	/* sections[] is sorted by addr */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct section *s = &b->sections[mid];
+
+		if (addr < s->addr)
+			hi = mid;
+		else if (addr - s->addr >= s->size)
+			lo = mid + 1;
+		else
+			return s;
+	}
+	return NULL;
+}
+
+const unsigned char *binary_bytes(const struct binary *b, uint64_t addr,
+				  size_t len)
+{
+	const struct section *s = section_at(b, addr);
+
+	if (!s || addr - s->addr + len > s->size || !s->data)
+		return NULL;
+	return s->data + (addr - s->addr);
+}
+
+int binary_is_code(const struct binary *b, uint64_t addr)
+{
+	const struct section *s = section_at(b, addr);
+
+	return s && s->exec && s->data;
+}
+
+const struct proc *binary_find_proc(const struct binary *b, uint64_t addr)
+{
+	size_t lo = 0, hi = b->nprocs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct proc *p = &b->procs[mid];
+
+		if (addr < p->lo)
+			hi = mid;
+		else if (addr >= p->hi)
+			lo = mid + 1;
+		else
+			return p;
+	}
+	return NULL;
+}
+
+static int section_cmp(const void *a, const void *b)
+{
+	const struct section *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int load_sections(struct binary *b)
+{
+	Elf_Scn *scn = NULL;
+	size_t alloc = 0;
+
+	while ((scn = elf_nextscn(b->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		struct section *s;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    sh.sh_type == SHT_NOBITS || sh.sh_size == 0)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size != sh.sh_size)
+			continue;	/* outside the file: not usable */
+		HPC_GROW(b->sections, b->nsections + 1, alloc);
+		s = &b->sections[b->nsections++];
+		s->addr = sh.sh_addr;
+		s->size = sh.sh_size;
+		s->data = d->d_buf;
+		s->exec = !!(sh.sh_flags & SHF_EXECINSTR);
+	}
+	qsort(b->sections, b->nsections, sizeof(*b->sections), section_cmp);
+	for (size_t i = 0; i < b->nsections; i++)
+		if (b->sections[i].exec)
+			return 0;
+	return hpc_seterr("'%s': no code sections", b->path);
+}
+
+static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *out)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, out))
+			continue;
+		n = elf_strptr(elf, shstrndx, out->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/* Function symbols of one symbol table; rank orders duplicates. */
+struct cand {
+	uint64_t lo, size;
+	const char *name;
+	int rank;
+};
+
+static void symtab_cands(struct binary *b, Elf_Scn *scn, const GElf_Shdr *sh,
+			 int base_rank, struct cand **v, size_t *n,
+			 size_t *alloc)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t count;
+
+	if (!d || sh->sh_entsize == 0)
+		return;
+	count = d->d_size / sh->sh_entsize;
+	for (size_t i = 1; i < count; i++) {
+		GElf_Sym sym;
+		const char *name;
+		int type;
+
+		if (!gelf_getsym(d, (int)i, &sym))
+			break;
+		type = GELF_ST_TYPE(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
+			continue;
+		name = elf_strptr(b->elf, sh->sh_link, sym.st_name);
+		if (!name || !*name || !binary_is_code(b, sym.st_value))
+			continue;
+		HPC_GROW(*v, *n + 1, *alloc);
+		(*v)[*n].lo = sym.st_value;
+		(*v)[*n].size = sym.st_size;
+		(*v)[*n].name = name;
+		(*v)[*n].rank = base_rank +
+			(GELF_ST_BIND(sym.st_info) == STB_GLOBAL ? 0 :
+			 GELF_ST_BIND(sym.st_info) == STB_WEAK ? 1 : 2);
+		(*n)++;
+	}
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	return strcmp(x->name, y->name);
+}
+
+static void symbol_procs(struct binary *b, struct procs *p)
+{
+	struct cand *v = NULL;
+	size_t n = 0, alloc = 0;
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(b->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			symtab_cands(b, scn, &sh, 0, &v, &n, &alloc);
+		else if (sh.sh_type == SHT_DYNSYM)
+			symtab_cands(b, scn, &sh, 3, &v, &n, &alloc);
+	}
+	qsort(v, n, sizeof(*v), cand_cmp);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t size = v[i].size;
+
+		if (i > 0 && v[i].lo == v[i - 1].lo)
+			continue;
+		for (size_t j = i + 1; size == 0 && j < n && v[j].lo == v[i].lo; j++)
+			size = v[j].size;
+		/* size 0: up to the next symbol (fixed in finish_procs) */
+		add_proc(p, v[i].lo, size ? v[i].lo + size : 0, v[i].name,
+			 PROC_SYMBOL);
+	}
+	free(v);
+}
+
+/* PLT stubs, named after their .rela.plt symbols where the layout allows. */
+static void plt_procs(struct binary *b, struct procs *p)
+{
+	GElf_Shdr plt, pltsec, pltgot, rela;
+	Elf_Scn *s_plt = section_named(b->elf, ".plt", &plt);
+	Elf_Scn *s_sec = section_named(b->elf, ".plt.sec", &pltsec);
+	Elf_Scn *s_got = section_named(b->elf, ".plt.got", &pltgot);
+	Elf_Scn *s_rela = section_named(b->elf, ".rela.plt", &rela);
+	Elf_Data *relad = s_rela ? elf_getdata(s_rela, NULL) : NULL;
+	Elf_Data *dynsym = NULL;
+	GElf_Shdr dynsh;
+	size_t nrela = 0;
+	struct strbuf name = STRBUF_INIT;
+
+	if (relad && rela.sh_entsize) {
+		Elf_Scn *ds = elf_getscn(b->elf, rela.sh_link);
+
+		nrela = relad->d_size / rela.sh_entsize;
+		if (ds && gelf_getshdr(ds, &dynsh))
+			dynsym = elf_getdata(ds, NULL);
+	}
+	for (int which = 0; which < 3; which++) {
+		GElf_Shdr *sh = which == 0 ? &plt : which == 1 ? &pltsec : &pltgot;
+		Elf_Scn *scn = which == 0 ? s_plt : which == 1 ? s_sec : s_got;
+		uint64_t ent;
+		size_t first;
+
+		if (!scn || !binary_is_code(b, sh->sh_addr))
+			continue;
+		ent = sh->sh_entsize >= 8 ? sh->sh_entsize : 16;
+		/* .plt starts with the resolver stub PLT0 */
+		first = which == 0 ? 1 : 0;
+		for (size_t k = first; (k + 1) * ent <= sh->sh_size; k++) {
+			uint64_t lo = sh->sh_addr + k * ent;
+			size_t ri = which == 0 ? k - 1 : k;
+			const char *sym = NULL;
+			GElf_Rela r;
+			GElf_Sym s;
+
+			strbuf_reset(&name);
+			if (which != 2 && !(which == 0 && s_sec) && ri < nrela &&
+			    dynsym && gelf_getrela(relad, (int)ri, &r) &&
+			    gelf_getsym(dynsym, (int)GELF_R_SYM(r.r_info), &s))
+				sym = elf_strptr(b->elf, dynsh.sh_link, s.st_name);
+			if (sym && *sym)
+				strbuf_addf(&name, "%s@plt", sym);
+			else
+				strbuf_addf(&name, "targ%" PRIx64 "@plt", lo);
+			add_proc(p, lo, lo + ent, name.buf, PROC_PLT);
+		}
+	}
+	strbuf_release(&name);
+}
+
+static int proc_cmp(const void *a, const void *b)
+{
+	const struct proc *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (int)x->origin - (int)y->origin;
+}
+
+static int covered(const struct procs *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->n;
+
+	while (lo < hi) {	/* p->v sorted by lo */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->v[mid].lo > addr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo > 0 && (p->v[lo - 1].lo == addr || p->v[lo - 1].hi > addr);
+}
+
+static int32_t rd32(const unsigned char *q)
+{
+	uint32_t v;
+
+	memcpy(&v, q, 4);
+	return (int32_t)v;
+}
+
+/*
+ * Procedures from .eh_frame_hdr's sorted FDE table for code no symbol
+ * covers; each one's end comes from its FDE (through libdw's CFI reader).
+ */
+static void fde_procs(struct binary *b, struct procs *p)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = section_named(b->elf, ".eh_frame_hdr", &sh);
+	const unsigned char *hdr;
+	Dwarf_CFI *cfi;
+	uint32_t count;
+	size_t nsym = p->n;
+	char name[40];
+
+	if (!scn || sh.sh_size < 12)
+		return;
+	hdr = binary_bytes(b, sh.sh_addr, sh.sh_size);
+	/* version 1, eh_frame_ptr any 4-byte form, count udata4, table datarel sdata4 */
+	if (!hdr || hdr[0] != 1 || (hdr[1] & 0x0f) != 0x0b || hdr[2] != 0x03 ||
+	    hdr[3] != 0x3b)
+		return;
+	memcpy(&count, hdr + 8, 4);
+	if (count > (sh.sh_size - 12) / 8)
+		return;
+	cfi = dwarf_getcfi_elf(b->elf);
+	if (!cfi)
+		return;
+	qsort(p->v, p->n, sizeof(*p->v), proc_cmp);
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t lo = sh.sh_addr + (uint64_t)(int64_t)rd32(hdr + 12 + 8 * i);
+		Dwarf_Frame *frame = NULL;
+		Dwarf_Addr start, end;
+
+		if (!binary_is_code(b, lo))
+			continue;
+		if (nsym > 0 && covered(p, lo))	/* first nsym are sorted */
+			continue;
+		if (dwarf_cfi_addrframe(cfi, lo, &frame) != 0)
+			continue;
+		if (dwarf_frame_info(frame, &start, &end, NULL) >= 0 &&
+		    start == lo && end > lo) {
+			snprintf(name, sizeof(name), "targ%" PRIx64, lo);
+			add_proc(p, lo, end, name, PROC_FDE);
+		}
+		free(frame);
+	}
+}
+
+/* Sorts, drops duplicates, gives size-0 symbols an end, removes overlaps. */
+static void finish_procs(struct binary *b, struct procs *p)
+{
+	size_t out = 0;
+
+	qsort(p->v, p->n, sizeof(*p->v), proc_cmp);
+	for (size_t i = 0; i < p->n; i++) {
+		if (out > 0 && p->v[out - 1].lo == p->v[i].lo) {
+			free(p->v[i].name);
+			continue;
+		}
+		p->v[out++] = p->v[i];
+	}
+	p->n = out;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct section *s = section_at(b, p->v[i].lo);
+		uint64_t end = s->addr + s->size;
+
+		if (i + 1 < p->n && p->v[i + 1].lo < end)
+			end = p->v[i + 1].lo;
+		if (p->v[i].hi == 0 || p->v[i].hi > end)
+			p->v[i].hi = end;
+	}
+	b->procs = p->v;
+	b->nprocs = p->n;
+}
+
+static void open_dwarf(struct binary *b)
+{
+	Dwfl_Module *m;
+	Dwarf_Addr mainbias = 0, dbias = 0;
+
+	b->dwfl = dwfl_begin(&offline_callbacks);
+	if (!b->dwfl)
+		return;
+	m = dwfl_report_offline(b->dwfl, b->basename, b->path, -1);
+	dwfl_report_end(b->dwfl, NULL, NULL);
+	if (!m || !dwfl_module_getelf(m, &mainbias))
+		return;
+	b->dwarf = dwfl_module_getdwarf(m, &dbias);
+	/* file address = dwarf address + dbias - mainbias */
+	b->dwarf_bias = mainbias - dbias;
+}
+
+static void read_buildid(struct binary *b)
+{
+	const void *id;
+	ssize_t n = dwelf_elf_gnu_build_id(b->elf, &id);
+
+	b->buildid[0] = 0;
+	for (ssize_t i = 0; i < n && i < 64; i++)
+		snprintf(b->buildid + 2 * i, 3, "%02x",
+			 ((const unsigned char *)id)[i]);
+}
+
+struct binary *binary_open(const char *path)
+{
+	struct binary *b = xcalloc(1, sizeof(*b));
+	struct procs p = { NULL, 0, 0, b };
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	GElf_Ehdr eh;
+
+	b->path = xstrdup(path);
+	b->basename = xstrdup(slash ? slash + 1 : path);
+	b->fd = open(path, O_RDONLY);
+	if (b->fd < 0) {
+		hpc_seterr("'%s': %s", path, strerror(errno));
+		goto fail;
+	}
+	if (fstat(b->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		hpc_seterr("'%s': not a regular file", path);
+		goto fail;
+	}
+	if (st.st_size == 0) {
+		hpc_seterr("'%s': empty file", path);
+		goto fail;
+	}
+	elf_version(EV_CURRENT);
+	b->elf = elf_begin(b->fd, ELF_C_READ_MMAP, NULL);
+	if (!b->elf || elf_kind(b->elf) != ELF_K_ELF || !gelf_getehdr(b->elf, &eh)) {
+		hpc_seterr("'%s': not an ELF file", path);
+		goto fail;
+	}
+	if (gelf_getclass(b->elf) != ELFCLASS64 || eh.e_machine != EM_X86_64) {
+		hpc_seterr("'%s': unsupported architecture (ELF machine %u, class %d); only x86-64 is supported",
+			   path, eh.e_machine, gelf_getclass(b->elf));
+		goto fail;
+	}
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+		hpc_seterr("'%s': not an executable or shared library (ELF type %u)",
+			   path, eh.e_type);
+		goto fail;
+	}
+	if (load_sections(b) < 0)
+		goto fail;
+	read_buildid(b);
+	symbol_procs(b, &p);
+	plt_procs(b, &p);
+	fde_procs(b, &p);
+	finish_procs(b, &p);
+	open_dwarf(b);
+	return b;
+fail:
+	for (size_t i = 0; i < p.n; i++)
+		free(p.v[i].name);
+	free(p.v);
+	binary_free(b);
+	return NULL;
+}
+
+void binary_free(struct binary *b)
+{
+	if (!b)
+		return;
+	if (b->dwfl)
+		dwfl_end(b->dwfl);
+	if (b->elf)
+		elf_end(b->elf);
+	if (b->fd >= 0)
+		close(b->fd);
+	for (size_t i = 0; i < b->nprocs; i++)
+		free(b->procs[i].name);
+	free(b->procs);
+	free(b->sections);
+	free(b->basename);
+	free(b->path);
+	free(b);
+}

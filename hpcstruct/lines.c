@@ -1,0 +1,144 @@
+/* lines.c - interned strings and the DWARF line table of a binary. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "lines.h"
+#include "strbuf.h"
+
+void strtab_init(struct strtab *t)
+{
+	t->v = NULL;
+	t->n = t->alloc = 0;
+	t->idx = hmap_new();
+	HPC_GROW(t->v, 1, t->alloc);
+	t->v[0] = xstrdup("");
+	t->n = 1;
+}
+
+void strtab_release(struct strtab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i]);
+	free(t->v);
+	hmap_free(t->idx);
+	t->v = NULL;
+	t->n = t->alloc = 0;
+	t->idx = NULL;
+}
+
+uint32_t strtab_intern(struct strtab *t, const char *s)
+{
+	void *v;
+
+	if (!s || !*s || !t->v)
+		return 0;
+	if (hmap_lookup(t->idx, s, strlen(s), &v))
+		return (uint32_t)(uintptr_t)v;
+	HPC_GROW(t->v, t->n + 1, t->alloc);
+	t->v[t->n] = xstrdup(s);
+	hmap_put(t->idx, s, strlen(s), (void *)(uintptr_t)t->n);
+	return (uint32_t)t->n++;
+}
+
+struct seqrow {
+	struct line_row r;
+	size_t order;		/* position in DWARF, for a stable sort */
+};
+
+static int seqrow_cmp(const void *a, const void *b)
+{
+	const struct seqrow *x = a, *y = b;
+	int xe = x->r.file == 0 && x->r.line == 0;
+	int ye = y->r.file == 0 && y->r.line == 0;
+
+	if (x->r.addr != y->r.addr)
+		return x->r.addr < y->r.addr ? -1 : 1;
+	if (xe != ye)		/* a sequence end yields to a row that starts */
+		return ye - xe;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+void linemap_load(struct linemap *m, Dwarf *dw, uint64_t bias,
+		  struct strtab *files)
+{
+	struct seqrow *v = NULL;
+	size_t n = 0, alloc = 0;
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+
+	while (dwarf_get_units(dw, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
+		Dwarf_Lines *lines;
+		size_t nlines;
+		const char *last_src = NULL;
+		uint32_t last_file = 0;
+
+		if (dwarf_getsrclines(&cudie, &lines, &nlines) != 0)
+			continue;
+		HPC_GROW(v, n + nlines, alloc);
+		for (size_t i = 0; i < nlines; i++) {
+			Dwarf_Line *l = dwarf_onesrcline(lines, i);
+			Dwarf_Addr addr;
+			int lineno = 0;
+			bool end = false;
+			const char *src;
+
+			if (!l || dwarf_lineaddr(l, &addr) != 0)
+				continue;
+			dwarf_lineendsequence(l, &end);
+			v[n].r.addr = addr + bias;
+			v[n].order = n;
+			if (end) {
+				v[n].r.file = 0;
+				v[n].r.line = 0;
+			} else {
+				dwarf_lineno(l, &lineno);
+				src = dwarf_linesrc(l, NULL, NULL);
+				if (src != last_src) {
+					last_src = src;
+					last_file = strtab_intern(files, src);
+				}
+				v[n].r.file = last_file;
+				/* a real row with no line keeps its file */
+				v[n].r.line = lineno > 0 ? (uint32_t)lineno : 0;
+			}
+			n++;
+		}
+	}
+	qsort(v, n, sizeof(*v), seqrow_cmp);
+	HPC_GROW(m->rows, m->n + n, m->alloc);
+	for (size_t i = 0; i < n; i++) {
+		/* the last row for an address wins */
+		if (m->n > 0 && m->rows[m->n - 1].addr == v[i].r.addr)
+			m->rows[m->n - 1] = v[i].r;
+		else
+			m->rows[m->n++] = v[i].r;
+	}
+	free(v);
+}
+
+void linemap_release(struct linemap *m)
+{
+	free(m->rows);
+	m->rows = NULL;
+	m->n = m->alloc = 0;
+}
+
+ptrdiff_t linemap_find(const struct linemap *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->rows[mid].addr > addr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (lo == 0)
+		return -1;
+	if (m->rows[lo - 1].file == 0 && m->rows[lo - 1].line == 0)
+		return -1;
+	return (ptrdiff_t)lo - 1;
+}

@@ -1,0 +1,260 @@
+/* measdir.c - structure for every sampled binary of a measurement. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <elfutils/libdwelf.h>
+#include <libelf.h>
+
+#include "error.h"
+#include "hashmap.h"
+#include "hpcrun-fmt.h"
+#include "measdir.h"
+#include "opts.h"
+#include "strbuf.h"
+#include "version.h"
+
+/* Adds the paths of sampled modules in one profile to the set. */
+static void collect(const char *file, struct hmap *seen, struct strlist *out)
+{
+	struct hpcrun_profile *p = hpcrun_fmt_read(file);
+
+	if (!p) {
+		hpc_warn("%s", hpc_lasterr());
+		return;
+	}
+	for (size_t i = 0; i < p->nlms; i++) {
+		const char *path = p->lms[i].path;
+		char *copy;
+
+		if (!(p->lms[i].flags & HPCRUN_LM_ANALYZE) || !path ||
+		    hmap_get_str(seen, path))
+			continue;
+		copy = xstrdup(path);
+		hmap_put_str(seen, path, copy);
+		strlist_push(out, copy);
+	}
+	hpcrun_profile_free(p);
+}
+
+/* "buildid-HEX" or "hash-HEX-SIZE", prefixed by our version. */
+static int cache_key(const char *path, struct strbuf *key)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	Elf *elf;
+	const void *id = NULL;
+	ssize_t n = 0;
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf)
+		n = dwelf_elf_gnu_build_id(elf, &id);
+	strbuf_addf(key, "v%s-", HPC_VERSION);
+	if (n > 0) {
+		strbuf_addstr(key, "buildid-");
+		for (ssize_t i = 0; i < n; i++)
+			strbuf_addf(key, "%02x", ((const unsigned char *)id)[i]);
+	} else if (st.st_size > 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+			       fd, 0);
+
+		if (m == MAP_FAILED) {
+			elf_end(elf);
+			close(fd);
+			return -1;
+		}
+		strbuf_addf(key, "hash-%016llx-%lld",
+			    (unsigned long long)hpc_hash(m, (size_t)st.st_size),
+			    (long long)st.st_size);
+		munmap(m, (size_t)st.st_size);
+	} else {
+		strbuf_addstr(key, "empty");
+	}
+	elf_end(elf);
+	close(fd);
+	return 0;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	struct strbuf sb = STRBUF_INIT, tmp = STRBUF_INIT;
+	FILE *f;
+	int rc = -1;
+
+	if (strbuf_read_file(&sb, from) < 0)
+		goto out;
+	strbuf_addf(&tmp, "%s.tmp%ld", to, (long)getpid());
+	f = fopen(tmp.buf, "w");
+	if (!f) {
+		hpc_seterr("'%s': %s", to, strerror(errno));
+		goto out;
+	}
+	fwrite(sb.buf, 1, sb.len, f);
+	if (fclose(f) != 0 || rename(tmp.buf, to) != 0) {
+		hpc_seterr("'%s': %s", to, strerror(errno));
+		unlink(tmp.buf);
+		goto out;
+	}
+	rc = 0;
+out:
+	strbuf_release(&sb);
+	strbuf_release(&tmp);
+	return rc;
+}
+
+static int mkdirs(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int rc = 0;
+
+	strbuf_addstr(&sb, path);
+	for (size_t i = 1; i <= sb.len && rc == 0; i++) {
+		if (sb.buf[i] != '/' && sb.buf[i] != 0)
+			continue;
+		sb.buf[i] = 0;
+		if (mkdir(sb.buf, 0777) < 0 && errno != EEXIST)
+			rc = -1;
+		if (i < sb.len)
+			sb.buf[i] = '/';
+	}
+	strbuf_release(&sb);
+	return rc;
+}
+
+/* The cache directory (created), or "" when there is none. */
+static void cache_dir(struct strbuf *dir)
+{
+	const char *env = getenv("HPCSTRUCT_CACHE");
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+
+	if (env && *env)
+		strbuf_addstr(dir, env);
+	else if (xdg && *xdg)
+		strbuf_addf(dir, "%s/hpctoolkit-c/hpcstruct", xdg);
+	else if (home && *home)
+		strbuf_addf(dir, "%s/.cache/hpctoolkit-c/hpcstruct", home);
+	if (dir->len && mkdirs(dir->buf) < 0) {
+		hpc_warn("'%s': cannot create the cache directory: %s",
+			 dir->buf, strerror(errno));
+		strbuf_reset(dir);
+	}
+}
+
+static int one_module(const char *dir, const char *path, const char *cache,
+		      const struct analyze_opts *opts, int quiet)
+{
+	struct strbuf out = STRBUF_INIT, key = STRBUF_INIT, cached = STRBUF_INIT;
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	struct stat st;
+	int rc = 0;
+
+	strbuf_addf(&out, "%s/structs/%s.hpcstruct", dir, base);
+	if (*cache && cache_key(path, &key) == 0) {
+		strbuf_addf(&cached, "%s/%s-%s.hpcstruct", cache, key.buf, base);
+		if (stat(cached.buf, &st) == 0 && copy_file(cached.buf, out.buf) == 0) {
+			if (!quiet)
+				fprintf(stderr, "%s: '%s': reused cached structure (%s)\n",
+					hpc_progname(), path, key.buf);
+			goto done;
+		}
+	}
+	if (analyze_binary(path, out.buf, opts) < 0) {
+		hpc_error("%s", hpc_lasterr());
+		rc = -1;
+		goto done;
+	}
+	if (!quiet)
+		fprintf(stderr, "%s: '%s': wrote '%s'\n", hpc_progname(), path,
+			out.buf);
+	if (cached.len && copy_file(out.buf, cached.buf) < 0)
+		hpc_warn("cannot cache: %s", hpc_lasterr());
+done:
+	strbuf_release(&out);
+	strbuf_release(&key);
+	strbuf_release(&cached);
+	return rc;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int measdir_run(const char *dir, const struct analyze_opts *opts, int quiet)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct hmap *seen = hmap_new();
+	struct strlist mods = { 0 }, files = { 0 };
+	struct strbuf sb = STRBUF_INIT, cache = STRBUF_INIT;
+	int failed = 0;
+
+	if (!d) {
+		hpc_error("'%s': %s", dir, strerror(errno));
+		hmap_free(seen);
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		if (len > 7 && !strcmp(e->d_name + len - 7, ".hpcrun")) {
+			strbuf_reset(&sb);
+			strbuf_addf(&sb, "%s/%s", dir, e->d_name);
+			strlist_push(&files, strbuf_detach(&sb, NULL));
+		}
+	}
+	closedir(d);
+	if (files.n == 0) {
+		hpc_error("'%s': not a measurement directory (no .hpcrun files)", dir);
+		failed = 1;
+		goto out;
+	}
+	qsort(files.v, files.n, sizeof(*files.v), name_cmp);
+	for (size_t i = 0; i < files.n; i++)
+		collect(files.v[i], seen, &mods);
+	strbuf_addf(&sb, "%s/structs", dir);
+	if (mkdir(sb.buf, 0777) < 0 && errno != EEXIST) {
+		hpc_error("'%s': %s", sb.buf, strerror(errno));
+		failed = 1;
+		goto out;
+	}
+	cache_dir(&cache);
+	for (size_t i = 0; i < mods.n; i++) {
+		struct stat st;
+
+		if (mods.v[i][0] == '[' || stat(mods.v[i], &st) < 0 ||
+		    !S_ISREG(st.st_mode)) {
+			if (!quiet)
+				fprintf(stderr, "%s: '%s': not a file, skipped\n",
+					hpc_progname(), mods.v[i]);
+			continue;
+		}
+		if (one_module(dir, mods.v[i], cache.buf, opts, quiet) < 0)
+			failed = 1;
+	}
+out:
+	for (size_t i = 0; i < files.n; i++)
+		free((char *)files.v[i]);
+	for (size_t i = 0; i < mods.n; i++)
+		free((char *)mods.v[i]);
+	strlist_release(&files);
+	strlist_release(&mods);
+	strbuf_release(&sb);
+	strbuf_release(&cache);
+	hmap_free(seen);
+	return failed ? -1 : 0;
+}

@@ -1,0 +1,24 @@
+/*
+ * measdir.h - hpcstruct on a measurement directory (measdir.c).
+ *
+ * Reads the load maps of every *.hpcrun file in the directory, and for each
+ * distinct module that received samples (load-map flag bit 0) writes
+ * DIR/structs/<basename>.hpcstruct.  Pseudo-modules ("[vdso]") and paths
+ * that are not regular files are skipped with a note.  Results are cached
+ * by the binary's build ID (or, without one, a hash of its contents) in
+ * $HPCSTRUCT_CACHE, else $XDG_CACHE_HOME/hpctoolkit-c/hpcstruct, else
+ * ~/.cache/hpctoolkit-c/hpcstruct; a cache hit is a file copy and is
+ * reported.
+ */
+#ifndef HPCSTRUCT_MEASDIR_H
+#define HPCSTRUCT_MEASDIR_H
+
+#include "analyze.h"
+
+/*
+ * Returns 0 when every module was analyzed or reused, -1 when some failed
+ * (each failure already reported on stderr, one line each).
+ */
+int measdir_run(const char *dir, const struct analyze_opts *opts, int quiet);
+
+#endif

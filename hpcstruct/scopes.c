@@ -1,0 +1,492 @@
+/* scopes.c - build and normalize one procedure's scope tree (see scopes.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "hashmap.h"
+#include "scopes.h"
+#include "strbuf.h"
+
+struct key {
+	uintptr_t parent;
+	uint32_t kind, file, line, name;
+};
+
+struct builder {
+	const struct scope_ctx *c;
+	const struct cfg *g;
+	const struct loopnest *ln;
+	struct hmap *index;
+	int32_t *node_of;	/* insn -> inline node, -1 = none */
+	int32_t *ctx;		/* loop -> inline node it sits under */
+	uint32_t *lfile, *lline;	/* loop -> file, line */
+	struct scope **lscope;	/* loop -> its scope, once met */
+	int32_t *path;		/* scratch: inline nodes (descend) */
+	size_t path_alloc;
+	int32_t *chain;		/* scratch: loops, innermost first */
+	size_t chain_alloc;
+};
+
+static int32_t node_parent(const struct builder *bd, int32_t n)
+{
+	return bd->c->d->nodes[n].parent;
+}
+
+static uint32_t node_depth(const struct builder *bd, int32_t n)
+{
+	return n < 0 ? 0 : bd->c->d->nodes[n].depth;
+}
+
+static int32_t lca(const struct builder *bd, int32_t a, int32_t b)
+{
+	while (a != b) {
+		if (node_depth(bd, a) >= node_depth(bd, b))
+			a = node_parent(bd, a);
+		else
+			b = node_parent(bd, b);
+	}
+	return a;
+}
+
+static struct scope *child(struct builder *bd, struct scope *parent,
+			   enum scope_kind kind, uint32_t file, uint32_t line,
+			   uint32_t name)
+{
+	struct key k;
+	struct scope *s;
+
+	memset(&k, 0, sizeof(k));
+	k.parent = (uintptr_t)parent;
+	k.kind = kind;
+	k.file = file;
+	k.line = line;
+	k.name = name;
+	s = hmap_get(bd->index, &k, sizeof(k));
+	if (s)
+		return s;
+	s = xcalloc(1, sizeof(*s));
+	s->kind = kind;
+	s->file = file;
+	s->line = line;
+	s->name = name;
+	s->parent = parent;
+	HPC_GROW(parent->kids, parent->nkids + 1, parent->kids_alloc);
+	parent->kids[parent->nkids++] = s;
+	hmap_put(bd->index, &k, sizeof(k), s);
+	return s;
+}
+
+static void add_range(struct scope *s, uint64_t lo, uint64_t hi)
+{
+	if (s->nv > 0 && s->v[s->nv - 1].hi == lo) {
+		s->v[s->nv - 1].hi = hi;
+		return;
+	}
+	HPC_GROW(s->v, s->nv + 1, s->v_alloc);
+	s->v[s->nv].lo = lo;
+	s->v[s->nv].hi = hi;
+	s->nv++;
+}
+
+/* Descends from cur (at inline node from) to inline node to, a descendant. */
+static struct scope *descend(struct builder *bd, struct scope *cur,
+			     int32_t from, int32_t to)
+{
+	size_t n = 0;
+
+	for (int32_t x = to; x != from && x >= 0; x = node_parent(bd, x)) {
+		HPC_GROW(bd->path, n + 1, bd->path_alloc);
+		bd->path[n++] = x;
+	}
+	while (n-- > 0) {
+		const struct inline_node *in = &bd->c->d->nodes[bd->path[n]];
+
+		cur = child(bd, cur, SCOPE_CALLSITE, in->call_file,
+			    in->call_line, 0);
+		cur = child(bd, cur, SCOPE_ALIEN, in->callee_file,
+			    in->callee_line, in->callee);
+	}
+	return cur;
+}
+
+static void insn_line(const struct builder *bd, uint64_t addr, uint32_t *file,
+		      uint32_t *line)
+{
+	const struct linemap *m = &bd->c->d->lines;
+	ptrdiff_t r = linemap_find(m, addr);
+
+	*file = r < 0 ? 0 : m->rows[r].file;
+	*line = r < 0 ? 0 : m->rows[r].line;
+}
+
+void scopes_proc_home(const struct scope_ctx *c, size_t pi, uint32_t *file,
+		      uint32_t *line)
+{
+	const struct proc *p = &c->b->procs[pi];
+	const struct subprog *s = debuginfo_subprog(c->d, p->lo);
+	ptrdiff_t r;
+
+	if (s && s->file) {
+		*file = s->file;
+		*line = s->line;
+		return;
+	}
+	r = linemap_find(&c->d->lines, p->lo);
+	if (r >= 0 && c->d->lines.rows[r].file) {
+		*file = c->d->lines.rows[r].file;
+		*line = c->d->lines.rows[r].line;
+		return;
+	}
+	*file = c->nofile;
+	*line = 0;
+}
+
+static int range_depth_cmp(const void *a, const void *b, void *arg)
+{
+	const struct debuginfo *d = arg;
+	const struct inline_range *x = a, *y = b;
+
+	return (int)d->nodes[x->node].depth - (int)d->nodes[y->node].depth;
+}
+
+/* Paints each instruction with its innermost inline node. */
+static void paint_inlines(struct builder *bd, const struct proc *p)
+{
+	const struct debuginfo *d = bd->c->d;
+	const struct cfg *g = bd->g;
+	size_t first = debuginfo_first_range(d, p->lo), n = 0;
+	struct inline_range *rs;
+
+	for (size_t i = 0; i < g->ninsns; i++)
+		bd->node_of[i] = -1;
+	while (first + n < d->nranges && d->ranges[first + n].lo < p->hi)
+		n++;
+	if (n == 0)
+		return;
+	rs = xmalloc(n * sizeof(*rs));
+	memcpy(rs, d->ranges + first, n * sizeof(*rs));
+	qsort_r(rs, n, sizeof(*rs), range_depth_cmp, (void *)d);
+	for (size_t k = 0; k < n; k++) {
+		size_t lo = 0, hi = g->ninsns;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (g->insns[mid].addr < rs[k].lo)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < g->ninsns && g->insns[lo].addr < rs[k].hi; lo++)
+			bd->node_of[lo] = rs[k].node;
+	}
+	free(rs);
+}
+
+static int loop_within(const struct loopnest *ln, int32_t l, int32_t outer)
+{
+	for (; l >= 0; l = ln->loops[l].parent)
+		if (l == outer)
+			return 1;
+	return 0;
+}
+
+/* The file and line of insn i seen from inline level ctx. */
+static void line_at_level(const struct builder *bd, size_t i, int32_t ctx,
+			  uint32_t *file, uint32_t *line)
+{
+	int32_t n = bd->node_of[i];
+
+	if (node_depth(bd, n) > node_depth(bd, ctx)) {
+		const struct inline_node *in;
+
+		while (node_depth(bd, n) > node_depth(bd, ctx) + 1)
+			n = node_parent(bd, n);
+		in = &bd->c->d->nodes[n];
+		*file = in->call_file;
+		*line = in->call_line;
+		return;
+	}
+	insn_line(bd, bd->g->insns[i].addr, file, line);
+}
+
+/*
+ * Each loop's inline level (the deepest inline node common to all its
+ * instructions) and its file and line: those of the latest back-edge
+ * branch (the loop test), else of the header's first instruction.
+ */
+static void loop_attributes(struct builder *bd)
+{
+	const struct cfg *g = bd->g;
+	const struct loopnest *ln = bd->ln;
+	int32_t *head_loop = xmalloc(g->nblocks * sizeof(*head_loop));
+	size_t *latch = xcalloc(ln->nloops, sizeof(*latch));
+
+	for (size_t b = 0; b < g->nblocks; b++)
+		head_loop[b] = -1;
+	for (size_t l = 0; l < ln->nloops; l++) {
+		head_loop[ln->loops[l].header] = (int32_t)l;
+		bd->ctx[l] = -2;
+	}
+	for (size_t b = 0; b < g->nblocks; b++) {
+		const struct block *bl = &g->blocks[b];
+		int32_t bl_loop = ln->block_loop[b];
+
+		for (size_t i = bl->first; i <= bl->last; i++) {
+			for (int32_t l = bl_loop; l >= 0; l = ln->loops[l].parent) {
+				int32_t c = bd->ctx[l] == -2 ? bd->node_of[i] :
+					lca(bd, bd->ctx[l], bd->node_of[i]);
+
+				if (c == bd->ctx[l])
+					break;
+				bd->ctx[l] = c;
+			}
+		}
+		for (size_t e = 0; e < bl->nsucc; e++) {
+			int32_t l = head_loop[g->succs[bl->succ + e]];
+
+			if (l >= 0 && loop_within(ln, bl_loop, l) &&
+			    bl->last + 1 > latch[l])
+				latch[l] = bl->last + 1;
+		}
+	}
+	for (size_t l = 0; l < ln->nloops; l++) {
+		size_t head = g->blocks[ln->loops[l].header].first;
+
+		bd->lfile[l] = bd->lline[l] = 0;
+		if (latch[l])
+			line_at_level(bd, latch[l] - 1, bd->ctx[l], &bd->lfile[l],
+				      &bd->lline[l]);
+		if (bd->lline[l] == 0)
+			line_at_level(bd, head, bd->ctx[l], &bd->lfile[l],
+				      &bd->lline[l]);
+		if (bd->lfile[l] == 0)
+			bd->lfile[l] = bd->c->nofile;
+	}
+	free(head_loop);
+	free(latch);
+}
+
+/* Rule 4: the innermost loop below x (through loops only) with line. */
+static struct scope *deepest_stmt(struct builder *bd, struct scope *x,
+				  uint32_t line, int budget)
+{
+	if (budget <= 0)
+		return NULL;
+	for (size_t k = 0; k < x->nkids; k++) {
+		struct scope *c = x->kids[k], *s, *deeper;
+		struct key key;
+
+		if (c->kind != SCOPE_LOOP || c->line == line)
+			continue;
+		deeper = deepest_stmt(bd, c, line, budget - 1);
+		if (deeper)
+			return deeper;
+		memset(&key, 0, sizeof(key));
+		key.parent = (uintptr_t)c;
+		key.kind = SCOPE_STMT;
+		key.line = line;
+		s = hmap_get(bd->index, &key, sizeof(key));
+		if (s)
+			return s;
+	}
+	return NULL;
+}
+
+/*
+ * Applies rule 4 top-down.  A statement freed here stays in bd->index, but
+ * only scopes below x are searched afterwards, never x's own statements.
+ */
+static void hoisted_into_loops(struct builder *bd, struct scope *x)
+{
+	size_t out = 0;
+
+	for (size_t k = 0; k < x->nkids; k++) {
+		struct scope *c = x->kids[k], *to;
+
+		if (c->kind == SCOPE_STMT && c->line != 0 &&
+		    (to = deepest_stmt(bd, x, c->line, 64))) {
+			for (size_t r = 0; r < c->nv; r++)
+				add_range(to, c->v[r].lo, c->v[r].hi);
+			free(c->v);
+			free(c);
+			continue;
+		}
+		x->kids[out++] = c;
+	}
+	x->nkids = out;
+	for (size_t k = 0; k < x->nkids; k++)
+		if (x->kids[k]->kind != SCOPE_STMT)
+			hoisted_into_loops(bd, x->kids[k]);
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int kid_cmp(const void *a, const void *b)
+{
+	const struct scope *x = *(struct scope *const *)a;
+	const struct scope *y = *(struct scope *const *)b;
+	int xs = x->kind == SCOPE_STMT, ys = y->kind == SCOPE_STMT;
+
+	if (xs != ys)
+		return ys - xs;
+	if (xs && x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->minaddr < y->minaddr ? -1 : x->minaddr > y->minaddr;
+}
+
+/* Sorts and merges ranges, computes minaddr, orders children. */
+static void finish(struct scope *s)
+{
+	s->minaddr = UINT64_MAX;
+	if (s->nv > 1) {
+		size_t out = 0;
+
+		qsort(s->v, s->nv, sizeof(*s->v), range_cmp);
+		for (size_t r = 1; r < s->nv; r++) {
+			if (s->v[r].lo <= s->v[out].hi) {
+				if (s->v[r].hi > s->v[out].hi)
+					s->v[out].hi = s->v[r].hi;
+			} else {
+				s->v[++out] = s->v[r];
+			}
+		}
+		s->nv = out + 1;
+	}
+	if (s->nv > 0)
+		s->minaddr = s->v[0].lo;
+	for (size_t k = 0; k < s->nkids; k++) {
+		finish(s->kids[k]);
+		if (s->kids[k]->minaddr < s->minaddr)
+			s->minaddr = s->kids[k]->minaddr;
+	}
+	qsort(s->kids, s->nkids, sizeof(*s->kids), kid_cmp);
+}
+
+static void build_statements(struct builder *bd, struct scope *root)
+{
+	const struct cfg *g = bd->g;
+	const struct loopnest *ln = bd->ln;
+	struct scope *last = NULL;
+	int32_t last_loop = -3, last_node = -3;
+	uint32_t last_line = UINT32_MAX;
+
+	for (size_t b = 0; b < g->nblocks; b++) {
+		const struct block *bl = &g->blocks[b];
+		int32_t loop = ln->block_loop[b];
+
+		for (size_t i = bl->first; i <= bl->last; i++) {
+			const struct insn *in = &g->insns[i];
+			int32_t node = bd->node_of[i], curctx = -1;
+			uint32_t file, line;
+			struct scope *cur = root;
+			size_t depth = 0;
+
+			insn_line(bd, in->addr, &file, &line);
+			if (last && loop == last_loop && node == last_node &&
+			    line == last_line) {
+				add_range(last, in->addr, in->addr + in->len);
+				continue;
+			}
+			for (int32_t l = loop; l >= 0; l = ln->loops[l].parent) {
+				HPC_GROW(bd->chain, depth + 1, bd->chain_alloc);
+				bd->chain[depth++] = l;
+			}
+			while (depth-- > 0) {
+				int32_t l = bd->chain[depth];
+
+				cur = descend(bd, cur, curctx, bd->ctx[l]);
+				curctx = bd->ctx[l];
+				/* rule 3; loops without a line never merge */
+				cur = child(bd, cur, SCOPE_LOOP, bd->lfile[l],
+					    bd->lline[l],
+					    bd->lline[l] ? 0 : (uint32_t)l + 1);
+				bd->lscope[l] = cur;
+			}
+			cur = descend(bd, cur, curctx, node);
+			last = child(bd, cur, SCOPE_STMT, 0, line, 0);
+			add_range(last, in->addr, in->addr + in->len);
+			last_loop = loop;
+			last_node = node;
+			last_line = line;
+		}
+	}
+	for (size_t l = 0; l < ln->nloops; l++) {
+		struct scope *s = bd->lscope[l];
+		uint64_t h = g->insns[g->blocks[ln->loops[l].header].first].addr;
+		int dup = 0;
+
+		if (!s)
+			continue;
+		for (size_t r = 0; r < s->nv; r++)
+			dup |= s->v[r].lo == h;
+		if (!dup) {
+			HPC_GROW(s->v, s->nv + 1, s->v_alloc);
+			s->v[s->nv].lo = h;
+			s->v[s->nv].hi = h + 1;
+			s->nv++;
+		}
+	}
+}
+
+struct proc_tree *scopes_build(const struct scope_ctx *c, size_t pi,
+			       const struct cfg *g, const struct loopnest *ln)
+{
+	const struct proc *p = &c->b->procs[pi];
+	const struct subprog *sp = debuginfo_subprog(c->d, p->lo);
+	struct proc_tree *t = xcalloc(1, sizeof(*t));
+	struct builder bd = { 0 };
+
+	t->root = xcalloc(1, sizeof(*t->root));
+	t->root->kind = SCOPE_PROC;
+	scopes_proc_home(c, pi, &t->root->file, &t->root->line);
+	t->name = p->name;
+	t->entry = p->lo;
+	t->linkname = sp ? sp->linkname : 0;
+	t->truncated = g->truncated;
+	bd.c = c;
+	bd.g = g;
+	bd.ln = ln;
+	bd.index = hmap_new();
+	bd.node_of = xmalloc((g->ninsns + 1) * sizeof(*bd.node_of));
+	bd.ctx = xmalloc((ln->nloops + 1) * sizeof(*bd.ctx));
+	bd.lfile = xmalloc((ln->nloops + 1) * sizeof(*bd.lfile));
+	bd.lline = xmalloc((ln->nloops + 1) * sizeof(*bd.lline));
+	bd.lscope = xcalloc(ln->nloops + 1, sizeof(*bd.lscope));
+	paint_inlines(&bd, p);
+	loop_attributes(&bd);
+	build_statements(&bd, t->root);
+	hoisted_into_loops(&bd, t->root);
+	finish(t->root);
+	hmap_free(bd.index);
+	free(bd.node_of);
+	free(bd.ctx);
+	free(bd.lfile);
+	free(bd.lline);
+	free(bd.lscope);
+	free(bd.path);
+	free(bd.chain);
+	return t;
+}
+
+static void scope_free(struct scope *s)
+{
+	for (size_t k = 0; k < s->nkids; k++)
+		scope_free(s->kids[k]);
+	free(s->kids);
+	free(s->v);
+	free(s);
+}
+
+void proc_tree_free(struct proc_tree *t)
+{
+	if (!t)
+		return;
+	scope_free(t->root);
+	free(t);
+}

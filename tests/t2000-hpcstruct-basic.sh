@@ -1,0 +1,105 @@
+#!/bin/sh
+test_description='hpcstruct: procedures, statements, output file, DTD, stripped and no-debug binaries'
+. "$(dirname "$0")/test-lib.sh"
+
+DTD=$DTD_DIR/hpc-structure.dtd
+
+# "name addr" of every defined function symbol of $1 (hex without 0x).
+func_syms() {
+	nm --defined-only "$1" | awk '$2 ~ /^[tT]$/ { print $3, $1 }' | sort
+}
+
+test_expect_success 'setup: st-nests built with gcc -O2 -g' '
+	cc -O2 -g -o st-nests "$TEST_PROGS/st-nests.c"
+'
+
+test_expect_success 'default output is BINARY.hpcstruct in the current directory' '
+	mkdir sub && (cd sub && hpcstruct ../st-nests) &&
+	test -s sub/st-nests.hpcstruct && ! test -e st-nests.hpcstruct
+'
+
+test_expect_success XMLLINT 'output is valid against the structure DTD' '
+	test_valid_xml "$DTD" sub/st-nests.hpcstruct
+'
+
+test_expect_success 'LM names the binary by absolute path' '
+	grep -q "<LM i=\"2\" n=\"$PWD/st-nests\" has-calls=\"0\" v=\"{}\">" sub/st-nests.hpcstruct
+'
+
+test_expect_success 'every function symbol is a P whose v is its entry address' '
+	hpcstruct -o s.xml st-nests &&
+	func_syms st-nests >syms &&
+	test_line_count -gt 10 syms &&
+	while read name addr; do
+		a=$(printf "%x" 0x$addr) &&
+		grep -q "<P i=\"[0-9]*\" n=\"$name\" .*v=\"{\[0x$a-0x$(printf "%x" $((0x$addr + 1))))}\"" s.xml ||
+		{ echo "missing P $name at 0x$a"; exit 1; }
+	done <syms
+'
+
+test_expect_success 'procedures with debug info are filed under their source file with their line' '
+	grep -A1 "<F i=\"[0-9]*\" n=\"$TEST_PROGS/st-nests.c\">" s.xml >f &&
+	test -s f &&
+	grep -q "<P i=\"[0-9]*\" n=\"nest2\" l=\"16\"" s.xml &&
+	grep -q "<P i=\"[0-9]*\" n=\"main\" l=\"58\"" s.xml
+'
+
+test_expect_success 'procedures without debug info go to the [binary] file with line 0' '
+	grep -q "<F i=\"[0-9]*\" n=\"\[st-nests\]\">" s.xml &&
+	grep -q "<P i=\"[0-9]*\" n=\"_start\" l=\"0\"" s.xml
+'
+
+test_expect_success 'statements carry the address ranges of their lines (as addr2line says)' '
+	sed -n "/n=\"nest1\"/,/<\/P>/p" s.xml >nest1 &&
+	grep "<S " nest1 | sed "s/.*l=\"\([0-9]*\)\" v=\"{\[\(0x[0-9a-f]*\)-.*/\1 \2/" >pairs &&
+	test_line_count -ge 2 pairs &&
+	while read line addr; do
+		addr2line -e st-nests $addr | sed "s/.*://; s/ .*//" >got &&
+		echo $line >want && test_cmp want got
+	done <pairs
+'
+
+test_expect_success 'PLT stubs are procedures named NAME@plt (atoi is strtol at -O2)' '
+	grep -q "n=\"strtol@plt\"" s.xml
+'
+
+test_expect_success '-o writes FILE; -j 2 writes the same structure as -j 1' '
+	hpcstruct -j 2 -o s2.xml st-nests &&
+	test_cmp s.xml s2.xml
+'
+
+test_expect_success 'a binary without -g still gets procedures and loops, no lines' '
+	cc -O2 -o nodebug "$TEST_PROGS/st-nests.c" &&
+	hpcstruct -o nd.xml nodebug &&
+	grep -c "<L " nd.xml >nloops &&
+	echo 13 >expect && test_cmp expect nloops &&
+	! grep -q "<S [^>]*l=\"[1-9]" nd.xml
+'
+
+test_expect_success XMLLINT 'no-debug output is valid too' '
+	test_valid_xml "$DTD" nd.xml
+'
+
+test_expect_success 'a stripped binary: procedures from .eh_frame, loops kept' '
+	strip -o stripped st-nests &&
+	hpcstruct -o st.xml stripped &&
+	func_syms st-nests | grep -E "^(nest[1-4]|siblings|walk|main) " >syms &&
+	test_line_count = 7 syms &&
+	while read name addr; do
+		a=$(printf "%x" 0x$addr) &&
+		grep -q "<P i=\"[0-9]*\" n=\"[^\"]*\" l=\"0\" v=\"{\[0x$a-" st.xml ||
+		{ echo "no P at 0x$a ($name)"; exit 1; }
+	done <syms &&
+	grep -c "<L " st.xml >n1 && grep -c "<L " s.xml >n2 && test_cmp n2 n1
+'
+
+test_expect_success XMLLINT 'stripped output is valid' '
+	test_valid_xml "$DTD" st.xml
+'
+
+test_expect_success 'hpcprof reads our structure file' '
+	if command -v hpcprof >/dev/null && hpcprof --help 2>/dev/null | grep -q -- --dump; then
+		hpcprof --dump s.xml >dump && grep -q "procedures" dump
+	fi
+'
+test_done

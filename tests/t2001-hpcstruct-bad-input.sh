@@ -1,0 +1,55 @@
+#!/bin/sh
+test_description='hpcstruct: bad inputs give one clear line and a non-zero exit, never a crash'
+. "$(dirname "$0")/test-lib.sh"
+
+# expect_refusal FILE PATTERN: status 1, exactly one stderr line matching.
+expect_refusal() {
+	test_must_fail hpcstruct -o out.xml "$1" 2>err &&
+	test_line_count = 1 err &&
+	grep -q "^hpcstruct: '$1': $2" err &&
+	! test -e out.xml
+}
+
+test_expect_success 'setup' '
+	cc -O2 -g -o good "$TEST_PROGS/st-nests.c" &&
+	echo "hello, world" >text &&
+	: >empty &&
+	head -c 1000 good >truncated &&
+	head -c 20000 good >truncated2 &&
+	cp good arm && printf "\267\000" | dd of=arm bs=1 seek=18 conv=notrunc 2>/dev/null &&
+	cp good elf32 && printf "\001" | dd of=elf32 bs=1 seek=4 conv=notrunc 2>/dev/null &&
+	cc -c -o obj.o "$TEST_PROGS/st-nests.c"
+'
+
+test_expect_success 'not an ELF file' 'expect_refusal text "not an ELF file"'
+test_expect_success 'an empty file' 'expect_refusal empty "empty file"'
+test_expect_success 'a missing file' 'expect_refusal nosuch "No such file or directory"'
+test_expect_success 'a truncated ELF file' 'expect_refusal truncated ""'
+test_expect_success 'another architecture' 'expect_refusal arm "unsupported architecture"'
+test_expect_success 'a 32-bit ELF file' 'expect_refusal elf32 ""'
+test_expect_success 'a relocatable object' 'expect_refusal obj.o "not an executable or shared library"'
+
+test_expect_success 'a file cut inside its sections: refused or analyzed, never a crash' '
+	status=0 && hpcstruct -o t2.xml truncated2 2>err || status=$? &&
+	test $status -le 1
+'
+
+test_expect_success 'a directory without profiles' '
+	mkdir d &&
+	test_must_fail hpcstruct d 2>err &&
+	test_line_count = 1 err &&
+	grep -q "^hpcstruct: '"'"'d'"'"': not a measurement directory" err
+'
+
+test_expect_success 'usage errors exit 2' '
+	status=0 && hpcstruct 2>err || status=$? && test $status = 2 &&
+	status=0 && hpcstruct good good 2>err || status=$? && test $status = 2 &&
+	status=0 && hpcstruct -j 0 good 2>err || status=$? && test $status = 2
+'
+
+test_expect_success 'a failed run leaves an existing output file alone' '
+	echo keep >out.xml &&
+	test_must_fail hpcstruct -o out.xml text 2>err &&
+	echo keep >expect && test_cmp expect out.xml
+'
+test_done
