@@ -114,11 +114,16 @@ test_expect_success 'an existing LD_PRELOAD is kept after the runtime' '
 	grep -q "/lib/hpcrun/libhpcrun.so:/nonexistent-but-harmless.so\$" out
 '
 
-test_expect_success 'the installed hpcrun finds its installed runtime' '
-	make -s -C "$SRC_ROOT" BUILD="$HPC_BUILD" install PREFIX="$TRASH/inst" >out 2>&1 &&
+test_expect_success 'hpcrun moved to PREFIX/bin finds PREFIX/lib/hpcrun/libhpcrun.so' '
+	mkdir -p inst/bin inst/lib/hpcrun &&
+	cp "$HPC_BUILD/bin/hpcrun" inst/bin/ &&
+	cp "$HPC_BUILD/lib/hpcrun/libhpcrun.so" inst/lib/hpcrun/ &&
 	inst/bin/hpcrun -v -o inst-meas ./rt-work split 1 2>err &&
 	grep -q "^hpcrun: LD_PRELOAD=$TRASH/inst/lib/hpcrun/libhpcrun.so\$" err &&
-	ls inst-meas/*.hpcrun
+	ls inst-meas/*.hpcrun &&
+	rm inst/lib/hpcrun/libhpcrun.so &&
+	test_must_fail inst/bin/hpcrun -o none ./rt-work exit 0 2>err &&
+	grep -q "^hpcrun: '\''$TRASH/inst/lib/hpcrun/libhpcrun.so'\'': runtime not found" err
 '
 
 test_done

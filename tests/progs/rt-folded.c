@@ -5,7 +5,8 @@
  * (the output of "nm -S --defined-only EXE"); return addresses (every frame
  * but the leaf) are looked up at address-1.  Other frames print as
  * "basename+0xOFFSET", placeholders as their text ("^Primary", "|Main").
- * A first line per metric: "# metric NAME period P samples N".
+ * First lines: per metric "# metric NAME period P samples N", per module
+ * "# lm ID FLAGS PATH".
  *
  * Build: cc -I$SRC_ROOT/lib -o rt-folded rt-folded.c $HPC_BUILD/obj/libhpc.a -lm
  *        (plus -fsanitize=address,undefined for a SANITIZE=1 build)
@@ -137,6 +138,9 @@ int main(int argc, char **argv)
 		printf("# metric %s period %" PRIu64 " samples %" PRIu64 "\n",
 		       p->metrics[m].name, p->metrics[m].period,
 		       p->metrics[m].nsamples);
+	for (c = 0; c < p->nlms; c++)
+		printf("# lm %u %" PRIu64 " %s\n", p->lms[c].id, p->lms[c].flags,
+		       p->lms[c].path);
 	for (c = 0; c < p->nctxs; c++) {
 		uint64_t v, end = c + 1 < p->nctxs ? p->ctxs[c + 1].first : p->nvalues;
 		const struct hpcrun_node *n = node_by_id(p->ctxs[c].ctx);

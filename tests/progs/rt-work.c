@@ -11,8 +11,11 @@
  *   exec N          N units, then exec's itself as "split N"
  *   crash N         N units, then a SIGSEGV
  *   sigprof         own SIGPROF handler with ITIMER_PROF; prints what it saw
- *   exit S          N units then exit(S);  _exit S: the same with _exit
+ *   term N          N units, then SIGTERM to itself (default action)
+ *   dlopen LIB N    dlopen LIB, N units in its dso_work(), dlclose, N units
+ *   exit S          one unit then exit(S);  _exit S: the same with _exit
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -115,6 +118,23 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "crash")) {
 		heavy(n);
 		*(volatile int *)(long)sink = 1;
+	} else if (!strcmp(mode, "term")) {
+		heavy(n);
+		kill(getpid(), SIGTERM);
+		return 0;
+	} else if (!strcmp(mode, "dlopen")) {
+		void *h = dlopen(argv[2], RTLD_NOW);
+		void (*fn)(long);
+
+		if (!h) {
+			fprintf(stderr, "rt-work: %s\n", dlerror());
+			return 1;
+		}
+		*(void **)&fn = dlsym(h, "dso_work");
+		n = argc > 3 ? atol(argv[3]) : 10;
+		fn(n);
+		dlclose(h);
+		light(n);
 	} else if (!strcmp(mode, "sigprof")) {
 		struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
 		struct sigaction sa, old;

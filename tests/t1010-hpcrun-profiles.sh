@@ -1,0 +1,140 @@
+#!/bin/sh
+test_description='hpcrun profiles: attribution, threads, deep -O2 call paths, events'
+. "$(dirname "$0")/test-lib.sh"
+
+# share LEAF FOLDED: percentage of the metric total whose leaf frame is LEAF.
+share() {
+	awk -v leaf="$1" '!/^#/ { n = split($1, f, ";"); t += $NF; if (f[n] == leaf) s += $NF }
+		END { printf "%.2f\n", t ? 100 * s / t : -1 }' "$2"
+}
+
+# folded DIR FILE-GLOB: the folded paths of the profiles matching the glob.
+folded() {
+	for f in $1/$2; do ./rt-folded "$f" "$TRASH/rt-work" rt-work.nm || return 1; done
+}
+
+test_expect_success 'setup: test program, nm listing, profile reader' '
+	cc -O2 -fomit-frame-pointer -pthread -o rt-work "$TEST_PROGS/rt-work.c" &&
+	nm -S --defined-only rt-work >rt-work.nm &&
+	san= &&
+	if nm "$HPC_BUILD/obj/libhpc.a" 2>/dev/null | grep -q __asan_report; then
+		san="-fsanitize=address,undefined"
+	fi &&
+	cc $san -I"$SRC_ROOT/lib" -o rt-folded "$TEST_PROGS/rt-folded.c" \
+		"$HPC_BUILD/obj/libhpc.a" -lm
+'
+
+test_expect_success 'a 3:1 split between two functions is measured within 4 points' '
+	hpcrun -o split ./rt-work split 30 &&
+	folded split "*.hpcrun" >f &&
+	test_within "$(share heavy f)" 75 4 &&
+	test_within "$(share light f)" 25 4
+'
+
+test_expect_success '99% of the split reaches main, the rest the stack bottom' '
+	grep -v "^#" f >paths &&
+	awk "{ t += \$NF } /^\^Primary;\|Main;main;/ { m += \$NF } END { exit !(m / t >= 0.99) }" paths &&
+	! grep -v -e "^^Primary;|Main;main;" -e "^^Primary;_start;" paths &&
+	grep -q "^samples-partial: 0$" split/*.log &&
+	grep -q "^samples-dropped: 0$" split/*.log
+'
+
+test_expect_success 'the profile holds every recorded sample, the log adds up' '
+	recorded=$(sed -n "s/^samples-recorded: //p" split/*.log) &&
+	taken=$(sed -n "s/^samples-taken: //p" split/*.log) &&
+	test "$recorded" -eq "$taken" &&
+	test "$recorded" -gt 300 &&
+	grep -q "^# metric perf::cpu-clock period 1 samples $recorded\$" f &&
+	total=$(awk "!/^#/ { t += \$NF } END { printf \"%d\", t / 1e6 }" f) &&
+	test_within "$total" "$recorded" "$((recorded / 20))"
+'
+
+test_expect_success 'the load map: program first with analyze bit, absolute paths' '
+	grep "^# lm " f >lm &&
+	head -n 1 lm >first &&
+	echo "# lm 1 1 $TRASH/rt-work" >expect && test_cmp expect first &&
+	grep -q "^# lm [0-9]* 0 .*/libhpcrun.so\$" lm &&
+	grep -q "^# lm [0-9]* [01] .*/libc.so.6\$" lm &&
+	grep -q "^# lm [0-9]* 0 $TRASH/split/vdso/[0-9a-f]*.vdso\$" lm &&
+	! grep -v "^# lm [0-9]* [01] /" lm
+'
+
+test_expect_success 'threads: one profile each, 3:1 split between them' '
+	hpcrun -o thr ./rt-work threads 30 &&
+	ls thr/*.hpcrun >files &&
+	test_line_count = 3 files &&
+	ls thr/rt-work-000000-000-*.hpcrun thr/rt-work-000000-001-*.hpcrun \
+		thr/rt-work-000000-002-*.hpcrun &&
+	folded thr "*-00[12]-*.hpcrun" >tf &&
+	grep -v "^#" tf >tpaths &&
+	! grep -v "^^Primary;|Thread;thread_" tpaths &&
+	test_within "$(share thread_heavy tf)" 75 4 &&
+	grep -q "^threads: 3$" thr/*.log
+'
+
+test_expect_success 'recursion 300 deep in -O2 code without frame pointers reaches main' '
+	hpcrun -o rec ./rt-work recurse 300 30 >out &&
+	echo "depth 300" >expect && test_cmp expect out &&
+	folded rec "*.hpcrun" | grep -v "^#" >rf &&
+	awk "{ n = split(\$1, f, \";\"); r = 0; for (i = 1; i <= n; i++) r += f[i] == \"recurse\";
+	       t += \$NF; if (f[3] == \"main\" && r == 301) ok += \$NF }
+	     END { exit !(t > 0 && ok / t >= 0.99) }" rf
+'
+
+test_expect_success 'the tree grows with contexts, not with time' '
+	hpcrun -o short ./rt-work recurse 300 10 >/dev/null &&
+	s1=$(cat short/*.hpcrun | wc -c) && s2=$(cat rec/*.hpcrun | wc -c) &&
+	test $((s2 - s1)) -lt 2048 &&
+	test "$s2" -lt 100000
+'
+
+test_expect_success '50 short-lived threads each write a profile' '
+	hpcrun -o many ./rt-work many 50 &&
+	ls many/*.hpcrun >files &&
+	test_line_count = 51 files &&
+	grep -q "^threads: 51$" many/*.log &&
+	for f in many/*.hpcrun; do ./rt-folded "$f" >/dev/null || exit 1; done
+'
+
+test_expect_success '--no-unwind records leaf addresses only' '
+	hpcrun -o leaf --no-unwind ./rt-work recurse 50 10 >/dev/null &&
+	folded leaf "*.hpcrun" | grep -v "^#" >lf &&
+	! grep -v "^^Primary;|Main;recurse " lf &&
+	grep -q "^unwind: none" leaf/*.log
+'
+
+test_expect_success 'timer events: CPUTIME values are seconds, one metric per event' '
+	hpcrun -o tim -e CPUTIME -e REALTIME@2000 ./rt-work split 20 &&
+	folded tim "*.hpcrun" >timf &&
+	grep -q "^# metric CPUTIME (sec) period 1 samples" timf &&
+	grep -q "^# metric REALTIME (sec) period 1 samples" timf &&
+	cpu=$(awk "/CPUTIME/ && !/^#/ { t += \$NF } END { printf \"%.3f\", t }" timf) &&
+	n=$(sed -n "s/^# metric CPUTIME (sec) period 1 samples //p" timf) &&
+	test_within "$cpu" "$(awk "BEGIN { print $n * 0.004 }")" 0.05 &&
+	awk "/CPUTIME/ && !/^#/" timf >cpuf &&
+	test_within "$(share heavy cpuf)" 75 6
+'
+
+test_expect_success 'perf events with a period count one per sample' '
+	hpcrun -o pf -e task-clock@2000000 ./rt-work split 10 &&
+	folded pf "*.hpcrun" >pff &&
+	grep -q "^# metric perf::task-clock period 2000000 samples" pff &&
+	awk "!/^#/ { if (\$NF != int(\$NF)) exit 1; t += \$NF } END { print t }" pff >sum &&
+	sed -n "s/^# metric perf::task-clock period 2000000 samples //p" pff >n &&
+	test_cmp n sum
+'
+
+test_expect_success 'cycles falls back to cpu-clock, said once on stderr and in the log' '
+	hpcrun -o cyc -e cycles ./rt-work split 5 2>err &&
+	grep -c "event .cycles. is not available here" err >count &&
+	echo 1 >one && test_cmp one count &&
+	grep -q "sampling .cpu-clock. instead" err &&
+	grep -q "^warning: event .cycles. is not available here.*cpu-clock" cyc/*.log &&
+	grep -q "^event: perf::cpu-clock" cyc/*.log
+'
+
+test_expect_success 'no -e samples cpu-clock at about 1 kHz' '
+	grep -q "^event: perf::cpu-clock frequency 1000$" split/*.log
+'
+
+test_done

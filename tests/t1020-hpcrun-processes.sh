@@ -1,0 +1,98 @@
+#!/bin/sh
+test_description='hpcrun follows fork, exec, dlopen, fatal signals; keeps the program'\''s SIGPROF'
+. "$(dirname "$0")/test-lib.sh"
+
+test_expect_success 'setup: test program, library, profile reader' '
+	cc -O2 -fomit-frame-pointer -pthread -o rt-work "$TEST_PROGS/rt-work.c" &&
+	cc -O2 -fomit-frame-pointer -shared -fPIC -o rt-dso.so "$TEST_PROGS/rt-dso.c" &&
+	nm -S --defined-only rt-work >rt-work.nm &&
+	san= &&
+	if nm "$HPC_BUILD/obj/libhpc.a" 2>/dev/null | grep -q __asan_report; then
+		san="-fsanitize=address,undefined"
+	fi &&
+	cc $san -I"$SRC_ROOT/lib" -o rt-folded "$TEST_PROGS/rt-folded.c" \
+		"$HPC_BUILD/obj/libhpc.a" -lm
+'
+
+test_expect_success 'fork: parent and child each get their own profile and log' '
+	hpcrun -o fork ./rt-work fork 10 >out &&
+	echo "child 0" >expect && test_cmp expect out &&
+	ls fork/*.hpcrun >files && test_line_count = 2 files &&
+	ls fork/*.log >logs && test_line_count = 2 logs &&
+	sed "s/.*-\([0-9]*\)-0.hpcrun/\1/" files | sort -u >pids &&
+	test_line_count = 2 pids &&
+	for f in fork/*.hpcrun; do ./rt-folded "$f" "$TRASH/rt-work" rt-work.nm || exit 1; done >ff &&
+	grep -q "^^Primary;|Main;main;heavy " ff &&
+	grep -q "^^Primary;|Main;main;light " ff &&
+	test $(grep -c "^^Primary;|Main;main;heavy " ff) -ge 1
+'
+
+test_expect_success 'fork: the child profile holds only the child'\''s work' '
+	for f in fork/*.hpcrun; do
+		./rt-folded "$f" "$TRASH/rt-work" rt-work.nm >one &&
+		if grep -q "main;light " one; then ! grep -q "main;heavy " one || exit 1; fi
+	done
+'
+
+test_expect_success 'exec: the old image is written first, the new one measured too' '
+	hpcrun -o exec ./rt-work exec 5 &&
+	ls exec/*.hpcrun >files && test_line_count = 2 files &&
+	ls exec/*-0.hpcrun exec/*-1.hpcrun &&
+	grep -l "^end: exec$" exec/*.log >l1 && test_line_count = 1 l1 &&
+	grep -l "^end: exit$" exec/*.log >l2 && test_line_count = 1 l2 &&
+	./rt-folded exec/*-1.hpcrun "$TRASH/rt-work" rt-work.nm >new &&
+	grep -q "main;light " new
+'
+
+test_expect_success 'SIGSEGV: the profile is written and the program dies of SIGSEGV' '
+	status=0 && hpcrun -o crash ./rt-work crash 10 || status=$? &&
+	test $status = 139 &&
+	grep -q "^end: signal 11$" crash/*.log &&
+	./rt-folded crash/*.hpcrun "$TRASH/rt-work" rt-work.nm >cf &&
+	grep -q "^^Primary;|Main;main;heavy " cf
+'
+
+test_expect_success 'SIGTERM with the default action: written, then dies of SIGTERM' '
+	status=0 && hpcrun -o term ./rt-work term 5 || status=$? &&
+	test $status = 143 &&
+	grep -q "^end: signal 15$" term/*.log &&
+	ls term/*.hpcrun
+'
+
+test_expect_success 'the program'\''s own SIGPROF handler and output are unchanged' '
+	./rt-work sigprof >plain &&
+	hpcrun -o prof ./rt-work sigprof >measured &&
+	test_cmp plain measured &&
+	echo "sigprof handler kept, at least 20 ticks" >expect &&
+	test_cmp expect measured &&
+	grep -q "^samples-recorded: [1-9]" prof/*.log
+'
+
+test_expect_success 'dlopen/dlclose: samples in a closed library still resolve to it' '
+	hpcrun -o dl ./rt-work dlopen "$TRASH/rt-dso.so" 10 &&
+	./rt-folded dl/*.hpcrun "$TRASH/rt-work" rt-work.nm >df &&
+	id=$(sed -n "s|^# lm \([0-9]*\) 1 $TRASH/rt-dso.so\$|\1|p" df) &&
+	test -n "$id" &&
+	grep -q "^^Primary;|Main;main;rt-dso.so+0x" df &&
+	grep -q "^^Primary;|Main;main;light " df
+'
+
+test_expect_success '_exit writes the profile and keeps the status' '
+	status=0 && hpcrun -o ex ./rt-work _exit 5 || status=$? &&
+	test $status = 5 &&
+	grep -q "^end: _exit$" ex/*.log &&
+	ls ex/*.hpcrun
+'
+
+test_expect_success 'a shell script and its commands are measured, one directory' '
+	cat >script.sh <<-EOS &&
+	#!/bin/sh
+	"$TRASH/rt-work" split 2
+	"$TRASH/rt-work" split 2
+	EOS
+	chmod +x script.sh &&
+	hpcrun -o sh ./script.sh &&
+	ls sh/rt-work-*.hpcrun >files && test_line_count = 2 files
+'
+
+test_done
