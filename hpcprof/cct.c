@@ -349,10 +349,11 @@ static void add_sample(struct experiment *e, struct node *leaf_node,
 			excl = 0;
 		touch(e, c);
 		accum_add(c->acc, raw, 0, v);
-		if (excl)
+		/* The experiment's exclusive total is its total. */
+		if (excl || c->kind == NODE_ROOT)
 			accum_add(c->acc, raw, 1, v);
 		if (c->kind == NODE_ROOT)
-			add_flat(e, e->flat_root, raw, v, 0, 0);
+			add_flat(e, e->flat_root, raw, v, 1, 0);
 		else
 			add_flat(e, c->flat, raw, v, excl,
 				 c->kind == NODE_PF);

@@ -21,13 +21,21 @@ test_expect_success FIXTURES 'totals preserved: 4 x 79 samples x 12.5 ms, 36 tas
 		sed -n "s/.*<M n=\"\([0-9]*\)\" v=\"\([^\"]*\)\".*/\1=\2/p" >totals &&
 	cat >expect <<-EOT &&
 	0=3950000000
+	1=3950000000
 	2=987500000
+	3=987500000
 	4=987500000
+	5=987500000
 	6=987500000
+	7=987500000
 	12=36
+	13=36
 	14=9
+	15=9
 	16=9
+	17=9
 	18=9
+	19=9
 	EOT
 	test_cmp expect totals &&
 	sed -n "/<SecFlatProfileData>/,/<LM /p" db/experiment.xml |
