@@ -9,6 +9,7 @@
  * any other); later sections are skipped.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -260,6 +261,8 @@ static int open_scope(struct loader *ld, int kind)
 	s->file = f ? resolve(ld, ld->file_tab, f) : p->file;
 	s->lm = lm ? resolve(ld, ld->lm_tab, lm) : p->lm;
 	s->line = l ? (uint32_t)strtoul(l, NULL, 10) : 0;
+	if (attr(ld, "i"))
+		s->id = (uint32_t)strtoul(attr(ld, "i"), NULL, 10);
 	/* append as the last child (tails kept beside the open-scope stack) */
 	prev = ld->depth ? ld->last[ld->depth - 1] : ld->root_last;
 	if (prev == MODEL_NONE)
@@ -596,4 +599,69 @@ int model_find_metric(const struct model *m, const char *name)
 	if (found < 0)
 		hpc_seterr("'%s': no such metric", name);
 	return found;
+}
+
+/* Counts the lines of DBDIR/threads.tsv that are not comments. */
+static int count_threads(const struct model *m, size_t *n)
+{
+	struct strbuf path = STRBUF_INIT;
+	FILE *f;
+	char line[4096];
+
+	strbuf_addf(&path, "%s/threads.tsv", m->dbdir);
+	f = fopen(path.buf, "r");
+	strbuf_release(&path);
+	if (!f)
+		return -1;
+	*n = 0;
+	while (fgets(line, sizeof(line), f))
+		if (line[0] != '#' && line[0] != '\n')
+			(*n)++;
+	fclose(f);
+	return 0;
+}
+
+int model_thread_values(const struct model *m, uint32_t s, size_t met,
+			double **out)
+{
+	struct strbuf path = STRBUF_INIT;
+	unsigned long node = s ? m->scopes[s].id : 1, metric;
+	size_t nthreads, lineno = 0;
+	char line[256];
+	double *vals;
+	FILE *f;
+
+	*out = NULL;
+	if (count_threads(m, &nthreads) < 0 || !nthreads || (s && !node))
+		return 0;
+	strbuf_addf(&path, "%s/thread-values.tsv", m->dbdir);
+	f = fopen(path.buf, "r");
+	if (!f) {
+		strbuf_release(&path);
+		return 0;
+	}
+	metric = strtoul(m->metrics[met].id, NULL, 10);
+	vals = xcalloc(nthreads, sizeof(*vals));
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long ln_node, ln_thread, ln_metric;
+		double v;
+
+		lineno++;
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (sscanf(line, "%lu %lu %lu %lf", &ln_node, &ln_thread,
+			   &ln_metric, &v) != 4 || ln_thread >= nthreads) {
+			hpc_seterr("'%s': line %zu: malformed", path.buf, lineno);
+			free(vals);
+			fclose(f);
+			strbuf_release(&path);
+			return -1;
+		}
+		if (ln_node == node && ln_metric == metric)
+			vals[ln_thread] = v;
+	}
+	fclose(f);
+	strbuf_release(&path);
+	*out = vals;
+	return (int)nthreads;
 }

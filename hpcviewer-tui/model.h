@@ -55,6 +55,7 @@ struct model_metric {
 };
 
 struct scope {
+	uint32_t id;			/* the element's i attribute, 0 = none */
 	uint32_t parent, first_child, next_sibling;
 	uint32_t name, file, lm;	/* indices into strs */
 	uint32_t line;			/* first line, 0 = unknown */
@@ -106,6 +107,17 @@ int model_is_frame(const struct model *m, uint32_t s);
 
 /* The nearest proper ancestor of s that is a frame, or MODEL_NONE. */
 uint32_t model_caller_frame(const struct model *m, uint32_t s);
+
+/*
+ * Per-thread values of metric met at scope s, read from DBDIR/threads.tsv
+ * and DBDIR/thread-values.tsv (hpcprof-database(5); the root is node 1, met
+ * must be a column those files list, a Sum column).  Returns the number of
+ * threads and a malloc'ed array of their values in *out (caller frees;
+ * threads without a line are 0), 0 when the database has no per-thread
+ * data, or -1 with hpc_lasterr() set when a file is malformed.
+ */
+int model_thread_values(const struct model *m, uint32_t s, size_t met,
+			double **out);
 
 /* Index of the metric called name (exact, then i attribute, then unique
  * prefix), or -1 with hpc_lasterr() set. */

@@ -28,6 +28,7 @@
 #include "tui.h"
 
 #define HOT_THRESHOLD 0.5
+#define SCOPE_MIN 30	/* columns never squeeze the scope below this */
 
 struct source {
 	uint32_t file;		/* model string index of the loaded file */
@@ -218,6 +219,33 @@ static void draw_source(struct tui *t, int top, int height)
 
 /* ---- main screen ---- */
 
+/* Does column c fit on screen after the columns before it? */
+static int col_fits(struct tui *t, size_t c)
+{
+	const struct browser *b = t->b;
+	size_t used = 0, k;
+	int first = 1;
+
+	for (k = 0; k <= c; k++) {
+		if (b->cols[k].hidden)
+			continue;
+		used += stdio_col_width(b, k) + 2;
+		if (k < c)
+			first = 0;
+	}
+	return first || used + SCOPE_MIN <= (size_t)COLS;
+}
+
+static size_t cols_off_screen(struct tui *t)
+{
+	size_t c, n = 0;
+
+	for (c = 0; c < t->b->ncols; c++)
+		if (!t->b->cols[c].hidden && !col_fits(t, c))
+			n++;
+	return n;
+}
+
 static int tree_height(struct tui *t)
 {
 	int h = LINES - 3;
@@ -250,7 +278,7 @@ static void draw_row(struct tui *t, int y, size_t r)
 	size_t c;
 
 	for (c = 0; c < b->ncols; c++) {
-		if (b->cols[c].hidden)
+		if (b->cols[c].hidden || !col_fits(t, c))
 			continue;
 		stdio_format_cell(v, n, c, cell, sizeof(cell),
 				  stdio_col_width(b, c));
@@ -294,10 +322,12 @@ static void draw(struct tui *t)
 	attroff(t->color ? COLOR_PAIR(1) : A_REVERSE);
 	strbuf_reset(&sb);
 	for (c = 0; c < b->ncols; c++)
-		if (!b->cols[c].hidden)
+		if (!b->cols[c].hidden && col_fits(t, c))
 			strbuf_addf(&sb, "%*s  ", (int)stdio_col_width(b, c),
 				    b->cols[c].name);
 	strbuf_addstr(&sb, "Scope");
+	if (cols_off_screen(t))
+		strbuf_addf(&sb, " (+%zu columns: m)", cols_off_screen(t));
 	attron(A_BOLD | A_UNDERLINE);
 	mvaddnstr(1, 0, sb.buf, COLS);
 	attroff(A_BOLD | A_UNDERLINE);
@@ -433,45 +463,92 @@ static void do_derived(struct tui *t)
 		set_status(t, "added column %zu: %s", t->b->ncols, buf);
 }
 
-/* T: HPCToolkit keeps per-thread values in metric-db files, which this
- * database format does not carry; show the summary statistics instead. */
+/* The Sum column of the metric shown in column c ("R:Mean (I)" -> "R:Sum
+ * (I)"), which is what thread-values.tsv lists; -1 when there is none. */
+static int sum_metric(const struct model *m, int met)
+{
+	const char *name, *colon, *paren;
+	struct strbuf want = STRBUF_INIT;
+	size_t i;
+
+	if (met < 0)
+		return -1;
+	name = m->metrics[met].name;
+	colon = strrchr(name, ':');
+	if (!colon)
+		return met;
+	paren = strchr(colon, '(');
+	strbuf_add(&want, name, (size_t)(colon - name) + 1);
+	strbuf_addf(&want, "Sum%s%s", paren ? " " : "", paren ? paren : "");
+	for (i = 0; i < m->nmetrics; i++)
+		if (!strcmp(m->metrics[i].name, want.buf))
+			break;
+	strbuf_release(&want);
+	return i < m->nmetrics ? (int)i : -1;
+}
+
+/* T: the selected row's per-thread values of the sort column's metric:
+ * min/mean/max and a ten-bin text histogram. */
 static void do_threads(struct tui *t)
 {
-	struct browser *b = t->b;
-	const struct model *m = b->m;
-	int met = b->cols[b->sort_col].metric;
-	struct strbuf want = STRBUF_INIT, out = STRBUF_INIT;
-	const char *stats[] = { "Min", "Mean", "Max", "StdDev" };
-	const char *colon;
-	size_t i, k, found = 0;
+	const struct model *m = t->b->m;
+	struct view *v = t->v;
+	uint32_t n = sel_node(t);
+	int met = sum_metric(m, t->b->cols[t->b->sort_col].metric);
+	struct strbuf sb = STRBUF_INIT;
+	double *vals, lo, hi, sum = 0;
+	size_t count[10] = { 0 }, most = 0, i;
+	int nt, y = 0, width = COLS - 40;
 
-	if (met < 0 || !(colon = strrchr(m->metrics[met].name, ':'))) {
+	if (v->kind != VIEW_TOP_DOWN) {
+		set_status(t, "per-thread values: use the top-down view (t)");
+		return;
+	}
+	nt = met < 0 ? 0 : model_thread_values(m, v->nodes[n].scope,
+					       (size_t)met, &vals);
+	if (nt < 0) {
+		set_status(t, "%s", hpc_lasterr());
+		return;
+	}
+	if (nt == 0) {
 		set_status(t, "no per-thread data in this database");
 		return;
 	}
-	for (k = 0; k < 4; k++) {
-		const char *paren = strchr(colon, '(');
-
-		strbuf_reset(&want);
-		strbuf_add(&want, m->metrics[met].name,
-			   (size_t)(colon - m->metrics[met].name) + 1);
-		strbuf_addf(&want, "%s%s%s", stats[k], paren ? " " : "",
-			    paren ? paren : "");
-		for (i = 0; i < m->nmetrics; i++)
-			if (!strcmp(m->metrics[i].name, want.buf))
-				break;
-		if (i == m->nmetrics)
-			continue;
-		strbuf_addf(&out, "  %s %.3g", stats[k],
-			    t->v->vals[(size_t)sel_node(t) * m->nmetrics + i]);
-		found++;
+	lo = hi = vals[0];
+	for (i = 0; i < (size_t)nt; i++) {
+		lo = vals[i] < lo ? vals[i] : lo;
+		hi = vals[i] > hi ? vals[i] : hi;
+		sum += vals[i];
 	}
-	if (found)
-		set_status(t, "per-thread summary:%s", out.buf);
-	else
-		set_status(t, "no per-thread data in this database");
-	strbuf_release(&want);
-	strbuf_release(&out);
+	for (i = 0; i < (size_t)nt; i++) {
+		size_t bin = hi > lo ? (size_t)(10 * (vals[i] - lo) / (hi - lo)) : 0;
+
+		count[bin > 9 ? 9 : bin]++;
+	}
+	for (i = 0; i < 10; i++)
+		most = count[i] > most ? count[i] : most;
+	erase();
+	view_label(v, n, &sb);
+	mvprintw(y++, 0, "Per-thread distribution of %s", m->metrics[met].name);
+	mvprintw(y++, 0, "at %s: %d threads", sb.buf, nt);
+	mvprintw(y++, 0, "min %.3g  mean %.3g  max %.3g", lo, sum / nt, hi);
+	y++;
+	for (i = 0; i < 10 && y < LINES - 2; i++) {
+		double b0 = lo + (hi - lo) * (double)i / 10;
+		int bar = most ? (int)((size_t)(width > 1 ? width : 1) * count[i] / most) : 0;
+
+		mvprintw(y++, 0, "%10.3g .. %-10.3g %6zu ", b0,
+			 lo + (hi - lo) * (double)(i + 1) / 10, count[i]);
+		while (bar-- > 0)
+			addch('#');
+		if (hi == lo)
+			break;
+	}
+	mvprintw(LINES - 1, 0, "Press any key to return.");
+	refresh();
+	getch();
+	free(vals);
+	strbuf_release(&sb);
 }
 
 static void switch_view(struct tui *t, enum view_kind kind)

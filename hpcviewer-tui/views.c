@@ -479,6 +479,18 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
+/* Appends PREFIX "file:line", "file" or "line N", or nothing if unknown. */
+static void add_loc(struct strbuf *out, const char *prefix, const char *file,
+		    uint32_t line)
+{
+	if (*file && line)
+		strbuf_addf(out, "%s%s:%u", prefix, file, line);
+	else if (*file)
+		strbuf_addf(out, "%s%s", prefix, file);
+	else if (line)
+		strbuf_addf(out, "%sline %u", prefix, line);
+}
+
 void view_label(struct view *v, uint32_t n, struct strbuf *out)
 {
 	const struct model *m = v->b->m;
@@ -497,13 +509,17 @@ void view_label(struct view *v, uint32_t n, struct strbuf *out)
 		strbuf_addf(out, "[I] %s", *name ? name : "<unknown>");
 		break;
 	case SK_LOOP:
-		strbuf_addf(out, "loop at %s:%u", file, nd->line);
+		strbuf_addstr(out, "loop");
+		add_loc(out, " at ", file, nd->line);
 		break;
 	case SK_STMT:
-		strbuf_addf(out, "%s:%u", file, nd->line);
+		if (!*file && !nd->line)
+			strbuf_addstr(out, "<unknown line>");
+		add_loc(out, "", file, nd->line);
 		break;
 	case SK_CALL:
-		strbuf_addf(out, "call at %s:%u", file, nd->line);
+		strbuf_addstr(out, "call");
+		add_loc(out, " at ", file, nd->line);
 		break;
 	case SK_MODULE:
 		strbuf_addstr(out, *name ? base_name(name) : "<unknown module>");
@@ -512,7 +528,8 @@ void view_label(struct view *v, uint32_t n, struct strbuf *out)
 		strbuf_addstr(out, *name ? name : "<unknown file>");
 		break;
 	default:
-		strbuf_addf(out, "inlined at %s:%u", file, nd->line);
+		strbuf_addstr(out, "inlined");
+		add_loc(out, " at ", file, nd->line);
 		break;
 	}
 }

@@ -132,7 +132,8 @@ test_expect_success TMUX 'source pane: the file from DBDIR/src with a per-line g
 test_expect_success TMUX 'a note when the database has no copy of the source' '
 	mkdir nosrc && cp "$DB/experiment.xml" nosrc/ &&
 	start_viewer nosrc &&
-	keys j H v && wait_for "source not in the database: nosrc/./src/vec.h --"
+	keys j H v && wait_for "source not in the database: nosrc/./src/vec.h --" &&
+	status_after T | grep -q "no per-thread data in this database"
 '
 
 test_expect_success TMUX 'help screen and back' '
@@ -149,8 +150,20 @@ test_expect_success TMUX 'metric columns: hide one, add a derived one' '
 	keys m 2 Enter && sleep 0.3 &&
 	keys d "\$1 - \$2" Enter && wait_for "added column 3" &&
 	screen | sed -n 4p | grep -q "^      1.00e+01 100.0%        2.00e+00  20.0%          8.00e+00    + main$" &&
-	keys d "\$1 +" Enter && wait_for "formula: unexpected" &&
-	status_after T | grep -q "no per-thread data in this database"
+	keys d "\$1 +" Enter && wait_for "formula: unexpected"
+'
+
+# small-db/thread-values.tsv: main ran 4 s on thread 0 and 6 s on thread 1.
+test_expect_success TMUX 'T: per-thread distribution of the selected row' '
+	keys g j T && wait_for "at main: 2 threads" &&
+	screen >s &&
+	grep -q "^Per-thread distribution of CPUTIME (sec):Sum (I)$" s &&
+	grep -q "^min 4  mean 5  max 6$" s &&
+	test $(grep -c "^ .* 1 #" s) = 2 &&
+	keys x && wait_for "row 2/" &&
+	keys b && sleep 0.2 &&
+	status_after T | grep -q "use the top-down view" &&
+	keys t
 '
 
 test_expect_success TMUX 'works at 80x24 and follows a resize' '

@@ -1,0 +1,44 @@
+#!/bin/sh
+test_description='hpcviewer-tui on a database made by hpcprof from real measurements'
+. "$(dirname "$0")/test-lib.sh"
+
+SOCK=hpcviewer-test-$$
+tm() { tmux -L "$SOCK" "$@"; }
+
+test_lazy_prereq PROF_DB '
+	cp -r "$FIXTURES/loops-perf.m" "$TRASH/m" &&
+	hpcprof -o "$TRASH/db" -S "$FIXTURES/loops-perf.m/structs/testmeas-loops.hpcstruct" \
+		"$TRASH/m" &&
+	test -f "$TRASH/db/experiment.xml"
+'
+
+test_expect_success FIXTURES,PROF_DB 'the three views agree on the totals' '
+	hpcviewer-tui --csv --depth 1 db >td &&
+	sed -n 2p td | cut -d, -f2,7 >root &&
+	echo "root,100.00" >expect &&
+	test_cmp expect root &&
+	total=$(sed -n 2p td | cut -d, -f6) &&
+	top=$(awk -F, "NR > 2 { s += \$6 } END { print s }" td) &&
+	test_within "$top" "$total" 1 &&
+	hpcviewer-tui --csv --view flat db >flat &&
+	excl=$(awk -F, "\$2 == \"procedure\" { s += \$8 } END { print s }" flat) &&
+	test_within "$excl" "$total" 1 &&
+	hpcviewer-tui --csv --view bottom-up --depth 1 db >bu &&
+	bu_excl=$(awk -F, "NR > 2 { s += \$8 } END { print s }" bu) &&
+	test_within "$bu_excl" "$total" 1
+'
+
+test_expect_success FIXTURES,PROF_DB,TMUX 'screen: columns fit, hot path, per-thread values' '
+	tm new-session -d -s v -x 100 -y 30 "$BIN/hpcviewer-tui db; sleep 60" &&
+	sleep 0.5 &&
+	tm capture-pane -p -t v >s &&
+	sed -n 2p s | grep -q "Scope (+[0-9]* columns: m)$" &&
+	sed -n 3p s | grep -q "100.0%  *- Experiment Aggregate Metrics$" &&
+	tm send-keys -t v H && sleep 0.3 &&
+	tm capture-pane -p -t v | sed -n "\$p" | grep -q "^row [0-9]*/[0-9]*: loop at loops.c:[0-9]*  (? help" &&
+	tm send-keys -t v T && sleep 0.3 &&
+	tm capture-pane -p -t v | grep -q "^at loop at loops.c:[0-9]*: 4 threads$"
+'
+
+tm kill-server 2>/dev/null
+test_done
