@@ -256,7 +256,8 @@ int analyze_binary(const char *path, const char *out_path,
 		j.noreturn[i] = is_noreturn_name(b->procs[i].name) ||
 			(s && s->noreturn);
 	}
-	qsort_r(j.order, j.n, sizeof(*j.order), order_cmp, &j);
+	if (j.n > 1)
+		qsort_r(j.order, j.n, sizeof(*j.order), order_cmp, &j);
 	pthread_mutex_init(&j.mu, NULL);
 	pthread_cond_init(&j.done, NULL);
 	pthread_cond_init(&j.window, NULL);

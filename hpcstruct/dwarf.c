@@ -164,8 +164,10 @@ struct debuginfo *debuginfo_load(const struct binary *b)
 		}
 		walk_children(&w, &cudie, -1, 0);
 	}
-	qsort(d->subs, d->nsubs, sizeof(*d->subs), sub_cmp);
-	qsort(d->ranges, d->nranges, sizeof(*d->ranges), range_cmp);
+	if (d->nsubs > 1)
+		qsort(d->subs, d->nsubs, sizeof(*d->subs), sub_cmp);
+	if (d->nranges > 1)
+		qsort(d->ranges, d->nranges, sizeof(*d->ranges), range_cmp);
 	return d;
 }
 

@@ -121,7 +121,8 @@ static int load_sections(struct binary *b)
 		s->data = d->d_buf;
 		s->exec = !!(sh.sh_flags & SHF_EXECINSTR);
 	}
-	qsort(b->sections, b->nsections, sizeof(*b->sections), section_cmp);
+	if (b->nsections > 1)
+		qsort(b->sections, b->nsections, sizeof(*b->sections), section_cmp);
 	for (size_t i = 0; i < b->nsections; i++)
 		if (b->sections[i].exec)
 			return 0;
@@ -216,7 +217,8 @@ static void symbol_procs(struct binary *b, struct procs *p)
 		else if (sh.sh_type == SHT_DYNSYM)
 			symtab_cands(b, scn, &sh, 3, &v, &n, &alloc);
 	}
-	qsort(v, n, sizeof(*v), cand_cmp);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cand_cmp);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t size = v[i].size;
 
@@ -344,7 +346,8 @@ static void fde_procs(struct binary *b, struct procs *p)
 	cfi = dwarf_getcfi_elf(b->elf);
 	if (!cfi)
 		return;
-	qsort(p->v, p->n, sizeof(*p->v), proc_cmp);
+	if (p->n > 1)
+		qsort(p->v, p->n, sizeof(*p->v), proc_cmp);
 	for (uint32_t i = 0; i < count; i++) {
 		uint64_t lo = sh.sh_addr + (uint64_t)(int64_t)rd32(hdr + 12 + 8 * i);
 		Dwarf_Frame *frame = NULL;
@@ -370,7 +373,8 @@ static void finish_procs(struct binary *b, struct procs *p)
 {
 	size_t out = 0;
 
-	qsort(p->v, p->n, sizeof(*p->v), proc_cmp);
+	if (p->n > 1)
+		qsort(p->v, p->n, sizeof(*p->v), proc_cmp);
 	for (size_t i = 0; i < p->n; i++) {
 		if (out > 0 && p->v[out - 1].lo == p->v[i].lo) {
 			free(p->v[i].name);

@@ -105,7 +105,8 @@ void linemap_load(struct linemap *m, Dwarf *dw, uint64_t bias,
 			n++;
 		}
 	}
-	qsort(v, n, sizeof(*v), seqrow_cmp);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), seqrow_cmp);
 	HPC_GROW(m->rows, m->n + n, m->alloc);
 	for (size_t i = 0; i < n; i++) {
 		/* the last row for an address wins */

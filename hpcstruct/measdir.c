@@ -19,6 +19,7 @@
 #include "opts.h"
 #include "strbuf.h"
 #include "version.h"
+#include "xmlw.h"
 
 /* Adds the paths of sampled modules in one profile to the set. */
 static void collect(const char *file, struct hmap *seen, struct strlist *out)
@@ -87,21 +88,39 @@ static int cache_key(const char *path, struct strbuf *key)
 	return 0;
 }
 
-static int copy_file(const char *from, const char *to)
+/*
+ * Copies the structure file from to to.  With lm_path, the load module's
+ * name is rewritten to lm_path (a cached file may come from another copy
+ * of the same binary).
+ */
+static int copy_file(const char *from, const char *to, const char *lm_path)
 {
+	static const char lm_tag[] = "<LM i=\"2\" n=\"";
 	struct strbuf sb = STRBUF_INIT, tmp = STRBUF_INIT;
+	const char *lm, *end = NULL;
 	FILE *f;
 	int rc = -1;
 
 	if (strbuf_read_file(&sb, from) < 0)
 		goto out;
+	lm = lm_path ? strstr(sb.buf, lm_tag) : NULL;
+	if (lm) {
+		lm += strlen(lm_tag);
+		end = strchr(lm, '"');
+	}
 	strbuf_addf(&tmp, "%s.tmp%ld", to, (long)getpid());
 	f = fopen(tmp.buf, "w");
 	if (!f) {
 		hpc_seterr("'%s': %s", to, strerror(errno));
 		goto out;
 	}
-	fwrite(sb.buf, 1, sb.len, f);
+	if (end) {
+		fwrite(sb.buf, 1, (size_t)(lm - sb.buf), f);
+		xml_escape(f, lm_path, 1);
+		fwrite(end, 1, sb.len - (size_t)(end - sb.buf), f);
+	} else {
+		fwrite(sb.buf, 1, sb.len, f);
+	}
 	if (fclose(f) != 0 || rename(tmp.buf, to) != 0) {
 		hpc_seterr("'%s': %s", to, strerror(errno));
 		unlink(tmp.buf);
@@ -159,13 +178,14 @@ static int one_module(const char *dir, const char *path, const char *cache,
 	struct strbuf out = STRBUF_INIT, key = STRBUF_INIT, cached = STRBUF_INIT;
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
+	char *abs = realpath(path, NULL);
 	struct stat st;
 	int rc = 0;
 
 	strbuf_addf(&out, "%s/structs/%s.hpcstruct", dir, base);
 	if (*cache && cache_key(path, &key) == 0) {
 		strbuf_addf(&cached, "%s/%s-%s.hpcstruct", cache, key.buf, base);
-		if (stat(cached.buf, &st) == 0 && copy_file(cached.buf, out.buf) == 0) {
+		if (stat(cached.buf, &st) == 0 && copy_file(cached.buf, out.buf, abs ? abs : path) == 0) {
 			if (!quiet)
 				fprintf(stderr, "%s: '%s': reused cached structure (%s)\n",
 					hpc_progname(), path, key.buf);
@@ -180,9 +200,10 @@ static int one_module(const char *dir, const char *path, const char *cache,
 	if (!quiet)
 		fprintf(stderr, "%s: '%s': wrote '%s'\n", hpc_progname(), path,
 			out.buf);
-	if (cached.len && copy_file(out.buf, cached.buf) < 0)
+	if (cached.len && copy_file(out.buf, cached.buf, NULL) < 0)
 		hpc_warn("cannot cache: %s", hpc_lasterr());
 done:
+	free(abs);
 	strbuf_release(&out);
 	strbuf_release(&key);
 	strbuf_release(&cached);
@@ -223,7 +244,8 @@ int measdir_run(const char *dir, const struct analyze_opts *opts, int quiet)
 		failed = 1;
 		goto out;
 	}
-	qsort(files.v, files.n, sizeof(*files.v), name_cmp);
+	if (files.n > 1)
+		qsort(files.v, files.n, sizeof(*files.v), name_cmp);
 	for (size_t i = 0; i < files.n; i++)
 		collect(files.v[i], seen, &mods);
 	strbuf_addf(&sb, "%s/structs", dir);

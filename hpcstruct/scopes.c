@@ -165,7 +165,8 @@ static void paint_inlines(struct builder *bd, const struct proc *p)
 		return;
 	rs = xmalloc(n * sizeof(*rs));
 	memcpy(rs, d->ranges + first, n * sizeof(*rs));
-	qsort_r(rs, n, sizeof(*rs), range_depth_cmp, (void *)d);
+	if (n > 1)
+		qsort_r(rs, n, sizeof(*rs), range_depth_cmp, (void *)d);
 	for (size_t k = 0; k < n; k++) {
 		size_t lo = 0, hi = g->ninsns;
 
@@ -294,8 +295,9 @@ static struct scope *deepest_stmt(struct builder *bd, struct scope *x,
 }
 
 /*
- * Applies rule 4 top-down.  A statement freed here stays in bd->index, but
- * only scopes below x are searched afterwards, never x's own statements.
+ * Applies rule 4 top-down.  Moved statements are emptied first and freed
+ * after the scan (deepest_stmt walks x->kids).  A freed statement stays in
+ * bd->index, but only scopes below x are searched afterwards.
  */
 static void hoisted_into_loops(struct builder *bd, struct scope *x)
 {
@@ -308,6 +310,13 @@ static void hoisted_into_loops(struct builder *bd, struct scope *x)
 		    (to = deepest_stmt(bd, x, c->line, 64))) {
 			for (size_t r = 0; r < c->nv; r++)
 				add_range(to, c->v[r].lo, c->v[r].hi);
+			c->nv = 0;	/* a statement always has ranges */
+		}
+	}
+	for (size_t k = 0; k < x->nkids; k++) {
+		struct scope *c = x->kids[k];
+
+		if (c->kind == SCOPE_STMT && c->nv == 0) {
 			free(c->v);
 			free(c);
 			continue;
@@ -365,7 +374,8 @@ static void finish(struct scope *s)
 		if (s->kids[k]->minaddr < s->minaddr)
 			s->minaddr = s->kids[k]->minaddr;
 	}
-	qsort(s->kids, s->nkids, sizeof(*s->kids), kid_cmp);
+	if (s->nkids > 1)
+		qsort(s->kids, s->nkids, sizeof(*s->kids), kid_cmp);
 }
 
 static void build_statements(struct builder *bd, struct scope *root)

@@ -1,0 +1,73 @@
+#!/bin/sh
+test_description='hpcstruct MEASUREMENT-DIR: sampled modules, skipped pseudo-modules, build-ID cache'
+. "$(dirname "$0")/test-lib.sh"
+
+HPCSTRUCT_CACHE=$TRASH/cache
+export HPCSTRUCT_CACHE
+test_lazy_prereq HPCRUN_WRITER 'nm "$HPC_BUILD/obj/libhpc.a" | grep -q " T hpcrun_fmt_write"'
+
+test_expect_success HPCRUN_WRITER 'setup: two profiles naming binaries, a pseudo-module and a missing file' '
+	san= &&
+	if nm "$HPC_BUILD/obj/libhpc.a" | grep -q __asan_init; then
+		san=-fsanitize=address,undefined
+	fi &&
+	cc $san -I"$SRC_ROOT/lib" -o mkmeas "$TEST_PROGS/st-mkmeas.c" \
+		"$HPC_BUILD/obj/libhpc.a" $(pkg-config --libs libdw libelf capstone libxml-2.0 zlib) &&
+	cc -O2 -g -o nests "$TEST_PROGS/st-nests.c" &&
+	cc -O2 -g -o inl "$TEST_PROGS/st-inline.c" &&
+	cc -O2 -g -o unsampled "$TEST_PROGS/st-control.c" &&
+	mkdir m &&
+	./mkmeas m/p-000000-000-0-1-0.hpcrun +$PWD/nests "+[vdso]" -$PWD/unsampled +/no/such/lib.so &&
+	./mkmeas m/p-000000-001-0-1-0.hpcrun +$PWD/nests +$PWD/inl
+'
+
+test_expect_success HPCRUN_WRITER 'every sampled binary gets structs/BASENAME.hpcstruct, nothing else' '
+	hpcstruct m 2>err &&
+	ls m/structs >got &&
+	printf "inl.hpcstruct\nnests.hpcstruct\n" >expect &&
+	test_cmp expect got &&
+	grep -x "hpcstruct: '"'"'\[vdso\]'"'"': not a file, skipped" err &&
+	grep -x "hpcstruct: '"'"'/no/such/lib.so'"'"': not a file, skipped" err &&
+	hpcstruct -o nests.xml nests &&
+	test_cmp nests.xml m/structs/nests.hpcstruct
+'
+
+test_expect_success HPCRUN_WRITER 'a second run reuses the cache and says so' '
+	rm -r m/structs &&
+	hpcstruct -j 2 m 2>err &&
+	grep -c "reused cached structure (v[0-9.]*-buildid-[0-9a-f]*)" err >n &&
+	echo 2 >expect && test_cmp expect n &&
+	test_cmp nests.xml m/structs/nests.hpcstruct
+'
+
+test_expect_success HPCRUN_WRITER 'a cached structure names the binary it was reused for' '
+	mkdir other && cp nests other/nests &&
+	./mkmeas m2.hpcrun +$PWD/other/nests && mkdir m2 && mv m2.hpcrun m2/ &&
+	hpcstruct m2 2>err && grep -q "reused cached" err &&
+	grep -q "<LM i=\"2\" n=\"$PWD/other/nests\"" m2/structs/nests.hpcstruct
+'
+
+test_expect_success HPCRUN_WRITER '-q silences notes; a bad binary fails the run but not the others' '
+	echo "not elf" >fake.so &&
+	./mkmeas m3.hpcrun +$PWD/fake.so +$PWD/inl && mkdir m3 && mv m3.hpcrun m3/ &&
+	test_must_fail hpcstruct -q m3 2>err &&
+	test_line_count = 1 err &&
+	grep -q "fake.so'"'"': not an ELF file" err &&
+	test -s m3/structs/inl.hpcstruct
+'
+
+test_expect_success FIXTURES 'HPCToolkit measurement directories: absent modules skipped, present ones analyzed' '
+	cp -r "$FIXTURES/loops-perf.m" lp &&
+	rm -rf lp/structs &&
+	hpcstruct lp 2>err &&
+	grep -q "testmeas-loops'"'"': not a file, skipped" err &&
+	for f in $(ls lp/structs); do
+		grep -q "/${f%.hpcstruct}'"'"': wrote '"'"'lp/structs/$f'"'"'" err || exit 1
+	done
+'
+
+test_expect_success '-o with a measurement directory is a usage error' '
+	mkdir d && status=0 && hpcstruct -o x d 2>err || status=$? &&
+	test $status = 2
+'
+test_done
