@@ -5,7 +5,7 @@
  *   __libc_start_main   runs main through hpcrun_main(), the stop frame of
  *                       the main thread's call paths
  *   pthread_create      runs every thread through thread_start(), which
- *                       starts its sampling and is its stop frame; the
+ *   thrd_create         starts its sampling and is its stop frame; the
  *                       thread's profile is written by a key destructor
  *   exec*               write everything before the image is replaced
  *   _exit, _Exit        write everything before the process ends
@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <threads.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -35,6 +36,7 @@ typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void),
 			     void (*)(void), void (*)(void), void *);
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *,
 			 void *(*)(void *), void *);
+typedef int (*thrd_create_fn)(thrd_t *, thrd_start_t, void *);
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execvp_fn)(const char *, char *const[]);
 typedef void (*exit_fn)(int) __attribute__((noreturn));
@@ -46,6 +48,7 @@ typedef int (*dlclose_fn)(void *);
 static struct {
 	start_main_fn start_main;
 	create_fn create;
+	thrd_create_fn thrd_create;
 	execve_fn execve;
 	execvp_fn execv, execvp;
 	execve_fn execvpe;
@@ -76,6 +79,7 @@ void rt_interpose_init(void)
 {
 	RESOLVE(start_main, "__libc_start_main");
 	RESOLVE(create, "pthread_create");
+	RESOLVE(thrd_create, "thrd_create");
 	RESOLVE(execve, "execve");
 	RESOLVE(execv, "execv");
 	RESOLVE(execvp, "execvp");
@@ -112,6 +116,7 @@ __attribute__((noinline)) static int hpcrun_main(int argc, char **argv, char **e
 
 struct start_arg {
 	void *(*fn)(void *);
+	thrd_start_t c11_fn;
 	void *arg;
 	int index;
 };
@@ -129,10 +134,24 @@ __attribute__((noinline)) static void *thread_start(void *p)
 	return r;
 }
 
+/* The same for C11 threads (thrd_create). */
+__attribute__((noinline)) static int c11_thread_start(void *p)
+{
+	struct start_arg a = *(struct start_arg *)p;
+	int r;
+
+	free(p);
+	rt_thread_begin(a.index);
+	r = a.c11_fn(a.arg);
+	__asm__ volatile("" ::: "memory");	/* keep this frame (no tail call) */
+	return r;
+}
+
 int rt_is_stop_function(uintptr_t fn_start)
 {
 	return fn_start == (uintptr_t)hpcrun_main ||
-	       fn_start == (uintptr_t)thread_start;
+	       fn_start == (uintptr_t)thread_start ||
+	       fn_start == (uintptr_t)c11_thread_start;
 }
 
 RT_API int __libc_start_main(main_fn main, int argc, char **argv,
@@ -162,6 +181,23 @@ RT_API int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 	a->index = rt_next_thread_index();
 	r = real.create(t, attr, thread_start, a);
 	if (r)
+		free(a);
+	return r;
+}
+
+RT_API int thrd_create(thrd_t *t, thrd_start_t fn, void *arg)
+{
+	struct start_arg *a;
+	int r;
+
+	RESOLVE(thrd_create, "thrd_create");
+	if (!rt_active || !(a = malloc(sizeof(*a))))
+		return real.thrd_create(t, fn, arg);
+	a->c11_fn = fn;
+	a->arg = arg;
+	a->index = rt_next_thread_index();
+	r = real.thrd_create(t, c11_thread_start, a);
+	if (r != thrd_success)
 		free(a);
 	return r;
 }

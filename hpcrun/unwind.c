@@ -600,9 +600,12 @@ static enum step step_cfi(struct frame *f, const struct rt_module *m, int leaf)
 			break;
 		case R_OFFSET:
 			a = cfa + (uintptr_t)r->off;
-			if (!readable(f, a))
+			if (readable(f, a))
+				nf.r[i] = *(const uintptr_t *)a;
+			else if (i == REG_RA_DW)
 				return STEP_FAIL;
-			nf.r[i] = *(const uintptr_t *)a;
+			/* else: a slot below sp in an epilogue, whose register
+			 * was already popped: it holds the caller's value. */
 			break;
 		case R_VAL_OFFSET:
 			nf.r[i] = cfa + (uintptr_t)r->off;

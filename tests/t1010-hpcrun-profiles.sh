@@ -96,6 +96,27 @@ test_expect_success '50 short-lived threads each write a profile' '
 	for f in many/*.hpcrun; do ./rt-folded "$f" >/dev/null || exit 1; done
 '
 
+test_expect_success 'C11 threads (thrd_create) are sampled too' '
+	hpcrun -o c11 ./rt-work c11 10 >out &&
+	echo "c11 thread returned 7" >expect && test_cmp expect out &&
+	folded c11 "*-001-*.hpcrun" | grep -v "^#" >cf &&
+	test -s cf &&
+	! grep -v "^^Primary;|Thread;c11_worker " cf
+'
+
+test_expect_success 'paths through code without unwind info are kept under ^Partial' '
+	cc -O2 -fomit-frame-pointer -fno-asynchronous-unwind-tables \
+		-fno-unwind-tables -o rt-nocfi "$TEST_PROGS/rt-nocfi.c" &&
+	nm -S --defined-only rt-nocfi >nocfi.nm &&
+	hpcrun -o nocfi ./rt-nocfi >/dev/null &&
+	./rt-folded nocfi/*.hpcrun "$TRASH/rt-nocfi" nocfi.nm | grep -v "^#" >partialf &&
+	grep -q "^^Partial;nocfi_outer;nocfi_inner " partialf &&
+	recorded=$(sed -n "s/^samples-recorded: //p" nocfi/*.log) &&
+	partial=$(sed -n "s/^samples-partial: //p" nocfi/*.log) &&
+	test "$partial" -gt 100 &&
+	test_within "$partial" "$recorded" 3
+'
+
 test_expect_success '--no-unwind records leaf addresses only' '
 	hpcrun -o leaf --no-unwind ./rt-work recurse 50 10 >/dev/null &&
 	folded leaf "*.hpcrun" | grep -v "^#" >lf &&

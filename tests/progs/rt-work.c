@@ -7,6 +7,7 @@
  *   threads N       thread_heavy 3*N units, thread_light N units, main none
  *   recurse D N     recurse() D levels deep (not tail calls), N units at the bottom
  *   many T          T short-lived threads, each one unit
+ *   c11 N           a C11 thread (thrd_create) runs c11_worker, N units
  *   fork N          child and parent each do N units; parent waits
  *   exec N          N units, then exec's itself as "split N"
  *   crash N         N units, then a SIGSEGV
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <threads.h>
 #include <unistd.h>
 
 static volatile double sink;
@@ -46,6 +48,7 @@ __attribute__((noinline)) void light(long n) { spin(n); }
 static void *thread_heavy(void *arg) { spin(3 * (long)arg); return NULL; }
 static void *thread_light(void *arg) { spin((long)arg); return NULL; }
 static void *thread_one(void *arg) { (void)arg; spin(1); return NULL; }
+static int c11_worker(void *arg) { spin((long)arg); return 7; }
 
 __attribute__((noinline)) long recurse(int depth, long n)
 {
@@ -96,6 +99,13 @@ int main(int argc, char **argv)
 			pthread_create(&t, NULL, thread_one, NULL);
 			pthread_join(t, NULL);
 		}
+	} else if (!strcmp(mode, "c11")) {
+		thrd_t t;
+		int r = 0;
+
+		thrd_create(&t, c11_worker, (void *)n);
+		thrd_join(t, &r);
+		printf("c11 thread returned %d\n", r);
 	} else if (!strcmp(mode, "fork")) {
 		pid_t pid = fork();
 		int st;
