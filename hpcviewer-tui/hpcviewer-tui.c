@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 	long depth = -1;
 	const struct opt opts[] = {
 		OPT_FLAG(0, "stdio", &stdio_mode, "print the view as text and exit"),
-		OPT_FLAG(0, "csv", &csv, "with --stdio: print CSV"),
+		OPT_FLAG(0, "csv", &csv, "print CSV (implies --stdio)"),
 		OPT_STRING(0, "view", &view, "VIEW",
 			   "top-down, bottom-up or flat (default top-down)"),
 		OPT_STRING(0, "metric", &metric, "NAME", "sort by metric NAME"),

@@ -5,7 +5,10 @@
  * Terminal safety: the screen is taken over only after the database loaded
  * (main does that first); endwin() runs on every way out: return, exit()
  * (atexit), and SIGINT/SIGTERM/SIGHUP (the handler restores the terminal
- * and re-raises the signal with its default action).
+ * and re-raises the signal with its default action).  endwin() is not on
+ * the async-signal-safe list; calling it from the handler is the usual
+ * curses practice, and the process dies right after, so the worst case is
+ * a terminal left as it would have been without the handler.
  *
  * Layout (rows from the top): title bar, column header, tree rows, then
  * optionally the source pane (a separator line and the file), and a status
