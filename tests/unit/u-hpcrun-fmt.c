@@ -303,6 +303,105 @@ static void corrupt_bytes_never_crash(void)
 	strbuf_release(&sb);
 }
 
+/* read(write(p)) == p, field for field, for a profile with every kind of record. */
+static void write_read_round_trip(void)
+{
+	static const struct hpcrun_kv header[] = {
+		{ "program-name", "round trip" }, { "empty", "" },
+	};
+	static const struct hpcrun_lm lms[] = {
+		{ 1, "/bin/prog", HPCRUN_LM_ANALYZE }, { 7, "/lib/x.so", 0 },
+	};
+	static const struct hpcrun_node nodes[] = {
+		{ 12, 0, 0, 0x5e5072696d617279ULL, 1 },	/* "^Primary" */
+		{ 14, 12, 1, 0x1234, 1 }, { 16, 14, 7, 0xffffffffffffULL, 0 },
+		{ 17, 14, 1, 0x1240, 0 },
+	};
+	struct hpcrun_metric metrics[2] = {
+		{ "cycles", "CPU cycles", { 1, 1, 1, 0, 0, 1, 1, 1 }, 1000003,
+		  "", "%g", 0, 1, 0.5, 77 },
+		{ "time", "seconds", { 1, 2, 2 }, 1, "$0*2", "", 1, 0, 0, 0 },
+	};
+	static const struct hpcrun_idkind_name kinds[] = {
+		{ 0, "SUMMARY" }, { 3, "THREAD" },
+	};
+	static const struct hpcrun_id_elem tuple[] = {
+		{ 0x4001, 0xdeadbeef, 0 }, { 0xc003, 0, 5 },
+	};
+	double t = 0.25;
+	struct hpcrun_value values[3] = { { 0, 42 }, { 1, 0 }, { 0, 7 } };
+	static const struct hpcrun_ctx_values ctxs[] = { { 16, 0 }, { 17, 2 } };
+	struct hpcrun_profile p = {
+		(struct hpcrun_kv *)header, 2, (struct hpcrun_lm *)lms, 2,
+		(struct hpcrun_node *)nodes, 4, metrics, 2,
+		(struct hpcrun_idkind_name *)kinds, 2,
+		(struct hpcrun_id_elem *)tuple, 2, values, 3,
+		(struct hpcrun_ctx_values *)ctxs, 2,
+	};
+	struct hpcrun_profile *q;
+	FILE *f;
+	size_t i;
+
+	memcpy(&values[1].bits, &t, sizeof(t));
+	f = fopen(tmpfile_path, "wb");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK_INT(hpcrun_fmt_write(fileno(f), &p), 0);
+	fclose(f);
+	q = hpcrun_fmt_read(tmpfile_path);
+	CHECK(q != NULL);
+	if (!q)
+		return;
+	CHECK_INT(q->nheader, 2);
+	for (i = 0; i < 2 && i < q->nheader; i++) {
+		CHECK_STR(q->header[i].name, header[i].name);
+		CHECK_STR(q->header[i].value, header[i].value);
+	}
+	CHECK_INT(q->nlms, 2);
+	for (i = 0; i < 2 && i < q->nlms; i++) {
+		CHECK_INT(q->lms[i].id, lms[i].id);
+		CHECK_STR(q->lms[i].path, lms[i].path);
+		CHECK_INT(q->lms[i].flags, lms[i].flags);
+	}
+	CHECK_INT(q->nnodes, 4);
+	for (i = 0; i < 4 && i < q->nnodes; i++)
+		CHECK(q->nodes[i].id == nodes[i].id &&
+		      q->nodes[i].parent == nodes[i].parent &&
+		      q->nodes[i].lm == nodes[i].lm &&
+		      q->nodes[i].addr == nodes[i].addr &&
+		      q->nodes[i].flags == nodes[i].flags);
+	CHECK_INT(q->nmetrics, 2);
+	for (i = 0; i < 2 && i < q->nmetrics; i++) {
+		CHECK_STR(q->metrics[i].name, metrics[i].name);
+		CHECK_STR(q->metrics[i].description, metrics[i].description);
+		CHECK(!memcmp(q->metrics[i].flags, metrics[i].flags, 16));
+		CHECK_INT(q->metrics[i].period, metrics[i].period);
+		CHECK_STR(q->metrics[i].formula, metrics[i].formula);
+		CHECK_STR(q->metrics[i].format, metrics[i].format);
+		CHECK_INT(q->metrics[i].is_frequency, metrics[i].is_frequency);
+		CHECK_INT(q->metrics[i].is_multiplexed,
+			  metrics[i].is_multiplexed);
+		CHECK(q->metrics[i].threshold == metrics[i].threshold);
+		CHECK_INT(q->metrics[i].nsamples, metrics[i].nsamples);
+	}
+	CHECK_INT(q->nidkinds, 2);
+	CHECK_STR(q->idkinds[1].name, "THREAD");
+	CHECK_INT(q->nidtuple, 2);
+	CHECK_INT(q->idtuple[0].kind, 0x4001);
+	CHECK_INT(q->idtuple[0].physical, 0xdeadbeef);
+	CHECK_INT(q->idtuple[1].logical, 5);
+	CHECK_INT(q->nvalues, 3);
+	for (i = 0; i < 3 && i < q->nvalues; i++) {
+		CHECK_INT(q->values[i].metric, values[i].metric);
+		CHECK_INT(q->values[i].bits, values[i].bits);
+	}
+	CHECK_INT(q->nctxs, 2);
+	CHECK_INT(q->ctxs[1].ctx, 17);
+	CHECK_INT(q->ctxs[1].first, 2);
+	hpcrun_profile_free(q);
+}
+
 static void missing_and_foreign_files(void)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -335,6 +434,7 @@ int main(void)
 	unit_run("truncations_are_errors", truncations_are_errors);
 	unit_run("corrupt_bytes_never_crash", corrupt_bytes_never_crash);
 	unit_run("missing_and_foreign_files", missing_and_foreign_files);
+	unit_run("write_read_round_trip", write_read_round_trip);
 	unlink(tmpfile_path);
 	return unit_done();
 }
