@@ -16,6 +16,7 @@
 struct fallback {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	GElf_Addr bias;		/* Dwfl address = module-relative address + bias */
 	int has_dwarf;
 	char *base;		/* module basename, for unknown procedures */
 	struct hmap *by_addr;	/* addr -> S scope + 1 */
@@ -49,9 +50,11 @@ struct fallback *fallback_new(const char *path)
 		return fb;
 	}
 	{
-		Dwarf_Addr bias;
+		Dwarf_Addr dbias;
 
-		fb->has_dwarf = dwfl_module_getdwarf(fb->mod, &bias) != NULL;
+		if (!dwfl_module_getelf(fb->mod, &fb->bias))
+			fb->bias = 0;
+		fb->has_dwarf = dwfl_module_getdwarf(fb->mod, &dbias) != NULL;
 	}
 	return fb;
 }
@@ -140,7 +143,8 @@ static uint32_t call_line(Dwarf_Die *die)
 static const char *src_line(struct fallback *fb, uint64_t addr,
 			    uint32_t *line)
 {
-	Dwfl_Line *l = fb->mod ? dwfl_module_getsrc(fb->mod, addr) : NULL;
+	Dwfl_Line *l = fb->mod ? dwfl_module_getsrc(fb->mod, addr + fb->bias)
+			       : NULL;
 	const char *file = NULL;
 	int lineno = 0;
 
@@ -155,14 +159,14 @@ static uint32_t inline_chain(struct fallback *fb, struct structure *st,
 			     uint32_t p, uint64_t addr, const char *file)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(fb->mod, addr, &bias);
+	Dwarf_Die *cu = dwfl_module_addrdie(fb->mod, addr + fb->bias, &bias);
 	Dwarf_Die *scopes = NULL;
 	int n, i;
 	uint32_t at = p;
 
 	if (!cu)
 		return p;
-	n = dwarf_getscopes(cu, addr - bias, &scopes);
+	n = dwarf_getscopes(cu, addr + fb->bias - bias, &scopes);
 	for (i = n - 1; i >= 0; i--) {
 		Dwarf_Die *d = &scopes[i];
 		const char *callee_file;
@@ -206,8 +210,8 @@ uint32_t fallback_lookup(struct fallback *fb, struct structure *st,
 	if (v)
 		return (uint32_t)(v - 1);
 	if (fb->mod)
-		name = dwfl_module_addrinfo(fb->mod, addr, &off, &sym, NULL,
-					    NULL, NULL);
+		name = dwfl_module_addrinfo(fb->mod, addr + fb->bias, &off,
+					    &sym, NULL, NULL, NULL);
 	file = src_line(fb, addr, &line);
 	if (name) {
 		const char *pfile;

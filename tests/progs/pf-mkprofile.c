@@ -3,6 +3,7 @@
  * stdin, with lib/hpcrun-fmt-write.c, so hpcprof tests know every value.
  *
  * cc -I"$SRC_ROOT/lib" -o mkprofile "$TEST_PROGS/pf-mkprofile.c" "$HPC_BUILD/obj/libhpc.a"
+ * (add -fsanitize=address,undefined when HPC_BUILD is a SANITIZE=1 build)
  *
  * Usage: mkprofile OUT.hpcrun <spec
  * Spec lines (one record each, in this order of kinds is not required):

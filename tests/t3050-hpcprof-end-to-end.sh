@@ -1,0 +1,53 @@
+#!/bin/sh
+test_description='hpcrun + hpcstruct + hpcprof on a program with a known 1:3 split'
+. "$(dirname "$0")/test-lib.sh"
+
+# Inclusive percentage of the report row whose location matches $2.
+share() { awk -v pat="$2" 'index($0, pat) { sub("%", "", $3); print $3; exit }' "$1"; }
+
+test_expect_success 'measure the split program' '
+	cc -O2 -g -o split "$TEST_PROGS/pf-split.c" &&
+	hpcrun -o m ./split 80000000 &&
+	ls m/*.hpcrun >profiles &&
+	test_line_count = 1 profiles
+'
+
+test_expect_success 'with structure: procedures and their loops split 25/75 within 3 points' '
+	hpcstruct m &&
+	hpcprof -o db --text report m 2>err &&
+	test_valid_xml "$DTD_DIR/hpc-experiment.dtd" db/experiment.xml &&
+	test_within "$(share report "three [pf-split.c")" 75 3 &&
+	test_within "$(share report "one [pf-split.c")" 25 3 &&
+	test_within "$(share report "loop at pf-split.c:25 [three]")" 75 3 &&
+	test_within "$(share report "loop at pf-split.c:16 [one]")" 25 3 &&
+	test_within "$(share report "main [pf-split.c")" 100 1
+'
+
+test_expect_success 'the loops sit in their calling context: main > C > PF three > L' '
+	three=$(xmllint --xpath "string(//Procedure[@n=\"three\"]/@i)" db/experiment.xml) &&
+	test "$(xmllint --xpath "count(//PF/L/C/PF[@n=$three]/L[@l=25])" db/experiment.xml)" = 1
+'
+
+test_expect_success 'sources referenced are copied into the database' '
+	cmp "$TEST_PROGS/pf-split.c" "db/src$TEST_PROGS/pf-split.c"
+'
+
+test_expect_success 'without structure: DWARF line-level attribution, same split, said so' '
+	mkdir m2 && cp m/*.hpcrun m2/ &&
+	hpcprof -o db2 --text report2 m2 2>err &&
+	grep "split.: no structure file; line-level attribution from DWARF only (no loops)" err &&
+	test_within "$(share report2 "three [pf-split.c")" 75 3 &&
+	test_within "$(share report2 "one [pf-split.c")" 25 3 &&
+	test_within "$(share report2 "pf-split.c:25 [three]")" 75 3 &&
+	! grep "loop at" report2 &&
+	grep "NV n=\"structure-dwarf\" v=\"$PWD/split\"" db2/experiment.xml
+'
+
+test_expect_success 'binary gone: addresses kept, warned' '
+	mv split split.gone &&
+	hpcprof -o db3 --text report3 m2 2>err &&
+	grep "split.: binary not found; keeping addresses" err &&
+	grep "<unknown> 0x" report3
+'
+
+test_done
