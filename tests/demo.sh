@@ -21,12 +21,12 @@ step "recover structure: hpcstruct demo-measurements"
 hpcstruct demo-measurements || {
 	echo "demo: hpcstruct failed; stopping here"; exit 1; }
 
-step "correlate: hpcprof -o demo-database demo-measurements"
-hpcprof -o demo-database demo-measurements || {
+step "correlate and report: hpcprof -o demo-database --text - demo-measurements"
+hpcprof -o demo-database --top 8 --text - demo-measurements || {
 	echo "demo: hpcprof failed; stopping here"; exit 1; }
 
-step "hot spots: hpcviewer-tui --stdio --view flat demo-database"
-hpcviewer-tui --stdio --view flat --depth 6 demo-database || {
+step "calling context: hpcviewer-tui --stdio --depth 4 demo-database"
+hpcviewer-tui --stdio --depth 4 demo-database || {
 	echo "demo: hpcviewer-tui failed"; exit 1; }
 
 printf '\nBrowse it interactively with:\n  %s/bin/hpcviewer-tui %s/demo-database\n' \
