@@ -39,9 +39,10 @@ struct job {
 	const struct analyze_opts *opts;
 	unsigned char *noreturn;
 	size_t *order, n;
-	struct proc_tree **results;
-	size_t next, written;
-	int failed;
+	struct proc_tree **results;	/* by position in order[] */
+	size_t next;			/* next position to analyze */
+	size_t written;			/* positions written so far */
+	int writer_waiting, helpers_waiting, stop;
 	pthread_mutex_t mu;
 	pthread_cond_t done, window;
 };
@@ -72,42 +73,46 @@ static struct proc_tree *analyze_proc(struct job *j, struct decoder *d,
 	return t;
 }
 
-static void *worker(void *arg)
+/* Claims the next position, or returns 0 (none left or window full). */
+static int claim(struct job *j, size_t *k)
+{
+	if (j->stop || j->next >= j->n || j->next >= j->written + WINDOW)
+		return 0;
+	*k = j->next++;
+	return 1;
+}
+
+static void *helper(void *arg)
 {
 	struct job *j = arg;
 	struct decoder *d = decoder_new();
 	struct cfg g = { 0 };
 	struct loopnest ln = { 0 };
 
-	for (;;) {
+	pthread_mutex_lock(&j->mu);
+	while (d && !j->stop && j->next < j->n) {
 		size_t k;
 		struct proc_tree *t;
 
-		pthread_mutex_lock(&j->mu);
-		if (!d)
-			j->failed = 1;
-		while (!j->failed && j->next < j->n &&
-		       j->next >= j->written + WINDOW)
+		if (!claim(j, &k)) {
+			j->helpers_waiting++;
 			pthread_cond_wait(&j->window, &j->mu);
-		if (j->failed || j->next >= j->n) {
-			pthread_cond_broadcast(&j->done);
-			pthread_mutex_unlock(&j->mu);
-			break;
+			j->helpers_waiting--;
+			continue;
 		}
-		k = j->next++;
 		pthread_mutex_unlock(&j->mu);
 		t = analyze_proc(j, d, &g, &ln, j->order[k]);
 		pthread_mutex_lock(&j->mu);
 		j->results[k] = t;
-		pthread_cond_broadcast(&j->done);
-		pthread_mutex_unlock(&j->mu);
+		if (j->writer_waiting)
+			pthread_cond_signal(&j->done);
 	}
+	pthread_mutex_unlock(&j->mu);
 	cfg_release(&g);
 	loopnest_release(&ln);
 	decoder_free(d);
 	return NULL;
 }
-
 
 static int order_cmp(const void *a, const void *b, void *arg)
 {
@@ -149,78 +154,67 @@ static void progress(const struct job *j, size_t k, int last)
 			j->b->basename, k, j->n);
 }
 
-/* Runs the workers (or the work, for one job) and writes in order. */
+/*
+ * Writes the procedures in order.  While the next one is not ready, this
+ * thread analyzes procedures itself, so N jobs keep N threads busy: N - 1
+ * helpers and this writer.
+ */
 static int run(struct job *j, struct output *o)
 {
-	pthread_t *tids = NULL;
-	/* with N jobs, N - 1 workers analyze while this thread writes */
-	int nthreads = j->opts->jobs - 1;
-	int started = 0, rc = 0;
+	int nhelpers = j->opts->jobs - 1, started = 0;
+	pthread_t *tids = xcalloc((size_t)nhelpers + 1, sizeof(*tids));
+	struct decoder *d = decoder_new();
+	struct cfg g = { 0 };
+	struct loopnest ln = { 0 };
 
-	if (nthreads == 0) {
-		struct decoder *d = decoder_new();
-		struct cfg g = { 0 };
-		struct loopnest ln = { 0 };
-
-		if (!d)
-			return -1;
-		for (size_t k = 0; k < j->n; k++) {
-			struct proc_tree *t = analyze_proc(j, d, &g, &ln,
-							   j->order[k]);
-
-			output_proc(o, t);
-			warn_proc(j, t);
-			proc_tree_free(t);
-			progress(j, k, 0);
-		}
-		cfg_release(&g);
-		loopnest_release(&ln);
-		decoder_free(d);
-		progress(j, j->n, 1);
-		return 0;
-	}
-	tids = xcalloc((size_t)nthreads, sizeof(*tids));
-	for (int i = 0; i < nthreads; i++)
-		if (pthread_create(&tids[i], NULL, worker, j) == 0)
-			started++;
-	if (started == 0) {
+	if (!d) {
 		free(tids);
-		return hpc_seterr("cannot start threads: %s", strerror(errno));
+		return -1;
 	}
+	for (int i = 0; i < nhelpers; i++)
+		if (pthread_create(&tids[started], NULL, helper, j) == 0)
+			started++;
 	for (size_t k = 0; k < j->n; k++) {
 		struct proc_tree *t;
+		size_t mine;
 
 		pthread_mutex_lock(&j->mu);
-		while (!j->results[k] && !j->failed)
+		while (!(t = j->results[k])) {
+			if (claim(j, &mine)) {
+				pthread_mutex_unlock(&j->mu);
+				t = analyze_proc(j, d, &g, &ln, j->order[mine]);
+				pthread_mutex_lock(&j->mu);
+				j->results[mine] = t;
+				continue;
+			}
+			j->writer_waiting = 1;
 			pthread_cond_wait(&j->done, &j->mu);
-		t = j->results[k];
+			j->writer_waiting = 0;
+		}
 		j->results[k] = NULL;
 		pthread_mutex_unlock(&j->mu);
-		if (!t) {
-			rc = -1;
-			break;
-		}
 		output_proc(o, t);
 		warn_proc(j, t);
 		proc_tree_free(t);
 		progress(j, k, 0);
 		pthread_mutex_lock(&j->mu);
 		j->written++;
-		pthread_cond_broadcast(&j->window);
+		if (j->helpers_waiting)
+			pthread_cond_broadcast(&j->window);
 		pthread_mutex_unlock(&j->mu);
 	}
 	pthread_mutex_lock(&j->mu);
-	if (rc < 0)
-		j->failed = 1;
+	j->stop = 1;
 	pthread_cond_broadcast(&j->window);
 	pthread_mutex_unlock(&j->mu);
 	for (int i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
 	free(tids);
+	cfg_release(&g);
+	loopnest_release(&ln);
+	decoder_free(d);
 	progress(j, j->n, 1);
-	if (rc < 0)
-		hpc_seterr("cannot open the capstone x86-64 decoder");
-	return rc;
+	return 0;
 }
 
 int analyze_binary(const char *path, const char *out_path,

@@ -12,7 +12,10 @@
  *   3. binary_bytes() returns pointers into the mapped file that stay
  *      valid until binary_free().
  * Procedures come from .symtab/.dynsym function symbols, PLT entries, and
- * .eh_frame FDEs that no symbol covers (stripped binaries).
+ * .eh_frame FDEs that no symbol covers (stripped binaries).  A symbol
+ * NAME.cold (code gcc moved out of NAME) becomes the cold part of the
+ * procedure NAME when exactly one procedure has that name; binary_find_proc
+ * finds procedures by their main part only.
  */
 #ifndef HPCSTRUCT_BINARY_H
 #define HPCSTRUCT_BINARY_H
@@ -32,6 +35,7 @@ enum proc_origin {
 
 struct proc {
 	uint64_t lo, hi;	/* [lo, hi) */
+	uint64_t cold_lo, cold_hi;	/* the NAME.cold part gcc split off, or 0 */
 	char *name;		/* owned */
 	enum proc_origin origin;
 };

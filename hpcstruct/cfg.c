@@ -54,13 +54,23 @@ void cfg_build(struct cfg *g, struct decoder *d, const struct binary *b,
 	struct tables t = { 0 };
 
 	g->ninsns = g->nblocks = g->nsuccs = 0;
-	g->truncated = x86_decode(d, b, p->lo, p->hi, &g->insns, &g->ninsns,
-				  &g->insns_alloc, cap);
+	g->entry = 0;
+	/* both parts, in address order (gcc puts .cold parts first) */
+	if (p->cold_hi && p->cold_lo < p->lo)
+		g->truncated = x86_decode(d, b, p->cold_lo, p->cold_hi, &g->insns,
+					  &g->ninsns, &g->insns_alloc, cap);
+	g->truncated |= x86_decode(d, b, p->lo, p->hi, &g->insns, &g->ninsns,
+				   &g->insns_alloc, cap);
+	if (p->cold_hi && p->cold_lo > p->lo)
+		g->truncated |= x86_decode(d, b, p->cold_lo, p->cold_hi, &g->insns,
+					   &g->ninsns, &g->insns_alloc, cap);
 	if (g->ninsns == 0)
 		return;
 	leader = xcalloc(g->ninsns + 1, 1);
 	tab_of = xcalloc(g->ninsns, sizeof(*tab_of));
 	leader[0] = 1;
+	if (cfg_insn_at(g, p->lo) > 0)
+		leader[cfg_insn_at(g, p->lo)] = 1;
 	for (size_t i = 0; i < g->ninsns; i++) {
 		const struct insn *in = &g->insns[i];
 		ptrdiff_t k;
@@ -74,6 +84,10 @@ void cfg_build(struct cfg *g, struct decoder *d, const struct binary *b,
 
 			found = x86_jump_table(b, g->insns, i, p->lo, p->hi,
 					       &t.targets, &t.n, &t.alloc);
+			if (!found && p->cold_hi)
+				found = x86_jump_table(b, g->insns, i, p->cold_lo,
+						       p->cold_hi, &t.targets,
+						       &t.n, &t.alloc);
 			if (found) {
 				HPC_GROW(t.first, t.nt + 1, t.alloc_first);
 				HPC_GROW(t.count, t.nt + 1, t.alloc_count);
@@ -101,6 +115,8 @@ void cfg_build(struct cfg *g, struct decoder *d, const struct binary *b,
 		if (!leader[i])
 			continue;
 		HPC_GROW(g->blocks, g->nblocks + 1, g->blocks_alloc);
+		if (g->insns[i].addr == p->lo)
+			g->entry = g->nblocks;
 		bl = &g->blocks[g->nblocks++];
 		bl->first = i;
 		bl->last = i;

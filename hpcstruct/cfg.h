@@ -2,9 +2,10 @@
  * cfg.h - the control-flow graph of one procedure (cfg.c).
  *
  * Built from the decoded instructions of [proc.lo, proc.hi).  Invariants:
- *   1. insns[] is sorted by address; blocks[] partitions it into maximal
- *      runs with one entry (a leader) and one exit (the last instruction);
- *      block 0 starts at the procedure's entry;
+ *   1. insns[] is sorted by address and covers the procedure and its cold
+ *      part; blocks[] partitions it into maximal runs with one entry (a
+ *      leader) and one exit (the last instruction); block entry starts at
+ *      the procedure's entry address;
  *   2. a block's successors are the blocks control can reach next inside
  *      the procedure: fall-through, direct jump targets, jump-table targets.
  *      Calls are not edges (the block continues after a call) unless the
@@ -29,6 +30,7 @@ struct cfg {
 	struct insn *insns;	size_t ninsns, insns_alloc;
 	struct block *blocks;	size_t nblocks, blocks_alloc;
 	uint32_t *succs;	size_t nsuccs, succs_alloc;
+	size_t entry;		/* the block at the procedure's entry */
 	int truncated;		/* the instruction cap was reached */
 };
 

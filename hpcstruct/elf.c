@@ -13,6 +13,7 @@
 
 #include "binary.h"
 #include "error.h"
+#include "hashmap.h"
 #include "strbuf.h"
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -35,6 +36,7 @@ static void add_proc(struct procs *p, uint64_t lo, uint64_t hi,
 	p->v[p->n].hi = hi;
 	p->v[p->n].name = xstrdup(name);
 	p->v[p->n].origin = origin;
+	p->v[p->n].cold_lo = p->v[p->n].cold_hi = 0;
 	p->n++;
 }
 
@@ -296,9 +298,10 @@ static int proc_cmp(const void *a, const void *b)
 	return (int)x->origin - (int)y->origin;
 }
 
-static int covered(const struct procs *p, uint64_t addr)
+/* Whether addr is inside one of the first n procedures (sorted by lo). */
+static int covered(const struct procs *p, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = p->n;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {	/* p->v sorted by lo */
 		size_t mid = lo + (hi - lo) / 2;
@@ -319,16 +322,127 @@ static int32_t rd32(const unsigned char *q)
 	return (int32_t)v;
 }
 
+static uint64_t rd_uleb(const unsigned char **q, const unsigned char *end)
+{
+	uint64_t v = 0;
+	int shift = 0;
+
+	while (*q < end && shift < 64) {
+		unsigned char c = *(*q)++;
+
+		v |= (uint64_t)(c & 0x7f) << shift;
+		shift += 7;
+		if (!(c & 0x80))
+			break;
+	}
+	return v;
+}
+
+/* The FDE pointer encoding ('R' augmentation) of the CIE at cie, or -1. */
+static int cie_fde_encoding(const unsigned char *cie, const unsigned char *end)
+{
+	const unsigned char *q = cie + 8, *aug;
+
+	if (q + 1 > end)
+		return -1;
+	q++;			/* version */
+	aug = q;
+	while (q < end && *q)
+		q++;
+	if (q >= end || aug[0] != 'z')
+		return 0x00;	/* no augmentation data: absolute pointers */
+	q++;
+	rd_uleb(&q, end);	/* code alignment */
+	rd_uleb(&q, end);	/* data alignment (sleb; only skipped) */
+	if (cie[8] == 1)
+		q++;		/* return register, one byte in version 1 */
+	else
+		rd_uleb(&q, end);
+	rd_uleb(&q, end);	/* augmentation data length */
+	for (const unsigned char *a = aug + 1; *a && q < end; a++) {
+		if (*a == 'R')
+			return *q;
+		if (*a == 'L')
+			q++;
+		else if (*a == 'P')
+			return -1;	/* personality first: rare, not decoded */
+		else
+			return -1;
+	}
+	return -1;
+}
+
+/* Reads a value of the size the encoding's low nibble gives, or -1. */
+static int rd_encoded(const unsigned char *q, const unsigned char *end, int enc,
+		      int64_t *out)
+{
+	int32_t s4;
+	int16_t s2;
+
+	switch (enc & 0x0f) {
+	case 0x00: case 0x04: case 0x0c:
+		if (q + 8 > end)
+			return -1;
+		memcpy(out, q, 8);
+		return 8;
+	case 0x03: case 0x0b:
+		if (q + 4 > end)
+			return -1;
+		memcpy(&s4, q, 4);
+		*out = (enc & 0x0f) == 0x03 ? (int64_t)(uint32_t)s4 : s4;
+		return 4;
+	case 0x02: case 0x0a:
+		if (q + 2 > end)
+			return -1;
+		memcpy(&s2, q, 2);
+		*out = (enc & 0x0f) == 0x02 ? (int64_t)(uint16_t)s2 : s2;
+		return 2;
+	default:
+		return -1;
+	}
+}
+
+/* The address range length of the FDE at fde in .eh_frame, or 0. */
+static uint64_t fde_range(const struct binary *b, uint64_t fde)
+{
+	const struct section *s = section_at(b, fde);
+	const unsigned char *base, *end, *q, *cie;
+	uint32_t len, cie_off;
+	int64_t v;
+	int enc, n;
+
+	if (!s || !s->data)
+		return 0;
+	base = s->data;
+	end = s->data + s->size;
+	q = base + (fde - s->addr);
+	if (q + 8 > end)
+		return 0;
+	memcpy(&len, q, 4);
+	memcpy(&cie_off, q + 4, 4);
+	if (len == 0 || len == 0xffffffffu || (size_t)(end - q) < (size_t)len + 4 ||
+	    cie_off == 0 || cie_off > (size_t)(q + 4 - base))
+		return 0;
+	end = q + 4 + len;
+	cie = q + 4 - cie_off;
+	enc = cie_fde_encoding(cie, s->data + s->size);
+	if (enc < 0)
+		return 0;
+	n = rd_encoded(q + 8, end, enc, &v);	/* pc_begin */
+	if (n < 0 || rd_encoded(q + 8 + n, end, enc & 0x0f, &v) < 0)
+		return 0;
+	return (uint64_t)v;
+}
+
 /*
  * Procedures from .eh_frame_hdr's sorted FDE table for code no symbol
- * covers; each one's end comes from its FDE (through libdw's CFI reader).
+ * covers; each one's end comes from its FDE's address range.
  */
 static void fde_procs(struct binary *b, struct procs *p)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn = section_named(b->elf, ".eh_frame_hdr", &sh);
 	const unsigned char *hdr;
-	Dwarf_CFI *cfi;
 	uint32_t count;
 	size_t nsym = p->n;
 	char name[40];
@@ -343,29 +457,62 @@ static void fde_procs(struct binary *b, struct procs *p)
 	memcpy(&count, hdr + 8, 4);
 	if (count > (sh.sh_size - 12) / 8)
 		return;
-	cfi = dwarf_getcfi_elf(b->elf);
-	if (!cfi)
-		return;
 	if (p->n > 1)
 		qsort(p->v, p->n, sizeof(*p->v), proc_cmp);
 	for (uint32_t i = 0; i < count; i++) {
 		uint64_t lo = sh.sh_addr + (uint64_t)(int64_t)rd32(hdr + 12 + 8 * i);
-		Dwarf_Frame *frame = NULL;
-		Dwarf_Addr start, end;
+		uint64_t fde = sh.sh_addr + (uint64_t)(int64_t)rd32(hdr + 16 + 8 * i);
+		uint64_t len;
 
 		if (!binary_is_code(b, lo))
 			continue;
-		if (nsym > 0 && covered(p, lo))	/* first nsym are sorted */
+		if (covered(p, nsym, lo))
 			continue;
-		if (dwarf_cfi_addrframe(cfi, lo, &frame) != 0)
+		len = fde_range(b, fde);
+		if (len == 0 || len > (1ULL << 32))
 			continue;
-		if (dwarf_frame_info(frame, &start, &end, NULL) >= 0 &&
-		    start == lo && end > lo) {
-			snprintf(name, sizeof(name), "targ%" PRIx64, lo);
-			add_proc(p, lo, end, name, PROC_FDE);
-		}
-		free(frame);
+		snprintf(name, sizeof(name), "targ%" PRIx64, lo);
+		add_proc(p, lo, lo + len, name, PROC_FDE);
 	}
+}
+
+/* Makes each NAME.cold symbol the cold part of the unique procedure NAME. */
+static void merge_cold_parts(struct procs *p)
+{
+	struct hmap *byname = hmap_new();
+	size_t out = 0;
+
+	/* value: index + 1, or (void *)-1 when the name is not unique */
+	for (size_t i = 0; i < p->n; i++) {
+		void *prev = hmap_get_str(byname, p->v[i].name);
+
+		hmap_put_str(byname, p->v[i].name,
+			     prev ? (void *)-1 : (void *)(uintptr_t)(i + 1));
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		struct proc *c = &p->v[i];
+		size_t len = strlen(c->name);
+		void *parent = NULL;
+
+		if (c->origin == PROC_SYMBOL && len > 5 &&
+		    !strcmp(c->name + len - 5, ".cold")) {
+			c->name[len - 5] = 0;
+			parent = hmap_get_str(byname, c->name);
+			c->name[len - 5] = '.';
+		}
+		if (parent && parent != (void *)-1 &&
+		    !p->v[(uintptr_t)parent - 1].cold_hi) {
+			p->v[(uintptr_t)parent - 1].cold_lo = c->lo;
+			p->v[(uintptr_t)parent - 1].cold_hi = c->hi;
+			free(c->name);
+			c->name = NULL;
+		}
+	}
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].name)
+			p->v[out++] = p->v[i];
+	p->n = out;
+	hmap_free(byname);
 }
 
 /* Sorts, drops duplicates, gives size-0 symbols an end, removes overlaps. */
@@ -392,6 +539,7 @@ static void finish_procs(struct binary *b, struct procs *p)
 		if (p->v[i].hi == 0 || p->v[i].hi > end)
 			p->v[i].hi = end;
 	}
+	merge_cold_parts(p);
 	b->procs = p->v;
 	b->nprocs = p->n;
 }

@@ -16,7 +16,7 @@
 #include "strbuf.h"
 
 /* Instructions analyzed per procedure (an interpreter loop is ~100k). */
-#define INSN_CAP 1000000
+#define INSN_CAP 1000000L
 
 static const char *const usage[] = {
 	"[-q] [-o FILE] [-j N] BINARY",
@@ -33,13 +33,15 @@ static const struct opts_program prog = {
 int main(int argc, char **argv)
 {
 	const char *output = NULL;
-	long jobs = 1;
+	long jobs = 1, max_insns = INSN_CAP;
 	int quiet = 0;
 	const struct opt opts[] = {
 		OPT_STRING('o', "output", &output, "FILE",
 			   "write the structure to FILE"),
 		OPT_INT('j', "jobs", &jobs, "N", "analyze with N threads"),
 		OPT_FLAG('q', "quiet", &quiet, "no progress line or notes"),
+		OPT_INT(0, "max-insns", &max_insns, "N",
+			"analyze at most N instructions per procedure"),
 		OPT_END(),
 	};
 	struct analyze_opts aopts;
@@ -59,10 +61,14 @@ int main(int argc, char **argv)
 		hpc_error("'%ld': the number of jobs must be between 1 and 256", jobs);
 		return 2;
 	}
+	if (max_insns < 1) {
+		hpc_error("'%ld': --max-insns must be positive", max_insns);
+		return 2;
+	}
 	arg = argv[first];
 	aopts.jobs = (int)jobs;
 	aopts.progress = !quiet && isatty(2);
-	aopts.insn_cap = INSN_CAP;
+	aopts.insn_cap = (size_t)max_insns;
 	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
 		if (output) {
 			hpc_error("'%s': -o applies to a single binary, not a measurement directory", arg);

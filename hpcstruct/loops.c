@@ -37,15 +37,15 @@ struct havlak {
 
 #define UNVISITED UINT32_MAX
 
-/* Iterative DFS from every unvisited block in address order. */
+/* Iterative DFS from the entry, then from unvisited blocks in order. */
 static void dfs(struct havlak *h, const struct cfg *g)
 {
 	uint32_t *stack = xmalloc(h->n * sizeof(*stack));
 	size_t *next = xcalloc(h->n, sizeof(*next));
 	uint32_t count = 0;
 
-	for (size_t root = 0; root < h->n; root++) {
-		size_t sp = 0;
+	for (size_t r = 0; r <= h->n; r++) {
+		size_t sp = 0, root = r == 0 ? g->entry : r - 1;
 
 		if (h->pre[root] != UNVISITED)
 			continue;

@@ -149,17 +149,15 @@ static int range_depth_cmp(const void *a, const void *b, void *arg)
 	return (int)d->nodes[x->node].depth - (int)d->nodes[y->node].depth;
 }
 
-/* Paints each instruction with its innermost inline node. */
-static void paint_inlines(struct builder *bd, const struct proc *p)
+/* Paints each instruction of [lo, hi) with its innermost inline node. */
+static void paint_inlines(struct builder *bd, uint64_t lo, uint64_t hi)
 {
 	const struct debuginfo *d = bd->c->d;
 	const struct cfg *g = bd->g;
-	size_t first = debuginfo_first_range(d, p->lo), n = 0;
+	size_t first = debuginfo_first_range(d, lo), n = 0;
 	struct inline_range *rs;
 
-	for (size_t i = 0; i < g->ninsns; i++)
-		bd->node_of[i] = -1;
-	while (first + n < d->nranges && d->ranges[first + n].lo < p->hi)
+	while (first + n < d->nranges && d->ranges[first + n].lo < hi)
 		n++;
 	if (n == 0)
 		return;
@@ -168,18 +166,18 @@ static void paint_inlines(struct builder *bd, const struct proc *p)
 	if (n > 1)
 		qsort_r(rs, n, sizeof(*rs), range_depth_cmp, (void *)d);
 	for (size_t k = 0; k < n; k++) {
-		size_t lo = 0, hi = g->ninsns;
+		size_t a = 0, z = g->ninsns;
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
+		while (a < z) {
+			size_t mid = a + (z - a) / 2;
 
 			if (g->insns[mid].addr < rs[k].lo)
-				lo = mid + 1;
+				a = mid + 1;
 			else
-				hi = mid;
+				z = mid;
 		}
-		for (; lo < g->ninsns && g->insns[lo].addr < rs[k].hi; lo++)
-			bd->node_of[lo] = rs[k].node;
+		for (; a < g->ninsns && g->insns[a].addr < rs[k].hi; a++)
+			bd->node_of[a] = rs[k].node;
 	}
 	free(rs);
 }
@@ -468,7 +466,11 @@ struct proc_tree *scopes_build(const struct scope_ctx *c, size_t pi,
 	bd.lfile = xmalloc((ln->nloops + 1) * sizeof(*bd.lfile));
 	bd.lline = xmalloc((ln->nloops + 1) * sizeof(*bd.lline));
 	bd.lscope = xcalloc(ln->nloops + 1, sizeof(*bd.lscope));
-	paint_inlines(&bd, p);
+	for (size_t i = 0; i < g->ninsns; i++)
+		bd.node_of[i] = -1;
+	paint_inlines(&bd, p->lo, p->hi);
+	if (p->cold_hi)
+		paint_inlines(&bd, p->cold_lo, p->cold_hi);
 	loop_attributes(&bd);
 	build_statements(&bd, t->root);
 	hoisted_into_loops(&bd, t->root);

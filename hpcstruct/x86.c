@@ -17,6 +17,28 @@ struct decoder {
 	cs_insn *insn;
 };
 
+/*
+ * Instructions with implicit register operands (cmp eax/rax/al, imm; test
+ * al, imm; rep movsb; in al, dx; cwde; cqo): decoding them makes Capstone 4
+ * sort its implicit-register table, which it does lazily and without a
+ * lock.  Doing it once in the first decoder, before other threads exist,
+ * keeps later decoders race-free.
+ */
+static const unsigned char warm_up_code[] = {
+	0x3d, 0x10, 0, 0, 0, 0x48, 0x3d, 0x10, 0, 0, 0, 0x3c, 0x01, 0xa8, 0x01,
+	0x66, 0x3d, 0x01, 0x00, 0xf3, 0xa4, 0xec, 0x98, 0x48, 0x99,
+};
+
+static void warm_up(struct decoder *d)
+{
+	const uint8_t *p = warm_up_code;
+	size_t size = sizeof(warm_up_code);
+	uint64_t addr = 0;
+
+	while (size > 0 && cs_disasm_iter(d->cs, &p, &size, &addr, d->insn))
+		;
+}
+
 struct decoder *decoder_new(void)
 {
 	struct decoder *d = xcalloc(1, sizeof(*d));
@@ -28,6 +50,7 @@ struct decoder *decoder_new(void)
 	}
 	cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	d->insn = cs_malloc(d->cs);
+	warm_up(d);
 	return d;
 }
 

@@ -4,7 +4,9 @@
  * recognizing the jump-table patterns gcc and clang emit.  Another
  * architecture provides the same three functions.
  *
- * A decoder holds one Capstone handle: use one per thread.
+ * A decoder holds one Capstone handle: use one per thread, and create the
+ * first one before starting other threads (it initializes Capstone's lazily
+ * built tables, which Capstone 4 does without a lock).
  */
 #ifndef HPCSTRUCT_X86_H
 #define HPCSTRUCT_X86_H

@@ -97,6 +97,16 @@ test_expect_success XMLLINT 'stripped output is valid' '
 	test_valid_xml "$DTD" st.xml
 '
 
+test_expect_success 'a gcc .cold part is part of its procedure, not a procedure' '
+	cc -O2 -g -o control "$TEST_PROGS/st-control.c" &&
+	cold=$(nm control | sed -n "s/^0*\([0-9a-f]*\) t split.cold$/\1/p") &&
+	test -n "$cold" &&
+	hpcstruct -o control.xml control &&
+	! grep -q "n=\"split.cold\"" control.xml &&
+	sed -n "/<P [^>]*n=\"split\"/,/<\/P>/p" control.xml >split &&
+	grep -q "<S [^>]*v=\"{.*\[0x$cold-" split
+'
+
 test_expect_success 'hpcprof reads our structure file' '
 	if command -v hpcprof >/dev/null && hpcprof --help 2>/dev/null | grep -q -- --dump; then
 		hpcprof --dump s.xml >dump && grep -q "procedures" dump

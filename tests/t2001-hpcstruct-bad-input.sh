@@ -47,6 +47,15 @@ test_expect_success 'usage errors exit 2' '
 	status=0 && hpcstruct -j 0 good 2>err || status=$? && test $status = 2
 '
 
+test_expect_success 'a procedure over the instruction cap: one warning, a valid prefix' '
+	hpcstruct --max-insns 20 -o capped.xml good 2>err &&
+	grep -q "^hpcstruct: warning: '"'"'good'"'"': procedure '"'"'nest4'"'"' has more than 20 instructions; only the first 20 were analyzed$" err &&
+	test $(grep -c "procedure '"'"'nest4'"'"'" err) = 1 &&
+	if test_have_prereq XMLLINT; then
+		xmllint --noout --nonet --dtdvalid "$DTD_DIR/hpc-structure.dtd" capped.xml
+	fi
+'
+
 test_expect_success 'a failed run leaves an existing output file alone' '
 	echo keep >out.xml &&
 	test_must_fail hpcstruct -o out.xml text 2>err &&

@@ -1,6 +1,7 @@
 /*
  * st-control.c - an irreducible loop made with goto, and a switch compiled
- * to a jump table inside a loop.  Expected structure in // CHECK: comments
+ * to a jump table inside a loop, and a function gcc -O2 splits into a hot
+ * part and a .cold part.  Expected structure in // CHECK: comments
  * (tests/check-structure.sh).
  * Build: cc -O2 -g -o st-control st-control.c   (tests use -O0, -O2, -O3)
  */
@@ -46,6 +47,22 @@ __attribute__((noinline)) int dispatch(const int *ops, int n)	// CHECK: loops=1 
 	return acc;
 }
 
+__attribute__((noinline)) int split(const int *a, int n)	// CHECK: loops=1 proc=split
+{
+	int s = 0;
+
+	for (int i = 0; i < n; i++) {			// CHECK: loop depth=1 proc=split
+		if (__builtin_expect(a[i] < 0, 0)) {
+			if (a[i] == -7)
+				abort();
+			s -= a[i] * 3;
+			continue;
+		}
+		s += a[i];
+	}
+	return s;
+}
+
 int main(int argc, char **argv)
 {
 	int ops[16];
@@ -54,5 +71,6 @@ int main(int argc, char **argv)
 		ops[i] = (i * 7 + argc) % 11;
 	sink = irreducible(argc * 5, argc);
 	sink = dispatch(ops, 16);
+	sink = split(ops, 16);
 	return 0;
 }
