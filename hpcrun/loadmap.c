@@ -26,6 +26,7 @@ struct snapshot {
 };
 
 static struct snapshot *published;
+unsigned rt_loadmap_gen;
 static struct rt_module **all;
 static size_t nall, alloc_all;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -196,6 +197,7 @@ void rt_loadmap_refresh(void)
 			memcpy(s->mod, c.v, c.n * sizeof(s->mod[0]));
 		qsort(s->mod, s->n, sizeof(s->mod[0]), by_lo);
 		__atomic_store_n(&published, s, __ATOMIC_RELEASE);
+		__atomic_add_fetch(&rt_loadmap_gen, 1, __ATOMIC_RELEASE);
 	}
 	free(c.v);
 	pthread_mutex_unlock(&lock);

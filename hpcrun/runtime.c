@@ -39,6 +39,9 @@ volatile int rt_active;
 pid_t rt_pid;
 __thread struct rt_thread *rt_self __attribute__((tls_model("initial-exec")));
 
+/* A thread's state and its unwind cache, one mapping. */
+#define TD_BYTES (sizeof(struct rt_thread) + rt_unwind_cache_size())
+
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rt_thread *threads;
 static int next_index = 1;
@@ -366,17 +369,18 @@ struct rt_thread *rt_thread_begin(int index)
 
 	if (!rt_active)
 		return NULL;
-	td = mmap(NULL, sizeof(*td), PROT_READ | PROT_WRITE,
+	td = mmap(NULL, TD_BYTES, PROT_READ | PROT_WRITE,
 		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (td == MAP_FAILED)
 		return NULL;
+	td->uwc = (struct uw_cache *)(void *)(td + 1);
 	td->index = index;
 	td->tid = (pid_t)syscall(SYS_gettid);
 	stack_bounds(td);
 	for (i = 0; i < HPCRUN_MAX_EVENTS; i++)
 		td->fd[i] = -1;
 	if (cct_init(&td->cct, (size_t)rt_cfg.nev, index == 0)) {
-		munmap(td, sizeof(*td));
+		munmap(td, TD_BYTES);
 		return NULL;
 	}
 	pthread_mutex_lock(&threads_lock);
@@ -456,7 +460,7 @@ void rt_thread_end(struct rt_thread *td)
 	write_thread(td);
 	__atomic_sub_fetch(&writers, 1, __ATOMIC_ACQ_REL);
 	cct_release(&td->cct);
-	munmap(td, sizeof(*td));
+	munmap(td, TD_BYTES);
 }
 
 static void log_line(int fd, const char *key, uint64_t v)
@@ -540,6 +544,7 @@ static void write_log(const char *why)
 	log_line(fd, "foreign-signals", totals.dropped_foreign);
 	log_line(fd, "blocked-signal-attempts", blocked_attempts);
 	log_line(fd, "write-errors", write_errors);
+	log_line(fd, "handler-ns", totals.handler_ns);
 	close(fd);
 }
 

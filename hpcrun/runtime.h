@@ -37,6 +37,7 @@
 #define RT_MAX_FRAMES 8192
 
 struct rt_thread;
+struct uw_cache;
 
 /* A sample source: one per event kind; functions run outside the handler
  * except value(), which the handler calls. */
@@ -86,7 +87,8 @@ extern pid_t rt_pid;
 /* Per-thread sample accounting. */
 struct rt_counts {
 	uint64_t taken, recorded, partial, dropped_busy, dropped_nomodule,
-		dropped_full, dropped_stopped, dropped_foreign;
+		dropped_full, dropped_stopped, dropped_foreign,
+		handler_ns;	/* time spent in the handler (clock_gettime) */
 };
 
 struct cct_node {
@@ -118,6 +120,7 @@ struct rt_thread {
 	volatile int closed;		/* written or being written */
 	struct rt_counts counts;
 	struct cct cct;
+	struct uw_cache *uwc;		/* unwinder's cache, after the struct */
 	uintptr_t frames[RT_MAX_FRAMES];
 	struct rt_thread *next;
 };
@@ -153,6 +156,9 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc);
 int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
 	      int max, int *complete);
 
+/* Bytes of one thread's unwind cache (allocated with its rt_thread). */
+size_t rt_unwind_cache_size(void);
+
 /* loadmap.c */
 struct rt_module {
 	uint16_t id;
@@ -164,6 +170,8 @@ struct rt_module {
 	char *path;
 };
 void rt_loadmap_refresh(void);
+/* Bumped by every refresh: caches keyed by address check it. */
+extern unsigned rt_loadmap_gen;
 /* The live module containing addr, or NULL (async-signal-safe). */
 const struct rt_module *rt_module_find(uintptr_t addr);
 /* Every module ever seen, in id order (outside the handler). */

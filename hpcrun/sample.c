@@ -8,7 +8,7 @@
  *  - Memory: only this thread's struct rt_thread (arena, frame buffer), the
  *    immutable load-map snapshot, and stack/code the unwinder validated.
  *  - Only async-signal-safe system calls (read on a perf fd,
- *    timer_getoverrun); errno is saved and restored.
+ *    timer_getoverrun, clock_gettime); errno is saved and restored.
  *  - Never block or wait: a sample that cannot be recorded is dropped and
  *    counted by reason (busy = nested signal, nomodule = pc outside every
  *    module, full = arena exhausted, stopped = measurement ended,
@@ -17,6 +17,7 @@
  *    end can wait for a handler in progress on another thread.
  */
 #include <errno.h>
+#include <time.h>
 
 #include "runtime.h"
 
@@ -25,6 +26,7 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 	struct rt_thread *td = rt_self;
 	int saved = errno, idx = -1, n, complete, i, rc;
 	struct cct_node *root;
+	struct timespec t0, t1;
 	double val;
 
 	(void)sig;
@@ -47,6 +49,7 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 		goto out;
 	}
 	td->busy = 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (td->closed || !rt_active) {
 		td->counts.dropped_stopped++;
 		goto done;
@@ -77,6 +80,9 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 			td->counts.partial++;
 	}
 done:
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	td->counts.handler_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000L +
+					    (t1.tv_nsec - t0.tv_nsec));
 	td->busy = 0;
 out:
 	errno = saved;

@@ -15,6 +15,11 @@
  *     frame), so corrupt tables cannot loop; depth is bounded by max.
  *  3. A caller's pc must lie in an executable segment of a module.
  *
+ * A per-thread direct-mapped cache maps a lookup address to its FDE's
+ * start and the rules found for it, so repeated frames (loops calling the
+ * same functions, recursion) skip the table search and the CFA programs.
+ * It is flushed when the load map changes (rt_loadmap_gen).
+ *
  * Fallbacks, in order, when a pc has no FDE: the return address at [sp]
  * (leaf frames only: code without CFI, at its entry), then the frame
  * pointer chain.  Signal frames (__restore_rt: mov $15,%rax; syscall) are
@@ -47,6 +52,22 @@ struct cfa_state {
 	const unsigned char *cfa_expr;	/* non-NULL: CFA is an expression */
 	struct reg_rule reg[NREGS];
 };
+
+#define CACHE_SIZE 256
+
+struct uw_cache {
+	unsigned gen;
+	struct {
+		uintptr_t look;		/* 0 = empty */
+		uintptr_t start;	/* FDE start (for the stop check) */
+		struct cfa_state st;
+	} e[CACHE_SIZE];
+};
+
+size_t rt_unwind_cache_size(void)
+{
+	return sizeof(struct uw_cache);
+}
 
 struct frame {
 	uintptr_t r[NREGS];		/* DWARF numbering; r[16] = pc */
@@ -539,56 +560,79 @@ static int is_code(uintptr_t pc)
 
 enum step { STEP_OK, STEP_STOP, STEP_BOTTOM, STEP_FAIL };
 
-/* One frame up by CFI.  leaf: the pc is the interrupted instruction. */
-static enum step step_cfi(struct frame *f, const struct rt_module *m, int leaf)
+/* The CFA rules at look from the FDE covering it; 0 or -1. */
+static int find_rules(const struct rt_module *m, uintptr_t look,
+		      struct cfa_state *st, uintptr_t *fn_start)
 {
-	uintptr_t pc = f->r[REG_RA_DW], look = leaf ? pc : pc - 1;
 	const unsigned char *fde = find_fde(m, look), *p, *end;
-	struct cfa_state st, init;
-	struct frame nf;
+	struct cfa_state init;
 	struct cie cie;
-	uintptr_t start, range, cfa;
+	uintptr_t start, range;
 	uint32_t len, cie_off;
-	int i;
 
 	if (!fde)
-		return STEP_FAIL;
+		return -1;
 	memcpy(&len, fde, 4);
 	if (len == 0 || len == 0xffffffffu)
-		return STEP_FAIL;
+		return -1;
 	end = fde + 4 + len;
 	memcpy(&cie_off, fde + 4, 4);
 	if (parse_cie(fde + 4 - cie_off, &cie))
-		return STEP_FAIL;
+		return -1;
 	p = fde + 8;
 	if (read_enc(&p, cie.fde_enc, 0, &start) ||
 	    read_enc(&p, cie.fde_enc & 0x0f, 0, &range))
-		return STEP_FAIL;
+		return -1;
 	if (look < start || look >= start + range)
-		return STEP_FAIL;
-	if (rt_is_stop_function(start))
-		return STEP_STOP;
+		return -1;
+	*fn_start = start;
 	if (cie.has_z)
 		p += uleb(&p, end);
-	memset(&st, 0, sizeof(st));
-	if (run_cfa(cie.insns, cie.end, &cie, 0, UINTPTR_MAX, &st, NULL))
-		return STEP_FAIL;
-	init = st;
-	if (run_cfa(p, end, &cie, start, look, &st, &init))
-		return STEP_FAIL;
-	if (st.cfa_expr) {
-		if (eval_expr(st.cfa_expr, f, 0, 0, &cfa))
+	memset(st, 0, sizeof(*st));
+	if (run_cfa(cie.insns, cie.end, &cie, 0, UINTPTR_MAX, st, NULL))
+		return -1;
+	init = *st;
+	return run_cfa(p, end, &cie, start, look, st, &init);
+}
+
+/* One frame up by CFI.  leaf: the pc is the interrupted instruction. */
+static enum step step_cfi(struct frame *f, const struct rt_module *m, int leaf,
+			  struct uw_cache *uc)
+{
+	uintptr_t pc = f->r[REG_RA_DW], look = leaf ? pc : pc - 1;
+	unsigned slot = (unsigned)((look ^ (look >> 9)) % CACHE_SIZE);
+	const struct cfa_state *sp;
+	struct cfa_state st;
+	struct frame nf;
+	uintptr_t start, cfa;
+	int i;
+
+	if (uc->e[slot].look == look) {
+		sp = &uc->e[slot].st;
+		start = uc->e[slot].start;
+	} else {
+		if (find_rules(m, look, &st, &start))
+			return STEP_FAIL;
+		uc->e[slot].look = look;
+		uc->e[slot].start = start;
+		uc->e[slot].st = st;
+		sp = &st;
+	}
+	if (rt_is_stop_function(start))
+		return STEP_STOP;
+	if (sp->cfa_expr) {
+		if (eval_expr(sp->cfa_expr, f, 0, 0, &cfa))
 			return STEP_FAIL;
 	} else {
-		if (st.cfa_reg < 0 || st.cfa_reg >= NREGS)
+		if (sp->cfa_reg < 0 || sp->cfa_reg >= NREGS)
 			return STEP_FAIL;
-		cfa = f->r[st.cfa_reg] + (uintptr_t)st.cfa_off;
+		cfa = f->r[sp->cfa_reg] + (uintptr_t)sp->cfa_off;
 	}
 	if (cfa <= f->r[REG_RSP_DW] || cfa > f->hi)
 		return STEP_FAIL;
 	nf = *f;
 	for (i = 0; i < NREGS; i++) {
-		const struct reg_rule *r = &st.reg[i];
+		const struct reg_rule *r = &sp->reg[i];
 		uintptr_t a;
 
 		switch (r->how) {
@@ -628,7 +672,7 @@ static enum step step_cfi(struct frame *f, const struct rt_module *m, int leaf)
 		}
 	}
 	/* The return address is always saved (x86-64 call pushes it). */
-	if (st.reg[REG_RA_DW].how == R_SAME)
+	if (sp->reg[REG_RA_DW].how == R_SAME)
 		return STEP_FAIL;
 	nf.r[REG_RSP_DW] = cfa;
 	if (!is_code(nf.r[REG_RA_DW]))
@@ -662,7 +706,13 @@ int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
 {
 	struct frame f;
 	int n = 0, leaf = 1;
+	unsigned gen;
 
+	gen = __atomic_load_n(&rt_loadmap_gen, __ATOMIC_ACQUIRE);
+	if (td->uwc->gen != gen) {
+		memset(td->uwc, 0, sizeof(*td->uwc));
+		td->uwc->gen = gen;
+	}
 	load_ucontext(&f, ucontext);
 	f.lo = f.r[REG_RSP_DW];
 	f.hi = td->stack_hi;
@@ -695,7 +745,7 @@ int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
 			continue;
 		}
 		frames[n++] = f.r[REG_RA_DW];
-		s = step_cfi(&f, m, leaf);
+		s = step_cfi(&f, m, leaf, td->uwc);
 		if (s == STEP_FAIL)
 			s = step_fp(&f, leaf);
 		if (s == STEP_STOP) {
