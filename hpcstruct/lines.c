@@ -59,11 +59,81 @@ static int seqrow_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+struct run {
+	size_t first, n;
+};
+
+static int is_sorted(const struct seqrow *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (seqrow_cmp(&v[i - 1], &v[i]) > 0)
+			return 0;
+	return 1;
+}
+
+/* Merges the sorted runs a and b (adjacent in from) into to. */
+static void merge(const struct seqrow *from, struct seqrow *to,
+		  const struct run *a, const struct run *b)
+{
+	size_t i = a->first, j = b->first, k = a->first;
+	size_t ie = a->first + a->n, je = b->first + b->n;
+
+	while (i < ie && j < je)
+		to[k++] = seqrow_cmp(&from[j], &from[i]) < 0 ? from[j++] : from[i++];
+	while (i < ie)
+		to[k++] = from[i++];
+	while (j < je)
+		to[k++] = from[j++];
+}
+
+/*
+ * Sorts the rows.  libdw gives each unit's rows sorted by address, so a
+ * natural merge sort over the units costs n log(units); a unit that is not
+ * sorted is sorted on its own first.
+ */
+static struct seqrow *sort_rows(struct seqrow *v, size_t n, struct run *runs,
+				size_t nruns)
+{
+	struct seqrow *w;
+
+	for (size_t r = 0; r < nruns; r++)
+		if (!is_sorted(v + runs[r].first, runs[r].n))
+			qsort(v + runs[r].first, runs[r].n, sizeof(*v), seqrow_cmp);
+	if (is_sorted(v, n))
+		return v;
+	w = xmalloc(n * sizeof(*w));
+	while (nruns > 1) {
+		size_t out = 0;
+		struct seqrow *t;
+
+		for (size_t r = 0; r < nruns; r += 2) {
+			if (r + 1 < nruns) {
+				merge(v, w, &runs[r], &runs[r + 1]);
+				runs[out].first = runs[r].first;
+				runs[out].n = runs[r].n + runs[r + 1].n;
+			} else {
+				memcpy(w + runs[r].first, v + runs[r].first,
+				       runs[r].n * sizeof(*v));
+				runs[out] = runs[r];
+			}
+			out++;
+		}
+		nruns = out;
+		t = v;
+		v = w;
+		w = t;
+	}
+	free(w);
+	return v;
+}
+
 void linemap_load(struct linemap *m, Dwarf *dw, uint64_t bias,
 		  struct strtab *files)
 {
 	struct seqrow *v = NULL;
 	size_t n = 0, alloc = 0;
+	struct run *runs = NULL;
+	size_t nruns = 0, runs_alloc = 0;
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
 
@@ -76,6 +146,8 @@ void linemap_load(struct linemap *m, Dwarf *dw, uint64_t bias,
 		if (dwarf_getsrclines(&cudie, &lines, &nlines) != 0)
 			continue;
 		HPC_GROW(v, n + nlines, alloc);
+		HPC_GROW(runs, nruns + 1, runs_alloc);
+		runs[nruns].first = n;
 		for (size_t i = 0; i < nlines; i++) {
 			Dwarf_Line *l = dwarf_onesrcline(lines, i);
 			Dwarf_Addr addr;
@@ -104,9 +176,12 @@ void linemap_load(struct linemap *m, Dwarf *dw, uint64_t bias,
 			}
 			n++;
 		}
+		runs[nruns].n = n - runs[nruns].first;
+		nruns++;
 	}
 	if (n > 1)
-		qsort(v, n, sizeof(*v), seqrow_cmp);
+		v = sort_rows(v, n, runs, nruns);
+	free(runs);
 	HPC_GROW(m->rows, m->n + n, m->alloc);
 	for (size_t i = 0; i < n; i++) {
 		/* the last row for an address wins */

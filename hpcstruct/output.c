@@ -1,5 +1,4 @@
 /* output.c - write scope trees as an HPCToolkit structure file (4.9). */
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,18 +99,54 @@ struct output *output_new(FILE *f, const char *lm_name,
 	return o;
 }
 
+/* Number formatting without printf: this is the writer's inner loop. */
+static const char *fmt_dec(char buf[24], uint64_t v)
+{
+	char *p = buf + 23;
+
+	*p = 0;
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return p;
+}
+
+static void add_hex(struct strbuf *sb, uint64_t v)
+{
+	char buf[20], *p = buf + sizeof(buf);
+
+	do {
+		*--p = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	strbuf_add(sb, "0x", 2);
+	strbuf_add(sb, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+static void attr_num(struct output *o, const char *name, uint64_t v)
+{
+	char buf[24];
+
+	xmlw_attr(o->w, name, fmt_dec(buf, v));
+}
+
 static void attr_id(struct output *o)
 {
-	xmlw_attrf(o->w, "i", "%" PRIu64, o->next_id++);
+	attr_num(o, "i", o->next_id++);
 }
 
 static void attr_ranges(struct output *o, const struct range *v, size_t n)
 {
 	strbuf_reset(&o->sb);
 	strbuf_addch(&o->sb, '{');
-	for (size_t k = 0; k < n; k++)
-		strbuf_addf(&o->sb, "%s[0x%" PRIx64 "-0x%" PRIx64 ")",
-			    k ? " " : "", v[k].lo, v[k].hi);
+	for (size_t k = 0; k < n; k++) {
+		strbuf_add(&o->sb, k ? " [" : "[", k ? 2 : 1);
+		add_hex(&o->sb, v[k].lo);
+		strbuf_addch(&o->sb, '-');
+		add_hex(&o->sb, v[k].hi);
+		strbuf_addch(&o->sb, ')');
+	}
 	strbuf_addch(&o->sb, '}');
 	xmlw_attr(o->w, "v", o->sb.buf);
 }
@@ -124,14 +159,14 @@ static void write_scope(struct output *o, const struct scope *s)
 	case SCOPE_STMT:
 		xmlw_start(o->w, "S");
 		attr_id(o);
-		xmlw_attrf(o->w, "l", "%u", s->line);
+		attr_num(o, "l", s->line);
 		attr_ranges(o, s->v, s->nv);
 		xmlw_end(o->w);
 		return;
 	case SCOPE_LOOP:
 		xmlw_start(o->w, "L");
 		attr_id(o);
-		xmlw_attrf(o->w, "l", "%u", s->line);
+		attr_num(o, "l", s->line);
 		xmlw_attr(o->w, "f", file);
 		attr_ranges(o, s->v, s->nv);
 		break;
@@ -139,7 +174,7 @@ static void write_scope(struct output *o, const struct scope *s)
 	case SCOPE_ALIEN:
 		xmlw_start(o->w, "A");
 		attr_id(o);
-		xmlw_attrf(o->w, "l", "%u", s->line);
+		attr_num(o, "l", s->line);
 		xmlw_attr(o->w, "f", file);
 		xmlw_attr(o->w, "n", strtab_get(o->strs, s->name));
 		xmlw_attr(o->w, "v", "{}");
@@ -170,7 +205,7 @@ void output_proc(struct output *o, const struct proc_tree *t)
 	xmlw_attr(o->w, "n", t->name);
 	if (t->linkname && strcmp(strtab_get(o->strs, t->linkname), t->name))
 		xmlw_attr(o->w, "ln", strtab_get(o->strs, t->linkname));
-	xmlw_attrf(o->w, "l", "%u", root->line);
+	attr_num(o, "l", root->line);
 	attr_ranges(o, &entry, 1);
 	for (size_t k = 0; k < root->nkids; k++)
 		write_scope(o, root->kids[k]);
