@@ -6,7 +6,10 @@
  * through fasync, routed to the owning thread with F_SETOWN_EX.  With a
  * period the value of a sample is 1 (hpcprof multiplies by the period, as
  * HPCToolkit does); in frequency mode the kernel varies the period, so
- * the value is the counter's increase since the previous sample.
+ * the value is the counter's increase since the previous sample (read(2)
+ * in the handler) -- except for cpu-clock and task-clock, whose frequency
+ * the kernel turns into the fixed period 1e9/FREQ ns anyway: we ask for
+ * that period directly and the value is the period, without a system call.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +21,16 @@
 
 #include "runtime.h"
 
+/* Software clocks in frequency mode: sampled with a fixed period in ns. */
+static uint64_t clock_period(const struct hpcrun_evspec *s)
+{
+	if (s->period || s->ev->type != PERF_TYPE_SOFTWARE ||
+	    (s->ev->config != PERF_COUNT_SW_CPU_CLOCK &&
+	     s->ev->config != PERF_COUNT_SW_TASK_CLOCK))
+		return 0;
+	return 1000000000ULL / s->freq;
+}
+
 static void fill_attr(struct perf_event_attr *a, const struct hpcrun_evspec *s)
 {
 	memset(a, 0, sizeof(*a));
@@ -26,6 +39,8 @@ static void fill_attr(struct perf_event_attr *a, const struct hpcrun_evspec *s)
 	a->config = s->ev->kind == HPCRUN_EV_RAW ? s->raw_config : s->ev->config;
 	if (s->period) {
 		a->sample_period = s->period;
+	} else if (clock_period(s)) {
+		a->sample_period = clock_period(s);
 	} else {
 		a->freq = 1;
 		a->sample_freq = s->freq;
@@ -88,11 +103,14 @@ static void perf_stop(struct rt_thread *td, int idx)
 
 static double perf_value(struct rt_thread *td, int idx, const siginfo_t *si)
 {
+	const struct hpcrun_evspec *s = &rt_cfg.ev[idx].spec;
 	uint64_t count;
 
 	(void)si;
-	if (rt_cfg.ev[idx].spec.period)
+	if (s->period)
 		return 1.0;
+	if (clock_period(s))
+		return (double)clock_period(s);
 	if (read(td->fd[idx], &count, sizeof(count)) != sizeof(count))
 		return 0;
 	{
