@@ -422,51 +422,91 @@ static struct node *placeholder_leaf(struct experiment *e, struct node *x,
 	}
 }
 
+struct id_index {
+	uint32_t id, index;
+};
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct id_index *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Index of node id in the profile (ids[] sorted), or -1. */
+static long node_index(const struct id_index *ids, uint64_t n, uint32_t id)
+{
+	uint64_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && ids[lo].id == id ? (long)ids[lo].index : -1;
+}
+
 void experiment_add_profile(struct experiment *e,
 			    const struct hpcrun_profile *p,
 			    const int *metric_map)
 {
-	struct hmap *attach = hmap_new(), *leaves = hmap_new(),
-		    *has_child = hmap_new(), *has_values = hmap_new();
+	uint64_t i, j, n = p->nnodes;
+	struct id_index *ids = xcalloc(n ? n : 1, sizeof(*ids));
+	struct node **attach = xcalloc(n ? n : 1, sizeof(*attach));
+	struct node **leaves = xcalloc(n ? n : 1, sizeof(*leaves));
+	char *has_child = xcalloc(n ? n : 1, 1), *has_values = xcalloc(n ? n : 1, 1);
 	struct module **mods = xcalloc(65536, sizeof(*mods));
-	static char yes;
-	uint64_t i, j;
 
 	if (!e->program && hpcrun_profile_header(p, "program-name"))
 		e->program = xstrdup(hpcrun_profile_header(p, "program-name"));
 	for (i = 0; i < p->nlms; i++)
 		mods[p->lms[i].id] = module_for(e, p->lms[i].path);
-	for (i = 0; i < p->nnodes; i++)
-		if (p->nodes[i].parent)
-			hmap_put_u64(has_child, p->nodes[i].parent, &yes);
-	for (i = 0; i < p->nctxs; i++)
-		hmap_put_u64(has_values, p->ctxs[i].ctx, &yes);
-	for (i = 0; i < p->nnodes; i++) {
+	for (i = 0; i < n; i++) {
+		ids[i].id = p->nodes[i].id;
+		ids[i].index = (uint32_t)i;
+	}
+	if (n)
+		qsort(ids, n, sizeof(*ids), cmp_id);
+	for (i = 0; i < n; i++) {
+		long k = p->nodes[i].parent ?
+			 node_index(ids, n, p->nodes[i].parent) : -1;
+
+		if (k >= 0)
+			has_child[k] = 1;
+	}
+	for (i = 0; i < p->nctxs; i++) {
+		long k = node_index(ids, n, p->ctxs[i].ctx);
+
+		if (k >= 0)
+			has_values[k] = 1;
+	}
+	for (i = 0; i < n; i++) {
 		const struct hpcrun_node *nd = &p->nodes[i];
-		struct node *x = nd->parent ? hmap_get_u64(attach, nd->parent)
-					    : NULL;
+		long k = nd->parent ? node_index(ids, n, nd->parent) : -1;
+		struct node *x = k >= 0 ? attach[k] : NULL;
 
 		if (!x)
 			x = e->root;
 		if (nd->lm == 0 || !mods[nd->lm]) {
-			hmap_put_u64(attach, nd->id, x);
-			if (hmap_get_u64(has_values, nd->id))
-				hmap_put_u64(leaves, nd->id,
-					     placeholder_leaf(e, x, nd->addr));
+			attach[i] = x;
+			if (has_values[i])
+				leaves[i] = placeholder_leaf(e, x, nd->addr);
 			continue;
 		}
-		if (hmap_get_u64(has_child, nd->id))
-			hmap_put_u64(attach, nd->id,
-				     place_addr(e, x, mods[nd->lm],
-						nd->addr ? nd->addr - 1 : 0,
-						NODE_CALL));
-		if (hmap_get_u64(has_values, nd->id))
-			hmap_put_u64(leaves, nd->id,
-				     place_addr(e, x, mods[nd->lm], nd->addr,
-						NODE_STMT));
+		if (has_child[i])
+			attach[i] = place_addr(e, x, mods[nd->lm],
+					       nd->addr ? nd->addr - 1 : 0,
+					       NODE_CALL);
+		if (has_values[i])
+			leaves[i] = place_addr(e, x, mods[nd->lm], nd->addr,
+					       NODE_STMT);
 	}
 	for (i = 0; i < p->nctxs; i++) {
-		struct node *lf = hmap_get_u64(leaves, p->ctxs[i].ctx);
+		long k = node_index(ids, n, p->ctxs[i].ctx);
+		struct node *lf = k >= 0 ? leaves[k] : NULL;
 		uint64_t end = i + 1 < p->nctxs ? p->ctxs[i + 1].first
 						: p->nvalues;
 
@@ -495,8 +535,9 @@ void experiment_add_profile(struct experiment *e,
 	e->nthreads++;
 	e->metrics.nthreads = e->nthreads;
 	free(mods);
-	hmap_free(attach);
-	hmap_free(leaves);
-	hmap_free(has_child);
-	hmap_free(has_values);
+	free(ids);
+	free(attach);
+	free(leaves);
+	free(has_child);
+	free(has_values);
 }

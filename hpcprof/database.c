@@ -27,9 +27,16 @@ static void thread_value(void *arg, uint32_t thread, const struct node *n,
 			 size_t raw, int ie, double v)
 {
 	struct database *db = arg;
+	size_t col = metrics_column(&db->e->metrics, raw, STAT_SUM, ie);
 
-	fprintf(db->values, "%" PRIu32 "\t%" PRIu32 "\t%zu\t%.17g\n", n->id,
-		thread, metrics_column(&db->e->metrics, raw, STAT_SUM, ie), v);
+	/* Most values are counts: print integers without %g's cost. */
+	if (v == (double)(int64_t)v && v < 9007199254740992.0 &&
+	    v > -9007199254740992.0)
+		fprintf(db->values, "%" PRIu32 "\t%" PRIu32 "\t%zu\t%" PRId64
+			"\n", n->id, thread, col, (int64_t)v);
+	else
+		fprintf(db->values, "%" PRIu32 "\t%" PRIu32 "\t%zu\t%.17g\n",
+			n->id, thread, col, v);
 }
 
 static FILE *create_file(const char *dir, const char *name)

@@ -212,7 +212,31 @@ struct parse_state {
 	xmlTextReaderPtr r;
 	struct structure *cur;
 	uint32_t stack[MAX_DEPTH];	/* scope index per element depth */
+	/* n, f, l, v of the current element, reused (no malloc per element) */
+	struct strbuf attr[4];
+	int has[4];
 };
+
+/* Copies the current element's n, f, l and v attributes into st->attr. */
+static void get_attrs(struct parse_state *st)
+{
+	static const char names[] = "nflv";
+
+	memset(st->has, 0, sizeof(st->has));
+	while (xmlTextReaderMoveToNextAttribute(st->r) == 1) {
+		const char *a = (const char *)xmlTextReaderConstName(st->r);
+		const char *k = a[0] && !a[1] ? strchr(names, a[0]) : NULL;
+		const char *val;
+
+		if (!k)
+			continue;
+		val = (const char *)xmlTextReaderConstValue(st->r);
+		strbuf_reset(&st->attr[k - names]);
+		strbuf_addstr(&st->attr[k - names], val ? val : "");
+		st->has[k - names] = 1;
+	}
+	xmlTextReaderMoveToElement(st->r);
+}
 
 static int element_kind(const char *name, enum scope_kind *kind)
 {
@@ -235,7 +259,8 @@ static int start_element(struct parse_state *st, const char *name, int depth,
 			 struct structure ***out, size_t *nout, size_t *alloc)
 {
 	enum scope_kind kind;
-	char *n, *f, *l, *v;
+	const char *n, *f, *l, *v;
+	char *lm;
 	uint32_t parent, idx;
 	const char *file;
 	uint64_t vma = 0;
@@ -262,12 +287,12 @@ static int start_element(struct parse_state *st, const char *name, int depth,
 			return hpc_seterr("%s:%d: <LM> inside another element",
 					  st->path,
 					  line_of(st->r));
-		n = xmlsafe_attr(st->r, "n");
-		if (!n)
+		lm = xmlsafe_attr(st->r, "n");
+		if (!lm)
 			return hpc_seterr("%s:%d: <LM> without n=", st->path,
 					  line_of(st->r));
-		st->cur = structure_new(n, st->path);
-		free(n);
+		st->cur = structure_new(lm, st->path);
+		free(lm);
 		HPC_GROW(*out, *nout + 1, *alloc);
 		(*out)[(*nout)++] = st->cur;
 		st->stack[depth] = 0;
@@ -277,15 +302,15 @@ static int start_element(struct parse_state *st, const char *name, int depth,
 		return hpc_seterr("%s:%d: <%s> outside an <LM>", st->path,
 				  line_of(st->r), name);
 	parent = st->stack[depth - 1];
-	n = xmlsafe_attr(st->r, "n");
-	f = xmlsafe_attr(st->r, kind == SCOPE_FILE ? "n" : "f");
-	l = xmlsafe_attr(st->r, "l");
-	v = xmlsafe_attr(st->r, "v");
+	get_attrs(st);
+	n = st->has[0] ? st->attr[0].buf : NULL;
+	f = kind == SCOPE_FILE ? n : st->has[1] ? st->attr[1].buf : NULL;
+	l = st->has[2] ? st->attr[2].buf : NULL;
+	v = st->has[3] ? st->attr[3].buf : NULL;
 	file = f ? f : st->cur->scopes[parent].file;
 	if (v && parse_ranges(v, NULL, 0, &vma)) {
-		ret = hpc_seterr("%s:%d: bad address ranges v=\"%s\"", st->path,
-				 line_of(st->r), v);
-		goto out;
+		return hpc_seterr("%s:%d: bad address ranges v=\"%s\"",
+				  st->path, line_of(st->r), v);
 	}
 	idx = structure_add(st->cur, kind, parent,
 			    kind == SCOPE_PROC || kind == SCOPE_ALIEN ||
@@ -294,11 +319,6 @@ static int start_element(struct parse_state *st, const char *name, int depth,
 	if (v && (kind == SCOPE_STMT || kind == SCOPE_CALL))
 		parse_ranges(v, st->cur, idx, NULL);
 	st->stack[depth] = idx;
-out:
-	free(n);
-	free(f);
-	free(l);
-	free(v);
 	return ret;
 }
 
@@ -332,6 +352,8 @@ int structfile_read(const char *path, struct structure ***out, size_t *nout,
 		ret = hpc_seterr("'%s': no load module (<LM>) in structure file",
 				 path);
 	xmlFreeTextReader(st->r);
+	for (i = 0; i < 4; i++)
+		strbuf_release(&st->attr[i]);
 	free(st);
 	for (i = first; i < *nout; i++) {
 		if (ret)

@@ -24,7 +24,6 @@
 #include <string.h>
 
 #include "error.h"
-#include "hashmap.h"
 #include "hpcrun-fmt.h"
 #include "strbuf.h"
 
@@ -305,42 +304,78 @@ static int read_values(struct cursor *c, struct hpcrun_profile *p)
 	return 0;
 }
 
-/* The consistency checks of design note 3. */
+struct id_pos {
+	uint32_t id, pos;
+};
+
+static int cmp_id_pos(const void *a, const void *b)
+{
+	const struct id_pos *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Position of node id in the CCT (ids sorted by id), or -1. */
+static long id_position(const struct id_pos *ids, uint64_t n, uint32_t id)
+{
+	uint64_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && ids[lo].id == id ? (long)ids[lo].pos : -1;
+}
+
+/* The consistency checks of design note 3 (sorted ids, no hashing). */
 static int check_profile(const char *path, const struct hpcrun_profile *p)
 {
-	struct hmap *ids = hmap_new(), *lms = hmap_new();
-	static char present;
+	struct id_pos *ids = xcalloc(p->nnodes ? p->nnodes : 1, sizeof(*ids));
+	unsigned char *lms = xcalloc(65536 / 8, 1);
 	uint64_t i, prev = 0;
 	int ret = 0;
 
 	for (i = 0; i < p->nlms; i++)
-		hmap_put_u64(lms, p->lms[i].id, &present);
+		lms[p->lms[i].id / 8] |= (unsigned char)(1u << (p->lms[i].id % 8));
+	for (i = 0; i < p->nnodes; i++) {
+		ids[i].id = p->nodes[i].id;
+		ids[i].pos = (uint32_t)i;
+	}
+	if (p->nnodes)
+		qsort(ids, p->nnodes, sizeof(*ids), cmp_id_pos);
+	for (i = 1; i < p->nnodes && !ret; i++)
+		if (ids[i].id == ids[i - 1].id)
+			ret = hpc_seterr("'%s': CCT section: duplicate node id "
+					 "%" PRIu32, path, ids[i].id);
 	for (i = 0; i < p->nnodes && !ret; i++) {
 		const struct hpcrun_node *nd = &p->nodes[i];
+		long pp = nd->parent ? id_position(ids, p->nnodes, nd->parent)
+				     : -1;
 
 		if (nd->id == 0 || nd->id == HPCRUN_FMT_END_ID)
 			ret = hpc_seterr("'%s': CCT section: node %" PRIu64
 					 " has invalid id %" PRIu32, path, i,
 					 nd->id);
-		else if (hmap_get_u64(ids, nd->id))
-			ret = hpc_seterr("'%s': CCT section: duplicate node id "
-					 "%" PRIu32, path, nd->id);
-		else if (nd->parent && !hmap_get_u64(ids, nd->parent))
+		else if (nd->parent && (pp < 0 || (uint64_t)pp >= i))
 			ret = hpc_seterr("'%s': CCT section: node %" PRIu32
 					 " has unknown parent %" PRIu32
 					 " (not preorder)", path, nd->id,
 					 nd->parent);
-		else if (nd->lm && !hmap_get_u64(lms, nd->lm))
+		else if (nd->lm && !(lms[nd->lm / 8] & (1u << (nd->lm % 8))))
 			ret = hpc_seterr("'%s': CCT section: node %" PRIu32
 					 " names unknown load module %u", path,
 					 nd->id, nd->lm);
-		else
-			hmap_put_u64(ids, nd->id, &present);
 	}
 	for (i = 0; i < p->nctxs && !ret; i++) {
 		const struct hpcrun_ctx_values *cv = &p->ctxs[i];
 
-		if (!hmap_get_u64(ids, cv->ctx))
+		if (id_position(ids, p->nnodes, cv->ctx) < 0)
 			ret = hpc_seterr("'%s': sparse values section: context "
 					 "%" PRIu32 " is not in the CCT", path,
 					 cv->ctx);
@@ -357,8 +392,8 @@ static int check_profile(const char *path, const struct hpcrun_profile *p)
 					 PRIu64 " names metric %u of %" PRIu32,
 					 path, i, p->values[i].metric,
 					 p->nmetrics);
-	hmap_free(ids);
-	hmap_free(lms);
+	free(ids);
+	free(lms);
 	return ret;
 }
 

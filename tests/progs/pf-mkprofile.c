@@ -22,7 +22,7 @@
 
 #include "hpcrun-fmt.h"
 
-#define MAX 1024
+#define MAX (1 << 20)	/* records of each kind */
 
 static struct hpcrun_kv header[MAX];
 static struct hpcrun_lm lms[MAX];
@@ -62,9 +62,13 @@ int main(int argc, char **argv)
 	p.nidtuple = 2;
 	while (fgets(line, sizeof(line), stdin)) {
 		unsigned long id, parent, lm, metric;
-		unsigned long long addr;
 		double v;
 
+		if (p.nheader == MAX || p.nlms == MAX || p.nnodes == MAX ||
+		    p.nvalues == MAX || p.nmetrics == 16) {
+			fprintf(stderr, "mkprofile: too many records\n");
+			return 1;
+		}
 		if (sscanf(line, "header %1023s %1023s", a, b) == 2) {
 			header[p.nheader].name = strdup(a);
 			header[p.nheader++].value = strdup(b);
@@ -100,7 +104,7 @@ int main(int argc, char **argv)
 						  (unsigned char)(a[k] ? a[k] : ' ');
 			}
 		} else if (sscanf(line, "value %lu %lu %lf", &id, &metric,
-				  &v) == 3) {
+				  &v) == 3 && metric < p.nmetrics) {
 			struct hpcrun_value *val = &values[p.nvalues];
 
 			if (!p.nctxs || ctxs[p.nctxs - 1].ctx != id) {
