@@ -141,31 +141,63 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-/* dl_iterate_phdr callback collecting into a growing array. */
+/* One object as dl_iterate_phdr reported it, copied (name and headers). */
+struct object {
+	struct dl_phdr_info info;
+	struct object *next;
+};
+
+/* dl_iterate_phdr callback: copies, so that no lock of ours is held while
+ * the loader's lock is (a dlopen'ed constructor calling dlopen would
+ * otherwise deadlock against a refresh on another thread). */
+static int copy_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct object ***tailp = arg, *o = calloc(1, sizeof(*o));
+	ElfW(Phdr) *ph;
+
+	(void)size;
+	if (!o)
+		return 0;
+	o->info.dlpi_addr = info->dlpi_addr;
+	o->info.dlpi_name = strdup(info->dlpi_name ? info->dlpi_name : "");
+	ph = malloc(info->dlpi_phnum * sizeof(*ph) + 1);
+	if (!o->info.dlpi_name || !ph) {
+		free((void *)o->info.dlpi_name);
+		free(ph);
+		free(o);
+		return 0;
+	}
+	memcpy(ph, info->dlpi_phdr, info->dlpi_phnum * sizeof(*ph));
+	o->info.dlpi_phdr = ph;
+	o->info.dlpi_phnum = info->dlpi_phnum;
+	**tailp = o;
+	*tailp = &o->next;
+	return 0;
+}
+
+/* Growing array of the live modules of one refresh. */
 struct collect {
 	const struct rt_module **v;
 	size_t n, alloc;
 };
 
-static int visit_collect(struct dl_phdr_info *info, size_t size, void *arg)
+static void collect(struct dl_phdr_info *info, struct collect *c)
 {
-	struct collect *c = arg;
 	struct rt_module *m = NULL;
 
-	visit(info, size, &m);
+	visit(info, sizeof(*info), &m);
 	if (!m || m->live != 2)
-		return 0;
+		return;
 	m->live = 1;
 	if (c->n == c->alloc) {
 		const struct rt_module **n = realloc(c->v, (c->alloc + 32) * sizeof(*n));
 
 		if (!n)
-			return 0;
+			return;
 		c->v = n;
 		c->alloc += 32;
 	}
 	c->v[c->n++] = m;
-	return 0;
 }
 
 static int by_lo(const void *a, const void *b)
@@ -179,14 +211,17 @@ static int by_lo(const void *a, const void *b)
 void rt_loadmap_refresh(void)
 {
 	struct collect c = { NULL, 0, 0 };
+	struct object *objs = NULL, **tail = &objs, *o;
 	struct snapshot *s;
 	size_t i;
 
+	dl_iterate_phdr(copy_object, &tail);
 	pthread_mutex_lock(&lock);
 	for (i = 0; i < nall; i++)
 		if (all[i]->live)
 			all[i]->live = 3;	/* not seen yet in this walk */
-	dl_iterate_phdr(visit_collect, &c);
+	for (o = objs; o; o = o->next)
+		collect(&o->info, &c);
 	for (i = 0; i < nall; i++)
 		if (all[i]->live == 3)
 			all[i]->live = 0;	/* dlclosed */
@@ -199,8 +234,15 @@ void rt_loadmap_refresh(void)
 		__atomic_store_n(&published, s, __ATOMIC_RELEASE);
 		__atomic_add_fetch(&rt_loadmap_gen, 1, __ATOMIC_RELEASE);
 	}
-	free(c.v);
 	pthread_mutex_unlock(&lock);
+	free(c.v);
+	while (objs) {
+		o = objs->next;
+		free((void *)objs->info.dlpi_name);
+		free((void *)objs->info.dlpi_phdr);
+		free(objs);
+		objs = o;
+	}
 }
 
 const struct rt_module *rt_module_find(uintptr_t addr)
