@@ -232,6 +232,7 @@ int analyze_binary(const char *path, const char *out_path,
 	if (!b)
 		return -1;
 	d = debuginfo_load(b);
+	binary_drop_dwarf(b);	/* everything needed is in d now */
 	memset(&j, 0, sizeof(j));
 	j.b = b;
 	j.opts = opts;

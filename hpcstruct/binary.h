@@ -15,7 +15,9 @@
  * .eh_frame FDEs that no symbol covers (stripped binaries).  A symbol
  * NAME.cold (code gcc moved out of NAME) becomes the cold part of the
  * procedure NAME when exactly one procedure has that name; binary_find_proc
- * finds procedures by their main part only.
+ * finds procedures by their main part only.  C++ names are demangled with
+ * the C++ runtime's __cxa_demangle when libstdc++ can be loaded (else they
+ * stay mangled).
  */
 #ifndef HPCSTRUCT_BINARY_H
 #define HPCSTRUCT_BINARY_H
@@ -36,7 +38,8 @@ enum proc_origin {
 struct proc {
 	uint64_t lo, hi;	/* [lo, hi) */
 	uint64_t cold_lo, cold_hi;	/* the NAME.cold part gcc split off, or 0 */
-	char *name;		/* owned */
+	char *name;		/* owned; demangled for C++ */
+	char *linkname;		/* owned mangled name, NULL when not mangled */
 	enum proc_origin origin;
 };
 
@@ -66,6 +69,8 @@ struct binary {
 struct binary *binary_open(const char *path);
 /* Accepts NULL. */
 void binary_free(struct binary *b);
+/* Closes the DWARF (b->dwarf becomes NULL) to free libdw's memory. */
+void binary_drop_dwarf(struct binary *b);
 
 /*
  * Returns a pointer to len bytes at address addr in an allocated section,

@@ -1,4 +1,5 @@
 /* elf.c - open an ELF binary, find its procedures and its DWARF. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -35,6 +36,7 @@ static void add_proc(struct procs *p, uint64_t lo, uint64_t hi,
 	p->v[p->n].lo = lo;
 	p->v[p->n].hi = hi;
 	p->v[p->n].name = xstrdup(name);
+	p->v[p->n].linkname = NULL;
 	p->v[p->n].origin = origin;
 	p->v[p->n].cold_lo = p->v[p->n].cold_hi = 0;
 	p->n++;
@@ -515,6 +517,48 @@ static void merge_cold_parts(struct procs *p)
 	hmap_free(byname);
 }
 
+typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len,
+			     int *status);
+
+/* The C++ runtime's demangler, loaded on first use; NULL without one. */
+static demangle_fn demangler(void)
+{
+	static int tried;
+	static demangle_fn fn;
+	void *h;
+
+	if (tried)
+		return fn;
+	tried = 1;
+	h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+	if (h)
+		*(void **)&fn = dlsym(h, "__cxa_demangle");
+	return fn;
+}
+
+/* Gives mangled C++ names their demangled form (the mangled one in linkname). */
+static void demangle_procs(struct procs *p)
+{
+	demangle_fn fn = NULL;
+
+	for (size_t i = 0; i < p->n; i++) {
+		char *d;
+		int status = -1;
+
+		if (strncmp(p->v[i].name, "_Z", 2))
+			continue;
+		if (!fn && !(fn = demangler()))
+			return;
+		d = fn(p->v[i].name, NULL, NULL, &status);
+		if (status != 0 || !d) {
+			free(d);
+			continue;
+		}
+		p->v[i].linkname = p->v[i].name;
+		p->v[i].name = d;
+	}
+}
+
 /* Sorts, drops duplicates, gives size-0 symbols an end, removes overlaps. */
 static void finish_procs(struct binary *b, struct procs *p)
 {
@@ -540,6 +584,7 @@ static void finish_procs(struct binary *b, struct procs *p)
 			p->v[i].hi = end;
 	}
 	merge_cold_parts(p);
+	demangle_procs(p);
 	b->procs = p->v;
 	b->nprocs = p->n;
 }
@@ -628,6 +673,14 @@ fail:
 	return NULL;
 }
 
+void binary_drop_dwarf(struct binary *b)
+{
+	if (b->dwfl)
+		dwfl_end(b->dwfl);
+	b->dwfl = NULL;
+	b->dwarf = NULL;
+}
+
 void binary_free(struct binary *b)
 {
 	if (!b)
@@ -638,8 +691,10 @@ void binary_free(struct binary *b)
 		elf_end(b->elf);
 	if (b->fd >= 0)
 		close(b->fd);
-	for (size_t i = 0; i < b->nprocs; i++)
+	for (size_t i = 0; i < b->nprocs; i++) {
 		free(b->procs[i].name);
+		free(b->procs[i].linkname);
+	}
 	free(b->procs);
 	free(b->sections);
 	free(b->basename);

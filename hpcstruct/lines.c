@@ -41,45 +41,42 @@ uint32_t strtab_intern(struct strtab *t, const char *s)
 	return (uint32_t)t->n++;
 }
 
-struct seqrow {
-	struct line_row r;
-	size_t order;		/* position in DWARF, for a stable sort */
-};
-
-static int seqrow_cmp(const void *a, const void *b)
+static int is_end(const struct line_row *r)
 {
-	const struct seqrow *x = a, *y = b;
-	int xe = x->r.file == 0 && x->r.line == 0;
-	int ye = y->r.file == 0 && y->r.line == 0;
+	return r->file == 0 && r->line == 0;
+}
 
-	if (x->r.addr != y->r.addr)
-		return x->r.addr < y->r.addr ? -1 : 1;
-	if (xe != ye)		/* a sequence end yields to a row that starts */
-		return ye - xe;
-	return x->order < y->order ? -1 : x->order > y->order;
+/* Address order; at one address a sequence end before a row that starts. */
+static int row_cmp(const void *a, const void *b)
+{
+	const struct line_row *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return is_end(y) - is_end(x);
 }
 
 struct run {
 	size_t first, n;
 };
 
-static int is_sorted(const struct seqrow *v, size_t n)
+static int is_sorted(const struct line_row *v, size_t n)
 {
 	for (size_t i = 1; i < n; i++)
-		if (seqrow_cmp(&v[i - 1], &v[i]) > 0)
+		if (row_cmp(&v[i - 1], &v[i]) > 0)
 			return 0;
 	return 1;
 }
 
-/* Merges the sorted runs a and b (adjacent in from) into to. */
-static void merge(const struct seqrow *from, struct seqrow *to,
+/* Merges the sorted adjacent runs a and b of from into to, stably. */
+static void merge(const struct line_row *from, struct line_row *to,
 		  const struct run *a, const struct run *b)
 {
 	size_t i = a->first, j = b->first, k = a->first;
 	size_t ie = a->first + a->n, je = b->first + b->n;
 
 	while (i < ie && j < je)
-		to[k++] = seqrow_cmp(&from[j], &from[i]) < 0 ? from[j++] : from[i++];
+		to[k++] = row_cmp(&from[j], &from[i]) < 0 ? from[j++] : from[i++];
 	while (i < ie)
 		to[k++] = from[i++];
 	while (j < je)
@@ -87,24 +84,26 @@ static void merge(const struct seqrow *from, struct seqrow *to,
 }
 
 /*
- * Sorts the rows.  libdw gives each unit's rows sorted by address, so a
- * natural merge sort over the units costs n log(units); a unit that is not
- * sorted is sorted on its own first.
+ * Sorts v (cap elements allocated) stably (so, among rows of one address, DWARF's order stays).
+ * libdw gives each unit's rows sorted by address, so a natural merge sort
+ * over the units costs n log(units).  A unit that is not sorted (it never
+ * happens with libdw) is sorted on its own first, then order among equal
+ * rows of that unit is qsort's.
  */
-static struct seqrow *sort_rows(struct seqrow *v, size_t n, struct run *runs,
-				size_t nruns)
+static struct line_row *sort_rows(struct line_row *v, size_t n, size_t cap,
+				  struct run *runs, size_t nruns)
 {
-	struct seqrow *w;
+	struct line_row *w;
 
 	for (size_t r = 0; r < nruns; r++)
 		if (!is_sorted(v + runs[r].first, runs[r].n))
-			qsort(v + runs[r].first, runs[r].n, sizeof(*v), seqrow_cmp);
+			qsort(v + runs[r].first, runs[r].n, sizeof(*v), row_cmp);
 	if (is_sorted(v, n))
 		return v;
-	w = xmalloc(n * sizeof(*w));
+	w = xmalloc(cap * sizeof(*w));	/* same capacity as v */
 	while (nruns > 1) {
 		size_t out = 0;
-		struct seqrow *t;
+		struct line_row *t;
 
 		for (size_t r = 0; r < nruns; r += 2) {
 			if (r + 1 < nruns) {
@@ -130,13 +129,19 @@ static struct seqrow *sort_rows(struct seqrow *v, size_t n, struct run *runs,
 void linemap_load(struct linemap *m, Dwarf *dw, uint64_t bias,
 		  struct strtab *files)
 {
-	struct seqrow *v = NULL;
-	size_t n = 0, alloc = 0;
+	struct line_row *v = m->rows;
+	size_t n = m->n, alloc = m->alloc, out = 0;
 	struct run *runs = NULL;
 	size_t nruns = 0, runs_alloc = 0;
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
 
+	if (n > 0) {		/* rows already there form one sorted run */
+		HPC_GROW(runs, 1, runs_alloc);
+		runs[0].first = 0;
+		runs[0].n = n;
+		nruns = 1;
+	}
 	while (dwarf_get_units(dw, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
 		Dwarf_Lines *lines;
 		size_t nlines;
@@ -158,21 +163,20 @@ void linemap_load(struct linemap *m, Dwarf *dw, uint64_t bias,
 			if (!l || dwarf_lineaddr(l, &addr) != 0)
 				continue;
 			dwarf_lineendsequence(l, &end);
-			v[n].r.addr = addr + bias;
-			v[n].order = n;
-			if (end) {
-				v[n].r.file = 0;
-				v[n].r.line = 0;
-			} else {
+			v[n].addr = addr + bias;
+			v[n].file = 0;
+			v[n].line = 0;
+			if (!end) {
 				dwarf_lineno(l, &lineno);
 				src = dwarf_linesrc(l, NULL, NULL);
 				if (src != last_src) {
 					last_src = src;
 					last_file = strtab_intern(files, src);
 				}
-				v[n].r.file = last_file;
-				/* a real row with no line keeps its file */
-				v[n].r.line = lineno > 0 ? (uint32_t)lineno : 0;
+				/* a real row needs a file to differ from an end */
+				v[n].file = last_file ? last_file :
+					strtab_intern(files, "?");
+				v[n].line = lineno > 0 ? (uint32_t)lineno : 0;
 			}
 			n++;
 		}
@@ -180,17 +184,18 @@ void linemap_load(struct linemap *m, Dwarf *dw, uint64_t bias,
 		nruns++;
 	}
 	if (n > 1)
-		v = sort_rows(v, n, runs, nruns);
+		v = sort_rows(v, n, alloc, runs, nruns);
 	free(runs);
-	HPC_GROW(m->rows, m->n + n, m->alloc);
+	/* collapse in place: the last row for an address wins */
 	for (size_t i = 0; i < n; i++) {
-		/* the last row for an address wins */
-		if (m->n > 0 && m->rows[m->n - 1].addr == v[i].r.addr)
-			m->rows[m->n - 1] = v[i].r;
+		if (out > 0 && v[out - 1].addr == v[i].addr)
+			v[out - 1] = v[i];
 		else
-			m->rows[m->n++] = v[i].r;
+			v[out++] = v[i];
 	}
-	free(v);
+	m->rows = v;
+	m->n = out;
+	m->alloc = alloc;
 }
 
 void linemap_release(struct linemap *m)

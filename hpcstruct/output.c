@@ -203,8 +203,8 @@ void output_proc(struct output *o, const struct proc_tree *t)
 	xmlw_start(o->w, "P");
 	attr_id(o);
 	xmlw_attr(o->w, "n", t->name);
-	if (t->linkname && strcmp(strtab_get(o->strs, t->linkname), t->name))
-		xmlw_attr(o->w, "ln", strtab_get(o->strs, t->linkname));
+	if (t->linkname)
+		xmlw_attr(o->w, "ln", t->linkname);
 	attr_num(o, "l", root->line);
 	attr_ranges(o, &entry, 1);
 	for (size_t k = 0; k < root->nkids; k++)

@@ -209,6 +209,122 @@ static void line_at_level(const struct builder *bd, size_t i, int32_t ctx,
 	insn_line(bd, bd->g->insns[i].addr, file, line);
 }
 
+/* Whether inline node a is b or one of b's ancestors (-1 is the root). */
+static int node_covers(const struct builder *bd, int32_t a, int32_t b)
+{
+	while (node_depth(bd, b) > node_depth(bd, a))
+		b = node_parent(bd, b);
+	return a == b;
+}
+
+struct node_count {
+	int32_t node;
+	uint32_t count;
+};
+
+/* Instructions of the loop under each inline node, for the vote. */
+struct loop_votes {
+	struct node_count *v;
+	size_t n, alloc;
+	size_t total;
+};
+
+#define VOTE_NODES_MAX 256
+
+static void vote(struct loop_votes *lv, int32_t node)
+{
+	for (size_t k = 0; k < lv->n; k++)
+		if (lv->v[k].node == node) {
+			lv->v[k].count++;
+			return;
+		}
+	if (lv->n >= VOTE_NODES_MAX)
+		return;
+	HPC_GROW(lv->v, lv->n + 1, lv->alloc);
+	lv->v[lv->n].node = node;
+	lv->v[lv->n].count = 1;
+	lv->n++;
+}
+
+static uint32_t loop_depth(const struct loopnest *ln, int32_t l)
+{
+	uint32_t d = 0;
+
+	for (; l >= 0; l = ln->loops[l].parent)
+		d++;
+	return d;
+}
+
+/*
+ * Rule 2 refined: line tables give a few instructions of an inlined loop
+ * to the caller (register copies, hoisted code), which would pull the loop
+ * out of the callee.  A loop whose loop test (latch[l] - 1, the latest
+ * back-edge branch) is inside an inlined callee that holds at least 3/4 of
+ * its instructions sits inside that callee instead, but never outside its
+ * parent loop's level.  (A loop around an inlined call keeps its test in
+ * the caller, so it stays there.)  Loops are settled outer to inner.
+ */
+static void deepen_loop_levels(struct builder *bd, const size_t *latch)
+{
+	const struct cfg *g = bd->g;
+	const struct loopnest *ln = bd->ln;
+	size_t nl = ln->nloops;
+	struct loop_votes *votes;
+	int32_t *order;
+
+	if (nl == 0 || bd->c->d->nnodes == 0)
+		return;
+	votes = xcalloc(nl, sizeof(*votes));
+	order = xmalloc(nl * sizeof(*order));
+	for (size_t b = 0; b < g->nblocks; b++) {
+		for (size_t i = g->blocks[b].first; i <= g->blocks[b].last; i++) {
+			for (int32_t l = ln->block_loop[b]; l >= 0;
+			     l = ln->loops[l].parent) {
+				votes[l].total++;
+				for (int32_t x = bd->node_of[i]; x >= 0;
+				     x = node_parent(bd, x))
+					vote(&votes[l], x);
+			}
+		}
+	}
+	/* outer loops first: sort by nesting depth (counting sort) */
+	{
+		size_t k = 0;
+
+		for (uint32_t d = 1; k < nl; d++)
+			for (size_t l = 0; l < nl; l++)
+				if (loop_depth(ln, (int32_t)l) == d)
+					order[k++] = (int32_t)l;
+	}
+	for (size_t k = 0; k < nl; k++) {
+		int32_t l = order[k], p = ln->loops[l].parent;
+		int32_t c = bd->ctx[l];
+		int deeper = 1;
+
+		if (p >= 0 && !node_covers(bd, bd->ctx[p], c))
+			c = bd->ctx[p];
+		while (deeper) {
+			deeper = 0;
+			for (size_t e = 0; e < votes[l].n; e++) {
+				const struct node_count *nc = &votes[l].v[e];
+
+				if (node_parent(bd, nc->node) == c && latch[l] &&
+				    node_covers(bd, nc->node, bd->node_of[latch[l] - 1]) &&
+				    (uint64_t)nc->count * 4 >= (uint64_t)votes[l].total * 3) {
+					c = nc->node;
+					deeper = 1;
+					break;
+				}
+			}
+		}
+		bd->ctx[l] = c;
+	}
+	for (size_t l = 0; l < nl; l++)
+		free(votes[l].v);
+	free(votes);
+	free(order);
+}
+
 /*
  * Each loop's inline level (the deepest inline node common to all its
  * instructions) and its file and line: those of the latest back-edge
@@ -249,6 +365,7 @@ static void loop_attributes(struct builder *bd)
 				latch[l] = bl->last + 1;
 		}
 	}
+	deepen_loop_levels(bd, latch);
 	for (size_t l = 0; l < ln->nloops; l++) {
 		size_t head = g->blocks[ln->loops[l].header].first;
 
@@ -376,9 +493,36 @@ static void finish(struct scope *s)
 		qsort(s->kids, s->nkids, sizeof(*s->kids), kid_cmp);
 }
 
+/*
+ * The line of addr, for addresses visited in increasing order: *cur keeps
+ * the row of the previous call, so a procedure costs one binary search.
+ */
+static void next_line(const struct builder *bd, uint64_t addr, ptrdiff_t *cur,
+		      uint32_t *file, uint32_t *line)
+{
+	const struct linemap *m = &bd->c->d->lines;
+	ptrdiff_t r = *cur;
+
+	if (r < 0 || m->rows[r].addr > addr ||
+	    ((size_t)r + 1 < m->n && m->rows[r + 1].addr <= addr &&
+	     (size_t)r + 8 < m->n && m->rows[r + 8].addr <= addr))
+		r = linemap_find(m, addr);
+	else
+		while ((size_t)r + 1 < m->n && m->rows[r + 1].addr <= addr)
+			r++;
+	*cur = r;
+	if (r >= 0 && (m->rows[r].file != 0 || m->rows[r].line != 0)) {
+		*file = m->rows[r].file;
+		*line = m->rows[r].line;
+	} else {
+		*file = *line = 0;
+	}
+}
+
 static void build_statements(struct builder *bd, struct scope *root)
 {
 	const struct cfg *g = bd->g;
+	ptrdiff_t row = -1;
 	const struct loopnest *ln = bd->ln;
 	struct scope *last = NULL;
 	int32_t last_loop = -3, last_node = -3;
@@ -395,7 +539,7 @@ static void build_statements(struct builder *bd, struct scope *root)
 			struct scope *cur = root;
 			size_t depth = 0;
 
-			insn_line(bd, in->addr, &file, &line);
+			next_line(bd, in->addr, &row, &file, &line);
 			if (last && loop == last_loop && node == last_node &&
 			    line == last_line) {
 				add_range(last, in->addr, in->addr + in->len);
@@ -446,7 +590,6 @@ struct proc_tree *scopes_build(const struct scope_ctx *c, size_t pi,
 			       const struct cfg *g, const struct loopnest *ln)
 {
 	const struct proc *p = &c->b->procs[pi];
-	const struct subprog *sp = debuginfo_subprog(c->d, p->lo);
 	struct proc_tree *t = xcalloc(1, sizeof(*t));
 	struct builder bd = { 0 };
 
@@ -455,7 +598,7 @@ struct proc_tree *scopes_build(const struct scope_ctx *c, size_t pi,
 	scopes_proc_home(c, pi, &t->root->file, &t->root->line);
 	t->name = p->name;
 	t->entry = p->lo;
-	t->linkname = sp ? sp->linkname : 0;
+	t->linkname = p->linkname;
 	t->truncated = g->truncated;
 	bd.c = c;
 	bd.g = g;

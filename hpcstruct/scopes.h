@@ -9,7 +9,9 @@
  *   1. each (file, line) appears at most once per scope: a statement owns
  *      every address range of its line directly in that scope;
  *   2. a loop sits at the deepest inline level shared by all its
- *      instructions; an inlined call inside a loop sits inside the loop;
+ *      instructions, or inside an inlined callee that holds its loop test
+ *      and at least 3/4 of its instructions; an inlined call inside a loop
+ *      sits inside the loop;
  *   3. sibling loops with the same file and line (split, unrolled or
  *      versioned copies of one source loop) are one loop; loops without
  *      a line (no debug information) are never merged;
@@ -55,7 +57,7 @@ struct scope {
 struct proc_tree {
 	struct scope *root;	/* SCOPE_PROC; file/line of the procedure */
 	const char *name;	/* borrowed from the binary */
-	uint32_t linkname;	/* strtab, 0 when none */
+	const char *linkname;	/* borrowed; NULL when not mangled */
 	uint64_t entry;
 	int truncated;		/* instruction cap hit: a prefix was analyzed */
 	int loops_abandoned;	/* loop work cap hit: no loops */

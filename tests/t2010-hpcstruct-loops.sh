@@ -29,6 +29,10 @@ for prog in st-nests st-inline st-control; do
 	done
 done
 
+test_expect_success 'gcc -O2: an inlined loop stays in its callee despite a stray caller line' '
+	check_prog gcc O2 st-outlier
+'
+
 test_expect_success 'the loop line is the loop test: nest4 at -O2 has its four lines' '
 	sed -n "/n=\"nest4\"/,/<\/P>/p" st-nests-gccO2.xml | grep "<L " |
 		sed "s/.* l=\"\([0-9]*\)\".*/\1/" >lines &&
