@@ -152,6 +152,9 @@ static int metric_entry(struct loader *ld)
 	mm->show = v ? atoi(v) : 1;
 	v = attr(ld, "show-percent");
 	mm->show_percent = v ? atoi(v) : 1;
+	/* Statistics (v="final", "derived") are not sums of their parts. */
+	v = attr(ld, "v");
+	mm->additive = !v || !strcmp(v, "raw") || !strcmp(v, "derived-incr");
 	hmap_put_str(ld->metric_ids, i, (void *)(uintptr_t)(m->nmetrics + 1));
 	m->nmetrics++;
 	return 0;

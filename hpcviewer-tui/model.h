@@ -52,6 +52,7 @@ struct model_metric {
 	int partner;		/* metric index of the partner, or -1 */
 	int show;		/* the DTD's show attribute (0-4) */
 	int show_percent;
+	int additive;		/* v="raw"/"derived-incr": sums over scopes */
 };
 
 struct scope {

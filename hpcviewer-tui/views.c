@@ -203,8 +203,9 @@ static void bu_group(struct view *v, uint32_t n, const struct bu_inst *cand,
 
 		v->inst[c->inst_start + fill[grp[i]]++] = cand[i];
 		for (met = 0; met < nmet(v); met++)
-			if (cand[i].counted ||
-			    m->metrics[met].type != MT_INCLUSIVE)
+			if (m->metrics[met].additive &&
+			    (cand[i].counted ||
+			     m->metrics[met].type != MT_INCLUSIVE))
 				vals[met] += model_value(m, cand[i].bottom, met);
 	}
 	v->ninst += ncand;
@@ -314,7 +315,9 @@ static void flat_enter(struct view *v, const uint32_t *flat_of,
 		double *vals = vnode_vals(v, t[i]);
 
 		for (met = 0; met < nmet(v); met++)
-			if (!active[t[i]] || m->metrics[met].type != MT_INCLUSIVE)
+			if (m->metrics[met].additive &&
+			    (!active[t[i]] ||
+			     m->metrics[met].type != MT_INCLUSIVE))
 				vals[met] += model_value(m, s, met);
 		active[t[i]]++;
 	}

@@ -17,6 +17,9 @@
  *     exclusive summed), deeper levels the calling procedures, each with the
  *     cost of the callee instances reached through that caller.  Flat: load
  *     module > file > procedure > inlined/loop > line, with the same rules.
+ *     Only additive metrics (v="raw"/"derived-incr") are summed into
+ *     bottom-up and flat nodes; statistics such as Min or StdDev across
+ *     threads are not sums of their parts, so those cells stay empty there.
  *  4. Percentages are relative to the root value of the column, whatever
  *     the zoom.
  */

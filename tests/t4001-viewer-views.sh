@@ -78,4 +78,50 @@ test_expect_success 'an unknown view is a usage error' '
 	grep -qx "hpcviewer-tui: '"'"'sideways'"'"': unknown view (top-down, bottom-up or flat)" err
 '
 
+# Max across threads is a statistic (v="final"): 4 in f and 3 in g do not
+# make 7 in the file that holds both, so bottom-up and flat leave it empty.
+test_expect_success 'statistics are shown where measured, never summed' '
+	mkdir -p statdb &&
+	cat >statdb/experiment.xml <<-\EOT &&
+	<?xml version="1.0"?>
+	<HPCToolkitExperiment version="2.2">
+	<Header n="s"/>
+	<SecCallPathProfile i="0" n="s">
+	<SecHeader>
+	<MetricTable>
+	<Metric i="0" n="T:Sum (E)" v="derived-incr" t="exclusive" show="1" show-percent="1"/>
+	<Metric i="1" n="T:Max (E)" v="final" t="exclusive" show="1" show-percent="0"/>
+	</MetricTable>
+	<LoadModuleTable><LoadModule i="1" n="/bin/s"/></LoadModuleTable>
+	<FileTable><File i="1" n="s.c"/></FileTable>
+	<ProcedureTable><Procedure i="1" n="f"/><Procedure i="2" n="g"/></ProcedureTable>
+	</SecHeader>
+	<SecCallPathProfileData>
+	<M n="0" v="10"/><M n="1" v="4"/>
+	<PF i="2" lm="1" f="1" n="1" l="1"><M n="0" v="6"/><M n="1" v="4"/></PF>
+	<PF i="3" lm="1" f="1" n="2" l="9"><M n="0" v="4"/><M n="1" v="3"/></PF>
+	</SecCallPathProfileData>
+	</SecCallPathProfile>
+	</HPCToolkitExperiment>
+	EOT
+	hpcviewer-tui --csv --view top-down statdb | cut -d, -f3,6,8 >td &&
+	cat >expect <<-\EOT &&
+	scope,T:Sum (E),T:Max (E)
+	Experiment Aggregate Metrics,10,4
+	f,6,4
+	g,4,3
+	EOT
+	test_cmp expect td &&
+	hpcviewer-tui --stdio --view flat statdb >flat &&
+	cat >expect <<-\EOT &&
+	       T:Sum (E)         T:Max (E)  Scope (flat)
+	 1.00e+01 100.0%          4.00e+00  - Experiment Aggregate Metrics
+	 1.00e+01 100.0%                      - s
+	 1.00e+01 100.0%                        - s.c
+	 6.00e+00  60.0%                            f
+	 4.00e+00  40.0%                            g
+	EOT
+	test_cmp expect flat
+'
+
 test_done
