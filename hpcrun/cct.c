@@ -92,15 +92,17 @@ void cct_release(struct cct *c)
 int cct_insert(struct cct *c, struct cct_node *root, const uintptr_t *frames,
 	       int n, int idx, double val)
 {
+	const struct rt_module *m = NULL;
 	struct cct_node *cur = root;
 	int i;
 
 	for (i = n - 1; i >= 0; i--) {
-		const struct rt_module *m = rt_module_find(frames[i]);
 		struct cct_node *ch, *prev = NULL;
 		uint64_t addr;
 		uint16_t lm;
 
+		if (!m || frames[i] < m->lo || frames[i] >= m->hi)
+			m = rt_module_find(frames[i]);
 		if (!m)
 			return -2;
 		lm = m->id;

@@ -61,6 +61,8 @@ struct uw_cache {
 		uintptr_t look;		/* 0 = empty */
 		uintptr_t start;	/* FDE start (for the stop check) */
 		struct cfa_state st;
+		int nlive;		/* registers whose rule is not R_SAME */
+		uint8_t live[NREGS];
 	} e[CACHE_SIZE];
 };
 
@@ -605,19 +607,21 @@ static enum step step_cfi(struct frame *f, const struct rt_module *m, int leaf,
 	struct cfa_state st;
 	struct frame nf;
 	uintptr_t start, cfa;
-	int i;
+	int i, k;
 
-	if (uc->e[slot].look == look) {
-		sp = &uc->e[slot].st;
-		start = uc->e[slot].start;
-	} else {
+	if (uc->e[slot].look != look) {
 		if (find_rules(m, look, &st, &start))
 			return STEP_FAIL;
 		uc->e[slot].look = look;
 		uc->e[slot].start = start;
 		uc->e[slot].st = st;
-		sp = &st;
+		uc->e[slot].nlive = 0;
+		for (i = 0; i < NREGS; i++)
+			if (st.reg[i].how != R_SAME)
+				uc->e[slot].live[uc->e[slot].nlive++] = (uint8_t)i;
 	}
+	sp = &uc->e[slot].st;
+	start = uc->e[slot].start;
 	if (rt_is_stop_function(start))
 		return STEP_STOP;
 	if (sp->cfa_expr) {
@@ -631,10 +635,11 @@ static enum step step_cfi(struct frame *f, const struct rt_module *m, int leaf,
 	if (cfa <= f->r[REG_RSP_DW] || cfa > f->hi)
 		return STEP_FAIL;
 	nf = *f;
-	for (i = 0; i < NREGS; i++) {
-		const struct reg_rule *r = &sp->reg[i];
+	for (k = 0; k < uc->e[slot].nlive; k++) {
+		const struct reg_rule *r = &sp->reg[uc->e[slot].live[k]];
 		uintptr_t a;
 
+		i = uc->e[slot].live[k];
 		switch (r->how) {
 		case R_SAME:
 			break;
@@ -675,8 +680,11 @@ static enum step step_cfi(struct frame *f, const struct rt_module *m, int leaf,
 	if (sp->reg[REG_RA_DW].how == R_SAME)
 		return STEP_FAIL;
 	nf.r[REG_RSP_DW] = cfa;
-	if (!is_code(nf.r[REG_RA_DW]))
-		return STEP_FAIL;
+	/* Usually the caller is in the same module: no lookup. */
+	if (nf.r[REG_RA_DW] < m->xlo || nf.r[REG_RA_DW] >= m->xhi) {
+		if (!is_code(nf.r[REG_RA_DW]))
+			return STEP_FAIL;
+	}
 	*f = nf;
 	return STEP_OK;
 }
@@ -704,6 +712,7 @@ static enum step step_fp(struct frame *f, int leaf)
 int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
 	      int max, int *complete)
 {
+	const struct rt_module *m = NULL;
 	struct frame f;
 	int n = 0, leaf = 1;
 	unsigned gen;
@@ -722,9 +731,10 @@ int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
 	}
 	*complete = 0;
 	while (n < max) {
-		const struct rt_module *m = rt_module_find(f.r[REG_RA_DW]);
 		enum step s;
 
+		if (!m || f.r[REG_RA_DW] < m->lo || f.r[REG_RA_DW] >= m->hi)
+			m = rt_module_find(f.r[REG_RA_DW]);
 		if (!m)
 			return n;
 		if (is_sigreturn(m, f.r[REG_RA_DW])) {
