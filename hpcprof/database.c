@@ -193,8 +193,9 @@ static void write_metric_table(struct xmlw *w, const struct metrics *m)
 		}
 		xmlw_attr(w, "t", ie ? "exclusive" : "inclusive");
 		xmlw_attrf(w, "partner", "%zu", c ^ 1);
+		/* Statistics start hidden: viewers show them on request. */
 		if (raw >= 0 && s != STAT_SUM)
-			xmlw_attr(w, "show", m->nthreads > 1 ? "1" : "0");
+			xmlw_attr(w, "show", "0");
 		else if (raw < 0 && !m->derived[derived].show)
 			xmlw_attr(w, "show", "0");
 		else

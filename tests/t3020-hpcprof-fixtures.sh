@@ -43,6 +43,12 @@ test_expect_success FIXTURES 'totals preserved: 4 x 79 samples x 12.5 ms, 36 tas
 	test_cmp expect flat
 '
 
+test_expect_success FIXTURES 'only the Sum columns start visible; statistics are hidden' '
+	test $(grep -c "<Metric .* show=\"1\"" db/experiment.xml) = 4 &&
+	test $(grep -c "<Metric .*:Sum (.)\".* show=\"1\"" db/experiment.xml) = 4 &&
+	test $(grep -c "<Metric .* show=\"0\"" db/experiment.xml) = 20
+'
+
 test_expect_success FIXTURES 'each thread keeps its own values' '
 	awk -F"\t" "\$1 == 1 && \$3 == 0 { print \$2, \$4 }" db/thread-values.tsv >per-thread &&
 	cat >expect <<-EOT &&
