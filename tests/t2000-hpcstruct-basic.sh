@@ -107,6 +107,15 @@ test_expect_success 'a gcc .cold part is part of its procedure, not a procedure'
 	grep -q "<S [^>]*v=\"{.*\[0x$cold-" split
 '
 
+test_lazy_prereq GXX 'command -v g++'
+
+test_expect_success GXX 'C++ procedures: n is the demangled name, ln the mangled one' '
+	printf "namespace ns { struct K { int v = 3; __attribute__((noinline)) int f(int n) { int s = 0; for (int i = 0; i < n; i++) s += i * v; return s; } }; }\nint main(int argc, char **) { ns::K k; return k.f(argc * 10) & 1; }\n" >k.cc &&
+	g++ -O2 -g -o k k.cc &&
+	hpcstruct -o k.xml k &&
+	grep -q "<P i=\"[0-9]*\" n=\"ns::K::f(int)\" ln=\"_ZN2ns1K1fEi\" l=\"1\"" k.xml
+'
+
 test_expect_success 'hpcprof reads our structure file' '
 	if command -v hpcprof >/dev/null && hpcprof --help 2>/dev/null | grep -q -- --dump; then
 		hpcprof --dump s.xml >dump && grep -q "procedures" dump

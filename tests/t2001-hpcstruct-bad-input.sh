@@ -47,6 +47,45 @@ test_expect_success 'usage errors exit 2' '
 	status=0 && hpcstruct -j 0 good 2>err || status=$? && test $status = 2
 '
 
+# corrupt SEED FILE: 8 random bytes of FILE overwritten (deterministic).
+corrupt() {
+	awk -v s=$1 -v size=$(wc -c <"$2") 'BEGIN { srand(s)
+		for (i = 0; i < 8; i++) printf "%d %d\n", int(rand() * size), int(rand() * 256) }' |
+	while read off val; do
+		printf "$(printf "\\%03o" $val)" |
+			dd of="$2" bs=1 seek=$off conv=notrunc 2>/dev/null
+	done
+}
+
+test_expect_success 'randomly corrupted binaries: a result or a refusal, never a crash' '
+	for seed in $(seq 1 40); do
+		cp good c && corrupt $seed c &&
+		status=0 && hpcstruct -o c.xml c 2>err || status=$?
+		if test $status -gt 1 || grep -q "Sanitizer\|runtime error" err; then
+			echo "seed $seed: status $status"; cat err; exit 1
+		fi
+	done
+'
+
+test_expect_success 'corrupted section headers and DWARF: never a crash' '
+	shoff=$(readelf -h good | sed -n "s/.*Start of section headers: *\([0-9]*\).*/\1/p") &&
+	dinfo=$(readelf -S -W good | awk "/\.debug_info/ { print \$5 }") &&
+	for seed in $(seq 1 20); do
+		cp good c &&
+		head -c $shoff good >/dev/null &&
+		awk -v s=$seed -v a=$shoff -v b=$((0x$dinfo)) "BEGIN { srand(s)
+			for (i = 0; i < 6; i++) printf \"%d %d\\n\", (i % 2 ? b : a) + int(rand() * 400), int(rand() * 256) }" |
+		while read off val; do
+			printf "$(printf "\\%03o" $val)" |
+				dd of=c bs=1 seek=$off conv=notrunc 2>/dev/null
+		done &&
+		status=0 && hpcstruct -o c.xml c 2>err || status=$?
+		if test $status -gt 1 || grep -q "Sanitizer\|runtime error" err; then
+			echo "seed $seed: status $status"; cat err; exit 1
+		fi
+	done
+'
+
 test_expect_success 'a procedure over the instruction cap: one warning, a valid prefix' '
 	hpcstruct --max-insns 20 -o capped.xml good 2>err &&
 	grep -q "^hpcstruct: warning: '"'"'good'"'"': procedure '"'"'nest4'"'"' has more than 20 instructions; only the first 20 were analyzed$" err &&
