@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <elf.h>
 
 #include "error.h"
 #include "hpcrun-events.h"
@@ -184,6 +185,35 @@ static int find_program(const char *name, struct strbuf *out)
 	return 127;
 }
 
+/*
+ * 1 when path is an ELF executable without a program interpreter: the
+ * dynamic linker never runs, so LD_PRELOAD cannot load the runtime.
+ */
+static int is_static_elf(const char *path)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), i, interp = 0;
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(ph)) {
+		close(fd);
+		return 0;
+	}
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) !=
+		    sizeof(ph))
+			break;
+		if (ph.p_type == PT_INTERP)
+			interp = 1;
+	}
+	close(fd);
+	return i == eh.e_phnum && !interp;
+}
+
 static int dir_is_empty(const char *path)
 {
 	DIR *d = opendir(path);
@@ -305,6 +335,9 @@ int main(int argc, char **argv)
 	status = find_program(argv[first], &path);
 	if (status)
 		return status;
+	if (is_static_elf(path.buf))
+		hpc_warn("'%s': statically linked: the runtime cannot be preloaded, "
+			 "nothing will be measured", argv[first]);
 	base = strrchr(argv[first], '/');
 	base = base ? base + 1 : argv[first];
 	if (make_outdir(outdir, base, &dir))

@@ -53,6 +53,8 @@ static char notes[4096];
 static size_t notes_len;
 static int show_notes;
 
+static void verbose_report(void);
+
 size_t rt_fmt_u64(char *buf, uint64_t v, int base, int width)
 {
 	char tmp[24];
@@ -344,6 +346,25 @@ void rt_init(void)
 	rt_install_fatal_handlers();
 	rt_active = 1;
 	rt_thread_begin(0);
+	if (rt_cfg.verbose)
+		verbose_report();
+}
+
+/* -v: what this process samples, on stderr. */
+static void verbose_report(void)
+{
+	char msg[256];
+	int i;
+
+	for (i = 0; i < rt_cfg.nev; i++) {
+		const struct rt_event *e = &rt_cfg.ev[i];
+
+		snprintf(msg, sizeof(msg), "hpcrun: pid %d samples %s %s %llu on signal %d\n",
+			 (int)rt_pid, e->metric, e->spec.period ? "period" : "frequency",
+			 (unsigned long long)(e->spec.period ? e->spec.period : e->spec.freq),
+			 rt_cfg.signo);
+		rt_write_str(2, msg);
+	}
 }
 
 /* Stack bounds of the calling thread. */

@@ -104,6 +104,19 @@ test_expect_success '-v shows the environment handed to the runtime' '
 	grep -q "^hpcrun: LD_PRELOAD=.*/lib/hpcrun/libhpcrun.so\$" err
 '
 
+test_expect_success '-v: the runtime says what it samples' '
+	grep -q "^hpcrun: pid [0-9]* samples perf::task-clock frequency 1000 on signal [0-9]*\$" err
+'
+
+test_expect_success 'a statically linked program is run with a warning' '
+	printf "int main(void) { return 3; }\n" >st.c &&
+	if cc -static -o st st.c 2>/dev/null; then
+		status=0 && hpcrun -o static ./st 2>err || status=$? &&
+		test $status = 3 &&
+		grep -q "^hpcrun: warning: '\''./st'\'': statically linked" err
+	fi
+'
+
 test_expect_success 'an existing LD_PRELOAD is kept after the runtime' '
 	cat >showenv.sh <<-\EOS &&
 	#!/bin/sh

@@ -120,7 +120,8 @@ test_expect_success 'paths through code without unwind info are kept under ^Part
 test_expect_success '--no-unwind records leaf addresses only' '
 	hpcrun -o leaf --no-unwind ./rt-work recurse 50 10 >/dev/null &&
 	folded leaf "*.hpcrun" | grep -v "^#" >lf &&
-	! grep -v "^^Primary;|Main;recurse " lf &&
+	! grep -v "^^Primary;|Main;[^;]* " lf &&
+	test_within "$(share recurse lf)" 100 1 &&
 	grep -q "^unwind: none" leaf/*.log
 '
 

@@ -52,6 +52,23 @@ test_expect_success 'SIGSEGV: the profile is written and the program dies of SIG
 	grep -q "^^Primary;|Main;main;heavy " cf
 '
 
+test_expect_success 'abort: written, then dies of SIGABRT' '
+	status=0 && hpcrun -o abrt ./rt-work abort 3 || status=$? &&
+	test $status = 134 &&
+	grep -q "^end: signal 6$" abrt/*.log &&
+	ls abrt/*.hpcrun
+'
+
+test_expect_success 'posix_spawn and vfork+exec: parent and child measured apart' '
+	for m in spawn vfork; do
+		hpcrun -o $m ./rt-work $m 5 >out &&
+		echo "child 0" >expect && test_cmp expect out &&
+		ls $m/*.hpcrun >files && test_line_count = 2 files &&
+		ls $m/*.log >logs && test_line_count = 2 logs &&
+		grep -l "^end: exit$" $m/*.log >ends && test_line_count = 2 ends || exit 1
+	done
+'
+
 test_expect_success 'SIGTERM with the default action: written, then dies of SIGTERM' '
 	status=0 && hpcrun -o term ./rt-work term 5 || status=$? &&
 	test $status = 143 &&

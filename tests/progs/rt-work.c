@@ -11,6 +11,9 @@
  *   fork N          child and parent each do N units; parent waits
  *   exec N          N units, then exec's itself as "split N"
  *   crash N         N units, then a SIGSEGV
+ *   abort N         N units, then abort()
+ *   spawn N         posix_spawn itself as "split N", N units, wait
+ *   vfork N         vfork + exec itself as "split N", N units, wait
  *   sigprof         own SIGPROF handler with ITIMER_PROF; prints what it saw
  *   term N          N units, then SIGTERM to itself (default action)
  *   dlopen LIB N    dlopen LIB, N units in its dso_work(), dlclose, N units
@@ -18,6 +21,7 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +132,33 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "crash")) {
 		heavy(n);
 		*(volatile int *)(long)sink = 1;
+	} else if (!strcmp(mode, "abort")) {
+		heavy(n);
+		abort();
+	} else if (!strcmp(mode, "spawn") || !strcmp(mode, "vfork")) {
+		char num[32], *args[4];
+		extern char **environ;
+		pid_t pid;
+		int st;
+
+		snprintf(num, sizeof(num), "%ld", n);
+		args[0] = argv[0];
+		args[1] = (char *)"split";
+		args[2] = num;
+		args[3] = NULL;
+		if (mode[0] == 's') {
+			if (posix_spawn(&pid, "/proc/self/exe", NULL, NULL, args, environ))
+				return 1;
+		} else {
+			pid = vfork();
+			if (pid == 0) {
+				execv("/proc/self/exe", args);
+				_exit(127);
+			}
+		}
+		heavy(n);
+		waitpid(pid, &st, 0);
+		printf("child %d\n", WEXITSTATUS(st));
 	} else if (!strcmp(mode, "term")) {
 		heavy(n);
 		kill(getpid(), SIGTERM);
