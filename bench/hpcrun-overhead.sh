@@ -6,7 +6,7 @@
 # Prints a Markdown report for docs/BENCHMARKS.md:
 #  1. in-process slowdown of a CPU-bound -O2 program (no frame pointers):
 #     the CPU time of the program's own process around its work (median of
-#     5 runs; CPU time, not wall time, because the machine is shared and the
+#     7 interleaved rounds; CPU time, not wall time, because the machine is shared and the
 #     profiler's own process must not count), plain, under hpcrun with full
 #     call paths and under perf record without call paths, 1 kHz and 5 kHz;
 #  2. start-up plus teardown of "hpcrun /bin/true" vs "perf record /bin/true"
@@ -18,7 +18,7 @@ set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$ROOT/build}
 HPCRUN=$BUILD/bin/hpcrun
-RUNS=5
+RUNS=7
 W=$(mktemp -d /tmp/hpcrun-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 cd "$W"
@@ -63,23 +63,29 @@ int main(int argc, char **argv)
 EOF
 cc -O2 -fomit-frame-pointer -o cpu cpu.c
 
-# median CMD...: median of RUNS in-process times (ms) printed by CMD.
-median() {
-	i=0
-	while [ $i -lt $RUNS ]; do
-		rm -rf m perf.data
-		"$@" 2>/dev/null | tail -n 1
-		i=$((i + 1))
-	done | sort -n | sed -n "$(((RUNS + 1) / 2))p"
-}
-
 # samples: samples recorded in the measurement directory m.
 samples() {
 	sed -n 's/^samples-recorded: //p' m/*.log | awk '{ t += $1 } END { print t }'
 }
 
 UNITS=200	# about 2 s
-plain=$(median ./cpu 5 $UNITS)
+# Interleaved: each round runs every configuration once, so a burst of load
+# from other processes hits all of them alike; medians over the rounds.
+CONFIGS="plain h1000 p1000 h5000 p5000"
+i=0
+while [ $i -lt $RUNS ]; do
+	for c in $CONFIGS; do
+		rm -rf m perf.data
+		case $c in
+		plain) ./cpu 5 $UNITS ;;
+		h*) "$HPCRUN" -o m -e cpu-clock@f${c#h} ./cpu 5 $UNITS ;;
+		p*) perf record -q -F ${c#p} -e cpu-clock -o perf.data ./cpu 5 $UNITS 2>/dev/null ;;
+		esac | tail -n 1 >>t.$c
+	done
+	i=$((i + 1))
+done
+med() { sort -n t.$1 | sed -n "$(((RUNS + 1) / 2))p"; }
+plain=$(med plain)
 echo "## hpcrun"
 echo
 echo "Measured $(date -u +%Y-%m-%d) by \`bench/hpcrun-overhead.sh\` on $(nproc) cores,"
@@ -88,19 +94,18 @@ echo "the \`cpu-clock\` software event."
 echo
 echo "### In-process slowdown (CPU-bound -O2 program, no frame pointers, call depth 7)"
 echo
-echo "CPU time of the program's process around its work, median of $RUNS runs (the"
-echo "machine is shared: wall time is noisy); plain: ${plain} ms.  The kernel's cost"
-echo "of one sample on this VM is about 50 us, paid by both tools."
+echo "CPU time of the program's process around its work, median of $RUNS interleaved"
+echo "rounds (the machine is shared: wall time is noisy); plain: ${plain} ms.  The"
+echo "kernel's cost of one sample on this VM is about 50 us, paid by both tools."
 echo
 echo "| rate | hpcrun, full call paths | perf record, no call paths |"
 echo "|---|---|---|"
 for f in 1000 5000; do
-	h=$(median "$HPCRUN" -o m -e cpu-clock@f$f ./cpu 5 $UNITS)
-	p=$(median perf record -q -F $f -e cpu-clock -o perf.data ./cpu 5 $UNITS)
+	h=$(med h$f)
+	p=$(med p$f)
 	echo "| $f/s | $(awk "BEGIN { printf \"%.3fx (%s ms)\", $h / $plain, $h }") |" \
 	     "$(awk "BEGIN { printf \"%.3fx (%s ms)\", $p / $plain, $p }") |"
 done
-
 echo
 echo "### Start-up plus teardown"
 echo
