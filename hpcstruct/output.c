@@ -1,4 +1,5 @@
 /* output.c - write scope trees as an HPCToolkit structure file (4.9). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,26 +81,20 @@ struct output *output_new(FILE *f, const char *lm_name,
 {
 	struct output *o = xcalloc(1, sizeof(*o));
 
-	o->w = xmlw_new(f);
+	o->f = f;
 	o->strs = strs;
 	o->next_id = 3;
 	o->cur_file = UINT32_MAX;
-	strbuf_init(&o->sb);
-	xmlw_declaration(o->w);
-	xmlw_doctype(o->w, "HPCToolkitStructure", structure_dtd);
-	xmlw_start(o->w, "HPCToolkitStructure");
-	xmlw_attr(o->w, "i", "0");
-	xmlw_attr(o->w, "version", "4.9");
-	xmlw_attr(o->w, "n", "");
-	xmlw_start(o->w, "LM");
-	xmlw_attr(o->w, "i", "2");
-	xmlw_attr(o->w, "n", lm_name);
-	xmlw_attr(o->w, "has-calls", "0");
-	xmlw_attr(o->w, "v", "{}");
+	fputs("<?xml version=\"1.0\"?>\n<!DOCTYPE HPCToolkitStructure [\n", f);
+	fputs(structure_dtd, f);
+	fputs("]>\n<HPCToolkitStructure i=\"0\" version=\"4.9\" n=\"\">\n", f);
+	fputs("<LM i=\"2\" n=\"", f);
+	xml_escape(f, lm_name, 1);
+	fputs("\" has-calls=\"0\" v=\"{}\">\n", f);
 	return o;
 }
 
-/* Number formatting without printf: this is the writer's inner loop. */
+/* Number formatting without printf: this is the renderer's inner loop. */
 static const char *fmt_dec(char buf[24], uint64_t v)
 {
 	char *p = buf + 23;
@@ -124,99 +119,145 @@ static void add_hex(struct strbuf *sb, uint64_t v)
 	strbuf_add(sb, p, (size_t)(buf + sizeof(buf) - p));
 }
 
-static void attr_num(struct output *o, const char *name, uint64_t v)
+struct render {
+	struct xmlw *w;
+	const struct strtab *strs;
+	struct strbuf sb;
+};
+
+static void attr_num(struct render *r, const char *name, uint64_t v)
 {
 	char buf[24];
 
-	xmlw_attr(o->w, name, fmt_dec(buf, v));
+	xmlw_attr(r->w, name, fmt_dec(buf, v));
 }
 
-static void attr_id(struct output *o)
+/* The id placeholder output_proc replaces: never produced by escaping. */
+#define ID_SLOT " i=\"#\""
+
+static void attr_id(struct render *r)
 {
-	attr_num(o, "i", o->next_id++);
+	xmlw_attr(r->w, "i", "#");
 }
 
-static void attr_ranges(struct output *o, const struct range *v, size_t n)
+static void attr_ranges(struct render *r, const struct range *v, size_t n)
 {
-	strbuf_reset(&o->sb);
-	strbuf_addch(&o->sb, '{');
+	strbuf_reset(&r->sb);
+	strbuf_addch(&r->sb, '{');
 	for (size_t k = 0; k < n; k++) {
-		strbuf_add(&o->sb, k ? " [" : "[", k ? 2 : 1);
-		add_hex(&o->sb, v[k].lo);
-		strbuf_addch(&o->sb, '-');
-		add_hex(&o->sb, v[k].hi);
-		strbuf_addch(&o->sb, ')');
+		strbuf_add(&r->sb, k ? " [" : "[", k ? 2 : 1);
+		add_hex(&r->sb, v[k].lo);
+		strbuf_addch(&r->sb, '-');
+		add_hex(&r->sb, v[k].hi);
+		strbuf_addch(&r->sb, ')');
 	}
-	strbuf_addch(&o->sb, '}');
-	xmlw_attr(o->w, "v", o->sb.buf);
+	strbuf_addch(&r->sb, '}');
+	xmlw_attr(r->w, "v", r->sb.buf);
 }
 
-static void write_scope(struct output *o, const struct scope *s)
+static void write_scope(struct render *r, const struct scope *s)
 {
-	const char *file = strtab_get(o->strs, s->file);
+	const char *file = strtab_get(r->strs, s->file);
 
 	switch (s->kind) {
 	case SCOPE_STMT:
-		xmlw_start(o->w, "S");
-		attr_id(o);
-		attr_num(o, "l", s->line);
-		attr_ranges(o, s->v, s->nv);
-		xmlw_end(o->w);
+		xmlw_start(r->w, "S");
+		attr_id(r);
+		attr_num(r, "l", s->line);
+		attr_ranges(r, s->v, s->nv);
+		xmlw_end(r->w);
 		return;
 	case SCOPE_LOOP:
-		xmlw_start(o->w, "L");
-		attr_id(o);
-		attr_num(o, "l", s->line);
-		xmlw_attr(o->w, "f", file);
-		attr_ranges(o, s->v, s->nv);
+		xmlw_start(r->w, "L");
+		attr_id(r);
+		attr_num(r, "l", s->line);
+		xmlw_attr(r->w, "f", file);
+		attr_ranges(r, s->v, s->nv);
 		break;
 	case SCOPE_CALLSITE:
 	case SCOPE_ALIEN:
-		xmlw_start(o->w, "A");
-		attr_id(o);
-		attr_num(o, "l", s->line);
-		xmlw_attr(o->w, "f", file);
-		xmlw_attr(o->w, "n", strtab_get(o->strs, s->name));
-		xmlw_attr(o->w, "v", "{}");
+		xmlw_start(r->w, "A");
+		attr_id(r);
+		attr_num(r, "l", s->line);
+		xmlw_attr(r->w, "f", file);
+		xmlw_attr(r->w, "n", strtab_get(r->strs, s->name));
+		xmlw_attr(r->w, "v", "{}");
 		break;
 	case SCOPE_PROC:
 		break;
 	}
 	for (size_t k = 0; k < s->nkids; k++)
-		write_scope(o, s->kids[k]);
-	xmlw_end(o->w);
+		write_scope(r, s->kids[k]);
+	xmlw_end(r->w);
+}
+
+int output_render(struct proc_tree *t, const struct strtab *strs)
+{
+	const struct scope *root = t->root;
+	struct range entry = { t->entry, t->entry + 1 };
+	struct render r = { NULL, strs, STRBUF_INIT };
+	FILE *m = open_memstream(&t->xml, &t->xml_len);
+	int rc;
+
+	if (!m)
+		return hpc_seterr("out of memory for the output");
+	r.w = xmlw_new(m);
+	xmlw_start(r.w, "P");
+	attr_id(&r);
+	xmlw_attr(r.w, "n", t->name);
+	if (t->linkname)
+		xmlw_attr(r.w, "ln", t->linkname);
+	attr_num(&r, "l", root->line);
+	attr_ranges(&r, &entry, 1);
+	for (size_t k = 0; k < root->nkids; k++)
+		write_scope(&r, root->kids[k]);
+	rc = xmlw_finish(r.w);
+	if (fclose(m) != 0 && rc == 0)
+		rc = hpc_seterr("out of memory for the output");
+	strbuf_release(&r.sb);
+	return rc;
 }
 
 void output_proc(struct output *o, const struct proc_tree *t)
 {
-	const struct scope *root = t->root;
-	struct range entry = { t->entry, t->entry + 1 };
+	const char *p = t->xml, *end = t->xml + t->xml_len;
+	static const char slot[] = ID_SLOT;
+	char buf[24];
 
-	if (root->file != o->cur_file) {
+	if (t->root->file != o->cur_file) {
 		if (o->cur_file != UINT32_MAX)
-			xmlw_end(o->w);
-		o->cur_file = root->file;
-		xmlw_start(o->w, "F");
-		attr_id(o);
-		xmlw_attr(o->w, "n", strtab_get(o->strs, root->file));
+			fputs("</F>\n", o->f);
+		o->cur_file = t->root->file;
+		fputs("<F i=\"", o->f);
+		fputs(fmt_dec(buf, o->next_id++), o->f);
+		fputs("\" n=\"", o->f);
+		xml_escape(o->f, strtab_get(o->strs, t->root->file), 1);
+		fputs("\">\n", o->f);
 	}
-	xmlw_start(o->w, "P");
-	attr_id(o);
-	xmlw_attr(o->w, "n", t->name);
-	if (t->linkname)
-		xmlw_attr(o->w, "ln", t->linkname);
-	attr_num(o, "l", root->line);
-	attr_ranges(o, &entry, 1);
-	for (size_t k = 0; k < root->nkids; k++)
-		write_scope(o, root->kids[k]);
-	xmlw_end(o->w);
+	while (p < end) {
+		const char *q = memmem(p, (size_t)(end - p), slot, sizeof(slot) - 1);
+
+		if (!q) {
+			fwrite(p, 1, (size_t)(end - p), o->f);
+			break;
+		}
+		fwrite(p, 1, (size_t)(q - p), o->f);
+		fputs(" i=\"", o->f);
+		fputs(fmt_dec(buf, o->next_id++), o->f);
+		fputc('"', o->f);
+		p = q + sizeof(slot) - 1;
+	}
 }
 
 int output_finish(struct output *o)
 {
-	int rc = xmlw_finish(o->w);
+	int rc = 0;
 
-	strbuf_release(&o->sb);
+	if (o->cur_file != UINT32_MAX)
+		fputs("</F>\n", o->f);
+	fputs("</LM>\n</HPCToolkitStructure>\n", o->f);
+	if (fflush(o->f) != 0 || ferror(o->f))
+		rc = hpc_seterr("write error: %s", strerror(errno));
 	free(o);
 	return rc;
 }

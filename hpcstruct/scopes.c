@@ -643,5 +643,6 @@ void proc_tree_free(struct proc_tree *t)
 	if (!t)
 		return;
 	scope_free(t->root);
+	free(t->xml);
 	free(t);
 }

@@ -107,6 +107,25 @@ test_expect_success 'a gcc .cold part is part of its procedure, not a procedure'
 	grep -q "<S [^>]*v=\"{.*\[0x$cold-" split
 '
 
+test_expect_success 'debug info in a separate file found by .gnu_debuglink' '
+	objcopy --only-keep-debug st-nests st-nests.debug &&
+	objcopy --strip-debug --add-gnu-debuglink=st-nests.debug st-nests split &&
+	! readelf -S split | grep -q debug_info &&
+	hpcstruct -o split.xml split &&
+	grep -c "<L " split.xml >n1 && grep -c "<L " s.xml >n2 && test_cmp n2 n1 &&
+	grep -q "<P i=\"[0-9]*\" n=\"nest2\" l=\"16\"" split.xml
+'
+
+test_lazy_prereq LIBC_DBG 'test -d /usr/lib/debug/.build-id && dpkg -s libc6-dbg'
+
+test_expect_success LIBC_DBG 'libc with Debian libc6-dbg: source files and inlined code by build ID' '
+	libc=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6) &&
+	hpcstruct -j 2 -o libc.xml "$libc" &&
+	grep -q "<F i=\"[0-9]*\" n=\"[^\"]*malloc.c\">" libc.xml &&
+	grep -q "<A i=\"[0-9]*\" l=\"[1-9]" libc.xml &&
+	test $(grep -c "<L " libc.xml) -gt 1000
+'
+
 test_lazy_prereq GXX 'command -v g++'
 
 test_expect_success GXX 'C++ procedures: n is the demangled name, ln the mangled one' '
