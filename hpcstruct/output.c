@@ -1,5 +1,6 @@
 /* output.c - write scope trees as an HPCToolkit structure file (4.9). */
 #include <errno.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,6 +202,9 @@ int output_render(struct proc_tree *t, const struct strtab *strs)
 
 	if (!m)
 		return hpc_seterr("out of memory for the output");
+	/* one thread owns m: skip stdio's per-call locking (xmlw writes
+	 * escaped text a character at a time) */
+	__fsetlocking(m, FSETLOCKING_BYCALLER);
 	r.w = xmlw_new(m);
 	xmlw_start(r.w, "P");
 	attr_id(&r);
