@@ -333,6 +333,8 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 
 	(void)si;
 	(void)uc;
+	if ((sig == SIGSEGV || sig == SIGBUS) && rt_self && rt_self->in_unwind)
+		siglongjmp(rt_self->unwind_jmp, 1);	/* back to sample.c */
 	rt_fmt_u64(why + 7, (uint64_t)sig, 10, 0);
 	rt_process_finish(why, 1);
 	memset(&dfl, 0, sizeof(dfl));
@@ -342,6 +344,11 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 	sigaddset(&set, sig);
 	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
 	rt_real_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
+int rt_fault_recovery(void)
+{
+	return fatal_ours[SIGSEGV] && fatal_ours[SIGBUS];
 }
 
 void rt_install_fatal_handlers(void)
@@ -357,7 +364,9 @@ void rt_install_fatal_handlers(void)
 			continue;
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_sigaction = fatal_handler;
-		sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+		/* NODEFER: after a jump back from a fault in the unwinder
+		 * the signal must not stay blocked. */
+		sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
 		sigemptyset(&sa.sa_mask);
 		if (!rt_real_sigaction(sig, &sa, NULL))
 			fatal_ours[sig] = 1;

@@ -555,6 +555,7 @@ static void write_log(const char *why)
 	log_line(fd, "samples-taken", totals.taken);
 	log_line(fd, "samples-recorded", totals.recorded);
 	log_line(fd, "samples-partial", totals.partial);
+	log_line(fd, "unwind-faults", totals.unwind_faults);
 	dropped = totals.dropped_busy + totals.dropped_nomodule +
 		  totals.dropped_full + totals.dropped_stopped;
 	log_line(fd, "samples-dropped", dropped);

@@ -26,6 +26,7 @@
 #define HPCRUN_RUNTIME_H
 
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -87,7 +88,7 @@ extern pid_t rt_pid;
 /* Per-thread sample accounting. */
 struct rt_counts {
 	uint64_t taken, recorded, partial, dropped_busy, dropped_nomodule,
-		dropped_full, dropped_stopped, dropped_foreign,
+		dropped_full, dropped_stopped, dropped_foreign, unwind_faults,
 		handler_ns;	/* time spent in the handler (clock_gettime) */
 };
 
@@ -117,6 +118,8 @@ struct rt_thread {
 	int started[HPCRUN_MAX_EVENTS];
 	uint64_t nsamples[HPCRUN_MAX_EVENTS];
 	volatile int busy;		/* inside the handler */
+	volatile int in_unwind;		/* unwinding: a fault jumps to unwind_jmp */
+	sigjmp_buf unwind_jmp;
 	volatile int closed;		/* written or being written */
 	struct rt_counts counts;
 	struct cct cct;
@@ -146,6 +149,9 @@ int rt_real_sigmask(int how, const sigset_t *set, sigset_t *old);
 void rt_interpose_init(void);
 int rt_is_stop_function(uintptr_t fn_start);
 void rt_install_fatal_handlers(void);
+/* 1 while our SIGSEGV and SIGBUS handlers are installed, so a fault in the
+ * unwinder jumps back to the sample handler (async-signal-safe). */
+int rt_fault_recovery(void);
 
 /* sample.c */
 void rt_sample_handler(int sig, siginfo_t *si, void *uc);

@@ -21,6 +21,25 @@
 
 #include "runtime.h"
 
+/* rt_unwind(), with a way back should a memory read fault anyway. */
+static int unwind_guarded(struct rt_thread *td, void *uc, int *complete)
+{
+	int n;
+
+	if (sigsetjmp(td->unwind_jmp, 0)) {
+		/* A read faulted despite the checks (interpose.c jumped here). */
+		td->in_unwind = 0;
+		td->counts.unwind_faults++;
+		td->frames[0] = (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+		*complete = 0;
+		return 1;
+	}
+	td->in_unwind = 1;
+	n = rt_unwind(uc, td, td->frames, RT_MAX_FRAMES, complete);
+	td->in_unwind = 0;
+	return n;
+}
+
 void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 {
 	struct rt_thread *td = rt_self;
@@ -61,7 +80,7 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 		n = 1;
 		complete = 1;
 	} else {
-		n = rt_unwind(uc, td, td->frames, RT_MAX_FRAMES, &complete);
+		n = unwind_guarded(td, uc, &complete);
 	}
 	if (n == 0 && complete != 1) {
 		td->counts.dropped_nomodule++;

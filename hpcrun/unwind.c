@@ -10,7 +10,10 @@
  *
  * Safety invariants:
  *  1. Stack memory is read only inside [interrupted sp, top of the
- *     thread's stack); code and unwind tables only inside a live module.
+ *     thread's stack or of the alternate signal stack); code and unwind
+ *     tables only inside a live module.  Should a read fault all the same,
+ *     the fatal-signal handler (interpose.c) jumps back to sample.c, which
+ *     counts the sample as a partial path.
  *  2. Every step must move the CFA up the stack (except through a signal
  *     frame), so corrupt tables cannot loop; depth is bounded by max.
  *  3. A caller's pc must lie in an executable segment of a module.
@@ -709,6 +712,36 @@ static enum step step_fp(struct frame *f, int leaf)
 	return STEP_FAIL;
 }
 
+/*
+ * Sets the readable range [sp, top) of the stack sp is on: the thread's
+ * own stack, the alternate signal stack, or (only while faults in the
+ * unwinder are recoverable) 1 MiB above sp; -1 when none applies.
+ */
+static int stack_of(const struct rt_thread *td, struct frame *f)
+{
+	uintptr_t sp = f->r[REG_RSP_DW];
+	stack_t ss;
+
+	f->lo = sp;
+	if (sp >= td->stack_lo && sp < td->stack_hi) {
+		f->hi = td->stack_hi;
+		return 0;
+	}
+	if (!sigaltstack(NULL, &ss) && !(ss.ss_flags & SS_DISABLE) &&
+	    sp >= (uintptr_t)ss.ss_sp && sp < (uintptr_t)ss.ss_sp + ss.ss_size) {
+		f->hi = (uintptr_t)ss.ss_sp + ss.ss_size;
+		return 0;
+	}
+	if (rt_fault_recovery()) {
+		/* A stack of the program's own (makecontext, coroutines):
+		 * bounds unknown, but a faulting read comes back as a partial
+		 * path, so read up to 1 MiB. */
+		f->hi = sp + ((uintptr_t)1 << 20);
+		return 0;
+	}
+	return -1;
+}
+
 int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
 	      int max, int *complete)
 {
@@ -723,13 +756,11 @@ int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
 		td->uwc->gen = gen;
 	}
 	load_ucontext(&f, ucontext);
-	f.lo = f.r[REG_RSP_DW];
-	f.hi = td->stack_hi;
-	if (f.lo < td->stack_lo || f.lo >= f.hi) {
-		/* On another stack (sigaltstack): read only up to 64 KiB. */
-		f.hi = f.lo + 65536;
-	}
 	*complete = 0;
+	if (stack_of(td, &f)) {
+		frames[0] = f.r[REG_RA_DW];	/* unknown stack: the leaf only */
+		return 1;
+	}
 	while (n < max) {
 		enum step s;
 
@@ -745,11 +776,9 @@ int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
 			    !readable(&f, (uintptr_t)(uc + 1) - 8))
 				return n;
 			load_ucontext(&f, uc);
-			f.lo = f.r[REG_RSP_DW];
-			f.hi = (f.lo < td->stack_lo || f.lo >= td->stack_hi) ?
-				f.lo + 65536 : td->stack_hi;
-			if (f.lo < (uintptr_t)uc && hi == td->stack_hi &&
-			    f.hi == td->stack_hi)
+			if (stack_of(td, &f))
+				return n;
+			if (f.hi == hi && f.lo < (uintptr_t)uc)
 				return n;	/* must move up the stack */
 			leaf = 1;
 			continue;

@@ -117,6 +117,22 @@ test_expect_success 'paths through code without unwind info are kept under ^Part
 	test_within "$partial" "$recorded" 3
 '
 
+test_expect_success 'a handler on an alternate signal stack unwinds through the signal frame to main' '
+	hpcrun -o alt ./rt-work altstack &&
+	folded alt "*.hpcrun" | grep -v "^#" >af &&
+	awk "{ t += \$NF } /^\^Primary;\|Main;main;.*;on_usr1;heavy / { ok += \$NF }
+	     END { exit !(t > 0 && ok / t >= 0.95) }" af
+'
+
+test_expect_success 'a coroutine (makecontext stack) is sampled without harm' '
+	hpcrun -o coro ./rt-work coro 20 >out &&
+	echo "coroutine done" >expect && test_cmp expect out &&
+	folded coro "*.hpcrun" | grep -v "^#" >cof &&
+	test_within "$(share light cof)" 100 5 &&
+	grep ";coro_body;light " cof &&
+	grep -q "^unwind-faults: 0$" coro/*.log
+'
+
 test_expect_success '--no-unwind records leaf addresses only' '
 	hpcrun -o leaf --no-unwind ./rt-work recurse 50 10 >/dev/null &&
 	folded leaf "*.hpcrun" | grep -v "^#" >lf &&

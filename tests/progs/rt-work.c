@@ -12,6 +12,9 @@
  *   exec N          N units, then exec's itself as "split N"
  *   crash N         N units, then a SIGSEGV
  *   abort N         N units, then abort()
+ *   altstack N      raise(SIGUSR1), whose handler on_usr1 runs on an
+ *                   alternate signal stack and does heavy(N)
+ *   coro N          light(N) on a makecontext stack (a coroutine)
  *   spawn N         posix_spawn itself as "split N", N units, wait
  *   vfork N         vfork + exec itself as "split N", N units, wait
  *   sigprof         own SIGPROF handler with ITIMER_PROF; prints what it saw
@@ -29,6 +32,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <threads.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 static volatile double sink;
@@ -65,6 +69,22 @@ __attribute__((noinline)) long recurse(int depth, long n)
 	r = recurse(depth - 1, n);
 	sink += (double)r;	/* work after the call: no tail call */
 	return r + 1;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	heavy(10);
+	sink += 1;	/* no tail call */
+}
+
+static ucontext_t main_ctx, coro_ctx;
+static long coro_units;
+
+static void coro_body(void)
+{
+	light(coro_units);
+	sink += 1;	/* no tail call */
 }
 
 static volatile int prof_ticks;
@@ -132,6 +152,25 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "crash")) {
 		heavy(n);
 		*(volatile int *)(long)sink = 1;
+	} else if (!strcmp(mode, "altstack")) {
+		stack_t ss = { .ss_sp = malloc(65536), .ss_size = 65536 };
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_usr1;
+		sa.sa_flags = SA_ONSTACK;
+		sigaltstack(&ss, NULL);
+		sigaction(SIGUSR1, &sa, NULL);
+		raise(SIGUSR1);
+	} else if (!strcmp(mode, "coro")) {
+		coro_units = n;
+		getcontext(&coro_ctx);
+		coro_ctx.uc_stack.ss_sp = malloc(1 << 20);
+		coro_ctx.uc_stack.ss_size = 1 << 20;
+		coro_ctx.uc_link = &main_ctx;
+		makecontext(&coro_ctx, coro_body, 0);
+		swapcontext(&main_ctx, &coro_ctx);
+		printf("coroutine done\n");
 	} else if (!strcmp(mode, "abort")) {
 		heavy(n);
 		abort();
