@@ -32,7 +32,7 @@ static size_t nall, alloc_all;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Writes the vdso image into the measurement directory; its path or NULL. */
-static char *save_vdso(const struct dl_phdr_info *info, uintptr_t lo, uintptr_t hi)
+static char *save_vdso(uintptr_t lo, uintptr_t hi)
 {
 	char dir[4200], *path;
 	uint32_t h = 2166136261u;
@@ -41,7 +41,6 @@ static char *save_vdso(const struct dl_phdr_info *info, uintptr_t lo, uintptr_t 
 	int fd;
 	size_t len;
 
-	(void)info;
 	for (i = 0; i < hi - lo; i++)
 		h = (h ^ p[i]) * 16777619u;
 	len = strlen(rt_cfg.outdir);
@@ -112,7 +111,7 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 		if (!name || !*name)
 			found->path = strdup(rt_cfg.exe);
 		else if (m.lo == getauxval(AT_SYSINFO_EHDR))
-			found->path = save_vdso(info, m.lo, m.hi);
+			found->path = save_vdso(m.lo, m.hi);
 		else
 			found->path = realpath(name, NULL);
 		if (!found->path)

@@ -359,8 +359,9 @@ static void verbose_report(void)
 	for (i = 0; i < rt_cfg.nev; i++) {
 		const struct rt_event *e = &rt_cfg.ev[i];
 
-		snprintf(msg, sizeof(msg), "hpcrun: pid %d samples %s %s %llu on signal %d\n",
-			 (int)rt_pid, e->metric, e->spec.period ? "period" : "frequency",
+		snprintf(msg, sizeof(msg), "hpcrun: pid %d samples %s (%s) %s %llu on signal %d\n",
+			 (int)rt_pid, e->metric, e->src->name,
+			 e->spec.period ? "period" : "frequency",
 			 (unsigned long long)(e->spec.period ? e->spec.period : e->spec.freq),
 			 rt_cfg.signo);
 		rt_write_str(2, msg);

@@ -105,7 +105,7 @@ test_expect_success '-v shows the environment handed to the runtime' '
 '
 
 test_expect_success '-v: the runtime says what it samples' '
-	grep -q "^hpcrun: pid [0-9]* samples perf::task-clock frequency 1000 on signal [0-9]*\$" err
+	grep -q "^hpcrun: pid [0-9]* samples perf::task-clock (perf) frequency 1000 on signal [0-9]*\$" err
 '
 
 test_expect_success 'a statically linked program is run with a warning' '

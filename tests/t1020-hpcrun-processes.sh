@@ -85,6 +85,13 @@ test_expect_success 'the program'\''s own SIGPROF handler and output are unchang
 	grep -q "^samples-recorded: [1-9]" prof/*.log
 '
 
+test_expect_success 'a program that blocks every signal is still sampled, and the log says it tried' '
+	hpcrun -o block ./rt-work blockall 10 &&
+	grep -q "^blocked-signal-attempts: 1$" block/*.log &&
+	recorded=$(sed -n "s/^samples-recorded: //p" block/*.log) &&
+	test "$recorded" -gt 100
+'
+
 test_expect_success 'dlopen/dlclose: samples in a closed library still resolve to it' '
 	hpcrun -o dl ./rt-work dlopen "$TRASH/rt-dso.so" 10 &&
 	./rt-folded dl/*.hpcrun "$TRASH/rt-work" rt-work.nm >df &&

@@ -15,6 +15,7 @@
  *   altstack N      raise(SIGUSR1), whose handler on_usr1 runs on an
  *                   alternate signal stack and does heavy(N)
  *   coro N          light(N) on a makecontext stack (a coroutine)
+ *   blockall N      blocks every signal with sigprocmask, then heavy(N)
  *   spawn N         posix_spawn itself as "split N", N units, wait
  *   vfork N         vfork + exec itself as "split N", N units, wait
  *   sigprof         own SIGPROF handler with ITIMER_PROF; prints what it saw
@@ -162,6 +163,12 @@ int main(int argc, char **argv)
 		sigaltstack(&ss, NULL);
 		sigaction(SIGUSR1, &sa, NULL);
 		raise(SIGUSR1);
+	} else if (!strcmp(mode, "blockall")) {
+		sigset_t all;
+
+		sigfillset(&all);
+		sigprocmask(SIG_BLOCK, &all, NULL);
+		heavy(n);
 	} else if (!strcmp(mode, "coro")) {
 		coro_units = n;
 		getcontext(&coro_ctx);
