@@ -1,0 +1,26 @@
+#!/bin/sh
+test_description='hpcrun measurements go through hpcprof (profiles written here read there)'
+. "$(dirname "$0")/test-lib.sh"
+
+test_expect_success 'setup: measure the 3:1 split on two threads' '
+	cc -O2 -g -fomit-frame-pointer -pthread -o rt-work "$TEST_PROGS/rt-work.c" &&
+	hpcrun -o meas ./rt-work threads 20
+'
+
+test_expect_success 'hpcprof --dump reads every profile hpcrun wrote' '
+	for f in meas/*.hpcrun; do
+		hpcprof --dump "$f" >dump || exit 1
+		grep -q "perf::cpu-clock" dump || exit 1
+	done
+'
+
+test_expect_success 'hpcprof attributes the split as measured (within 4 points)' '
+	hpcprof -o db --text report meas 2>err &&
+	test -f db/experiment.xml &&
+	heavy=$(awk "/thread_heavy/ && /%/ { sub(/%/, \"\", \$1); print \$1; exit }" report) &&
+	light=$(awk "/thread_light/ && /%/ { sub(/%/, \"\", \$1); print \$1; exit }" report) &&
+	test_within "$heavy" 75 4 &&
+	test_within "$light" 25 4
+'
+
+test_done
