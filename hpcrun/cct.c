@@ -148,48 +148,6 @@ static void *scratch(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static int open_profile(struct rt_thread *td)
-{
-	char path[4400], num[24];
-	size_t len;
-	unsigned gen;
-
-	for (gen = 0; gen < 1000; gen++) {
-		int fd;
-
-		len = strlen(rt_cfg.outdir);
-		if (len + 300 > sizeof(path))
-			return -ENAMETOOLONG;
-		memcpy(path, rt_cfg.outdir, len);
-		path[len++] = '/';
-		{
-			size_t pl = strlen(rt_cfg.progname);
-
-			if (pl > 200)
-				pl = 200;
-			memcpy(path + len, rt_cfg.progname, pl);
-			len += pl;
-		}
-		path[len++] = '-';
-		len += rt_fmt_u64(path + len, rt_cfg.rank, 10, 6);
-		path[len++] = '-';
-		len += rt_fmt_u64(path + len, (uint64_t)td->index, 10, 3);
-		path[len++] = '-';
-		len += rt_fmt_u64(path + len, rt_cfg.hostid, 16, 8);
-		path[len++] = '-';
-		len += rt_fmt_u64(path + len, (uint64_t)rt_pid, 10, 0);
-		path[len++] = '-';
-		rt_fmt_u64(num, gen, 10, 0);
-		memcpy(path + len, num, strlen(num));
-		len += strlen(num);
-		memcpy(path + len, ".hpcrun", 8);
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd >= 0 || errno != EEXIST)
-			return fd >= 0 ? fd : -errno;
-	}
-	return -EEXIST;
-}
-
 int cct_write_profile(struct rt_thread *td)
 {
 	static const char *const kinds[] = {
@@ -321,7 +279,7 @@ int cct_write_profile(struct rt_thread *td)
 	p.idtuple = tuple;
 	p.nidtuple = 3;
 
-	fd = open_profile(td);
+	fd = rt_create_file(td->index, ".hpcrun");
 	if (fd < 0) {
 		munmap(mem, bytes ? bytes : 1);
 		return fd;

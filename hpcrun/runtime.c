@@ -485,6 +485,42 @@ void rt_thread_end(struct rt_thread *td)
 	munmap(td, TD_BYTES);
 }
 
+int rt_create_file(int thread, const char *suffix)
+{
+	char path[4400];
+	size_t len, dl = strlen(rt_cfg.outdir), pl = strlen(rt_cfg.progname);
+	unsigned gen;
+
+	if (pl > 200)
+		pl = 200;
+	if (dl + pl + 100 > sizeof(path))
+		return -ENAMETOOLONG;
+	for (gen = 0; gen < 1000; gen++) {
+		int fd;
+
+		memcpy(path, rt_cfg.outdir, dl);
+		len = dl;
+		path[len++] = '/';
+		memcpy(path + len, rt_cfg.progname, pl);
+		len += pl;
+		path[len++] = '-';
+		len += rt_fmt_u64(path + len, rt_cfg.rank, 10, 6);
+		path[len++] = '-';
+		len += rt_fmt_u64(path + len, (uint64_t)thread, 10, 3);
+		path[len++] = '-';
+		len += rt_fmt_u64(path + len, rt_cfg.hostid, 16, 8);
+		path[len++] = '-';
+		len += rt_fmt_u64(path + len, (uint64_t)rt_pid, 10, 0);
+		path[len++] = '-';
+		len += rt_fmt_u64(path + len, gen, 10, 0);
+		memcpy(path + len, suffix, strlen(suffix) + 1);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
+}
+
 static void log_line(int fd, const char *key, uint64_t v)
 {
 	char num[24];
@@ -498,32 +534,10 @@ static void log_line(int fd, const char *key, uint64_t v)
 
 static void write_log(const char *why)
 {
-	char path[4400], num[24];
-	size_t len;
-	unsigned gen;
-	int fd = -1, i;
+	char num[24];
+	int fd = rt_create_file(0, ".log"), i;
 	uint64_t dropped;
 
-	for (gen = 0; gen < 1000 && fd < 0; gen++) {
-		len = strlen(rt_cfg.outdir);
-		memcpy(path, rt_cfg.outdir, len);
-		path[len++] = '/';
-		memcpy(path + len, rt_cfg.progname, strlen(rt_cfg.progname) % 200);
-		len += strlen(rt_cfg.progname) % 200;
-		path[len++] = '-';
-		len += rt_fmt_u64(path + len, rt_cfg.rank, 10, 6);
-		memcpy(path + len, "-000-", 5);
-		len += 5;
-		len += rt_fmt_u64(path + len, rt_cfg.hostid, 16, 8);
-		path[len++] = '-';
-		len += rt_fmt_u64(path + len, (uint64_t)rt_pid, 10, 0);
-		path[len++] = '-';
-		len += rt_fmt_u64(path + len, gen, 10, 0);
-		memcpy(path + len, ".log", 5);
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd < 0 && errno != EEXIST)
-			return;
-	}
 	if (fd < 0)
 		return;
 	rt_write_str(fd, "hpcrun-log: 1\nprogram: ");

@@ -193,6 +193,13 @@ int cct_insert(struct cct *c, struct cct_node *root, const uintptr_t *frames,
 /* Writes td's profile into the measurement directory; 0 or -errno. */
 int cct_write_profile(struct rt_thread *td);
 
+/*
+ * Creates OUTDIR/PROG-RANK-THREAD-HOSTID-PID-GEN SUFFIX (hpcrun(5)) with
+ * O_EXCL, bumping GEN while the name is taken; an fd or a negative errno.
+ * Async-signal-safe.
+ */
+int rt_create_file(int thread, const char *suffix);
+
 /* Async-signal-safe text helpers (runtime.c). */
 size_t rt_fmt_u64(char *buf, uint64_t v, int base, int width);
 void rt_write_str(int fd, const char *s);
