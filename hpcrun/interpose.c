@@ -348,7 +348,14 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 
 int rt_fault_recovery(void)
 {
-	return fatal_ours[SIGSEGV] && fatal_ours[SIGBUS];
+	struct sigaction segv, bus;
+
+	/* Asked of the kernel: the program may have replaced ours through
+	 * an entry point we do not wrap (sysv_signal, a raw system call). */
+	return !rt_real_sigaction(SIGSEGV, NULL, &segv) &&
+	       !rt_real_sigaction(SIGBUS, NULL, &bus) &&
+	       (segv.sa_flags & SA_SIGINFO) && segv.sa_sigaction == fatal_handler &&
+	       (bus.sa_flags & SA_SIGINFO) && bus.sa_sigaction == fatal_handler;
 }
 
 void rt_install_fatal_handlers(void)

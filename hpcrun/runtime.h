@@ -150,7 +150,8 @@ void rt_interpose_init(void);
 int rt_is_stop_function(uintptr_t fn_start);
 void rt_install_fatal_handlers(void);
 /* 1 while our SIGSEGV and SIGBUS handlers are installed, so a fault in the
- * unwinder jumps back to the sample handler (async-signal-safe). */
+ * unwinder jumps back to the sample handler (async-signal-safe: two
+ * rt_sigaction queries; used only on stacks of unknown bounds). */
 int rt_fault_recovery(void);
 
 /* sample.c */
