@@ -76,10 +76,10 @@ PROGRAMS = $(BUILD)/bin/hpcrun $(BUILD)/bin/hpcstruct $(BUILD)/bin/hpcprof \
 	$(BUILD)/bin/hpcviewer-tui
 RUNTIME = $(BUILD)/lib/hpcrun/libhpcrun.so
 UNIT_TESTS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+# Named explicitly so make keeps them (they are not intermediate files).
+UNIT_OBJS = $(call obj,$(UNIT_SRCS) tests/unit/unit.c)
 
 .PHONY: all check demo install deps clean
-# Keep intermediate objects (unit-test .o files) between runs.
-.SECONDARY:
 all: $(PROGRAMS) $(RUNTIME)
 
 $(BUILD)/obj/%.o: %.c
@@ -119,7 +119,7 @@ $(BUILD)/tests/u-%: $(BUILD)/obj/tests/unit/u-%.o $(BUILD)/obj/tests/unit/unit.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-check: all $(UNIT_TESTS)
+check: all $(UNIT_OBJS) $(UNIT_TESTS)
 	@HPC_BUILD=$(abspath $(BUILD)) tests/run-tests.sh $(UNIT_TESTS) $(sort $(wildcard tests/t[0-9]*.sh))
 
 demo: all

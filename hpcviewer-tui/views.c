@@ -19,29 +19,18 @@
  *     its inclusive value to that node.
  */
 #include <regex.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 #include "hashmap.h"
+#include "formula.h"
 #include "views.h"
 
 struct bu_inst {
 	uint32_t bottom, cur;
 	uint32_t counted;
-};
-
-enum fop { FO_CONST, FO_COL, FO_ADD, FO_SUB, FO_MUL, FO_DIV, FO_NEG };
-
-struct fstep {
-	enum fop op;
-	double c;
-	size_t col;
-};
-
-struct formula {
-	struct fstep *steps;
-	size_t n, alloc;
 };
 
 /* ---- nodes ---- */
@@ -601,45 +590,29 @@ int view_has_children(struct view *v, uint32_t n)
 	return c > 0;
 }
 
-static double eval_formula(struct view *v, uint32_t n, const struct formula *f)
+struct eval_at {
+	struct view *v;
+	uint32_t n;
+};
+
+static double column_at(void *arg, size_t col)
 {
-	double st[64];
-	size_t sp = 0, i;
+	struct eval_at *at = arg;
 
-	for (i = 0; i < f->n; i++) {
-		const struct fstep *s = &f->steps[i];
-		double a, b;
-
-		switch (s->op) {
-		case FO_CONST:
-			st[sp++] = s->c;
-			break;
-		case FO_COL:
-			st[sp++] = view_value(v, n, s->col);
-			break;
-		case FO_NEG:
-			st[sp - 1] = -st[sp - 1];
-			break;
-		default:
-			b = st[--sp];
-			a = st[sp - 1];
-			st[sp - 1] = s->op == FO_ADD ? a + b :
-				     s->op == FO_SUB ? a - b :
-				     s->op == FO_MUL ? a * b :
-				     b != 0 ? a / b : 0;
-			break;
-		}
-	}
-	return sp ? st[0] : 0;
+	return view_value(at->v, at->n, col);
 }
 
 double view_value(struct view *v, uint32_t n, size_t col)
 {
 	const struct column *c = &v->b->cols[col];
 
+	struct eval_at at = { v, n };
+	double x;
+
 	if (c->metric >= 0)
 		return vnode_vals(v, n)[c->metric];
-	return eval_formula(v, n, c->f);
+	x = formula_eval(c->f, column_at, &at);
+	return isfinite(x) ? x : 0;	/* division by zero: no value */
 }
 
 double view_percent(struct view *v, uint32_t n, size_t col)
@@ -955,9 +928,7 @@ void browser_free(struct browser *b)
 		view_free(b->views[i]);
 	for (i = 0; i < b->ncols; i++) {
 		free(b->cols[i].name);
-		if (b->cols[i].f)
-			free(b->cols[i].f->steps);
-		free(b->cols[i].f);
+		formula_free(b->cols[i].f);
 	}
 	free(b->cols);
 	free(b);
@@ -982,148 +953,34 @@ void browser_sort(struct browser *b, size_t c, int ascending)
 			view_rows(b->views[i]);
 }
 
-/* ---- derived-column formulas: recursive descent into RPN ---- */
+/* ---- derived columns ---- */
 
-struct fparser {
-	const char *p;
-	struct browser *b;
-	struct formula *f;
-	size_t depth;
-};
-
-static void femit(struct formula *f, enum fop op, double c, size_t col)
+/* "$N" is column N (from 1); any other name is a column's header. */
+static struct formula *resolve_column(void *arg, const char *name)
 {
-	HPC_GROW(f->steps, f->n + 1, f->alloc);
-	f->steps[f->n].op = op;
-	f->steps[f->n].c = c;
-	f->steps[f->n++].col = col;
-}
+	struct browser *b = arg;
+	size_t i;
 
-static void fskip(struct fparser *fp)
-{
-	while (*fp->p == ' ' || *fp->p == '\t')
-		fp->p++;
-}
+	if (name[0] == '$') {
+		unsigned long c = strtoul(name + 1, NULL, 10);
 
-static int fexpr(struct fparser *fp);
-
-static int fprimary(struct fparser *fp)
-{
-	char *end;
-
-	fskip(fp);
-	if (++fp->depth > 20)
-		return hpc_seterr("formula nested too deeply");
-	if (*fp->p == '(') {
-		fp->p++;
-		if (fexpr(fp) < 0)
-			return -1;
-		fskip(fp);
-		if (*fp->p != ')')
-			return hpc_seterr("formula: missing ')'");
-		fp->p++;
-	} else if (*fp->p == '-') {
-		fp->p++;
-		if (fprimary(fp) < 0)
-			return -1;
-		femit(fp->f, FO_NEG, 0, 0);
-	} else if (*fp->p == '$') {
-		unsigned long c = strtoul(fp->p + 1, &end, 10);
-
-		if (end == fp->p + 1 || c < 1 || c > fp->b->ncols)
-			return hpc_seterr("formula: no column '%.*s'",
-					  (int)(end - fp->p), fp->p);
-		femit(fp->f, FO_COL, 0, c - 1);
-		fp->p = end;
-	} else if (*fp->p == '"') {
-		const char *q = strchr(fp->p + 1, '"');
-		size_t i, len;
-
-		if (!q)
-			return hpc_seterr("formula: unterminated '\"'");
-		len = (size_t)(q - fp->p - 1);
-		for (i = 0; i < fp->b->ncols; i++)
-			if (strlen(fp->b->cols[i].name) == len &&
-			    !strncmp(fp->b->cols[i].name, fp->p + 1, len))
-				break;
-		if (i == fp->b->ncols)
-			return hpc_seterr("formula: no column '%.*s'",
-					  (int)len, fp->p + 1);
-		femit(fp->f, FO_COL, 0, i);
-		fp->p = q + 1;
-	} else {
-		double d = strtod(fp->p, &end);
-
-		if (end == fp->p)
-			return hpc_seterr("formula: unexpected '%s'",
-					  *fp->p ? fp->p : "end");
-		femit(fp->f, FO_CONST, d, 0);
-		fp->p = end;
+		return c >= 1 && c <= b->ncols ? formula_raw(c - 1) : NULL;
 	}
-	fp->depth--;
-	return 0;
-}
-
-static int fterm(struct fparser *fp)
-{
-	if (fprimary(fp) < 0)
-		return -1;
-	for (;;) {
-		char op;
-
-		fskip(fp);
-		op = *fp->p;
-		if (op != '*' && op != '/')
-			return 0;
-		fp->p++;
-		if (fprimary(fp) < 0)
-			return -1;
-		femit(fp->f, op == '*' ? FO_MUL : FO_DIV, 0, 0);
-	}
-}
-
-static int fexpr(struct fparser *fp)
-{
-	if (fterm(fp) < 0)
-		return -1;
-	for (;;) {
-		char op;
-
-		fskip(fp);
-		op = *fp->p;
-		if (op != '+' && op != '-')
-			return 0;
-		fp->p++;
-		if (fterm(fp) < 0)
-			return -1;
-		femit(fp->f, op == '+' ? FO_ADD : FO_SUB, 0, 0);
-	}
+	for (i = 0; i < b->ncols; i++)
+		if (!strcmp(b->cols[i].name, name))
+			return formula_raw(i);
+	return NULL;
 }
 
 int browser_add_derived(struct browser *b, const char *name,
 			const char *formula)
 {
-	struct formula *f = xcalloc(1, sizeof(*f));
-	struct fparser fp;
+	struct formula *f = formula_parse(formula, resolve_column, b);
 	struct column *c;
 	size_t alloc = b->ncols;
-	int bad;
 
-	fp.p = formula;
-	fp.b = b;
-	fp.f = f;
-	fp.depth = 0;
-	bad = fexpr(&fp) < 0;
-	if (!bad) {
-		fskip(&fp);
-		if (*fp.p)
-			bad = hpc_seterr("formula: unexpected '%s'", fp.p);
-	}
-	if (bad) {
-		free(f->steps);
-		free(f);
+	if (!f)
 		return -1;
-	}
 	HPC_GROW(b->cols, b->ncols + 1, alloc);
 	c = &b->cols[b->ncols++];
 	memset(c, 0, sizeof(*c));

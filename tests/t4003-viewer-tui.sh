@@ -150,7 +150,9 @@ test_expect_success TMUX 'metric columns: hide one, add a derived one' '
 	keys m 2 Enter && sleep 0.3 &&
 	keys d "\$1 - \$2" Enter && wait_for "added column 3" &&
 	screen | sed -n 4p | grep -q "^      1.00e+01 100.0%        2.00e+00  20.0%          8.00e+00    + main$" &&
-	keys d "\$1 +" Enter && wait_for "formula: unexpected"
+	keys d "\$1 +" Enter && wait_for "at offset 4" &&
+	keys d "{CPUTIME (sec):Sum (E)} / 0" Enter && wait_for "added column 4" &&
+	screen | sed -n 2p | grep -q "Scope (+1 columns: m)$"
 '
 
 # small-db/thread-values.tsv: main ran 4 s on thread 0 and 6 s on thread 1.

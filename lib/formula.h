@@ -1,17 +1,19 @@
 /*
- * formula.h - derived-metric expressions: built from MathML (config.c) or
- * parsed from infix text (--metric 'CPI=cycles/instructions'), evaluated at
- * every scope on the raw metrics' summed values.
+ * formula.h - derived-metric expressions: built from MathML (hpcprof's
+ * config.c) or parsed from infix text (hpcprof --metric 'CPI=cycles/
+ * instructions', the viewer's derived columns), evaluated on the values a
+ * caller supplies for each "raw" reference (metric or column index).
  *
  * Infix grammar: + - * / ^ (right-associative), unary minus, parentheses,
  * numbers, functions min() max() mean() sdev() with one or more arguments,
  * and metric names: letters, digits, _ : . @ (and - when the whole word is a
  * known metric, e.g. perf::cpu-clock), or any text inside { }.  $N names raw
- * metric N.  Names are resolved when parsing; every unknown one is reported.
+ * metric N (the resolver is asked for "$N").  Names are resolved when
+ * parsing; every unknown one is reported.
  * Division by zero yields NaN, which the writer treats as "no value".
  */
-#ifndef HPCPROF_FORMULA_H
-#define HPCPROF_FORMULA_H
+#ifndef HPC_FORMULA_H
+#define HPC_FORMULA_H
 
 #include <stddef.h>
 
