@@ -233,6 +233,9 @@ int analyze_binary(const char *path, const char *out_path,
 
 	if (!b)
 		return -1;
+	if (opts->progress)
+		fprintf(stderr, "\r%s: '%s': reading debug information", hpc_progname(),
+			b->basename);
 	d = debuginfo_load(b);
 	binary_drop_dwarf(b);	/* everything needed is in d now */
 	memset(&j, 0, sizeof(j));

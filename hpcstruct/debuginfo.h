@@ -23,7 +23,6 @@
 
 struct subprog {
 	uint64_t entry;
-	uint32_t name;			/* strtab */
 	uint32_t file, line;		/* declaration */
 	int noreturn;
 };

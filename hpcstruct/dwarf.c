@@ -57,7 +57,6 @@ static void add_subprog(struct walk *w, Dwarf_Die *die)
 	HPC_GROW(d->subs, d->nsubs + 1, d->subs_alloc);
 	s = &d->subs[d->nsubs++];
 	s->entry = entry + w->bias;
-	s->name = strtab_intern(&d->strs, attr_string(die, DW_AT_name));
 	s->file = strtab_intern(&d->strs, dwarf_decl_file(die));
 	dwarf_decl_line(die, &line);
 	s->line = line > 0 ? (uint32_t)line : 0;

@@ -126,6 +126,18 @@ test_expect_success LIBC_DBG 'libc with Debian libc6-dbg: source files and inlin
 	test $(grep -c "<L " libc.xml) -gt 1000
 '
 
+test_lazy_prereq SCRIPT 'command -v script'
+
+test_expect_success SCRIPT 'a progress line on a terminal, erased at the end; none with -q or off a terminal' '
+	script -qc "hpcstruct -o tty.xml st-nests" /dev/null >tty.out &&
+	grep -q "hpcstruct: '"'"'st-nests'"'"': reading debug information" tty.out &&
+	grep -q "hpcstruct: '"'"'st-nests'"'"': 0/[0-9]* procedures" tty.out &&
+	tail -c 5 tty.out | od -c | grep -q "033   \[   K" &&
+	script -qc "hpcstruct -q -o tty.xml st-nests" /dev/null >quiet.out &&
+	! grep -q procedures quiet.out &&
+	hpcstruct -o tty.xml st-nests 2>notty.err && test_line_count = 0 notty.err
+'
+
 test_lazy_prereq GXX 'command -v g++'
 
 test_expect_success GXX 'C++ procedures: n is the demangled name, ln the mangled one' '
