@@ -8,6 +8,7 @@
  *   thrd_create         starts its sampling and is its stop frame; the
  *                       thread's profile is written by a key destructor
  *   exec*               write everything before the image is replaced
+ *                       (and measure on, in new files, if exec fails)
  *   _exit, _Exit        write everything before the process ends
  *   sigaction, signal   keep the sampling signal ours; give up our fatal
  *                       signal handlers to the program when it sets its own
@@ -202,32 +203,42 @@ RT_API int thrd_create(thrd_t *t, thrd_start_t fn, void *arg)
 	return r;
 }
 
+/* An exec returned: it failed; measure on, errno kept for the caller. */
+static int exec_failed(int r)
+{
+	int err = errno;
+
+	rt_resume_after_failed_exec(err);
+	errno = err;
+	return r;
+}
+
 RT_API int execve(const char *path, char *const argv[], char *const envp[])
 {
 	RESOLVE(execve, "execve");
 	rt_process_finish("exec", 0);
-	return real.execve(path, argv, envp);
+	return exec_failed(real.execve(path, argv, envp));
 }
 
 RT_API int execv(const char *path, char *const argv[])
 {
 	RESOLVE(execv, "execv");
 	rt_process_finish("exec", 0);
-	return real.execv(path, argv);
+	return exec_failed(real.execv(path, argv));
 }
 
 RT_API int execvp(const char *file, char *const argv[])
 {
 	RESOLVE(execvp, "execvp");
 	rt_process_finish("exec", 0);
-	return real.execvp(file, argv);
+	return exec_failed(real.execvp(file, argv));
 }
 
 RT_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	RESOLVE(execvpe, "execvpe");
 	rt_process_finish("exec", 0);
-	return real.execvpe(file, argv, envp);
+	return exec_failed(real.execvpe(file, argv, envp));
 }
 
 /* Collects execl-style arguments into a malloc'ed argv; envp for execle. */

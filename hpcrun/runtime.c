@@ -6,6 +6,8 @@
  *   load --constructor rt_init()--> ACTIVE --exit, _exit, exec, fatal
  *   signal: rt_process_finish()--> FINISHED (every thread's profile and
  *   the log written; later samples are dropped as "stopped")
+ *   FINISHED --exec failed--> ACTIVE again, every live thread with a new,
+ *   empty tree written to new files (rt_resume_after_failed_exec)
  *   ACTIVE --fork--> the child resets to ACTIVE with only the forking
  *   thread, an empty tree and fresh counters (rt_after_fork_child).
  *
@@ -610,6 +612,44 @@ void rt_process_finish(const char *why, int from_signal)
 	write_log(why);
 	if (locked)
 		pthread_mutex_unlock(&threads_lock);
+}
+
+void rt_resume_after_failed_exec(int err)
+{
+	struct rt_thread *td, **pp;
+	pid_t self = (pid_t)syscall(SYS_gettid);
+	char msg[160];
+	int i;
+
+	if (!__atomic_load_n(&finished, __ATOMIC_ACQUIRE) || rt_active ||
+	    getpid() != rt_pid)
+		return;
+	pthread_mutex_lock(&threads_lock);
+	memset(&totals, 0, sizeof(totals));
+	nthreads = write_errors = blocked_attempts = 0;
+	for (pp = &threads; (td = *pp);) {
+		if (td->tid != self && syscall(SYS_tgkill, rt_pid, td->tid, 0)) {
+			*pp = td->next;		/* ended while nothing was measured */
+			continue;
+		}
+		cct_release(&td->cct);
+		if (cct_init(&td->cct, (size_t)rt_cfg.nev, td->index == 0)) {
+			*pp = td->next;
+			continue;
+		}
+		memset(&td->counts, 0, sizeof(td->counts));
+		memset(td->nsamples, 0, sizeof(td->nsamples));
+		td->closed = 0;
+		for (i = 0; i < rt_cfg.nev; i++)
+			td->started[i] = !rt_cfg.ev[i].src->start(td, i);
+		pp = &td->next;
+	}
+	snprintf(msg, sizeof(msg), "exec failed (%s): measurement goes on in new files",
+		 strerror(err));
+	rt_note(msg);
+	__atomic_store_n(&finished, 0, __ATOMIC_RELEASE);
+	rt_active = 1;
+	pthread_mutex_unlock(&threads_lock);
 }
 
 void rt_after_fork_child(void)

@@ -138,6 +138,8 @@ void rt_thread_end(struct rt_thread *td);
 /* Writes every thread and the log; why: "exit", "exec", "signal N". */
 void rt_process_finish(const char *why, int from_signal);
 void rt_after_fork_child(void);
+/* After an exec that returned (failed, errno err): measure on. */
+void rt_resume_after_failed_exec(int err);
 int rt_next_thread_index(void);
 void rt_note(const char *msg);
 void rt_count_blocked_signal(void);

@@ -44,6 +44,19 @@ test_expect_success 'exec: the old image is written first, the new one measured 
 	grep -q "main;light " new
 '
 
+test_expect_success 'a failed exec: written, then measured on in new files' '
+	hpcrun -o execfail ./rt-work execfail 5 2>err &&
+	grep -q "^exec: No such file or directory$" err &&
+	ls execfail/*-0.hpcrun execfail/*-1.hpcrun &&
+	grep -l "^end: exec$" execfail/*-0.log &&
+	grep -q "^end: exit$" execfail/*-1.log &&
+	grep -q "^exec failed (No such file or directory)" execfail/*-1.log &&
+	./rt-folded execfail/*-0.hpcrun "$TRASH/rt-work" rt-work.nm >f0 &&
+	./rt-folded execfail/*-1.hpcrun "$TRASH/rt-work" rt-work.nm >f1 &&
+	grep -q "main;heavy " f0 && ! grep -q "main;light " f0 &&
+	grep -q "main;light " f1 && ! grep -q "main;heavy " f1
+'
+
 test_expect_success 'SIGSEGV: the profile is written and the program dies of SIGSEGV' '
 	status=0 && hpcrun -o crash ./rt-work crash 10 || status=$? &&
 	test $status = 139 &&

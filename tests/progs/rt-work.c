@@ -10,6 +10,7 @@
  *   c11 N           a C11 thread (thrd_create) runs c11_worker, N units
  *   fork N          child and parent each do N units; parent waits
  *   exec N          N units, then exec's itself as "split N"
+ *   execfail N      heavy(N), a failing exec, then light(N)
  *   crash N         N units, then a SIGSEGV
  *   abort N         N units, then abort()
  *   altstack N      raise(SIGUSR1), whose handler on_usr1 runs on an
@@ -150,6 +151,11 @@ int main(int argc, char **argv)
 		execl("/proc/self/exe", argv[0], "split", num, (char *)NULL);
 		perror("exec");
 		return 1;
+	} else if (!strcmp(mode, "execfail")) {
+		heavy(n);
+		execl("/nonexistent/program", "x", (char *)NULL);
+		perror("exec");
+		light(n);
 	} else if (!strcmp(mode, "crash")) {
 		heavy(n);
 		*(volatile int *)(long)sink = 1;
