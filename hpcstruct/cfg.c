@@ -38,6 +38,13 @@ static int ends_block(const struct insn *in, const struct binary *b,
 	}
 }
 
+/* Appends a successor, as an instruction index (mapped to blocks later). */
+static void add_succ(struct cfg *g, size_t insn)
+{
+	HPC_GROW(g->succs, g->nsuccs + 1, g->succs_alloc);
+	g->succs[g->nsuccs++] = (uint32_t)insn;
+}
+
 struct tables {
 	uint64_t *targets;
 	size_t n, alloc;
@@ -124,15 +131,10 @@ void cfg_build(struct cfg *g, struct decoder *d, const struct binary *b,
 			bl->last++;
 		bl->succ = g->nsuccs;
 		last = &g->insns[bl->last];
-		/* successors as instruction indices, mapped to blocks below */
-#define ADD_SUCC(idx) do { \
-		HPC_GROW(g->succs, g->nsuccs + 1, g->succs_alloc); \
-		g->succs[g->nsuccs++] = (uint32_t)(idx); \
-	} while (0)
 		if (last->kind == INSN_JUMP || last->kind == INSN_CJUMP) {
 			k = cfg_insn_at(g, last->target);
 			if (k >= 0)
-				ADD_SUCC(k);
+				add_succ(g, (size_t)k);
 		}
 		if (last->kind == INSN_IJUMP && tab_of[bl->last]) {
 			size_t ti = tab_of[bl->last] - 1;
@@ -140,14 +142,13 @@ void cfg_build(struct cfg *g, struct decoder *d, const struct binary *b,
 			for (size_t e = 0; e < t.count[ti]; e++) {
 				k = cfg_insn_at(g, t.targets[t.first[ti] + e]);
 				if (k >= 0)
-					ADD_SUCC(k);
+					add_succ(g, (size_t)k);
 			}
 		}
 		if ((last->kind == INSN_CJUMP || !ends_block(last, b, noreturn)) &&
 		    bl->last + 1 < g->ninsns &&
 		    g->insns[bl->last + 1].addr == last->addr + last->len)
-			ADD_SUCC(bl->last + 1);
-#undef ADD_SUCC
+			add_succ(g, bl->last + 1);
 		bl->nsucc = g->nsuccs - bl->succ;
 	}
 	/* instruction index -> block index (leaders are block starts) */

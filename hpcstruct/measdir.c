@@ -172,8 +172,14 @@ static void cache_dir(struct strbuf *dir)
 	}
 }
 
+/*
+ * Analyzes (or takes from the cache) one module into DIR/structs/.  Two
+ * modules with one basename get BASENAME.hpcstruct and BASENAME-2.hpcstruct
+ * (readers match structure files to modules by the LM path inside).
+ */
 static int one_module(const char *dir, const char *path, const char *cache,
-		      const struct analyze_opts *opts, int quiet)
+		      const struct analyze_opts *opts, int quiet,
+		      struct hmap *names)
 {
 	struct strbuf out = STRBUF_INIT, key = STRBUF_INIT, cached = STRBUF_INIT;
 	const char *slash = strrchr(path, '/');
@@ -182,7 +188,13 @@ static int one_module(const char *dir, const char *path, const char *cache,
 	struct stat st;
 	int rc = 0;
 
-	strbuf_addf(&out, "%s/structs/%s.hpcstruct", dir, base);
+	strbuf_addf(&out, "%s/structs/%s", dir, base);
+	for (int k = 2; hmap_get_str(names, out.buf); k++) {
+		strbuf_reset(&out);
+		strbuf_addf(&out, "%s/structs/%s-%d", dir, base, k);
+	}
+	hmap_put_str(names, out.buf, (void *)1);
+	strbuf_addstr(&out, ".hpcstruct");
 	if (*cache && cache_key(path, &key) == 0) {
 		strbuf_addf(&cached, "%s/%s-%s.hpcstruct", cache, key.buf, base);
 		if (stat(cached.buf, &st) == 0 && copy_file(cached.buf, out.buf, abs ? abs : path) == 0) {
@@ -219,7 +231,7 @@ int measdir_run(const char *dir, const struct analyze_opts *opts, int quiet)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	struct hmap *seen = hmap_new();
+	struct hmap *seen = hmap_new(), *names = hmap_new();
 	struct strlist mods = { 0 }, files = { 0 };
 	struct strbuf sb = STRBUF_INIT, cache = STRBUF_INIT;
 	int failed = 0;
@@ -227,6 +239,7 @@ int measdir_run(const char *dir, const struct analyze_opts *opts, int quiet)
 	if (!d) {
 		hpc_error("'%s': %s", dir, strerror(errno));
 		hmap_free(seen);
+		hmap_free(names);
 		return -1;
 	}
 	while ((e = readdir(d))) {
@@ -265,7 +278,7 @@ int measdir_run(const char *dir, const struct analyze_opts *opts, int quiet)
 					hpc_progname(), mods.v[i]);
 			continue;
 		}
-		if (one_module(dir, mods.v[i], cache.buf, opts, quiet) < 0)
+		if (one_module(dir, mods.v[i], cache.buf, opts, quiet, names) < 0)
 			failed = 1;
 	}
 out:
@@ -278,5 +291,6 @@ out:
 	strbuf_release(&sb);
 	strbuf_release(&cache);
 	hmap_free(seen);
+	hmap_free(names);
 	return failed ? -1 : 0;
 }

@@ -3,7 +3,8 @@
  *
  * Reads the load maps of every *.hpcrun file in the directory, and for each
  * distinct module that received samples (load-map flag bit 0) writes
- * DIR/structs/<basename>.hpcstruct.  Pseudo-modules ("[vdso]") and paths
+ * DIR/structs/<basename>.hpcstruct (<basename>-2.hpcstruct, ... when two
+ * modules share a basename).  Pseudo-modules ("[vdso]") and paths
  * that are not regular files are skipped with a note.  Results are cached
  * by the binary's build ID (or, without one, a hash of its contents) in
  * $HPCSTRUCT_CACHE, else $XDG_CACHE_HOME/hpctoolkit-c/hpcstruct, else

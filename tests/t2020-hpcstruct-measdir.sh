@@ -47,6 +47,14 @@ test_expect_success HPCRUN_WRITER 'a cached structure names the binary it was re
 	grep -q "<LM i=\"2\" n=\"$PWD/other/nests\"" m2/structs/nests.hpcstruct
 '
 
+test_expect_success HPCRUN_WRITER 'two modules with one basename get two structure files' '
+	mkdir a b && cp nests a/lib.so && cp inl b/lib.so &&
+	./mkmeas m4.hpcrun +$PWD/a/lib.so +$PWD/b/lib.so && mkdir m4 && mv m4.hpcrun m4/ &&
+	hpcstruct -q m4 &&
+	grep -q "<LM i=\"2\" n=\"$PWD/a/lib.so\"" m4/structs/lib.so.hpcstruct &&
+	grep -q "<LM i=\"2\" n=\"$PWD/b/lib.so\"" m4/structs/lib.so-2.hpcstruct
+'
+
 test_expect_success HPCRUN_WRITER '-q silences notes; a bad binary fails the run but not the others' '
 	echo "not elf" >fake.so &&
 	./mkmeas m3.hpcrun +$PWD/fake.so +$PWD/inl && mkdir m3 && mv m3.hpcrun m3/ &&
