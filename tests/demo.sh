@@ -1,11 +1,12 @@
 #!/bin/sh
 # demo.sh - 'make demo': profile the bundled example end to end and print
-# its hot spots.  Runs in $HPC_BUILD/demo; the tools come from $HPC_BUILD/bin.
+# its hot spots.  Runs in $DEMO_DIR (default $HPC_BUILD/demo); the tools
+# come from $HPC_BUILD/bin.
 set -u
 SRC_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 HPC_BUILD=${HPC_BUILD:-$SRC_ROOT/build}
 PATH=$HPC_BUILD/bin:$PATH
-dir=$HPC_BUILD/demo
+dir=${DEMO_DIR:-$HPC_BUILD/demo}
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 
 step() { printf '\n== %s\n' "$*"; }
