@@ -237,51 +237,87 @@ static void symbol_procs(struct binary *b, struct procs *p)
 	free(v);
 }
 
-/* PLT stubs, named after their .rela.plt symbols where the layout allows. */
+static int32_t rd32(const unsigned char *q)
+{
+	uint32_t v;
+
+	memcpy(&v, q, 4);
+	return (int32_t)v;
+}
+
+/* GOT slot address -> symbol name, from every SHT_RELA section's relocs. */
+static struct hmap *got_names(struct binary *b)
+{
+	struct hmap *m = hmap_new();
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(b->elf, scn))) {
+		GElf_Shdr sh, dynsh;
+		Elf_Data *d, *syms;
+		Elf_Scn *ds;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    sh.sh_entsize == 0 || !(d = elf_getdata(scn, NULL)) ||
+		    !(ds = elf_getscn(b->elf, sh.sh_link)) ||
+		    !gelf_getshdr(ds, &dynsh) || !(syms = elf_getdata(ds, NULL)))
+			continue;
+		for (size_t i = 0; i < d->d_size / sh.sh_entsize; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getrela(d, (int)i, &r) || GELF_R_SYM(r.r_info) == 0 ||
+			    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym))
+				continue;
+			name = elf_strptr(b->elf, dynsh.sh_link, sym.st_name);
+			if (name && *name)
+				hmap_put_u64(m, r.r_offset, (void *)name);
+		}
+	}
+	return m;
+}
+
+/*
+ * The GOT slot a PLT stub jumps through: the stub's "jmp *X(%rip)"
+ * (ff 25 disp32, perhaps after endbr64 and a bnd prefix).  0 if none.
+ */
+static uint64_t plt_slot(const struct binary *b, uint64_t lo, uint64_t size)
+{
+	const unsigned char *q = binary_bytes(b, lo, size);
+
+	for (uint64_t k = 0; q && k + 6 <= size && k < 12; k++)
+		if (q[k] == 0xff && q[k + 1] == 0x25)
+			return lo + k + 6 + (uint64_t)(int64_t)rd32(q + k + 2);
+	return 0;
+}
+
+/*
+ * PLT stubs (.plt without its resolver stub PLT0, .plt.sec, .plt.got),
+ * named NAME@plt after the relocation of the GOT slot each jumps through.
+ */
 static void plt_procs(struct binary *b, struct procs *p)
 {
-	GElf_Shdr plt, pltsec, pltgot, rela;
-	Elf_Scn *s_plt = section_named(b->elf, ".plt", &plt);
-	Elf_Scn *s_sec = section_named(b->elf, ".plt.sec", &pltsec);
-	Elf_Scn *s_got = section_named(b->elf, ".plt.got", &pltgot);
-	Elf_Scn *s_rela = section_named(b->elf, ".rela.plt", &rela);
-	Elf_Data *relad = s_rela ? elf_getdata(s_rela, NULL) : NULL;
-	Elf_Data *dynsym = NULL;
-	GElf_Shdr dynsh;
-	size_t nrela = 0;
+	static const char *const names[] = { ".plt", ".plt.sec", ".plt.got" };
+	struct hmap *got = got_names(b);
 	struct strbuf name = STRBUF_INIT;
+	GElf_Shdr sec;
+	int has_sec = section_named(b->elf, ".plt.sec", &sec) != NULL;
 
-	if (relad && rela.sh_entsize) {
-		Elf_Scn *ds = elf_getscn(b->elf, rela.sh_link);
-
-		nrela = relad->d_size / rela.sh_entsize;
-		if (ds && gelf_getshdr(ds, &dynsh))
-			dynsym = elf_getdata(ds, NULL);
-	}
 	for (int which = 0; which < 3; which++) {
-		GElf_Shdr *sh = which == 0 ? &plt : which == 1 ? &pltsec : &pltgot;
-		Elf_Scn *scn = which == 0 ? s_plt : which == 1 ? s_sec : s_got;
+		GElf_Shdr sh;
+		Elf_Scn *scn = section_named(b->elf, names[which], &sh);
 		uint64_t ent;
-		size_t first;
 
-		if (!scn || !binary_is_code(b, sh->sh_addr))
+		/* with .plt.sec, .plt holds only lazy-binding trampolines */
+		if (!scn || !binary_is_code(b, sh.sh_addr) || (which == 0 && has_sec))
 			continue;
-		ent = sh->sh_entsize >= 8 ? sh->sh_entsize : 16;
-		/* .plt starts with the resolver stub PLT0 */
-		first = which == 0 ? 1 : 0;
-		for (size_t k = first; (k + 1) * ent <= sh->sh_size; k++) {
-			uint64_t lo = sh->sh_addr + k * ent;
-			size_t ri = which == 0 ? k - 1 : k;
-			const char *sym = NULL;
-			GElf_Rela r;
-			GElf_Sym s;
+		ent = sh.sh_entsize >= 8 ? sh.sh_entsize : 16;
+		for (uint64_t k = which == 0 ? 1 : 0; (k + 1) * ent <= sh.sh_size; k++) {
+			uint64_t lo = sh.sh_addr + k * ent;
+			const char *sym = hmap_get_u64(got, plt_slot(b, lo, ent));
 
 			strbuf_reset(&name);
-			if (which != 2 && !(which == 0 && s_sec) && ri < nrela &&
-			    dynsym && gelf_getrela(relad, (int)ri, &r) &&
-			    gelf_getsym(dynsym, (int)GELF_R_SYM(r.r_info), &s))
-				sym = elf_strptr(b->elf, dynsh.sh_link, s.st_name);
-			if (sym && *sym)
+			if (sym)
 				strbuf_addf(&name, "%s@plt", sym);
 			else
 				strbuf_addf(&name, "targ%" PRIx64 "@plt", lo);
@@ -289,6 +325,7 @@ static void plt_procs(struct binary *b, struct procs *p)
 		}
 	}
 	strbuf_release(&name);
+	hmap_free(got);
 }
 
 static int proc_cmp(const void *a, const void *b)
@@ -316,13 +353,6 @@ static int covered(const struct procs *p, size_t n, uint64_t addr)
 	return lo > 0 && (p->v[lo - 1].lo == addr || p->v[lo - 1].hi > addr);
 }
 
-static int32_t rd32(const unsigned char *q)
-{
-	uint32_t v;
-
-	memcpy(&v, q, 4);
-	return (int32_t)v;
-}
 
 static uint64_t rd_uleb(const unsigned char **q, const unsigned char *end)
 {

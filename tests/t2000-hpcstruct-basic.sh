@@ -59,8 +59,11 @@ test_expect_success 'statements carry the address ranges of their lines (as addr
 	done <pairs
 '
 
-test_expect_success 'PLT stubs are procedures named NAME@plt (atoi is strtol at -O2)' '
-	grep -q "n=\"strtol@plt\"" s.xml
+test_expect_success 'PLT stubs are procedures named NAME@plt (atoi is strtol at -O2), .plt.got too' '
+	grep -q "n=\"strtol@plt\"" s.xml &&
+	got=$(objdump -d -j .plt.got st-nests | sed -n "s/^0*\([0-9a-f]*\) <__cxa_finalize@plt>:/\1/p") &&
+	test -n "$got" &&
+	grep -q "<P i=\"[0-9]*\" n=\"__cxa_finalize@plt\" l=\"0\" v=\"{\[0x$got-" s.xml
 '
 
 test_expect_success '-o writes FILE; -j 2 writes the same structure as -j 1' '
