@@ -135,6 +135,8 @@ void linemap_load(struct linemap *m, Dwarf *dw, uint64_t bias,
 	size_t nruns = 0, runs_alloc = 0;
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
+	/* libdw's file name pointer -> strtab index + 1: no string hashing */
+	struct hmap *by_ptr = hmap_new();
 
 	if (n > 0) {		/* rows already there form one sorted run */
 		HPC_GROW(runs, 1, runs_alloc);
@@ -170,8 +172,14 @@ void linemap_load(struct linemap *m, Dwarf *dw, uint64_t bias,
 				dwarf_lineno(l, &lineno);
 				src = dwarf_linesrc(l, NULL, NULL);
 				if (src != last_src) {
+					void *idx = hmap_get_u64(by_ptr, (uintptr_t)src);
+
+					if (!idx) {
+						idx = (void *)(uintptr_t)(strtab_intern(files, src) + 1);
+						hmap_put_u64(by_ptr, (uintptr_t)src, idx);
+					}
 					last_src = src;
-					last_file = strtab_intern(files, src);
+					last_file = (uint32_t)((uintptr_t)idx - 1);
 				}
 				/* a real row needs a file to differ from an end */
 				v[n].file = last_file ? last_file :
@@ -183,6 +191,7 @@ void linemap_load(struct linemap *m, Dwarf *dw, uint64_t bias,
 		runs[nruns].n = n - runs[nruns].first;
 		nruns++;
 	}
+	hmap_free(by_ptr);
 	if (n > 1)
 		v = sort_rows(v, n, alloc, runs, nruns);
 	free(runs);
