@@ -45,9 +45,10 @@ int main(int argc, char **argv)
 		OPT_END(),
 	};
 	struct analyze_opts aopts;
+	struct strbuf out = STRBUF_INIT;
 	struct stat st;
 	const char *arg;
-	int first;
+	int first, rc;
 
 	hpc_set_progname(argv[0]);
 	first = opts_parse(argc, argv, &prog, opts, 0);
@@ -76,23 +77,16 @@ int main(int argc, char **argv)
 		}
 		return measdir_run(arg, &aopts, quiet) < 0 ? 1 : 0;
 	}
-	if (!output) {
+	if (output) {
+		strbuf_addstr(&out, output);
+	} else {	/* BASENAME.hpcstruct in the current directory */
 		const char *slash = strrchr(arg, '/');
-		struct strbuf sb = STRBUF_INIT;
-		int rc;
 
-		strbuf_addf(&sb, "%s.hpcstruct", slash ? slash + 1 : arg);
-		rc = analyze_binary(arg, sb.buf, &aopts);
-		strbuf_release(&sb);
-		if (rc < 0) {
-			hpc_error("%s", hpc_lasterr());
-			return 1;
-		}
-		return 0;
+		strbuf_addf(&out, "%s.hpcstruct", slash ? slash + 1 : arg);
 	}
-	if (analyze_binary(arg, output, &aopts) < 0) {
+	rc = analyze_binary(arg, out.buf, &aopts);
+	if (rc < 0)
 		hpc_error("%s", hpc_lasterr());
-		return 1;
-	}
-	return 0;
+	strbuf_release(&out);
+	return rc < 0 ? 1 : 0;
 }
