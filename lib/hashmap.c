@@ -19,20 +19,32 @@ struct hmap {
 	size_t count;
 };
 
-uint64_t hpc_hash(const void *data, size_t len)
+static uint64_t mix(uint64_t h)
 {
-	const unsigned char *p = data;
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdULL;
 	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
 	return h;
+}
+
+uint64_t hpc_hash(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, w;
+
+	/* Eight bytes at a time, then the tail; each word fully mixed. */
+	for (; len >= 8; p += 8, len -= 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ mix(w)) * 0x100000001b3ULL;
+	}
+	if (len) {
+		w = 0;
+		memcpy(&w, p, len);
+		h = (h ^ mix(w ^ 0xff)) * 0x100000001b3ULL;
+	}
+	return mix(h);
 }
 
 struct hmap *hmap_new(void)

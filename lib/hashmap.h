@@ -40,7 +40,7 @@ int hmap_used(const struct hmap *m, size_t slot);
 const void *hmap_key(const struct hmap *m, size_t slot, size_t *len);
 void *hmap_value(const struct hmap *m, size_t slot);
 
-/* A good 64-bit hash of bytes (FNV-1a with a final avalanche mix). */
+/* A good 64-bit hash of bytes (word-at-a-time, murmur-style finalizer). */
 uint64_t hpc_hash(const void *data, size_t len);
 
 #endif

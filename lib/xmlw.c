@@ -24,24 +24,39 @@ struct xmlw *xmlw_new(FILE *f)
 	return w;
 }
 
+/* The replacement for byte c, or NULL when c is written as it is. */
+static const char *escape_of(unsigned char c, int in_attr)
+{
+	switch (c) {
+	case '&': return "&amp;";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '"': return in_attr ? "&quot;" : NULL;
+	case '\'': return in_attr ? "&apos;" : NULL;
+	case '\n': return in_attr ? "&#10;" : NULL;
+	case '\t': return in_attr ? "&#9;" : NULL;
+	case '\r': return "&#13;";
+	default: return c < 0x20 ? "?" : NULL;
+	}
+}
+
 void xml_escape(FILE *f, const char *s, int in_attr)
 {
-	const unsigned char *p;
+	const unsigned char *p = (const unsigned char *)s, *run = p;
 
-	for (p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs(in_attr ? "&quot;" : "\"", f); break;
-		case '\'': fputs(in_attr ? "&apos;" : "'", f); break;
-		case '\n': fputs(in_attr ? "&#10;" : "\n", f); break;
-		case '\t': fputs(in_attr ? "&#9;" : "\t", f); break;
-		case '\r': fputs("&#13;", f); break;
-		default:
-			fputc(*p < 0x20 ? '?' : *p, f);
-		}
+	/* Runs of plain bytes go out in one fwrite (names are mostly plain). */
+	for (; *p; p++) {
+		const char *rep = escape_of(*p, in_attr);
+
+		if (!rep)
+			continue;
+		if (p > run)
+			fwrite(run, 1, (size_t)(p - run), f);
+		fputs(rep, f);
+		run = p + 1;
 	}
+	if (p > run)
+		fwrite(run, 1, (size_t)(p - run), f);
 }
 
 void xmlw_declaration(struct xmlw *w)
