@@ -94,7 +94,8 @@ void xmlw_start(struct xmlw *w, const char *name)
 	close_tag(w);
 	if (w->depth || w->has_text)
 		indent(w);
-	fprintf(w->f, "<%s", name);
+	fputc('<', w->f);
+	fputs(name, w->f);
 	HPC_GROW(w->stack, w->depth + 1, w->alloc);
 	w->stack[w->depth++] = name;
 	w->tag_open = 1;
@@ -103,7 +104,9 @@ void xmlw_start(struct xmlw *w, const char *name)
 
 void xmlw_attr(struct xmlw *w, const char *name, const char *value)
 {
-	fprintf(w->f, " %s=\"", name);
+	fputc(' ', w->f);
+	fputs(name, w->f);
+	fputs("=\"", w->f);
 	xml_escape(w->f, value ? value : "", 1);
 	fputc('"', w->f);
 }
@@ -142,7 +145,9 @@ void xmlw_end(struct xmlw *w)
 		had_children = !w->has_text;
 		if (had_children)
 			indent(w);
-		fprintf(w->f, "</%s>", name);
+		fputs("</", w->f);
+		fputs(name, w->f);
+		fputc('>', w->f);
 	}
 	w->has_text = 0;
 	if (!w->depth)
