@@ -57,5 +57,6 @@ run "F (flatten)" F
 run "U (unflatten)" U
 run "t (back to top-down)" t
 run "b (bottom-up again)" b
-run "/ find proc_4999 (whole tree)" / "proc_4999$" Enter
+run "/ find proc_4999" / "proc_4999$" Enter
 run "n (next match)" n
+run "/ find, no match (whole tree)" / "no_such_scope" Enter

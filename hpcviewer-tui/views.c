@@ -745,38 +745,124 @@ size_t view_reveal(struct view *v, uint32_t n)
 	return 0;
 }
 
+/* Position of x in kids[0..nk), or nk when absent. */
+static uint32_t index_in(const uint32_t *kids, uint32_t nk, uint32_t x)
+{
+	uint32_t i;
+
+	for (i = 0; i < nk && kids[i] != x; i++)
+		;
+	return i;
+}
+
+struct find_frame {
+	uint32_t node;
+	uint32_t next;		/* index of the next child to visit */
+};
+
+struct find_walk {
+	struct view *v;
+	uint32_t root;
+	struct find_frame *st;
+	size_t sp, alloc;
+};
+
+static void walk_push(struct find_walk *w, uint32_t node, uint32_t next)
+{
+	HPC_GROW(w->st, w->sp + 1, w->alloc);
+	w->st[w->sp].node = node;
+	w->st[w->sp++].next = next;
+}
+
+/* The next node in pre-order of the display tree, wrapping to the root. */
+static uint32_t walk_next(struct find_walk *w)
+{
+	while (w->sp) {
+		struct find_frame *f = &w->st[w->sp - 1];
+		uint32_t nk;
+		const uint32_t *kids = view_children(w->v, f->node, &nk);
+
+		if (f->next < nk) {
+			uint32_t c = kids[f->next++];
+
+			walk_push(w, c, 0);
+			return c;
+		}
+		w->sp--;
+	}
+	walk_push(w, w->root, 0);
+	return w->root;
+}
+
+/*
+ * Sets up the walk so that walk_next() continues after n: one frame per
+ * ancestor, each positioned after the child on n's path.  Returns 0, or -1
+ * when n is not in the display tree.  Only the path is visited, so a find
+ * that matches nearby never builds the rest of a large tree.
+ */
+static int walk_start_at(struct find_walk *w, uint32_t n)
+{
+	uint32_t *path = NULL, x = n, nk, rk;
+	size_t np = 0, alloc = 0, i;
+	const uint32_t *rkids = view_children(w->v, w->root, &rk);
+
+	for (;;) {
+		HPC_GROW(path, np + 1, alloc);
+		path[np++] = x;
+		if (x == w->root)
+			break;
+		if (index_in(rkids, rk, x) < rk) {	/* a (flattened) top row */
+			HPC_GROW(path, np + 1, alloc);
+			path[np++] = w->root;
+			break;
+		}
+		x = w->v->nodes[x].parent;
+		if (x == VNONE || x >= w->v->nnodes) {
+			free(path);
+			return -1;
+		}
+	}
+	for (i = np; i-- > 1;) {
+		const uint32_t *kids = view_children(w->v, path[i], &nk);
+
+		walk_push(w, path[i], index_in(kids, nk, path[i - 1]) + 1);
+	}
+	walk_push(w, n, 0);
+	free(path);
+	return 0;
+}
+
+static int label_matches(struct view *v, const void *re, uint32_t x,
+			 struct strbuf *sb)
+{
+	strbuf_reset(sb);
+	view_label(v, x, sb);
+	return !regexec(re, sb->buf, 0, NULL, 0);
+}
+
 uint32_t view_find(struct view *v, const void *re, uint32_t n)
 {
-	uint32_t *order = NULL, *stack = NULL, found = VNONE;
-	size_t no = 0, oalloc = 0, sp = 0, salloc = 0, start = 0, i;
+	struct find_walk w = { v, view_display_root(v), NULL, 0, 0 };
 	struct strbuf sb = STRBUF_INIT;
+	uint32_t x, found = VNONE;
 
-	HPC_GROW(stack, 1, salloc);
-	stack[sp++] = view_display_root(v);
-	while (sp) {
-		uint32_t x = stack[--sp], nk, k;
-		const uint32_t *kids;
-
-		HPC_GROW(order, no + 1, oalloc);
-		if (x == n)
-			start = no + 1;
-		order[no++] = x;
-		kids = view_children(v, x, &nk);
-		HPC_GROW(stack, sp + nk, salloc);
-		for (k = nk; k > 0; k--)
-			stack[sp++] = kids[k - 1];
+	if (n == VNONE || walk_start_at(&w, n) < 0) {
+		/* Not shown: search from the top, the root first. */
+		n = w.root;
+		w.sp = 0;
+		walk_push(&w, n, 0);
+		if (label_matches(v, re, n, &sb))
+			found = n;
 	}
-	for (i = 0; i < no && found == VNONE; i++) {
-		uint32_t x = order[(start + i) % no];
-
-		strbuf_reset(&sb);
-		view_label(v, x, &sb);
-		if (!regexec(re, sb.buf, 0, NULL, 0))
+	while (found == VNONE) {
+		x = walk_next(&w);
+		if (label_matches(v, re, x, &sb))
 			found = x;
+		else if (x == n)
+			break;		/* back where we started */
 	}
 	strbuf_release(&sb);
-	free(order);
-	free(stack);
+	free(w.st);
 	return found;
 }
 

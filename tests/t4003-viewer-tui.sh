@@ -88,13 +88,19 @@ test_expect_success TMUX 'sort by the next column, then reversed' '
 	keys s && wait_for "sort: CPUTIME (sec):Sum (I) desc"
 '
 
-test_expect_success TMUX 'find with a regex, n for the next match' '
+# helper is called in three contexts: n visits each, then wraps around.
+test_expect_success TMUX 'find with a regex, n for the next match, wrapping' '
 	keys / "^hel" Enter && wait_for ": helper  (? help" &&
 	first=$(screen | sed -n "\$p") &&
 	keys n && sleep 0.3 &&
 	second=$(screen | sed -n "\$p") &&
 	test "$first" != "$second" &&
 	echo "$second" | grep -q ": helper  (? help" &&
+	keys n && sleep 0.3 &&
+	third=$(screen | sed -n "\$s|/.*||p") &&
+	test "$third" != "${first%%/*}" && test "$third" != "${second%%/*}" &&
+	keys n && sleep 0.3 &&
+	test "$(screen | sed -n "\$s|/.*||p")" = "${first%%/*}" &&
 	keys / "nomatch" Enter && wait_for "not found"
 '
 
