@@ -7,7 +7,7 @@ share() { awk -v pat="$2" 'index($0, pat) { sub("%", "", $3); print $3; exit }' 
 
 test_expect_success 'measure the split program' '
 	cc -O2 -g -o split "$TEST_PROGS/pf-split.c" &&
-	hpcrun -o m ./split 80000000 &&
+	hpcrun -o m ./split 8000000 &&
 	ls m/*.hpcrun >profiles &&
 	test_line_count = 1 profiles
 '

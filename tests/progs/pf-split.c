@@ -1,8 +1,8 @@
 /*
  * pf-split.c - known work split for hpcprof end-to-end tests: one() does a
- * quarter of the work, three() three quarters, each in one loop; twice() is
+ * quarter of the work, three() three quarters, each in one loop, alternating
+ * 40 times (so a slow spell of a shared machine hits both alike); twice() is
  * inlined into main and does no measurable work.
- *
  * cc -O2 -g -o split "$TEST_PROGS/pf-split.c"
  */
 #include <stdlib.h>
@@ -34,9 +34,9 @@ static inline long twice(long n)
 
 int main(int argc, char **argv)
 {
-	long n = argc > 1 ? atol(argv[1]) : 40000000;
+	long n = argc > 1 ? atol(argv[1]) : 4000000;
 
-	for (int r = 0; r < 4; r++) {
+	for (int r = 0; r < 40; r++) {
 		one(twice(n) / 2);
 		three(n);
 	}
