@@ -40,5 +40,29 @@ test_expect_success FIXTURES,PROF_DB,TMUX 'screen: columns fit, hot path, per-th
 	tm capture-pane -p -t v | grep -q "^at loop at loops.c:[0-9]*: 4 threads$"
 '
 
+# The whole pipeline on a program whose hot spot is known: three()'s loop
+# at line 25 holds three quarters of the time.
+test_lazy_prereq SPLIT_DB '
+	cc -O2 -g -o "$TRASH/split" "$TEST_PROGS/pf-split.c" &&
+	(cd "$TRASH" && hpcrun -o sm ./split 4000000 >/dev/null &&
+	 hpcstruct -q sm && hpcprof -o sdb sm 2>/dev/null) &&
+	test -f "$TRASH/sdb/experiment.xml"
+'
+
+test_expect_success SPLIT_DB,TMUX 'screen on hpcrun+hpcstruct+hpcprof: hot path to the loop, its source' '
+	tm new-session -d -s s -x 100 -y 30 "$BIN/hpcviewer-tui sdb; sleep 60" &&
+	sleep 0.5 &&
+	tm send-keys -t s H && sleep 0.3 &&
+	tm capture-pane -p -t s >hot &&
+	sed -n "\$p" hot | grep -q "^row [0-9]*/[0-9]*: pf-split.c:25  (? help" &&
+	grep -q "^ .*%  *- main$" hot &&
+	grep -q "^ .*%  *- three$" hot &&
+	grep -q "^ .*%  *- loop at pf-split.c:25$" hot &&
+	tm send-keys -t s v && sleep 0.3 &&
+	tm capture-pane -p -t s >src &&
+	grep -q "^-- sdb/.*/pf-split.c (perf::cpu-clock:Sum (E) per line) --$" src &&
+	grep -q "^ [0-9.e+]*  *25  *for (long i = 0; i < 3 \\* n; i++)" src
+'
+
 tm kill-server 2>/dev/null
 test_done
