@@ -133,6 +133,8 @@ static void source_load(struct tui *t, uint32_t file)
 	source_release(s);
 	s->file = file;
 	s->metric = met;
+	while (name[0] == '.' && name[1] == '/')	/* hpcprof's "./src/..." */
+		name += 2;
 	for (i = 0; i < 3 && *name; i++) {
 		if ((i == 2) != (name[0] == '/'))
 			continue;

@@ -138,7 +138,7 @@ test_expect_success TMUX 'source pane: the file from DBDIR/src with a per-line g
 test_expect_success TMUX 'a note when the database has no copy of the source' '
 	mkdir nosrc && cp "$DB/experiment.xml" nosrc/ &&
 	start_viewer nosrc &&
-	keys j H v && wait_for "source not in the database: nosrc/./src/vec.h --" &&
+	keys j H v && wait_for "source not in the database: nosrc/src/vec.h --" &&
 	status_after T | grep -q "no per-thread data in this database"
 '
 
