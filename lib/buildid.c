@@ -1,0 +1,49 @@
+/* buildid.c - see buildid.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <elfutils/libdwelf.h>
+#include <libelf.h>
+
+#include "buildid.h"
+#include "error.h"
+
+int hpc_buildid_file(const char *path, char hex[HPC_BUILDID_HEX_SIZE])
+{
+	const unsigned char *id = NULL;
+	ssize_t n = -1, i;
+	Elf *elf;
+	int fd;
+
+	hex[0] = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return hpc_seterr("'%s': %s", path, strerror(errno));
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		hpc_seterr("'%s': not an ELF file", path);
+	else if ((n = dwelf_elf_gnu_build_id(elf, (const void **)&id)) < 0)
+		hpc_seterr("'%s': %s", path, elf_errmsg(-1));
+	if (n > HPC_BUILDID_BYTES)
+		n = HPC_BUILDID_BYTES;
+	for (i = 0; i < n; i++)	/* id points into elf's memory */
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return n < 0 ? -1 : n > 0;
+}
+
+const char *hpc_buildid_measured(const struct hpcrun_profile *p, uint16_t lm)
+{
+	char name[sizeof(HPC_BUILDID_HEADER) + 8];
+	const char *v;
+
+	snprintf(name, sizeof(name), HPC_BUILDID_HEADER "%u", (unsigned)lm);
+	v = hpcrun_profile_header(p, name);
+	return v && *v ? v : NULL;
+}
