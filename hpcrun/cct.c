@@ -29,6 +29,10 @@
 #include "runtime.h"
 
 #define ARENA_BYTES ((size_t)64 << 20)
+/* Header pairs: the eleven HPCToolkit writes, then a build-id-ID pair for
+ * each module with samples and a build ID (buildid.h). */
+#define NHEADER 11
+#define BUILDID_NAME_SIZE (sizeof(HPC_BUILDID_HEADER) + 8)
 
 static uint64_t placeholder(const char *s)
 {
@@ -156,7 +160,7 @@ int cct_write_profile(struct rt_thread *td)
 	};
 	struct cct *c = &td->cct;
 	struct hpcrun_profile p;
-	struct hpcrun_kv hdr[11];
+	struct hpcrun_kv *hdr;
 	struct hpcrun_metric met[HPCRUN_MAX_EVENTS];
 	struct hpcrun_idkind_name idk[8];
 	struct hpcrun_id_elem tuple[3];
@@ -165,7 +169,7 @@ int cct_write_profile(struct rt_thread *td)
 	struct cct_node *n;
 	size_t nmods, i, bytes, nvals = 0, nctx = 0, nnodes = 0;
 	unsigned char *used;
-	char *mem;
+	char *mem, *names;
 	int fd, err, e;
 
 	if (!c->base)
@@ -180,7 +184,9 @@ int cct_write_profile(struct rt_thread *td)
 	bytes = c->nnodes * sizeof(struct hpcrun_node) +
 		nvals * sizeof(struct hpcrun_value) +
 		c->nnodes * sizeof(struct hpcrun_ctx_values) +
-		nmods * sizeof(struct hpcrun_lm) + nmods + 2;
+		nmods * sizeof(struct hpcrun_lm) +
+		(NHEADER + nmods) * sizeof(struct hpcrun_kv) + nmods + 2 +
+		nmods * BUILDID_NAME_SIZE;
 	mem = scratch(bytes);
 	if (!mem)
 		return -ENOMEM;
@@ -189,7 +195,9 @@ int cct_write_profile(struct rt_thread *td)
 	p.values = (struct hpcrun_value *)(void *)(p.nodes + c->nnodes);
 	p.ctxs = (struct hpcrun_ctx_values *)(void *)(p.values + nvals);
 	p.lms = (struct hpcrun_lm *)(void *)(p.ctxs + c->nnodes);
-	used = (unsigned char *)(p.lms + nmods);
+	hdr = (struct hpcrun_kv *)(void *)(p.lms + nmods);
+	used = (unsigned char *)(hdr + NHEADER + nmods);
+	names = (char *)used + nmods + 2;
 	nvals = 0;
 	for (i = 0; i < 2; i++) {
 		struct cct_node *root = i ? c->partial : c->primary;
@@ -247,7 +255,17 @@ int cct_write_profile(struct rt_thread *td)
 	hdr[10] = (struct hpcrun_kv){ "trace-disorder", "0" };
 	hdr[2].value = rt_env_path;
 	p.header = hdr;
-	p.nheader = 11;
+	p.nheader = NHEADER;
+	for (i = 0; i < nmods; i++) {
+		char *name = names + i * BUILDID_NAME_SIZE;
+
+		if (!used[mods[i]->id] || !mods[i]->buildid[0])
+			continue;
+		memcpy(name, HPC_BUILDID_HEADER, sizeof(HPC_BUILDID_HEADER) - 1);
+		rt_fmt_u64(name + sizeof(HPC_BUILDID_HEADER) - 1, mods[i]->id,
+			   10, 0);
+		hdr[p.nheader++] = (struct hpcrun_kv){ name, mods[i]->buildid };
+	}
 
 	memset(met, 0, sizeof(met));
 	for (e = 0; e < rt_cfg.nev; e++) {

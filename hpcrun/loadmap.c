@@ -8,6 +8,11 @@
  * snapshot with one atomic load and a binary search; old snapshots are
  * never freed, so a handler still reading one is safe.  Modules that are
  * dlclosed keep their id and path, so earlier samples still resolve.
+ *
+ * Each module's GNU build ID is read from its PT_NOTE segments in memory
+ * while dl_iterate_phdr holds the loader's lock (so the module cannot be
+ * unmapped meanwhile); cct_write_profile() records it in the profile header
+ * (buildid.h), never the handler.
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -66,14 +71,81 @@ static char *save_vdso(uintptr_t lo, uintptr_t hi)
 	return path;
 }
 
-static int visit(struct dl_phdr_info *info, size_t size, void *arg)
+/* One object as dl_iterate_phdr reported it, copied (name and headers). */
+struct object {
+	struct dl_phdr_info info;
+	char buildid[HPC_BUILDID_HEX_SIZE];	/* "" when none */
+	struct object *next;
+};
+
+/* 1 when [a, a + n) lies inside one PT_LOAD segment of the object. */
+static int mapped(const struct dl_phdr_info *info, uintptr_t a, size_t n)
 {
+	int k;
+
+	for (k = 0; k < info->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && a >= lo && n <= ph->p_memsz &&
+		    a - lo <= ph->p_memsz - n)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The NT_GNU_BUILD_ID note of a mapped object, as hex into hex ("" when it
+ * has none).  Reads the object's memory: only while the loader's lock is
+ * held (dl_iterate_phdr), never in the handler.
+ */
+static void read_buildid(const struct dl_phdr_info *info, char *hex)
+{
+	static const char digits[] = "0123456789abcdef";
+	int k;
+
+	hex[0] = 0;
+	for (k = 0; k < info->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+		const unsigned char *p =
+			(const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+		size_t size = ph->p_memsz, off = 0, align;
+
+		if (ph->p_type != PT_NOTE || !mapped(info, (uintptr_t)p, size))
+			continue;
+		align = ph->p_align == 8 ? 8 : 4;
+		while (size - off >= sizeof(ElfW(Nhdr))) {
+			ElfW(Nhdr) nh;
+			size_t name, desc, n, i;
+
+			memcpy(&nh, p + off, sizeof(nh));
+			name = off + sizeof(nh);
+			desc = name + ((nh.n_namesz + align - 1) & ~(align - 1));
+			if (desc > size || nh.n_descsz > size - desc)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp(p + name, "GNU", 4)) {
+				n = nh.n_descsz < HPC_BUILDID_BYTES ?
+				    nh.n_descsz : HPC_BUILDID_BYTES;
+				for (i = 0; i < n; i++) {
+					hex[2 * i] = digits[p[desc + i] >> 4];
+					hex[2 * i + 1] = digits[p[desc + i] & 15];
+				}
+				hex[2 * n] = 0;
+				return;
+			}
+			off = desc + ((nh.n_descsz + align - 1) & ~(align - 1));
+		}
+	}
+}
+
+static void visit(const struct object *o, struct rt_module **live)
+{
+	const struct dl_phdr_info *info = &o->info;
 	struct rt_module m, *found = NULL;
-	struct rt_module **live = arg;
 	size_t i;
 	int k;
 
-	(void)size;
 	memset(&m, 0, sizeof(m));
 	m.bias = info->dlpi_addr;
 	m.lo = UINTPTR_MAX;
@@ -97,7 +169,7 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 		}
 	}
 	if (m.lo >= m.hi)
-		return 0;
+		return;
 	for (i = 0; i < nall; i++)
 		if (all[i]->live && all[i]->lo == m.lo && all[i]->bias == m.bias)
 			found = all[i];
@@ -106,8 +178,9 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 
 		found = calloc(1, sizeof(*found));
 		if (!found)
-			return 0;
+			return;
 		*found = m;
+		memcpy(found->buildid, o->buildid, sizeof(found->buildid));
 		if (!name || !*name)
 			found->path = strdup(rt_cfg.exe);
 		else if (m.lo == getauxval(AT_SYSINFO_EHDR))
@@ -118,7 +191,7 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 			found->path = strdup(name && *name ? name : "unknown");
 		if (!found->path || nall >= UINT16_MAX - 1) {
 			free(found);
-			return 0;
+			return;
 		}
 		/* The main program is reported first and gets id 1. */
 		found->id = (uint16_t)(nall + 1);
@@ -128,7 +201,7 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 			if (!n) {
 				free(found->path);
 				free(found);
-				return 0;
+				return;
 			}
 			all = n;
 			alloc_all = nall + 64;
@@ -136,15 +209,8 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 		all[nall++] = found;
 	}
 	found->live = 2;	/* seen in this walk */
-	live[0] = found;
-	return 0;
+	*live = found;
 }
-
-/* One object as dl_iterate_phdr reported it, copied (name and headers). */
-struct object {
-	struct dl_phdr_info info;
-	struct object *next;
-};
 
 /* dl_iterate_phdr callback: copies, so that no lock of ours is held while
  * the loader's lock is (a dlopen'ed constructor calling dlopen would
@@ -169,6 +235,7 @@ static int copy_object(struct dl_phdr_info *info, size_t size, void *arg)
 	memcpy(ph, info->dlpi_phdr, info->dlpi_phnum * sizeof(*ph));
 	o->info.dlpi_phdr = ph;
 	o->info.dlpi_phnum = info->dlpi_phnum;
+	read_buildid(info, o->buildid);
 	**tailp = o;
 	*tailp = &o->next;
 	return 0;
@@ -180,11 +247,11 @@ struct collect {
 	size_t n, alloc;
 };
 
-static void collect(struct dl_phdr_info *info, struct collect *c)
+static void collect(const struct object *o, struct collect *c)
 {
 	struct rt_module *m = NULL;
 
-	visit(info, sizeof(*info), &m);
+	visit(o, &m);
 	if (!m || m->live != 2)
 		return;
 	m->live = 1;
@@ -220,7 +287,7 @@ void rt_loadmap_refresh(void)
 		if (all[i]->live)
 			all[i]->live = 3;	/* not seen yet in this walk */
 	for (o = objs; o; o = o->next)
-		collect(&o->info, &c);
+		collect(o, &c);
 	for (i = 0; i < nall; i++)
 		if (all[i]->live == 3)
 			all[i]->live = 0;	/* dlclosed */

@@ -32,6 +32,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "buildid.h"
 #include "hpcrun-events.h"
 
 #define RT_API __attribute__((visibility("default")))
@@ -177,6 +178,7 @@ struct rt_module {
 	uintptr_t xlo, xhi;		/* executable segments */
 	const unsigned char *eh_hdr;	/* PT_GNU_EH_FRAME, or NULL */
 	char *path;
+	char buildid[HPC_BUILDID_HEX_SIZE];	/* GNU build ID as hex, or "" */
 };
 void rt_loadmap_refresh(void);
 /* Bumped by every refresh: caches keyed by address check it. */
