@@ -1,7 +1,9 @@
 /* cct.c - see cct.h. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "buildid.h"
 #include "cct.h"
 #include "dwarf-fallback.h"
 #include "error.h"
@@ -101,6 +103,9 @@ void experiment_free(struct experiment *e)
 			structure_free(m->st);
 		fallback_free(m->fb);
 		free((char *)m->path);
+		free(m->file);
+		free(m->measured);
+		free(m->on_disk);
 		free(m);
 	}
 	free(e->modules);
@@ -148,7 +153,23 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-static struct module *module_for(struct experiment *e, const char *path)
+/* path, or dir/path when path is relative and names a file there. */
+static char *module_file(const char *path, const char *dir)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (path[0] == '/' || !dir)
+		return xstrdup(path);
+	strbuf_addf(&sb, "%s/%s", dir, path);
+	if (access(sb.buf, F_OK)) {
+		strbuf_release(&sb);
+		return xstrdup(path);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+static struct module *module_for(struct experiment *e, const char *path,
+				 const char *dir)
 {
 	struct module *m;
 	size_t i;
@@ -158,6 +179,7 @@ static struct module *module_for(struct experiment *e, const char *path)
 			return e->modules[i];
 	m = xcalloc(1, sizeof(*m));
 	m->path = xstrdup(path);
+	m->file = module_file(path, dir);
 	m->lm = name_table_intern(&e->lms, path);
 	for (i = 0; i < e->nstructs && !m->st; i++)
 		if (!strcmp(e->structs[i]->lm_path, path))
@@ -177,11 +199,50 @@ static struct module *module_for(struct experiment *e, const char *path)
 	return m;
 }
 
+/*
+ * 1 when the binary at bin has a build ID other than the measured one
+ * (then kept in m->on_disk); 0 when they agree or either is unknown.
+ */
+static int differs(struct module *m, const char *bin)
+{
+	char hex[HPC_BUILDID_HEX_SIZE];
+
+	if (!m->measured || hpc_buildid_file(bin, hex) != 1 ||
+	    !strcmp(hex, m->measured))
+		return 0;
+	free(m->on_disk);
+	m->on_disk = xstrdup(hex);
+	return 1;
+}
+
+/*
+ * Sets m's structure file aside when the binary it was made from (the one
+ * its LM names; for a file matched by path, the module's file) is not the
+ * measured one.
+ */
+static void check_structure(struct module *m)
+{
+	const char *bin;
+
+	m->checked = 1;
+	if (m->source != MODULE_STRUCTFILE || !m->measured)
+		return;
+	bin = strcmp(m->st->lm_path, m->path) ? m->st->lm_path : m->file;
+	if (!differs(m, bin))
+		return;
+	m->rejected = m->st->source;
+	m->rejected_binary = bin;
+	m->source = MODULE_NOTHING;
+	m->st = structure_new(m->path, "");
+	structure_finish(m->st);
+}
+
 static void open_fallback(struct module *m)
 {
 	if (m->fb)
 		return;
-	m->fb = fallback_new(m->path);
+	m->mismatch = differs(m, m->file);
+	m->fb = fallback_new(m->file, !m->mismatch);
 	if (m->source != MODULE_STRUCTFILE)
 		m->source = fallback_has_dwarf(m->fb) ? MODULE_DWARF
 						      : MODULE_NOTHING;
@@ -193,8 +254,11 @@ static void open_fallback(struct module *m)
  */
 static uint32_t resolve(struct module *m, uint64_t addr)
 {
-	long s = structure_lookup(m->st, addr);
+	long s;
 
+	if (!m->checked)
+		check_structure(m);
+	s = structure_lookup(m->st, addr);
 	if (s >= 0 && structure_proc_of(m->st, (size_t)s) > 0)
 		return (uint32_t)s;
 	open_fallback(m);
@@ -398,7 +462,7 @@ static struct node *placeholder_leaf(struct experiment *e, struct node *x,
 
 	placeholder_name(addr, name);
 	snprintf(full, sizeof(full), "<%s>", name);
-	m = module_for(e, "<placeholders>");
+	m = module_for(e, "<placeholders>", NULL);
 	for (p = 1; p < m->st->nscopes; p++)
 		if (m->st->scopes[p].kind == SCOPE_PROC &&
 		    !strcmp(m->st->scopes[p].name, full))
@@ -451,7 +515,7 @@ static long node_index(const struct id_index *ids, uint64_t n, uint32_t id)
 
 void experiment_add_profile(struct experiment *e,
 			    const struct hpcrun_profile *p,
-			    const int *metric_map)
+			    const int *metric_map, const char *dir)
 {
 	uint64_t i, j, n = p->nnodes;
 	struct id_index *ids = xcalloc(n ? n : 1, sizeof(*ids));
@@ -462,8 +526,14 @@ void experiment_add_profile(struct experiment *e,
 
 	if (!e->program && hpcrun_profile_header(p, "program-name"))
 		e->program = xstrdup(hpcrun_profile_header(p, "program-name"));
-	for (i = 0; i < p->nlms; i++)
-		mods[p->lms[i].id] = module_for(e, p->lms[i].path);
+	for (i = 0; i < p->nlms; i++) {
+		struct module *m = module_for(e, p->lms[i].path, dir);
+		const char *id = hpc_buildid_measured(p, p->lms[i].id);
+
+		if (id && !m->measured)
+			m->measured = xstrdup(id);
+		mods[p->lms[i].id] = m;
+	}
 	for (i = 0; i < n; i++) {
 		ids[i].id = p->nodes[i].id;
 		ids[i].index = (uint32_t)i;

@@ -55,13 +55,30 @@ struct name_table {
 	struct hmap *index;	/* name -> index + 1 */
 };
 
-/* One load module seen in the profiles, with what we know of its code. */
+/*
+ * One load module seen in the profiles, with what we know of its code.
+ *
+ * Build-ID check (issue #5): when a profile records the module's build ID
+ * (buildid.h), the first sample resolved in the module compares it with
+ * the binary a structure file names and with the binary at file.  A
+ * structure file whose binary differs is set aside (rejected); a binary at
+ * file that differs is not opened, and the module's addresses are kept as
+ * they are (mismatch).  Without an ID on either side nothing is checked.
+ */
 struct module {
 	const char *path;		/* as in the load map */
+	char *file;			/* path, or relative ones resolved
+					 * against the profile's directory */
 	uint32_t lm;			/* index in experiment.lms */
 	struct structure *st;		/* structure file, or built on demand */
 	int source;			/* MODULE_* below */
 	struct fallback *fb;		/* addresses no structure covers */
+	char *measured;			/* build ID in the profiles, or NULL */
+	char *on_disk;			/* differing build ID found, or NULL */
+	int checked;			/* structure file checked */
+	int mismatch;			/* binary at file differs: addresses */
+	const char *rejected;		/* structure file set aside, or NULL */
+	const char *rejected_binary;	/* the binary it was made from */
 };
 enum { MODULE_STRUCTFILE, MODULE_DWARF, MODULE_NOTHING };
 /* hpcprof --text and the notices name the modules by source. */
@@ -99,12 +116,13 @@ int experiment_add_structfile(struct experiment *e, const char *path);
  * Adds one thread's profile: correlates its CCT, inserts the contexts and
  * accumulates its values as thread number e->nthreads (then incremented).
  * metric_map[i] is the experiment's raw metric index of the profile's
- * metric i, or -1 to ignore it.  Per-thread values are reported to
- * e->thread_cb if set.
+ * metric i, or -1 to ignore it.  dir is the directory the profile was read
+ * from: relative load-map paths (HPCToolkit's "vdso/HASH.vdso") name files
+ * there.  Per-thread values are reported to e->thread_cb if set.
  */
 void experiment_add_profile(struct experiment *e,
 			    const struct hpcrun_profile *p,
-			    const int *metric_map);
+			    const int *metric_map, const char *dir);
 
 /* Index of name in t, adding it if new. */
 uint32_t name_table_intern(struct name_table *t, const char *name);

@@ -360,6 +360,12 @@ static void write_info(struct database *db, struct xmlw *w)
 	for (i = 0; i < e->nmodules; i++) {
 		const struct module *m = e->modules[i];
 
+		if (m->mismatch || m->rejected) {
+			xmlw_start(w, "NV");
+			xmlw_attr(w, "n", "build-id-mismatch");
+			xmlw_attr(w, "v", m->path);
+			xmlw_end(w);
+		}
 		if (m->source == MODULE_STRUCTFILE || !m->fb)
 			continue;
 		xmlw_start(w, "NV");

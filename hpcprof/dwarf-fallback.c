@@ -28,15 +28,15 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.section_address = dwfl_offline_section_address,
 };
 
-struct fallback *fallback_new(const char *path)
+struct fallback *fallback_new(const char *path, int use_binary)
 {
 	struct fallback *fb = xcalloc(1, sizeof(*fb));
-	const char *slash = path ? strrchr(path, '/') : NULL;
+	const char *slash = strrchr(path, '/');
 
-	fb->base = xstrdup(slash ? slash + 1 : path ? path : "?");
+	fb->base = xstrdup(slash ? slash + 1 : path);
 	fb->by_addr = hmap_new();
 	fb->scopes = hmap_new();
-	if (!path || access(path, R_OK))
+	if (!use_binary || access(path, R_OK))
 		return fb;
 	fb->dwfl = dwfl_begin(&offline_callbacks);
 	if (!fb->dwfl)

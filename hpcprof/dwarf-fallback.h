@@ -20,10 +20,11 @@
 struct fallback;
 
 /*
- * Opens the binary at path (NULL or unreadable: addresses only).  Never
- * fails.  Free with fallback_free().
+ * Opens the binary at path (unreadable, or use_binary 0: addresses only,
+ * procedures named for path's base name).  Never fails.  Free with
+ * fallback_free().
  */
-struct fallback *fallback_new(const char *path);
+struct fallback *fallback_new(const char *path, int use_binary);
 void fallback_free(struct fallback *fb);
 
 /* 1 when the binary was opened (symbols at least), else 0. */

@@ -42,6 +42,18 @@ static int ends_with(const char *s, const char *suffix)
 	return n >= k && !strcmp(s + n - k, suffix);
 }
 
+/* The directory part of path ("." when it has none); caller frees. */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -305,6 +317,18 @@ static void notices(struct run *r)
 	for (i = 0; i < r->e->nmodules; i++) {
 		const struct module *m = r->e->modules[i];
 
+		if (m->mismatch) {
+			hpc_warn("'%s': build ID differs from the measured one "
+				 "(measured %s, on disk %s); using addresses "
+				 "only", m->file, m->measured, m->on_disk);
+			continue;
+		}
+		if (m->rejected)
+			hpc_warn("'%s': structure file '%s' describes '%s', "
+				 "whose build ID differs from the measured one "
+				 "(measured %s, on disk %s); structure file "
+				 "ignored", m->path, m->rejected,
+				 m->rejected_binary, m->measured, m->on_disk);
 		if (!m->fb || m->source == MODULE_STRUCTFILE)
 			continue;
 		if (m->source == MODULE_DWARF)
@@ -412,10 +436,14 @@ static int correlate_and_write(struct run *r)
 		goto out_maps;
 	}
 	for (i = 0; i < r->nin; i++) {
+		char *dir;
+
 		if (!r->in[i].p)
 			continue;
 		database_thread(db, used++, r->in[i].path, r->in[i].p);
-		experiment_add_profile(r->e, r->in[i].p, maps[i]);
+		dir = dir_of(r->in[i].path);
+		experiment_add_profile(r->e, r->in[i].p, maps[i], dir);
+		free(dir);
 		hpcrun_profile_free(r->in[i].p);
 		r->in[i].p = NULL;
 	}
