@@ -5,8 +5,7 @@
  *
  * Two threads; the main thread runs a 3-deep loop nest (matrix multiply),
  * the worker a 2-deep stencil and a 1-deep reduction.  Half or more of the
- * samples land in mm's innermost loop (51-61% by perf on our VMs: the
- * split depends on how the threads share caches and cores).
+ * samples land in mm's innermost loop (51-61% by perf on our VMs).
  */
 #include <pthread.h>
 #include <stdio.h>
