@@ -25,10 +25,11 @@ test_expect_success 'setup: test program, nm listing, profile reader' '
 '
 
 test_expect_success 'a 3:1 split between two functions is measured within 4 points' '
-	hpcrun -o split ./rt-work split 30 &&
+	hpcrun -o split ./rt-work split 30 >truth &&
+	test_within "$(true_share heavy truth)" 75 10 &&
 	folded split "*.hpcrun" >f &&
-	test_within "$(share heavy f)" 75 4 &&
-	test_within "$(share light f)" 25 4
+	test_within "$(share heavy f)" "$(true_share heavy truth)" 4 &&
+	test_within "$(share light f)" "$(true_share light truth)" 4
 '
 
 test_expect_success '99% of the split reaches main, the rest the stack bottom' '
@@ -60,7 +61,7 @@ test_expect_success 'the load map: program first with analyze bit, absolute path
 '
 
 test_expect_success 'threads: one profile each, 3:1 split between them' '
-	hpcrun -o thr ./rt-work threads 30 &&
+	hpcrun -o thr ./rt-work threads 30 >truth &&
 	ls thr/*.hpcrun >files &&
 	test_line_count = 3 files &&
 	ls thr/rt-work-000000-000-*.hpcrun thr/rt-work-000000-001-*.hpcrun \
@@ -68,7 +69,7 @@ test_expect_success 'threads: one profile each, 3:1 split between them' '
 	folded thr "*-00[12]-*.hpcrun" >tf &&
 	grep -v "^#" tf >tpaths &&
 	! grep -v "^^Primary;|Thread;thread_" tpaths &&
-	test_within "$(share thread_heavy tf)" 75 4 &&
+	test_within "$(share thread_heavy tf)" "$(true_share heavy truth)" 4 &&
 	grep -q "^threads: 3$" thr/*.log
 '
 
@@ -142,7 +143,7 @@ test_expect_success '--no-unwind records leaf addresses only' '
 '
 
 test_expect_success 'timer events: CPUTIME values are whole periods in seconds (overruns included)' '
-	hpcrun -o tim -e CPUTIME -e REALTIME@2000 ./rt-work split 20 &&
+	hpcrun -o tim -e CPUTIME -e REALTIME@2000 ./rt-work split 20 >truth &&
 	folded tim "*.hpcrun" >timf &&
 	grep -q "^# metric CPUTIME (sec) period 1 samples" timf &&
 	grep -q "^# metric REALTIME (sec) period 1 samples" timf &&
@@ -152,7 +153,7 @@ test_expect_success 'timer events: CPUTIME values are whole periods in seconds (
 	test_within "$ticks" "$(awk "BEGIN { printf \"%d\", $ticks + 0.5 }")" 0.001 &&
 	test "$(awk "BEGIN { print ($ticks >= $n) }")" = 1 &&
 	awk "/CPUTIME/ && !/^#/" timf >cpuf &&
-	test_within "$(share heavy cpuf)" 75 6
+	test_within "$(share heavy cpuf)" "$(true_share heavy truth)" 6
 '
 
 test_expect_success 'perf events with a period count one per sample' '

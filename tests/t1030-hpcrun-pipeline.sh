@@ -4,7 +4,7 @@ test_description='hpcrun measurements go through hpcprof (profiles written here 
 
 test_expect_success 'setup: measure the 3:1 split on two threads' '
 	cc -O2 -g -fomit-frame-pointer -pthread -o rt-work "$TEST_PROGS/rt-work.c" &&
-	hpcrun -o meas ./rt-work threads 20
+	hpcrun -o meas ./rt-work threads 20 >truth
 '
 
 test_expect_success 'hpcprof --dump reads every profile hpcrun wrote' '
@@ -19,8 +19,8 @@ test_expect_success 'hpcprof attributes the split as measured (within 4 points)'
 	test -f db/experiment.xml &&
 	heavy=$(awk "/thread_heavy/ && /%/ { sub(/%/, \"\", \$1); print \$1; exit }" report) &&
 	light=$(awk "/thread_light/ && /%/ { sub(/%/, \"\", \$1); print \$1; exit }" report) &&
-	test_within "$heavy" 75 4 &&
-	test_within "$light" 25 4
+	test_within "$heavy" "$(true_share heavy truth)" 4 &&
+	test_within "$light" "$(true_share light truth)" 4
 '
 
 test_done

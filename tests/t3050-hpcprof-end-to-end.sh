@@ -7,12 +7,11 @@ share() { awk -v pat="$2" 'index($0, pat) { sub("%", "", $3); print $3; exit }' 
 
 # The program prints the split it really had (CPU time of each call): on a
 # loaded machine that can stray from 75/25, and the profile must follow it.
-true_share() { awk -v f="$1" '{ for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }' truth; }
 
 test_expect_success 'measure the split program' '
 	cc -O2 -g -o split "$TEST_PROGS/pf-split.c" &&
 	hpcrun -o m ./split 8000000 >truth &&
-	test_within "$(true_share three)" 75 8 &&
+	test_within "$(true_share three truth)" 75 8 &&
 	ls m/*.hpcrun >profiles &&
 	test_line_count = 1 profiles
 '
@@ -21,10 +20,10 @@ test_expect_success 'with structure: procedures and their loops within 3 points 
 	hpcstruct m &&
 	hpcprof -o db --text report m 2>err &&
 	test_valid_xml "$DTD_DIR/hpc-experiment.dtd" db/experiment.xml &&
-	test_within "$(share report "three [pf-split.c")" "$(true_share three)" 3 &&
-	test_within "$(share report "one [pf-split.c")" "$(true_share one)" 3 &&
-	test_within "$(share report "loop at pf-split.c:25 [three]")" "$(true_share three)" 3 &&
-	test_within "$(share report "loop at pf-split.c:16 [one]")" "$(true_share one)" 3 &&
+	test_within "$(share report "three [pf-split.c")" "$(true_share three truth)" 3 &&
+	test_within "$(share report "one [pf-split.c")" "$(true_share one truth)" 3 &&
+	test_within "$(share report "loop at pf-split.c:25 [three]")" "$(true_share three truth)" 3 &&
+	test_within "$(share report "loop at pf-split.c:16 [one]")" "$(true_share one truth)" 3 &&
 	test_within "$(share report "main [pf-split.c")" 100 1
 '
 
@@ -41,9 +40,9 @@ test_expect_success 'without structure: DWARF line-level attribution, same split
 	mkdir m2 && cp m/*.hpcrun m2/ &&
 	hpcprof -o db2 --text report2 m2 2>err &&
 	grep "split.: no structure file; line-level attribution from DWARF only (no loops)" err &&
-	test_within "$(share report2 "three [pf-split.c")" "$(true_share three)" 3 &&
-	test_within "$(share report2 "one [pf-split.c")" "$(true_share one)" 3 &&
-	test_within "$(share report2 "pf-split.c:25 [three]")" "$(true_share three)" 3 &&
+	test_within "$(share report2 "three [pf-split.c")" "$(true_share three truth)" 3 &&
+	test_within "$(share report2 "one [pf-split.c")" "$(true_share one truth)" 3 &&
+	test_within "$(share report2 "pf-split.c:25 [three]")" "$(true_share three truth)" 3 &&
 	! grep "loop at" report2 &&
 	grep "NV n=\"structure-dwarf\" v=\"$PWD/split\"" db2/experiment.xml
 '

@@ -154,6 +154,12 @@ test_within() {
 	fi
 }
 
+# true_share NAME FILE: the number after NAME in FILE, where a test program
+# printed the split of work it really had ("heavy 75.10 light 24.90").
+true_share() {
+	awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' "$2"
+}
+
 # test_valid_xml DTD FILE: FILE validates against DTD (needs XMLLINT).
 test_valid_xml() {
 	xmllint --noout --nonet --dtdvalid "$1" "$2"
