@@ -46,7 +46,7 @@ static const struct section *section_at(const struct binary *b, uint64_t addr)
 {
 	size_t lo = 0, hi = b->nsections;
 
-	while (lo < hi) {	/* sections[] is sorted by addr */
+	while (lo < hi) {	/* sections[] is sorted by addr, no overlaps */
 		size_t mid = lo + (hi - lo) / 2;
 		const struct section *s = &b->sections[mid];
 
@@ -65,7 +65,7 @@ const unsigned char *binary_bytes(const struct binary *b, uint64_t addr,
 {
 	const struct section *s = section_at(b, addr);
 
-	if (!s || addr - s->addr + len > s->size || !s->data)
+	if (!s || len > s->size - (addr - s->addr) || !s->data)
 		return NULL;
 	return s->data + (addr - s->addr);
 }
@@ -105,7 +105,7 @@ static int section_cmp(const void *a, const void *b)
 static int load_sections(struct binary *b)
 {
 	Elf_Scn *scn = NULL;
-	size_t alloc = 0;
+	size_t alloc = 0, kept = 0;
 
 	while ((scn = elf_nextscn(b->elf, scn))) {
 		GElf_Shdr sh;
@@ -127,6 +127,16 @@ static int load_sections(struct binary *b)
 	}
 	if (b->nsections > 1)
 		qsort(b->sections, b->nsections, sizeof(*b->sections), section_cmp);
+	/* no overlaps, no wrap-around: section_at() searches by address */
+	for (size_t i = 0; i < b->nsections; i++) {
+		const struct section *s = &b->sections[i];
+
+		if (s->addr + s->size < s->addr || (kept > 0 &&
+		    s->addr - b->sections[kept - 1].addr < b->sections[kept - 1].size))
+			continue;
+		b->sections[kept++] = *s;
+	}
+	b->nsections = kept;
 	for (size_t i = 0; i < b->nsections; i++)
 		if (b->sections[i].exec)
 			return 0;
@@ -314,8 +324,11 @@ static void plt_procs(struct binary *b, struct procs *p)
 		ent = sh.sh_entsize >= 8 ? sh.sh_entsize : 16;
 		for (uint64_t k = which == 0 ? 1 : 0; (k + 1) * ent <= sh.sh_size; k++) {
 			uint64_t lo = sh.sh_addr + k * ent;
-			const char *sym = hmap_get_u64(got, plt_slot(b, lo, ent));
+			const char *sym;
 
+			if (!binary_is_code(b, lo) || !binary_bytes(b, lo, ent))
+				break;	/* past the end of the loaded section */
+			sym = hmap_get_u64(got, plt_slot(b, lo, ent));
 			strbuf_reset(&name);
 			if (sym)
 				strbuf_addf(&name, "%s@plt", sym);
@@ -610,7 +623,7 @@ static void finish_procs(struct binary *b, struct procs *p)
 
 		if (i + 1 < p->n && p->v[i + 1].lo < end)
 			end = p->v[i + 1].lo;
-		if (p->v[i].hi == 0 || p->v[i].hi > end)
+		if (p->v[i].hi <= p->v[i].lo || p->v[i].hi > end)
 			p->v[i].hi = end;
 	}
 	merge_cold_parts(p);
