@@ -12,6 +12,7 @@
 #include "debuginfo.h"
 #include "error.h"
 #include "loops.h"
+#include "noreturn.h"
 #include "output.h"
 #include "scopes.h"
 #include "strbuf.h"
@@ -21,17 +22,6 @@
 #define WINDOW 512
 /* Havlak steps per procedure before its loops are abandoned. */
 #define LOOP_WORK_CAP 50000000ULL
-
-/* Functions that never return (matched without an "@plt" suffix). */
-static const char *const noreturn_names[] = {
-	"exit", "_exit", "_Exit", "quick_exit", "abort", "__stack_chk_fail",
-	"__stack_chk_fail_local", "__assert_fail", "__assert_perror_fail",
-	"__fortify_fail", "__chk_fail", "__libc_fatal", "err", "errx", "verr",
-	"verrx", "pthread_exit", "longjmp", "siglongjmp", "__longjmp_chk",
-	"__cxa_throw", "__cxa_rethrow", "__cxa_bad_cast", "__cxa_bad_typeid",
-	"__cxa_call_unexpected", "_Unwind_Resume", "_ZSt9terminatev",
-	"__cxa_throw_bad_array_new_length", NULL,
-};
 
 struct job {
 	const struct binary *b;
@@ -46,18 +36,6 @@ struct job {
 	pthread_mutex_t mu;
 	pthread_cond_t done, window;
 };
-
-static int is_noreturn_name(const char *name)
-{
-	size_t len = strlen(name);
-
-	if (len > 4 && !strcmp(name + len - 4, "@plt"))
-		len -= 4;
-	for (const char *const *n = noreturn_names; *n; n++)
-		if (strlen(*n) == len && !strncmp(*n, name, len))
-			return 1;
-	return 0;
-}
 
 static struct proc_tree *analyze_proc(struct job *j, struct decoder *d,
 				      struct cfg *g, struct loopnest *ln,
@@ -246,21 +224,20 @@ int analyze_binary(const char *path, const char *out_path,
 	strbuf_addf(&fname, "[%s]", b->basename);
 	j.ctx.nofile = strtab_intern(&d->strs, fname.buf);
 	j.n = b->nprocs;
-	j.noreturn = xcalloc(j.n + 1, 1);
 	j.order = xmalloc((j.n + 1) * sizeof(*j.order));
 	j.results = xcalloc(j.n + 1, sizeof(*j.results));
-	for (size_t i = 0; i < j.n; i++) {
-		const struct subprog *s = debuginfo_subprog(d, b->procs[i].lo);
-
+	for (size_t i = 0; i < j.n; i++)
 		j.order[i] = i;
-		j.noreturn[i] = is_noreturn_name(b->procs[i].name) ||
-			(s && s->noreturn);
-	}
 	if (j.n > 1)
 		qsort_r(j.order, j.n, sizeof(*j.order), order_cmp, &j);
 	pthread_mutex_init(&j.mu, NULL);
 	pthread_cond_init(&j.done, NULL);
 	pthread_cond_init(&j.window, NULL);
+	j.noreturn = noreturn_find(b, d, opts->insn_cap);
+	if (!j.noreturn) {
+		rc = -1;
+		goto out;
+	}
 
 	strbuf_addf(&tmp, "%s.tmp%ld", out_path, (long)getpid());
 	f = fopen(tmp.buf, "w");

@@ -2,10 +2,10 @@
  * analyze.h - recover the structure of one binary and write it (analyze.c).
  *
  * The pipeline: binary_open -> debuginfo_load (one thread; libdw is then
- * closed) -> per procedure: decode, CFG, loops, scope tree, rendered XML ->
- * written in file order.  With opts->jobs = N, N - 1 helper threads analyze
- * procedures and the calling thread writes them, analyzing too whenever the
- * next one is not ready.  Results are written as soon as they are next in
+ * closed) -> noreturn_find (one thread) -> per procedure: decode, CFG,
+ * loops, scope tree, rendered XML -> written in file order.  With
+ * opts->jobs = N, N - 1 helper threads analyze procedures and the calling
+ * thread writes them, analyzing too whenever the next one is not ready.  Results are written as soon as they are next in
  * order and then freed, and no thread runs more than a fixed window ahead
  * of the writer, so memory is bounded by the window, not the binary.  The
  * output does not depend on N.  It goes to a temporary file renamed over

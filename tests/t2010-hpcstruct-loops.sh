@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='hpcstruct: loop nests, inlined loops, irreducible loops, jump tables (gcc and clang, -O0/-O2/-O3)'
+test_description='hpcstruct: loop nests, inlined loops, irreducible loops, jump tables, calls that never return (gcc and clang, -O0/-O2/-O3)'
 . "$(dirname "$0")/test-lib.sh"
 
 DTD=$DTD_DIR/hpc-structure.dtd
@@ -22,7 +22,7 @@ test_expect_success 'the checker fails on a wrong expectation' '
 	grep -q "no loop matching: loop depth=3 proc=nest4" out
 '
 
-for prog in st-nests st-inline st-control; do
+for prog in st-nests st-inline st-control st-noreturn; do
 	for opt in O0 O2 O3; do
 		test_expect_success "$prog, gcc -$opt" "check_prog gcc $opt $prog"
 		test_expect_success CLANG "$prog, clang -$opt" "check_prog clang $opt $prog"
