@@ -15,6 +15,11 @@
  *   sigprocmask, pthread_sigmask   the program cannot block the sampling
  *                       signal (attempts are counted in the log)
  *   dlopen, dlclose     refresh the load map
+ *   close, close_range, closefrom, dup2, dup3   the program may close
+ *                       hpcrun's perf fds: hpcrun forgets them first and
+ *                       re-opens the events on new fds after (the fd gate,
+ *                       source-perf.c); closing one of ours with close()
+ *                       fails with EBADF, as it would without hpcrun
  *
  * fork is handled with pthread_atfork (runtime.c).  Fatal signals with the
  * default action (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT,
@@ -23,6 +28,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <linux/close_range.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +51,11 @@ typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef int (*sigmask_fn)(int, const sigset_t *, sigset_t *);
 typedef void *(*dlopen_fn)(const char *, int);
 typedef int (*dlclose_fn)(void *);
+typedef int (*close_fn)(int);
+typedef int (*close_range_fn)(unsigned, unsigned, int);
+typedef void (*closefrom_fn)(int);
+typedef int (*dup2_fn)(int, int);
+typedef int (*dup3_fn)(int, int, int);
 
 static struct {
 	start_main_fn start_main;
@@ -58,6 +69,11 @@ static struct {
 	sigmask_fn sigprocmask, pthread_sigmask;
 	dlopen_fn dlopen;
 	dlclose_fn dlclose;
+	close_fn close;
+	close_range_fn close_range;
+	closefrom_fn closefrom;
+	dup2_fn dup2;
+	dup3_fn dup3;
 } real;
 
 static main_fn program_main;
@@ -92,6 +108,11 @@ void rt_interpose_init(void)
 	RESOLVE(pthread_sigmask, "pthread_sigmask");
 	RESOLVE(dlopen, "dlopen");
 	RESOLVE(dlclose, "dlclose");
+	RESOLVE(close, "close");
+	RESOLVE(close_range, "close_range");
+	RESOLVE(closefrom, "closefrom");
+	RESOLVE(dup2, "dup2");
+	RESOLVE(dup3, "dup3");
 }
 
 int rt_real_sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
@@ -495,6 +516,93 @@ RT_API int dlclose(void *h)
 	r = real.dlclose(h);
 	if (rt_active)
 		rt_loadmap_refresh();
+	return r;
+}
+
+/* close() was cancelled inside the real call (a cancellation point). */
+static void close_cancelled(void *c)
+{
+	rt_fd_close_end(c, 0);
+}
+
+RT_API int close(int fd)
+{
+	struct rt_fd_call c;
+	int r, err;
+
+	RESOLVE(close, "close");
+	if (rt_fd_close_begin(&c, (unsigned)fd, (unsigned)fd)) {
+		/* Ours, so not open as far as the program knows. */
+		syscall(SYS_close, fd);
+		rt_fd_close_end(&c, 0);
+		errno = EBADF;
+		return -1;
+	}
+	pthread_cleanup_push(close_cancelled, &c);
+	r = real.close(fd);
+	err = errno;
+	pthread_cleanup_pop(0);
+	rt_fd_close_end(&c, 0);
+	errno = err;
+	return r;
+}
+
+RT_API int close_range(unsigned first, unsigned last, int flags)
+{
+	struct rt_fd_call c;
+	int r, err;
+
+	RESOLVE(close_range, "close_range");
+	if (flags & CLOSE_RANGE_CLOEXEC)
+		return real.close_range(first, last, flags);	/* closes nothing */
+	rt_fd_close_begin(&c, first, last);
+	r = real.close_range(first, last, flags);
+	err = errno;
+	rt_fd_close_end(&c, r < 0);
+	errno = err;
+	return r;
+}
+
+RT_API void closefrom(int lowfd)
+{
+	struct rt_fd_call c;
+	int err;
+
+	RESOLVE(closefrom, "closefrom");
+	rt_fd_close_begin(&c, lowfd < 0 ? 0 : (unsigned)lowfd, ~0U);
+	real.closefrom(lowfd);
+	err = errno;
+	rt_fd_close_end(&c, 0);
+	errno = err;
+}
+
+RT_API int dup2(int oldfd, int newfd)
+{
+	struct rt_fd_call c;
+	int r, err;
+
+	RESOLVE(dup2, "dup2");
+	if (oldfd == newfd)
+		return real.dup2(oldfd, newfd);		/* closes nothing */
+	rt_fd_close_begin(&c, (unsigned)newfd, (unsigned)newfd);
+	r = real.dup2(oldfd, newfd);
+	err = errno;
+	rt_fd_close_end(&c, r < 0);
+	errno = err;
+	return r;
+}
+
+RT_API int dup3(int oldfd, int newfd, int flags)
+{
+	struct rt_fd_call c;
+	int r, err;
+
+	RESOLVE(dup3, "dup3");
+	rt_fd_close_begin(&c, (unsigned)newfd, (unsigned)newfd);
+	r = real.dup3(oldfd, newfd, flags);
+	err = errno;
+	rt_fd_close_end(&c, r < 0);
+	errno = err;
 	return r;
 }
 

@@ -451,10 +451,17 @@ static void add_counts(const struct rt_counts *c)
 		__atomic_add_fetch(&d[i], s[i], __ATOMIC_RELAXED);
 }
 
-/* Writes td's profile and folds its counts into the totals. */
+/* Writes td's profile and folds its counts into the totals; under the fd
+ * gate, so the program cannot close the file's number under us. */
 static void write_thread(struct rt_thread *td)
 {
-	if (cct_write_profile(td))
+	sigset_t mask;
+	int err;
+
+	rt_fd_gate_lock(&mask);
+	err = cct_write_profile(td);
+	rt_fd_gate_unlock(&mask);
+	if (err)
 		__atomic_add_fetch(&write_errors, 1, __ATOMIC_RELAXED);
 	add_counts(&td->counts);
 	__atomic_add_fetch(&nthreads, 1, __ATOMIC_RELAXED);
@@ -582,6 +589,8 @@ static void write_log(const char *why)
 	log_line(fd, "dropped-after-end", totals.dropped_stopped);
 	log_line(fd, "foreign-signals", totals.dropped_foreign);
 	log_line(fd, "blocked-signal-attempts", blocked_attempts);
+	log_line(fd, "sampling-rearmed", rt_sampling_rearmed);
+	log_line(fd, "sampling-stopped", rt_sampling_stopped);
 	log_line(fd, "write-errors", write_errors);
 	log_line(fd, "handler-ns", totals.handler_ns);
 	close(fd);
@@ -591,6 +600,7 @@ void rt_process_finish(const char *why, int from_signal)
 {
 	struct rt_thread *td;
 	int locked, spins, i;
+	sigset_t mask;
 
 	if (!rt_active || getpid() != rt_pid ||
 	    __atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL))
@@ -609,7 +619,9 @@ void rt_process_finish(const char *why, int from_signal)
 	}
 	for (i = 0; __atomic_load_n(&writers, __ATOMIC_ACQUIRE) && i < 100000; i++)
 		sched_yield();
+	rt_fd_gate_lock(&mask);		/* as in write_thread */
 	write_log(why);
+	rt_fd_gate_unlock(&mask);
 	if (locked)
 		pthread_mutex_unlock(&threads_lock);
 }
@@ -627,6 +639,7 @@ void rt_resume_after_failed_exec(int err)
 	pthread_mutex_lock(&threads_lock);
 	memset(&totals, 0, sizeof(totals));
 	nthreads = write_errors = blocked_attempts = 0;
+	rt_sampling_rearmed = rt_sampling_stopped = 0;
 	for (pp = &threads; (td = *pp);) {
 		if (td->tid != self && syscall(SYS_tgkill, rt_pid, td->tid, 0)) {
 			*pp = td->next;		/* ended while nothing was measured */
@@ -654,19 +667,13 @@ void rt_resume_after_failed_exec(int err)
 
 void rt_after_fork_child(void)
 {
-	struct rt_thread *td, *self = rt_self;
+	struct rt_thread *self = rt_self;
 	int i;
 
 	rt_pid = getpid();
+	rt_fds_after_fork(threads);
 	if (!self || !rt_active)
 		return;
-	for (td = threads; td; td = td->next)
-		for (i = 0; i < rt_cfg.nev; i++)
-			if (td->started[i] && td->fd[i] >= 0) {
-				close(td->fd[i]);
-				td->fd[i] = -1;
-				td->started[i] = 0;
-			}
 	threads = NULL;
 	memset(&totals, 0, sizeof(totals));
 	nthreads = write_errors = blocked_attempts = 0;

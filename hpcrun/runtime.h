@@ -12,7 +12,9 @@
  *   loadmap.c      the modules mapped in the process, prepared outside the
  *                  handler and published as immutable snapshots
  *   cct.c          per-thread arena and calling context tree
- *   source-perf.c, source-timer.c   the sample sources
+ *   source-perf.c, source-timer.c   the sample sources; source-perf.c
+ *                  also keeps the perf fds safe from the program (its
+ *                  design note: the fd gate)
  *
  * Invariants:
  *  1. The signal handler only touches its own thread's struct rt_thread,
@@ -57,6 +59,29 @@ struct sample_source {
 
 extern const struct sample_source perf_source;
 extern const struct sample_source timer_source;
+
+/* source-perf.c: hpcrun's fds and the program's calls that close fds.
+ * All of these are async-signal-safe. */
+/* Holds the fd gate exclusively (blocking signals but synchronous faults,
+ * the old mask in *old): no program close/dup2 runs until unlock, so a fd
+ * hpcrun opens stays its own.  Nests on one thread. */
+void rt_fd_gate_lock(sigset_t *old);
+void rt_fd_gate_unlock(const sigset_t *old);
+/* Around a program call that may close fds lo..hi (close, close_range,
+ * closefrom, dup2, dup3): begin holds the gate shared and makes hpcrun
+ * forget its fds in the range, returning how many; end (failed: the call
+ * closed nothing) gives them back or re-opens their events on new fds. */
+struct rt_fd_call {
+	unsigned token;
+	int forgot;
+};
+int rt_fd_close_begin(struct rt_fd_call *c, unsigned lo, unsigned hi);
+void rt_fd_close_end(struct rt_fd_call *c, int failed);
+/* Fork child: closes every thread's inherited perf fds, resets the gate. */
+void rt_fds_after_fork(struct rt_thread *threads);
+/* Events of a thread re-opened after the program closed their fd, and
+ * those that could not be (for the log). */
+extern uint64_t rt_sampling_rearmed, rt_sampling_stopped;
 
 /* One configured event, process-wide. */
 struct rt_event {
@@ -113,12 +138,13 @@ struct rt_thread {
 	int index;			/* 0 = main thread */
 	pid_t tid;
 	uintptr_t stack_lo, stack_hi;
-	int fd[HPCRUN_MAX_EVENTS];	/* perf fds, -1 when not perf */
+	int fd[HPCRUN_MAX_EVENTS];	/* perf fds, -1 when not perf or lost;
+					 * atomic (source-perf.c) */
 	uint64_t last_count[HPCRUN_MAX_EVENTS];
 	timer_t timer[HPCRUN_MAX_EVENTS];
 	int started[HPCRUN_MAX_EVENTS];
 	uint64_t nsamples[HPCRUN_MAX_EVENTS];
-	volatile int busy;		/* inside the handler */
+	volatile int busy;		/* inside the handler (set seq_cst) */
 	volatile int in_unwind;		/* unwinding: a fault jumps to unwind_jmp */
 	sigjmp_buf unwind_jmp;
 	volatile int closed;		/* written or being written */

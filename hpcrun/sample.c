@@ -14,7 +14,10 @@
  *    module, full = arena exhausted, stopped = measurement ended,
  *    foreign = the signal did not come from one of our events).
  *  - td->busy brackets the work, so the thread writing profiles at process
- *    end can wait for a handler in progress on another thread.
+ *    end can wait for a handler in progress on another thread, and a
+ *    thread taking a perf fd away (the program closed it, or the thread
+ *    ends) can wait until the handler no longer uses the number.  The fd
+ *    is loaded after busy is set; a fd of -1 is never read.
  */
 #include <errno.h>
 #include <time.h>
@@ -54,9 +57,12 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 	if (si->si_code == SI_TIMER) {
 		idx = si->si_value.sival_int;
 	} else {
-		for (i = 0; i < rt_cfg.nev; i++)
-			if (td->fd[i] >= 0 && td->fd[i] == si->si_fd)
+		for (i = 0; i < rt_cfg.nev; i++) {
+			int fd = __atomic_load_n(&td->fd[i], __ATOMIC_RELAXED);
+
+			if (fd >= 0 && fd == si->si_fd)
 				idx = i;
+		}
 	}
 	if (idx < 0 || idx >= rt_cfg.nev) {
 		td->counts.dropped_foreign++;
@@ -67,7 +73,8 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 		td->counts.dropped_busy++;
 		goto out;
 	}
-	td->busy = 1;
+	/* Before value() loads td->fd: see source-perf.c, invariant 4. */
+	__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (td->closed || !rt_active) {
 		td->counts.dropped_stopped++;
@@ -102,7 +109,7 @@ done:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	td->counts.handler_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000L +
 					    (t1.tv_nsec - t0.tv_nsec));
-	td->busy = 0;
+	__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
 out:
 	errno = saved;
 }

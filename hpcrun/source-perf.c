@@ -1,25 +1,203 @@
 /*
- * source-perf.c - sample source for Linux perf events.
+ * source-perf.c - sample source for Linux perf events, and the fds it owns.
  *
- * One counter per event per thread (pid 0 = the calling thread, user mode
- * only), with no ring buffer: each overflow raises the sampling signal
- * through fasync, routed to the owning thread with F_SETOWN_EX.  With a
- * period the value of a sample is 1 (hpcprof multiplies by the period, as
- * HPCToolkit does); in frequency mode the kernel varies the period, so
- * the value is the counter's increase since the previous sample (read(2)
- * in the handler) -- except for cpu-clock and task-clock, whose frequency
- * the kernel turns into the fixed period 1e9/FREQ ns anyway: we ask for
- * that period directly and the value is the period, without a system call.
+ * One counter per event per thread (pid = the thread, user mode only),
+ * with no ring buffer: each overflow raises the sampling signal through
+ * fasync, routed to the owning thread with F_SETOWN_EX.  With a period the
+ * value of a sample is 1 (hpcprof multiplies by the period, as HPCToolkit
+ * does); in frequency mode the kernel varies the period, so the value is
+ * the counter's increase since the previous sample (read(2) in the
+ * handler) -- except for cpu-clock and task-clock, whose frequency the
+ * kernel turns into the fixed period 1e9/FREQ ns anyway: we ask for that
+ * period directly and the value is the period, without a system call.
+ *
+ * THE FDS.  A perf fd is the only fd hpcrun keeps open while the program
+ * runs, and programs close fds they did not open (daemons close every fd
+ * above 2; a dup2 lands on a number).  A closed number is soon reused by the
+ * program's next open(), so touching "our" number after that would touch
+ * the program's file.  Invariants:
+ *  1. Our fds live high: moved with F_DUPFD_CLOEXEC to fd_base() or above
+ *     (1024, or 3/4 of a smaller RLIMIT_NOFILE) before anything else is
+ *     done with them, so the program's open() returns the numbers it would
+ *     return without us.  O_ASYNC is set on the high number (fasync names
+ *     the signal's si_fd after the number it was set on).
+ *  2. owner[fd] names the thread and event of each fd we own (fd < RT_FD_MAX);
+ *     a number is ours exactly while owner[fd] is set, and td->fd[idx] is
+ *     that number or -1.
+ *  3. The fd gate.  hpcrun opens, moves, configures and closes its fds (and
+ *     writes its files, runtime.c) only while holding the gate exclusively
+ *     (rt_fd_gate_lock: all signals blocked on that thread, then it waits
+ *     until no program call below is in progress).  The program's close,
+ *     close_range, closefrom, dup2 and dup3 hold it shared
+ *     (rt_fd_close_begin/end, interpose.c).  So no program call closes a
+ *     number of ours between perf_event_open and the move, or between our
+ *     last use and our close.  A thread that already holds it (shared or
+ *     exclusive) never waits for it again, so a signal handler calling
+ *     close inside close, or our own close of a file we write, cannot
+ *     deadlock.
+ *  4. Before a program call that closes one of ours runs, rt_fd_close_begin
+ *     clears owner[fd], sets td->fd[idx] = -1 and waits until that thread's
+ *     handler is not running (the handler stores td->busy, then loads
+ *     td->fd; we store td->fd, then load td->busy; both sequentially
+ *     consistent, so one of the two sees the other).  From then on nothing
+ *     of hpcrun touches the number; the program's call runs as asked.  If
+ *     it fails (a dup2 from a bad fd) nothing was closed and the fd is
+ *     ours again.  Otherwise rt_fd_close_end re-opens the event for that
+ *     thread on a new high fd ("sampling-rearmed" in the log); if that
+ *     fails, that thread's sampling of the event stops ("sampling-stopped",
+ *     and one warning on stderr).
+ *  5. Everything here is async-signal-safe, as close(2) is: system calls,
+ *     atomics, and waiting with sched_yield.
+ * Not seen: fds closed with a raw system call (syscall(SYS_close, ...)).
+ * A program call that never returns to us (a signal handler that
+ * siglongjmps out of close) would hold the gate shared for ever: after
+ * waiting a second, rt_fd_gate_lock says so on stderr and stops waiting
+ * for program calls (degraded to invariants 1, 2 and 4).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "runtime.h"
+
+/* Numbers at or above this are never ours (owner[] covers the rest). */
+#define RT_FD_MAX 65536
+/* Losses waiting for rt_fd_close_end to re-arm them. */
+#define LOST_MAX 1024
+
+uint64_t rt_sampling_rearmed, rt_sampling_stopped;
+
+/* (uintptr_t)td | (idx + 1) for each fd we own (td is page-aligned), or 0. */
+static uintptr_t owner[RT_FD_MAX];
+static unsigned owned_end;		/* every fd we own is below it */
+
+/* A fd the program closed, its event not re-armed yet. */
+static struct lost {
+	struct rt_thread *td;		/* NULL: a free entry */
+	int idx, fd;
+	unsigned token;			/* the program call that closed it */
+} lost[LOST_MAX];
+static unsigned lost_pending, next_token;
+static int warned_stop;
+
+/* The fd gate (invariant 3). */
+static int gate, gate_degraded;
+static unsigned closers;
+static __thread int held_shared __attribute__((tls_model("initial-exec")));
+static __thread int held_excl __attribute__((tls_model("initial-exec")));
+
+/* Not interposed and not a cancellation point. */
+static void sys_close(int fd)
+{
+	syscall(SYS_close, fd);
+}
+
+void rt_fd_gate_lock(sigset_t *old)
+{
+	struct timespec t0, t;
+	sigset_t all;
+
+	sigfillset(&all);
+	sigdelset(&all, SIGSEGV);	/* faults still reach interpose.c */
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGILL);
+	sigdelset(&all, SIGFPE);
+	rt_real_sigmask(SIG_BLOCK, &all, old);
+	if (held_excl++)
+		return;
+	while (__atomic_exchange_n(&gate, 1, __ATOMIC_SEQ_CST))
+		sched_yield();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (__atomic_load_n(&closers, __ATOMIC_SEQ_CST) > (unsigned)held_shared &&
+	       !__atomic_load_n(&gate_degraded, __ATOMIC_RELAXED)) {
+		sched_yield();
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 1 &&
+		    !__atomic_exchange_n(&gate_degraded, 1, __ATOMIC_RELAXED))
+			rt_write_str(2, "hpcrun: warning: a close() of the program has not "
+				     "returned for a second; no longer waiting for them\n");
+	}
+}
+
+void rt_fd_gate_unlock(const sigset_t *old)
+{
+	if (--held_excl == 0)
+		__atomic_store_n(&gate, 0, __ATOMIC_SEQ_CST);
+	rt_real_sigmask(SIG_SETMASK, old, NULL);
+}
+
+static void shared_enter(void)
+{
+	for (;;) {
+		__atomic_add_fetch(&closers, 1, __ATOMIC_SEQ_CST);
+		if (held_shared || held_excl || !__atomic_load_n(&gate, __ATOMIC_SEQ_CST))
+			break;
+		__atomic_sub_fetch(&closers, 1, __ATOMIC_SEQ_CST);
+		while (__atomic_load_n(&gate, __ATOMIC_SEQ_CST))
+			sched_yield();
+	}
+	held_shared++;
+}
+
+static void shared_exit(void)
+{
+	held_shared--;
+	__atomic_sub_fetch(&closers, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Where our fds go: above the numbers the program uses (invariant 1). */
+static int fd_base(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur > 2048)
+		return 1024;
+	return (int)(rl.rlim_cur - rl.rlim_cur / 4);
+}
+
+/* Moves fd to fd_base() or above; the fd to use, or -EMFILE. */
+static int move_high(int fd)
+{
+	int h = fcntl(fd, F_DUPFD_CLOEXEC, fd_base());
+
+	if (h >= 0 && h < RT_FD_MAX) {
+		sys_close(fd);
+		return h;
+	}
+	if (h >= 0)
+		sys_close(h);
+	if (fd < RT_FD_MAX)
+		return fd;		/* no room up there: it stays where it is */
+	sys_close(fd);
+	return -EMFILE;
+}
+
+/* Takes td's fd of event idx from it: td->fd[idx] is -1 and its handler
+ * has let go of the number (invariant 4); the fd, or -1.  A handler busy
+ * for over a second has crashed (its thread is writing everything out in
+ * interpose.c's fatal handler): it will not go on. */
+static int take(struct rt_thread *td, int idx)
+{
+	int fd = __atomic_exchange_n(&td->fd[idx], -1, __ATOMIC_SEQ_CST);
+	struct timespec t0, t;
+
+	if (td == rt_self)
+		return fd;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (__atomic_load_n(&td->busy, __ATOMIC_SEQ_CST)) {
+		sched_yield();
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 1)
+			break;
+	}
+	return fd;
+}
 
 /* Software clocks in frequency mode: sampled with a fixed period in ns. */
 static uint64_t clock_period(const struct hpcrun_evspec *s)
@@ -51,59 +229,102 @@ static void fill_attr(struct perf_event_attr *a, const struct hpcrun_evspec *s)
 	a->exclude_hv = 1;
 }
 
-static int perf_open(const struct hpcrun_evspec *s)
+/* The event for thread tid (0: the calling thread), disabled. */
+static int perf_open(const struct hpcrun_evspec *s, pid_t tid)
 {
 	struct perf_event_attr a;
 	long fd;
 
 	fill_attr(&a, s);
-	fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : (int)fd;
 }
 
 static int perf_probe(const struct hpcrun_evspec *s)
 {
-	int fd = perf_open(s);
+	int fd = perf_open(s, 0);
 
 	if (fd < 0)
 		return fd;
-	close(fd);
+	sys_close(fd);
+	return 0;
+}
+
+/* Opens event idx of td on a high fd, publishes it, enables it; the gate
+ * is held.  0 or negative errno. */
+static int arm(struct rt_thread *td, int idx)
+{
+	struct f_owner_ex own = { F_OWNER_TID, td->tid };
+	int fd = perf_open(&rt_cfg.ev[idx].spec, td->tid), err;
+
+	if (fd < 0 || (fd = move_high(fd)) < 0)
+		return fd;
+	if (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) ||
+	    fcntl(fd, F_SETSIG, rt_cfg.signo) ||
+	    fcntl(fd, F_SETOWN_EX, &own)) {
+		err = -errno;
+		sys_close(fd);
+		return err;
+	}
+	td->last_count[idx] = 0;
+	__atomic_store_n(&owner[fd], (uintptr_t)td | (uintptr_t)(idx + 1),
+			 __ATOMIC_SEQ_CST);
+	if ((unsigned)fd >= __atomic_load_n(&owned_end, __ATOMIC_RELAXED))
+		__atomic_store_n(&owned_end, (unsigned)fd + 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&td->fd[idx], fd, __ATOMIC_SEQ_CST);
+	if (ioctl(fd, PERF_EVENT_IOC_RESET, 0) ||
+	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
+		err = -errno;
+		__atomic_store_n(&owner[take(td, idx)], 0, __ATOMIC_SEQ_CST);
+		sys_close(fd);
+		return err;
+	}
 	return 0;
 }
 
 static int perf_start(struct rt_thread *td, int idx)
 {
-	struct f_owner_ex owner = { F_OWNER_TID, td->tid };
-	int fd = perf_open(&rt_cfg.ev[idx].spec), err;
+	sigset_t old;
+	int err;
 
-	if (fd < 0)
-		return fd;
-	if (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) ||
-	    fcntl(fd, F_SETSIG, rt_cfg.signo) ||
-	    fcntl(fd, F_SETOWN_EX, &owner) ||
-	    ioctl(fd, PERF_EVENT_IOC_RESET, 0) ||
-	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	td->fd[idx] = fd;
-	td->last_count[idx] = 0;
-	return 0;
+	rt_fd_gate_lock(&old);
+	err = arm(td, idx);
+	rt_fd_gate_unlock(&old);
+	return err;
+}
+
+/* Drops the pending losses of td's event idx (gate held). */
+static void drop_lost(struct rt_thread *td, int idx)
+{
+	int i;
+
+	for (i = 0; i < LOST_MAX && __atomic_load_n(&lost_pending, __ATOMIC_SEQ_CST); i++)
+		if (lost[i].td == td && lost[i].idx == idx) {
+			__atomic_store_n(&lost[i].td, NULL, __ATOMIC_SEQ_CST);
+			__atomic_sub_fetch(&lost_pending, 1, __ATOMIC_SEQ_CST);
+		}
 }
 
 static void perf_stop(struct rt_thread *td, int idx)
 {
-	if (td->fd[idx] >= 0) {
-		ioctl(td->fd[idx], PERF_EVENT_IOC_DISABLE, 0);
-		close(td->fd[idx]);
-		td->fd[idx] = -1;
+	sigset_t old;
+	int fd;
+
+	rt_fd_gate_lock(&old);
+	fd = take(td, idx);
+	if (fd >= 0) {
+		__atomic_store_n(&owner[fd], 0, __ATOMIC_SEQ_CST);
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		sys_close(fd);
 	}
+	drop_lost(td, idx);
+	rt_fd_gate_unlock(&old);
 }
 
 static double perf_value(struct rt_thread *td, int idx, const siginfo_t *si)
 {
 	const struct hpcrun_evspec *s = &rt_cfg.ev[idx].spec;
+	int fd = __atomic_load_n(&td->fd[idx], __ATOMIC_SEQ_CST);
 	uint64_t count;
 
 	(void)si;
@@ -111,7 +332,7 @@ static double perf_value(struct rt_thread *td, int idx, const siginfo_t *si)
 		return 1.0;
 	if (clock_period(s))
 		return (double)clock_period(s);
-	if (read(td->fd[idx], &count, sizeof(count)) != sizeof(count))
+	if (fd < 0 || read(fd, &count, sizeof(count)) != sizeof(count))
 		return 0;
 	{
 		uint64_t d = count - td->last_count[idx];
@@ -128,3 +349,148 @@ const struct sample_source perf_source = {
 	.stop = perf_stop,
 	.value = perf_value,
 };
+
+/* td's event idx will not be sampled again; said once on stderr. */
+static void sampling_stops(const struct rt_thread *td, int idx, int err)
+{
+	char num[24];
+
+	__atomic_add_fetch(&rt_sampling_stopped, 1, __ATOMIC_RELAXED);
+	if (__atomic_exchange_n(&warned_stop, 1, __ATOMIC_RELAXED))
+		return;
+	rt_fmt_u64(num, (uint64_t)td->index, 10, 0);
+	rt_write_str(2, "hpcrun: warning: the program closed the fd on which hpcrun "
+		     "samples thread ");
+	rt_write_str(2, num);
+	rt_write_str(2, " and it could not be opened again (");
+	rt_write_str(2, strerrorname_np(-err) ? strerrorname_np(-err) : "?");
+	rt_write_str(2, "); that thread's '");
+	rt_write_str(2, rt_cfg.ev[idx].metric);
+	rt_write_str(2, "' samples stop there (the log counts such threads)\n");
+}
+
+/* Forgets td's event idx on fd, which the program is about to close. */
+static void forget(struct rt_thread *td, int idx, int fd, unsigned token)
+{
+	int i;
+
+	if (take(td, idx) != fd)
+		return;
+	for (i = 0; i < LOST_MAX; i++) {
+		struct rt_thread *none = NULL;
+
+		if (__atomic_compare_exchange_n(&lost[i].td, &none, td, 0,
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+			lost[i].idx = idx;
+			lost[i].fd = fd;
+			lost[i].token = token;
+			__atomic_add_fetch(&lost_pending, 1, __ATOMIC_SEQ_CST);
+			return;
+		}
+	}
+	sampling_stops(td, idx, -ENOSPC);
+}
+
+int rt_fd_close_begin(struct rt_fd_call *c, unsigned lo, unsigned hi)
+{
+	unsigned fd, end;
+
+	shared_enter();
+	c->token = 0;
+	c->forgot = 0;
+	end = __atomic_load_n(&owned_end, __ATOMIC_SEQ_CST);
+	for (fd = lo; fd < end && fd <= hi; fd++) {
+		uintptr_t o;
+
+		if (!__atomic_load_n(&owner[fd], __ATOMIC_SEQ_CST))
+			continue;
+		/* A vfork child closes its own copies; ours stay ours. */
+		if (getpid() != rt_pid)
+			break;
+		o = __atomic_exchange_n(&owner[fd], 0, __ATOMIC_SEQ_CST);
+		if (!o)
+			continue;
+		while (!c->token)
+			c->token = __atomic_add_fetch(&next_token, 1, __ATOMIC_RELAXED);
+		forget((struct rt_thread *)(o & ~(uintptr_t)4095), (int)(o & 4095) - 1,
+		       (int)fd, c->token);
+		c->forgot++;
+	}
+	return c->forgot;
+}
+
+/* The program's call failed, so closed nothing: c's fds are ours again. */
+static void restore(const struct rt_fd_call *c)
+{
+	int i;
+
+	for (i = 0; i < LOST_MAX; i++) {
+		struct lost *l = &lost[i];
+		struct rt_thread *td = __atomic_load_n(&l->td, __ATOMIC_SEQ_CST);
+
+		if (!td || l->token != c->token)
+			continue;
+		__atomic_store_n(&td->fd[l->idx], l->fd, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&owner[l->fd], (uintptr_t)td | (uintptr_t)(l->idx + 1),
+				 __ATOMIC_SEQ_CST);
+		__atomic_store_n(&l->td, NULL, __ATOMIC_SEQ_CST);
+		__atomic_sub_fetch(&lost_pending, 1, __ATOMIC_SEQ_CST);
+	}
+}
+
+/* Opens again every event the program closed (invariant 4). */
+static void rearm_lost(void)
+{
+	sigset_t old;
+	int i, err;
+
+	if (!__atomic_load_n(&lost_pending, __ATOMIC_SEQ_CST))
+		return;
+	rt_fd_gate_lock(&old);
+	for (i = 0; i < LOST_MAX && __atomic_load_n(&lost_pending, __ATOMIC_SEQ_CST); i++) {
+		struct lost *l = &lost[i];
+
+		if (!l->td)
+			continue;
+		err = arm(l->td, l->idx);
+		if (err)
+			sampling_stops(l->td, l->idx, err);
+		else
+			__atomic_add_fetch(&rt_sampling_rearmed, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&l->td, NULL, __ATOMIC_SEQ_CST);
+		__atomic_sub_fetch(&lost_pending, 1, __ATOMIC_SEQ_CST);
+	}
+	rt_fd_gate_unlock(&old);
+}
+
+void rt_fd_close_end(struct rt_fd_call *c, int failed)
+{
+	if (c->forgot && failed)
+		restore(c);
+	shared_exit();
+	if (!held_shared && !held_excl)
+		rearm_lost();
+}
+
+void rt_fds_after_fork(struct rt_thread *threads)
+{
+	struct rt_thread *td;
+	unsigned fd;
+	int i;
+
+	gate = 0;
+	held_excl = 0;
+	closers = (unsigned)held_shared;
+	memset(lost, 0, sizeof(lost));
+	lost_pending = 0;
+	for (fd = 0; fd < owned_end; fd++)
+		owner[fd] = 0;
+	for (td = threads; td; td = td->next)
+		for (i = 0; i < rt_cfg.nev; i++)
+			if (td->started[i] && td->fd[i] >= 0) {
+				sys_close(td->fd[i]);
+				td->fd[i] = -1;
+				td->started[i] = 0;
+			}
+	rt_sampling_rearmed = rt_sampling_stopped = 0;
+}
