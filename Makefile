@@ -5,6 +5,8 @@
 #   make check            unit + integration tests, TAP, "N passed, M failed"
 #   make check SANITIZE=1 the same with ASan+UBSan builds, in build-san/
 #   make demo             profile a bundled example end to end
+#   make fuzz             fuzz hpcstruct for FUZZ_SECONDS (60) with libFuzzer,
+#                         built with clang in build-fuzz/ (tests/fuzz/)
 #   make install PREFIX=DIR
 #   make deps             install the Debian packages (root) or print how
 #
@@ -17,6 +19,7 @@
 PREFIX ?= /usr/local
 SANITIZE ?=
 DEVELOPER ?=
+FUZZ_SECONDS ?= 60
 
 ifeq ($(SANITIZE),1)
 BUILD ?= build-san
@@ -38,7 +41,8 @@ endif
 
 # Debian packages the project needs to build and test.
 DEB_PACKAGES = gcc make pkg-config libdw-dev libelf-dev libcapstone-dev \
-	libxml2-dev libxml2-utils zlib1g-dev libncurses-dev tmux man-db file binutils
+	libxml2-dev libxml2-utils zlib1g-dev libncurses-dev tmux man-db file binutils \
+	clang libclang-rt-14-dev
 PKGS = libdw libelf capstone libxml-2.0 zlib ncursesw
 
 ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
@@ -79,7 +83,18 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 # Named explicitly so make keeps them (they are not intermediate files).
 UNIT_OBJS = $(call obj,$(UNIT_SRCS) tests/unit/unit.c)
 
-.PHONY: all check demo install deps clean
+# The libFuzzer harness: clang, ASan+UBSan, the hpcstruct library without
+# its main, in a build directory of its own.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_CC ?= clang
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer
+FUZZ_HARNESS = $(FUZZ_BUILD)/bin/fuzz-hpcstruct
+FUZZ_SRCS = tests/fuzz/fuzz-hpcstruct.c $(LIB_SRCS) \
+	$(filter-out hpcstruct/hpcstruct.c,$(HPCSTRUCT_SRCS))
+fuzzobj = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(1))
+
+.PHONY: all check demo fuzz install deps clean
 all: $(PROGRAMS) $(RUNTIME)
 
 $(BUILD)/obj/%.o: %.c
@@ -125,6 +140,19 @@ check: all $(UNIT_OBJS) $(UNIT_TESTS)
 demo: all
 	@HPC_BUILD=$(abspath $(BUILD)) tests/demo.sh
 
+$(FUZZ_BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(STD_FLAGS) -Ihpcstruct $(PKG_CFLAGS) $(CFLAGS) \
+		-fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
+
+$(FUZZ_HARNESS): $(call fuzzobj,$(FUZZ_SRCS))
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) $(LDFLAGS) -o $@ $^ \
+		$(PKG_LIBS) -lpthread
+
+fuzz: $(FUZZ_HARNESS)
+	tests/fuzz/run-fuzz.sh $(FUZZ_HARNESS) $(FUZZ_SECONDS)
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/hpcrun \
 		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
@@ -142,6 +170,6 @@ deps:
 	fi
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) $(FUZZ_BUILD) -name '*.d' 2>/dev/null)
