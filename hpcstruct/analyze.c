@@ -48,8 +48,7 @@ static struct proc_tree *analyze_proc(struct job *j, struct decoder *d,
 	rc = loops_find(ln, g, LOOP_WORK_CAP);
 	t = scopes_build(&j->ctx, pi, g, ln);
 	t->loops_abandoned = rc < 0;
-	if (output_render(t, &j->ctx.d->strs) < 0)
-		hpc_die(1, "%s", hpc_lasterr());
+	output_render(t, &j->ctx.d->strs);
 	return t;
 }
 

@@ -1,6 +1,5 @@
 /* output.c - write scope trees as an HPCToolkit structure file (4.9). */
 #include <errno.h>
-#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,116 +115,199 @@ static void add_hex(struct strbuf *sb, uint64_t v)
 		*--p = "0123456789abcdef"[v & 15];
 		v >>= 4;
 	} while (v);
-	strbuf_add(sb, "0x", 2);
+	*--p = 'x';
+	*--p = '0';
 	strbuf_add(sb, p, (size_t)(buf + sizeof(buf) - p));
 }
 
+/*
+ * The id placeholder output_proc replaces: a control character, which
+ * escaping never lets through (it writes '?').
+ */
+#define ID_SLOT '\001'
+
+/*
+ * A procedure's P element, written the way xmlw writes (xmlw.h): each
+ * element on its own line indented by its depth, <X .../> when empty,
+ * attribute values escaped like xml_escape(f, s, 1) does.
+ */
 struct render {
-	struct xmlw *w;
+	struct strbuf *sb;
 	const struct strtab *strs;
-	struct strbuf sb;
+	size_t depth;		/* open elements */
+	int tag_open;		/* start tag not yet closed with '>' */
 };
+
+/* Attribute-value escapes (xml_escape with in_attr): NULL = as it is. */
+static const char *attr_escape(unsigned char c)
+{
+	switch (c) {
+	case '&': return "&amp;";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '"': return "&quot;";
+	case '\'': return "&apos;";
+	case '\n': return "&#10;";
+	case '\t': return "&#9;";
+	case '\r': return "&#13;";
+	default: return c < 0x20 ? "?" : NULL;
+	}
+}
+
+static void add_escaped(struct strbuf *sb, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s, *run = p;
+
+	for (; *p; p++) {
+		const char *rep;
+
+		if (*p >= 0x20 && *p != '&' && *p != '<' && *p != '>' &&
+		    *p != '"' && *p != '\'')
+			continue;
+		rep = attr_escape(*p);
+		strbuf_add(sb, run, (size_t)(p - run));
+		strbuf_addstr(sb, rep);
+		run = p + 1;
+	}
+	strbuf_add(sb, run, (size_t)(p - run));
+}
+
+static void indent(struct render *r)
+{
+	strbuf_grow(r->sb, r->depth + 1);
+	r->sb->buf[r->sb->len++] = '\n';
+	memset(r->sb->buf + r->sb->len, ' ', r->depth);
+	r->sb->len += r->depth;
+	r->sb->buf[r->sb->len] = 0;
+}
+
+/* Opens element name and writes its id placeholder. */
+static void start(struct render *r, const char *name)
+{
+	static const char id[] = { ' ', 'i', '=', '"', ID_SLOT, '"' };
+
+	if (r->tag_open)
+		strbuf_addch(r->sb, '>');
+	if (r->depth)
+		indent(r);
+	strbuf_addch(r->sb, '<');
+	strbuf_addstr(r->sb, name);
+	strbuf_add(r->sb, id, sizeof(id));
+	r->depth++;
+	r->tag_open = 1;
+}
+
+/* Closes the innermost element, which start() opened as name. */
+static void end(struct render *r, const char *name)
+{
+	r->depth--;
+	if (r->tag_open) {
+		strbuf_add(r->sb, "/>", 2);
+		r->tag_open = 0;
+	} else {
+		indent(r);
+		strbuf_add(r->sb, "</", 2);
+		strbuf_addstr(r->sb, name);
+		strbuf_addch(r->sb, '>');
+	}
+	if (!r->depth)
+		strbuf_addch(r->sb, '\n');
+}
+
+/* ' name="' (name is plain) */
+static void attr_name(struct render *r, const char *name)
+{
+	strbuf_addch(r->sb, ' ');
+	strbuf_addstr(r->sb, name);
+	strbuf_add(r->sb, "=\"", 2);
+}
+
+static void attr_str(struct render *r, const char *name, const char *value)
+{
+	attr_name(r, name);
+	add_escaped(r->sb, value);
+	strbuf_addch(r->sb, '"');
+}
 
 static void attr_num(struct render *r, const char *name, uint64_t v)
 {
 	char buf[24];
 
-	xmlw_attr(r->w, name, fmt_dec(buf, v));
-}
-
-/* The id placeholder output_proc replaces: never produced by escaping. */
-#define ID_SLOT " i=\"#\""
-
-static void attr_id(struct render *r)
-{
-	xmlw_attr(r->w, "i", "#");
+	attr_name(r, name);
+	strbuf_addstr(r->sb, fmt_dec(buf, v));
+	strbuf_addch(r->sb, '"');
 }
 
 static void attr_ranges(struct render *r, const struct range *v, size_t n)
 {
-	strbuf_reset(&r->sb);
-	strbuf_addch(&r->sb, '{');
+	attr_name(r, "v");
+	strbuf_addch(r->sb, '{');
 	for (size_t k = 0; k < n; k++) {
-		strbuf_add(&r->sb, k ? " [" : "[", k ? 2 : 1);
-		add_hex(&r->sb, v[k].lo);
-		strbuf_addch(&r->sb, '-');
-		add_hex(&r->sb, v[k].hi);
-		strbuf_addch(&r->sb, ')');
+		strbuf_add(r->sb, k ? " [" : "[", k ? 2 : 1);
+		add_hex(r->sb, v[k].lo);
+		strbuf_addch(r->sb, '-');
+		add_hex(r->sb, v[k].hi);
+		strbuf_addch(r->sb, ')');
 	}
-	strbuf_addch(&r->sb, '}');
-	xmlw_attr(r->w, "v", r->sb.buf);
+	strbuf_add(r->sb, "}\"", 2);
 }
 
 static void write_scope(struct render *r, const struct scope *s)
 {
 	const char *file = strtab_get(r->strs, s->file);
+	const char *name = s->kind == SCOPE_LOOP ? "L" : "A";
 
 	switch (s->kind) {
 	case SCOPE_STMT:
-		xmlw_start(r->w, "S");
-		attr_id(r);
+		start(r, "S");
 		attr_num(r, "l", s->line);
 		attr_ranges(r, s->v, s->nv);
-		xmlw_end(r->w);
+		end(r, "S");
 		return;
 	case SCOPE_LOOP:
-		xmlw_start(r->w, "L");
-		attr_id(r);
+		start(r, name);
 		attr_num(r, "l", s->line);
-		xmlw_attr(r->w, "f", file);
+		attr_str(r, "f", file);
 		attr_ranges(r, s->v, s->nv);
 		break;
 	case SCOPE_CALLSITE:
 	case SCOPE_ALIEN:
-		xmlw_start(r->w, "A");
-		attr_id(r);
+		start(r, name);
 		attr_num(r, "l", s->line);
-		xmlw_attr(r->w, "f", file);
-		xmlw_attr(r->w, "n", strtab_get(r->strs, s->name));
-		xmlw_attr(r->w, "v", "{}");
+		attr_str(r, "f", file);
+		attr_str(r, "n", strtab_get(r->strs, s->name));
+		attr_str(r, "v", "{}");
 		break;
 	case SCOPE_PROC:
 		break;
 	}
 	for (size_t k = 0; k < s->nkids; k++)
 		write_scope(r, s->kids[k]);
-	xmlw_end(r->w);
+	end(r, name);
 }
 
-int output_render(struct proc_tree *t, const struct strtab *strs)
+void output_render(struct proc_tree *t, const struct strtab *strs)
 {
 	const struct scope *root = t->root;
 	struct range entry = { t->entry, t->entry + 1 };
-	struct render r = { NULL, strs, STRBUF_INIT };
-	FILE *m = open_memstream(&t->xml, &t->xml_len);
-	int rc;
+	struct strbuf sb = STRBUF_INIT;
+	struct render r = { &sb, strs, 0, 0 };
 
-	if (!m)
-		return hpc_seterr("out of memory for the output");
-	/* one thread owns m: skip stdio's per-call locking (xmlw writes
-	 * escaped text a character at a time) */
-	__fsetlocking(m, FSETLOCKING_BYCALLER);
-	r.w = xmlw_new(m);
-	xmlw_start(r.w, "P");
-	attr_id(&r);
-	xmlw_attr(r.w, "n", t->name);
+	start(&r, "P");
+	attr_str(&r, "n", t->name);
 	if (t->linkname)
-		xmlw_attr(r.w, "ln", t->linkname);
+		attr_str(&r, "ln", t->linkname);
 	attr_num(&r, "l", root->line);
 	attr_ranges(&r, &entry, 1);
 	for (size_t k = 0; k < root->nkids; k++)
 		write_scope(&r, root->kids[k]);
-	rc = xmlw_finish(r.w);
-	if (fclose(m) != 0 && rc == 0)
-		rc = hpc_seterr("out of memory for the output");
-	strbuf_release(&r.sb);
-	return rc;
+	end(&r, "P");
+	t->xml = strbuf_detach(&sb, &t->xml_len);
 }
 
 void output_proc(struct output *o, const struct proc_tree *t)
 {
 	const char *p = t->xml, *end = t->xml + t->xml_len;
-	static const char slot[] = ID_SLOT;
 	char buf[24];
 
 	if (t->root->file != o->cur_file) {
@@ -239,17 +321,15 @@ void output_proc(struct output *o, const struct proc_tree *t)
 		fputs("\">\n", o->f);
 	}
 	while (p < end) {
-		const char *q = memmem(p, (size_t)(end - p), slot, sizeof(slot) - 1);
+		const char *q = memchr(p, ID_SLOT, (size_t)(end - p));
 
 		if (!q) {
 			fwrite(p, 1, (size_t)(end - p), o->f);
 			break;
 		}
 		fwrite(p, 1, (size_t)(q - p), o->f);
-		fputs(" i=\"", o->f);
 		fputs(fmt_dec(buf, o->next_id++), o->f);
-		fputc('"', o->f);
-		p = q + sizeof(slot) - 1;
+		p = q + 1;
 	}
 }
 
