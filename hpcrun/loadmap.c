@@ -43,6 +43,7 @@ static char *save_vdso(uintptr_t lo, uintptr_t hi)
 	uint32_t h = 2166136261u;
 	const unsigned char *p = (const unsigned char *)lo;
 	uintptr_t i;
+	sigset_t mask;
 	int fd;
 	size_t len;
 
@@ -61,6 +62,7 @@ static char *save_vdso(uintptr_t lo, uintptr_t hi)
 	path[len + 5] = '/';
 	rt_fmt_u64(path + len + 6, h, 16, 8);
 	memcpy(path + len + 14, ".vdso", 6);
+	rt_fd_gate_lock(&mask);	/* the program cannot close it under us */
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	if (fd >= 0) {
 		ssize_t n = write(fd, p, hi - lo);
@@ -68,6 +70,7 @@ static char *save_vdso(uintptr_t lo, uintptr_t hi)
 		(void)n;
 		close(fd);
 	}
+	rt_fd_gate_unlock(&mask);
 	return path;
 }
 
