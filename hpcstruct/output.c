@@ -138,22 +138,6 @@ struct render {
 	int tag_open;		/* start tag not yet closed with '>' */
 };
 
-/* Attribute-value escapes (xml_escape with in_attr): NULL = as it is. */
-static const char *attr_escape(unsigned char c)
-{
-	switch (c) {
-	case '&': return "&amp;";
-	case '<': return "&lt;";
-	case '>': return "&gt;";
-	case '"': return "&quot;";
-	case '\'': return "&apos;";
-	case '\n': return "&#10;";
-	case '\t': return "&#9;";
-	case '\r': return "&#13;";
-	default: return c < 0x20 ? "?" : NULL;
-	}
-}
-
 static void add_escaped(struct strbuf *sb, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s, *run = p;
@@ -161,10 +145,12 @@ static void add_escaped(struct strbuf *sb, const char *s)
 	for (; *p; p++) {
 		const char *rep;
 
-		if (*p >= 0x20 && *p != '&' && *p != '<' && *p != '>' &&
-		    *p != '"' && *p != '\'')
+		if (*p >= 0x20 && *p < 0x80 && *p != '&' && *p != '<' &&
+		    *p != '>' && *p != '"' && *p != '\'')
 			continue;
-		rep = attr_escape(*p);
+		rep = xml_escape_char(&p, 1);
+		if (!rep)
+			continue;
 		strbuf_add(sb, run, (size_t)(p - run));
 		strbuf_addstr(sb, rep);
 		run = p + 1;

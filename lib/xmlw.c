@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,13 +41,59 @@ static const char *escape_of(unsigned char c, int in_attr)
 	}
 }
 
+/*
+ * The length (2 to 4) of the UTF-8 character at p (p[0] >= 0x80) when it
+ * is well-formed and XML 1.0 allows it (no overlong forms, surrogates,
+ * U+FFFE, U+FFFF or beyond U+10FFFF), else 0.  Reads no further than a NUL.
+ */
+static size_t utf8_len(const unsigned char *p)
+{
+	uint32_t c;
+	size_t n;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		n = 2;
+		c = p[0] & 0x1f;
+	} else if ((p[0] & 0xf0) == 0xe0) {
+		n = 3;
+		c = p[0] & 0x0f;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		n = 4;
+		c = p[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)	/* also stops at the NUL */
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0xd800 && c <= 0xdfff) || c == 0xfffe || c == 0xffff)
+		return 0;
+	return n;
+}
+
+const char *xml_escape_char(const unsigned char **p, int in_attr)
+{
+	size_t n;
+
+	if (**p < 0x80)
+		return escape_of(**p, in_attr);
+	n = utf8_len(*p);
+	if (!n)
+		return "?";
+	*p += n - 1;
+	return NULL;
+}
+
 void xml_escape(FILE *f, const char *s, int in_attr)
 {
 	const unsigned char *p = (const unsigned char *)s, *run = p;
 
 	/* Runs of plain bytes go out in one fwrite (names are mostly plain). */
 	for (; *p; p++) {
-		const char *rep = escape_of(*p, in_attr);
+		const char *rep = xml_escape_char(&p, in_attr);
 
 		if (!rep)
 			continue;

@@ -6,8 +6,9 @@
  * proportional to the nesting depth, never to the document.  Attribute values
  * and text are escaped (& < > " ' and newlines/tabs in attributes as
  * character references); bytes not allowed in XML 1.0 (control characters
- * other than tab, newline, carriage return) are written as '?', so the output
- * is always well-formed.  Each element starts on its own line, indented by
+ * other than tab, newline, carriage return) and bytes that are not part of
+ * a UTF-8 character XML allows are written as '?', so the output is always
+ * well-formed UTF-8.  Each element starts on its own line, indented by
  * depth.  Errors surface at xmlw_finish().
  */
 #ifndef HPC_XMLW_H
@@ -40,5 +41,12 @@ int xmlw_finish(struct xmlw *w);
 
 /* Appends the escaped form of s to f (the writer's escaping, for reuse). */
 void xml_escape(FILE *f, const char *s, int in_attr);
+/*
+ * The escaping of the character starting at *p, for writers that fill
+ * their own buffers: the replacement to write (a static string), or NULL
+ * when the character goes out as it is, and then *p is left on its last
+ * byte (a UTF-8 character is 1 to 4 bytes).  in_attr as for xml_escape.
+ */
+const char *xml_escape_char(const unsigned char **p, int in_attr);
 
 #endif

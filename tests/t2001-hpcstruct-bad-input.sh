@@ -106,6 +106,20 @@ test_expect_success 'a PLT section overlapping the code is ignored' '
 	grep -q "n=\"nest4\"" procs
 '
 
+# found by tests/fuzz: bytes that are not UTF-8 went into the XML as they
+# were, and hpcprof refused the file
+test_expect_success 'a symbol name that is not UTF-8 is written with ?, the file stays well-formed' '
+	strtab=$(readelf -S -W good | sed -n "s/^ *\[ *[0-9]*\] \.strtab *STRTAB *[0-9a-f]* \([0-9a-f]*\) .*/\1/p") &&
+	off=$(grep -boa nest4 good | cut -d: -f1 |
+		while read o; do test $o -lt $((0x$strtab)) || echo $o; done | head -n 1) &&
+	cp good latin1 && printf "\351" | dd of=latin1 bs=1 seek=$((off + 2)) conv=notrunc 2>/dev/null &&
+	hpcstruct -o latin1.xml latin1 &&
+	grep -q "<P [^>]*n=\"ne?t4\"" latin1.xml &&
+	if test_have_prereq XMLLINT; then
+		xmllint --noout --nonet --dtdvalid "$DTD_DIR/hpc-structure.dtd" latin1.xml
+	fi
+'
+
 test_expect_success 'a procedure over the instruction cap: one warning, a valid prefix' '
 	hpcstruct --max-insns 20 -o capped.xml good 2>err &&
 	grep -q "^hpcstruct: warning: '"'"'good'"'"': procedure '"'"'nest4'"'"' has more than 20 instructions; only the first 20 were analyzed$" err &&
