@@ -9,7 +9,9 @@
  * input goes through a file rather than memory so that libdwfl opens it the
  * way it opens a real binary.  A refusal (analyze_binary returning -1) is a
  * correct answer to a bad input; a crash, a sanitizer report, a leak, an
- * exit or a hang is a bug.
+ * exit or a hang is a bug, and so is a structure file that libxml2 (what
+ * hpcprof reads it with) does not find well-formed and valid against the
+ * DTD it carries.
  *
  * Files live in a directory made under $TMPDIR at start-up; the runner,
  * tests/fuzz/run-fuzz.sh, points TMPDIR into the build directory.  Run by
@@ -24,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <libxml/parser.h>
 
 #include "analyze.h"
 #include "error.h"
@@ -59,7 +63,30 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	strbuf_addf(&in_path, "%s/a.out", dir.buf);
 	strbuf_addf(&out_path, "%s/a.out.hpcstruct", dir.buf);
 	atexit(remove_dir);
+	xmlInitParser();
 	return 0;
+}
+
+/* Aborts, so libFuzzer keeps the input, unless out_path is valid XML. */
+static void check_output(void)
+{
+	xmlParserCtxtPtr ctx = xmlNewParserCtxt();
+	xmlDocPtr doc;
+
+	if (!ctx)
+		hpc_die(1, "out of memory");
+	doc = xmlCtxtReadFile(ctx, out_path.buf, NULL, XML_PARSE_NONET |
+			      XML_PARSE_DTDVALID | XML_PARSE_NOERROR |
+			      XML_PARSE_NOWARNING);
+	if (!doc || !ctx->valid) {
+		const xmlError *e = xmlCtxtGetLastError(ctx);
+
+		fprintf(stderr, "fuzz-hpcstruct: the structure file is not valid XML: %s",
+			e && e->message ? e->message : "(no message)\n");
+		abort();
+	}
+	xmlFreeDoc(doc);
+	xmlFreeParserCtxt(ctx);
 }
 
 static void write_input(const uint8_t *data, size_t size)
@@ -91,7 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 
 	write_input(data, size);
-	analyze_binary(in_path.buf, out_path.buf, &opts);
+	if (analyze_binary(in_path.buf, out_path.buf, &opts) == 0)
+		check_output();
 	unlink(out_path.buf);
 	return 0;
 }

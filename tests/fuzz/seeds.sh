@@ -41,3 +41,6 @@ chmod 644 ./*
 # Found by fuzzing (minimized with -minimize_crash=1), each fixed:
 #   found-pltgot-over-text   nests-gcc-O2-split with .plt.got grown to 0x800
 #                            bytes over .text: a PLT "procedure" in no section
+#   found-latin1-symbol      nests-gcc-O2 with the symbol nest4 renamed
+#                            "ne\351t4" (Latin-1): the structure file was not
+#                            UTF-8 and libxml2 refused it
