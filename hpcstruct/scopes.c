@@ -383,51 +383,69 @@ static void loop_attributes(struct builder *bd)
 	free(latch);
 }
 
-/* Rule 4: the innermost loop below x (through loops only) with line. */
-static struct scope *deepest_stmt(struct builder *bd, struct scope *x,
-				  uint32_t line, int budget)
-{
-	if (budget <= 0)
-		return NULL;
-	for (size_t k = 0; k < x->nkids; k++) {
-		struct scope *c = x->kids[k], *s, *deeper;
-		struct key key;
+/* Loops below a scope searched for rule 4, at most (deeper ones are not). */
+#define HOIST_DEPTH 64
 
-		if (c->kind != SCOPE_LOOP || c->line == line)
+/*
+ * Rule 4's targets below x, for every line at once: walks the loops below
+ * x (through loops only) in post-order, children in order, and records in
+ * m, for each line not yet there, the statement of that line in the loop
+ * being left, unless a loop on the way (path[], x's child first) has that
+ * line.  So m[line] is the first match in post-order: the innermost loop.
+ */
+static void hoist_targets(struct hmap *m, const struct scope *x,
+			  uint32_t *path, size_t depth)
+{
+	if (depth >= HOIST_DEPTH)
+		return;
+	for (size_t k = 0; k < x->nkids; k++) {
+		const struct scope *c = x->kids[k];
+
+		if (c->kind != SCOPE_LOOP)
 			continue;
-		deeper = deepest_stmt(bd, c, line, budget - 1);
-		if (deeper)
-			return deeper;
-		memset(&key, 0, sizeof(key));
-		key.parent = (uintptr_t)c;
-		key.kind = SCOPE_STMT;
-		key.line = line;
-		s = hmap_get(bd->index, &key, sizeof(key));
-		if (s)
-			return s;
+		path[depth] = c->line;
+		hoist_targets(m, c, path, depth + 1);
+		for (size_t j = 0; j < c->nkids; j++) {
+			struct scope *s = c->kids[j];
+			size_t d = 0;
+
+			if (s->kind != SCOPE_STMT || hmap_get_u64(m, s->line))
+				continue;
+			while (d <= depth && path[d] != s->line)
+				d++;
+			if (d > depth)
+				hmap_put_u64(m, s->line, s);
+		}
 	}
-	return NULL;
 }
 
 /*
  * Applies rule 4 top-down.  Moved statements are emptied first and freed
- * after the scan (deepest_stmt walks x->kids).  A freed statement stays in
- * bd->index, but only scopes below x are searched afterwards.
+ * after the scan (the targets were found before it).
  */
 static void hoisted_into_loops(struct builder *bd, struct scope *x)
 {
+	struct hmap *targets = NULL;
+	uint32_t path[HOIST_DEPTH];
 	size_t out = 0;
 
 	for (size_t k = 0; k < x->nkids; k++) {
 		struct scope *c = x->kids[k], *to;
 
-		if (c->kind == SCOPE_STMT && c->line != 0 &&
-		    (to = deepest_stmt(bd, x, c->line, 64))) {
+		if (c->kind != SCOPE_STMT || c->line == 0)
+			continue;
+		if (!targets) {
+			targets = hmap_new();
+			hoist_targets(targets, x, path, 0);
+		}
+		to = hmap_get_u64(targets, c->line);
+		if (to) {
 			for (size_t r = 0; r < c->nv; r++)
 				add_range(to, c->v[r].lo, c->v[r].hi);
 			c->nv = 0;	/* a statement always has ranges */
 		}
 	}
+	hmap_free(targets);
 	for (size_t k = 0; k < x->nkids; k++) {
 		struct scope *c = x->kids[k];
 
