@@ -563,6 +563,13 @@ static void build_statements(struct builder *bd, struct scope *root)
 				add_range(last, in->addr, in->addr + in->len);
 				continue;
 			}
+			if (last && loop == last_loop && node == last_node) {
+				/* the same loops and inlines: the same path */
+				last = child(bd, last->parent, SCOPE_STMT, 0, line, 0);
+				add_range(last, in->addr, in->addr + in->len);
+				last_line = line;
+				continue;
+			}
 			for (int32_t l = loop; l >= 0; l = ln->loops[l].parent) {
 				HPC_GROW(bd->chain, depth + 1, bd->chain_alloc);
 				bd->chain[depth++] = l;
