@@ -428,8 +428,11 @@ static void hoisted_into_loops(struct builder *bd, struct scope *x)
 	struct hmap *targets = NULL;
 	uint32_t path[HOIST_DEPTH];
 	size_t out = 0;
+	int loops = 0;
 
-	for (size_t k = 0; k < x->nkids; k++) {
+	for (size_t k = 0; k < x->nkids; k++)
+		loops |= x->kids[k]->kind == SCOPE_LOOP;
+	for (size_t k = 0; loops && k < x->nkids; k++) {
 		struct scope *c = x->kids[k], *to;
 
 		if (c->kind != SCOPE_STMT || c->line == 0)
