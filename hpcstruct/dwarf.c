@@ -5,13 +5,21 @@
 
 #include "debuginfo.h"
 #include "error.h"
+#include "hashmap.h"
 #include "strbuf.h"
+
+/* An inlined callee's name and declaration, as its abstract origin has them. */
+struct callee {
+	uint32_t name, file, line;
+};
 
 struct walk {
 	struct debuginfo *d;
 	uint64_t bias;
 	Dwarf_Files *files;
 	size_t nfiles;
+	struct hmap *origins;	/* origin DIE address -> callee index + 1 */
+	struct callee *callees;	size_t ncallees, callees_alloc;
 };
 
 static const char *attr_string(Dwarf_Die *die, int name)
@@ -63,12 +71,55 @@ static void add_subprog(struct walk *w, Dwarf_Die *die)
 	s->noreturn = dwarf_attr_integrate(die, DW_AT_noreturn, &a) != NULL;
 }
 
+/*
+ * The callee name and declaration of an inlined instance: what
+ * dwarf_attr_integrate finds, through DW_AT_abstract_origin.  An instance
+ * with none of these attributes of its own gets them from its origin
+ * alone, so they are read once per origin (thousands of instances share a
+ * few hundred origins).
+ */
+static void callee_of(struct walk *w, Dwarf_Die *die, struct inline_node *n)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die origin;
+	struct callee *c;
+	uintptr_t key = 0;
+	void *v;
+	int line = 0;
+
+	if (!dwarf_hasattr(die, DW_AT_name) &&
+	    !dwarf_hasattr(die, DW_AT_decl_file) &&
+	    !dwarf_hasattr(die, DW_AT_decl_line) &&
+	    !dwarf_hasattr(die, DW_AT_specification) &&
+	    dwarf_attr(die, DW_AT_abstract_origin, &a) &&
+	    dwarf_formref_die(&a, &origin))
+		key = (uintptr_t)origin.addr;
+	if (key && (v = hmap_get_u64(w->origins, key)) != NULL) {
+		c = &w->callees[(uintptr_t)v - 1];
+		n->callee = c->name;
+		n->callee_file = c->file;
+		n->callee_line = c->line;
+		return;
+	}
+	n->callee = strtab_intern(&w->d->strs, attr_string(die, DW_AT_name));
+	n->callee_file = strtab_intern(&w->d->strs, dwarf_decl_file(die));
+	dwarf_decl_line(die, &line);
+	n->callee_line = line > 0 ? (uint32_t)line : 0;
+	if (!key)
+		return;
+	HPC_GROW(w->callees, w->ncallees + 1, w->callees_alloc);
+	c = &w->callees[w->ncallees++];
+	c->name = n->callee;
+	c->file = n->callee_file;
+	c->line = n->callee_line;
+	hmap_put_u64(w->origins, key, (void *)(uintptr_t)w->ncallees);
+}
+
 static int32_t add_inline(struct walk *w, Dwarf_Die *die, int32_t parent)
 {
 	struct debuginfo *d = w->d;
 	struct inline_node *n;
 	int32_t id = (int32_t)d->nnodes;
-	int line = 0;
 	ptrdiff_t off = 0;
 	Dwarf_Addr base, lo, hi;
 
@@ -76,10 +127,7 @@ static int32_t add_inline(struct walk *w, Dwarf_Die *die, int32_t parent)
 	n = &d->nodes[d->nnodes++];
 	n->parent = parent;
 	n->depth = parent < 0 ? 1 : d->nodes[parent].depth + 1;
-	n->callee = strtab_intern(&d->strs, attr_string(die, DW_AT_name));
-	n->callee_file = strtab_intern(&d->strs, dwarf_decl_file(die));
-	dwarf_decl_line(die, &line);
-	n->callee_line = line > 0 ? (uint32_t)line : 0;
+	callee_of(w, die, n);
 	n->call_file = file_of(w, attr_udata(die, DW_AT_call_file, 0));
 	n->call_line = attr_udata(die, DW_AT_call_line, 0);
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
@@ -146,7 +194,7 @@ static int range_cmp(const void *a, const void *b)
 struct debuginfo *debuginfo_load(const struct binary *b)
 {
 	struct debuginfo *d = xcalloc(1, sizeof(*d));
-	struct walk w = { d, b->dwarf_bias, NULL, 0 };
+	struct walk w = { d, b->dwarf_bias, NULL, 0, NULL, NULL, 0, 0 };
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
 
@@ -154,6 +202,7 @@ struct debuginfo *debuginfo_load(const struct binary *b)
 	if (!b->dwarf)
 		return d;
 	linemap_load(&d->lines, b->dwarf, b->dwarf_bias, &d->strs);
+	w.origins = hmap_new();
 	while (dwarf_get_units(b->dwarf, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
 		if (dwarf_getsrcfiles(&cudie, &w.files, &w.nfiles) != 0) {
 			w.files = NULL;
@@ -161,6 +210,8 @@ struct debuginfo *debuginfo_load(const struct binary *b)
 		}
 		walk_children(&w, &cudie, -1, 0);
 	}
+	hmap_free(w.origins);
+	free(w.callees);
 	if (d->nsubs > 1)
 		qsort(d->subs, d->nsubs, sizeof(*d->subs), sub_cmp);
 	if (d->nranges > 1)
