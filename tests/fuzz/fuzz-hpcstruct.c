@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include <libxml/parser.h>
+#include <sanitizer/common_interface_defs.h>
 
 #include "analyze.h"
 #include "error.h"
@@ -80,9 +81,12 @@ static void check_output(void)
 			      XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	if (!doc) {
 		const xmlError *e = xmlCtxtGetLastError(ctx);
+		struct strbuf msg = STRBUF_INIT;
 
-		fprintf(stderr, "fuzz-hpcstruct: the structure file is not well-formed XML: %s",
-			e && e->message ? e->message : "(no message)\n");
+		/* stderr may be closed (-close_fd_mask=2); reports are not */
+		strbuf_addf(&msg, "fuzz-hpcstruct: the structure file is not well-formed XML: %s",
+			    e && e->message ? e->message : "(no message)");
+		__sanitizer_report_error_summary(msg.buf);
 		abort();
 	}
 	xmlFreeDoc(doc);
