@@ -1,5 +1,7 @@
 /* x86.c - x86-64 decoding and jump tables (see x86.h). */
 #include <capstone/capstone.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,9 +41,33 @@ static void warm_up(struct decoder *d)
 		;
 }
 
+/*
+ * Capstone formats every instruction as text (mnemonic, operands) with the
+ * vsnprintf given in CS_OPT_MEM; hpcstruct reads only the details, which
+ * the printers fill apart from the text, so the text is not formatted.
+ */
+static int no_text(char *str, size_t size, const char *fmt, va_list ap)
+{
+	(void)fmt;
+	(void)ap;
+	if (size)
+		str[0] = 0;
+	return 0;
+}
+
+static void set_capstone_mem(void)
+{
+	cs_opt_mem mem = { malloc, calloc, realloc, free, no_text };
+
+	cs_option(0, CS_OPT_MEM, (size_t)&mem);
+}
+
 struct decoder *decoder_new(void)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct decoder *d = xcalloc(1, sizeof(*d));
+
+	pthread_once(&once, set_capstone_mem);
 
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->cs) != CS_ERR_OK) {
 		free(d);
