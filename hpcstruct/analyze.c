@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyze.h"
@@ -204,9 +205,10 @@ int analyze_binary(const char *path, const char *out_path,
 	struct job j;
 	struct strbuf tmp = STRBUF_INIT, fname = STRBUF_INIT;
 	struct output *o;
+	struct stat st;
 	char *abs;
 	FILE *f;
-	int rc;
+	int rc, in_place;
 
 	if (!b)
 		return -1;
@@ -238,7 +240,12 @@ int analyze_binary(const char *path, const char *out_path,
 		goto out;
 	}
 
-	strbuf_addf(&tmp, "%s.tmp%ld", out_path, (long)getpid());
+	/* a regular file is replaced whole; /dev/null, a FIFO, a tty is written */
+	in_place = stat(out_path, &st) == 0 && !S_ISREG(st.st_mode);
+	if (in_place)
+		strbuf_addstr(&tmp, out_path);
+	else
+		strbuf_addf(&tmp, "%s.tmp%ld", out_path, (long)getpid());
 	f = fopen(tmp.buf, "w");
 	if (!f) {
 		rc = hpc_seterr("'%s': %s", out_path, strerror(errno));
@@ -252,9 +259,9 @@ int analyze_binary(const char *path, const char *out_path,
 		rc = hpc_seterr("'%s': %s", out_path, hpc_lasterr());
 	if (fclose(f) != 0 && rc == 0)
 		rc = hpc_seterr("'%s': %s", out_path, strerror(errno));
-	if (rc == 0 && rename(tmp.buf, out_path) != 0)
+	if (!in_place && rc == 0 && rename(tmp.buf, out_path) != 0)
 		rc = hpc_seterr("'%s': %s", out_path, strerror(errno));
-	if (rc != 0)
+	if (!in_place && rc != 0)
 		unlink(tmp.buf);
 out:
 	pthread_cond_destroy(&j.done);

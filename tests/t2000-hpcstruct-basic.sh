@@ -18,6 +18,16 @@ test_expect_success 'default output is BINARY.hpcstruct in the current directory
 	test -s sub/st-nests.hpcstruct && ! test -e st-nests.hpcstruct
 '
 
+test_expect_success 'an output that is not a regular file (a FIFO) is written, not replaced' '
+	mkfifo out.fifo &&
+	{ timeout 20 cat out.fifo >from-fifo & } &&
+	hpcstruct -o out.fifo st-nests &&
+	wait &&
+	test -p out.fifo &&
+	grep -q "<HPCToolkitStructure" from-fifo &&
+	! ls out.fifo.tmp* 2>/dev/null
+'
+
 test_expect_success XMLLINT 'output is valid against the structure DTD' '
 	test_valid_xml "$DTD" sub/st-nests.hpcstruct
 '
