@@ -9,7 +9,7 @@
 # kept across runs).
 # Exit status: 0 when the run found nothing, else non-zero, with the
 # report and a reproducer command.  Extra libFuzzer options can be given in
-# FUZZ_OPTIONS, e.g. FUZZ_OPTIONS=-only_ascii=0.
+# FUZZ_OPTIONS, e.g. FUZZ_OPTIONS=-use_value_profile=1.
 set -eu
 
 if [ $# != 2 ]; then

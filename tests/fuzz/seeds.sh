@@ -38,9 +38,12 @@ head -c $((size - 300)) inline-gcc-O2 >inline-gcc-O2-cut-shdrs
 
 chmod 644 ./*
 
-# Found by fuzzing (minimized with -minimize_crash=1), each fixed:
-#   found-pltgot-over-text   nests-gcc-O2-split with .plt.got grown to 0x800
-#                            bytes over .text: a PLT "procedure" in no section
+# Inputs that showed bugs, each fixed (tests in t2001):
+#   found-pltgot-over-text   the fuzzer's crash input, a mutated
+#                            nests-gcc-O2-split whose .plt.got grew to 0x800
+#                            bytes over .text: a PLT "procedure" in no
+#                            section (-minimize_crash found nothing smaller)
 #   found-latin1-symbol      nests-gcc-O2 with the symbol nest4 renamed
-#                            "ne\351t4" (Latin-1): the structure file was not
-#                            UTF-8 and libxml2 refused it
+#                            "ne\351t4" (Latin-1) by hand: the structure
+#                            file was not UTF-8, libxml2 refused it (the
+#                            harness's well-formedness check catches it)
