@@ -21,6 +21,8 @@
 
 /* Procedures analyzed ahead of the writer, at most. */
 #define WINDOW 512
+/* stdio buffer of the structure file. */
+#define OUT_BUFFER (1 << 20)
 /* Havlak steps per procedure before its loops are abandoned. */
 #define LOOP_WORK_CAP 50000000ULL
 
@@ -206,7 +208,7 @@ int analyze_binary(const char *path, const char *out_path,
 	struct strbuf tmp = STRBUF_INIT, fname = STRBUF_INIT;
 	struct output *o;
 	struct stat st;
-	char *abs;
+	char *abs, *outbuf;
 	FILE *f;
 	int rc, in_place;
 
@@ -251,6 +253,8 @@ int analyze_binary(const char *path, const char *out_path,
 		rc = hpc_seterr("'%s': %s", out_path, strerror(errno));
 		goto out;
 	}
+	outbuf = xmalloc(OUT_BUFFER);	/* a write(2) per MB, not per 4 KB */
+	setvbuf(f, outbuf, _IOFBF, OUT_BUFFER);
 	abs = realpath(path, NULL);
 	o = output_new(f, abs ? abs : path, &d->strs);
 	free(abs);
@@ -259,6 +263,7 @@ int analyze_binary(const char *path, const char *out_path,
 		rc = hpc_seterr("'%s': %s", out_path, hpc_lasterr());
 	if (fclose(f) != 0 && rc == 0)
 		rc = hpc_seterr("'%s': %s", out_path, strerror(errno));
+	free(outbuf);
 	if (!in_place && rc == 0 && rename(tmp.buf, out_path) != 0)
 		rc = hpc_seterr("'%s': %s", out_path, strerror(errno));
 	if (!in_place && rc != 0)
