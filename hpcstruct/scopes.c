@@ -13,6 +13,7 @@ struct key {
 };
 
 struct builder {
+	struct proc_tree *t;
 	const struct scope_ctx *c;
 	const struct cfg *g;
 	const struct loopnest *ln;
@@ -48,6 +49,31 @@ static int32_t lca(const struct builder *bd, int32_t a, int32_t b)
 	return a;
 }
 
+/* Scopes below the root are carved from chunks the tree frees at once. */
+#define CHUNK_SCOPES 256
+
+struct scope_chunk {
+	struct scope_chunk *next;
+	size_t used;
+	struct scope s[CHUNK_SCOPES];
+};
+
+static struct scope *scope_new(struct proc_tree *t)
+{
+	struct scope_chunk *c = t->chunks;
+	struct scope *s;
+
+	if (!c || c->used == CHUNK_SCOPES) {
+		c = xmalloc(sizeof(*c));
+		c->next = t->chunks;
+		c->used = 0;
+		t->chunks = c;
+	}
+	s = &c->s[c->used++];
+	memset(s, 0, sizeof(*s));
+	return s;
+}
+
 static struct scope *child(struct builder *bd, struct scope *parent,
 			   enum scope_kind kind, uint32_t file, uint32_t line,
 			   uint32_t name)
@@ -64,7 +90,7 @@ static struct scope *child(struct builder *bd, struct scope *parent,
 	s = hmap_get(bd->index, &k, sizeof(k));
 	if (s)
 		return s;
-	s = xcalloc(1, sizeof(*s));
+	s = scope_new(bd->t);
 	s->kind = kind;
 	s->file = file;
 	s->line = line;
@@ -453,8 +479,7 @@ static void hoisted_into_loops(struct builder *bd, struct scope *x)
 		struct scope *c = x->kids[k];
 
 		if (c->kind == SCOPE_STMT && c->nv == 0) {
-			free(c->v);
-			free(c);
+			free(c->v);	/* c itself goes with the tree */
 			continue;
 		}
 		x->kids[out++] = c;
@@ -628,6 +653,7 @@ struct proc_tree *scopes_build(const struct scope_ctx *c, size_t pi,
 	t->entry = p->lo;
 	t->linkname = p->linkname;
 	t->truncated = g->truncated;
+	bd.t = t;
 	bd.c = c;
 	bd.g = g;
 	bd.ln = ln;
@@ -657,20 +683,27 @@ struct proc_tree *scopes_build(const struct scope_ctx *c, size_t pi,
 	return t;
 }
 
-static void scope_free(struct scope *s)
+/* Frees the arrays of s and of the scopes below it (not the scopes). */
+static void scope_release(struct scope *s)
 {
 	for (size_t k = 0; k < s->nkids; k++)
-		scope_free(s->kids[k]);
+		scope_release(s->kids[k]);
 	free(s->kids);
 	free(s->v);
-	free(s);
 }
 
 void proc_tree_free(struct proc_tree *t)
 {
 	if (!t)
 		return;
-	scope_free(t->root);
+	scope_release(t->root);
+	free(t->root);
+	while (t->chunks) {
+		struct scope_chunk *next = t->chunks->next;
+
+		free(t->chunks);
+		t->chunks = next;
+	}
 	free(t->xml);
 	free(t);
 }

@@ -59,6 +59,7 @@ struct proc_tree {
 	const char *name;	/* borrowed from the binary */
 	const char *linkname;	/* borrowed; NULL when not mangled */
 	uint64_t entry;
+	struct scope_chunk *chunks;	/* memory of the scopes below root */
 	char *xml;		/* the rendered P element (output_render) */
 	size_t xml_len;
 	int truncated;		/* instruction cap hit: a prefix was analyzed */
