@@ -57,6 +57,24 @@ static void escaping(void)
 	free(s);
 }
 
+static void doc_utf8(struct xmlw *w)
+{
+	/* valid: é, €, U+1F600; invalid: Latin-1 é, overlong '/', a surrogate,
+	 * U+FFFE, above U+10FFFF, a sequence cut short by the end */
+	xmlw_start(w, "P");
+	xmlw_attr(w, "n", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80|ne\xe9t|"
+		  "\xc0\xaf|\xed\xa0\x80|\xef\xbf\xbe|\xf4\x90\x80\x80|\xe2\x82");
+	xmlw_end(w);
+}
+
+static void utf8_passes_invalid_bytes_do_not(void)
+{
+	char *s = render(doc_utf8);
+
+	CHECK_STR(s, "<P n=\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80|ne?t|??|???|???|????|??\"/>\n");
+	free(s);
+}
+
 static void doc_unclosed(struct xmlw *w)
 {
 	xmlw_declaration(w);
@@ -93,6 +111,7 @@ int main(void)
 {
 	unit_run("nested and empty elements", nesting_and_empty_elements);
 	unit_run("attribute and text escaping", escaping);
+	unit_run("UTF-8 passes, invalid bytes become '?'", utf8_passes_invalid_bytes_do_not);
 	unit_run("finish closes what is open", finish_closes_open_elements);
 	unit_run("a full disk is reported by finish", write_errors_are_reported);
 	return unit_done();
