@@ -8,7 +8,9 @@
 #     the CPU time of the program's own process around its work (median of
 #     7 interleaved rounds; CPU time, not wall time, because the machine is shared and the
 #     profiler's own process must not count), plain, under hpcrun with full
-#     call paths and under perf record without call paths, 1 kHz and 5 kHz;
+#     call paths, under perf record without call paths, and under perf
+#     record with --call-graph dwarf (the kernel copies 8 KB of user stack
+#     into its ring buffer at each sample, no signal), 1 kHz and 5 kHz;
 #  2. start-up plus teardown of "hpcrun /bin/true" vs "perf record /bin/true"
 #     (hyperfine);
 #  3. profile size after a 2 s run at 1 kHz and 5 kHz;
@@ -71,7 +73,7 @@ samples() {
 UNITS=200	# about 2 s
 # Interleaved: each round runs every configuration once, so a burst of load
 # from other processes hits all of them alike; medians over the rounds.
-CONFIGS="plain h1000 p1000 h5000 p5000"
+CONFIGS="plain h1000 p1000 d1000 h5000 p5000 d5000"
 i=0
 while [ $i -lt $RUNS ]; do
 	for c in $CONFIGS; do
@@ -80,6 +82,8 @@ while [ $i -lt $RUNS ]; do
 		plain) ./cpu 5 $UNITS ;;
 		h*) "$HPCRUN" -o m -e cpu-clock@f${c#h} ./cpu 5 $UNITS ;;
 		p*) perf record -q -F ${c#p} -e cpu-clock -o perf.data ./cpu 5 $UNITS 2>/dev/null ;;
+		d*) perf record -q -F ${c#d} -e cpu-clock --call-graph dwarf,8192 \
+			-o perf.data ./cpu 5 $UNITS 2>/dev/null ;;
 		esac | tail -n 1 >>t.$c
 	done
 	i=$((i + 1))
@@ -98,13 +102,11 @@ echo "CPU time of the program's process around its work, median of $RUNS interle
 echo "rounds (the machine is shared: wall time is noisy); plain: ${plain} ms.  The"
 echo "kernel's cost of one sample on this VM is about 50 us, paid by both tools."
 echo
-echo "| rate | hpcrun, full call paths | perf record, no call paths |"
-echo "|---|---|---|"
+echo "| rate | hpcrun, full call paths | perf record, no call paths | perf record --call-graph dwarf,8192 |"
+echo "|---|---|---|---|"
+ratio() { awk "BEGIN { printf \"%.3fx (%s ms)\", $1 / $plain, $1 }"; }
 for f in 1000 5000; do
-	h=$(med h$f)
-	p=$(med p$f)
-	echo "| $f/s | $(awk "BEGIN { printf \"%.3fx (%s ms)\", $h / $plain, $h }") |" \
-	     "$(awk "BEGIN { printf \"%.3fx (%s ms)\", $p / $plain, $p }") |"
+	echo "| $f/s | $(ratio "$(med h$f)") | $(ratio "$(med p$f)") | $(ratio "$(med d$f)") |"
 done
 echo
 echo "### Start-up plus teardown"
