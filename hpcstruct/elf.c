@@ -699,6 +699,14 @@ struct binary *binary_open(const char *path)
 			   path, eh.e_type);
 		goto fail;
 	}
+	if (eh.e_shnum && (eh.e_shoff > (uint64_t)st.st_size ||
+			   (uint64_t)eh.e_shnum * eh.e_shentsize > (uint64_t)st.st_size - eh.e_shoff)) {
+		hpc_seterr("'%s': truncated: its section headers end at byte %llu, the file at byte %lld",
+			   path, (unsigned long long)eh.e_shoff +
+			   (unsigned long long)eh.e_shnum * eh.e_shentsize,
+			   (long long)st.st_size);
+		goto fail;
+	}
 	if (load_sections(b) < 0)
 		goto fail;
 	read_buildid(b);
