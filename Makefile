@@ -41,9 +41,9 @@ endif
 
 # Debian packages the project needs to build and test.
 DEB_PACKAGES = gcc make pkg-config libdw-dev libelf-dev libcapstone-dev \
-	libxml2-dev libxml2-utils zlib1g-dev libncurses-dev tmux man-db file binutils \
-	clang libclang-rt-14-dev
-PKGS = libdw libelf capstone libxml-2.0 zlib ncursesw
+	libxml2-dev libxml2-utils zlib1g-dev liblzma-dev xz-utils libncurses-dev tmux \
+	man-db file binutils clang libclang-rt-14-dev
+PKGS = libdw libelf capstone libxml-2.0 zlib liblzma ncursesw
 
 ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
 MISSING := $(shell for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || echo $$p; done)

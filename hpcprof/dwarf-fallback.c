@@ -11,6 +11,7 @@
 #include "dwarf-fallback.h"
 #include "error.h"
 #include "hashmap.h"
+#include "kallsyms.h"
 #include "strbuf.h"
 
 struct fallback {
@@ -18,6 +19,8 @@ struct fallback {
 	Dwfl_Module *mod;
 	GElf_Addr bias;		/* Dwfl address = module-relative address + bias */
 	int has_dwarf;
+	struct kallsyms *ks;	/* a kernel symbol list instead of a binary */
+	char *ks_error;		/* why the list at path was refused, or NULL */
 	char *base;		/* module basename, for unknown procedures */
 	struct hmap *by_addr;	/* addr -> S scope + 1 */
 	struct hmap *scopes;	/* "parent/kind/name/file/line" -> scope + 1 */
@@ -38,6 +41,12 @@ struct fallback *fallback_new(const char *path, int use_binary)
 	fb->scopes = hmap_new();
 	if (!use_binary || access(path, R_OK))
 		return fb;
+	if (kallsyms_is_list(path)) {
+		fb->ks = kallsyms_read(path);
+		if (!fb->ks)
+			fb->ks_error = xstrdup(hpc_lasterr());
+		return fb;
+	}
 	fb->dwfl = dwfl_begin(&offline_callbacks);
 	if (!fb->dwfl)
 		return fb;
@@ -65,6 +74,8 @@ void fallback_free(struct fallback *fb)
 		return;
 	if (fb->dwfl)
 		dwfl_end(fb->dwfl);
+	kallsyms_free(fb->ks);
+	free(fb->ks_error);
 	hmap_free(fb->by_addr);
 	hmap_free(fb->scopes);
 	free(fb->base);
@@ -79,6 +90,16 @@ int fallback_has_binary(const struct fallback *fb)
 int fallback_has_dwarf(const struct fallback *fb)
 {
 	return fb->has_dwarf;
+}
+
+int fallback_has_kallsyms(const struct fallback *fb)
+{
+	return fb->ks != NULL;
+}
+
+const char *fallback_kallsyms_error(const struct fallback *fb)
+{
+	return fb->ks_error;
 }
 
 /* The scope (parent, kind, name, file, line), made when new. */
@@ -209,9 +230,13 @@ uint32_t fallback_lookup(struct fallback *fb, struct structure *st,
 
 	if (v)
 		return (uint32_t)(v - 1);
-	if (fb->mod)
+	if (fb->mod) {
 		name = dwfl_module_addrinfo(fb->mod, addr + fb->bias, &off,
 					    &sym, NULL, NULL, NULL);
+	} else if (fb->ks &&
+		   (name = kallsyms_lookup(fb->ks, addr, &start))) {
+		off = addr - start;
+	}
 	file = src_line(fb, addr, &line);
 	if (name) {
 		const char *pfile;

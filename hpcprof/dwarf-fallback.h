@@ -2,9 +2,11 @@
  * dwarf-fallback.h - structure for addresses no structure file covers, built
  * on demand from the binary itself: procedures from its symbol table, source
  * lines from DWARF line tables, and inlined code from DWARF inline trees
- * (libdw); no loops.  When the binary is gone or unreadable, addresses keep
- * their identity: one "<unknown> [module]" procedure with a statement per
- * address.
+ * (libdw); no loops.  A kernel symbol list (kallsyms.h) stands in for a
+ * binary: procedures from its symbols, no lines; kernel addresses are
+ * absolute.  When the binary is gone or unreadable, or the list is bad,
+ * addresses keep their identity: one "<unknown> 0xADDR [module]" procedure
+ * with a statement per address.
  *
  * Scopes are appended to the caller's struct structure (so the canonical
  * CCT treats them like scopes from a structure file); the same address
@@ -20,9 +22,9 @@
 struct fallback;
 
 /*
- * Opens the binary at path (unreadable, or use_binary 0: addresses only,
- * procedures named for path's base name).  Never fails.  Free with
- * fallback_free().
+ * Opens the binary or kernel symbol list at path (unreadable, or use_binary
+ * 0: addresses only, procedures named for path's base name).  Never fails.
+ * Free with fallback_free() (NULL accepted).
  */
 struct fallback *fallback_new(const char *path, int use_binary);
 void fallback_free(struct fallback *fb);
@@ -31,8 +33,18 @@ void fallback_free(struct fallback *fb);
 int fallback_has_binary(const struct fallback *fb);
 /* 1 when the binary has DWARF line information. */
 int fallback_has_dwarf(const struct fallback *fb);
+/* 1 when path was read as a kernel symbol list (and so has no lines). */
+int fallback_has_kallsyms(const struct fallback *fb);
+/*
+ * Why path, a kernel symbol list, was refused ("'PATH': what is wrong"), or
+ * NULL.  Valid until fallback_free().
+ */
+const char *fallback_kallsyms_error(const struct fallback *fb);
 
-/* Index of an S scope in st for the module-relative addr, made on demand. */
+/*
+ * Index of an S scope in st for addr (module-relative; absolute in a
+ * kernel symbol list), made on demand.
+ */
 uint32_t fallback_lookup(struct fallback *fb, struct structure *st,
 			 uint64_t addr);
 

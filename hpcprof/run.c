@@ -335,6 +335,12 @@ static void notices(struct run *r)
 			hpc_warn("'%s': no structure file; line-level "
 				 "attribution from DWARF only (no loops)",
 				 m->path);
+		else if (fallback_kallsyms_error(m->fb))
+			hpc_warn("%s; keeping addresses",
+				 fallback_kallsyms_error(m->fb));
+		else if (fallback_has_kallsyms(m->fb))
+			hpc_warn("'%s': kernel symbols only (no lines)",
+				 m->path);
 		else if (!fallback_has_binary(m->fb) &&
 			 strcmp(m->path, "<placeholders>"))
 			hpc_warn("'%s': binary not found; keeping addresses",
