@@ -297,13 +297,15 @@ int main(int argc, char **argv)
 {
 	struct strlist events = { 0 };
 	const char *outdir = NULL, *old_preload, *base;
-	int no_unwind = 0, list = 0, verbose = 0;
+	int no_unwind = 0, no_stack_copy = 0, list = 0, verbose = 0;
 	const struct opt opts[] = {
 		OPT_LIST('e', "event", &events, "EVENT[@PERIOD|@fFREQ]",
 			 "sample EVENT (repeatable); default cpu-clock@f1000"),
 		OPT_STRING('o', "output", &outdir, "DIR",
 			   "write the measurement directory DIR (new or empty)"),
 		OPT_FLAG(0, "no-unwind", &no_unwind, "record leaf addresses only"),
+		OPT_FLAG(0, "no-stack-copy", &no_stack_copy,
+			 "one signal per perf sample, unwound on the live stack"),
 		OPT_FLAG('L', "list-events", &list,
 			 "list the events and whether this machine has them"),
 		OPT_COUNT('v', "verbose", &verbose, "say what is set up"),
@@ -352,6 +354,10 @@ int main(int argc, char **argv)
 		set_env("HPCRUN_NO_UNWIND", "1", verbose);
 	else
 		unsetenv("HPCRUN_NO_UNWIND");
+	if (no_stack_copy)
+		set_env("HPCRUN_NO_STACK_COPY", "1", verbose);
+	else
+		unsetenv("HPCRUN_NO_STACK_COPY");
 	snprintf(num, sizeof(num), "%d", verbose);
 	set_env("HPCRUN_VERBOSE", num, verbose);
 	unsetenv("HPCRUN_NOTICES_SHOWN");

@@ -14,7 +14,8 @@
  *                       signal handlers to the program when it sets its own
  *   sigprocmask, pthread_sigmask   the program cannot block the sampling
  *                       signal (attempts are counted in the log)
- *   dlopen, dlclose     refresh the load map
+ *   dlopen, dlclose     refresh the load map (dlclose first takes the
+ *                       samples waiting in the thread's ring buffers)
  *   close, close_range, closefrom, dup2, dup3   the program may close
  *                       hpcrun's perf fds: hpcrun forgets them first and
  *                       re-opens the events on new fds after (the fd gate,
@@ -513,6 +514,8 @@ RT_API int dlclose(void *h)
 	int r;
 
 	RESOLVE(dlclose, "dlclose");
+	if (rt_active)
+		rt_perf_drain_self();	/* samples in h, while it is mapped */
 	r = real.dlclose(h);
 	if (rt_active)
 		rt_loadmap_refresh();

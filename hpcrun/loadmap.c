@@ -42,11 +42,20 @@ static char *save_vdso(uintptr_t lo, uintptr_t hi)
 	char dir[4200], *path;
 	uint32_t h = 2166136261u;
 	const unsigned char *p = (const unsigned char *)lo;
-	uintptr_t i;
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)lo;
+	uintptr_t i, size = hi - lo, mapped = (size + 4095) & ~(uintptr_t)4095, end;
 	sigset_t mask;
 	int fd;
 	size_t len;
 
+	/* The image goes on past its loaded segment: its section headers,
+	 * which hpcstruct needs, lie in the rest of the mapped pages. */
+	if (size >= sizeof(*eh) && !memcmp(eh->e_ident, ELFMAG, SELFMAG)) {
+		end = eh->e_shoff + (uintptr_t)eh->e_shnum * eh->e_shentsize;
+		if (end > size && end <= mapped)
+			size = end;
+	}
+	hi = lo + size;
 	for (i = 0; i < hi - lo; i++)
 		h = (h ^ p[i]) * 16777619u;
 	len = strlen(rt_cfg.outdir);

@@ -18,7 +18,8 @@
  * written once.
  *
  * Configuration comes from the environment the launcher sets (hpcrun(1)):
- * HPCRUN_OUT_PATH, HPCRUN_EVENT_LIST, HPCRUN_NO_UNWIND, HPCRUN_VERBOSE.
+ * HPCRUN_OUT_PATH, HPCRUN_EVENT_LIST, HPCRUN_NO_UNWIND, HPCRUN_NO_STACK_COPY,
+ * HPCRUN_VERBOSE.
  * Everything that can fail is reported (stderr once per run, and the log);
  * nothing here ever stops the program.
  */
@@ -327,6 +328,8 @@ void rt_init(void)
 	rt_cfg.verbose = v ? atoi(v) : 0;
 	v = getenv("HPCRUN_NO_UNWIND");
 	rt_cfg.no_unwind = v && *v == '1';
+	v = getenv("HPCRUN_NO_STACK_COPY");
+	rt_cfg.stack_copy = !(v && *v == '1');
 	rt_cfg.signo = SIGRTMIN + 8;
 
 	configure_events();
@@ -559,6 +562,11 @@ static void write_log(const char *why)
 	log_line(fd, "signal", (uint64_t)rt_cfg.signo);
 	rt_write_str(fd, "unwind: ");
 	rt_write_str(fd, rt_cfg.no_unwind ? "none (--no-unwind)\n" : "eh_frame\n");
+	for (i = 0; i < rt_cfg.nev; i++)
+		if (rt_cfg.ev[i].src == &perf_source &&
+		    rt_perf_ring_event(&rt_cfg.ev[i].spec))
+			break;
+	log_line(fd, "stack-copy", i < rt_cfg.nev ? RT_STACK_COPY : 0);
 	for (i = 0; i < rt_cfg.nev; i++) {
 		const struct rt_event *e = &rt_cfg.ev[i];
 
@@ -581,12 +589,14 @@ static void write_log(const char *why)
 	log_line(fd, "samples-partial", totals.partial);
 	log_line(fd, "unwind-faults", totals.unwind_faults);
 	dropped = totals.dropped_busy + totals.dropped_nomodule +
-		  totals.dropped_full + totals.dropped_stopped;
+		  totals.dropped_full + totals.dropped_stopped + totals.dropped_ring;
 	log_line(fd, "samples-dropped", dropped);
 	log_line(fd, "dropped-nested", totals.dropped_busy);
 	log_line(fd, "dropped-outside-modules", totals.dropped_nomodule);
 	log_line(fd, "dropped-arena-full", totals.dropped_full);
 	log_line(fd, "dropped-after-end", totals.dropped_stopped);
+	log_line(fd, "dropped-ring-full", totals.dropped_ring);
+	log_line(fd, "stack-copy-continued", totals.copy_live);
 	log_line(fd, "foreign-signals", totals.dropped_foreign);
 	log_line(fd, "blocked-signal-attempts", blocked_attempts);
 	log_line(fd, "sampling-rearmed", rt_sampling_rearmed);

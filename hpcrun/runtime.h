@@ -39,6 +39,15 @@
 
 #define RT_API __attribute__((visibility("default")))
 #define RT_MAX_FRAMES 8192
+/* Registers the unwinder tracks: DWARF numbering, 16 = the pc. */
+#define RT_UNWIND_REGS 17
+/* Bytes of user stack the kernel copies at each sample taken through a
+ * ring buffer (source-perf.c, THE RING). */
+#define RT_STACK_COPY 8192
+/* si_value of the timer that drains a thread's ring buffers. */
+#define RT_DRAIN_TIMER (-2)
+/* Thread CPU time between two drains (ns): 250/s. */
+#define RT_DRAIN_NS 4000000L
 
 struct rt_thread;
 struct uw_cache;
@@ -77,6 +86,13 @@ struct rt_fd_call {
 };
 int rt_fd_close_begin(struct rt_fd_call *c, unsigned lo, unsigned hi);
 void rt_fd_close_end(struct rt_fd_call *c, int failed);
+/* Takes the samples waiting in td's ring buffers (in td's handler, busy
+ * set; uc: the interrupted context). */
+void rt_perf_drain(struct rt_thread *td, const void *uc);
+/* The same for the calling thread outside the handler (before dlclose). */
+void rt_perf_drain_self(void);
+/* Is perf event s sampled through a ring buffer (THE RING)? */
+int rt_perf_ring_event(const struct hpcrun_evspec *s);
 /* Fork child: closes every thread's inherited perf fds, resets the gate. */
 void rt_fds_after_fork(struct rt_thread *threads);
 /* Events of a thread re-opened after the program closed their fd, and
@@ -98,6 +114,7 @@ struct rt_config {
 	struct rt_event ev[HPCRUN_MAX_EVENTS];
 	int nev;
 	int no_unwind;
+	int stack_copy;			/* perf samples through ring buffers */
 	int verbose;
 	int signo;			/* the sampling signal */
 	char outdir[4096];
@@ -115,7 +132,9 @@ extern pid_t rt_pid;
 struct rt_counts {
 	uint64_t taken, recorded, partial, dropped_busy, dropped_nomodule,
 		dropped_full, dropped_stopped, dropped_foreign, unwind_faults,
-		handler_ns;	/* time spent in the handler (clock_gettime) */
+		handler_ns,	/* time spent in the handler (clock_gettime) */
+		dropped_ring,	/* lost by the kernel: a ring buffer was full */
+		copy_live;	/* copies continued on the live stack */
 };
 
 struct cct_node {
@@ -142,6 +161,11 @@ struct rt_thread {
 					 * atomic (source-perf.c) */
 	uint64_t last_count[HPCRUN_MAX_EVENTS];
 	timer_t timer[HPCRUN_MAX_EVENTS];
+	void *ring[HPCRUN_MAX_EVENTS];	/* perf ring buffers, or NULL; atomic
+					 * (source-perf.c, THE RING) */
+	size_t ring_bytes[HPCRUN_MAX_EVENTS];
+	int nrings;
+	timer_t drain_timer;		/* while nrings > 0 */
 	int started[HPCRUN_MAX_EVENTS];
 	uint64_t nsamples[HPCRUN_MAX_EVENTS];
 	volatile int busy;		/* inside the handler (set seq_cst) */
@@ -152,6 +176,7 @@ struct rt_thread {
 	struct cct cct;
 	struct uw_cache *uwc;		/* unwinder's cache, after the struct */
 	uintptr_t frames[RT_MAX_FRAMES];
+	unsigned char rec[65536];	/* a ring record that wraps around */
 	struct rt_thread *next;
 };
 
@@ -185,12 +210,37 @@ int rt_fault_recovery(void);
 
 /* sample.c */
 void rt_sample_handler(int sig, siginfo_t *si, void *uc);
+/*
+ * Records one sample of event idx taken by the kernel into a ring buffer:
+ * regs as rt_unwind_copy wants them, stack the copy of the len bytes above
+ * regs' sp.  uc: the context the drain interrupted on td's own thread
+ * (the copy may then be continued on the live stack), or NULL.  self: the
+ * calling thread's rt_thread (a fault in the unwinder comes back there),
+ * or NULL.
+ */
+void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
+		    const uintptr_t regs[RT_UNWIND_REGS],
+		    const unsigned char *stack, size_t len, const void *uc,
+		    double val);
 
 /* unwind.c: frames[0] = leaf pc; returns count; *complete: 1 = reached a
  * stop function (main / thread start), 2 = reached the stack bottom,
- * 0 = failed. */
+ * 0 = failed, 3 = the path runs through hpcrun's own signal handler (a
+ * sample the kernel took while the handler ran: hpcrun's work, not the
+ * program's). */
 int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
 	      int max, int *complete);
+
+/*
+ * The same from a copy of the stack: regs (DWARF numbering) as the sample
+ * found them, copy holding the len bytes at regs' sp.  Above the copy the
+ * stack itself is read up to live_hi (0: it is not).  own: running on the
+ * sample's thread, so a signal frame leading off the copied stack may be
+ * followed on the live stack (unwind.c, leave_copy).
+ */
+int rt_unwind_copy(struct rt_thread *td, const uintptr_t regs[RT_UNWIND_REGS],
+		   const unsigned char *copy, size_t len, uintptr_t live_hi,
+		   int own, uintptr_t *frames, int max, int *complete);
 
 /* Bytes of one thread's unwind cache (allocated with its rt_thread). */
 size_t rt_unwind_cache_size(void);

@@ -9,6 +9,9 @@
  *    immutable load-map snapshot, and stack/code the unwinder validated.
  *  - Only async-signal-safe system calls (read on a perf fd,
  *    timer_getoverrun, clock_gettime); errno is saved and restored.
+ *  - The drain timer's signal (RT_DRAIN_TIMER) takes the samples the
+ *    kernel wrote into this thread's ring buffers (source-perf.c, THE
+ *    RING) and records each as the handler records its own sample.
  *  - Never block or wait: a sample that cannot be recorded is dropped and
  *    counted by reason (busy = nested signal, nomodule = pc outside every
  *    module, full = arena exhausted, stopped = measurement ended,
@@ -20,6 +23,7 @@
  *    is loaded after busy is set; a fd of -1 is never read.
  */
 #include <errno.h>
+#include <string.h>
 #include <time.h>
 
 #include "runtime.h"
@@ -43,17 +47,123 @@ static int unwind_guarded(struct rt_thread *td, void *uc, int *complete)
 	return n;
 }
 
+/* Inserts the path in td->frames[0..n) of a sample of event idx. */
+static void record(struct rt_thread *td, int idx, int n, int complete, double val)
+{
+	struct cct_node *root;
+	int rc;
+
+	if (complete == 3) {
+		/* taken in hpcrun's handler, which one signal per sample
+		 * never interrupts: counted as nested */
+		td->counts.dropped_busy++;
+		return;
+	}
+	if (n == 0 && complete != 1) {
+		td->counts.dropped_nomodule++;
+		return;
+	}
+	root = complete == 1 ? td->cct.top :
+	       complete == 2 ? td->cct.primary : td->cct.partial;
+	rc = cct_insert(&td->cct, root, td->frames, n, idx, val);
+	if (rc == -1) {
+		td->counts.dropped_full++;
+	} else if (rc == -2) {
+		td->counts.dropped_nomodule++;
+	} else {
+		td->counts.recorded++;
+		if (!complete)
+			td->counts.partial++;
+	}
+}
+
+/* rt_unwind_copy(), guarded as unwind_guarded() is, on self's jump buffer. */
+static int unwind_copy_guarded(struct rt_thread *td, struct rt_thread *self,
+			       const uintptr_t *regs, const unsigned char *stack,
+			       size_t len, uintptr_t live_hi, int own, int *complete)
+{
+	int n;
+
+	if (sigsetjmp(self->unwind_jmp, 0)) {
+		self->in_unwind = 0;
+		td->counts.unwind_faults++;
+		td->frames[0] = regs[RT_UNWIND_REGS - 1];
+		*complete = 0;
+		return 1;
+	}
+	self->in_unwind = 1;
+	n = rt_unwind_copy(td, regs, stack, len, live_hi, own, td->frames,
+			   RT_MAX_FRAMES, complete);
+	self->in_unwind = 0;
+	return n;
+}
+
+/*
+ * Where the live stack may carry on a copy of len bytes at sp: when the
+ * kernel cut the copy (it ends inside td's stack), the drain runs on td
+ * with the interrupted sp below the copy's last 64 bytes, and those bytes
+ * are still the same on the stack -- the frames above them have not
+ * returned since the sample.  0 otherwise.
+ */
+static uintptr_t live_top(const struct rt_thread *td, uintptr_t sp,
+			  const unsigned char *stack, size_t len, const void *uc)
+{
+	uintptr_t end = sp + (len & ~(size_t)7), isp;
+
+	if (!uc || td != rt_self || len < RT_STACK_COPY || sp < td->stack_lo ||
+	    end > td->stack_hi)
+		return 0;
+	isp = (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
+	if (isp + 64 > end || isp < td->stack_lo ||
+	    memcmp((const void *)(end - 64), stack + (end - 64 - sp), 64))
+		return 0;
+	return td->stack_hi;
+}
+
+void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
+		    const uintptr_t regs[RT_UNWIND_REGS],
+		    const unsigned char *stack, size_t len, const void *uc,
+		    double val)
+{
+	uintptr_t sp = regs[7], live = 0;
+	int n, complete;
+
+	td->counts.taken++;
+	if (!self) {
+		td->frames[0] = regs[RT_UNWIND_REGS - 1];
+		n = 1;
+		complete = 0;
+	} else {
+		live = live_top(td, sp, stack, len, uc);
+		n = unwind_copy_guarded(td, self, regs, stack, len, live,
+					uc && td == rt_self, &complete);
+		if (live)
+			td->counts.copy_live++;
+	}
+	if (complete != 3)
+		td->nsamples[idx]++;
+	record(td, idx, n, complete, val);
+}
+
 void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 {
 	struct rt_thread *td = rt_self;
-	int saved = errno, idx = -1, n, complete, i, rc;
-	struct cct_node *root;
+	int saved = errno, idx = -1, n, complete, i;
 	struct timespec t0, t1;
 	double val;
 
 	(void)sig;
 	if (!td)
 		goto out;
+	if (si->si_code == SI_TIMER && si->si_value.sival_int == RT_DRAIN_TIMER) {
+		if (td->busy)
+			goto out;	/* the next drain takes them */
+		__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (!td->closed && rt_active)
+			rt_perf_drain(td, uc);
+		goto done;
+	}
 	if (si->si_code == SI_TIMER) {
 		idx = si->si_value.sival_int;
 	} else {
@@ -89,22 +199,7 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 	} else {
 		n = unwind_guarded(td, uc, &complete);
 	}
-	if (n == 0 && complete != 1) {
-		td->counts.dropped_nomodule++;
-		goto done;
-	}
-	root = complete == 1 ? td->cct.top :
-	       complete == 2 ? td->cct.primary : td->cct.partial;
-	rc = cct_insert(&td->cct, root, td->frames, n, idx, val);
-	if (rc == -1) {
-		td->counts.dropped_full++;
-	} else if (rc == -2) {
-		td->counts.dropped_nomodule++;
-	} else {
-		td->counts.recorded++;
-		if (!complete)
-			td->counts.partial++;
-	}
+	record(td, idx, n, complete, val);
 done:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	td->counts.handler_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000L +

@@ -53,18 +53,51 @@
  * siglongjmps out of close) would hold the gate shared for ever: after
  * waiting a second, rt_fd_gate_lock says so on stderr and stops waiting
  * for program calls (degraded to invariants 1, 2 and 4).
+ *
+ * THE RING.  A signal per sample costs the program more than the sample
+ * itself (docs/BENCHMARKS.md), so the events whose rate follows the
+ * thread's CPU time -- cpu-clock, task-clock, hardware and raw events --
+ * are sampled through a ring buffer instead (unless --no-stack-copy or
+ * --no-unwind): at each sample the kernel writes the user registers and a
+ * copy of the top RT_STACK_COPY bytes of the user stack into a per-thread
+ * ring, with no signal; a per-thread timer on the thread's CPU clock
+ * (RT_DRAIN_NS) raises the sampling signal with RT_DRAIN_TIMER, and the
+ * handler unwinds each waiting sample from its copy (rt_sample_copy).
+ * Invariants:
+ *  R1. Such an event has no fd: it is opened, mapped, enabled and closed
+ *      under the gate, and lives as long as its mapping; so the program
+ *      cannot close it, and fork (the mapping is not inherited) and exec
+ *      end it.  td->fd[idx] stays -1.
+ *  R2. td->ring[idx] is the mapping or NULL.  The handler loads it after
+ *      setting td->busy; perf_stop takes it (exchange with NULL), waits
+ *      for the handler as take() does, takes what is left in it and
+ *      unmaps it.
+ *  R3. Samples are taken out of a ring only on its thread's handler, or by
+ *      perf_stop on the thread itself or once the thread is closed (its
+ *      handler then records nothing), so a thread's tree is only ever
+ *      changed by one party at a time.
+ *  R4. A ring the kernel finds full loses samples: PERF_RECORD_LOST, counted
+ *      ("dropped-ring-full").  When the ring cannot be mapped (unprivileged
+ *      users are limited by perf_event_mlock_kb), that thread's event takes
+ *      one signal per sample as above, said once.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "runtime.h"
+
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
 
 /* Numbers at or above this are never ours (owner[] covers the rest). */
 #define RT_FD_MAX 65536
@@ -209,7 +242,38 @@ static uint64_t clock_period(const struct hpcrun_evspec *s)
 	return 1000000000ULL / s->freq;
 }
 
-static void fill_attr(struct perf_event_attr *a, const struct hpcrun_evspec *s)
+/* The x86-64 user registers a ring sample carries: ax..ip, r8..r15. */
+#define RING_REGS 0xff01ffULL
+
+int rt_perf_ring_event(const struct hpcrun_evspec *s)
+{
+	if (!rt_cfg.stack_copy || rt_cfg.no_unwind)
+		return 0;
+	if (s->ev->type == PERF_TYPE_SOFTWARE)
+		return s->ev->config == PERF_COUNT_SW_CPU_CLOCK ||
+		       s->ev->config == PERF_COUNT_SW_TASK_CLOCK;
+	return 1;
+}
+
+/* Bytes of ring data for s: twice the samples of one drain period at its
+ * rate (5000/s assumed for a hardware event with a period), a power of two
+ * from 64 KiB to 1 MiB. */
+static size_t ring_data_bytes(const struct hpcrun_evspec *s)
+{
+	uint64_t rate = s->freq ? s->freq : 5000, need;
+	size_t bytes = 65536;
+
+	if (s->period && s->ev->type == PERF_TYPE_SOFTWARE)
+		rate = 1000000000ULL / s->period;
+	need = 2 * (rate * (uint64_t)RT_DRAIN_NS / 1000000000ULL + 1) *
+	       (RT_STACK_COPY + 256);
+	while (bytes < need && bytes < ((size_t)1 << 20))
+		bytes *= 2;
+	return bytes;
+}
+
+static void fill_attr(struct perf_event_attr *a, const struct hpcrun_evspec *s,
+		      int ring)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -224,25 +288,33 @@ static void fill_attr(struct perf_event_attr *a, const struct hpcrun_evspec *s)
 		a->sample_freq = s->freq;
 	}
 	a->wakeup_events = 1;
+	if (ring) {
+		a->sample_type = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		if (a->freq)
+			a->sample_type |= PERF_SAMPLE_PERIOD;
+		a->sample_regs_user = RING_REGS;
+		a->sample_stack_user = RT_STACK_COPY;
+		a->wakeup_events = 0;
+	}
 	a->disabled = 1;
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
 }
 
 /* The event for thread tid (0: the calling thread), disabled. */
-static int perf_open(const struct hpcrun_evspec *s, pid_t tid)
+static int perf_open(const struct hpcrun_evspec *s, pid_t tid, int ring)
 {
 	struct perf_event_attr a;
 	long fd;
 
-	fill_attr(&a, s);
+	fill_attr(&a, s, ring);
 	fd = syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : (int)fd;
 }
 
 static int perf_probe(const struct hpcrun_evspec *s)
 {
-	int fd = perf_open(s, 0);
+	int fd = perf_open(s, 0, 0);
 
 	if (fd < 0)
 		return fd;
@@ -255,7 +327,7 @@ static int perf_probe(const struct hpcrun_evspec *s)
 static int arm(struct rt_thread *td, int idx)
 {
 	struct f_owner_ex own = { F_OWNER_TID, td->tid };
-	int fd = perf_open(&rt_cfg.ev[idx].spec, td->tid), err;
+	int fd = perf_open(&rt_cfg.ev[idx].spec, td->tid, 0), err;
 
 	if (fd < 0 || (fd = move_high(fd)) < 0)
 		return fd;
@@ -282,15 +354,244 @@ static int arm(struct rt_thread *td, int idx)
 	return 0;
 }
 
+/* td's thread CPU clock (as glibc's pthread_getcpuclockid makes it). */
+static clockid_t thread_clock(pid_t tid)
+{
+	return (clockid_t)((~(unsigned)tid << 3) | 6);
+}
+
+/* The timer that drains td's rings; 0 or negative errno. */
+static int drain_timer_start(struct rt_thread *td)
+{
+	struct sigevent sev;
+	struct itimerspec its;
+
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = rt_cfg.signo;
+	sev.sigev_value.sival_int = RT_DRAIN_TIMER;
+	sev.sigev_notify_thread_id = td->tid;
+	if (timer_create(thread_clock(td->tid), &sev, &td->drain_timer))
+		return -errno;
+	its.it_interval.tv_sec = 0;
+	its.it_interval.tv_nsec = RT_DRAIN_NS;
+	its.it_value = its.it_interval;
+	if (timer_settime(td->drain_timer, 0, &its, NULL)) {
+		int err = -errno;
+
+		timer_delete(td->drain_timer);
+		return err;
+	}
+	return 0;
+}
+
+/* Opens event idx of td with a ring buffer (THE RING, R1); the gate is
+ * held.  0 or negative errno. */
+static int arm_ring(struct rt_thread *td, int idx)
+{
+	const struct hpcrun_evspec *s = &rt_cfg.ev[idx].spec;
+	size_t bytes = (size_t)sysconf(_SC_PAGESIZE) + ring_data_bytes(s);
+	int fd = perf_open(s, td->tid, 1), err = 0;
+	void *ring;
+
+	if (fd < 0)
+		return fd;
+	ring = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (ring == MAP_FAILED) {
+		err = -errno;
+		sys_close(fd);
+		return err;
+	}
+	if (td->nrings == 0)
+		err = drain_timer_start(td);
+	if (!err && (ioctl(fd, PERF_EVENT_IOC_RESET, 0) ||
+		     ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)))
+		err = -errno;
+	sys_close(fd);
+	if (err) {
+		if (td->nrings == 0)
+			timer_delete(td->drain_timer);
+		munmap(ring, bytes);
+		return err;
+	}
+	td->nrings++;
+	td->ring_bytes[idx] = bytes;
+	__atomic_store_n(&td->ring[idx], ring, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
 static int perf_start(struct rt_thread *td, int idx)
 {
+	static int warned;
 	sigset_t old;
-	int err;
+	int err = -1;
 
 	rt_fd_gate_lock(&old);
-	err = arm(td, idx);
+	if (rt_perf_ring_event(&rt_cfg.ev[idx].spec)) {
+		err = arm_ring(td, idx);
+		if (err && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED)) {
+			char msg[256];
+
+			snprintf(msg, sizeof(msg), "warning: event '%s': no ring buffer "
+				 "for thread %d (%s%s); one signal per sample instead",
+				 rt_cfg.ev[idx].metric, td->index, strerror(-err),
+				 err == -EPERM ? ": see /proc/sys/kernel/perf_event_mlock_kb" : "");
+			rt_note(msg);	/* the log; stderr only during start-up */
+			rt_write_str(2, "hpcrun: ");
+			rt_write_str(2, msg);
+			rt_write_str(2, "\n");
+		}
+	}
+	if (err)
+		err = arm(td, idx);
 	rt_fd_gate_unlock(&old);
 	return err;
+}
+
+/* Takes the samples waiting in ring (event idx of td): rt_sample_copy for
+ * each, uc and self as it wants them. */
+static void drain_ring(struct rt_thread *td, struct rt_thread *self, int idx,
+		       void *ring, const void *uc)
+{
+	const struct hpcrun_evspec *s = &rt_cfg.ev[idx].spec;
+	struct perf_event_mmap_page *mp = ring;
+	const unsigned char *data = (const unsigned char *)ring + mp->data_offset;
+	uint64_t size = mp->data_size, tail = mp->data_tail, head;
+
+	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	if (!size || (size & (size - 1)) || head - tail > size)
+		tail = head;		/* not a ring we understand: skip it */
+	while (tail + sizeof(struct perf_event_header) <= head) {
+		struct perf_event_header h;
+		uint64_t off = tail & (size - 1), u[3];
+		const unsigned char *r, *p, *end;
+		uintptr_t regs[RT_UNWIND_REGS];
+		double val;
+		int i;
+
+		memcpy(&h, data + off, sizeof(h));
+		if (h.size < sizeof(h) || tail + h.size > head)
+			break;
+		if (off + h.size <= size) {
+			r = data + off;
+		} else {
+			memcpy(td->rec, data + off, (size_t)(size - off));
+			memcpy(td->rec + (size - off), data, (size_t)(h.size - (size - off)));
+			r = td->rec;
+		}
+		tail += h.size;
+		p = r + sizeof(h);
+		end = r + h.size;
+		if (h.type == PERF_RECORD_LOST && end - p >= 16) {
+			memcpy(u, p, 16);
+			td->counts.taken += u[1];
+			td->counts.dropped_ring += u[1];
+			continue;
+		}
+		if (h.type != PERF_RECORD_SAMPLE)
+			continue;
+		val = s->period ? 1.0 : (double)clock_period(s);
+		if (s->freq && !clock_period(s)) {
+			if (end - p < 8)
+				continue;
+			memcpy(u, p, 8);
+			val = (double)u[0];
+			p += 8;
+		}
+		/* abi, ax bx cx dx si di bp sp ip r8..r15, size, data, dyn_size */
+		if (end - p < 8 + 17 * 8 + 8) {
+			td->counts.taken++;
+			td->counts.dropped_nomodule++;	/* no user registers */
+			td->nsamples[idx]++;
+			continue;
+		}
+		{
+			uint64_t g[17], len, dyn = 0;
+			static const int dw[17] = {	/* DWARF number of each */
+				0, 3, 2, 1, 4, 5, 6, 7, 16, 8, 9, 10, 11, 12, 13, 14, 15
+			};
+
+			memcpy(g, p + 8, sizeof(g));
+			p += 8 + sizeof(g);
+			memcpy(&len, p, 8);
+			p += 8;
+			if (len > (uint64_t)(end - p))
+				len = 0;
+			if (len && (uint64_t)(end - p) >= len + 8)
+				memcpy(&dyn, p + len, 8);
+			if (dyn > len)
+				dyn = len;
+			for (i = 0; i < 17; i++)
+				regs[dw[i]] = (uintptr_t)g[i];
+			rt_sample_copy(td, self, idx, regs, p, (size_t)dyn, uc, val);
+		}
+	}
+	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+void rt_perf_drain(struct rt_thread *td, const void *uc)
+{
+	int i;
+
+	for (i = 0; i < rt_cfg.nev; i++) {
+		void *ring = __atomic_load_n(&td->ring[i], __ATOMIC_SEQ_CST);
+
+		if (ring)
+			drain_ring(td, td, i, ring, uc);
+	}
+}
+
+void rt_perf_drain_self(void)
+{
+	struct rt_thread *td = rt_self;
+	sigset_t old;
+
+	if (!td || !td->nrings)
+		return;
+	rt_fd_gate_lock(&old);		/* for its signal mask */
+	if (!td->busy && !td->closed) {
+		__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
+		rt_perf_drain(td, NULL);
+		__atomic_store_n(&td->busy, 0, __ATOMIC_SEQ_CST);
+	}
+	rt_fd_gate_unlock(&old);
+}
+
+/* Ends td's ring of event idx (R2, R3); the gate is held. */
+static void stop_ring(struct rt_thread *td, int idx)
+{
+	void *ring = __atomic_exchange_n(&td->ring[idx], NULL, __ATOMIC_SEQ_CST);
+	struct rt_thread *self = rt_self, *saved = rt_self;
+	struct timespec t0, t;
+	int idle = 1;
+
+	if (!ring)
+		return;
+	if (td == self || td->tid == (pid_t)syscall(SYS_gettid)) {
+		/* Its own thread, signals blocked by the gate: rt_self may be
+		 * cleared already (rt_thread_end); a fault in the unwinder
+		 * must find td there. */
+		idle = !td->busy;
+		self = rt_self = td;
+	} else {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		while (__atomic_load_n(&td->busy, __ATOMIC_SEQ_CST)) {
+			sched_yield();
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if (t.tv_sec - t0.tv_sec > 1) {
+				idle = 0;
+				break;
+			}
+		}
+		idle = idle && td->closed && (!self || !self->busy);
+	}
+	if (idle)
+		drain_ring(td, self && (self == td || !self->busy) ? self : NULL, idx,
+			   ring, NULL);
+	rt_self = saved;
+	munmap(ring, td->ring_bytes[idx]);
+	if (--td->nrings == 0)
+		timer_delete(td->drain_timer);
 }
 
 /* Drops the pending losses of td's event idx (gate held). */
@@ -311,6 +612,7 @@ static void perf_stop(struct rt_thread *td, int idx)
 	int fd;
 
 	rt_fd_gate_lock(&old);
+	stop_ring(td, idx);
 	fd = take(td, idx);
 	if (fd >= 0) {
 		__atomic_store_n(&owner[fd], 0, __ATOMIC_SEQ_CST);
@@ -485,12 +787,19 @@ void rt_fds_after_fork(struct rt_thread *threads)
 	lost_pending = 0;
 	for (fd = 0; fd < owned_end; fd++)
 		owner[fd] = 0;
-	for (td = threads; td; td = td->next)
-		for (i = 0; i < rt_cfg.nev; i++)
+	for (td = threads; td; td = td->next) {
+		for (i = 0; i < rt_cfg.nev; i++) {
 			if (td->started[i] && td->fd[i] >= 0) {
 				sys_close(td->fd[i]);
 				td->fd[i] = -1;
 				td->started[i] = 0;
 			}
+			if (td->ring[i]) {	/* not inherited: nothing mapped */
+				td->ring[i] = NULL;
+				td->started[i] = 0;
+			}
+		}
+		td->nrings = 0;		/* timers are not inherited either */
+	}
 	rt_sampling_rearmed = rt_sampling_stopped = 0;
 }

@@ -36,7 +36,7 @@
 
 #include "runtime.h"
 
-#define NREGS 17
+#define NREGS RT_UNWIND_REGS
 #define REG_RBP_DW 6
 #define REG_RSP_DW 7
 #define REG_RA_DW 16
@@ -77,6 +77,12 @@ size_t rt_unwind_cache_size(void)
 struct frame {
 	uintptr_t r[NREGS];		/* DWARF numbering; r[16] = pc */
 	uintptr_t lo, hi;		/* readable stack */
+	/* A copy of [copy_lo, copy_hi) of the stack, read instead of the
+	 * stack itself (samples taken from the kernel's ring buffer); the
+	 * range is empty when unwinding the live stack. */
+	const unsigned char *copy;
+	uintptr_t copy_lo, copy_hi;
+	int own;		/* copy mode on the sample's own thread */
 };
 
 struct cie {
@@ -92,6 +98,18 @@ struct cie {
 static int readable(const struct frame *f, uintptr_t a)
 {
 	return a >= f->lo && a + 8 <= f->hi && !(a & 7);
+}
+
+/* The stack word at a, which readable() accepted. */
+static uintptr_t stack_word(const struct frame *f, uintptr_t a)
+{
+	uintptr_t v;
+
+	if (a >= f->copy_lo && a < f->copy_hi) {
+		memcpy(&v, f->copy + (a - f->copy_lo), sizeof(v));
+		return v;
+	}
+	return *(const uintptr_t *)a;
 }
 
 static uint64_t uleb(const unsigned char **pp, const unsigned char *end)
@@ -477,7 +495,7 @@ static int eval_expr(const unsigned char *p, const struct frame *f,
 			case 0x06:				/* deref */
 				if (n < 1 || !readable(f, st[n - 1]))
 					return -1;
-				st[n - 1] = *(const uintptr_t *)st[n - 1];
+				st[n - 1] = stack_word(f, st[n - 1]);
 				break;
 			case 0x23:				/* plus_uconst */
 				if (n < 1)
@@ -532,6 +550,8 @@ static int is_sigreturn(const struct rt_module *m, uintptr_t pc)
 	return pc >= m->xlo && pc + sizeof(code) <= m->xhi &&
 	       !memcmp((const void *)pc, code, sizeof(code));
 }
+
+static int stack_of(const struct rt_thread *td, struct frame *f);
 
 static void load_ucontext(struct frame *f, const ucontext_t *uc)
 {
@@ -653,7 +673,7 @@ static enum step step_cfi(struct frame *f, const struct rt_module *m, int leaf,
 		case R_OFFSET:
 			a = cfa + (uintptr_t)r->off;
 			if (readable(f, a))
-				nf.r[i] = *(const uintptr_t *)a;
+				nf.r[i] = stack_word(f, a);
 			else if (i == REG_RA_DW)
 				return STEP_FAIL;
 			/* else: a slot below sp in an epilogue, whose register
@@ -670,7 +690,7 @@ static enum step step_cfi(struct frame *f, const struct rt_module *m, int leaf,
 		case R_EXPR:
 			if (eval_expr(r->expr, f, 1, cfa, &a) || !readable(f, a))
 				return STEP_FAIL;
-			nf.r[i] = *(const uintptr_t *)a;
+			nf.r[i] = stack_word(f, a);
 			break;
 		case R_VAL_EXPR:
 			if (eval_expr(r->expr, f, 1, cfa, &a))
@@ -697,15 +717,15 @@ static enum step step_fp(struct frame *f, int leaf)
 {
 	uintptr_t sp = f->r[REG_RSP_DW], bp = f->r[REG_RBP_DW];
 
-	if (leaf && readable(f, sp) && is_code(*(const uintptr_t *)sp)) {
-		f->r[REG_RA_DW] = *(const uintptr_t *)sp;
+	if (leaf && readable(f, sp) && is_code(stack_word(f, sp))) {
+		f->r[REG_RA_DW] = stack_word(f, sp);
 		f->r[REG_RSP_DW] = sp + 8;
 		return STEP_OK;
 	}
 	if (bp > sp && readable(f, bp) && readable(f, bp + 8) &&
-	    is_code(((const uintptr_t *)bp)[1])) {
-		f->r[REG_RA_DW] = ((const uintptr_t *)bp)[1];
-		f->r[REG_RBP_DW] = ((const uintptr_t *)bp)[0];
+	    is_code(stack_word(f, bp + 8))) {
+		f->r[REG_RA_DW] = stack_word(f, bp + 8);
+		f->r[REG_RBP_DW] = stack_word(f, bp);
 		f->r[REG_RSP_DW] = bp + 16;
 		return STEP_OK;
 	}
@@ -742,51 +762,116 @@ static int stack_of(const struct rt_thread *td, struct frame *f)
 	return -1;
 }
 
-int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
-	      int max, int *complete)
+/* Flushes td's unwind cache if the load map changed. */
+static void cache_check(struct rt_thread *td)
 {
-	const struct rt_module *m = NULL;
-	struct frame f;
-	int n = 0, leaf = 1;
-	unsigned gen;
+	unsigned gen = __atomic_load_n(&rt_loadmap_gen, __ATOMIC_ACQUIRE);
 
-	gen = __atomic_load_n(&rt_loadmap_gen, __ATOMIC_ACQUIRE);
 	if (td->uwc->gen != gen) {
 		memset(td->uwc, 0, sizeof(*td->uwc));
 		td->uwc->gen = gen;
 	}
-	load_ucontext(&f, ucontext);
-	*complete = 0;
-	if (stack_of(td, &f)) {
-		frames[0] = f.r[REG_RA_DW];	/* unknown stack: the leaf only */
-		return 1;
-	}
+}
+
+/*
+ * A signal frame's ucontext at uc on f's stack, as memory to read: in the
+ * copy or on the live stack, never across their boundary; NULL when it is
+ * not all readable.
+ */
+static const ucontext_t *ucontext_at(const struct frame *f, uintptr_t uc)
+{
+	uintptr_t end = uc + sizeof(ucontext_t);
+
+	if (!readable(f, uc) || !readable(f, end - 8))
+		return NULL;
+	if (uc >= f->copy_lo && end <= f->copy_hi)
+		return (const ucontext_t *)(const void *)(f->copy + (uc - f->copy_lo));
+	if (uc < f->copy_hi && end > f->copy_lo)
+		return NULL;
+	return (const ucontext_t *)uc;
+}
+
+/* Is pc in libhpcrun.so (the linker's symbols for its first and last
+ * byte)? */
+static int in_hpcrun(uintptr_t pc)
+{
+	extern const char __ehdr_start[], _end[];
+
+	return pc >= (uintptr_t)__ehdr_start && pc < (uintptr_t)_end;
+}
+
+/*
+ * A signal frame at at in f's copy names a context on another stack (a
+ * handler on the alternate signal stack).  That stack was not copied, but
+ * while the handler is still running its context is frozen: when the
+ * drain runs on the sample's thread and the signal frame on the live
+ * stack is still byte for byte the copied one, the walk goes on there,
+ * on the live thread stack.  1 when it may.
+ */
+static int leave_copy(const struct rt_thread *td, struct frame *f, uintptr_t at,
+		      const ucontext_t *uc)
+{
+	uintptr_t sp = f->r[REG_RSP_DW];
+	stack_t ss;
+
+	if (!f->own || sp < td->stack_lo || sp >= td->stack_hi ||
+	    sigaltstack(NULL, &ss) || (ss.ss_flags & SS_DISABLE) ||
+	    at < (uintptr_t)ss.ss_sp ||
+	    at + sizeof(*uc) > (uintptr_t)ss.ss_sp + ss.ss_size ||
+	    memcmp((const void *)at, uc, sizeof(*uc)))
+		return 0;
+	f->lo = sp;
+	f->hi = td->stack_hi;
+	f->copy_lo = f->copy_hi = 0;
+	return 1;
+}
+
+/* Walks f up the stack into frames (see rt_unwind). */
+static int walk(struct rt_thread *td, struct frame *f, uintptr_t *frames,
+		int max, int *complete)
+{
+	const struct rt_module *m = NULL;
+	int n = 0, leaf = 1;
+
 	while (n < max) {
 		enum step s;
 
-		if (!m || f.r[REG_RA_DW] < m->lo || f.r[REG_RA_DW] >= m->hi)
-			m = rt_module_find(f.r[REG_RA_DW]);
+		if (!m || f->r[REG_RA_DW] < m->lo || f->r[REG_RA_DW] >= m->hi)
+			m = rt_module_find(f->r[REG_RA_DW]);
 		if (!m)
 			return n;
-		if (is_sigreturn(m, f.r[REG_RA_DW])) {
-			const ucontext_t *uc = (const ucontext_t *)f.r[REG_RSP_DW];
-			uintptr_t hi = f.hi;
+		if (is_sigreturn(m, f->r[REG_RA_DW])) {
+			uintptr_t at = f->r[REG_RSP_DW], hi = f->hi;
+			const ucontext_t *uc = ucontext_at(f, at);
 
-			if (!readable(&f, (uintptr_t)uc) ||
-			    !readable(&f, (uintptr_t)(uc + 1) - 8))
+			if (n > 0 ? in_hpcrun(frames[n - 1]) : f->copy != NULL) {
+				/* the handler that returns here is hpcrun's
+				 * (or, from a copy, the pc is at a handler's
+				 * return: the program's or hpcrun's) */
+				*complete = 3;
 				return n;
-			load_ucontext(&f, uc);
-			if (stack_of(td, &f))
+			}
+			if (!uc)
 				return n;
-			if (f.hi == hi && f.lo < (uintptr_t)uc)
-				return n;	/* must move up the stack */
+			load_ucontext(f, uc);
+			if (f->copy_hi > f->copy_lo) {
+				if (f->r[REG_RSP_DW] > at && readable(f, f->r[REG_RSP_DW]))
+					;	/* on up the same stack */
+				else if (!leave_copy(td, f, at, uc))
+					return n;
+			} else {
+				if (stack_of(td, f))
+					return n;
+				if (f->hi == hi && f->lo < at)
+					return n;	/* must move up the stack */
+			}
 			leaf = 1;
 			continue;
 		}
-		frames[n++] = f.r[REG_RA_DW];
-		s = step_cfi(&f, m, leaf, td->uwc);
+		frames[n++] = f->r[REG_RA_DW];
+		s = step_cfi(f, m, leaf, td->uwc);
 		if (s == STEP_FAIL)
-			s = step_fp(&f, leaf);
+			s = step_fp(f, leaf);
 		if (s == STEP_STOP) {
 			*complete = 1;
 			return n - 1;	/* the stop function's own frame */
@@ -800,4 +885,42 @@ int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
 		leaf = 0;
 	}
 	return n;
+}
+
+int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
+	      int max, int *complete)
+{
+	struct frame f;
+
+	cache_check(td);
+	memset(&f, 0, sizeof(f));
+	load_ucontext(&f, ucontext);
+	*complete = 0;
+	if (stack_of(td, &f)) {
+		frames[0] = f.r[REG_RA_DW];	/* unknown stack: the leaf only */
+		return 1;
+	}
+	return walk(td, &f, frames, max, complete);
+}
+
+int rt_unwind_copy(struct rt_thread *td, const uintptr_t regs[RT_UNWIND_REGS],
+		   const unsigned char *copy, size_t len, uintptr_t live_hi,
+		   int own, uintptr_t *frames, int max, int *complete)
+{
+	struct frame f;
+
+	cache_check(td);
+	memset(&f, 0, sizeof(f));
+	memcpy(f.r, regs, sizeof(f.r));
+	*complete = 0;
+	f.lo = f.copy_lo = f.r[REG_RSP_DW];
+	f.copy_hi = f.copy_lo + (len & ~(size_t)7);
+	f.copy = copy;
+	f.own = own;
+	f.hi = live_hi > f.copy_hi ? live_hi : f.copy_hi;
+	if ((f.lo & 7) || f.copy_hi < f.copy_lo) {
+		frames[0] = f.r[REG_RA_DW];
+		return 1;
+	}
+	return walk(td, &f, frames, max, complete);
 }

@@ -14,13 +14,13 @@ folded() {
 }
 
 # same_as_without MODE DIR [ULIMIT [EVENT]]: runs "rt-fds MODE 60" without
-# and with hpcrun -o DIR [-e EVENT] (under ulimit -n ULIMIT, "-" for none);
-# stdout, exit status and the file it wrote are the same; hpcrun's stderr
-# is in DIR.err.
+# and with hpcrun -o DIR $OPTS [-e EVENT] (under ulimit -n ULIMIT, "-" for
+# none); stdout, exit status and the file it wrote are the same; hpcrun's
+# stderr is in DIR.err.
 same_as_without() {
 	(test "${3:--}" = - || ulimit -n $3; ./rt-fds $1 60 >plain.out; echo "exit $?" >>plain.out) &&
 	cp rt-fds.out plain.file &&
-	(test "${3:--}" = - || ulimit -n $3; hpcrun -o $2 ${4:+-e $4} ./rt-fds $1 60 >$2.out 2>$2.err;
+	(test "${3:--}" = - || ulimit -n $3; hpcrun -o $2 $OPTS ${4:+-e $4} ./rt-fds $1 60 >$2.out 2>$2.err;
 	 echo "exit $?" >>$2.out) &&
 	test_cmp plain.out $2.out &&
 	test_cmp plain.file rt-fds.out &&
@@ -38,8 +38,12 @@ test_expect_success 'setup: test program, nm listing, profile reader' '
 		"$HPC_BUILD/obj/libhpc.a" -lm
 '
 
+# One signal per sample: each thread's perf event holds a fd, which the
+# program can close (the fd gate, hpcrun/source-perf.c).
+OPTS=--no-stack-copy
+
 test_expect_success PERF_EVENTS 'hpcrun keeps its perf fd above the numbers the program uses' '
-	hpcrun -o lo ./rt-fds close 3 >out &&
+	hpcrun -o lo $OPTS ./rt-fds close 3 >out &&
 	grep -q "^file on fd 3: written after the close$" out &&
 	grep -q "^sampling-rearmed: 0$" lo/*.log
 '
@@ -88,6 +92,31 @@ test_expect_success PERF_EVENTS 'no fd left to re-open on: sampling stops, said 
 	grep -q "^sampling-stopped: 1$" full/*.log &&
 	folded full "*.hpcrun" >ff &&
 	test_within "$(share after ff)" 0 5
+'
+
+# Stack copies (the default): the events live in their ring buffers, with
+# no fd for the program to close.
+OPTS=
+
+for mode in close range threads; do
+	test_expect_success PERF_EVENTS "stack copies, $mode: no fd to lose, output unchanged, samples on" '
+		same_as_without '$mode' ring-'$mode' 1024 &&
+		test ! -s ring-'$mode'.err &&
+		grep -q "^stack-copy: 8192$" ring-'$mode'/*.log &&
+		grep -q "^sampling-rearmed: 0$" ring-'$mode'/*.log &&
+		grep -q "^sampling-stopped: 0$" ring-'$mode'/*.log &&
+		grep -q "^dropped-outside-modules: 0$" ring-'$mode'/*.log &&
+		folded ring-'$mode' "*-000-*.hpcrun" >rf &&
+		test_within "$(share after rf)" 75 15
+	'
+done
+
+test_expect_success PERF_EVENTS 'stack copies with no fd left: sampling goes on' '
+	same_as_without full ring-full 64 &&
+	test ! -s ring-full.err &&
+	grep -q "^sampling-stopped: 0$" ring-full/*.log &&
+	folded ring-full "*.hpcrun" >rff &&
+	test_within "$(share after rff)" 75 15
 '
 
 test_expect_success 'CPUTIME (a timer, no fd): nothing to re-arm, nothing lost' '

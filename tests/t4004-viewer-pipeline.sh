@@ -41,7 +41,8 @@ test_expect_success FIXTURES,PROF_DB,TMUX 'screen: columns fit, hot path, per-th
 '
 
 # The whole pipeline on a program whose hot spot is known: three()'s loop
-# at line 25 holds three quarters of the time.
+# at line 25 holds three quarters of the time (its samples fall on lines 25
+# and 26 as the CPU skids, so either may be the hot path's last row).
 test_lazy_prereq SPLIT_DB '
 	cc -O2 -g -o "$TRASH/split" "$TEST_PROGS/pf-split.c" &&
 	(cd "$TRASH" && hpcrun -o sm ./split 4000000 >/dev/null &&
@@ -54,7 +55,7 @@ test_expect_success SPLIT_DB,TMUX 'screen on hpcrun+hpcstruct+hpcprof: hot path 
 	sleep 0.5 &&
 	tm send-keys -t s H && sleep 0.3 &&
 	tm capture-pane -p -t s >hot &&
-	sed -n "\$p" hot | grep -q "^row [0-9]*/[0-9]*: pf-split.c:25  (? help" &&
+	sed -n "\$p" hot | grep -q "^row [0-9]*/[0-9]*: pf-split.c:2[56]  (? help" &&
 	grep -q "^ .*%  *- main$" hot &&
 	grep -q "^ .*%  *- three$" hot &&
 	grep -q "^ .*%  *- loop at pf-split.c:25$" hot &&
