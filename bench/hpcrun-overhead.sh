@@ -8,9 +8,11 @@
 #     the CPU time of the program's own process around its work (median of
 #     7 interleaved rounds; CPU time, not wall time, because the machine is shared and the
 #     profiler's own process must not count), plain, under hpcrun with full
-#     call paths, under perf record without call paths, and under perf
-#     record with --call-graph dwarf (the kernel copies 8 KB of user stack
-#     into its ring buffer at each sample, no signal), 1 kHz and 5 kHz;
+#     call paths (by default from the kernel's stack copies in ring
+#     buffers, and with --no-stack-copy, one signal per sample), under perf
+#     record without call paths, and under perf record with --call-graph
+#     dwarf (the kernel copies 8 KB of user stack into its ring buffer at
+#     each sample), 1 kHz and 5 kHz;
 #  2. start-up plus teardown of "hpcrun /bin/true" vs "perf record /bin/true"
 #     (hyperfine);
 #  3. profile size after a 2 s run at 1 kHz and 5 kHz;
@@ -73,7 +75,7 @@ samples() {
 UNITS=200	# about 2 s
 # Interleaved: each round runs every configuration once, so a burst of load
 # from other processes hits all of them alike; medians over the rounds.
-CONFIGS="plain h1000 p1000 d1000 h5000 p5000 d5000"
+CONFIGS="plain h1000 s1000 p1000 d1000 h5000 s5000 p5000 d5000"
 i=0
 while [ $i -lt $RUNS ]; do
 	for c in $CONFIGS; do
@@ -81,6 +83,7 @@ while [ $i -lt $RUNS ]; do
 		case $c in
 		plain) ./cpu 5 $UNITS ;;
 		h*) "$HPCRUN" -o m -e cpu-clock@f${c#h} ./cpu 5 $UNITS ;;
+		s*) "$HPCRUN" -o m --no-stack-copy -e cpu-clock@f${c#s} ./cpu 5 $UNITS ;;
 		p*) perf record -q -F ${c#p} -e cpu-clock -o perf.data ./cpu 5 $UNITS 2>/dev/null ;;
 		d*) perf record -q -F ${c#d} -e cpu-clock --call-graph dwarf,8192 \
 			-o perf.data ./cpu 5 $UNITS 2>/dev/null ;;
@@ -102,11 +105,12 @@ echo "CPU time of the program's process around its work, median of $RUNS interle
 echo "rounds (the machine is shared: wall time is noisy); plain: ${plain} ms.  The"
 echo "kernel's cost of one sample on this VM is about 50 us, paid by both tools."
 echo
-echo "| rate | hpcrun, full call paths | perf record, no call paths | perf record --call-graph dwarf,8192 |"
-echo "|---|---|---|---|"
+echo "| rate | hpcrun, full call paths | hpcrun --no-stack-copy | perf record, no call paths | perf record --call-graph dwarf,8192 |"
+echo "|---|---|---|---|---|"
 ratio() { awk "BEGIN { printf \"%.3fx (%s ms)\", $1 / $plain, $1 }"; }
 for f in 1000 5000; do
-	echo "| $f/s | $(ratio "$(med h$f)") | $(ratio "$(med p$f)") | $(ratio "$(med d$f)") |"
+	echo "| $f/s | $(ratio "$(med h$f)") | $(ratio "$(med s$f)") | $(ratio "$(med p$f)") |" \
+	     "$(ratio "$(med d$f)") |"
 done
 echo
 echo "### Start-up plus teardown"
@@ -136,9 +140,9 @@ done
 echo
 echo "### Cost per sample by call-path depth (5000 samples/s)"
 echo
-echo "Time inside hpcrun's signal handler (unwind + tree insert + counter read),"
-echo "from the log's handler-ns, divided by the samples; the kernel's delivery"
-echo "of the signal comes on top (same for every depth)."
+echo "Time inside hpcrun's signal handler (unwind + tree insert; with stack"
+echo "copies, reading them from the ring), from the log's handler-ns, divided by"
+echo "the samples; the kernel's part comes on top (same for every depth)."
 echo
 echo "| depth | frames per sample | samples | ns per sample | ns per frame |"
 echo "|---|---|---|---|---|"
