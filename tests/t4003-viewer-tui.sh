@@ -37,9 +37,30 @@ wait_for() {
 
 keys() { tm send-keys -t v "$@"; }
 
-# status line after keys, once it changed
+# eventually COMMAND...: COMMAND succeeds within 5 s (tried every 0.1 s), for
+# what a key changes on a screen that showed something alike before it.
+eventually() {
+	i=0
+	while [ $i -lt 50 ]; do
+		"$@" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "timed out waiting for: $*" >&2
+	return 1
+}
+row3_is() { screen | sed -n 3p | grep -q "$1"; }
+no_zoom() { ! screen | grep -q "zoom 1"; }
+not_shown() { ! screen | grep -q "$1"; }
+line_is() { test "$(screen | sed -n "$1p" | cut -c"1-${3:-999}")" = "$2"; }
+last_line_not() { test "$(screen | sed -n '$p')" != "$1"; }
+
+# status line after keys, once it changed (or after 5 s)
 status_after() {
-	keys "$@" && sleep 0.2 && screen | sed -n '$p'
+	old=$(screen | sed -n '$p') &&
+	keys "$@" &&
+	{ eventually last_line_not "$old" 2>/dev/null || :; } &&
+	screen | sed -n '$p'
 }
 
 test_expect_success TMUX 'first screen: title, labelled columns, root expanded' '
@@ -92,14 +113,13 @@ test_expect_success TMUX 'sort by the next column, then reversed' '
 test_expect_success TMUX 'find with a regex, n for the next match, wrapping' '
 	keys / "^hel" Enter && wait_for ": helper  (? help" &&
 	first=$(screen | sed -n "\$p") &&
-	keys n && sleep 0.3 &&
+	keys n && eventually last_line_not "$first" &&
 	second=$(screen | sed -n "\$p") &&
-	test "$first" != "$second" &&
 	echo "$second" | grep -q ": helper  (? help" &&
-	keys n && sleep 0.3 &&
-	third=$(screen | sed -n "\$s|/.*||p") &&
-	test "$third" != "${first%%/*}" && test "$third" != "${second%%/*}" &&
-	keys n && sleep 0.3 &&
+	keys n && eventually last_line_not "$second" &&
+	third=$(screen | sed -n "\$p") &&
+	test "${third%%/*}" != "${first%%/*}" && test "${third%%/*}" != "${second%%/*}" &&
+	keys n && eventually last_line_not "$third" &&
 	test "$(screen | sed -n "\$s|/.*||p")" = "${first%%/*}" &&
 	keys / "nomatch" Enter && wait_for "not found"
 '
@@ -107,9 +127,8 @@ test_expect_success TMUX 'find with a regex, n for the next match, wrapping' '
 test_expect_success TMUX 'zoom into a subtree and back out' '
 	keys / "^compute" Enter && wait_for ": compute  (?" &&
 	keys z && wait_for "zoom 1" &&
-	screen | sed -n 3p | grep -q "  - compute$" &&
-	keys Z && wait_for ": compute  (?" &&
-	! screen | grep -q "zoom 1"
+	eventually row3_is "  - compute$" &&
+	keys Z && eventually no_zoom && wait_for ": compute  (?"
 '
 
 test_expect_success TMUX 'flatten the flat view: files, then procedures, then back' '
@@ -122,7 +141,7 @@ test_expect_success TMUX 'flatten the flat view: files, then procedures, then ba
 	screen | sed -n 4,6p | sed "s/.*%  *//" >tops &&
 	printf "%s\n" "+ main" "+ compute" "+ helper" >expect &&
 	test_cmp expect tops &&
-	keys U U && sleep 0.3 && ! screen | grep -q flatten &&
+	keys U U && eventually not_shown flatten &&
 	keys t && wait_for "top-down view" &&
 	status_after F | grep -q "flatten works in the flat view"
 '
@@ -132,7 +151,7 @@ test_expect_success TMUX 'source pane: the file from DBDIR/src with a per-line g
 	keys v && wait_for "src/vec.h (CPUTIME (sec):Sum (E) per line)" &&
 	screen | grep -q "^ 3.00e+00     3 		a\[k\] += b\[k\];\$\|^ 3.00e+00     3         a\[k\] += b\[k\];\$" &&
 	keys g && wait_for "no source file for this row" &&
-	keys v && sleep 0.2 && ! screen | grep -q "no source file"
+	keys v && eventually not_shown "no source file"
 '
 
 test_expect_success TMUX 'a note when the database has no copy of the source' '
@@ -151,9 +170,8 @@ test_expect_success TMUX 'help screen and back' '
 # The derived column I - E is 0 at the root, so it shows no percentage.
 test_expect_success TMUX 'metric columns: hide one, add a derived one' '
 	start_viewer "$DB" &&
-	keys m 2 Enter && sleep 0.3 &&
-	test "$(screen | sed -n 2p)" = "CPUTIME (sec):Sum (I)  Scope" &&
-	keys m 2 Enter && sleep 0.3 &&
+	keys m 2 Enter && eventually line_is 2 "CPUTIME (sec):Sum (I)  Scope" &&
+	keys m 2 Enter && eventually not_shown "^CPUTIME (sec):Sum (I)  Scope$" &&
 	keys d "\$1 - \$2" Enter && wait_for "added column 3" &&
 	screen | sed -n 4p | grep -q "^      1.00e+01 100.0%        2.00e+00  20.0%          8.00e+00    + main$" &&
 	keys d "\$1 +" Enter && wait_for "at offset 4" &&
@@ -178,12 +196,11 @@ test_expect_success TMUX 'works at 80x24 and follows a resize' '
 	start_viewer -x 80 -y 24 "$DB" &&
 	keys j H && wait_for "row 8/13" &&
 	test "$(screen | wc -l)" = 24 &&
-	tm resize-window -t v -x 100 -y 40 && sleep 0.3 &&
-	wait_for "row 8/13" &&
-	test "$(screen | sed -n 40p | cut -c1-9)" = "row 8/13:" &&
-	tm resize-window -t v -x 60 -y 12 && sleep 0.3 &&
-	screen >s && test "$(sed -n 12p s | cut -c1-9)" = "row 8/13:" &&
-	grep -q "vec.h:3" s
+	tm resize-window -t v -x 100 -y 40 &&
+	eventually line_is 40 "row 8/13:" 9 &&
+	tm resize-window -t v -x 60 -y 12 &&
+	eventually line_is 12 "row 8/13:" 9 &&
+	screen | grep -q "vec.h:3"
 '
 
 test_expect_success TMUX 'q quits and restores the terminal' '
