@@ -37,18 +37,6 @@ wait_for() {
 
 keys() { tm send-keys -t v "$@"; }
 
-# eventually COMMAND...: COMMAND succeeds within 5 s (tried every 0.1 s), for
-# what a key changes on a screen that showed something alike before it.
-eventually() {
-	i=0
-	while [ $i -lt 50 ]; do
-		"$@" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo "timed out waiting for: $*" >&2
-	return 1
-}
 row3_is() { screen | sed -n 3p | grep -q "$1"; }
 no_zoom() { ! screen | grep -q "zoom 1"; }
 not_shown() { ! screen | grep -q "$1"; }

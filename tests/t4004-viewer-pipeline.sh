@@ -4,6 +4,14 @@ test_description='hpcviewer-tui on a database made by hpcprof from real measurem
 
 SOCK=hpcviewer-test-$$
 tm() { tmux -L "$SOCK" "$@"; }
+# shows SESSION [SED-ADDRESS] REGEX: the screen (or its line) matches.
+shows() {
+	if [ $# = 3 ]; then
+		tm capture-pane -p -t "$1" | sed -n "$2p" | grep -q "$3"
+	else
+		tm capture-pane -p -t "$1" | grep -q "$2"
+	fi
+}
 
 test_lazy_prereq PROF_DB '
 	cp -r "$FIXTURES/loops-perf.m" "$TRASH/m" &&
@@ -30,14 +38,12 @@ test_expect_success FIXTURES,PROF_DB 'the three views agree on the totals' '
 
 test_expect_success FIXTURES,PROF_DB,TMUX 'screen: columns fit, hot path, per-thread values' '
 	tm new-session -d -s v -x 100 -y 30 "$BIN/hpcviewer-tui db; sleep 60" &&
-	sleep 0.5 &&
-	tm capture-pane -p -t v >s &&
-	sed -n 2p s | grep -q "Scope (+[0-9]* columns: m)$" &&
-	sed -n 3p s | grep -q "100.0%  *- Experiment Aggregate Metrics$" &&
-	tm send-keys -t v H && sleep 0.3 &&
-	tm capture-pane -p -t v | sed -n "\$p" | grep -q "^row [0-9]*/[0-9]*: loop at loops.c:[0-9]*  (? help" &&
-	tm send-keys -t v T && sleep 0.3 &&
-	tm capture-pane -p -t v | grep -q "^at loop at loops.c:[0-9]*: 4 threads$"
+	eventually shows v 3 "100.0%  *- Experiment Aggregate Metrics$" &&
+	shows v 2 "Scope (+[0-9]* columns: m)$" &&
+	tm send-keys -t v H &&
+	eventually shows v "\$" "^row [0-9]*/[0-9]*: loop at loops.c:[0-9]*  (? help" &&
+	tm send-keys -t v T &&
+	eventually shows v "^at loop at loops.c:[0-9]*: 4 threads$"
 '
 
 # The whole pipeline on a program whose hot spot is known: three()'s loop
@@ -52,16 +58,16 @@ test_lazy_prereq SPLIT_DB '
 
 test_expect_success SPLIT_DB,TMUX 'screen on hpcrun+hpcstruct+hpcprof: hot path to the loop, its source' '
 	tm new-session -d -s s -x 100 -y 30 "$BIN/hpcviewer-tui sdb; sleep 60" &&
-	sleep 0.5 &&
-	tm send-keys -t s H && sleep 0.3 &&
+	eventually shows s 3 "Experiment Aggregate Metrics$" &&
+	tm send-keys -t s H &&
+	eventually shows s "\$" "^row [0-9]*/[0-9]*: pf-split.c:2[56]  (? help" &&
 	tm capture-pane -p -t s >hot &&
-	sed -n "\$p" hot | grep -q "^row [0-9]*/[0-9]*: pf-split.c:2[56]  (? help" &&
 	grep -q "^ .*%  *- main$" hot &&
 	grep -q "^ .*%  *- three$" hot &&
 	grep -q "^ .*%  *- loop at pf-split.c:25$" hot &&
-	tm send-keys -t s v && sleep 0.3 &&
+	tm send-keys -t s v &&
+	eventually shows s "^-- sdb/.*/pf-split.c (perf::cpu-clock:Sum (E) per line) --$" &&
 	tm capture-pane -p -t s >src &&
-	grep -q "^-- sdb/.*/pf-split.c (perf::cpu-clock:Sum (E) per line) --$" src &&
 	grep -q "^ [0-9.e+]*  *25  *for (long i = 0; i < 3 \\* n; i++)" src
 '
 

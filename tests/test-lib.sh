@@ -160,6 +160,19 @@ true_share() {
 	awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' "$2"
 }
 
+# eventually COMMAND...: COMMAND succeeds within 5 s (tried every 0.1 s);
+# for what a key changes on a terminal screen (tmux tests).
+eventually() {
+	_i=0
+	while [ $_i -lt 50 ]; do
+		"$@" && return 0
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	echo "timed out waiting for: $*" >&2
+	return 1
+}
+
 # test_valid_xml DTD FILE: FILE validates against DTD (needs XMLLINT).
 test_valid_xml() {
 	xmllint --noout --nonet --dtdvalid "$1" "$2"
