@@ -11,13 +11,15 @@
  *      addresses are already corrected by the debug file's bias;
  *   3. binary_bytes() returns pointers into the mapped file that stay
  *      valid until binary_free().
- * Procedures come from .symtab/.dynsym function symbols, PLT entries, and
- * .eh_frame FDEs that no symbol covers (stripped binaries).  A symbol
- * NAME.cold (code gcc moved out of NAME) becomes the cold part of the
- * procedure NAME when exactly one procedure has that name; binary_find_proc
- * finds procedures by their main part only.  C++ names are demangled with
- * the C++ runtime's __cxa_demangle when libstdc++ can be loaded (else they
- * stay mangled).
+ * Procedures come from .symtab/.dynsym function symbols (without a .symtab,
+ * the .symtab of the separate debug file too; names lose any GNU symbol
+ * version, @VERSION or @@VERSION), PLT entries, and .eh_frame FDEs that no
+ * symbol covers (stripped binaries).  A symbol NAME.cold (code gcc moved
+ * out of NAME) becomes the cold part of the procedure at NAME's address
+ * when NAME, the procedure's name or an alias, names one address only;
+ * binary_find_proc finds procedures by their main part only.  C++ names
+ * are demangled with the C++ runtime's __cxa_demangle when libstdc++ can be
+ * loaded (else they stay mangled).
  */
 #ifndef HPCSTRUCT_BINARY_H
 #define HPCSTRUCT_BINARY_H

@@ -27,15 +27,19 @@ struct procs {
 	struct proc *v;
 	size_t n, alloc;
 	struct binary *b;
+	/* every function symbol's name -> its address, (void *)-1 for a
+	 * name at several addresses (merge_cold_parts finds parents by it) */
+	struct hmap *symaddr;
 };
 
+/* Adds the procedure [lo, hi) named by the first len bytes of name. */
 static void add_proc(struct procs *p, uint64_t lo, uint64_t hi,
-		     const char *name, enum proc_origin origin)
+		     const char *name, size_t len, enum proc_origin origin)
 {
 	HPC_GROW(p->v, p->n + 1, p->alloc);
 	p->v[p->n].lo = lo;
 	p->v[p->n].hi = hi;
-	p->v[p->n].name = xstrdup(name);
+	p->v[p->n].name = xstrndup(name, len);
 	p->v[p->n].linkname = NULL;
 	p->v[p->n].origin = origin;
 	p->v[p->n].cold_lo = p->v[p->n].cold_hi = 0;
@@ -162,12 +166,48 @@ static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *out)
 	return NULL;
 }
 
-/* Function symbols of one symbol table; rank orders duplicates. */
+/*
+ * A function symbol; rank orders the names of one address.  name is len
+ * bytes long: a GNU symbol version (NAME@VERSION, NAME@@VERSION in a
+ * .symtab) is not part of it, as .dynsym names carry none.
+ */
 struct cand {
 	uint64_t lo, size;
 	const char *name;
+	size_t len;
 	int rank;
 };
+
+/* Whether sym is a defined function (the name is looked up after this). */
+static int defined_func(const GElf_Sym *sym)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	return (type == STT_FUNC || type == STT_GNU_IFUNC) &&
+	       sym->st_shndx != SHN_UNDEF;
+}
+
+/*
+ * Adds sym, a defined function symbol at file address lo, to the
+ * candidates unless it is nameless or outside the code.
+ */
+static void add_cand(struct binary *b, const GElf_Sym *sym, uint64_t lo,
+		     const char *name, int base_rank, struct cand **v,
+		     size_t *n, size_t *alloc)
+{
+	int bind = GELF_ST_BIND(sym->st_info);
+
+	if (lo == 0 || !name || !*name || !binary_is_code(b, lo))
+		return;
+	HPC_GROW(*v, *n + 1, *alloc);
+	(*v)[*n].lo = lo;
+	(*v)[*n].size = sym->st_size;
+	(*v)[*n].name = name;
+	(*v)[*n].len = name[0] == '@' ? strlen(name) : strcspn(name, "@");
+	(*v)[*n].rank = base_rank +
+		(bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2);
+	(*n)++;
+}
 
 static void symtab_cands(struct binary *b, Elf_Scn *scn, const GElf_Shdr *sh,
 			 int base_rank, struct cand **v, size_t *n,
@@ -181,68 +221,104 @@ static void symtab_cands(struct binary *b, Elf_Scn *scn, const GElf_Shdr *sh,
 	count = d->d_size / sh->sh_entsize;
 	for (size_t i = 1; i < count; i++) {
 		GElf_Sym sym;
-		const char *name;
-		int type;
 
 		if (!gelf_getsym(d, (int)i, &sym))
 			break;
-		type = GELF_ST_TYPE(sym.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
-		    sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
+		if (!defined_func(&sym))
 			continue;
-		name = elf_strptr(b->elf, sh->sh_link, sym.st_name);
-		if (!name || !*name || !binary_is_code(b, sym.st_value))
+		add_cand(b, &sym, sym.st_value,
+			 elf_strptr(b->elf, sh->sh_link, sym.st_name),
+			 base_rank, v, n, alloc);
+	}
+}
+
+/*
+ * Function symbols that libdwfl finds for a binary without a .symtab: the
+ * .symtab of its separate debug file (or its MiniDebugInfo), which names
+ * the local functions .dynsym lacks.  Ranked as .symtab symbols; the main
+ * file's own .dynsym is read by symtab_cands.  The names stay valid until
+ * dwfl_end.
+ */
+static void debug_file_cands(struct binary *b, Dwfl_Module *m,
+			     struct cand **v, size_t *n, size_t *alloc)
+{
+	Dwarf_Addr mainbias;
+	Elf *mainelf = m ? dwfl_module_getelf(m, &mainbias) : NULL;
+	int count = mainelf ? dwfl_module_getsymtab(m) : -1;
+
+	for (int i = 1; i < count; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *from;
+		const char *name = dwfl_module_getsym_info(m, i, &sym, &addr,
+							   &shndx, &from, NULL);
+
+		/* shndx is -1 for a symbol outside the allocated sections */
+		if (!name || from == mainelf || shndx == (GElf_Word)-1 ||
+		    !defined_func(&sym))
 			continue;
-		HPC_GROW(*v, *n + 1, *alloc);
-		(*v)[*n].lo = sym.st_value;
-		(*v)[*n].size = sym.st_size;
-		(*v)[*n].name = name;
-		(*v)[*n].rank = base_rank +
-			(GELF_ST_BIND(sym.st_info) == STB_GLOBAL ? 0 :
-			 GELF_ST_BIND(sym.st_info) == STB_WEAK ? 1 : 2);
-		(*n)++;
+		/* addr is the symbol's address in the module as dwfl placed it */
+		add_cand(b, &sym, addr - mainbias, name, 0, v, n, alloc);
 	}
 }
 
 static int cand_cmp(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
+	int c;
 
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank - y->rank;
-	return strcmp(x->name, y->name);
+	c = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
+	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-static void symbol_procs(struct binary *b, struct procs *p)
+/*
+ * Procedures from function symbols: .symtab, .dynsym and, when the binary
+ * has no .symtab, its separate debug file's (m is the binary's module).
+ */
+static void symbol_procs(struct binary *b, Dwfl_Module *m, struct procs *p)
 {
 	struct cand *v = NULL;
 	size_t n = 0, alloc = 0;
 	Elf_Scn *scn = NULL;
+	int has_symtab = 0;
 
 	while ((scn = elf_nextscn(b->elf, scn))) {
 		GElf_Shdr sh;
 
 		if (!gelf_getshdr(scn, &sh))
 			continue;
-		if (sh.sh_type == SHT_SYMTAB)
+		if (sh.sh_type == SHT_SYMTAB) {
 			symtab_cands(b, scn, &sh, 0, &v, &n, &alloc);
-		else if (sh.sh_type == SHT_DYNSYM)
+			has_symtab = 1;
+		} else if (sh.sh_type == SHT_DYNSYM) {
 			symtab_cands(b, scn, &sh, 3, &v, &n, &alloc);
+		}
 	}
+	if (!has_symtab)
+		debug_file_cands(b, m, &v, &n, &alloc);
 	if (n > 1)
 		qsort(v, n, sizeof(*v), cand_cmp);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t size = v[i].size;
+		void *at = hmap_get(p->symaddr, v[i].name, v[i].len);
 
+		if (!at || at == (void *)(uintptr_t)v[i].lo)
+			at = (void *)(uintptr_t)v[i].lo;
+		else
+			at = (void *)-1;
+		hmap_put(p->symaddr, v[i].name, v[i].len, at);
 		if (i > 0 && v[i].lo == v[i - 1].lo)
 			continue;
 		for (size_t j = i + 1; size == 0 && j < n && v[j].lo == v[i].lo; j++)
 			size = v[j].size;
 		/* size 0: up to the next symbol (fixed in finish_procs) */
 		add_proc(p, v[i].lo, size ? v[i].lo + size : 0, v[i].name,
-			 PROC_SYMBOL);
+			 v[i].len, PROC_SYMBOL);
 	}
 	free(v);
 }
@@ -334,7 +410,7 @@ static void plt_procs(struct binary *b, struct procs *p)
 				strbuf_addf(&name, "%s@plt", sym);
 			else
 				strbuf_addf(&name, "targ%" PRIx64 "@plt", lo);
-			add_proc(p, lo, lo + ent, name.buf, PROC_PLT);
+			add_proc(p, lo, lo + ent, name.buf, name.len, PROC_PLT);
 		}
 	}
 	strbuf_release(&name);
@@ -517,38 +593,37 @@ static void fde_procs(struct binary *b, struct procs *p)
 		if (len == 0 || len > (1ULL << 32))
 			continue;
 		snprintf(name, sizeof(name), "targ%" PRIx64, lo);
-		add_proc(p, lo, lo + len, name, PROC_FDE);
+		add_proc(p, lo, lo + len, name, strlen(name), PROC_FDE);
 	}
 }
 
-/* Makes each NAME.cold symbol the cold part of the unique procedure NAME. */
+/*
+ * Makes each NAME.cold symbol the cold part of the procedure at NAME's
+ * address, when NAME is a symbol at one address only.  NAME may be an alias
+ * that did not name the procedure (glibc's .cold parts are named after
+ * internal aliases such as __GI_NAME).
+ */
 static void merge_cold_parts(struct procs *p)
 {
-	struct hmap *byname = hmap_new();
+	struct hmap *bylo = hmap_new();	/* lo -> index + 1 (one per lo) */
 	size_t out = 0;
 
-	/* value: index + 1, or (void *)-1 when the name is not unique */
+	for (size_t i = 0; i < p->n; i++)
+		hmap_put_u64(bylo, p->v[i].lo, (void *)(uintptr_t)(i + 1));
 	for (size_t i = 0; i < p->n; i++) {
-		void *prev = hmap_get_str(byname, p->v[i].name);
-
-		hmap_put_str(byname, p->v[i].name,
-			     prev ? (void *)-1 : (void *)(uintptr_t)(i + 1));
-	}
-	for (size_t i = 0; i < p->n; i++) {
-		struct proc *c = &p->v[i];
+		struct proc *c = &p->v[i], *parent = NULL;
 		size_t len = strlen(c->name);
-		void *parent = NULL;
+		void *at, *k;
 
 		if (c->origin == PROC_SYMBOL && len > 5 &&
-		    !strcmp(c->name + len - 5, ".cold")) {
-			c->name[len - 5] = 0;
-			parent = hmap_get_str(byname, c->name);
-			c->name[len - 5] = '.';
-		}
-		if (parent && parent != (void *)-1 &&
-		    !p->v[(uintptr_t)parent - 1].cold_hi) {
-			p->v[(uintptr_t)parent - 1].cold_lo = c->lo;
-			p->v[(uintptr_t)parent - 1].cold_hi = c->hi;
+		    !strcmp(c->name + len - 5, ".cold") &&
+		    (at = hmap_get(p->symaddr, c->name, len - 5)) &&
+		    at != (void *)-1 && (k = hmap_get_u64(bylo, (uintptr_t)at)))
+			parent = &p->v[(uintptr_t)k - 1];
+		if (parent && parent != c && parent->name &&
+		    parent->origin == PROC_SYMBOL && !parent->cold_hi) {
+			parent->cold_lo = c->lo;
+			parent->cold_hi = c->hi;
 			free(c->name);
 			c->name = NULL;
 		}
@@ -557,7 +632,7 @@ static void merge_cold_parts(struct procs *p)
 		if (p->v[i].name)
 			p->v[out++] = p->v[i];
 	p->n = out;
-	hmap_free(byname);
+	hmap_free(bylo);
 }
 
 typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len,
@@ -627,26 +702,33 @@ static void finish_procs(struct binary *b, struct procs *p)
 			p->v[i].hi = end;
 	}
 	merge_cold_parts(p);
+	hmap_free(p->symaddr);
+	p->symaddr = NULL;
 	demangle_procs(p);
 	b->procs = p->v;
 	b->nprocs = p->n;
 }
 
-static void open_dwarf(struct binary *b)
+/*
+ * Opens b's DWARF, in b or in a separate debug file.  Returns b's module,
+ * valid until binary_drop_dwarf, or NULL.
+ */
+static Dwfl_Module *open_dwarf(struct binary *b)
 {
 	Dwfl_Module *m;
 	Dwarf_Addr mainbias = 0, dbias = 0;
 
 	b->dwfl = dwfl_begin(&offline_callbacks);
 	if (!b->dwfl)
-		return;
+		return NULL;
 	m = dwfl_report_offline(b->dwfl, b->basename, b->path, -1);
 	dwfl_report_end(b->dwfl, NULL, NULL);
 	if (!m || !dwfl_module_getelf(m, &mainbias))
-		return;
+		return NULL;
 	b->dwarf = dwfl_module_getdwarf(m, &dbias);
 	/* file address = dwarf address + dbias - mainbias */
 	b->dwarf_bias = mainbias - dbias;
+	return m;
 }
 
 static void read_buildid(struct binary *b)
@@ -663,7 +745,7 @@ static void read_buildid(struct binary *b)
 struct binary *binary_open(const char *path)
 {
 	struct binary *b = xcalloc(1, sizeof(*b));
-	struct procs p = { NULL, 0, 0, b };
+	struct procs p = { NULL, 0, 0, b, hmap_new() };
 	const char *slash = strrchr(path, '/');
 	struct stat st;
 	GElf_Ehdr eh;
@@ -710,16 +792,16 @@ struct binary *binary_open(const char *path)
 	if (load_sections(b) < 0)
 		goto fail;
 	read_buildid(b);
-	symbol_procs(b, &p);
+	symbol_procs(b, open_dwarf(b), &p);
 	plt_procs(b, &p);
 	fde_procs(b, &p);
 	finish_procs(b, &p);
-	open_dwarf(b);
 	return b;
 fail:
 	for (size_t i = 0; i < p.n; i++)
 		free(p.v[i].name);
 	free(p.v);
+	hmap_free(p.symaddr);
 	binary_free(b);
 	return NULL;
 }

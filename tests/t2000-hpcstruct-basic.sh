@@ -129,6 +129,51 @@ test_expect_success 'debug info in a separate file found by .gnu_debuglink' '
 	grep -q "<P i=\"[0-9]*\" n=\"nest2\" l=\"16\"" split.xml
 '
 
+test_expect_success 'a stripped binary names its static function from the debug file'"'"'s .symtab' '
+	cc -O2 -g -o static "$TEST_PROGS/st-static.c" &&
+	hot=$(nm static | sed -n "s/^0*\([0-9a-f]*\) t scale_all$/\1/p") &&
+	cold=$(nm static | sed -n "s/^0*\([0-9a-f]*\) t scale_all.cold$/\1/p") &&
+	test -n "$hot" && test -n "$cold" &&
+	objcopy --only-keep-debug static static.debug &&
+	strip static &&
+	! readelf -S static | grep -q "\.symtab" &&
+	mkdir nodebugfile && cp static nodebugfile/ &&
+	hpcstruct -o nodebugfile.xml nodebugfile/static &&
+	grep -q "<P i=\"[0-9]*\" n=\"targ$hot\" " nodebugfile.xml &&
+	objcopy --add-gnu-debuglink=static.debug static &&
+	hpcstruct -o static.xml static &&
+	grep -q "<P i=\"[0-9]*\" n=\"scale_all\" l=\"[0-9]*\" v=\"{\[0x$hot-" static.xml &&
+	grep -q "<P i=\"[0-9]*\" n=\"main\" " static.xml &&
+	grep -q "<P i=\"[0-9]*\" n=\"clip\" " static.xml &&
+	! grep -q "n=\"targ\($hot\|$cold\)\"" static.xml &&
+	sh "$TEST_DIRECTORY/check-structure.sh" "$TEST_PROGS/st-static.c" static.xml
+'
+
+test_expect_success 'the .cold parts are parts of their procedures, clip_all.cold of its alias clip' '
+	for f in scale_all:scale_all clip_all:clip; do
+		cold=$(nm static.debug | sed -n "s/^0*\([0-9a-f]*\) t ${f%:*}.cold$/\1/p") &&
+		test -n "$cold" &&
+		! grep -q "n=\"${f%:*}.cold\"" static.xml &&
+		sed -n "/<P [^>]*n=\"${f#*:}\"/,/<\/P>/p" static.xml >proc &&
+		grep -q "<S [^>]*v=\"{.*\[0x$cold-" proc || exit 1
+	done
+'
+
+test_expect_success XMLLINT 'output named from a debug file is valid' '
+	test_valid_xml "$DTD" static.xml
+'
+
+test_expect_success 'a GNU symbol version (foo@V1, foo@@V2 in .symtab) is not part of the name' '
+	printf "int foo_v1(int x) { return x + 1; }\nint foo_v2(int x) { return x + 2; }\n" >ver.c &&
+	printf "__asm__(\".symver foo_v1, foo@V1\");\n__asm__(\".symver foo_v2, foo@@V2\");\n" >>ver.c &&
+	printf "V1 { global: foo; local: *; };\nV2 { global: foo; } V1;\n" >ver.map &&
+	cc -O2 -shared -fPIC -Wl,--version-script=ver.map -o libver.so ver.c &&
+	nm libver.so | grep -q " T foo@@V2$" &&
+	hpcstruct -o ver.xml libver.so &&
+	grep -c "<P i=\"[0-9]*\" n=\"foo\" " ver.xml >n &&
+	echo 2 >expect && test_cmp expect n
+'
+
 test_lazy_prereq LIBC_DBG 'test -d /usr/lib/debug/.build-id && dpkg -s libc6-dbg'
 
 test_expect_success LIBC_DBG 'libc with Debian libc6-dbg: source files and inlined code by build ID' '
