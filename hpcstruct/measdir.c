@@ -205,7 +205,8 @@ static int one_module(const char *dir, const char *path, const char *cache,
 		}
 	}
 	if (analyze_binary(path, out.buf, opts) < 0) {
-		hpc_error("%s", hpc_lasterr());
+		/* the reason names the module (or its structure file) */
+		hpc_error("%s; skipped", hpc_lasterr());
 		rc = -1;
 		goto done;
 	}

@@ -5,7 +5,9 @@
  * distinct module that received samples (load-map flag bit 0) writes
  * DIR/structs/<basename>.hpcstruct (<basename>-2.hpcstruct, ... when two
  * modules share a basename).  Pseudo-modules ("[vdso]") and paths
- * that are not regular files are skipped with a note.  Results are cached
+ * that are not regular files are skipped with a note.  A module that cannot
+ * be analyzed (not ELF, truncated) is skipped with one line saying why, and
+ * the others are still analyzed.  Results are cached
  * by the binary's build ID (or, without one, a hash of its contents) in
  * $HPCSTRUCT_CACHE, else $XDG_CACHE_HOME/hpctoolkit-c/hpcstruct, else
  * ~/.cache/hpctoolkit-c/hpcstruct; a cache hit is a file copy and is
@@ -18,7 +20,8 @@
 
 /*
  * Returns 0 when every module was analyzed or reused, -1 when some failed
- * (each failure already reported on stderr, one line each).
+ * (each failure already reported on stderr, one line each, after which the
+ * other modules' structure files were still written).
  */
 int measdir_run(const char *dir, const struct analyze_opts *opts, int quiet);
 

@@ -64,6 +64,29 @@ test_expect_success HPCRUN_WRITER '-q silences notes; a bad binary fails the run
 	test -s m3/structs/inl.hpcstruct
 '
 
+test_expect_success HPCRUN_WRITER 'a vdso copy cut short: one line naming it, the others written, exit 1' '
+	mkdir -p m5/vdso &&
+	head -c $(($(wc -c <inl) - 100)) inl >m5/vdso/0badc0de.vdso &&
+	./mkmeas m5/p-000000-000-0-1-0.hpcrun +$PWD/nests +$PWD/m5/vdso/0badc0de.vdso +$PWD/inl &&
+	test_must_fail hpcstruct -q -j 2 m5 2>err &&
+	test_line_count = 1 err &&
+	grep -x "hpcstruct: '"'"'$PWD/m5/vdso/0badc0de.vdso'"'"': truncated: its section headers end at byte [0-9]*, the file at byte [0-9]*; skipped" err &&
+	ls m5/structs >got &&
+	printf "inl.hpcstruct\nnests.hpcstruct\n" >expect &&
+	test_cmp expect got &&
+	test_cmp nests.xml m5/structs/nests.hpcstruct &&
+	hpcstruct -o inl.xml inl && test_cmp inl.xml m5/structs/inl.hpcstruct &&
+	! ls "$HPCSTRUCT_CACHE" | grep -q vdso
+'
+
+test_expect_success HPCRUN_WRITER 'without -q the others say wrote or reused, the cut copy says skipped' '
+	rm -r m5/structs &&
+	test_must_fail hpcstruct m5 2>err &&
+	test_line_count = 3 err &&
+	grep -c "reused cached structure" err >n && echo 2 >expect && test_cmp expect n &&
+	grep -q "0badc0de.vdso'"'"': truncated: .*; skipped$" err
+'
+
 test_expect_success FIXTURES 'HPCToolkit measurement directories: absent modules skipped, present ones analyzed' '
 	cp -r "$FIXTURES/loops-perf.m" lp &&
 	rm -rf lp/structs &&
