@@ -93,6 +93,12 @@ void rt_perf_drain(struct rt_thread *td, const void *uc);
 void rt_perf_drain_self(void);
 /* Is perf event s sampled through a ring buffer (THE RING)? */
 int rt_perf_ring_event(const struct hpcrun_evspec *s);
+/* The CPU clock of thread tid of this process (as glibc's
+ * pthread_getcpuclockid makes it), usable from any thread. */
+static inline clockid_t rt_thread_clock(pid_t tid)
+{
+	return (clockid_t)((~(unsigned)tid << 3) | 6);
+}
 /* Fork child: closes every thread's inherited perf fds, resets the gate. */
 void rt_fds_after_fork(struct rt_thread *threads);
 /* Events of a thread re-opened after the program closed their fd, and

@@ -354,12 +354,6 @@ static int arm(struct rt_thread *td, int idx)
 	return 0;
 }
 
-/* td's thread CPU clock (as glibc's pthread_getcpuclockid makes it). */
-static clockid_t thread_clock(pid_t tid)
-{
-	return (clockid_t)((~(unsigned)tid << 3) | 6);
-}
-
 /* The timer that drains td's rings; 0 or negative errno. */
 static int drain_timer_start(struct rt_thread *td)
 {
@@ -371,7 +365,7 @@ static int drain_timer_start(struct rt_thread *td)
 	sev.sigev_signo = rt_cfg.signo;
 	sev.sigev_value.sival_int = RT_DRAIN_TIMER;
 	sev.sigev_notify_thread_id = td->tid;
-	if (timer_create(thread_clock(td->tid), &sev, &td->drain_timer))
+	if (timer_create(rt_thread_clock(td->tid), &sev, &td->drain_timer))
 		return -errno;
 	its.it_interval.tv_sec = 0;
 	its.it_interval.tv_nsec = RT_DRAIN_NS;

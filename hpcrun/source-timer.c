@@ -17,8 +17,12 @@
 #define sigev_notify_thread_id _sigev_un._tid
 #endif
 
-static clockid_t clock_of(const struct hpcrun_evspec *s)
+/* CPUTIME is the CPU clock of thread tid, which need not be the caller
+ * (a failed exec starts every thread's timers from one thread). */
+static clockid_t clock_of(const struct hpcrun_evspec *s, pid_t tid)
 {
+	if ((clockid_t)s->ev->type == CLOCK_THREAD_CPUTIME_ID)
+		return rt_thread_clock(tid);
 	return (clockid_t)s->ev->type;
 }
 
@@ -32,7 +36,7 @@ static int make_timer(const struct hpcrun_evspec *s, pid_t tid, int idx,
 	sev.sigev_signo = rt_cfg.signo;
 	sev.sigev_value.sival_int = idx;
 	sev.sigev_notify_thread_id = tid;
-	if (timer_create(clock_of(s), &sev, out))
+	if (timer_create(clock_of(s, tid), &sev, out))
 		return -errno;
 	return 0;
 }
