@@ -34,7 +34,7 @@ test_expect_success 'a 3:1 split between two functions is measured within 4 poin
 
 # Samples the kernel takes while hpcrun's own handler runs (ring buffers,
 # hpcrun(1)) are dropped as nested: hpcrun's time, not the program's.  Under
-# load they cluster (a thread scheduled back in runs the pending drain
+# load there are more (probably: a thread scheduled back in runs a pending drain
 # first): 0.1% on a quiet machine, 3% seen on a loaded one.
 test_expect_success '99% of the split reaches main, the rest the stack bottom' '
 	grep -v "^#" f >paths &&
