@@ -144,6 +144,17 @@ test_expect_success PERF_EVENTS,UNPRIVILEGED 'no room for a ring buffer: that th
 	done
 '
 
+# At 50 kHz a thread takes 200 samples between two drains, more than its
+# 1 MiB ring holds: the kernel's losses are counted, the rest recorded.
+test_expect_success PERF_EVENTS 'a full ring buffer: the samples the kernel lost are counted' '
+	hpcrun -o full -e cpu-clock@f50000 ./rt-work split 10 >/dev/null &&
+	for k in taken recorded dropped ring-full; do
+		sed -n "s/^samples-$k: //p; s/^dropped-$k: //p" full/*.log >$k || exit 1
+	done &&
+	test "$(cat ring-full)" -gt 0 &&
+	test $(($(cat recorded) + $(cat dropped))) -eq "$(cat taken)"
+'
+
 test_expect_success 'the tree grows with contexts, not with time' '
 	hpcrun -o short ./rt-work recurse 300 10 >/dev/null &&
 	s1=$(cat short/*.hpcrun | wc -c) && s2=$(cat rec/*.hpcrun | wc -c) &&
