@@ -11,7 +11,10 @@
  * Safety invariants:
  *  1. Stack memory is read only inside [interrupted sp, top of the
  *     thread's stack or of the alternate signal stack); code and unwind
- *     tables only inside a live module.  Should a read fault all the same,
+ *     tables only inside a live module.  A sample from a ring buffer
+ *     (rt_unwind_copy) reads its copy of the stack instead, and the live
+ *     stack above it only as sample.c's live_top() or leave_copy() here
+ *     allow.  Should a read fault all the same,
  *     the fatal-signal handler (interpose.c) jumps back to sample.c, which
  *     counts the sample as a partial path.
  *  2. Every step must move the CFA up the stack (except through a signal
@@ -550,8 +553,6 @@ static int is_sigreturn(const struct rt_module *m, uintptr_t pc)
 	return pc >= m->xlo && pc + sizeof(code) <= m->xhi &&
 	       !memcmp((const void *)pc, code, sizeof(code));
 }
-
-static int stack_of(const struct rt_thread *td, struct frame *f);
 
 static void load_ucontext(struct frame *f, const ucontext_t *uc)
 {
