@@ -7,7 +7,9 @@
  * is never called after loading).  Contents:
  *   - the line map (lines.h) and one string table for file and function
  *     names (strtab indices below);
- *   - subprograms with code, sorted by entry address;
+ *   - subprograms with code, sorted by entry address; one given by
+ *     DW_AT_ranges alone (a function split into NAME and NAME.cold) is
+ *     there once per range, each range's start standing for its entry;
  *   - the inlining forest: one node per DW_TAG_inlined_subroutine, its
  *     parent node (-1 at the top of a procedure), and its address ranges
  *     sorted by lo.  Ranges of a node lie inside its parent's ranges.

@@ -52,23 +52,50 @@ static uint32_t file_of(struct walk *w, uint32_t idx)
 	return strtab_intern(&w->d->strs, s);
 }
 
-static void add_subprog(struct walk *w, Dwarf_Die *die)
+static void push_subprog(struct walk *w, Dwarf_Addr entry, uint32_t file,
+			 uint32_t line, int noreturn)
 {
 	struct debuginfo *d = w->d;
-	Dwarf_Addr entry;
 	struct subprog *s;
-	int line = 0;
-	Dwarf_Attribute a;
 
-	if (dwarf_entrypc(die, &entry) != 0 && dwarf_lowpc(die, &entry) != 0)
-		return;
 	HPC_GROW(d->subs, d->nsubs + 1, d->subs_alloc);
 	s = &d->subs[d->nsubs++];
 	s->entry = entry + w->bias;
-	s->file = strtab_intern(&d->strs, dwarf_decl_file(die));
+	s->file = file;
+	s->line = line;
+	s->noreturn = noreturn;
+}
+
+/*
+ * A subprogram with code: its entry, or, when DWARF names none (gcc's
+ * DW_AT_ranges for a function split into NAME and NAME.cold, with neither
+ * DW_AT_entry_pc nor DW_AT_low_pc, which is all libdw's dwarf_entrypc
+ * reads), the start of each of its ranges, so that a procedure starting at
+ * any of its parts finds its declaration.
+ */
+static void add_subprog(struct walk *w, Dwarf_Die *die)
+{
+	Dwarf_Addr entry, base, lo, hi;
+	Dwarf_Attribute a;
+	ptrdiff_t off = 0;
+	uint32_t file;
+	int line = 0, noreturn, known;
+
+	known = dwarf_entrypc(die, &entry) == 0 || dwarf_lowpc(die, &entry) == 0;
+	if (!known && !dwarf_hasattr(die, DW_AT_ranges))
+		return;
+	file = strtab_intern(&w->d->strs, dwarf_decl_file(die));
 	dwarf_decl_line(die, &line);
-	s->line = line > 0 ? (uint32_t)line : 0;
-	s->noreturn = dwarf_attr_integrate(die, DW_AT_noreturn, &a) != NULL;
+	if (line < 0)
+		line = 0;
+	noreturn = dwarf_attr_integrate(die, DW_AT_noreturn, &a) != NULL;
+	if (known) {
+		push_subprog(w, entry, file, (uint32_t)line, noreturn);
+		return;
+	}
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
+		if (hi > lo)
+			push_subprog(w, lo, file, (uint32_t)line, noreturn);
 }
 
 /*

@@ -1,6 +1,7 @@
 #!/bin/sh
-# check-structure.sh SOURCE STRUCTFILE - checks the loop structure that
-# the // CHECK: comments of SOURCE state against a structure file.
+# check-structure.sh SOURCE STRUCTFILE - checks the loop structure and
+# procedure lines that the // CHECK: comments of SOURCE state against a
+# structure file.
 #
 # A comment on source line N says one of:
 #   // CHECK: loop depth=D [near=K] [in=NAME|in=-] [proc=NAME]
@@ -9,6 +10,8 @@
 #       inside the procedure named NAME;
 #   // CHECK: loops=C proc=NAME      procedure NAME has exactly C loops;
 #   // CHECK: proc=NAME              a procedure NAME exists.
+# Either of the last two may end in "decl": NAME's P then has l=N too (the
+# comment sits on the line that declares it).
 # Only loops in the F element of SOURCE's file (by basename) count.
 # Prints one line per failed check and exits 1 if any failed.
 # Works on any structure file with one element per line (ours and
@@ -27,7 +30,7 @@ function attr(s, name,   m) {
 /<\/F>/ { infile = 0 }
 !infile { next }
 /<P / { proc = attr($0, "n"); sub(/ \[.*/, "", proc); depth = 0; sp = 0
-	print "P", proc; next }
+	print "P", proc, attr($0, "l"); next }
 /<\/P>/ { next }
 /<A / { sp++; stk[sp] = "A"; nm[sp] = attr($0, "n"); next }
 /<L / { sp++; stk[sp] = "L"; depth++
@@ -41,7 +44,7 @@ grep -n '// CHECK:' "$src" | awk -v found=loops.found.$$ '
 BEGIN {
 	while ((getline line < found) > 0) {
 		split(line, w, " ")
-		if (w[1] == "P") { procs[w[2]] = 1; continue }
+		if (w[1] == "P") { procs[w[2]] = 1; pline[w[2]] = w[3]; continue }
 		n++; lp[n] = w[2]; ll[n] = w[3]; ld[n] = w[4]; li[n] = w[5]
 		count[w[2]]++
 	}
@@ -49,7 +52,7 @@ BEGIN {
 {
 	split($0, parts, ":"); src = parts[1] + 0
 	rest = $0; sub(/.*\/\/ CHECK: */, "", rest)
-	depth = ""; near = 0; inn = ""; proc = ""; loops = ""; isloop = 0
+	depth = ""; near = 0; inn = ""; proc = ""; loops = ""; isloop = 0; decl = 0
 	m = split(rest, t, " ")
 	for (i = 1; i <= m; i++) {
 		if (t[i] == "loop") isloop = 1
@@ -58,6 +61,7 @@ BEGIN {
 		else if (t[i] ~ /^in=/) inn = substr(t[i], 4)
 		else if (t[i] ~ /^proc=/) proc = substr(t[i], 6)
 		else if (t[i] ~ /^loops=/) loops = substr(t[i], 7)
+		else if (t[i] == "decl") decl = 1
 	}
 	if (isloop) {
 		ok = 0
@@ -76,6 +80,9 @@ BEGIN {
 		}
 	} else if (proc != "" && !(proc in procs)) {
 		print "line " src ": no procedure " proc; bad = 1
+	}
+	if (!isloop && decl && proc in procs && pline[proc] != src) {
+		print "line " src ": procedure " proc " has l=" pline[proc] ", expected " src; bad = 1
 	}
 }
 END { exit bad }

@@ -159,6 +159,24 @@ test_expect_success 'the .cold parts are parts of their procedures, clip_all.col
 	done
 '
 
+# The attributes of the subprogram DIE named $2 in readelf's dump $1.
+die_attrs() {
+	sed -n "/DW_AT_name .*: $2\$/,/^ <[0-9]*><[0-9a-f]*>:/p" "$1"
+}
+
+test_expect_success 'a procedure split into NAME and NAME.cold (DW_AT_ranges, no low_pc) has its declaration line' '
+	cc -O2 -g -o split "$TEST_PROGS/st-static.c" &&
+	readelf --debug-dump=info split >info &&
+	for f in scale_all clip_all; do
+		die_attrs info $f >attrs &&
+		grep -q DW_AT_ranges attrs && ! grep -q DW_AT_low_pc attrs || exit 1
+	done &&
+	hpcstruct -o split.xml split &&
+	grep -q "<P i=\"[0-9]*\" n=\"scale_all\" l=\"13\" " split.xml &&
+	grep -q "<P i=\"[0-9]*\" n=\"clip\" l=\"25\" " split.xml &&
+	sh "$TEST_DIRECTORY/check-structure.sh" "$TEST_PROGS/st-static.c" split.xml
+'
+
 test_expect_success XMLLINT 'output named from a debug file is valid' '
 	test_valid_xml "$DTD" static.xml
 '

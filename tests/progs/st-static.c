@@ -1,16 +1,16 @@
 /*
  * st-static.c - static functions, so local symbols that no .dynsym lists,
- * each with a loop and a part gcc -O2 moves to NAME.cold; one is known by
- * a global alias, as glibc's functions are (its .cold part is named after
- * the internal name).  t2000 strips it to a separate debug file.  Expected
- * structure in // CHECK: comments (tests/check-structure.sh).
+ * each with a loop and a part gcc -O2 moves to NAME.cold (DWARF then gives
+ * DW_AT_ranges, no DW_AT_low_pc); one is known by a global alias, as glibc's
+ * are (its .cold part is named after the internal name).  t2000 strips it
+ * to a separate debug file.  Expected structure in // CHECK: comments.
  * Build: cc -O2 -g -o st-static st-static.c
  */
 #include <stdlib.h>
 
 volatile int sink;
 
-static __attribute__((noinline, noclone)) long scale_all(const int *a, int n)	// CHECK: loops=1 proc=scale_all
+static __attribute__((noinline, noclone)) long scale_all(const int *a, int n)	// CHECK: loops=1 proc=scale_all decl
 {
 	long s = 0;
 
@@ -22,7 +22,7 @@ static __attribute__((noinline, noclone)) long scale_all(const int *a, int n)	//
 	return s;
 }
 
-static __attribute__((noinline, noclone)) int clip_all(const int *a, int n)	// CHECK: loops=1 proc=clip
+static __attribute__((noinline, noclone)) int clip_all(const int *a, int n)	// CHECK: loops=1 proc=clip decl
 {
 	int top = 0;
 
@@ -36,7 +36,7 @@ static __attribute__((noinline, noclone)) int clip_all(const int *a, int n)	// C
 
 int clip(const int *a, int n) __attribute__((alias("clip_all")));
 
-int main(int argc, char **argv)
+int main(int argc, char **argv)					// CHECK: proc=main decl
 {
 	int v[16];
 
