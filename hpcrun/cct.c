@@ -106,7 +106,7 @@ int cct_insert(struct cct *c, struct cct_node *root, const uintptr_t *frames,
 		uint16_t lm;
 
 		if (!m || frames[i] < m->lo || frames[i] >= m->hi)
-			m = rt_module_find(frames[i]);
+			m = rt_module_find_recent(frames[i]);
 		if (!m)
 			return -2;
 		lm = m->id;

@@ -7,7 +7,9 @@
  * the live modules sorted by address.  The handler reads the published
  * snapshot with one atomic load and a binary search; old snapshots are
  * never freed, so a handler still reading one is safe.  Modules that are
- * dlclosed keep their id and path, so earlier samples still resolve.
+ * dlclosed keep their id and path, so earlier samples still resolve; the
+ * snapshot before the last refresh stays searchable too, for samples taken
+ * before a dlclose and read from a ring buffer after it.
  *
  * Each module's GNU build ID is read from its PT_NOTE segments in memory
  * while dl_iterate_phdr holds the loader's lock (so the module cannot be
@@ -30,7 +32,7 @@ struct snapshot {
 	const struct rt_module *mod[];
 };
 
-static struct snapshot *published;
+static struct snapshot *published, *previous;
 unsigned rt_loadmap_gen;
 static struct rt_module **all;
 static size_t nall, alloc_all;
@@ -309,6 +311,7 @@ void rt_loadmap_refresh(void)
 		if (c.n)
 			memcpy(s->mod, c.v, c.n * sizeof(s->mod[0]));
 		qsort(s->mod, s->n, sizeof(s->mod[0]), by_lo);
+		__atomic_store_n(&previous, published, __ATOMIC_RELEASE);
 		__atomic_store_n(&published, s, __ATOMIC_RELEASE);
 		__atomic_add_fetch(&rt_loadmap_gen, 1, __ATOMIC_RELEASE);
 	}
@@ -323,9 +326,8 @@ void rt_loadmap_refresh(void)
 	}
 }
 
-const struct rt_module *rt_module_find(uintptr_t addr)
+static const struct rt_module *search(const struct snapshot *s, uintptr_t addr)
 {
-	const struct snapshot *s = __atomic_load_n(&published, __ATOMIC_ACQUIRE);
 	size_t lo = 0, hi;
 
 	if (!s)
@@ -342,6 +344,18 @@ const struct rt_module *rt_module_find(uintptr_t addr)
 			return s->mod[mid];
 	}
 	return NULL;
+}
+
+const struct rt_module *rt_module_find(uintptr_t addr)
+{
+	return search(__atomic_load_n(&published, __ATOMIC_ACQUIRE), addr);
+}
+
+const struct rt_module *rt_module_find_recent(uintptr_t addr)
+{
+	const struct rt_module *m = rt_module_find(addr);
+
+	return m ? m : search(__atomic_load_n(&previous, __ATOMIC_ACQUIRE), addr);
 }
 
 const struct rt_module *const *rt_module_all(size_t *n)

@@ -267,6 +267,9 @@ void rt_loadmap_refresh(void);
 extern unsigned rt_loadmap_gen;
 /* The live module containing addr, or NULL (async-signal-safe). */
 const struct rt_module *rt_module_find(uintptr_t addr);
+/* The same, or else the module that held addr before the last refresh
+ * (dlclosed since: its memory must not be read). */
+const struct rt_module *rt_module_find_recent(uintptr_t addr);
 /* Every module ever seen, in id order (outside the handler). */
 const struct rt_module *const *rt_module_all(size_t *n);
 

@@ -839,8 +839,13 @@ static int walk(struct rt_thread *td, struct frame *f, uintptr_t *frames,
 
 		if (!m || f->r[REG_RA_DW] < m->lo || f->r[REG_RA_DW] >= m->hi)
 			m = rt_module_find(f->r[REG_RA_DW]);
-		if (!m)
+		if (!m) {
+			/* A sample from a copy may lie in a library dlclosed
+			 * since: kept as the path's last frame. */
+			if (f->copy && rt_module_find_recent(f->r[REG_RA_DW]))
+				frames[n++] = f->r[REG_RA_DW];
 			return n;
+		}
 		if (is_sigreturn(m, f->r[REG_RA_DW])) {
 			uintptr_t at = f->r[REG_RSP_DW], hi = f->hi;
 			const ucontext_t *uc = ucontext_at(f, at);

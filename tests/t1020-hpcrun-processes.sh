@@ -116,6 +116,16 @@ test_expect_success 'dlopen/dlclose: samples in a closed library still resolve t
 	grep -q "^^Primary;|Main;main;light " df
 '
 
+# Another thread's samples taken just before the dlclose are still in its
+# ring buffer then (drained at its end): they resolve to the library too.
+test_expect_success PERF_EVENTS 'dlclose while another thread has samples of the library waiting' '
+	hpcrun -o dlt -e cpu-clock@f5000 ./rt-work dlthread "$TRASH/rt-dso.so" 10 &&
+	grep -q "^dropped-outside-modules: 0$" dlt/*.log &&
+	./rt-folded dlt/*-001-*.hpcrun "$TRASH/rt-work" rt-work.nm >dtf &&
+	grep -q "^# lm [0-9]* 1 $TRASH/rt-dso.so\$" dtf &&
+	grep -q "^^Primary;|Thread;dl_worker;rt-dso.so+0x" dtf
+'
+
 test_expect_success '_exit writes the profile and keeps the status' '
 	status=0 && hpcrun -o ex ./rt-work _exit 5 || status=$? &&
 	test $status = 5 &&

@@ -26,6 +26,8 @@
  *   sigprof         own SIGPROF handler with ITIMER_PROF; prints what it saw
  *   term N          N units, then SIGTERM to itself (default action)
  *   dlopen LIB N    dlopen LIB, N units in its dso_work(), dlclose, N units
+ *   dlthread LIB N  a thread runs LIB's dso_work() N units, then waits (no
+ *                   CPU) while main dlcloses LIB, then ends
  *   exit S          one unit then exit(S);  _exit S: the same with _exit
  */
 #include <dlfcn.h>
@@ -91,6 +93,24 @@ static void *thread_light(void *arg)
 	return NULL;
 }
 static void *thread_one(void *arg) { (void)arg; spin(1); return NULL; }
+
+/* dlthread: the worker's library function, and the two hand-overs. */
+static void (*dso_fn)(long);
+static pthread_mutex_t dl_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t dl_cond = PTHREAD_COND_INITIALIZER;
+static int dl_stage;		/* 1: worker done in LIB; 2: LIB closed */
+
+static void *dl_worker(void *arg)
+{
+	dso_fn((long)arg);
+	pthread_mutex_lock(&dl_lock);
+	dl_stage = 1;
+	pthread_cond_broadcast(&dl_cond);
+	while (dl_stage != 2)
+		pthread_cond_wait(&dl_cond, &dl_lock);
+	pthread_mutex_unlock(&dl_lock);
+	return NULL;
+}
 static int c11_worker(void *arg) { spin((long)arg); return 7; }
 
 __attribute__((noinline)) long recurse(int depth, long n)
@@ -253,6 +273,24 @@ int main(int argc, char **argv)
 		heavy(n);
 		kill(getpid(), SIGTERM);
 		return 0;
+	} else if (!strcmp(mode, "dlthread")) {
+		void *h = dlopen(argv[2], RTLD_NOW);
+		pthread_t t;
+
+		if (!h) {
+			fprintf(stderr, "rt-work: %s\n", dlerror());
+			return 1;
+		}
+		*(void **)&dso_fn = dlsym(h, "dso_work");
+		pthread_create(&t, NULL, dl_worker, (void *)(argc > 3 ? atol(argv[3]) : 10));
+		pthread_mutex_lock(&dl_lock);
+		while (dl_stage != 1)
+			pthread_cond_wait(&dl_cond, &dl_lock);
+		dlclose(h);
+		dl_stage = 2;
+		pthread_cond_broadcast(&dl_cond);
+		pthread_mutex_unlock(&dl_lock);
+		pthread_join(t, NULL);
 	} else if (!strcmp(mode, "dlopen")) {
 		void *h = dlopen(argv[2], RTLD_NOW);
 		void (*fn)(long);
