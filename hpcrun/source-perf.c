@@ -538,17 +538,14 @@ void rt_perf_drain(struct rt_thread *td, const void *uc)
 void rt_perf_drain_self(void)
 {
 	struct rt_thread *td = rt_self;
-	sigset_t old;
 
-	if (!td || !td->nrings)
+	/* A signal arriving after busy is set finds it set and leaves the
+	 * tree alone; one arriving before finishes before we go on. */
+	if (!td || !td->nrings || td->busy || td->closed)
 		return;
-	rt_fd_gate_lock(&old);		/* for its signal mask */
-	if (!td->busy && !td->closed) {
-		__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
-		rt_perf_drain(td, NULL);
-		__atomic_store_n(&td->busy, 0, __ATOMIC_SEQ_CST);
-	}
-	rt_fd_gate_unlock(&old);
+	__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
+	rt_perf_drain(td, NULL);
+	__atomic_store_n(&td->busy, 0, __ATOMIC_SEQ_CST);
 }
 
 /* Ends td's ring of event idx (R2, R3); the gate is held. */
