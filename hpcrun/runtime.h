@@ -69,6 +69,12 @@ struct sample_source {
 extern const struct sample_source perf_source;
 extern const struct sample_source timer_source;
 
+/* source-timer.c: a POSIX timer on clock clk whose signal (the sampling
+ * signal, si_value value) goes to thread tid, every period_ns when not 0;
+ * 0 or negative errno. */
+int rt_timer_create(pid_t tid, clockid_t clk, int value, uint64_t period_ns,
+		    timer_t *out);
+
 /* source-perf.c: hpcrun's fds and the program's calls that close fds.
  * All of these are async-signal-safe. */
 /* Holds the fd gate exclusively (blocking signals but synchronous faults,

@@ -95,10 +95,6 @@
 
 #include "runtime.h"
 
-#ifndef sigev_notify_thread_id
-#define sigev_notify_thread_id _sigev_un._tid
-#endif
-
 /* Numbers at or above this are never ours (owner[] covers the rest). */
 #define RT_FD_MAX 65536
 /* Losses waiting for rt_fd_close_end to re-arm them. */
@@ -354,31 +350,6 @@ static int arm(struct rt_thread *td, int idx)
 	return 0;
 }
 
-/* The timer that drains td's rings; 0 or negative errno. */
-static int drain_timer_start(struct rt_thread *td)
-{
-	struct sigevent sev;
-	struct itimerspec its;
-
-	memset(&sev, 0, sizeof(sev));
-	sev.sigev_notify = SIGEV_THREAD_ID;
-	sev.sigev_signo = rt_cfg.signo;
-	sev.sigev_value.sival_int = RT_DRAIN_TIMER;
-	sev.sigev_notify_thread_id = td->tid;
-	if (timer_create(rt_thread_clock(td->tid), &sev, &td->drain_timer))
-		return -errno;
-	its.it_interval.tv_sec = 0;
-	its.it_interval.tv_nsec = RT_DRAIN_NS;
-	its.it_value = its.it_interval;
-	if (timer_settime(td->drain_timer, 0, &its, NULL)) {
-		int err = -errno;
-
-		timer_delete(td->drain_timer);
-		return err;
-	}
-	return 0;
-}
-
 /* Opens event idx of td with a ring buffer (THE RING, R1); the gate is
  * held.  0 or negative errno. */
 static int arm_ring(struct rt_thread *td, int idx)
@@ -397,7 +368,8 @@ static int arm_ring(struct rt_thread *td, int idx)
 		return err;
 	}
 	if (td->nrings == 0)
-		err = drain_timer_start(td);
+		err = rt_timer_create(td->tid, rt_thread_clock(td->tid), RT_DRAIN_TIMER,
+				      RT_DRAIN_NS, &td->drain_timer);
 	if (!err && (ioctl(fd, PERF_EVENT_IOC_RESET, 0) ||
 		     ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)))
 		err = -errno;

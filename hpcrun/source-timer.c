@@ -26,25 +26,38 @@ static clockid_t clock_of(const struct hpcrun_evspec *s, pid_t tid)
 	return (clockid_t)s->ev->type;
 }
 
-static int make_timer(const struct hpcrun_evspec *s, pid_t tid, int idx,
-		      timer_t *out)
+int rt_timer_create(pid_t tid, clockid_t clk, int value, uint64_t period_ns,
+		    timer_t *out)
 {
 	struct sigevent sev;
+	struct itimerspec its;
+	int err;
 
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_THREAD_ID;
 	sev.sigev_signo = rt_cfg.signo;
-	sev.sigev_value.sival_int = idx;
+	sev.sigev_value.sival_int = value;
 	sev.sigev_notify_thread_id = tid;
-	if (timer_create(clock_of(s, tid), &sev, out))
+	if (timer_create(clk, &sev, out))
 		return -errno;
+	if (!period_ns)
+		return 0;
+	its.it_interval.tv_sec = (time_t)(period_ns / 1000000000);
+	its.it_interval.tv_nsec = (long)(period_ns % 1000000000);
+	its.it_value = its.it_interval;
+	if (timer_settime(*out, 0, &its, NULL)) {
+		err = -errno;
+		timer_delete(*out);
+		return err;
+	}
 	return 0;
 }
 
 static int timer_probe(const struct hpcrun_evspec *s)
 {
+	pid_t tid = (pid_t)syscall(SYS_gettid);
 	timer_t t;
-	int err = make_timer(s, (pid_t)syscall(SYS_gettid), 0, &t);
+	int err = rt_timer_create(tid, clock_of(s, tid), 0, 0, &t);
 
 	if (!err)
 		timer_delete(t);
@@ -54,20 +67,9 @@ static int timer_probe(const struct hpcrun_evspec *s)
 static int timer_start(struct rt_thread *td, int idx)
 {
 	const struct hpcrun_evspec *s = &rt_cfg.ev[idx].spec;
-	struct itimerspec its;
-	int err = make_timer(s, td->tid, idx, &td->timer[idx]);
 
-	if (err)
-		return err;
-	its.it_interval.tv_sec = (time_t)(s->period / 1000000);
-	its.it_interval.tv_nsec = (long)(s->period % 1000000) * 1000;
-	its.it_value = its.it_interval;
-	if (timer_settime(td->timer[idx], 0, &its, NULL)) {
-		err = -errno;
-		timer_delete(td->timer[idx]);
-		return err;
-	}
-	return 0;
+	return rt_timer_create(td->tid, clock_of(s, td->tid), idx,
+			       s->period * 1000, &td->timer[idx]);
 }
 
 static void timer_stop(struct rt_thread *td, int idx)
