@@ -207,24 +207,32 @@ static int move_high(int fd)
 	return -EMFILE;
 }
 
-/* Takes td's fd of event idx from it: td->fd[idx] is -1 and its handler
- * has let go of the number (invariant 4); the fd, or -1.  A handler busy
- * for over a second has crashed (its thread is writing everything out in
- * interpose.c's fatal handler): it will not go on. */
-static int take(struct rt_thread *td, int idx)
+/* Waits until the handler of td, another thread, is not running; 0 when
+ * it gave up: a handler busy for over a second has crashed (its thread is
+ * writing everything out in interpose.c's fatal handler) and will not go
+ * on. */
+static int wait_idle(struct rt_thread *td)
 {
-	int fd = __atomic_exchange_n(&td->fd[idx], -1, __ATOMIC_SEQ_CST);
 	struct timespec t0, t;
 
-	if (td == rt_self)
-		return fd;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (__atomic_load_n(&td->busy, __ATOMIC_SEQ_CST)) {
 		sched_yield();
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if (t.tv_sec - t0.tv_sec > 1)
-			break;
+			return 0;
 	}
+	return 1;
+}
+
+/* Takes td's fd of event idx from it: td->fd[idx] is -1 and its handler
+ * has let go of the number (invariant 4); the fd, or -1. */
+static int take(struct rt_thread *td, int idx)
+{
+	int fd = __atomic_exchange_n(&td->fd[idx], -1, __ATOMIC_SEQ_CST);
+
+	if (td != rt_self)
+		wait_idle(td);
 	return fd;
 }
 
@@ -524,34 +532,24 @@ void rt_perf_drain_self(void)
 static void stop_ring(struct rt_thread *td, int idx)
 {
 	void *ring = __atomic_exchange_n(&td->ring[idx], NULL, __ATOMIC_SEQ_CST);
-	struct rt_thread *self = rt_self, *saved = rt_self;
-	struct timespec t0, t;
-	int idle = 1;
+	struct rt_thread *self = rt_self;
 
 	if (!ring)
 		return;
 	if (td == self || td->tid == (pid_t)syscall(SYS_gettid)) {
 		/* Its own thread, signals blocked by the gate: rt_self may be
 		 * cleared already (rt_thread_end); a fault in the unwinder
-		 * must find td there. */
-		idle = !td->busy;
-		self = rt_self = td;
-	} else {
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		while (__atomic_load_n(&td->busy, __ATOMIC_SEQ_CST)) {
-			sched_yield();
-			clock_gettime(CLOCK_MONOTONIC, &t);
-			if (t.tv_sec - t0.tv_sec > 1) {
-				idle = 0;
-				break;
-			}
+		 * must find td there.  Not from inside its handler. */
+		if (!td->busy) {
+			rt_self = td;
+			drain_ring(td, td, idx, ring, NULL);
+			rt_self = self;
 		}
-		idle = idle && td->closed && (!self || !self->busy);
+	} else if (wait_idle(td) && td->closed) {
+		/* No unwinding on a thread whose own handler was interrupted:
+		 * its fault recovery is in use; leaf addresses only. */
+		drain_ring(td, self && !self->busy ? self : NULL, idx, ring, NULL);
 	}
-	if (idle)
-		drain_ring(td, self && (self == td || !self->busy) ? self : NULL, idx,
-			   ring, NULL);
-	rt_self = saved;
 	munmap(ring, td->ring_bytes[idx]);
 	if (--td->nrings == 0)
 		timer_delete(td->drain_timer);
