@@ -236,12 +236,18 @@ static int take(struct rt_thread *td, int idx)
 	return fd;
 }
 
+/* cpu-clock and task-clock: software events counting ns of CPU time. */
+static int sw_clock(const struct hpcrun_evspec *s)
+{
+	return s->ev->type == PERF_TYPE_SOFTWARE &&
+	       (s->ev->config == PERF_COUNT_SW_CPU_CLOCK ||
+		s->ev->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
 /* Software clocks in frequency mode: sampled with a fixed period in ns. */
 static uint64_t clock_period(const struct hpcrun_evspec *s)
 {
-	if (s->period || s->ev->type != PERF_TYPE_SOFTWARE ||
-	    (s->ev->config != PERF_COUNT_SW_CPU_CLOCK &&
-	     s->ev->config != PERF_COUNT_SW_TASK_CLOCK))
+	if (s->period || !sw_clock(s))
 		return 0;
 	return 1000000000ULL / s->freq;
 }
@@ -253,10 +259,7 @@ int rt_perf_ring_event(const struct hpcrun_evspec *s)
 {
 	if (!rt_cfg.stack_copy || rt_cfg.no_unwind)
 		return 0;
-	if (s->ev->type == PERF_TYPE_SOFTWARE)
-		return s->ev->config == PERF_COUNT_SW_CPU_CLOCK ||
-		       s->ev->config == PERF_COUNT_SW_TASK_CLOCK;
-	return 1;
+	return s->ev->type != PERF_TYPE_SOFTWARE || sw_clock(s);
 }
 
 /* Bytes of ring data for s: twice the samples of one drain period at its
@@ -267,7 +270,7 @@ static size_t ring_data_bytes(const struct hpcrun_evspec *s)
 	uint64_t rate = s->freq ? s->freq : 5000, need;
 	size_t bytes = 65536;
 
-	if (s->period && s->ev->type == PERF_TYPE_SOFTWARE)
+	if (s->period && sw_clock(s))
 		rate = 1000000000ULL / s->period;
 	need = 2 * (rate * (uint64_t)RT_DRAIN_NS / 1000000000ULL + 1) *
 	       (RT_STACK_COPY + 256);
@@ -422,12 +425,58 @@ static int perf_start(struct rt_thread *td, int idx)
 	return err;
 }
 
-/* Takes the samples waiting in ring (event idx of td): rt_sample_copy for
- * each, uc and self as it wants them. */
+/*
+ * One PERF_RECORD_SAMPLE of event idx in [p, end), after its header, as
+ * fill_attr asked for it: the period (frequency mode only), the registers
+ * (abi, then ax bx cx dx si di bp sp ip r8..r15), the stack copy (size,
+ * bytes, dyn_size).  Recorded by rt_sample_copy, uc and self as it wants.
+ */
+static void take_sample(struct rt_thread *td, struct rt_thread *self, int idx,
+			const unsigned char *p, const unsigned char *end,
+			const void *uc)
+{
+	static const int dw[17] = {	/* DWARF number of each register */
+		0, 3, 2, 1, 4, 5, 6, 7, 16, 8, 9, 10, 11, 12, 13, 14, 15
+	};
+	const struct hpcrun_evspec *s = &rt_cfg.ev[idx].spec;
+	double val = s->period ? 1.0 : (double)clock_period(s);
+	uintptr_t regs[RT_UNWIND_REGS];
+	uint64_t g[17], len, dyn = 0;
+	int i;
+
+	if (!s->period && !clock_period(s)) {
+		if (end - p < 8)
+			return;
+		memcpy(&len, p, 8);
+		val = (double)len;
+		p += 8;
+	}
+	if (end - p < 8 + (long)sizeof(g) + 8) {
+		td->counts.taken++;
+		td->counts.dropped_nomodule++;	/* no user registers */
+		td->nsamples[idx]++;
+		return;
+	}
+	memcpy(g, p + 8, sizeof(g));
+	p += 8 + sizeof(g);
+	memcpy(&len, p, 8);
+	p += 8;
+	if (len > (uint64_t)(end - p))
+		len = 0;
+	if (len && (uint64_t)(end - p) >= len + 8)
+		memcpy(&dyn, p + len, 8);
+	if (dyn > len)
+		dyn = len;
+	for (i = 0; i < 17; i++)
+		regs[dw[i]] = (uintptr_t)g[i];
+	rt_sample_copy(td, self, idx, regs, p, (size_t)dyn, uc, val);
+}
+
+/* Takes the samples waiting in ring (event idx of td), and counts those
+ * the kernel lost. */
 static void drain_ring(struct rt_thread *td, struct rt_thread *self, int idx,
 		       void *ring, const void *uc)
 {
-	const struct hpcrun_evspec *s = &rt_cfg.ev[idx].spec;
 	struct perf_event_mmap_page *mp = ring;
 	const unsigned char *data = (const unsigned char *)ring + mp->data_offset;
 	uint64_t size = mp->data_size, tail = mp->data_tail, head;
@@ -437,11 +486,8 @@ static void drain_ring(struct rt_thread *td, struct rt_thread *self, int idx,
 		tail = head;		/* not a ring we understand: skip it */
 	while (tail + sizeof(struct perf_event_header) <= head) {
 		struct perf_event_header h;
-		uint64_t off = tail & (size - 1), u[3];
-		const unsigned char *r, *p, *end;
-		uintptr_t regs[RT_UNWIND_REGS];
-		double val;
-		int i;
+		uint64_t off = tail & (size - 1), nlost[2];
+		const unsigned char *r;
 
 		memcpy(&h, data + off, sizeof(h));
 		if (h.size < sizeof(h) || tail + h.size > head)
@@ -454,50 +500,12 @@ static void drain_ring(struct rt_thread *td, struct rt_thread *self, int idx,
 			r = td->rec;
 		}
 		tail += h.size;
-		p = r + sizeof(h);
-		end = r + h.size;
-		if (h.type == PERF_RECORD_LOST && end - p >= 16) {
-			memcpy(u, p, 16);
-			td->counts.taken += u[1];
-			td->counts.dropped_ring += u[1];
-			continue;
-		}
-		if (h.type != PERF_RECORD_SAMPLE)
-			continue;
-		val = s->period ? 1.0 : (double)clock_period(s);
-		if (s->freq && !clock_period(s)) {
-			if (end - p < 8)
-				continue;
-			memcpy(u, p, 8);
-			val = (double)u[0];
-			p += 8;
-		}
-		/* abi, ax bx cx dx si di bp sp ip r8..r15, size, data, dyn_size */
-		if (end - p < 8 + 17 * 8 + 8) {
-			td->counts.taken++;
-			td->counts.dropped_nomodule++;	/* no user registers */
-			td->nsamples[idx]++;
-			continue;
-		}
-		{
-			uint64_t g[17], len, dyn = 0;
-			static const int dw[17] = {	/* DWARF number of each */
-				0, 3, 2, 1, 4, 5, 6, 7, 16, 8, 9, 10, 11, 12, 13, 14, 15
-			};
-
-			memcpy(g, p + 8, sizeof(g));
-			p += 8 + sizeof(g);
-			memcpy(&len, p, 8);
-			p += 8;
-			if (len > (uint64_t)(end - p))
-				len = 0;
-			if (len && (uint64_t)(end - p) >= len + 8)
-				memcpy(&dyn, p + len, 8);
-			if (dyn > len)
-				dyn = len;
-			for (i = 0; i < 17; i++)
-				regs[dw[i]] = (uintptr_t)g[i];
-			rt_sample_copy(td, self, idx, regs, p, (size_t)dyn, uc, val);
+		if (h.type == PERF_RECORD_SAMPLE) {
+			take_sample(td, self, idx, r + sizeof(h), r + h.size, uc);
+		} else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16) {
+			memcpy(nlost, r + sizeof(h), 16);	/* id, lost */
+			td->counts.taken += nlost[1];
+			td->counts.dropped_ring += nlost[1];
 		}
 	}
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
