@@ -8,6 +8,13 @@ share() {
 		END { printf "%.2f\n", t ? 100 * s / t : -1 }' "$2"
 }
 
+# under ERE MIN FOLDED: at least the fraction MIN of the metric total lies
+# on paths matching ERE (given through the environment: no escapes lost).
+under() {
+	RE=$1 awk -v min="$2" '!/^#/ { t += $NF; if ($0 ~ ENVIRON["RE"]) ok += $NF }
+		END { exit !(t > 0 && ok / t >= min) }' "$3"
+}
+
 # folded DIR FILE-GLOB: the folded paths of the profiles matching the glob.
 folded() {
 	for f in $1/$2; do ./rt-folded "$f" "$TRASH/rt-work" rt-work.nm || return 1; done
@@ -38,7 +45,7 @@ test_expect_success 'a 3:1 split between two functions is measured within 4 poin
 # first): 0.1% on a quiet machine, 3% seen on a loaded one.
 test_expect_success '99% of the split reaches main, the rest the stack bottom' '
 	grep -v "^#" f >paths &&
-	awk "{ t += \$NF } /^\^Primary;\|Main;main;/ { m += \$NF } END { exit !(m / t >= 0.99) }" paths &&
+	under "^\\^Primary;\\|Main;main;" 0.99 paths &&
 	! grep -v -e "^^Primary;|Main;main;" -e "^^Primary;_start;" paths &&
 	grep -q "^samples-partial: 0$" split/*.log &&
 	dropped=$(sed -n "s/^samples-dropped: //p" split/*.log) &&
@@ -79,8 +86,7 @@ test_expect_success 'threads: one profile each, 3:1 split between them' '
 		thr/rt-work-000000-002-*.hpcrun &&
 	folded thr "*-00[12]-*.hpcrun" >tf &&
 	grep -v "^#" tf >tpaths &&
-	awk "{ t += \$NF } /^\^Primary;\|Thread;thread_/ { ok += \$NF }
-	     END { exit !(ok / t >= 0.99) }" tpaths &&
+	under "^\\^Primary;\\|Thread;thread_" 0.99 tpaths &&
 	test_within "$(share thread_heavy tf)" "$(true_share heavy truth)" 4 &&
 	grep -q "^threads: 3$" thr/*.log
 '
@@ -142,8 +148,7 @@ test_expect_success PERF_EVENTS,UNPRIVILEGED 'no room for a ring buffer: that th
 		./rt-folded np/m/*-$t-*.hpcrun "$TRASH/np/rt-work" rt-work.nm >w$t &&
 		n=$(sed -n "s/^# metric perf::cpu-clock period 1 samples //p" w$t) &&
 		test "$n" -ge 500 &&
-		awk "!/^#/ { t += \$NF } /^\^Primary;\|Thread;thread_/ { ok += \$NF }
-		     END { exit !(ok / t >= 0.99) }" w$t || exit 1
+		under "^\\^Primary;\\|Thread;thread_" 0.99 w$t || exit 1
 	done
 '
 
@@ -197,8 +202,7 @@ test_expect_success 'paths through code without unwind info are kept under ^Part
 test_expect_success 'a handler on an alternate signal stack unwinds through the signal frame to main' '
 	hpcrun -o alt ./rt-work altstack &&
 	folded alt "*.hpcrun" | grep -v "^#" >af &&
-	awk "{ t += \$NF } /^\^Primary;\|Main;main;.*;on_usr1;heavy / { ok += \$NF }
-	     END { exit !(t > 0 && ok / t >= 0.95) }" af
+	under "^\\^Primary;\\|Main;main;.*;on_usr1;heavy " 0.95 af
 '
 
 test_expect_success 'a coroutine (makecontext stack) is sampled without harm' '
