@@ -52,6 +52,12 @@ $(error missing libraries: $(strip $(MISSING)); install them with 'apt-get insta
 endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS := $(shell pkg-config --libs $(PKGS))
+else
+# "make deps demo" (the README's quick start): the libraries are looked up
+# when the recipes run, after deps has installed them, one goal at a time.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS = $(shell pkg-config --libs $(PKGS))
+.NOTPARALLEL:
 endif
 
 ALL_CFLAGS = $(STD_FLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SAN_FLAGS)
