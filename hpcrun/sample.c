@@ -28,22 +28,41 @@
 
 #include "runtime.h"
 
-/* rt_unwind(), with a way back should a memory read fault anyway. */
-static int unwind_guarded(struct rt_thread *td, void *uc, int *complete)
+/* A sample read from a ring buffer, as rt_unwind_copy() takes it. */
+struct copied {
+	const uintptr_t *regs;
+	const unsigned char *stack;
+	size_t len;
+	uintptr_t live_hi;
+	int own;
+};
+
+/*
+ * rt_unwind() of the interrupted context uc, or rt_unwind_copy() of c, into
+ * td->frames, with a way back should a memory read fault anyway: the
+ * fatal-signal handler (interpose.c) jumps to the buffer of self, the
+ * thread running this.
+ */
+static int unwind_guarded(struct rt_thread *td, struct rt_thread *self,
+			  const void *uc, const struct copied *c, int *complete)
 {
+	uintptr_t pc = c ? c->regs[RT_UNWIND_REGS - 1] :
+		(uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
 	int n;
 
-	if (sigsetjmp(td->unwind_jmp, 0)) {
+	if (sigsetjmp(self->unwind_jmp, 0)) {
 		/* A read faulted despite the checks (interpose.c jumped here). */
-		td->in_unwind = 0;
+		self->in_unwind = 0;
 		td->counts.unwind_faults++;
-		td->frames[0] = (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+		td->frames[0] = pc;
 		*complete = 0;
 		return 1;
 	}
-	td->in_unwind = 1;
-	n = rt_unwind(uc, td, td->frames, RT_MAX_FRAMES, complete);
-	td->in_unwind = 0;
+	self->in_unwind = 1;
+	n = c ? rt_unwind_copy(td, c->regs, c->stack, c->len, c->live_hi, c->own,
+			       td->frames, RT_MAX_FRAMES, complete) :
+		rt_unwind(uc, td, td->frames, RT_MAX_FRAMES, complete);
+	self->in_unwind = 0;
 	return n;
 }
 
@@ -77,27 +96,6 @@ static void record(struct rt_thread *td, int idx, int n, int complete, double va
 	}
 }
 
-/* rt_unwind_copy(), guarded as unwind_guarded() is, on self's jump buffer. */
-static int unwind_copy_guarded(struct rt_thread *td, struct rt_thread *self,
-			       const uintptr_t *regs, const unsigned char *stack,
-			       size_t len, uintptr_t live_hi, int own, int *complete)
-{
-	int n;
-
-	if (sigsetjmp(self->unwind_jmp, 0)) {
-		self->in_unwind = 0;
-		td->counts.unwind_faults++;
-		td->frames[0] = regs[RT_UNWIND_REGS - 1];
-		*complete = 0;
-		return 1;
-	}
-	self->in_unwind = 1;
-	n = rt_unwind_copy(td, regs, stack, len, live_hi, own, td->frames,
-			   RT_MAX_FRAMES, complete);
-	self->in_unwind = 0;
-	return n;
-}
-
 /*
  * Where the live stack may carry on a copy of len bytes at sp: when the
  * kernel cut the copy (it ends inside td's stack), the drain runs on td
@@ -125,7 +123,7 @@ void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 		    const unsigned char *stack, size_t len, const void *uc,
 		    double val)
 {
-	uintptr_t sp = regs[7], live = 0;
+	struct copied c = { regs, stack, len, 0, uc && td == rt_self };
 	int n, complete;
 
 	td->counts.taken++;
@@ -134,10 +132,9 @@ void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 		n = 1;
 		complete = 0;
 	} else {
-		live = live_top(td, sp, stack, len, uc);
-		n = unwind_copy_guarded(td, self, regs, stack, len, live,
-					uc && td == rt_self, &complete);
-		if (live)
+		c.live_hi = live_top(td, regs[7], stack, len, uc);
+		n = unwind_guarded(td, self, NULL, &c, &complete);
+		if (c.live_hi)
 			td->counts.copy_live++;
 	}
 	if (complete != 3)
@@ -197,7 +194,7 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 		n = 1;
 		complete = 1;
 	} else {
-		n = unwind_guarded(td, uc, &complete);
+		n = unwind_guarded(td, td, uc, NULL, &complete);
 	}
 	record(td, idx, n, complete, val);
 done:
