@@ -31,6 +31,8 @@
 #include <elfutils/libdwfl.h>
 #include <libelf.h>
 
+#include "buildid.h"
+
 enum proc_origin {
 	PROC_SYMBOL,	/* .symtab or .dynsym */
 	PROC_PLT,	/* a PLT stub */
@@ -61,7 +63,7 @@ struct binary {
 	uint64_t dwarf_bias;	/* DWARF address - bias = file address */
 	struct section *sections;	size_t nsections;
 	struct proc *procs;		size_t nprocs;
-	char buildid[129];	/* lowercase hex, "" when absent */
+	char buildid[HPC_BUILDID_HEX_SIZE];	/* lowercase hex, "" when absent */
 };
 
 /*

@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <elfutils/libdwelf.h>
 #include <gelf.h>
 
 #include "binary.h"
@@ -731,17 +730,6 @@ static Dwfl_Module *open_dwarf(struct binary *b)
 	return m;
 }
 
-static void read_buildid(struct binary *b)
-{
-	const void *id;
-	ssize_t n = dwelf_elf_gnu_build_id(b->elf, &id);
-
-	b->buildid[0] = 0;
-	for (ssize_t i = 0; i < n && i < 64; i++)
-		snprintf(b->buildid + 2 * i, 3, "%02x",
-			 ((const unsigned char *)id)[i]);
-}
-
 struct binary *binary_open(const char *path)
 {
 	struct binary *b = xcalloc(1, sizeof(*b));
@@ -791,7 +779,7 @@ struct binary *binary_open(const char *path)
 	}
 	if (load_sections(b) < 0)
 		goto fail;
-	read_buildid(b);
+	hpc_buildid_elf(b->elf, b->buildid);
 	symbol_procs(b, open_dwarf(b), &p);
 	plt_procs(b, &p);
 	fde_procs(b, &p);

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <elfutils/libdwelf.h>
 #include <libelf.h>
 
+#include "buildid.h"
 #include "error.h"
 #include "hashmap.h"
 #include "hpcrun-fmt.h"
@@ -47,11 +47,10 @@ static void collect(const char *file, struct hmap *seen, struct strlist *out)
 /* "buildid-HEX" or "hash-HEX-SIZE", prefixed by our version. */
 static int cache_key(const char *path, struct strbuf *key)
 {
+	char hex[HPC_BUILDID_HEX_SIZE] = "";
 	int fd = open(path, O_RDONLY);
 	struct stat st;
 	Elf *elf;
-	const void *id = NULL;
-	ssize_t n = 0;
 
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		if (fd >= 0)
@@ -61,12 +60,10 @@ static int cache_key(const char *path, struct strbuf *key)
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf)
-		n = dwelf_elf_gnu_build_id(elf, &id);
+		hpc_buildid_elf(elf, hex);
 	strbuf_addf(key, "v%s-", HPC_VERSION);
-	if (n > 0) {
-		strbuf_addstr(key, "buildid-");
-		for (ssize_t i = 0; i < n; i++)
-			strbuf_addf(key, "%02x", ((const unsigned char *)id)[i]);
+	if (*hex) {
+		strbuf_addf(key, "buildid-%s", hex);
 	} else if (st.st_size > 0) {
 		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
 			       fd, 0);

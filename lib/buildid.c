@@ -11,10 +11,32 @@
 #include "buildid.h"
 #include "error.h"
 
+/* Formats n bytes of id as hex (cut at HPC_BUILDID_BYTES). */
+static void to_hex(const unsigned char *id, ssize_t n,
+		   char hex[HPC_BUILDID_HEX_SIZE])
+{
+	ssize_t i;
+
+	hex[0] = 0;
+	if (n > HPC_BUILDID_BYTES)
+		n = HPC_BUILDID_BYTES;
+	for (i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+}
+
+int hpc_buildid_elf(struct Elf *elf, char hex[HPC_BUILDID_HEX_SIZE])
+{
+	const unsigned char *id = NULL;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, (const void **)&id);
+
+	to_hex(id, n, hex);
+	return n > 0;
+}
+
 int hpc_buildid_file(const char *path, char hex[HPC_BUILDID_HEX_SIZE])
 {
 	const unsigned char *id = NULL;
-	ssize_t n = -1, i;
+	ssize_t n = -1;
 	Elf *elf;
 	int fd;
 
@@ -28,10 +50,7 @@ int hpc_buildid_file(const char *path, char hex[HPC_BUILDID_HEX_SIZE])
 		hpc_seterr("'%s': not an ELF file", path);
 	else if ((n = dwelf_elf_gnu_build_id(elf, (const void **)&id)) < 0)
 		hpc_seterr("'%s': %s", path, elf_errmsg(-1));
-	if (n > HPC_BUILDID_BYTES)
-		n = HPC_BUILDID_BYTES;
-	for (i = 0; i < n; i++)	/* id points into elf's memory */
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	to_hex(id, n, hex);	/* id points into elf's memory */
 	if (elf)
 		elf_end(elf);
 	close(fd);

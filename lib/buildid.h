@@ -25,6 +25,14 @@
 #define HPC_BUILDID_HEX_SIZE (2 * HPC_BUILDID_BYTES + 1)
 #define HPC_BUILDID_HEADER "build-id-"
 
+struct Elf;	/* libelf's Elf */
+
+/*
+ * The build ID of the open ELF file elf into hex: 1 when it has one, 0
+ * when it has none or its notes cannot be read (hex is "" in both).
+ */
+int hpc_buildid_elf(struct Elf *elf, char hex[HPC_BUILDID_HEX_SIZE]);
+
 /*
  * Reads the build ID of the ELF file at path into hex.  Returns 1 when it
  * has one, 0 when it has none (hex is ""), -1 when the file cannot be read
