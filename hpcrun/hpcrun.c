@@ -296,7 +296,7 @@ static void set_env(const char *name, const char *value, int verbose)
 int main(int argc, char **argv)
 {
 	struct strlist events = { 0 };
-	const char *outdir = NULL, *old_preload, *base;
+	const char *outdir = NULL, *stack_copy = NULL, *old_preload, *base, *why;
 	int no_unwind = 0, no_stack_copy = 0, list = 0, verbose = 0;
 	const struct opt opts[] = {
 		OPT_LIST('e', "event", &events, "EVENT[@PERIOD|@fFREQ]",
@@ -304,6 +304,8 @@ int main(int argc, char **argv)
 		OPT_STRING('o', "output", &outdir, "DIR",
 			   "write the measurement directory DIR (new or empty)"),
 		OPT_FLAG(0, "no-unwind", &no_unwind, "record leaf addresses only"),
+		OPT_STRING(0, "stack-copy", &stack_copy, "BYTES",
+			   "bytes of stack the kernel copies per sample; default 8192"),
 		OPT_FLAG(0, "no-stack-copy", &no_stack_copy,
 			 "one signal per perf sample, unwound on the live stack"),
 		OPT_FLAG('L', "list-events", &list,
@@ -314,6 +316,7 @@ int main(int argc, char **argv)
 	struct strbuf evlist = STRBUF_INIT, runtime = STRBUF_INIT;
 	struct strbuf path = STRBUF_INIT, dir = STRBUF_INIT, preload = STRBUF_INIT;
 	int first, status, err;
+	uint32_t copy_bytes;
 	char num[32];
 
 	hpc_set_progname(argv[0]);
@@ -330,6 +333,14 @@ int main(int argc, char **argv)
 	}
 	if (check_events(&events, &evlist))
 		return 2;
+	if (stack_copy && no_stack_copy) {
+		hpc_error("--stack-copy and --no-stack-copy exclude each other");
+		return 2;
+	}
+	if (stack_copy && hpcrun_stack_copy_parse(stack_copy, &copy_bytes, &why)) {
+		hpc_error("option '--stack-copy': %s, not '%s'", why, stack_copy);
+		return 2;
+	}
 	if (find_runtime(&runtime)) {
 		hpc_error("%s", hpc_lasterr());
 		return 1;
@@ -358,6 +369,10 @@ int main(int argc, char **argv)
 		set_env("HPCRUN_NO_STACK_COPY", "1", verbose);
 	else
 		unsetenv("HPCRUN_NO_STACK_COPY");
+	if (stack_copy)
+		set_env("HPCRUN_STACK_COPY", stack_copy, verbose);
+	else
+		unsetenv("HPCRUN_STACK_COPY");
 	snprintf(num, sizeof(num), "%d", verbose);
 	set_env("HPCRUN_VERBOSE", num, verbose);
 	unsetenv("HPCRUN_NOTICES_SHOWN");

@@ -298,6 +298,26 @@ static void atfork_child(void)
 	rt_real_sigmask(SIG_UNBLOCK, &s, NULL);
 }
 
+/* rt_cfg.stack_copy from HPCRUN_NO_STACK_COPY and HPCRUN_STACK_COPY. */
+static void stack_copy_config(void)
+{
+	const char *v = getenv("HPCRUN_NO_STACK_COPY"), *why;
+	char msg[256];
+
+	rt_cfg.stack_copy = HPCRUN_STACK_COPY;
+	if (v && *v == '1') {
+		rt_cfg.stack_copy = 0;
+		return;
+	}
+	v = getenv("HPCRUN_STACK_COPY");
+	if (v && *v && hpcrun_stack_copy_parse(v, &rt_cfg.stack_copy, &why)) {
+		snprintf(msg, sizeof(msg), "warning: HPCRUN_STACK_COPY='%.64s': %s; "
+			 "copying %d bytes", v, why, HPCRUN_STACK_COPY);
+		rt_note(msg);
+		rt_cfg.stack_copy = HPCRUN_STACK_COPY;
+	}
+}
+
 void rt_init(void)
 {
 	const char *out = getenv("HPCRUN_OUT_PATH"), *v, *slash;
@@ -328,8 +348,7 @@ void rt_init(void)
 	rt_cfg.verbose = v ? atoi(v) : 0;
 	v = getenv("HPCRUN_NO_UNWIND");
 	rt_cfg.no_unwind = v && *v == '1';
-	v = getenv("HPCRUN_NO_STACK_COPY");
-	rt_cfg.stack_copy = !(v && *v == '1');
+	stack_copy_config();
 	rt_cfg.signo = SIGRTMIN + 8;
 
 	configure_events();
@@ -566,7 +585,7 @@ static void write_log(const char *why)
 		if (rt_cfg.ev[i].src == &perf_source &&
 		    rt_perf_ring_event(&rt_cfg.ev[i].spec))
 			break;
-	log_line(fd, "stack-copy", i < rt_cfg.nev ? RT_STACK_COPY : 0);
+	log_line(fd, "stack-copy", i < rt_cfg.nev ? rt_cfg.stack_copy : 0);
 	for (i = 0; i < rt_cfg.nev; i++) {
 		const struct rt_event *e = &rt_cfg.ev[i];
 

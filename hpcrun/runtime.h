@@ -41,9 +41,6 @@
 #define RT_MAX_FRAMES 8192
 /* Registers the unwinder tracks: DWARF numbering, 16 = the pc. */
 #define RT_UNWIND_REGS 17
-/* Bytes of user stack the kernel copies at each sample taken through a
- * ring buffer (source-perf.c, THE RING). */
-#define RT_STACK_COPY 8192
 /* si_value of the timer that drains a thread's ring buffers. */
 #define RT_DRAIN_TIMER (-2)
 /* Thread CPU time between two drains (ns): 250/s. */
@@ -126,7 +123,7 @@ struct rt_config {
 	struct rt_event ev[HPCRUN_MAX_EVENTS];
 	int nev;
 	int no_unwind;
-	int stack_copy;			/* perf samples through ring buffers */
+	uint32_t stack_copy;		/* bytes of stack per ring sample; 0: no rings */
 	int verbose;
 	int signo;			/* the sampling signal */
 	char outdir[4096];

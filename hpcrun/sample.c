@@ -108,7 +108,7 @@ static uintptr_t live_top(const struct rt_thread *td, uintptr_t sp,
 {
 	uintptr_t end = sp + (len & ~(size_t)7), isp;
 
-	if (!uc || td != rt_self || len < RT_STACK_COPY || sp < td->stack_lo ||
+	if (!uc || td != rt_self || len < rt_cfg.stack_copy || sp < td->stack_lo ||
 	    end > td->stack_hi)
 		return 0;
 	isp = (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];

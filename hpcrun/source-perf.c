@@ -59,7 +59,7 @@
  * thread's CPU time -- cpu-clock, task-clock, hardware and raw events --
  * are sampled through a ring buffer instead (unless --no-stack-copy or
  * --no-unwind): at each sample the kernel writes the user registers and a
- * copy of the top RT_STACK_COPY bytes of the user stack into a per-thread
+ * copy of the top rt_cfg.stack_copy bytes of the user stack into a per-thread
  * ring, with no signal; a per-thread timer on the thread's CPU clock
  * (RT_DRAIN_NS) raises the sampling signal with RT_DRAIN_TIMER, and the
  * handler unwinds each waiting sample from its copy (rt_sample_copy).
@@ -264,17 +264,19 @@ int rt_perf_ring_event(const struct hpcrun_evspec *s)
 
 /* Bytes of ring data for s: twice the samples of one drain period at its
  * rate (5000/s assumed for a hardware event with a period), a power of two
- * from 64 KiB to 1 MiB. */
+ * from 64 KiB to 1 MiB, or to 8 MiB for copies larger than the default. */
 static size_t ring_data_bytes(const struct hpcrun_evspec *s)
 {
 	uint64_t rate = s->freq ? s->freq : 5000, need;
-	size_t bytes = 65536;
+	size_t bytes = 65536, most = (size_t)1 << 20;
 
 	if (s->period && sw_clock(s))
 		rate = 1000000000ULL / s->period;
+	if (rt_cfg.stack_copy > HPCRUN_STACK_COPY)
+		most = (size_t)8 << 20;
 	need = 2 * (rate * (uint64_t)RT_DRAIN_NS / 1000000000ULL + 1) *
-	       (RT_STACK_COPY + 256);
-	while (bytes < need && bytes < ((size_t)1 << 20))
+	       (rt_cfg.stack_copy + 256);
+	while (bytes < need && bytes < most)
 		bytes *= 2;
 	return bytes;
 }
@@ -300,7 +302,7 @@ static void fill_attr(struct perf_event_attr *a, const struct hpcrun_evspec *s,
 		if (a->freq)
 			a->sample_type |= PERF_SAMPLE_PERIOD;
 		a->sample_regs_user = RING_REGS;
-		a->sample_stack_user = RT_STACK_COPY;
+		a->sample_stack_user = rt_cfg.stack_copy;
 		a->wakeup_events = 0;
 	}
 	a->disabled = 1;

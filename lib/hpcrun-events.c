@@ -123,3 +123,16 @@ int hpcrun_evspec_parse(const char *spec, struct hpcrun_evspec *out,
 	}
 	return 0;
 }
+
+int hpcrun_stack_copy_parse(const char *s, uint32_t *bytes, const char **why)
+{
+	uint64_t v;
+
+	if (parse_u64(s, s + strlen(s), 0, &v) || v < HPCRUN_STACK_COPY_MIN ||
+	    v > HPCRUN_STACK_COPY_MAX || v % 8) {
+		*why = "want a multiple of 8 from 64 to 65528 bytes";
+		return -1;
+	}
+	*bytes = (uint32_t)v;
+	return 0;
+}

@@ -39,6 +39,14 @@ struct hpcrun_event {
 /* At most this many events at once (each its own metric). */
 #define HPCRUN_MAX_EVENTS 8
 
+/* Bytes of user stack the kernel copies at each sample taken through a
+ * ring buffer (hpcrun(1), "How samples are taken"): the default, and what
+ * --stack-copy may ask for (multiples of 8; the kernel's limit is below
+ * 64 KiB). */
+#define HPCRUN_STACK_COPY 8192
+#define HPCRUN_STACK_COPY_MIN 64
+#define HPCRUN_STACK_COPY_MAX 65528
+
 /* A parsed "NAME[@PERIOD|@fFREQ]". */
 struct hpcrun_evspec {
 	const struct hpcrun_event *ev;	/* points into the static table */
@@ -60,5 +68,11 @@ const struct hpcrun_event *hpcrun_event_find(const char *name, int len);
  */
 int hpcrun_evspec_parse(const char *spec, struct hpcrun_evspec *out,
 			const char **why);
+
+/*
+ * Parses a --stack-copy size in bytes (decimal).  Returns 0, or -1 with
+ * *why pointing at a static reason.
+ */
+int hpcrun_stack_copy_parse(const char *s, uint32_t *bytes, const char **why);
 
 #endif

@@ -88,6 +88,29 @@ test_expect_success 'unknown events and bad periods are refused up front' '
 	test $status = 2 && grep -q "timer events take a period" err
 '
 
+test_expect_success '--stack-copy takes a multiple of 8 from 64 to 65528 bytes' '
+	for bad in 100 56 65536 8k ""; do
+		status=0 && hpcrun -o sc --stack-copy="$bad" ./rt-work exit 0 2>err || status=$? &&
+		test $status = 2 && test ! -e sc &&
+		grep -q "^hpcrun: option '\''--stack-copy'\'': want a multiple of 8 from 64 to 65528 bytes, not '\''$bad'\''\$" err ||
+		exit 1
+	done &&
+	status=0 && hpcrun -o sc --stack-copy 4096 --no-stack-copy ./rt-work exit 0 2>err || status=$? &&
+	test $status = 2 && test ! -e sc &&
+	grep -q "^hpcrun: --stack-copy and --no-stack-copy exclude each other$" err &&
+	hpcrun -v -o sc --stack-copy 64 ./rt-work exit 0 2>err &&
+	grep -q "^hpcrun: HPCRUN_STACK_COPY=64$" err
+'
+
+test_expect_success PERF_EVENTS 'the runtime: the copy asked for; a bad one set by hand, a warning' '
+	grep -q "^stack-copy: 64$" sc/*.log &&
+	mkdir byhand &&
+	HPCRUN_OUT_PATH="$TRASH/byhand" HPCRUN_STACK_COPY=13 \
+		LD_PRELOAD="$HPC_BUILD/lib/hpcrun/libhpcrun.so" ./rt-work split 1 >/dev/null 2>err &&
+	grep -q "^hpcrun: warning: HPCRUN_STACK_COPY=.13.: want a multiple of 8 from 64 to 65528 bytes; copying 8192 bytes$" err &&
+	grep -q "^stack-copy: 8192$" byhand/*.log
+'
+
 test_expect_success '--list-events lists software events as available here' '
 	hpcrun --list-events >list &&
 	grep -q "^cpu-clock  *perf software  *available" list &&

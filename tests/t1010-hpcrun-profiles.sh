@@ -15,6 +15,16 @@ under() {
 		END { exit !(t > 0 && ok / t >= min) }' "$3"
 }
 
+# recursion DIR DEPTH MIN: at least the fraction MIN of the metric in DIR's
+# profiles lies on paths from main through DEPTH + 1 frames of recurse.
+recursion() {
+	folded "$1" "*.hpcrun" | grep -v "^#" >"$1.folded" &&
+	awk -v d="$2" -v min="$3" "{ n = split(\$1, f, \";\"); r = 0;
+		for (i = 1; i <= n; i++) r += f[i] == \"recurse\";
+		t += \$NF; if (f[3] == \"main\" && r == d + 1) ok += \$NF }
+	     END { exit !(t > 0 && ok / t >= min) }" "$1.folded"
+}
+
 # folded DIR FILE-GLOB: the folded paths of the profiles matching the glob.
 folded() {
 	for f in $1/$2; do ./rt-folded "$f" "$TRASH/rt-work" rt-work.nm || return 1; done
@@ -94,10 +104,7 @@ test_expect_success 'threads: one profile each, 3:1 split between them' '
 test_expect_success 'recursion 300 deep in -O2 code without frame pointers reaches main' '
 	hpcrun -o rec ./rt-work recurse 300 30 >out &&
 	echo "depth 300" >expect && test_cmp expect out &&
-	folded rec "*.hpcrun" | grep -v "^#" >rf &&
-	awk "{ n = split(\$1, f, \";\"); r = 0; for (i = 1; i <= n; i++) r += f[i] == \"recurse\";
-	       t += \$NF; if (f[3] == \"main\" && r == 301) ok += \$NF }
-	     END { exit !(t > 0 && ok / t >= 0.99) }" rf
+	recursion rec 300 0.99
 '
 
 # While the recursion builds up and unwinds, the stack above a sample's copy
@@ -109,10 +116,26 @@ test_expect_success PERF_EVENTS 'recursion 2000 deep, past the 8 KiB stack copy,
 	continued=$(sed -n "s/^stack-copy-continued: //p" deep/*.log) &&
 	recorded=$(sed -n "s/^samples-recorded: //p" deep/*.log) &&
 	test $((continued * 100)) -ge $((recorded * 90)) &&
-	folded deep "*.hpcrun" | grep -v "^#" >df &&
-	awk "{ n = split(\$1, f, \";\"); r = 0; for (i = 1; i <= n; i++) r += f[i] == \"recurse\";
-	       t += \$NF; if (f[3] == \"main\" && r == 2001) ok += \$NF }
-	     END { exit !(t > 0 && ok / t >= 0.97) }" df
+	recursion deep 2000 0.97
+'
+
+test_expect_success PERF_EVENTS '--stack-copy=65528: a 1000-deep recursion from its copies alone' '
+	hpcrun -o big --stack-copy=65528 ./rt-work recurse 1000 30 >out &&
+	echo "depth 1000" >expect && test_cmp expect out &&
+	grep -q "^stack-copy: 65528$" big/*.log &&
+	grep -q "^stack-copy-continued: 0$" big/*.log &&
+	grep -q "^samples-partial: 0$" big/*.log &&
+	grep -q "^dropped-ring-full: 0$" big/*.log &&
+	recursion big 1000 0.99
+'
+
+test_expect_success PERF_EVENTS '--stack-copy=1024: a 300-deep recursion goes on up the live stack' '
+	hpcrun -o small --stack-copy=1024 ./rt-work recurse 300 30 >out &&
+	grep -q "^stack-copy: 1024$" small/*.log &&
+	continued=$(sed -n "s/^stack-copy-continued: //p" small/*.log) &&
+	recorded=$(sed -n "s/^samples-recorded: //p" small/*.log) &&
+	test $((continued * 100)) -ge $((recorded * 90)) &&
+	recursion small 300 0.97
 '
 
 test_expect_success PERF_EVENTS '--no-stack-copy: one signal per sample, the same split and paths' '
