@@ -5,14 +5,18 @@
 #
 # Prints a Markdown report for docs/BENCHMARKS.md:
 #  1. in-process slowdown of a CPU-bound -O2 program (no frame pointers):
-#     the CPU time of the program's own process around its work (median of
-#     7 interleaved rounds; CPU time, not wall time, because the machine is shared and the
-#     profiler's own process must not count), plain, under hpcrun with full
+#     the CPU time of the program's own process around its work (CPU time,
+#     not wall time, because the machine is shared and the profiler's own
+#     process must not count; ROUNDS interleaved rounds, default 15, the
+#     program pinned to the last CPU so that perf's process and everything
+#     else run beside it, not on it), plain, under hpcrun with full
 #     call paths (by default from the kernel's stack copies in ring
 #     buffers, and with --no-stack-copy, one signal per sample), under perf
 #     record without call paths, and under perf record with --call-graph
 #     dwarf (the kernel copies 8 KB of user stack into its ring buffer at
-#     each sample), 1 kHz and 5 kHz;
+#     each sample), 1 kHz and 5 kHz; as medians of the ratio to the plain
+#     run, and as hpcrun / perf without call paths paired by round (the
+#     load of the machine drifts between rounds, less within one);
 #  2. start-up plus teardown of "hpcrun /bin/true" vs "perf record /bin/true"
 #     (hyperfine);
 #  3. profile size after a 2 s run at 1 kHz and 5 kHz;
@@ -22,50 +26,12 @@ set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$ROOT/build}
 HPCRUN=$BUILD/bin/hpcrun
-RUNS=7
+RUNS=${ROUNDS:-15}
 W=$(mktemp -d /tmp/hpcrun-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 cd "$W"
 
-cat >cpu.c <<'EOF'
-/* CPU-bound work; prints the process CPU time of the work in ms.
- * argv: depth units */
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-static volatile double sink;
-__attribute__((noinline)) static void leaf(long n)
-{
-	double s = sink;
-	for (long i = 0; i < n * 1000000L; i++)
-		s += (double)i * 0.5;
-	sink = s;
-}
-__attribute__((noinline)) static long down(int d, long n)
-{
-	if (d == 0) {
-		leaf(n);
-		return 1;
-	}
-	long r = down(d - 1, n);
-	sink += r;
-	return r + 1;
-}
-int main(int argc, char **argv)
-{
-	int depth = atoi(argv[1]);
-	long units = atol(argv[2]), k;
-	struct timespec a, b;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
-	for (k = 0; k < units; k++)
-		down(depth, 10);
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
-	printf("%.1f\n", (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6);
-	return 0;
-}
-EOF
-cc -O2 -fomit-frame-pointer -o cpu cpu.c
+cc -O2 -fomit-frame-pointer -o cpu "$ROOT/bench/cpu-work.c"
 
 # samples: samples recorded in the measurement directory m.
 samples() {
@@ -73,6 +39,12 @@ samples() {
 }
 
 UNITS=200	# about 2 s
+# The measured program runs on the last CPU; perf's own process, hpcrun's
+# launcher before its exec and the rest of the machine on the others.
+PIN=
+if [ "$(nproc)" -gt 1 ] && command -v taskset >/dev/null; then
+	PIN="taskset -c $(($(nproc) - 1))"
+fi
 # Interleaved: each round runs every configuration once, so a burst of load
 # from other processes hits all of them alike; medians over the rounds.
 CONFIGS="plain h1000 s1000 p1000 d1000 h5000 s5000 p5000 d5000"
@@ -81,17 +53,20 @@ while [ $i -lt $RUNS ]; do
 	for c in $CONFIGS; do
 		rm -rf m perf.data
 		case $c in
-		plain) ./cpu 5 $UNITS ;;
-		h*) "$HPCRUN" -o m -e cpu-clock@f${c#h} ./cpu 5 $UNITS ;;
-		s*) "$HPCRUN" -o m --no-stack-copy -e cpu-clock@f${c#s} ./cpu 5 $UNITS ;;
-		p*) perf record -q -F ${c#p} -e cpu-clock -o perf.data ./cpu 5 $UNITS 2>/dev/null ;;
+		plain) $PIN ./cpu 5 $UNITS ;;
+		h*) $PIN "$HPCRUN" -o m -e cpu-clock@f${c#h} ./cpu 5 $UNITS ;;
+		s*) $PIN "$HPCRUN" -o m --no-stack-copy -e cpu-clock@f${c#s} ./cpu 5 $UNITS ;;
+		p*) perf record -q -F ${c#p} -e cpu-clock -o perf.data \
+			$PIN ./cpu 5 $UNITS 2>/dev/null ;;
 		d*) perf record -q -F ${c#d} -e cpu-clock --call-graph dwarf,8192 \
-			-o perf.data ./cpu 5 $UNITS 2>/dev/null ;;
+			-o perf.data $PIN ./cpu 5 $UNITS 2>/dev/null ;;
 		esac | tail -n 1 >>t.$c
 	done
 	i=$((i + 1))
 done
-med() { sort -n t.$1 | sed -n "$(((RUNS + 1) / 2))p"; }
+# q FILE K: the K-th quarter point (0..4) of the numbers in FILE.
+q() { sort -n "$1" | sed -n "$(((RUNS - 1) * $2 / 4 + 1))p"; }
+med() { q t.$1 2; }
 plain=$(med plain)
 echo "## hpcrun"
 echo
@@ -102,8 +77,7 @@ echo
 echo "### In-process slowdown (CPU-bound -O2 program, no frame pointers, call depth 7)"
 echo
 echo "CPU time of the program's process around its work, median of $RUNS interleaved"
-echo "rounds (the machine is shared: wall time is noisy); plain: ${plain} ms.  The"
-echo "kernel's cost of one sample on this VM is about 50 us, paid by both tools."
+echo "rounds, the program pinned to one CPU (${PIN:-not pinned}); plain: ${plain} ms."
 echo
 echo "| rate | hpcrun, full call paths | hpcrun --no-stack-copy | perf record, no call paths | perf record --call-graph dwarf,8192 |"
 echo "|---|---|---|---|---|"
@@ -111,6 +85,20 @@ ratio() { awk "BEGIN { printf \"%.3fx (%s ms)\", $1 / $plain, $1 }"; }
 for f in 1000 5000; do
 	echo "| $f/s | $(ratio "$(med h$f)") | $(ratio "$(med s$f)") | $(ratio "$(med p$f)") |" \
 	     "$(ratio "$(med d$f)") |"
+done
+echo
+echo "Paired by round: each configuration's time over perf-without-call-paths'"
+echo "time in the same round; median and quartiles of the $RUNS rounds."
+echo
+echo "| rate | hpcrun / perf | hpcrun --no-stack-copy / perf | perf --call-graph dwarf / perf |"
+echo "|---|---|---|---|"
+# pair A B: A's time over B's, round by round, as "median (q1-q3)".
+pair() {
+	paste t.$1 t.$2 | awk '{ printf "%.4f\n", $1 / $2 }' >r.pair
+	echo "$(q r.pair 2) ($(q r.pair 1)-$(q r.pair 3))"
+}
+for f in 1000 5000; do
+	echo "| $f/s | $(pair h$f p$f) | $(pair s$f p$f) | $(pair d$f p$f) |"
 done
 echo
 echo "### Start-up plus teardown"
