@@ -94,7 +94,7 @@ void cct_release(struct cct *c)
 }
 
 int cct_insert(struct cct *c, struct cct_node *root, const uintptr_t *frames,
-	       int n, int idx, double val)
+	       int n, uint64_t time, int idx, double val)
 {
 	const struct rt_module *m = NULL;
 	struct cct_node *cur = root;
@@ -106,7 +106,7 @@ int cct_insert(struct cct *c, struct cct_node *root, const uintptr_t *frames,
 		uint16_t lm;
 
 		if (!m || frames[i] < m->lo || frames[i] >= m->hi)
-			m = rt_module_find_recent(frames[i]);
+			m = rt_module_at(frames[i], time);
 		if (!m)
 			return -2;
 		lm = m->id;

@@ -7,9 +7,11 @@
  * the live modules sorted by address.  The handler reads the published
  * snapshot with one atomic load and a binary search; old snapshots are
  * never freed, so a handler still reading one is safe.  Modules that are
- * dlclosed keep their id and path, so earlier samples still resolve; the
- * snapshot before the last refresh stays searchable too, for samples taken
- * before a dlclose and read from a ring buffer after it.
+ * dlclosed keep their id and path, so earlier samples still resolve.  Each
+ * snapshot is stamped with the time it was published and links to the one
+ * before: a sample read from a ring buffer after a dlclose (and maybe a
+ * dlopen that mapped another library at the same addresses) resolves in
+ * the snapshot of its own time.
  *
  * Each module's GNU build ID is read from its PT_NOTE segments in memory
  * while dl_iterate_phdr holds the loader's lock (so the module cannot be
@@ -23,16 +25,21 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime.h"
 
 struct snapshot {
+	uint64_t time;			/* published (CLOCK_MONOTONIC ns) */
+	const struct snapshot *prev;
 	size_t n;
 	const struct rt_module *mod[];
 };
 
-static struct snapshot *published, *previous;
+static struct snapshot *published;
+/* How many snapshots back rt_module_at looks for a sample's time. */
+#define HISTORY 64
 unsigned rt_loadmap_gen;
 static struct rt_module **all;
 static size_t nall, alloc_all;
@@ -293,6 +300,7 @@ void rt_loadmap_refresh(void)
 	struct collect c = { NULL, 0, 0 };
 	struct object *objs = NULL, **tail = &objs, *o;
 	struct snapshot *s;
+	struct timespec now;
 	size_t i;
 
 	dl_iterate_phdr(copy_object, &tail);
@@ -311,7 +319,9 @@ void rt_loadmap_refresh(void)
 		if (c.n)
 			memcpy(s->mod, c.v, c.n * sizeof(s->mod[0]));
 		qsort(s->mod, s->n, sizeof(s->mod[0]), by_lo);
-		__atomic_store_n(&previous, published, __ATOMIC_RELEASE);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		s->prev = published;
+		s->time = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 		__atomic_store_n(&published, s, __ATOMIC_RELEASE);
 		__atomic_add_fetch(&rt_loadmap_gen, 1, __ATOMIC_RELEASE);
 	}
@@ -351,11 +361,19 @@ const struct rt_module *rt_module_find(uintptr_t addr)
 	return search(__atomic_load_n(&published, __ATOMIC_ACQUIRE), addr);
 }
 
-const struct rt_module *rt_module_find_recent(uintptr_t addr)
+const struct rt_module *rt_module_at(uintptr_t addr, uint64_t time)
 {
-	const struct rt_module *m = rt_module_find(addr);
+	const struct snapshot *now = __atomic_load_n(&published, __ATOMIC_ACQUIRE);
+	const struct snapshot *s = now;
+	const struct rt_module *m;
+	int k;
 
-	return m ? m : search(__atomic_load_n(&previous, __ATOMIC_ACQUIRE), addr);
+	/* The snapshot published last at or before time; a module mapped
+	 * after it but before the next one was published is in now. */
+	for (k = 0; time && s && s->time > time && s->prev && k < HISTORY; k++)
+		s = s->prev;
+	m = search(s, addr);
+	return m || s == now ? m : search(now, addr);
 }
 
 const struct rt_module *const *rt_module_all(size_t *n)

@@ -217,20 +217,35 @@ void rt_install_fatal_handlers(void);
  * rt_sigaction queries; used only on stacks of unknown bounds). */
 int rt_fault_recovery(void);
 
+/*
+ * A sample the kernel wrote into a ring buffer: the registers (DWARF
+ * numbering) as it found them, the copy of the len bytes of stack at their
+ * sp, and when it was taken (CLOCK_MONOTONIC ns, as the load map's
+ * snapshots are stamped; 0: unknown).  How its unwinding may leave the
+ * copy: the live stack above it is read up to live_hi (0: it is not); own:
+ * running on the sample's thread, so a signal frame leading off the copied
+ * stack may be followed on the live stack (unwind.c, leave_copy).
+ */
+struct rt_copy {
+	uintptr_t regs[RT_UNWIND_REGS];
+	const unsigned char *stack;
+	size_t len;
+	uint64_t time;
+	uintptr_t live_hi;
+	int own;
+};
+
 /* sample.c */
 void rt_sample_handler(int sig, siginfo_t *si, void *uc);
 /*
- * Records one sample of event idx taken by the kernel into a ring buffer:
- * regs as rt_unwind_copy wants them, stack the copy of the len bytes above
- * regs' sp.  uc: the context the drain interrupted on td's own thread
- * (the copy may then be continued on the live stack), or NULL.  self: the
- * calling thread's rt_thread (a fault in the unwinder comes back there),
- * or NULL.
+ * Records one sample of event idx taken by the kernel into a ring buffer,
+ * c with its regs, stack, len and time (live_hi and own are set here).
+ * uc: the context the drain interrupted on td's own thread (the copy may
+ * then be continued on the live stack), or NULL.  self: the calling
+ * thread's rt_thread (a fault in the unwinder comes back there), or NULL.
  */
 void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
-		    const uintptr_t regs[RT_UNWIND_REGS],
-		    const unsigned char *stack, size_t len, const void *uc,
-		    double val);
+		    struct rt_copy *c, const void *uc, double val);
 
 /* unwind.c: frames[0] = leaf pc; returns count; *complete: 1 = reached a
  * stop function (main / thread start), 2 = reached the stack bottom,
@@ -240,16 +255,11 @@ void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
 	      int max, int *complete);
 
-/*
- * The same from a copy of the stack: regs (DWARF numbering) as the sample
- * found them, copy holding the len bytes at regs' sp.  Above the copy the
- * stack itself is read up to live_hi (0: it is not).  own: running on the
- * sample's thread, so a signal frame leading off the copied stack may be
- * followed on the live stack (unwind.c, leave_copy).
- */
-int rt_unwind_copy(struct rt_thread *td, const uintptr_t regs[RT_UNWIND_REGS],
-		   const unsigned char *copy, size_t len, uintptr_t live_hi,
-		   int own, uintptr_t *frames, int max, int *complete);
+/* The same from a ring buffer's sample c; its modules are those of the
+ * load map when it was taken (rt_module_at): a frame in a module
+ * dlclosed since ends the path. */
+int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
+		   uintptr_t *frames, int max, int *complete);
 
 /* Bytes of one thread's unwind cache (allocated with its rt_thread). */
 size_t rt_unwind_cache_size(void);
@@ -270,19 +280,21 @@ void rt_loadmap_refresh(void);
 extern unsigned rt_loadmap_gen;
 /* The live module containing addr, or NULL (async-signal-safe). */
 const struct rt_module *rt_module_find(uintptr_t addr);
-/* The same, or else the module that held addr before the last refresh
- * (dlclosed since: its memory must not be read). */
-const struct rt_module *rt_module_find_recent(uintptr_t addr);
+/* The module that held addr at time (CLOCK_MONOTONIC ns; 0: now), or
+ * else the live one holding it, or NULL (async-signal-safe).  One
+ * dlclosed since has live == 0: its memory must not be read. */
+const struct rt_module *rt_module_at(uintptr_t addr, uint64_t time);
 /* Every module ever seen, in id order (outside the handler). */
 const struct rt_module *const *rt_module_all(size_t *n);
 
 /* cct.c */
 int cct_init(struct cct *c, size_t nvals, int main_thread);
 void cct_release(struct cct *c);
-/* Inserts path (frames[n-1] outermost .. frames[0] leaf) under root and
- * adds val to event idx of the leaf; 0, or -1 when the arena is full. */
+/* Inserts path (frames[n-1] outermost .. frames[0] leaf), taken at time
+ * (rt_module_at), under root and adds val to event idx of the leaf; 0,
+ * -1 when the arena is full, -2 when a frame lies in no module. */
 int cct_insert(struct cct *c, struct cct_node *root, const uintptr_t *frames,
-	       int n, int idx, double val);
+	       int n, uint64_t time, int idx, double val);
 /* Writes td's profile into the measurement directory; 0 or -errno. */
 int cct_write_profile(struct rt_thread *td);
 

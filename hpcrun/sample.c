@@ -28,15 +28,6 @@
 
 #include "runtime.h"
 
-/* A sample read from a ring buffer, as rt_unwind_copy() takes it. */
-struct copied {
-	const uintptr_t *regs;
-	const unsigned char *stack;
-	size_t len;
-	uintptr_t live_hi;
-	int own;
-};
-
 /*
  * rt_unwind() of the interrupted context uc, or rt_unwind_copy() of c, into
  * td->frames, with a way back should a memory read fault anyway: the
@@ -44,7 +35,7 @@ struct copied {
  * thread running this.
  */
 static int unwind_guarded(struct rt_thread *td, struct rt_thread *self,
-			  const void *uc, const struct copied *c, int *complete)
+			  const void *uc, const struct rt_copy *c, int *complete)
 {
 	uintptr_t pc = c ? c->regs[RT_UNWIND_REGS - 1] :
 		(uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
@@ -59,15 +50,16 @@ static int unwind_guarded(struct rt_thread *td, struct rt_thread *self,
 		return 1;
 	}
 	self->in_unwind = 1;
-	n = c ? rt_unwind_copy(td, c->regs, c->stack, c->len, c->live_hi, c->own,
-			       td->frames, RT_MAX_FRAMES, complete) :
+	n = c ? rt_unwind_copy(td, c, td->frames, RT_MAX_FRAMES, complete) :
 		rt_unwind(uc, td, td->frames, RT_MAX_FRAMES, complete);
 	self->in_unwind = 0;
 	return n;
 }
 
-/* Inserts the path in td->frames[0..n) of a sample of event idx. */
-static void record(struct rt_thread *td, int idx, int n, int complete, double val)
+/* Inserts the path in td->frames[0..n) of a sample of event idx taken at
+ * time (0: now). */
+static void record(struct rt_thread *td, int idx, int n, int complete,
+		   uint64_t time, double val)
 {
 	struct cct_node *root;
 	int rc;
@@ -84,7 +76,7 @@ static void record(struct rt_thread *td, int idx, int n, int complete, double va
 	}
 	root = complete == 1 ? td->cct.top :
 	       complete == 2 ? td->cct.primary : td->cct.partial;
-	rc = cct_insert(&td->cct, root, td->frames, n, idx, val);
+	rc = cct_insert(&td->cct, root, td->frames, n, time, idx, val);
 	if (rc == -1) {
 		td->counts.dropped_full++;
 	} else if (rc == -2) {
@@ -119,27 +111,26 @@ static uintptr_t live_top(const struct rt_thread *td, uintptr_t sp,
 }
 
 void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
-		    const uintptr_t regs[RT_UNWIND_REGS],
-		    const unsigned char *stack, size_t len, const void *uc,
-		    double val)
+		    struct rt_copy *c, const void *uc, double val)
 {
-	struct copied c = { regs, stack, len, 0, uc && td == rt_self };
 	int n, complete;
 
 	td->counts.taken++;
+	c->own = uc && td == rt_self;
+	c->live_hi = 0;
 	if (!self) {
-		td->frames[0] = regs[RT_UNWIND_REGS - 1];
+		td->frames[0] = c->regs[RT_UNWIND_REGS - 1];
 		n = 1;
 		complete = 0;
 	} else {
-		c.live_hi = live_top(td, regs[7], stack, len, uc);
-		n = unwind_guarded(td, self, NULL, &c, &complete);
-		if (c.live_hi)
+		c->live_hi = live_top(td, c->regs[7], c->stack, c->len, uc);
+		n = unwind_guarded(td, self, NULL, c, &complete);
+		if (c->live_hi)
 			td->counts.copy_live++;
 	}
 	if (complete != 3)
 		td->nsamples[idx]++;
-	record(td, idx, n, complete, val);
+	record(td, idx, n, complete, c->time, val);
 }
 
 void rt_sample_handler(int sig, siginfo_t *si, void *uc)
@@ -196,7 +187,7 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 	} else {
 		n = unwind_guarded(td, td, uc, NULL, &complete);
 	}
-	record(td, idx, n, complete, val);
+	record(td, idx, n, complete, 0, val);
 done:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	td->counts.handler_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000L +

@@ -298,7 +298,12 @@ static void fill_attr(struct perf_event_attr *a, const struct hpcrun_evspec *s,
 	}
 	a->wakeup_events = 1;
 	if (ring) {
-		a->sample_type = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		/* The time, on the clock that stamps the load map's
+		 * snapshots (rt_module_at). */
+		a->sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER |
+				 PERF_SAMPLE_STACK_USER;
+		a->use_clockid = 1;
+		a->clockid = CLOCK_MONOTONIC;
 		if (a->freq)
 			a->sample_type |= PERF_SAMPLE_PERIOD;
 		a->sample_regs_user = RING_REGS;
@@ -429,9 +434,10 @@ static int perf_start(struct rt_thread *td, int idx)
 
 /*
  * One PERF_RECORD_SAMPLE of event idx in [p, end), after its header, as
- * fill_attr asked for it: the period (frequency mode only), the registers
- * (abi, then ax bx cx dx si di bp sp ip r8..r15), the stack copy (size,
- * bytes, dyn_size).  Recorded by rt_sample_copy, uc and self as it wants.
+ * fill_attr asked for it: the time, the period (frequency mode only), the
+ * registers (abi, then ax bx cx dx si di bp sp ip r8..r15), the stack copy
+ * (size, bytes, dyn_size).  Recorded by rt_sample_copy, uc and self as it
+ * wants.
  */
 static void take_sample(struct rt_thread *td, struct rt_thread *self, int idx,
 			const unsigned char *p, const unsigned char *end,
@@ -442,23 +448,24 @@ static void take_sample(struct rt_thread *td, struct rt_thread *self, int idx,
 	};
 	const struct hpcrun_evspec *s = &rt_cfg.ev[idx].spec;
 	double val = s->period ? 1.0 : (double)clock_period(s);
-	uintptr_t regs[RT_UNWIND_REGS];
+	/* the time, and the period in frequency mode */
+	long head = !s->period && !clock_period(s) ? 16 : 8;
+	struct rt_copy c;
 	uint64_t g[17], len, dyn = 0;
 	int i;
 
-	if (!s->period && !clock_period(s)) {
-		if (end - p < 8)
-			return;
-		memcpy(&len, p, 8);
-		val = (double)len;
-		p += 8;
-	}
-	if (end - p < 8 + (long)sizeof(g) + 8) {
+	if (end - p < head + 8 + (long)sizeof(g) + 8) {
 		td->counts.taken++;
 		td->counts.dropped_nomodule++;	/* no user registers */
 		td->nsamples[idx]++;
 		return;
 	}
+	memcpy(&c.time, p, 8);
+	if (head == 16) {
+		memcpy(&len, p + 8, 8);
+		val = (double)len;
+	}
+	p += head;
 	memcpy(g, p + 8, sizeof(g));
 	p += 8 + sizeof(g);
 	memcpy(&len, p, 8);
@@ -470,8 +477,10 @@ static void take_sample(struct rt_thread *td, struct rt_thread *self, int idx,
 	if (dyn > len)
 		dyn = len;
 	for (i = 0; i < 17; i++)
-		regs[dw[i]] = (uintptr_t)g[i];
-	rt_sample_copy(td, self, idx, regs, p, (size_t)dyn, uc, val);
+		c.regs[dw[i]] = (uintptr_t)g[i];
+	c.stack = p;
+	c.len = (size_t)dyn;
+	rt_sample_copy(td, self, idx, &c, uc, val);
 }
 
 /* Takes the samples waiting in ring (event idx of td), and counts those

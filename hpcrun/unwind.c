@@ -86,6 +86,7 @@ struct frame {
 	const unsigned char *copy;
 	uintptr_t copy_lo, copy_hi;
 	int own;		/* copy mode on the sample's own thread */
+	uint64_t time;		/* copy mode: when the sample was taken */
 };
 
 struct cie {
@@ -577,9 +578,16 @@ static void load_ucontext(struct frame *f, const ucontext_t *uc)
 	f->r[16] = (uintptr_t)g[REG_RIP];
 }
 
-static int is_code(uintptr_t pc)
+/* The module holding pc for f: the live one, or for a sample from a copy
+ * the one of its time (rt_module_at). */
+static const struct rt_module *module_of(const struct frame *f, uintptr_t pc)
 {
-	const struct rt_module *m = rt_module_find(pc);
+	return f->copy ? rt_module_at(pc, f->time) : rt_module_find(pc);
+}
+
+static int is_code(const struct frame *f, uintptr_t pc)
+{
+	const struct rt_module *m = module_of(f, pc);
 
 	return m && pc >= m->xlo && pc < m->xhi;
 }
@@ -706,7 +714,7 @@ static enum step step_cfi(struct frame *f, const struct rt_module *m, int leaf,
 	nf.r[REG_RSP_DW] = cfa;
 	/* Usually the caller is in the same module: no lookup. */
 	if (nf.r[REG_RA_DW] < m->xlo || nf.r[REG_RA_DW] >= m->xhi) {
-		if (!is_code(nf.r[REG_RA_DW]))
+		if (!is_code(f, nf.r[REG_RA_DW]))
 			return STEP_FAIL;
 	}
 	*f = nf;
@@ -718,13 +726,13 @@ static enum step step_fp(struct frame *f, int leaf)
 {
 	uintptr_t sp = f->r[REG_RSP_DW], bp = f->r[REG_RBP_DW];
 
-	if (leaf && readable(f, sp) && is_code(stack_word(f, sp))) {
+	if (leaf && readable(f, sp) && is_code(f, stack_word(f, sp))) {
 		f->r[REG_RA_DW] = stack_word(f, sp);
 		f->r[REG_RSP_DW] = sp + 8;
 		return STEP_OK;
 	}
 	if (bp > sp && readable(f, bp) && readable(f, bp + 8) &&
-	    is_code(stack_word(f, bp + 8))) {
+	    is_code(f, stack_word(f, bp + 8))) {
 		f->r[REG_RA_DW] = stack_word(f, bp + 8);
 		f->r[REG_RBP_DW] = stack_word(f, bp);
 		f->r[REG_RSP_DW] = bp + 16;
@@ -838,12 +846,14 @@ static int walk(struct rt_thread *td, struct frame *f, uintptr_t *frames,
 		enum step s;
 
 		if (!m || f->r[REG_RA_DW] < m->lo || f->r[REG_RA_DW] >= m->hi)
-			m = rt_module_find(f->r[REG_RA_DW]);
-		if (!m) {
+			m = module_of(f, f->r[REG_RA_DW]);
+		if (!m)
+			return n;
+		if (!__atomic_load_n(&m->live, __ATOMIC_ACQUIRE)) {
 			/* A sample from a copy may lie in a library dlclosed
-			 * since: kept as the path's last frame. */
-			if (f->copy && rt_module_find_recent(f->r[REG_RA_DW]))
-				frames[n++] = f->r[REG_RA_DW];
+			 * since: kept as the path's last frame, its memory
+			 * (code, unwind tables) no longer there to read. */
+			frames[n++] = f->r[REG_RA_DW];
 			return n;
 		}
 		if (is_sigreturn(m, f->r[REG_RA_DW])) {
@@ -909,21 +919,21 @@ int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
 	return walk(td, &f, frames, max, complete);
 }
 
-int rt_unwind_copy(struct rt_thread *td, const uintptr_t regs[RT_UNWIND_REGS],
-		   const unsigned char *copy, size_t len, uintptr_t live_hi,
-		   int own, uintptr_t *frames, int max, int *complete)
+int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
+		   uintptr_t *frames, int max, int *complete)
 {
 	struct frame f;
 
 	cache_check(td);
 	memset(&f, 0, sizeof(f));
-	memcpy(f.r, regs, sizeof(f.r));
+	memcpy(f.r, c->regs, sizeof(f.r));
 	*complete = 0;
 	f.lo = f.copy_lo = f.r[REG_RSP_DW];
-	f.copy_hi = f.copy_lo + (len & ~(size_t)7);
-	f.copy = copy;
-	f.own = own;
-	f.hi = live_hi > f.copy_hi ? live_hi : f.copy_hi;
+	f.copy_hi = f.copy_lo + (c->len & ~(size_t)7);
+	f.copy = c->stack;
+	f.own = c->own;
+	f.time = c->time;
+	f.hi = c->live_hi > f.copy_hi ? c->live_hi : f.copy_hi;
 	if ((f.lo & 7) || f.copy_hi < f.copy_lo) {
 		frames[0] = f.r[REG_RA_DW];
 		return 1;

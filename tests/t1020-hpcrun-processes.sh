@@ -126,6 +126,18 @@ test_expect_success PERF_EVENTS 'dlclose while another thread has samples of the
 	grep -q "^^Primary;|Thread;dl_worker;rt-dso.so+0x" dtf
 '
 
+# A library dlopened right after the dlclose may be mapped where the closed
+# one was: the samples still waiting resolve in the load map of their own
+# time, to the closed library.
+test_expect_success PERF_EVENTS 'dlclose, then a dlopen: samples waiting in another thread keep their library' '
+	cp rt-dso.so rt-dso2.so &&
+	hpcrun -o dlr -e cpu-clock@f5000 ./rt-work dlthread "$TRASH/rt-dso.so" 10 "$TRASH/rt-dso2.so" &&
+	grep -q "^dropped-outside-modules: 0$" dlr/*.log &&
+	./rt-folded dlr/*-001-*.hpcrun "$TRASH/rt-work" rt-work.nm >drf &&
+	grep -q "^# lm [0-9]* 1 $TRASH/rt-dso.so\$" drf &&
+	! grep "rt-dso2.so+" drf
+'
+
 test_expect_success '_exit writes the profile and keeps the status' '
 	status=0 && hpcrun -o ex ./rt-work _exit 5 || status=$? &&
 	test $status = 5 &&

@@ -26,8 +26,9 @@
  *   sigprof         own SIGPROF handler with ITIMER_PROF; prints what it saw
  *   term N          N units, then SIGTERM to itself (default action)
  *   dlopen LIB N    dlopen LIB, N units in its dso_work(), dlclose, N units
- *   dlthread LIB N  a thread runs LIB's dso_work() N units, then waits (no
- *                   CPU) while main dlcloses LIB, then ends
+ *   dlthread LIB N [LIB2]  a thread runs LIB's dso_work() N units, then
+ *                   waits (no CPU) while main dlcloses LIB (and dlopens
+ *                   LIB2, which may take LIB's addresses), then ends
  *   exit S          one unit then exit(S);  _exit S: the same with _exit
  */
 #include <dlfcn.h>
@@ -287,6 +288,10 @@ int main(int argc, char **argv)
 		while (dl_stage != 1)
 			pthread_cond_wait(&dl_cond, &dl_lock);
 		dlclose(h);
+		if (argc > 4 && !dlopen(argv[4], RTLD_NOW)) {
+			fprintf(stderr, "rt-work: %s\n", dlerror());
+			return 1;
+		}
 		dl_stage = 2;
 		pthread_cond_broadcast(&dl_cond);
 		pthread_mutex_unlock(&dl_lock);
