@@ -731,7 +731,9 @@ static enum step step_fp(struct frame *f, int leaf)
 		f->r[REG_RSP_DW] = sp + 8;
 		return STEP_OK;
 	}
-	if (bp > sp && readable(f, bp) && readable(f, bp + 8) &&
+	/* bp == sp: a caller without locals (push %rbp; mov %rsp,%rbp;
+	 * call) seen from its callee's return. */
+	if (bp >= sp && readable(f, bp) && readable(f, bp + 8) &&
 	    is_code(f, stack_word(f, bp + 8))) {
 		f->r[REG_RA_DW] = stack_word(f, bp + 8);
 		f->r[REG_RBP_DW] = stack_word(f, bp);

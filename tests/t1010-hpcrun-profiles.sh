@@ -222,6 +222,15 @@ test_expect_success 'paths through code without unwind info are kept under ^Part
 	test_within "$partial" "$recorded" 3
 '
 
+test_expect_success 'frame pointers without unwind info: the chain leads to main' '
+	cc -O2 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
+		-fno-unwind-tables -o rt-nocfi-fp "$TEST_PROGS/rt-nocfi.c" &&
+	nm -S --defined-only rt-nocfi-fp >nocfi-fp.nm &&
+	hpcrun -o nocfi-fp ./rt-nocfi-fp thin >/dev/null &&
+	./rt-folded nocfi-fp/*.hpcrun "$TRASH/rt-nocfi-fp" nocfi-fp.nm | grep -v "^#" >fpf &&
+	under "^\\^Primary;\\|Main;main;nocfi_thin;nocfi_inner " 0.99 fpf
+'
+
 test_expect_success 'a handler on an alternate signal stack unwinds through the signal frame to main' '
 	hpcrun -o alt ./rt-work altstack &&
 	folded alt "*.hpcrun" | grep -v "^#" >af &&

@@ -1,7 +1,10 @@
 /*
- * rt-nocfi.c - code without unwind tables or frame pointers, so call paths
- * through it cannot be unwound: hpcrun must keep such samples under the
- * "^Partial" root and count them, not drop them.
+ * rt-nocfi.c - code without unwind tables.  Built without frame pointers
+ * too, call paths through it cannot be unwound: hpcrun must keep such
+ * samples under the "^Partial" root and count them, not drop them.  Built
+ * with frame pointers and run as "rt-nocfi thin", the frame-pointer chain
+ * leads to main, through two frames without locals (%rbp == %rsp at their
+ * calls).
  *
  * Build: cc -O2 -fomit-frame-pointer -fno-asynchronous-unwind-tables \
  *           -fno-unwind-tables -o rt-nocfi rt-nocfi.c
@@ -29,9 +32,19 @@ __attribute__((noinline)) void nocfi_outer(long n)
 	sink += pad[0];
 }
 
-int main(void)
+__attribute__((noinline)) void nocfi_thin(long n)
 {
-	nocfi_outer(200000000L);
+	nocfi_inner(n);
+	sink += 1;	/* no tail call */
+}
+
+int main(int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 1)
+		nocfi_thin(200000000L);
+	else
+		nocfi_outer(200000000L);
 	printf("done\n");
 	return 0;
 }
