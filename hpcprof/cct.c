@@ -25,9 +25,14 @@ uint32_t name_table_intern(struct name_table *t, const char *name)
 	v = (uintptr_t)hmap_get_str(t->index, name);
 	if (v)
 		return (uint32_t)(v - 1);
+	hmap_put_str(t->index, name, (void *)(uintptr_t)(t->n + 1));
+	return name_table_add(t, name);
+}
+
+uint32_t name_table_add(struct name_table *t, const char *name)
+{
 	HPC_GROW(t->names, t->n + 1, t->alloc);
 	t->names[t->n] = xstrdup(name);
-	hmap_put_str(t->index, name, (void *)(uintptr_t)(t->n + 1));
 	return (uint32_t)t->n++;
 }
 
@@ -168,19 +173,36 @@ static char *module_file(const char *path, const char *dir)
 	return strbuf_detach(&sb, NULL);
 }
 
+/*
+ * The module of path as built with build ID id (NULL: not recorded): one
+ * module per build, so that samples of two builds of one path (profiles
+ * of runs before and after a rebuild) are each checked against their own
+ * ID.  An unrecorded ID matches any.
+ */
 static struct module *module_for(struct experiment *e, const char *path,
-				 const char *dir)
+				 const char *dir, const char *id)
 {
 	struct module *m;
 	size_t i;
+	int seen = 0;
 
-	for (i = 0; i < e->nmodules; i++)
-		if (!strcmp(e->modules[i]->path, path))
-			return e->modules[i];
+	for (i = 0; i < e->nmodules; i++) {
+		m = e->modules[i];
+		if (strcmp(m->path, path))
+			continue;
+		if (!id || !m->measured || !strcmp(m->measured, id)) {
+			if (id && !m->measured)
+				m->measured = xstrdup(id);
+			return m;
+		}
+		seen = 1;
+	}
 	m = xcalloc(1, sizeof(*m));
 	m->path = xstrdup(path);
 	m->file = module_file(path, dir);
-	m->lm = name_table_intern(&e->lms, path);
+	m->measured = id ? xstrdup(id) : NULL;
+	/* another build of a path seen: a load module of its own */
+	m->lm = seen ? name_table_add(&e->lms, path) : name_table_intern(&e->lms, path);
 	for (i = 0; i < e->nstructs && !m->st; i++)
 		if (!strcmp(e->structs[i]->lm_path, path))
 			m->st = e->structs[i];
@@ -462,7 +484,7 @@ static struct node *placeholder_leaf(struct experiment *e, struct node *x,
 
 	placeholder_name(addr, name);
 	snprintf(full, sizeof(full), "<%s>", name);
-	m = module_for(e, "<placeholders>", NULL);
+	m = module_for(e, "<placeholders>", NULL, NULL);
 	for (p = 1; p < m->st->nscopes; p++)
 		if (m->st->scopes[p].kind == SCOPE_PROC &&
 		    !strcmp(m->st->scopes[p].name, full))
@@ -527,12 +549,9 @@ void experiment_add_profile(struct experiment *e,
 	if (!e->program && hpcrun_profile_header(p, "program-name"))
 		e->program = xstrdup(hpcrun_profile_header(p, "program-name"));
 	for (i = 0; i < p->nlms; i++) {
-		struct module *m = module_for(e, p->lms[i].path, dir);
 		const char *id = hpc_buildid_measured(p, p->lms[i].id);
 
-		if (id && !m->measured)
-			m->measured = xstrdup(id);
-		mods[p->lms[i].id] = m;
+		mods[p->lms[i].id] = module_for(e, p->lms[i].path, dir, id);
 	}
 	for (i = 0; i < n; i++) {
 		ids[i].id = p->nodes[i].id;

@@ -64,6 +64,9 @@ struct name_table {
  * structure file whose binary differs is set aside (rejected); a binary at
  * file that differs is not opened, and the module's addresses are kept as
  * they are (mismatch).  Without an ID on either side nothing is checked.
+ * A module is one build of its path: profiles that record different build
+ * IDs for one path (runs before and after a rebuild) give a module, and a
+ * load module in the database, each; an unrecorded ID goes with any.
  */
 struct module {
 	const char *path;		/* as in the load map */
@@ -126,6 +129,9 @@ void experiment_add_profile(struct experiment *e,
 
 /* Index of name in t, adding it if new. */
 uint32_t name_table_intern(struct name_table *t, const char *name);
+/* Adds name to t as a new entry even when it is there (intern still finds
+ * the first); its index. */
+uint32_t name_table_add(struct name_table *t, const char *name);
 
 
 #endif

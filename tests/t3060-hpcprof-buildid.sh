@@ -108,6 +108,28 @@ test_expect_success 'no build ID measured: nothing to compare, no noise' '
 	grep "three \[prog.c" report6
 '
 
+# Runs before and after a rebuild, correlated together: each build is a
+# load module of its own, checked against its own ID, whichever comes first.
+test_expect_success 'runs of two builds of one path: the current one named, the other addresses only' '
+	rebuild 4 && cp prog prog.old &&
+	hpcrun -o run-old ./prog 2000000 >/dev/null &&
+	rebuild 5 &&
+	hpcrun -o run-new ./prog 2000000 >/dev/null &&
+	old=$(build_id prog.old) && new=$(build_id prog) && test "$old" != "$new" &&
+	echo "hpcprof: warning: '\''$PWD/prog'\'': build ID differs from the measured one (measured $old, on disk $new); using addresses only" >expect &&
+	for order in "run-old run-new" "run-new run-old"; do
+		rm -rf db8 &&
+		hpcprof -o db8 --text report8 $order 2>err &&
+		grep "build ID" err >warnings &&
+		test_cmp expect warnings &&
+		test_valid_xml "$DTD_DIR/hpc-experiment.dtd" db8/experiment.xml &&
+		grep -c "<LoadModule i=\"[0-9]*\" n=\"$PWD/prog\"" db8/experiment.xml >n &&
+		echo 2 >two && test_cmp two n &&
+		grep "three \[prog.c" report8 &&
+		grep "<unknown> 0x[0-9a-f]* \[prog\]" report8 || exit 1
+	done
+'
+
 test_expect_success FIXTURES 'a relative vdso/ path is found in the measurement directory' '
 	mkdir hm &&
 	cp "$FIXTURES"/loops-perf.m/*.hpcrun hm/ &&
