@@ -25,6 +25,14 @@ recursion() {
 	     END { exit !(t > 0 && ok / t >= min) }" "$1.folded"
 }
 
+# went_on_live DIR: at least 90% of the samples recorded in DIR went on up
+# the live stack past their copies.
+went_on_live() {
+	continued=$(sed -n "s/^stack-copy-continued: //p" "$1"/*.log) &&
+	recorded=$(sed -n "s/^samples-recorded: //p" "$1"/*.log) &&
+	test $((continued * 100)) -ge $((recorded * 90))
+}
+
 # folded DIR FILE-GLOB: the folded paths of the profiles matching the glob.
 folded() {
 	for f in $1/$2; do ./rt-folded "$f" "$TRASH/rt-work" rt-work.nm || return 1; done
@@ -113,9 +121,7 @@ test_expect_success PERF_EVENTS 'recursion 2000 deep, past the 8 KiB stack copy,
 	hpcrun -o deep ./rt-work recurse 2000 30 >out &&
 	echo "depth 2000" >expect && test_cmp expect out &&
 	grep -q "^stack-copy: 8192$" deep/*.log &&
-	continued=$(sed -n "s/^stack-copy-continued: //p" deep/*.log) &&
-	recorded=$(sed -n "s/^samples-recorded: //p" deep/*.log) &&
-	test $((continued * 100)) -ge $((recorded * 90)) &&
+	went_on_live deep &&
 	recursion deep 2000 0.97
 '
 
@@ -132,9 +138,7 @@ test_expect_success PERF_EVENTS '--stack-copy=65528: a 1000-deep recursion from 
 test_expect_success PERF_EVENTS '--stack-copy=1024: a 300-deep recursion goes on up the live stack' '
 	hpcrun -o small --stack-copy=1024 ./rt-work recurse 300 30 >out &&
 	grep -q "^stack-copy: 1024$" small/*.log &&
-	continued=$(sed -n "s/^stack-copy-continued: //p" small/*.log) &&
-	recorded=$(sed -n "s/^samples-recorded: //p" small/*.log) &&
-	test $((continued * 100)) -ge $((recorded * 90)) &&
+	went_on_live small &&
 	recursion small 300 0.97
 '
 
