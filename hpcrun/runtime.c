@@ -19,7 +19,7 @@
  *
  * Configuration comes from the environment the launcher sets (hpcrun(1)):
  * HPCRUN_OUT_PATH, HPCRUN_EVENT_LIST, HPCRUN_NO_UNWIND, HPCRUN_NO_STACK_COPY,
- * HPCRUN_VERBOSE.
+ * HPCRUN_STACK_COPY, HPCRUN_VERBOSE.
  * Everything that can fail is reported (stderr once per run, and the log);
  * nothing here ever stops the program.
  */

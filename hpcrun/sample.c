@@ -123,7 +123,7 @@ void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 		n = 1;
 		complete = 0;
 	} else {
-		c->live_hi = live_top(td, c->regs[7], c->stack, c->len, uc);
+		c->live_hi = live_top(td, c->regs[7] /* sp */, c->stack, c->len, uc);
 		n = unwind_guarded(td, self, NULL, c, &complete);
 		if (c->live_hi)
 			td->counts.copy_live++;

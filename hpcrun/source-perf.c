@@ -447,9 +447,10 @@ static void take_sample(struct rt_thread *td, struct rt_thread *self, int idx,
 		0, 3, 2, 1, 4, 5, 6, 7, 16, 8, 9, 10, 11, 12, 13, 14, 15
 	};
 	const struct hpcrun_evspec *s = &rt_cfg.ev[idx].spec;
-	double val = s->period ? 1.0 : (double)clock_period(s);
+	uint64_t cp = clock_period(s);
+	double val = s->period ? 1.0 : (double)cp;
 	/* the time, and the period in frequency mode */
-	long head = !s->period && !clock_period(s) ? 16 : 8;
+	long head = !s->period && !cp ? 16 : 8;
 	struct rt_copy c;
 	uint64_t g[17], len, dyn = 0;
 	int i;

@@ -80,13 +80,11 @@ size_t rt_unwind_cache_size(void)
 struct frame {
 	uintptr_t r[NREGS];		/* DWARF numbering; r[16] = pc */
 	uintptr_t lo, hi;		/* readable stack */
-	/* A copy of [copy_lo, copy_hi) of the stack, read instead of the
-	 * stack itself (samples taken from the kernel's ring buffer); the
-	 * range is empty when unwinding the live stack. */
-	const unsigned char *copy;
+	/* A sample from the kernel's ring buffer (NULL: the live stack),
+	 * whose copy of [copy_lo, copy_hi) of the stack is read instead of
+	 * the stack itself; the range is empty once the walk has left it. */
+	const struct rt_copy *sample;
 	uintptr_t copy_lo, copy_hi;
-	int own;		/* copy mode on the sample's own thread */
-	uint64_t time;		/* copy mode: when the sample was taken */
 };
 
 struct cie {
@@ -110,7 +108,7 @@ static uintptr_t stack_word(const struct frame *f, uintptr_t a)
 	uintptr_t v;
 
 	if (a >= f->copy_lo && a < f->copy_hi) {
-		memcpy(&v, f->copy + (a - f->copy_lo), sizeof(v));
+		memcpy(&v, f->sample->stack + (a - f->copy_lo), sizeof(v));
 		return v;
 	}
 	return *(const uintptr_t *)a;
@@ -582,7 +580,7 @@ static void load_ucontext(struct frame *f, const ucontext_t *uc)
  * the one of its time (rt_module_at). */
 static const struct rt_module *module_of(const struct frame *f, uintptr_t pc)
 {
-	return f->copy ? rt_module_at(pc, f->time) : rt_module_find(pc);
+	return f->sample ? rt_module_at(pc, f->sample->time) : rt_module_find(pc);
 }
 
 static int is_code(const struct frame *f, uintptr_t pc)
@@ -796,7 +794,7 @@ static const ucontext_t *ucontext_at(const struct frame *f, uintptr_t uc)
 	if (!readable(f, uc) || !readable(f, end - 8))
 		return NULL;
 	if (uc >= f->copy_lo && end <= f->copy_hi)
-		return (const ucontext_t *)(const void *)(f->copy + (uc - f->copy_lo));
+		return (const ucontext_t *)(const void *)(f->sample->stack + (uc - f->copy_lo));
 	if (uc < f->copy_hi && end > f->copy_lo)
 		return NULL;
 	return (const ucontext_t *)uc;
@@ -825,7 +823,7 @@ static int leave_copy(const struct rt_thread *td, struct frame *f, uintptr_t at,
 	uintptr_t sp = f->r[REG_RSP_DW];
 	stack_t ss;
 
-	if (!f->own || sp < td->stack_lo || sp >= td->stack_hi ||
+	if (!f->sample->own || sp < td->stack_lo || sp >= td->stack_hi ||
 	    sigaltstack(NULL, &ss) || (ss.ss_flags & SS_DISABLE) ||
 	    at < (uintptr_t)ss.ss_sp ||
 	    at + sizeof(*uc) > (uintptr_t)ss.ss_sp + ss.ss_size ||
@@ -862,7 +860,7 @@ static int walk(struct rt_thread *td, struct frame *f, uintptr_t *frames,
 			uintptr_t at = f->r[REG_RSP_DW], hi = f->hi;
 			const ucontext_t *uc = ucontext_at(f, at);
 
-			if (n > 0 ? in_hpcrun(frames[n - 1]) : f->copy != NULL) {
+			if (n > 0 ? in_hpcrun(frames[n - 1]) : f->sample != NULL) {
 				/* the handler that returns here is hpcrun's
 				 * (or, from a copy, the pc is at a handler's
 				 * return: the program's or hpcrun's) */
@@ -932,9 +930,7 @@ int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
 	*complete = 0;
 	f.lo = f.copy_lo = f.r[REG_RSP_DW];
 	f.copy_hi = f.copy_lo + (c->len & ~(size_t)7);
-	f.copy = c->stack;
-	f.own = c->own;
-	f.time = c->time;
+	f.sample = c;
 	f.hi = c->live_hi > f.copy_hi ? c->live_hi : f.copy_hi;
 	if ((f.lo & 7) || f.copy_hi < f.copy_lo) {
 		frames[0] = f.r[REG_RA_DW];
