@@ -923,6 +923,7 @@ int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
 		   uintptr_t *frames, int max, int *complete)
 {
 	struct frame f;
+	int n;
 
 	cache_check(td);
 	memset(&f, 0, sizeof(f));
@@ -936,5 +937,12 @@ int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
 		frames[0] = f.r[REG_RA_DW];
 		return 1;
 	}
-	return walk(td, &f, frames, max, complete);
+	n = walk(td, &f, frames, max, complete);
+	/* Taken in hpcrun's own code, with a copy too short to reach the
+	 * signal frame of its handler (--stack-copy below the handler's
+	 * stack) and the live stack gone on since: hpcrun's work all the
+	 * same, as walk() says when it finds that frame. */
+	if (!*complete && n > 0 && in_hpcrun(frames[0]))
+		*complete = 3;
+	return n;
 }
