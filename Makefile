@@ -5,8 +5,9 @@
 #   make check            unit + integration tests, TAP, "N passed, M failed"
 #   make check SANITIZE=1 the same with ASan+UBSan builds, in build-san/
 #   make demo             profile a bundled example end to end
-#   make fuzz             fuzz hpcstruct for FUZZ_SECONDS (60) with libFuzzer,
-#                         built with clang in build-fuzz/ (tests/fuzz/)
+#   make fuzz             fuzz every reader for FUZZ_SECONDS (60) each with
+#                         libFuzzer, built with clang in build-fuzz/
+#                         (tests/fuzz/; FUZZ_TARGETS=NAME... picks some)
 #   make install PREFIX=DIR
 #   make deps             install the Debian packages (root) or print how
 #
@@ -42,7 +43,8 @@ endif
 # Debian packages the project needs to build and test.
 DEB_PACKAGES = gcc make pkg-config libdw-dev libelf-dev libcapstone-dev \
 	libxml2-dev libxml2-utils zlib1g-dev liblzma-dev xz-utils libncurses-dev tmux \
-	man-db file binutils clang libclang-rt-14-dev
+	man-db file binutils clang libclang-rt-14-dev g++ gfortran libomp-dev \
+	openmpi-bin libopenmpi-dev libjemalloc2 chromium
 PKGS = libdw libelf capstone libxml-2.0 zlib liblzma ncursesw
 
 ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
@@ -65,14 +67,17 @@ ALL_LDFLAGS = -Wl,--as-needed $(LDFLAGS) $(SAN_FLAGS)
 # The runtime is preloaded into arbitrary programs: no sanitizer runtime
 # (ASan must come first in the link order of the program itself).
 RT_CFLAGS = $(STD_FLAGS) $(CFLAGS) -fvisibility=hidden -DHPC_RUNTIME
-RT_LIBS = -ldl -lpthread -lrt
+RT_LIBS = -ldl -lpthread -lrt $(shell pkg-config --libs capstone)
 
 # Per-directory object lists: every .c in the directory belongs to it.
 LIB_SRCS := $(sort $(wildcard lib/*.c))
 HPCRUN_LAUNCHER_SRCS := hpcrun/hpcrun.c
 HPCRUN_RT_SRCS := $(filter-out $(HPCRUN_LAUNCHER_SRCS),$(sort $(wildcard hpcrun/*.c)))
 HPCSTRUCT_SRCS := $(sort $(wildcard hpcstruct/*.c))
-HPCPROF_SRCS := $(sort $(wildcard hpcprof/*.c))
+HPCPROF_SRCS := $(filter-out hpcprof/hpcprof-mpi.c,$(sort $(wildcard hpcprof/*.c)))
+# hpcprof-mpi: hpcprof's modules and its own main, built when MPI is there.
+MPICC ?= mpicc
+HAVE_MPI := $(shell command -v $(MPICC) >/dev/null 2>&1 && echo 1)
 VIEWER_SRCS := $(sort $(wildcard hpcviewer-tui/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/u-*.c))
 # lib/ modules also linked into libhpcrun.so (async-signal-safe ones only).
@@ -84,21 +89,34 @@ rtobj = $(patsubst %.c,$(BUILD)/obj-rt/%.o,$(1))
 LIBHPC = $(BUILD)/obj/libhpc.a
 PROGRAMS = $(BUILD)/bin/hpcrun $(BUILD)/bin/hpcstruct $(BUILD)/bin/hpcprof \
 	$(BUILD)/bin/hpcviewer-tui
+ifeq ($(HAVE_MPI),1)
+PROGRAMS += $(BUILD)/bin/hpcprof-mpi
+endif
 RUNTIME = $(BUILD)/lib/hpcrun/libhpcrun.so
 UNIT_TESTS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 # Named explicitly so make keeps them (they are not intermediate files).
 UNIT_OBJS = $(call obj,$(UNIT_SRCS) tests/unit/unit.c)
 
-# The libFuzzer harness: clang, ASan+UBSan, the hpcstruct library without
-# its main, in a build directory of its own.
+# The libFuzzer harnesses, one per reader (tests/fuzz/fuzz-NAME.c): clang,
+# ASan+UBSan, each linked with lib/ and FUZZ_SRCS_NAME, its tool's code
+# without the tool's main, in a build directory of their own.
 FUZZ_BUILD ?= build-fuzz
 FUZZ_CC ?= clang
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
-FUZZ_HARNESS = $(FUZZ_BUILD)/bin/fuzz-hpcstruct
-FUZZ_SRCS = tests/fuzz/fuzz-hpcstruct.c $(LIB_SRCS) \
-	$(filter-out hpcstruct/hpcstruct.c,$(HPCSTRUCT_SRCS))
+FUZZ_TARGETS ?= hpcstruct hpcrun-fmt structfile config experiment kallsyms \
+	hpcsync phases formula
+FUZZ_SRCS_hpcstruct = $(filter-out hpcstruct/hpcstruct.c,$(HPCSTRUCT_SRCS))
+FUZZ_SRCS_structfile = $(filter-out hpcprof/hpcprof.c,$(HPCPROF_SRCS))
+FUZZ_SRCS_config = $(FUZZ_SRCS_structfile)
+FUZZ_SRCS_kallsyms = $(FUZZ_SRCS_structfile)
+FUZZ_SRCS_experiment = $(filter-out hpcviewer-tui/hpcviewer-tui.c,$(VIEWER_SRCS))
+FUZZ_SRCS_phases = $(FUZZ_SRCS_experiment)
+FUZZ_HARNESSES = $(patsubst %,$(FUZZ_BUILD)/bin/fuzz-%,$(FUZZ_TARGETS))
 fuzzobj = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(1))
+# Named, so make keeps them (the link rule's are not intermediate files).
+FUZZ_OBJS = $(call fuzzobj,$(sort tests/fuzz/fuzz-file.c $(LIB_SRCS) \
+	$(foreach t,$(FUZZ_TARGETS),tests/fuzz/fuzz-$(t).c $(FUZZ_SRCS_$(t)))))
 
 .PHONY: all check demo fuzz install deps clean
 all: $(PROGRAMS) $(RUNTIME)
@@ -125,11 +143,19 @@ $(BUILD)/bin/hpcstruct: $(call obj,$(HPCSTRUCT_SRCS)) $(LIBHPC)
 
 $(BUILD)/bin/hpcprof: $(call obj,$(HPCPROF_SRCS)) $(LIBHPC)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread -lm
+
+$(BUILD)/obj/hpcprof/hpcprof-mpi.o: hpcprof/hpcprof-mpi.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/bin/hpcprof-mpi: $(call obj,$(filter-out hpcprof/hpcprof.c,$(HPCPROF_SRCS)) hpcprof/hpcprof-mpi.c) $(LIBHPC)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread -lm
 
 $(BUILD)/bin/hpcviewer-tui: $(call obj,$(VIEWER_SRCS)) $(LIBHPC)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread -lm
 
 $(RUNTIME): $(call rtobj,$(HPCRUN_RT_SRCS) $(RT_LIB_SRCS)) hpcrun/libhpcrun.map
 	@mkdir -p $(dir $@)
@@ -137,6 +163,22 @@ $(RUNTIME): $(call rtobj,$(HPCRUN_RT_SRCS) $(RT_LIB_SRCS)) hpcrun/libhpcrun.map
 		-o $@ $(call rtobj,$(HPCRUN_RT_SRCS) $(RT_LIB_SRCS)) $(RT_LIBS)
 
 $(BUILD)/tests/u-%: $(BUILD)/obj/tests/unit/u-%.o $(BUILD)/obj/tests/unit/unit.o $(LIBHPC)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread -lm
+
+# u-par-*: hpcprof's tree merge, linked with hpcprof's modules.
+$(BUILD)/obj/tests/unit/u-par-%.o: ALL_CFLAGS += -Ihpcprof
+$(BUILD)/tests/u-par-%: $(BUILD)/obj/tests/unit/u-par-%.o $(BUILD)/obj/tests/unit/unit.o \
+		$(call obj,$(filter-out hpcprof/hpcprof.c,$(HPCPROF_SRCS))) $(LIBHPC)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread -lm
+
+# unit tests of a tool's module link that module too
+$(BUILD)/tests/u-dataview-label: $(BUILD)/obj/hpcviewer-tui/dataview.o
+
+# Unit tests of the viewer's modules (u-flame-*) link its code without main.
+$(BUILD)/tests/u-flame-%: $(BUILD)/obj/tests/unit/u-flame-%.o $(BUILD)/obj/tests/unit/unit.o \
+		$(call obj,$(filter-out hpcviewer-tui/hpcviewer-tui.c,$(VIEWER_SRCS))) $(LIBHPC)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
@@ -148,16 +190,19 @@ demo: all
 
 $(FUZZ_BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(STD_FLAGS) -Ihpcstruct $(PKG_CFLAGS) $(CFLAGS) \
+	$(FUZZ_CC) $(STD_FLAGS) -I. $(PKG_CFLAGS) $(CFLAGS) \
 		-fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
 
-$(FUZZ_HARNESS): $(call fuzzobj,$(FUZZ_SRCS))
+.SECONDARY: $(FUZZ_OBJS)
+.SECONDEXPANSION:
+$(FUZZ_BUILD)/bin/fuzz-%: $$(call fuzzobj,tests/fuzz/fuzz-$$*.c \
+		tests/fuzz/fuzz-file.c $$(LIB_SRCS) $$(FUZZ_SRCS_$$*))
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) $(LDFLAGS) -o $@ $^ \
-		$(PKG_LIBS) -lpthread
+		$(PKG_LIBS) -lpthread -lm
 
-fuzz: $(FUZZ_HARNESS)
-	tests/fuzz/run-fuzz.sh $(FUZZ_HARNESS) $(FUZZ_SECONDS)
+fuzz: $(FUZZ_HARNESSES)
+	tests/fuzz/run-fuzz.sh $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/hpcrun \

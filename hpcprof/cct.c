@@ -1,19 +1,24 @@
 /* cct.c - see cct.h. */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "buildid.h"
 #include "cct.h"
+#include "datatree.h"
 #include "dwarf-fallback.h"
 #include "error.h"
 #include "hashmap.h"
+#include "mix.h"
 #include "strbuf.h"
 
-struct child_key {
-	uint32_t parent;
-	uint32_t kind;
-	uint64_t k1, k2;
+const char cct_no_file[] = "";
+#define no_file cct_no_file
+
+struct child_slot {
+	uint64_t hash;
+	struct node *n;		/* NULL: empty */
 };
 
 uint32_t name_table_intern(struct name_table *t, const char *name)
@@ -53,6 +58,8 @@ static struct node *node_new(struct experiment *e, struct node *parent,
 
 	n->id = ++e->next_id;
 	n->kind = kind;
+	HPC_GROW(e->nodes, n->id, e->nodes_alloc);
+	e->nodes[n->id - 1] = n;
 	n->parent = parent;
 	if (parent) {
 		if (parent->last)
@@ -65,11 +72,20 @@ static struct node *node_new(struct experiment *e, struct node *parent,
 	return n;
 }
 
+struct node *experiment_node(struct experiment *e, struct node *parent,
+			     enum node_kind kind)
+{
+	return node_new(e, parent, kind);
+}
+
 struct experiment *experiment_new(void)
 {
 	struct experiment *e = xcalloc(1, sizeof(*e));
 
-	e->children = hmap_new();
+	e->children_cap = 1024;
+	e->children = xcalloc(e->children_cap, sizeof(*e->children));
+	e->program_index = hmap_new();
+	e->phase_nodes = hmap_new();
 	metrics_init(&e->metrics);
 	e->root = node_new(e, NULL, NODE_ROOT);
 	e->flat_root = node_new(e, NULL, NODE_FLAT_ROOT);
@@ -89,6 +105,31 @@ static void free_tree(struct node *n)
 	}
 }
 
+static void overlay_free(struct overlay *ov)
+{
+	if (!ov)
+		return;
+	structure_free(ov->st);
+	fallback_free(ov->fb);
+	hmap_free(ov->content);
+}
+
+struct experiment *experiment_new_worker(const struct experiment *e)
+{
+	struct experiment *w = experiment_new();
+
+	metrics_release(&w->metrics);
+	w->metrics = e->metrics;
+	hmap_free(w->program_index);
+	w->program_index = e->program_index;
+	w->programs = e->programs;
+	w->nprograms = e->nprograms;
+	w->modules = e->modules;
+	w->nmodules = e->nmodules;
+	w->shared = e;
+	return w;
+}
+
 void experiment_free(struct experiment *e)
 {
 	size_t i;
@@ -97,10 +138,25 @@ void experiment_free(struct experiment *e)
 		return;
 	free_tree(e->root);
 	free_tree(e->flat_root);
-	hmap_free(e->children);
+	if (e->data)
+		free_tree(e->data->root);
+	datatree_free(e->data);
+	free(e->nodes);
+	free(e->children);
 	name_table_release(&e->lms);
 	name_table_release(&e->files);
 	name_table_release(&e->procs);
+	for (i = 0; i < e->nov; i++)
+		overlay_free(&e->ov[i]);
+	free(e->ov);
+	overlay_free(e->ph);
+	free(e->ph);
+	free(e->touched);
+	hmap_free(e->phase_nodes);
+	if (e->shared) {
+		free(e);
+		return;
+	}
 	for (i = 0; i < e->nmodules; i++) {
 		struct module *m = e->modules[i];
 
@@ -117,7 +173,13 @@ void experiment_free(struct experiment *e)
 	for (i = 0; i < e->nstructs; i++)
 		structure_free(e->structs[i]);
 	free(e->structs);
-	free(e->touched);
+	for (i = 0; i < e->nprograms; i++) {
+		free(e->programs[i].name);
+		free(e->programs[i].path);
+		hmap_free(e->programs[i].pids);
+	}
+	free(e->programs);
+	hmap_free(e->program_index);
 	free(e->program);
 	metrics_release(&e->metrics);
 	free(e);
@@ -129,25 +191,66 @@ int experiment_add_structfile(struct experiment *e, const char *path)
 			       &e->structs_alloc);
 }
 
-/* The child of parent with (kind, k1, k2), made by init when new. */
+static uint64_t child_hash(uint32_t parent, uint32_t kind, uint64_t k1,
+			   uint64_t k2)
+{
+	uint64_t h = ((uint64_t)parent << 8 | kind) * 0x9e3779b97f4a7c15ULL;
+
+	h ^= k1 * 0xff51afd7ed558ccdULL;
+	h = (h ^ (h >> 29)) * 0xc4ceb9fe1a85ec53ULL;
+	h ^= k2 * 0x94d049bb133111ebULL;
+	return h ^ (h >> 31);
+}
+
+/* Doubles the children table (it stays at most half full). */
+static void grow_children(struct experiment *e)
+{
+	struct child_slot *old = e->children;
+	size_t n = e->children_cap, i;
+
+	e->children_cap *= 2;
+	e->children = xcalloc(e->children_cap, sizeof(*e->children));
+	for (i = 0; i < n; i++) {
+		size_t j = old[i].hash & (e->children_cap - 1);
+
+		if (!old[i].n)
+			continue;
+		while (e->children[j].n)
+			j = (j + 1) & (e->children_cap - 1);
+		e->children[j] = old[i];
+	}
+	free(old);
+}
+
+/* The child of parent with (kind, k1, k2), made when new (*is_new). */
 static struct node *child(struct experiment *e, struct node *parent,
 			  enum node_kind kind, uint64_t k1, uint64_t k2,
 			  int *is_new)
 {
-	struct child_key key;
+	uint64_t h = child_hash(parent->id, kind, k1, k2);
+	size_t mask = e->children_cap - 1, i = h & mask;
+	struct child_slot *s;
 	struct node *n;
 
-	memset(&key, 0, sizeof(key));
-	key.parent = parent->id;
-	key.kind = kind;
-	key.k1 = k1;
-	key.k2 = k2;
-	n = hmap_get(e->children, &key, sizeof(key));
-	*is_new = !n;
-	if (!n) {
-		n = node_new(e, parent, kind);
-		hmap_put(e->children, &key, sizeof(key), n);
+	for (;; i = (i + 1) & mask) {
+		s = &e->children[i];
+		if (!s->n)
+			break;
+		n = s->n;
+		if (s->hash == h && n->parent == parent && n->kind == kind &&
+		    n->k1 == k1 && n->k2 == k2) {
+			*is_new = 0;
+			return n;
+		}
 	}
+	*is_new = 1;
+	n = node_new(e, parent, kind);
+	n->k1 = k1;
+	n->k2 = k2;
+	s->hash = h;
+	s->n = n;
+	if (2 * ++e->nchildren > e->children_cap)
+		grow_children(e);
 	return n;
 }
 
@@ -217,20 +320,45 @@ static struct module *module_for(struct experiment *e, const char *path,
 		structure_finish(m->st);
 	}
 	HPC_GROW(e->modules, e->nmodules + 1, e->modules_alloc);
+	m->index = (uint32_t)e->nmodules;
 	e->modules[e->nmodules++] = m;
 	return m;
 }
 
 /*
- * 1 when the binary at bin has a build ID other than the measured one
- * (then kept in m->on_disk); 0 when they agree or either is unknown.
+ * The module experiment_register() made for (path, id), without changing
+ * any: the first of path whose measured ID is id or unknown; NULL if none.
  */
+static struct module *module_find(const struct experiment *e,
+				  const char *path, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < e->nmodules; i++) {
+		struct module *m = e->modules[i];
+
+		if (!strcmp(m->path, path) &&
+		    (!id || !m->measured || !strcmp(m->measured, id)))
+			return m;
+	}
+	return NULL;
+}
+
+/* 1 when the binary at bin has a build ID other than m's measured one (its
+ * ID then in hex); 0 when they agree or either is unknown. */
+static int differs_at(const struct module *m, const char *bin,
+		      char hex[HPC_BUILDID_HEX_SIZE])
+{
+	return m->measured && hpc_buildid_file(bin, hex) == 1 &&
+	       strcmp(hex, m->measured);
+}
+
+/* differs_at(), keeping the binary's ID in m->on_disk. */
 static int differs(struct module *m, const char *bin)
 {
 	char hex[HPC_BUILDID_HEX_SIZE];
 
-	if (!m->measured || hpc_buildid_file(bin, hex) != 1 ||
-	    !strcmp(hex, m->measured))
+	if (!differs_at(m, bin, hex))
 		return 0;
 	free(m->on_disk);
 	m->on_disk = xstrdup(hex);
@@ -270,27 +398,91 @@ static void open_fallback(struct module *m)
 						      : MODULE_NOTHING;
 }
 
-/*
- * The scope for addr in m: from its structure when a statement or
- * procedure there covers it, else from the fallback (always inside a P).
- */
-static uint32_t resolve(struct module *m, uint64_t addr)
+void experiment_check_modules(struct experiment *e)
 {
-	long s;
+	size_t i;
 
-	if (!m->checked)
-		check_structure(m);
-	s = structure_lookup(m->st, addr);
-	if (s >= 0 && structure_proc_of(m->st, (size_t)s) > 0)
+	for (i = 0; i < e->nmodules; i++)
+		if (!e->modules[i]->checked)
+			check_structure(e->modules[i]);
+}
+
+/* e's overlay of module m (made on first use, with a fallback of its own
+ * in a worker). */
+static struct overlay *overlay_of(struct experiment *e,
+				  const struct module *m)
+{
+	struct overlay *ov;
+
+	if (m->index >= e->nov) {
+		size_t n = m->index + 1;
+
+		e->ov = xrealloc(e->ov, n * sizeof(*e->ov));
+		memset(e->ov + e->nov, 0, (n - e->nov) * sizeof(*e->ov));
+		e->nov = n;
+	}
+	ov = &e->ov[m->index];
+	if (!ov->st) {
+		ov->st = structure_new(m->path, "");
+		structure_finish(ov->st);
+		ov->content = hmap_new();
+	}
+	return ov;
+}
+
+/*
+ * The scope for addr in m, and in *st the structure it is in: m's when a
+ * statement or procedure there covers it, else this worker's overlay of
+ * m, from the fallback (always inside a P).
+ */
+static uint32_t resolve(struct experiment *e, const struct module *m,
+			uint64_t addr, struct structure **st)
+{
+	struct overlay *ov;
+	long s = structure_lookup(m->st, addr);
+
+	if (s >= 0 && structure_proc_of(m->st, (size_t)s) > 0) {
+		*st = m->st;
 		return (uint32_t)s;
-	open_fallback(m);
-	return fallback_lookup(m->fb, m->st, addr);
+	}
+	ov = overlay_of(e, m);
+	if (!ov->fb) {
+		char hex[HPC_BUILDID_HEX_SIZE];
+
+		ov->fb = fallback_new(m->file, !differs_at(m, m->file, hex));
+	}
+	*st = ov->st;
+	return fallback_lookup(ov->fb, ov->st, addr);
 }
 
 /* Canonical and flat cursors walk down together. */
 struct place {
 	struct node *c, *f;
 };
+
+/*
+ * The length of name without the " [LIBNAME]" that HPCToolkit's structure
+ * files append to the procedures of a shared library (with ln="NAME"), when
+ * LIBNAME is the module's file name: the database names the procedure once
+ * and gives its module by lm.  Other names keep their full length, and so
+ * do the "<unknown> 0xADDR [module]" names of addresses without a binary.
+ */
+static size_t bare_name_len(const struct module *m, const char *name)
+{
+	size_t n = strlen(name), k;
+	const char *libs[2] = { base_name(m->path), base_name(m->st->lm_path) };
+	int i;
+
+	if (n < 4 || name[n - 1] != ']' || name[0] == '<')
+		return n;
+	for (i = 0; i < 2; i++) {
+		k = strlen(libs[i]);
+		if (k && n > k + 3 && !strncmp(name + n - k - 1, libs[i], k) &&
+		    !strncmp(name + n - k - 3, " [", 2))
+			return n - k - 3;
+	}
+	return n;
+}
 
 static void set_info(struct experiment *e, struct node *n,
 		     const struct module *m, const struct scope *sc)
@@ -299,54 +491,79 @@ static void set_info(struct experiment *e, struct node *n,
 	n->file = name_table_intern(&e->files, sc->file ? sc->file : "");
 	n->line = sc->line;
 	n->vma = sc->vma;
-	if (sc->kind == SCOPE_PROC || sc->kind == SCOPE_ALIEN)
-		n->proc = name_table_intern(&e->procs, sc->name ? sc->name : "");
+	if (sc->kind == SCOPE_PROC || sc->kind == SCOPE_ALIEN) {
+		const char *name = sc->name ? sc->name : "";
+		size_t len = bare_name_len(m, name);
+		char *bare = len == strlen(name) ? NULL : xstrndup(name, len);
+
+		n->proc = name_table_intern(&e->procs, bare ? bare : name);
+		free(bare);
+	}
 }
 
-/* One step down both trees for a static scope (PF/PROC, ALIEN, LOOP). */
+/*
+ * One step down both trees for scope of st (PF/PROC, ALIEN, LOOP): both
+ * keyed by (st, scope).
+ */
 static void step(struct experiment *e, struct place *at, enum node_kind ck,
-		 enum node_kind fk, const struct module *m, uint32_t scope,
-		 uint64_t flatk)
+		 enum node_kind fk, const struct module *m,
+		 const struct structure *st, uint32_t scope)
 {
-	const struct scope *sc = &m->st->scopes[scope];
-	uint64_t k1 = (uint64_t)(uintptr_t)m->st;
+	const struct scope *sc = &st->scopes[scope];
+	uint64_t k1 = (uint64_t)(uintptr_t)st;
 	int is_new;
-	struct node *f = child(e, at->f, fk, flatk ? flatk : k1, scope,
-			       &is_new);
+	struct node *f = child(e, at->f, fk, k1, scope, &is_new);
 
-	if (is_new)
+	if (is_new) {
 		set_info(e, f, m, sc);
+		f->st = st;
+	}
 	at->c = child(e, at->c, ck, k1, scope, &is_new);
 	if (is_new) {
 		set_info(e, at->c, m, sc);
 		at->c->flat = f;
+		at->c->st = st;
 	}
 	at->f = f;
 }
 
-/* The statement or call-site leaf for (file, line) below at. */
+/*
+ * The statement or call-site leaf for (file, line) below at.  A statement
+ * without a source line (line 0 or no file) is one leaf per instruction
+ * address instead, keyed apart from lines by the top bit: hpcstruct merges
+ * whole address ranges into such statements, and the viewer's disassembly
+ * gutter shows a cost per instruction only if each keeps its own.
+ */
 static struct node *leaf(struct experiment *e, struct place *at,
 			 enum node_kind kind, const struct module *m,
-			 const struct scope *sc, uint64_t addr)
+			 const struct structure *st, uint32_t scope,
+			 uint64_t addr)
 {
-	uint64_t k1 = (uint64_t)(uintptr_t)(sc->file ? sc->file : "");
+	const struct scope *sc = &st->scopes[scope];
+	uint64_t k1 = (uint64_t)(uintptr_t)(sc->file ? sc->file : no_file);
 	uint32_t line = sc->kind == SCOPE_PROC ? 0 : sc->line;
+	uint64_t k2 = line;
 	int is_new;
-	struct node *f = child(e, at->f, kind, k1, line, &is_new);
-	struct node *c;
+	struct node *f, *c;
+
+	if (kind == NODE_STMT && (!line || !sc->file || !sc->file[0]))
+		k2 = addr | (UINT64_C(1) << 63);
+	f = child(e, at->f, kind, k1, k2, &is_new);
 
 	if (is_new) {
 		set_info(e, f, m, sc);
 		f->line = line;
 		f->proc = 0;
 		f->vma = addr;
+		f->st = st;
 	}
-	c = child(e, at->c, kind, k1, line, &is_new);
+	c = child(e, at->c, kind, k1, k2, &is_new);
 	if (is_new) {
 		*c = (struct node){ .id = c->id, .kind = kind,
 				    .parent = c->parent, .flat = f,
 				    .lm = f->lm, .file = f->file,
-				    .line = line, .vma = addr };
+				    .line = line, .vma = addr, .st = st,
+				    .k1 = k1, .k2 = k2 };
 	}
 	return c;
 }
@@ -356,16 +573,17 @@ static struct node *leaf(struct experiment *e, struct place *at,
  * PF -> aliens and loops -> a STMT (kind NODE_STMT) or CALL leaf.
  */
 static struct node *place_addr(struct experiment *e, struct node *x,
-			       struct module *m, uint64_t addr,
+			       const struct module *m, uint64_t addr,
 			       enum node_kind kind)
 {
-	uint32_t s = resolve(m, addr), chain[256], k, n = 0;
-	long p = structure_proc_of(m->st, s);
+	struct structure *st;
+	uint32_t s = resolve(e, m, addr, &st), chain[256], k, n = 0;
+	long p = structure_proc_of(st, s);
 	const struct scope *proc;
 	struct place at;
 	int is_new;
 
-	proc = &m->st->scopes[p];
+	proc = &st->scopes[p];
 	/* Flat: LM -> FILE -> PROC. */
 	at.f = child(e, e->flat_root, NODE_LM, m->lm, 0, &is_new);
 	if (is_new)
@@ -379,18 +597,43 @@ static struct node *place_addr(struct experiment *e, struct node *x,
 					       proc->file ? proc->file : "");
 	}
 	at.c = x;
-	step(e, &at, NODE_PF, NODE_PROC, m, (uint32_t)p, 0);
-	for (k = s; k != (uint32_t)p && n < 256; k = m->st->scopes[k].parent)
+	step(e, &at, NODE_PF, NODE_PROC, m, st, (uint32_t)p);
+	for (k = s; k != (uint32_t)p && n < 256; k = st->scopes[k].parent)
 		chain[n++] = k;
 	while (n-- > 0) {
-		const struct scope *sc = &m->st->scopes[chain[n]];
+		const struct scope *sc = &st->scopes[chain[n]];
 
 		if (sc->kind == SCOPE_LOOP)
-			step(e, &at, NODE_LOOP, NODE_LOOP, m, chain[n], 0);
+			step(e, &at, NODE_LOOP, NODE_LOOP, m, st, chain[n]);
 		else if (sc->kind == SCOPE_ALIEN && sc->name && sc->name[0])
-			step(e, &at, NODE_ALIEN, NODE_ALIEN, m, chain[n], 0);
+			step(e, &at, NODE_ALIEN, NODE_ALIEN, m, st, chain[n]);
 	}
-	return leaf(e, &at, kind, m, &m->st->scopes[s], addr);
+	return leaf(e, &at, kind, m, st, s, addr);
+}
+
+struct node *experiment_child(struct experiment *e, struct node *parent,
+			      enum node_kind kind, uint64_t k1, uint64_t k2,
+			      int *is_new)
+{
+	if (!parent) {
+		*is_new = 1;
+		return node_new(e, NULL, kind);
+	}
+	return child(e, parent, kind, k1, k2, is_new);
+}
+
+void experiment_call_site(struct experiment *e, const struct module *m,
+			  uint64_t addr, const char **proc, const char **file,
+			  uint32_t *line)
+{
+	struct structure *st;
+	uint32_t s = resolve(e, m, addr, &st);
+	long p = structure_proc_of(st, s);
+	const struct scope *sc = &st->scopes[s];
+
+	*proc = p >= 0 && st->scopes[p].name ? st->scopes[p].name : "?";
+	*file = sc->file ? sc->file : "";
+	*line = sc->kind == SCOPE_PROC ? 0 : sc->line;
 }
 
 static void touch(struct experiment *e, struct node *n)
@@ -423,18 +666,31 @@ static void add_flat(struct experiment *e, struct node *f, size_t raw,
 	}
 }
 
+/*
+ * Adds v to every node from leaf_node up: to the root and the flat tree,
+ * or, for a sample of a per-phase profile (in_phase), up to its PHASE node
+ * only (invariant 4).
+ */
 static void add_sample(struct experiment *e, struct node *leaf_node,
-		       size_t raw, double v)
+		       size_t raw, double v, int in_phase)
 {
 	struct node *c;
 	int excl = 1;
 
 	e->sample_serial++;
 	for (c = leaf_node; c; c = c->parent) {
-		if (c->kind == NODE_CALL)
+		if (c->kind == NODE_CALL || c->kind == NODE_PROGRAM ||
+		    c->kind == NODE_PHASE)
 			excl = 0;
 		touch(e, c);
 		accum_add(c->acc, raw, 0, v);
+		if (in_phase) {
+			if (excl)
+				accum_add(c->acc, raw, 1, v);
+			if (c->kind == NODE_PHASE)
+				break;
+			continue;
+		}
 		/* The experiment's exclusive total is its total. */
 		if (excl || c->kind == NODE_ROOT)
 			accum_add(c->acc, raw, 1, v);
@@ -443,6 +699,29 @@ static void add_sample(struct experiment *e, struct node *leaf_node,
 		else
 			add_flat(e, c->flat, raw, v, excl,
 				 c->kind == NODE_PF);
+	}
+}
+
+/*
+ * A sample at a data access, in the data tree (datatree.h invariant 2):
+ * up from its leaf to the data root, exclusive values stopping at the
+ * first call or data node (the root's exclusive value is its total, as
+ * the code tree's root's); no flat scope.
+ */
+static void add_data_sample(struct experiment *e, struct node *leaf_node,
+			    size_t raw, double v)
+{
+	struct node *c;
+	int excl = 1;
+
+	for (c = leaf_node; c; c = c->parent) {
+		if (c->kind == NODE_CALL || c->kind == NODE_DATA)
+			excl = 0;
+		touch(e, c);
+		accum_add(c->acc, raw, 0, v);
+		/* the data root's exclusive total is its total */
+		if (excl || !c->parent)
+			accum_add(c->acc, raw, 1, v);
 	}
 }
 
@@ -474,38 +753,124 @@ static void placeholder_name(uint64_t addr, char *out)
 	out[n] = 0;
 }
 
+/*
+ * A PF named full (in the "<placeholders>" module) below x, holding one
+ * statement: the leaf for values on a placeholder, or measured at a call.
+ */
+static struct node *named_leaf(struct experiment *e, struct node *x,
+			       const char *full)
+{
+	struct module m = { .path = "<placeholders>", .lm = PLACEHOLDER_LM };
+	struct structure *st;
+	struct place at = { x, NULL };
+	uint32_t p;
+	int is_new;
+
+	/* a worker's placeholders have no module until merged; e's own are
+	 * those experiment_merge() gives them */
+	if (e->shared) {
+		m.st = st = experiment_placeholders(e)->st;
+	} else {
+		struct module *pm = module_for(e, "<placeholders>", NULL, NULL);
+
+		m.lm = pm->lm;
+		m.st = st = overlay_of(e, pm)->st;
+	}
+	for (p = 1; p < st->nscopes; p++)
+		if (st->scopes[p].kind == SCOPE_PROC &&
+		    !strcmp(st->scopes[p].name, full))
+			break;
+	if (p == st->nscopes) {
+		p = structure_add(st, SCOPE_PROC, 0, full, "", 0, 0);
+		structure_add(st, SCOPE_STMT, p, NULL, "", 0, 0);
+	}
+	at.f = child(e, e->flat_root, NODE_LM, m.lm, 0, &is_new);
+	at.f->lm = m.lm;
+	at.f = child(e, at.f, NODE_FILE, name_table_intern(&e->files, ""), 0,
+		     &is_new);
+	at.f->lm = m.lm;
+	step(e, &at, NODE_PF, NODE_PROC, &m, st, p);
+	return leaf(e, &at, NODE_STMT, &m, st, p + 1, 0);
+}
+
 /* Values on a placeholder: a PF named for it, holding one statement. */
 static struct node *placeholder_leaf(struct experiment *e, struct node *x,
 				     uint64_t addr)
 {
 	char name[16], full[32];
-	struct module *m;
-	uint32_t p, s;
 
 	placeholder_name(addr, name);
 	snprintf(full, sizeof(full), "<%s>", name);
-	m = module_for(e, "<placeholders>", NULL, NULL);
-	for (p = 1; p < m->st->nscopes; p++)
-		if (m->st->scopes[p].kind == SCOPE_PROC &&
-		    !strcmp(m->st->scopes[p].name, full))
-			break;
-	if (p == m->st->nscopes) {
-		p = structure_add(m->st, SCOPE_PROC, 0, full, "", 0, 0);
-		structure_add(m->st, SCOPE_STMT, p, NULL, "", 0, 0);
-	}
-	s = p + 1;
-	{
-		struct place at = { x, NULL };
-		int is_new;
+	return named_leaf(e, x, full);
+}
 
-		at.f = child(e, e->flat_root, NODE_LM, m->lm, 0, &is_new);
-		at.f->lm = m->lm;
-		at.f = child(e, at.f, NODE_FILE,
-			     name_table_intern(&e->files, ""), 0, &is_new);
-		at.f->lm = m->lm;
-		step(e, &at, NODE_PF, NODE_PROC, m, p, 0);
-		return leaf(e, &at, NODE_STMT, m, &m->st->scopes[s], 0);
+/*
+ * Places access-path node i (parent k) of object dn[i].obj in the data
+ * tree, as the code tree places it below the program's root.
+ */
+static void place_data(struct experiment *e, struct data_node *dn,
+		       uint64_t i, long k, const struct hpcrun_node *nd,
+		       struct module **mods, size_t nmods, int has_child,
+		       int has_values)
+{
+	struct node *x = dn[k].role == DROLE_ACCESS ? dn[k].attach
+				: e->data->objs[dn[i].obj].node;
+
+	if (!x)
+		return;
+	if (nd->lm == 0 || nd->lm >= nmods || !mods[nd->lm]) {
+		dn[i].attach = x;
+		if (has_values)
+			dn[i].leaf = placeholder_leaf(e, x, nd->addr);
+		return;
 	}
+	if (has_child)
+		dn[i].attach = place_addr(e, x, mods[nd->lm],
+					  nd->addr ? nd->addr - 1 : 0,
+					  NODE_CALL);
+	if (has_values)
+		dn[i].leaf = place_addr(e, x, mods[nd->lm], nd->addr,
+					NODE_STMT);
+}
+
+/* The PHASE node of start site id (invariant 4), made on first use. */
+static struct node *phase_root(struct experiment *e, uint32_t site)
+{
+	uint32_t key = e->phase_key ? e->phase_key(e->phase_arg, site) : site;
+	struct node *n = hmap_get(e->phase_nodes, &key, sizeof(key));
+
+	if (n)
+		return n;
+	n = node_new(e, e->root, NODE_PHASE);
+	n->proc = name_table_intern(&e->procs, "<phase>");
+	n->lm = name_table_intern(&e->lms, "<phases>");
+	n->file = name_table_intern(&e->files, "");
+	hmap_put(e->phase_nodes, &key, sizeof(key), n);
+	return n;
+}
+
+/* The start site of a "S0000003" placeholder, or -1 for another name. */
+static long phase_site(uint64_t addr)
+{
+	char name[16];
+	char *end;
+	long v;
+
+	placeholder_name(addr, name);
+	if (name[0] != 'S' || strlen(name) != 8 ||
+	    strspn(name + 1, "0123456789") != 7)
+		return -1;
+	v = strtol(name + 1, &end, 10);
+	return v;
+}
+
+/* Is addr the placeholder "^Phases " (the per-phase profiles' root)? */
+static int is_phases_root(uint64_t addr)
+{
+	char name[16];
+
+	placeholder_name(addr, name);
+	return !strcmp(name, "^Phases");
 }
 
 struct id_index {
@@ -535,24 +900,191 @@ static long node_index(const struct id_index *ids, uint64_t n, uint32_t id)
 	return lo < n && ids[lo].id == id ? (long)ids[lo].index : -1;
 }
 
+static const char *program_name(const struct hpcrun_profile *p)
+{
+	const char *name = hpcrun_profile_header(p, "program-name");
+
+	return name ? name : "";
+}
+
+size_t experiment_add_program(struct experiment *e,
+			      const struct hpcrun_profile *p)
+{
+	const char *name = program_name(p);
+	const char *path = hpcrun_profile_header(p, "program-path");
+	const char *pid = hpcrun_profile_header(p, "process-id");
+	const char *host = hpcrun_profile_header(p, "host-id");
+	uintptr_t v = (uintptr_t)hmap_get_str(e->program_index, name);
+	struct strbuf key = STRBUF_INIT;
+	struct program *pr;
+
+	if (!v) {
+		HPC_GROW(e->programs, e->nprograms + 1, e->programs_alloc);
+		pr = &e->programs[e->nprograms++];
+		memset(pr, 0, sizeof(*pr));
+		pr->name = xstrdup(name);
+		pr->path = xstrdup(path && path[0] ? path : name);
+		pr->pids = hmap_new();
+		pr->lm = UINT32_MAX;
+		v = e->nprograms;
+		hmap_put_str(e->program_index, name, (void *)v);
+	}
+	pr = &e->programs[v - 1];
+	pr->nthreads++;
+	/* a process is a pid on a host (MPI ranks run on several) */
+	strbuf_addf(&key, "%s:%s", host ? host : "", pid ? pid : "");
+	if (!pid || !hmap_get_str(pr->pids, key.buf)) {
+		pr->nprocs++;
+		if (pid)
+			hmap_put_str(pr->pids, key.buf, (void *)1);
+	}
+	strbuf_release(&key);
+	return v - 1;
+}
+
+struct overlay *experiment_placeholders(struct experiment *e)
+{
+	if (!e->ph) {
+		e->ph = xcalloc(1, sizeof(*e->ph));
+		e->ph->st = structure_new("<placeholders>", "");
+		structure_finish(e->ph->st);
+		e->ph->content = hmap_new();
+	}
+	return e->ph;
+}
+
+struct overlay *experiment_overlay(struct experiment *e, uint32_t module)
+{
+	return overlay_of(e, e->modules[module]);
+}
+
+/*
+ * Where profile p's contexts go: the root, or with several programs the
+ * PROGRAM node of p's program ("<program NAME>", in the load module of the
+ * program's path), made on first use.
+ */
+static struct node *program_root(struct experiment *e,
+				 const struct hpcrun_profile *p)
+{
+	uintptr_t v = (uintptr_t)hmap_get_str(e->program_index,
+					      program_name(p));
+	const struct program *pr;
+	struct strbuf sb = STRBUF_INIT;
+	struct node *n;
+	int is_new;
+
+	if (!v || e->nprograms < 2)
+		return e->root;
+	pr = &e->programs[v - 1];
+	n = child(e, e->root, NODE_PROGRAM, v - 1, 0, &is_new);
+	if (!is_new)
+		return n;
+	strbuf_addf(&sb, "<program %s>", pr->name);
+	n->proc = name_table_intern(&e->procs, sb.buf);
+	n->lm = pr->lm;
+	n->file = name_table_intern(&e->files, "");
+	strbuf_release(&sb);
+	return n;
+}
+
+void experiment_register(struct experiment *e, const struct hpcrun_profile *p,
+			 const char *dir)
+{
+	uintptr_t v = (uintptr_t)hmap_get_str(e->program_index,
+					      program_name(p));
+	size_t i;
+
+	if (!e->program && hpcrun_profile_header(p, "program-name"))
+		e->program = xstrdup(hpcrun_profile_header(p, "program-name"));
+	if (v)
+		e->programs[v - 1].node = e->root;
+	if (v && e->nprograms > 1 && e->programs[v - 1].lm == UINT32_MAX)
+		e->programs[v - 1].lm =
+			name_table_intern(&e->lms, e->programs[v - 1].path);
+	for (i = 0; i < p->nlms; i++)
+		module_for(e, p->lms[i].path, dir,
+			   hpc_buildid_measured(p, p->lms[i].id));
+}
+
+/*
+ * The instruction class (insn-mix.h) of profile node k's own address, when
+ * mix metrics are kept and its module's structure file has a mix there;
+ * else -1.
+ */
+static int leaf_class(const struct experiment *e,
+		      const struct hpcrun_profile *p, struct module *const *mods,
+		      size_t nmods, size_t k)
+{
+	const struct hpcrun_node *nd = &p->nodes[k];
+
+	if (!e->metrics.mix || nd->lm == 0 || nd->lm >= nmods ||
+	    !mods[nd->lm])
+		return -1;
+	return structure_insn_class(mods[nd->lm]->st, nd->addr);
+}
+
+/*
+ * Adds the values measured at calls (struct cct_extra): each below the call
+ * site of its node, attached where the node's parent was (attach[]).
+ */
+static void add_extra(struct experiment *e, const struct hpcrun_profile *p,
+		      const struct id_index *ids, struct node **attach,
+		      struct module **mods, size_t nmods, struct node *top,
+		      struct cct_extra *extra, size_t nextra)
+{
+	size_t i;
+
+	for (i = 0; i < nextra; i++) {
+		long k = extra[i].node ? node_index(ids, p->nnodes,
+						    extra[i].node) : -1;
+		const struct hpcrun_node *nd = k >= 0 ? &p->nodes[k] : NULL;
+		long pk = nd && nd->parent ? node_index(ids, p->nnodes,
+							nd->parent) : -1;
+		struct node *x = pk >= 0 && attach[pk] ? attach[pk] : top;
+
+		if (nd && nd->lm && nd->lm < nmods && mods[nd->lm])
+			x = place_addr(e, x, mods[nd->lm], nd->addr,
+				       NODE_CALL);
+		extra[i].at = x;
+		if (extra[i].v != 0 && extra[i].v == extra[i].v)
+			add_sample(e, named_leaf(e, x, extra[i].callee),
+				   extra[i].raw, extra[i].v, 0);
+	}
+}
+
 void experiment_add_profile(struct experiment *e,
 			    const struct hpcrun_profile *p,
-			    const int *metric_map, const char *dir)
+			    const int *metric_map)
+{
+	experiment_add_profile_extra(e, p, metric_map, NULL, 0);
+}
+
+void experiment_add_profile_extra(struct experiment *e,
+				  const struct hpcrun_profile *p,
+				  const int *metric_map,
+				  struct cct_extra *extra, size_t nextra)
 {
 	uint64_t i, j, n = p->nnodes;
 	struct id_index *ids = xcalloc(n ? n : 1, sizeof(*ids));
 	struct node **attach = xcalloc(n ? n : 1, sizeof(*attach));
 	struct node **leaves = xcalloc(n ? n : 1, sizeof(*leaves));
 	char *has_child = xcalloc(n ? n : 1, 1), *has_values = xcalloc(n ? n : 1, 1);
-	struct module **mods = xcalloc(65536, sizeof(*mods));
+	char *in_phase = xcalloc(n ? n : 1, 1);
+	size_t nmods = 1;
+	struct module **mods;
+	struct node *top = program_root(e, p);
+	long *parent = xcalloc(n ? n : 1, sizeof(*parent));
+	struct data_node *dn;
+	enum data_attr *attr = NULL;
 
-	if (!e->program && hpcrun_profile_header(p, "program-name"))
-		e->program = xstrdup(hpcrun_profile_header(p, "program-name"));
-	for (i = 0; i < p->nlms; i++) {
-		const char *id = hpc_buildid_measured(p, p->lms[i].id);
-
-		mods[p->lms[i].id] = module_for(e, p->lms[i].path, dir, id);
-	}
+	for (i = 0; i < p->nlms; i++)
+		if (p->lms[i].id >= nmods)
+			nmods = (size_t)p->lms[i].id + 1;
+	mods = xcalloc(nmods, sizeof(*mods));
+	for (i = 0; i < p->nlms; i++)
+		mods[p->lms[i].id] = module_find(
+			e, p->lms[i].path,
+			hpc_buildid_measured(p, p->lms[i].id));
 	for (i = 0; i < n; i++) {
 		ids[i].id = p->nodes[i].id;
 		ids[i].index = (uint32_t)i;
@@ -563,6 +1095,7 @@ void experiment_add_profile(struct experiment *e,
 		long k = p->nodes[i].parent ?
 			 node_index(ids, n, p->nodes[i].parent) : -1;
 
+		parent[i] = k;
 		if (k >= 0)
 			has_child[k] = 1;
 	}
@@ -572,14 +1105,45 @@ void experiment_add_profile(struct experiment *e,
 		if (k >= 0)
 			has_values[k] = 1;
 	}
+	/* a worker's tree has no data tree (run.c adds data-centric
+	 * measurements on one thread, datatree.h) */
+	dn = e->shared ? NULL : datatree_classify(e, p, parent, has_values,
+						  mods, nmods);
+	if (dn) {
+		attr = xcalloc(p->nmetrics ? p->nmetrics : 1, sizeof(*attr));
+		for (j = 0; j < p->nmetrics; j++)
+			attr[j] = datatree_attr_of(p->metrics[j].name);
+	}
 	for (i = 0; i < n; i++) {
 		const struct hpcrun_node *nd = &p->nodes[i];
-		long k = nd->parent ? node_index(ids, n, nd->parent) : -1;
+		long k = parent[i];
 		struct node *x = k >= 0 ? attach[k] : NULL;
+		long site;
 
+		in_phase[i] = k >= 0 && in_phase[k];
+		if (k < 0 && nd->lm == 0 && is_phases_root(nd->addr)) {
+			in_phase[i] = 1;	/* children: "S0000003" */
+			continue;
+		}
+		if (in_phase[i] && !x) {
+			/* below "^Phases ": only a start site's placeholder;
+			 * a worker leaves them alone (invariant 4) */
+			site = nd->lm == 0 ? phase_site(nd->addr) : -1;
+			if (site >= 0 && p->nodes[k].parent == 0 && !e->shared)
+				attach[i] = phase_root(e, (uint32_t)site);
+			continue;
+		}
 		if (!x)
-			x = e->root;
-		if (nd->lm == 0 || !mods[nd->lm]) {
+			x = top;
+		if (dn && dn[i].role != DROLE_CODE &&
+		    dn[i].role != DROLE_ACCESS) {
+			attach[i] = top;	/* datatree.h invariant 1 */
+			continue;
+		}
+		if (dn && dn[i].role == DROLE_ACCESS && dn[i].obj >= 0)
+			place_data(e, dn, i, k, nd, mods, nmods, has_child[i],
+				   has_values[i]);
+		if (nd->lm == 0 || nd->lm >= nmods || !mods[nd->lm]) {
 			attach[i] = x;
 			if (has_values[i])
 				leaves[i] = placeholder_leaf(e, x, nd->addr);
@@ -596,24 +1160,47 @@ void experiment_add_profile(struct experiment *e,
 	for (i = 0; i < p->nctxs; i++) {
 		long k = node_index(ids, n, p->ctxs[i].ctx);
 		struct node *lf = k >= 0 ? leaves[k] : NULL;
+		struct data_node *dd = dn && k >= 0 ? &dn[k] : NULL;
 		uint64_t end = i + 1 < p->nctxs ? p->ctxs[i + 1].first
 						: p->nvalues;
+		int cls = lf ? leaf_class(e, p, mods, nmods, (size_t)k) : -1;
 
-		for (j = p->ctxs[i].first; lf && j < end; j++) {
+		for (j = p->ctxs[i].first; (lf || dd) && j < end; j++) {
 			const struct hpcrun_value *v = &p->values[j];
 			int raw = metric_map[v->metric];
+			long split = raw < 0 ? -1 :
+				     mix_metric(&e->metrics, (size_t)raw, cls);
 			double d;
 
-			if (raw < 0)
-				continue;
 			if (p->metrics[v->metric].flags[2] == 1)
 				d = (double)v->bits;
 			else
 				memcpy(&d, &v->bits, sizeof(d));
-			if (d != 0 && d == d)
-				add_sample(e, lf, (size_t)raw, d);
+			if (dd && attr[v->metric] != DATTR_NONE) {
+				datatree_set_attr(e, dd, attr[v->metric],
+						  d > 0 && d == d ? (uint64_t)d
+								  : 0);
+				continue;
+			}
+			if (raw < 0 || d == 0 || d != d)
+				continue;
+			if (lf)
+				add_sample(e, lf, (size_t)raw, d, in_phase[k]);
+			if (lf && split >= 0)
+				add_sample(e, lf, (size_t)split, d, in_phase[k]);
+			if (dd && dd->leaf) {
+				add_data_sample(e, dd->leaf, (size_t)raw, d);
+				datatree_count_thread(e, dd->obj);
+			} else if (dd && dd->role == DROLE_ACCESS) {
+				datatree_add_noaddr(e, (size_t)raw, d);
+			} else if (dd && dd->role != DROLE_CODE) {
+				datatree_problem(e, "sample values on node %"
+						 PRIu32 ", outside any access "
+						 "path", p->nodes[k].id);
+			}
 		}
 	}
+	add_extra(e, p, ids, attach, mods, nmods, top, extra, nextra);
 	for (i = 0; i < e->ntouched; i++) {
 		struct fold_arg a = { e, e->touched[i] };
 
@@ -629,4 +1216,177 @@ void experiment_add_profile(struct experiment *e,
 	free(leaves);
 	free(has_child);
 	free(has_values);
+	free(in_phase);
+	free(parent);
+	free(dn);
+	free(attr);
+}
+
+/* Index of w's name i of t in e's table u (interned in w's order). */
+static uint32_t *name_map(struct name_table *u, const struct name_table *t)
+{
+	uint32_t *map = xcalloc(t->n ? t->n : 1, sizeof(*map));
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		map[i] = name_table_intern(u, t->names[i]);
+	return map;
+}
+
+/*
+ * Scope i of a worker's overlay src, in e's overlay ov: found by its
+ * content (as the fallback keys its scopes) or added; memo[i] = index + 1.
+ */
+static uint32_t import_scope(struct overlay *ov, const struct structure *src,
+			     uint32_t i, uint32_t *memo)
+{
+	const struct scope *sc = &src->scopes[i];
+	struct strbuf key = STRBUF_INIT;
+	uint32_t parent;
+	uintptr_t v;
+
+	if (i == 0)
+		return 0;
+	if (memo[i])
+		return memo[i] - 1;
+	parent = import_scope(ov, src, sc->parent, memo);
+	strbuf_addf(&key, "%u/%d/%s/%s/%u", parent, (int)sc->kind,
+		    sc->name ? sc->name : "", sc->file ? sc->file : "",
+		    sc->line);
+	if (sc->kind == SCOPE_PROC)
+		strbuf_addf(&key, "/%" PRIx64, sc->vma);
+	v = (uintptr_t)hmap_get_str(ov->content, key.buf);
+	if (!v) {
+		v = structure_add(ov->st, sc->kind, parent, sc->name,
+				  sc->file, sc->line, sc->vma) + 1;
+		hmap_put_str(ov->content, key.buf, (void *)v);
+	}
+	strbuf_release(&key);
+	memo[i] = (uint32_t)v;
+	return (uint32_t)(v - 1);
+}
+
+/* What merging one worker needs: its name maps and its overlays'. */
+struct merge {
+	struct experiment *e;
+	const struct experiment *w;
+	uint32_t *files, *procs;
+	struct hmap *ovs;	/* w's overlay structure -> its overlay + 1 */
+	uint32_t **memo;	/* per w overlay (the last: placeholders) */
+	struct module *ph;	/* e's placeholders module, once needed */
+};
+
+static uint32_t merge_lm(struct merge *mg, uint32_t lm)
+{
+	if (lm != PLACEHOLDER_LM || mg->e->shared)
+		return lm;
+	if (!mg->ph)
+		mg->ph = module_for(mg->e, "<placeholders>", NULL, NULL);
+	return mg->ph->lm;
+}
+
+/*
+ * e's key and structure for w's node n: a shared structure's keys stand;
+ * an overlay's scopes and file names are found in e's overlay of it.
+ */
+static const struct structure *merge_key(struct merge *mg,
+					 const struct node *n, uint64_t *k1,
+					 uint64_t *k2)
+{
+	uintptr_t o = n->st ? (uintptr_t)hmap_get_u64(mg->ovs,
+					(uint64_t)(uintptr_t)n->st) : 0;
+	struct overlay *ov;
+
+	*k1 = n->k1;
+	*k2 = n->k2;
+	if (n->kind == NODE_LM)
+		*k1 = merge_lm(mg, (uint32_t)n->k1);
+	else if (n->kind == NODE_FILE)
+		*k1 = mg->files[n->k1];
+	if (!o)
+		return n->st;
+	if (o - 1 != mg->w->nov) {
+		ov = overlay_of(mg->e, mg->e->modules[o - 1]);
+	} else if (mg->e->shared) {
+		ov = experiment_placeholders(mg->e);
+	} else {
+		merge_lm(mg, PLACEHOLDER_LM);
+		ov = overlay_of(mg->e, mg->ph);
+	}
+	if (!mg->memo[o - 1])
+		mg->memo[o - 1] = xcalloc(n->st->nscopes, sizeof(uint32_t));
+	if (n->kind == NODE_STMT || n->kind == NODE_CALL) {
+		if (n->k1 != (uint64_t)(uintptr_t)no_file)
+			*k1 = (uint64_t)(uintptr_t)structure_intern(
+				ov->st, (const char *)(uintptr_t)n->k1);
+	} else {
+		*k2 = import_scope(ov, n->st, (uint32_t)n->k2,
+				   mg->memo[o - 1]);
+		*k1 = (uint64_t)(uintptr_t)ov->st;
+	}
+	return ov->st;
+}
+
+struct node **experiment_merge(struct experiment *e,
+			       const struct experiment *w)
+{
+	struct merge mg = { e, w, NULL, NULL, hmap_new(), NULL, NULL };
+	struct node **map = xcalloc(w->next_id + 1, sizeof(*map));
+	size_t i;
+
+	mg.files = name_map(&e->files, &w->files);
+	mg.procs = name_map(&e->procs, &w->procs);
+	mg.memo = xcalloc(w->nov + 1, sizeof(*mg.memo));
+	for (i = 0; i < w->nov; i++)
+		if (w->ov[i].st)
+			hmap_put_u64(mg.ovs, (uint64_t)(uintptr_t)w->ov[i].st,
+				     (void *)(uintptr_t)(i + 1));
+	if (w->ph)
+		hmap_put_u64(mg.ovs, (uint64_t)(uintptr_t)w->ph->st,
+			     (void *)(uintptr_t)(w->nov + 1));
+	map[w->root->id] = e->root;
+	map[w->flat_root->id] = e->flat_root;
+	for (i = 0; i < w->next_id; i++) {
+		const struct node *n = w->nodes[i];
+		struct node *x;
+		const struct structure *st;
+		uint64_t k1, k2;
+		int is_new;
+
+		if (!n->parent)
+			continue;
+		st = merge_key(&mg, n, &k1, &k2);
+		x = child(e, map[n->parent->id], n->kind, k1, k2, &is_new);
+		map[n->id] = x;
+		if (!is_new)
+			continue;
+		x->st = st;
+		x->flat = n->flat ? map[n->flat->id] : NULL;
+		x->lm = merge_lm(&mg, n->lm);
+		x->file = n->kind == NODE_LM ? 0 : mg.files[n->file];
+		x->proc = n->kind == NODE_PF || n->kind == NODE_ALIEN ||
+			  n->kind == NODE_PROC || n->kind == NODE_PROGRAM ?
+			  mg.procs[n->proc] : 0;
+		x->line = n->line;
+		x->vma = n->vma;
+		if (n->kind == NODE_PROGRAM && !e->shared)
+			e->programs[n->k1].node = x;
+	}
+	for (i = 0; i <= w->nov; i++)
+		free(mg.memo[i]);
+	free(mg.memo);
+	free(mg.files);
+	free(mg.procs);
+	hmap_free(mg.ovs);
+	return map;
+}
+
+void experiment_merge_fallbacks(struct experiment *e,
+				const struct experiment *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nov; i++)
+		if (w->ov[i].st)
+			open_fallback(e->modules[i]);
 }

@@ -3,8 +3,12 @@
  * static structure interleaved, and the flat (static) tree beside it.
  *
  * Canonical tree (call-path view), as HPCToolkit builds it:
- *   ROOT -> PF (procedure frame) -> [ALIEN (inlined code) | LOOP]* ->
- *   STMT (samples) or CALL (call site) -> PF (callee) -> ...
+ *   ROOT -> [PROGRAM] -> PF (procedure frame) -> [ALIEN (inlined code) |
+ *   LOOP]* -> STMT (samples) or CALL (call site) -> PF (callee) -> ...
+ * An experiment of several programs (a process tree: make and its
+ * compilers, a program and what it runs through system()) has one PROGRAM
+ * node per program below the root, holding the calling contexts of all its
+ * processes; with one program there is none.
  * Flat tree (static view):
  *   FLAT_ROOT -> LM -> FILE -> PROC -> [ALIEN | LOOP]* -> STMT | CALL
  *
@@ -16,9 +20,16 @@
  *     the same context from many threads yields one node.
  *  3. Sample values enter only at STMT nodes.  Inclusive values add up every
  *     ancestor once per sample; exclusive values stop at the first CALL
- *     above the sample (a procedure's exclusive cost includes its loops and
- *     inlined code, not its callees).  In the flat tree a sample adds to each
+ *     or PROGRAM above the sample (a procedure's exclusive cost includes its
+ *     loops and inlined code, not its callees; a PROGRAM's is zero).  In the flat tree a sample adds to each
  *     static scope on its path at most once, so recursion never counts twice.
+ *  4. Per-phase profiles (the profiles' "^Phases " subtree, hpcrun(5)) hang
+ *     below PHASE nodes, children of the root: a sample there adds up to
+ *     its PHASE node and stops, so the root, the code tree and the flat
+ *     tree count every sample once (phases.h).  Only an experiment of its
+ *     own has PHASE nodes (a worker's leaves "^Phases " alone): run.c adds
+ *     measurements with synchronization data on one thread, hpcprof-mpi
+ *     refuses them; merging PHASE nodes is not done yet.
  */
 #ifndef HPCPROF_CCT_H
 #define HPCPROF_CCT_H
@@ -33,6 +44,12 @@
 enum node_kind {
 	NODE_ROOT, NODE_PF, NODE_ALIEN, NODE_LOOP, NODE_STMT, NODE_CALL,
 	NODE_FLAT_ROOT, NODE_LM, NODE_FILE, NODE_PROC,
+	NODE_PROGRAM,		/* no flat counterpart */
+	NODE_PHASE,		/* a per-phase profile's root: no flat
+				 * counterpart, values kept out of the root */
+	NODE_DATA,		/* data tree (datatree.h): its root, a kind,
+				 * an object; written as PF, no flat
+				 * counterpart */
 };
 
 struct node {
@@ -46,6 +63,10 @@ struct node {
 	struct accum *acc;	/* metric values (metrics.h); NULL = none */
 	uint32_t stamp;		/* flat dedupe: last sample that touched it */
 	uint32_t tstamp;	/* thread number + 1 that last touched it */
+	/* Its key below its parent (invariant 2): the structure its scope
+	 * is from (NULL for LM, FILE and PROGRAM nodes) and (k1, k2). */
+	const struct structure *st;
+	uint64_t k1, k2;
 };
 
 /* A name table (load modules, files, procedures): index -> string. */
@@ -82,15 +103,58 @@ struct module {
 	int mismatch;			/* binary at file differs: addresses */
 	const char *rejected;		/* structure file set aside, or NULL */
 	const char *rejected_binary;	/* the binary it was made from */
+	uint32_t index;			/* in experiment.modules */
 };
 enum { MODULE_STRUCTFILE, MODULE_DWARF, MODULE_NOTHING };
 /* hpcprof --text and the notices name the modules by source. */
+
+/*
+ * One program of the experiment (profiles are grouped by their header's
+ * program-name), with the processes and threads measured running it.  A
+ * process that exec'ed counts once for each program it ran.
+ */
+struct program {
+	char *name;			/* program-name */
+	char *path;			/* program-path (or the name) */
+	struct node *node;		/* its PROGRAM node, or the root */
+	uint32_t lm;			/* its path's index in lms (several
+					 * programs; experiment_register) */
+	size_t nprocs, nthreads;
+	struct hmap *pids;		/* "host-id:process-id" -> 1 */
+};
+
+/*
+ * Per-phase profiles: the key of the PHASE node for a start site of the
+ * profile being added (hpcrun's site id, 0 = thread start), so that equal
+ * sites of several processes share one node.
+ */
+typedef uint32_t (*phase_key_fn)(void *arg, uint32_t site);
+
+/*
+ * Scopes made on demand, beside the structures: for a module, those the
+ * fallback makes for addresses no structure file covers (dwarf-fallback.h);
+ * for the placeholders, a procedure per placeholder name.  content keys
+ * each scope by its parent, kind, name, file and line (and a procedure's
+ * address), as the fallback does, so merges find it again.
+ */
+struct overlay {
+	struct structure *st;
+	struct fallback *fb;	/* a worker's, once it needs one */
+	struct hmap *content;	/* key -> index + 1 */
+};
+
+/* A leaf's k1 for a statement without a file (apart from a file ""). */
+extern const char cct_no_file[];
+/* A worker's load-module index of the placeholders (no module of its own
+ * until merged into an experiment that is not a worker's). */
+#define PLACEHOLDER_LM UINT32_MAX
 
 struct experiment {
 	struct node *root, *flat_root;
 	uint32_t next_id;
 	size_t nnodes;
-	struct hmap *children;		/* (parent id, kind, key) -> node */
+	/* (parent, kind, k1, k2) -> node: open addressing on the hash */
+	struct child_slot *children;	size_t children_cap, nchildren;
 	struct name_table lms, files, procs;
 	struct module **modules;	size_t nmodules, modules_alloc;
 	struct structure **structs;	size_t nstructs, structs_alloc;
@@ -101,8 +165,28 @@ struct experiment {
 	void (*thread_cb)(void *arg, uint32_t thread, const struct node *n,
 			  size_t raw, int ie, double v);
 	void *thread_arg;
-	char *program;			/* program-name of the first profile */
+	char *program;			/* the program the experiment is named
+					 * for (run.c sets it; else the first
+					 * profile's program-name) */
 	size_t nthreads;
+	struct program *programs;	size_t nprograms, programs_alloc;
+	struct hmap *program_index;	/* name -> index + 1 */
+	/* Per-phase profiles (invariant 4): key -> PHASE node. */
+	struct hmap *phase_nodes;
+	phase_key_fn phase_key;		void *phase_arg;
+	struct datatree *data;		/* data-centric tree, or NULL when no
+					 * profile has data roots */
+	struct node **nodes;		size_t nodes_alloc;	/* by id - 1 */
+	/*
+	 * Scopes made on demand for addresses no structure file covers
+	 * (dwarf-fallback.h), one overlay per module index, and the
+	 * placeholders' procedures: each experiment has its own, so the
+	 * shared structures stay read-only while workers add profiles.
+	 */
+	struct overlay *ov;		size_t nov;
+	struct overlay *ph;
+	const struct experiment *shared; /* a worker's: modules, programs,
+					  * metrics and structures (else NULL) */
 };
 
 /* An empty experiment; register raw metrics in e->metrics before adding. */
@@ -116,16 +200,117 @@ void experiment_free(struct experiment *e);
 int experiment_add_structfile(struct experiment *e, const char *path);
 
 /*
- * Adds one thread's profile: correlates its CCT, inserts the contexts and
- * accumulates its values as thread number e->nthreads (then incremented).
+ * Registers the program of profile p (its program-name) and counts p as one
+ * of its threads, and its process (host-id and process-id) as one of its
+ * processes when new.
+ * Call for every profile before the first experiment_add_profile(), which
+ * puts each program's contexts below a PROGRAM node when there are several.
+ * Returns the program's index in e->programs.
+ */
+size_t experiment_add_program(struct experiment *e,
+			      const struct hpcrun_profile *p);
+
+/*
+ * A value measured at a call (hpcrun's synchronization files, phases.h),
+ * not sampled: it goes to a frame named callee below the call site of the
+ * profile's node (whose address is inside the call instruction); node 0
+ * (no call path) puts it at the top.
+ */
+struct cct_extra {
+	uint32_t node;		/* node id in the profile, or 0 */
+	const char *callee;	/* "<wait in pthread_barrier_wait>" */
+	size_t raw;		/* raw metric */
+	double v;
+	struct node *at;	/* set: the call site (or the top) */
+};
+
+/*
+ * Adds one thread's profile to a worker's experiment: correlates its CCT,
+ * inserts the contexts (below its program's node) and sums its values per
+ * scope as thread number e->nthreads (then incremented), reported through
+ * e->thread_cb (no statistics are kept in a worker).
  * metric_map[i] is the experiment's raw metric index of the profile's
- * metric i, or -1 to ignore it.  dir is the directory the profile was read
- * from: relative load-map paths (HPCToolkit's "vdso/HASH.vdso") name files
- * there.  Per-thread values are reported to e->thread_cb if set.
+ * metric i, or -1 to ignore it.  Its modules are those
+ * experiment_register() found for it.
  */
 void experiment_add_profile(struct experiment *e,
 			    const struct hpcrun_profile *p,
-			    const int *metric_map, const char *dir);
+			    const int *metric_map);
+/*
+ * experiment_add_profile() into an experiment that is not a worker's (run.c
+ * adds measurements with synchronization data on one thread, phases.h):
+ * extra[0..nextra) are values measured at calls (struct cct_extra) added
+ * as this thread's too, and samples under the profile's "^Phases " root go
+ * to PHASE nodes (invariant 4), one per e->phase_key(site) (the site
+ * itself when unset), named "<phase>" (phases.c renames them).  A worker
+ * leaves "^Phases " alone.
+ */
+void experiment_add_profile_extra(struct experiment *e,
+				  const struct hpcrun_profile *p,
+				  const int *metric_map,
+				  struct cct_extra *extra, size_t nextra);
+
+/*
+ * Registers profile p's program path (as a load module, when there are
+ * several programs) and its load modules, in profile order: call once per
+ * profile after every experiment_add_program(), before any worker adds a
+ * profile.  dir is the profile's directory (see experiment_add_profile).
+ */
+void experiment_register(struct experiment *e, const struct hpcrun_profile *p,
+			 const char *dir);
+/* Checks every module's structure file against its measured build ID
+ * (cct.h, struct module); call after the last experiment_register(). */
+void experiment_check_modules(struct experiment *e);
+
+/*
+ * A worker's experiment: it reads e's modules, programs, metrics and
+ * structures (which must not change while it lives) and builds a tree of
+ * its own with experiment_add_profile(); experiment_merge() then moves it
+ * into e.  Free with experiment_free().
+ */
+struct experiment *experiment_new_worker(const struct experiment *e);
+
+/*
+ * Merges worker w's tree into e: w's nodes in w's creation order, each
+ * found by its key below its parent's counterpart or made, so merging
+ * workers of consecutive profile ranges in order yields the nodes, ids,
+ * children order and name tables that adding every profile to one
+ * experiment would.  Returns map[w's id] = e's node (caller frees);
+ * nodes carry no values (values arrive per thread, parallel.h).
+ */
+struct node **experiment_merge(struct experiment *e,
+			       const struct experiment *w);
+/* A new node of kind below parent, with no key in e's children table
+ * (cct-wire.c's received trees are only merged from). */
+struct node *experiment_node(struct experiment *e, struct node *parent,
+			     enum node_kind kind);
+
+/* e's overlay of module index module, and of the placeholders; made when
+ * first asked for; valid until experiment_free(e). */
+struct overlay *experiment_overlay(struct experiment *e, uint32_t module);
+struct overlay *experiment_placeholders(struct experiment *e);
+
+/* Opens, in e, the binaries that w's overlays read (after every merge, in
+ * worker order), so e's modules say how they were attributed. */
+void experiment_merge_fallbacks(struct experiment *e,
+				const struct experiment *w);
+
+/*
+ * For datatree.c: the child of parent (NULL: a new root) with kind and
+ * key (k1, k2), made when new (*is_new set).
+ */
+struct node *experiment_child(struct experiment *e, struct node *parent,
+			      enum node_kind kind, uint64_t k1, uint64_t k2,
+			      int *is_new);
+/*
+ * For datatree.c: the procedure, source file and line of the call at
+ * module-relative addr (a return address) in module m, as the code tree
+ * would place it; file "" and line 0 when unknown.  The strings live as
+ * long as e.
+ */
+void experiment_call_site(struct experiment *e, const struct module *m,
+			  uint64_t addr, const char **proc, const char **file,
+			  uint32_t *line);
 
 /* Index of name in t, adding it if new. */
 uint32_t name_table_intern(struct name_table *t, const char *name);

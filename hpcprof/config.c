@@ -6,18 +6,13 @@
 #include "config.h"
 #include "error.h"
 #include "strbuf.h"
-#include "xmlsafe.h"
+#include "xmlread.h"
 
 struct cparse {
-	const char *path;
+	struct xmlread *x;
 	struct config *c;
 };
 
-static int err_at(const struct cparse *cp, xmlNodePtr n, const char *what)
-{
-	return hpc_seterr("%s:%ld: %s", cp->path, n ? xmlGetLineNo(n) : 0L,
-			  what);
-}
 
 static char *attr(xmlNodePtr n, const char *name)
 {
@@ -49,13 +44,14 @@ static xmlNodePtr next_elem(const struct cparse *cp, xmlNodePtr n, int *bad)
 			while (t && *t && strchr(" \t\r\n", *t))
 				t++;
 			if (t && *t) {
-				err_at(cp, n, "unexpected text (expected an "
-					      "element)");
+				xmlread_fail(cp->x, n, "unexpected text "
+					     "(expected an element)");
 				*bad = 1;
 				return NULL;
 			}
 		} else if (n->type == XML_ENTITY_REF_NODE) {
-			err_at(cp, n, "entity references are not allowed");
+			xmlread_fail(cp->x, n, "entity references are not "
+				     "allowed");
 			*bad = 1;
 			return NULL;
 		}
@@ -98,20 +94,16 @@ static int mathml_apply(const struct cparse *cp, xmlNodePtr n,
 	if (bad)
 		return -1;
 	if (!op)
-		return err_at(cp, n, "empty <apply> (expected an operator)");
+		return xmlread_fail(cp->x, n, "empty <apply> (expected an "
+				    "operator)");
 	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (is(op, ops[i].tag))
 			k = (int)i;
-	if (k < 0) {
-		struct strbuf sb = STRBUF_INIT;
-
-		strbuf_addf(&sb, "unknown MathML operator <%s> (expected plus, "
-			    "minus, times, divide, power, min, max, mean or "
-			    "sdev)", (const char *)op->name);
-		err_at(cp, op, sb.buf);
-		strbuf_release(&sb);
-		return -1;
-	}
+	if (k < 0)
+		return xmlread_fail(cp->x, op, "unknown MathML operator <%s> "
+				    "(expected plus, minus, times, divide, "
+				    "power, min, max, mean or sdev)",
+				    (const char *)op->name);
 	for (a = next_elem(cp, op->next, &bad); a;
 	     a = next_elem(cp, a->next, &bad))
 		nargs++;
@@ -119,7 +111,7 @@ static int mathml_apply(const struct cparse *cp, xmlNodePtr n,
 		return -1;
 	if (nargs == 0 ||
 	    ((k == 3 || k == 4) && nargs != 2) || (k == 1 && nargs > 2))
-		return err_at(cp, op, "wrong number of operands");
+		return xmlread_fail(cp->x, op, "wrong number of operands");
 	if (ops[k].fn)
 		strbuf_addf(out, "%s(", ops[k].infix);
 	else
@@ -145,7 +137,7 @@ static int mathml(const struct cparse *cp, xmlNodePtr n, struct strbuf *out)
 		strtod(t, &end);
 		if (!*t || *end || errno) {
 			free(t);
-			return err_at(cp, n, "<cn> is not a number");
+			return xmlread_fail(cp->x, n, "<cn> is not a number");
 		}
 		strbuf_addstr(out, t);
 		free(t);
@@ -156,7 +148,7 @@ static int mathml(const struct cparse *cp, xmlNodePtr n, struct strbuf *out)
 
 		if (!*t || strchr(t, '}')) {
 			free(t);
-			return err_at(cp, n, "<ci> must name a metric");
+			return xmlread_fail(cp->x, n, "<ci> must name a metric");
 		}
 		strbuf_addf(out, "{%s}", t);
 		free(t);
@@ -164,8 +156,8 @@ static int mathml(const struct cparse *cp, xmlNodePtr n, struct strbuf *out)
 	}
 	if (is(n, "apply"))
 		return mathml_apply(cp, n, out);
-	return err_at(cp, n, "unexpected element in MathML (expected cn, ci "
-			     "or apply)");
+	return xmlread_fail(cp->x, n, "unexpected element in MathML (expected "
+			    "cn, ci or apply)");
 }
 
 static void push(char ***v, size_t *n, char *s)
@@ -180,15 +172,9 @@ static int required(const struct cparse *cp, xmlNodePtr n, const char *name,
 		    char **out)
 {
 	*out = attr(n, name);
-	if (!*out) {
-		struct strbuf sb = STRBUF_INIT;
-
-		strbuf_addf(&sb, "<%s> needs the attribute %s=",
-			    (const char *)n->name, name);
-		err_at(cp, n, sb.buf);
-		strbuf_release(&sb);
-		return -1;
-	}
+	if (!*out)
+		return xmlread_fail(cp->x, n, "<%s> needs the attribute %s=",
+				    (const char *)n->name, name);
 	return 0;
 }
 
@@ -231,21 +217,21 @@ static int parse_metric(const struct cparse *cp, xmlNodePtr n)
 		if (bad)
 			return -1;
 		if (!math || !is(math, "math"))
-			return err_at(cp, math ? math : k,
-				      "<COMPUTE> must hold <math>");
+			return xmlread_fail(cp->x, math ? math : k,
+					    "<COMPUTE> must hold <math>");
 		e = next_elem(cp, math->children, &bad);
 		if (bad)
 			return -1;
 		if (!e)
-			return err_at(cp, math, "empty <math>");
+			return xmlread_fail(cp->x, math, "empty <math>");
 		if (mathml(cp, e, &sb)) {
 			strbuf_release(&sb);
 			return -1;
 		}
 		m->compute = strbuf_detach(&sb, NULL);
 	} else {
-		return err_at(cp, k ? k : n, "<METRIC> must hold <FILE> or "
-					     "<COMPUTE>");
+		return xmlread_fail(cp->x, k ? k : n, "<METRIC> must hold "
+				    "<FILE> or <COMPUTE>");
 	}
 	return 0;
 }
@@ -257,8 +243,8 @@ static int parse_root(const struct cparse *cp, xmlNodePtr root)
 	int bad = 0;
 
 	if (!is(root, "HPCPROF") && !is(root, "HPCVIEW"))
-		return err_at(cp, root, "root element must be <HPCPROF> (or "
-					"<HPCVIEW>)");
+		return xmlread_fail(cp->x, root, "root element must be "
+				    "<HPCPROF> (or <HPCVIEW>)");
 	for (n = next_elem(cp, root->children, &bad); n;
 	     n = next_elem(cp, n->next, &bad)) {
 		char *a, *b;
@@ -292,9 +278,9 @@ static int parse_root(const struct cparse *cp, xmlNodePtr root)
 			if (parse_metric(cp, n))
 				return -1;
 		} else if (!is(n, "GROUP") && !is(n, "DISPLAY")) {
-			return err_at(cp, n, "unexpected element (expected "
-					     "TITLE, PATH, REPLACE, STRUCTURE "
-					     "or METRIC)");
+			return xmlread_fail(cp->x, n, "unexpected element "
+					    "(expected TITLE, PATH, REPLACE, "
+					    "STRUCTURE or METRIC)");
 		}
 	}
 	return bad ? -1 : 0;
@@ -302,31 +288,30 @@ static int parse_root(const struct cparse *cp, xmlNodePtr root)
 
 int config_read(const char *path, struct config *c)
 {
-	struct cparse cp = { path, c };
-	xmlTextReaderPtr r;
+	struct cparse cp = { NULL, c };
 	xmlNodePtr root = NULL;
 	int rc, ret;
 
 	memset(c, 0, sizeof(*c));
-	r = xmlsafe_open(path);
-	if (!r)
+	cp.x = xmlread_open(path, &xmlread_config);
+	if (!cp.x)
 		return -1;
-	while ((rc = xmlTextReaderRead(r)) == 1)
-		if (xmlTextReaderNodeType(r) == XML_READER_TYPE_ELEMENT) {
-			root = xmlTextReaderExpand(r);
+	while ((rc = xmlread_next(cp.x)) == 1)
+		if (xmlTextReaderNodeType(cp.x->r) == XML_READER_TYPE_ELEMENT) {
+			root = xmlread_expand(cp.x);
 			break;
 		}
 	if (rc < 0 || !root)
-		ret = rc < 0 || rc == 1 ? xmlsafe_error(r, path)
-					: hpc_seterr("%s: no root element", path);
+		ret = rc < 0 || rc == 1 ? -1
+					: hpc_seterr("'%s': no root element", path);
 	else
 		ret = parse_root(&cp, root);
 	/* Read to the end so that trailing garbage is an error too. */
-	while (!ret && (rc = xmlTextReaderNext(r)) == 1)
+	while (!ret && (rc = xmlread_skip(cp.x)) == 1)
 		;
 	if (!ret && rc < 0)
-		ret = xmlsafe_error(r, path);
-	xmlFreeTextReader(r);
+		ret = -1;
+	xmlread_close(cp.x);
 	if (ret)
 		config_release(c);
 	return ret;

@@ -6,8 +6,9 @@
  * mean sdev).  COMPUTE is translated to the infix syntax of formula.h, with
  * every name braced, so one evaluator serves both.
  *
- * Parsed without network, external entities or entity expansion
- * (xmlsafe.h).  Errors name FILE:LINE and what was expected.
+ * Read by the policy of xmlread.h (a regular file of at most 16 MiB, no
+ * network, no entities, at most 256 levels deep).  Errors are one line,
+ * "'FILE': line N: what was expected".
  */
 #ifndef HPCPROF_CONFIG_H
 #define HPCPROF_CONFIG_H

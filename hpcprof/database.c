@@ -1,6 +1,8 @@
 /* database.c - see database.h and man/hpcprof-database.5. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -10,46 +12,98 @@
 #include <unistd.h>
 
 #include "database.h"
+#include "datatree.h"
 #include "error.h"
 #include "formula.h"
+#include "infile.h"
 #include "strbuf.h"
 #include "xmlw.h"
 
 struct database {
-	char *dir;
+	char *name;		/* the database's path, as the user gave it */
+	char *dir;		/* the temporary directory written into */
 	struct experiment *e;
 	FILE *values;		/* thread-values.tsv */
 	FILE *threads;		/* threads.tsv */
-	char **file_names;	/* FileTable n= per file index */
+	int values_errno;	/* first failed write to values, or 0 */
+	char **file_copies;	/* per file index: "./src/..." or NULL */
 };
+
+/* Writes "v" then c in decimal at the end of buf (before *end); returns the
+ * start of what it wrote. */
+static char *decimal(char *end, uint64_t v, char c)
+{
+	*--end = c;
+	do
+		*--end = (char)('0' + v % 10);
+	while (v /= 10);
+	return end;
+}
 
 static void thread_value(void *arg, uint32_t thread, const struct node *n,
 			 size_t raw, int ie, double v)
 {
 	struct database *db = arg;
 	size_t col = metrics_column(&db->e->metrics, raw, STAT_SUM, ie);
+	int ret;
 
-	/* Most values are counts: print integers without %g's cost. */
+	/* Most values are counts: print integers without printf's cost
+	 * (4.6 million lines for 64 threads of 20,000 contexts). */
 	if (v == (double)(int64_t)v && v < 9007199254740992.0 &&
-	    v > -9007199254740992.0)
-		fprintf(db->values, "%" PRIu32 "\t%" PRIu32 "\t%zu\t%" PRId64
-			"\n", n->id, thread, col, (int64_t)v);
-	else
-		fprintf(db->values, "%" PRIu32 "\t%" PRIu32 "\t%zu\t%.17g\n",
-			n->id, thread, col, v);
+	    v > -9007199254740992.0) {
+		char line[96], *end = line + sizeof(line), *p;
+
+		p = decimal(end, (uint64_t)(v < 0 ? -v : v), '\n');
+		if (v < 0)
+			*--p = '-';
+		p = decimal(p, col, '\t');
+		p = decimal(p, thread, '\t');
+		p = decimal(p, n->id, '\t');
+		ret = fwrite(p, 1, (size_t)(end - p), db->values) ==
+		      (size_t)(end - p) ? 0 : -1;
+	} else
+		ret = fprintf(db->values, "%" PRIu32 "\t%" PRIu32 "\t%zu\t"
+			      "%.17g\n", n->id, thread, col, v);
+	if (ret < 0 && !db->values_errno)
+		db->values_errno = errno ? errno : EIO;
 }
 
-static FILE *create_file(const char *dir, const char *name)
+/*
+ * "'NAME/rel': what" for a file of the database (named as the user will
+ * find it, not by the temporary directory); what may be hpc_lasterr().
+ */
+static int file_err(const struct database *db, const char *rel,
+		    const char *what)
+{
+	char *copy = xstrdup(what);
+
+	hpc_seterr("'%s/%s': %s", db->name, rel, copy);
+	free(copy);
+	return -1;
+}
+
+/* "'NAME/rel': write error: REASON" for errno value err. */
+static int write_err(const struct database *db, const char *rel, int err)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "write error: %s", strerror(err ? err : EIO));
+	file_err(db, rel, sb.buf);
+	strbuf_release(&sb);
+	return -1;
+}
+
+static FILE *create_file(const struct database *db, const char *rel)
 {
 	struct strbuf p = STRBUF_INIT;
 	FILE *f;
 	int fd;
 
-	strbuf_addf(&p, "%s/%s", dir, name);
-	fd = open(p.buf, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	strbuf_addf(&p, "%s/%s", db->dir, rel);
+	fd = open(p.buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
-		hpc_seterr("'%s': %s", p.buf, strerror(errno));
+		file_err(db, rel, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 	}
@@ -57,41 +111,190 @@ static FILE *create_file(const char *dir, const char *name)
 	return f;
 }
 
-struct database *database_create(const char *dir, struct experiment *e)
+/* 1 when path is a directory holding an experiment.xml, else 0. */
+static int is_database(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct stat st;
+	int ret;
+
+	strbuf_addf(&sb, "%s/experiment.xml", path);
+	ret = !lstat(sb.buf, &st) && S_ISREG(st.st_mode);
+	strbuf_release(&sb);
+	return ret;
+}
+
+/* 1 when path is an empty directory (rename may replace it). */
+static int is_empty_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int empty = 1;
+
+	if (!d)
+		return 0;
+	while (empty && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			empty = 0;
+	closedir(d);
+	return empty;
+}
+
+/*
+ * 0 when a database may be written at path: nothing is there, an empty
+ * directory, or a database (moved aside when the new one is complete).
+ */
+static int check_target(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0
+		       : hpc_seterr("'%s': %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode) && (is_database(path) || is_empty_dir(path)))
+		return 0;
+	return hpc_seterr("'%s': exists and is not a database (no "
+			  "experiment.xml); not replaced, choose another -o",
+			  path);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+			struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+FILE *database_open_file(struct database *db, const char *rel)
+{
+	return create_file(db, rel);
+}
+
+int database_close_file(struct database *db, FILE *f, const char *rel)
+{
+	int ret = 0;
+
+	if (fflush(f) || ferror(f))
+		ret = write_err(db, rel, errno);
+	if (fclose(f) && !ret)
+		ret = file_err(db, rel, strerror(errno));
+	return ret;
+}
+
+struct database *database_create(const char *dir, struct experiment *e,
+				 const char *thread_columns)
 {
 	struct database *db;
+	struct strbuf tmp = STRBUF_INIT;
+	const char *slash;
+	mode_t mask;
 
-	if (mkdir(dir, 0755)) {
-		if (errno == EEXIST)
-			hpc_seterr("'%s': database directory exists (remove it or "
-				   "use -o)", dir);
-		else
-			hpc_seterr("'%s': %s", dir, strerror(errno));
+	if (check_target(dir))
+		return NULL;
+	slash = strrchr(dir, '/');
+	if (slash)
+		strbuf_addf(&tmp, "%.*s/.%s.tmp-XXXXXX", (int)(slash - dir),
+			    dir, slash + 1);
+	else
+		strbuf_addf(&tmp, ".%s.tmp-XXXXXX", dir);
+	if (!mkdtemp(tmp.buf)) {
+		hpc_seterr("'%s': cannot create a directory beside it: %s",
+			   dir, strerror(errno));
+		strbuf_release(&tmp);
 		return NULL;
 	}
+	mask = umask(0);
+	umask(mask);
+	chmod(tmp.buf, 0777 & ~mask);
 	db = xcalloc(1, sizeof(*db));
-	db->dir = xstrdup(dir);
+	db->name = xstrdup(dir);
+	db->dir = strbuf_detach(&tmp, NULL);
 	db->e = e;
-	db->values = create_file(dir, "thread-values.tsv");
-	db->threads = db->values ? create_file(dir, "threads.tsv") : NULL;
+	db->values = create_file(db, "thread-values.tsv");
+	db->threads = db->values ? create_file(db, "threads.tsv") : NULL;
 	if (!db->threads) {
 		database_abort(db);
 		return NULL;
 	}
 	fprintf(db->values, "# node\tthread\tmetric\tvalue\n");
-	fprintf(db->threads, "# thread\tprofile\tidentity\n");
+	fprintf(db->threads, "# thread\tprofile\tidentity\tprogram\tprocess"
+		"\trank\tthread-id%s\n", thread_columns ? thread_columns : "");
 	e->thread_cb = thread_value;
 	e->thread_arg = db;
 	return db;
 }
 
-void database_thread(struct database *db, size_t t, const char *path,
-		     const struct hpcrun_profile *p)
+/*
+ * Field k (0 = the last) of a profile's file name PROG-RANK-TID-HOST-PID-
+ * GEN.hpcrun (hpcrun's and HPCToolkit's), when it is a decimal number:
+ * 4 rank, 3 thread, 1 process.  Leading zeros dropped; 0 when absent.
+ */
+static int name_field(const char *base, int k, char *out, size_t len)
 {
-	const char *slash = strrchr(path, '/');
+	const char *end = strrchr(base, '.'), *p;
+	size_t n;
+
+	if (!end)
+		end = base + strlen(base);
+	for (; k >= 0; k--) {
+		for (p = end; p > base && p[-1] != '-'; p--)
+			;
+		if (p == base)
+			return 0;
+		if (k)
+			end = p - 1;
+	}
+	n = (size_t)(end - p);
+	if (!n || n >= len || strspn(p, "0123456789") < n)
+		return 0;
+	while (n > 1 && *p == '0')
+		p++, n--;
+	memcpy(out, p, n);
+	out[n] = 0;
+	return 1;
+}
+
+/* 1 when s is a decimal number (a usable header value). */
+static int is_number(const char *s)
+{
+	return s && *s && strspn(s, "0123456789") == strlen(s);
+}
+
+/*
+ * The profile's rank (kind HPCRUN_ID_RANK), thread (HPCRUN_ID_THREAD) or
+ * process: from the identity tuple, else the header pair, else the file
+ * name; "-" when none says.
+ */
+static void identity(const struct hpcrun_profile *p, const char *base,
+		     uint16_t kind, const char *header, int field, char *out,
+		     size_t len)
+{
+	const char *h = header ? hpcrun_profile_header(p, header) : NULL;
 	uint16_t i;
 
-	fprintf(db->threads, "%zu\t%s\t", t, slash ? slash + 1 : path);
+	for (i = 0; kind && i < p->nidtuple; i++)
+		if ((p->idtuple[i].kind & 0x3fff) == kind) {
+			snprintf(out, len, "%" PRIu64, p->idtuple[i].logical);
+			return;
+		}
+	if (is_number(h))
+		snprintf(out, len, "%s", h);
+	else if (!name_field(base, field, out, len))
+		snprintf(out, len, "-");
+}
+
+void database_thread(struct database *db, size_t t, const char *path,
+		     const struct hpcrun_profile *p, const char *columns)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	const char *prog = hpcrun_profile_header(p, "program-name");
+	char pid[32], rank[32], tid[32];
+	uint16_t i;
+
+	fprintf(db->threads, "%zu\t%s\t", t, base);
 	for (i = 0; i < p->nidtuple; i++) {
 		const struct hpcrun_id_elem *el = &p->idtuple[i];
 		uint16_t k, kind = el->kind & 0x3fff;
@@ -103,33 +306,59 @@ void database_thread(struct database *db, size_t t, const char *path,
 		fprintf(db->threads, "%s%s=%" PRIu64, i ? " " : "", name,
 			el->logical);
 	}
-	fputc('\n', db->threads);
+	identity(p, base, 0, "process-id", 1, pid, sizeof(pid));
+	identity(p, base, HPCRUN_ID_RANK, "mpi-rank", 4, rank, sizeof(rank));
+	identity(p, base, HPCRUN_ID_THREAD, "thread-id", 3, tid, sizeof(tid));
+	fprintf(db->threads, "\t%s\t%s\t%s\t%s%s\n", prog ? prog : "", pid,
+		rank, tid, columns ? columns : "");
 }
 
-void database_abort(struct database *db)
+static void db_free(struct database *db)
 {
 	size_t i;
 
-	if (!db)
-		return;
 	if (db->values)
 		fclose(db->values);
 	if (db->threads)
 		fclose(db->threads);
 	if (db->e)
 		db->e->thread_cb = NULL;
-	if (db->file_names)
+	if (db->file_copies)
 		for (i = 0; i < db->e->files.n; i++)
-			free(db->file_names[i]);
-	free(db->file_names);
+			free(db->file_copies[i]);
+	free(db->file_copies);
+	free(db->name);
 	free(db->dir);
 	free(db);
+}
+
+void database_abort(struct database *db)
+{
+	if (!db)
+		return;
+	nftw(db->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	db_free(db);
 }
 
 /* Shortest text that reads back as the same double. */
 static void fmt_double(char *buf, size_t len, double d)
 {
 	int prec;
+
+	/* An integer below 10^15 prints as %.15g prints it, exactly. */
+	if (d < 1e15 && d > -1e15 && d == (double)(int64_t)d) {
+		char digits[24], *p = digits + sizeof(digits);
+		uint64_t v = (uint64_t)(d < 0 ? -d : d);
+
+		*--p = 0;
+		do
+			*--p = (char)('0' + v % 10);
+		while (v /= 10);
+		if (d < 0)
+			*--p = '-';
+		snprintf(buf, len, "%s", p);
+		return;
+	}
 
 	for (prec = 15; prec <= 17; prec++) {
 		snprintf(buf, len, "%.*g", prec, d);
@@ -138,22 +367,27 @@ static void fmt_double(char *buf, size_t len, double d)
 	}
 }
 
+/* <M n="c" v="v"/> */
+static void write_m(struct xmlw *w, size_t c, double v)
+{
+	char buf[40];
+
+	fmt_double(buf, sizeof(buf), v);
+	xmlw_start(w, "M");
+	xmlw_attrf(w, "n", "%zu", c);
+	xmlw_attr(w, "v", buf);
+	xmlw_end(w);
+}
+
 static void write_values(struct xmlw *w, const struct metrics *m,
 			 const struct accum *a)
 {
 	size_t c, n = metrics_ncolumns(m);
-	char buf[40];
 	double v;
 
-	for (c = 0; c < n; c++) {
-		if (!metrics_value(m, a, c, &v))
-			continue;
-		fmt_double(buf, sizeof(buf), v);
-		xmlw_start(w, "M");
-		xmlw_attrf(w, "n", "%zu", c);
-		xmlw_attr(w, "v", buf);
-		xmlw_end(w);
-	}
+	for (c = 0; c < n; c++)
+		if (metrics_value(m, a, c, &v))
+			write_m(w, c, v);
 }
 
 static size_t sum_column(void *arg, size_t raw)
@@ -163,8 +397,46 @@ static size_t sum_column(void *arg, size_t raw)
 	return (raw * NSTATS + STAT_SUM) * 2 + (size_t)*ie;
 }
 
-static void write_metric_table(struct xmlw *w, const struct metrics *m)
+/*
+ * With a data tree, the object attributes follow the metric columns as
+ * columns of their own: never shown by default (show="4"), values on
+ * object nodes only, not additive (hpcprof-database(5), DATA-CENTRIC).
+ */
+static void write_data_columns(struct xmlw *w, const struct metrics *m)
 {
+	size_t c = metrics_ncolumns(m);
+	int a;
+
+	for (a = DATTR_BYTES; a < DATTR_COUNT; a++, c++) {
+		xmlw_start(w, "Metric");
+		xmlw_attrf(w, "i", "%zu", c);
+		xmlw_attr(w, "n", datatree_attr_name((enum data_attr)a));
+		xmlw_attrf(w, "o", "%zu", c);
+		xmlw_attr(w, "md", "data object attribute");
+		xmlw_attr(w, "v", "final");
+		xmlw_attr(w, "t", "nil");
+		xmlw_attr(w, "show", "4");
+		xmlw_attr(w, "show-percent", "0");
+		xmlw_end(w);
+	}
+}
+
+/* The attribute values of a data object's node (see above). */
+static void write_data_values(struct xmlw *w, const struct experiment *e,
+			      const struct node *n)
+{
+	size_t c = metrics_ncolumns(&e->metrics);
+	double v;
+	int a;
+
+	for (a = DATTR_BYTES; a < DATTR_COUNT; a++, c++)
+		if (datatree_attr_value(e, n, (enum data_attr)a, &v))
+			write_m(w, c, v);
+}
+
+static void write_metric_table(struct xmlw *w, const struct experiment *e)
+{
+	const struct metrics *m = &e->metrics;
 	size_t c, n = metrics_ncolumns(m);
 
 	xmlw_start(w, "MetricTable");
@@ -194,7 +466,7 @@ static void write_metric_table(struct xmlw *w, const struct metrics *m)
 		xmlw_attr(w, "t", ie ? "exclusive" : "inclusive");
 		xmlw_attrf(w, "partner", "%zu", c ^ 1);
 		/* Statistics start hidden: viewers show them on request. */
-		if (raw >= 0 && s != STAT_SUM)
+		if (raw >= 0 && (s != STAT_SUM || m->raw[raw].hidden))
 			xmlw_attr(w, "show", "0");
 		else if (raw < 0 && !m->derived[derived].show)
 			xmlw_attr(w, "show", "0");
@@ -226,6 +498,8 @@ static void write_metric_table(struct xmlw *w, const struct metrics *m)
 		xmlw_end(w);
 		free(name);
 	}
+	if (e->data)
+		write_data_columns(w, m);
 	xmlw_end(w);
 }
 
@@ -234,7 +508,7 @@ static void write_tables(struct database *db, struct xmlw *w)
 	const struct experiment *e = db->e;
 	size_t i;
 
-	write_metric_table(w, &e->metrics);
+	write_metric_table(w, e);
 	xmlw_start(w, "LoadModuleTable");
 	for (i = 0; i < e->lms.n; i++) {
 		xmlw_start(w, "LoadModule");
@@ -247,7 +521,15 @@ static void write_tables(struct database *db, struct xmlw *w)
 	for (i = 0; i < e->files.n; i++) {
 		xmlw_start(w, "File");
 		xmlw_attrf(w, "i", "%zu", i);
-		xmlw_attr(w, "n", db->file_names[i]);
+		xmlw_attr(w, "n", e->files.names[i]);
+		if (db->file_copies[i]) {
+			xmlw_start(w, "Info");
+			xmlw_start(w, "NV");
+			xmlw_attr(w, "n", "copy");
+			xmlw_attr(w, "v", db->file_copies[i]);
+			xmlw_end(w);
+			xmlw_end(w);
+		}
 		xmlw_end(w);
 	}
 	xmlw_end(w);
@@ -256,7 +538,10 @@ static void write_tables(struct database *db, struct xmlw *w)
 		xmlw_start(w, "Procedure");
 		xmlw_attrf(w, "i", "%zu", i);
 		xmlw_attr(w, "n", e->procs.names[i]);
-		xmlw_attr(w, "f", "0");
+		/* hpcviewer shows a root-type frame's subtree in a view
+		 * of its own (its data-centric view) */
+		xmlw_attr(w, "f", e->data && e->data->root &&
+				  i == e->data->root->proc ? "2" : "0");
 		xmlw_end(w);
 	}
 	xmlw_end(w);
@@ -264,18 +549,23 @@ static void write_tables(struct database *db, struct xmlw *w)
 
 static const char *const cct_tag[] = {
 	[NODE_PF] = "PF", [NODE_ALIEN] = "Pr", [NODE_LOOP] = "L",
-	[NODE_STMT] = "S", [NODE_CALL] = "C",
+	[NODE_STMT] = "S", [NODE_CALL] = "C", [NODE_PROGRAM] = "PF",
+	[NODE_PHASE] = "PF", [NODE_DATA] = "PF",
 };
 
-static void write_cct(struct xmlw *w, const struct metrics *m,
+static void write_cct(struct xmlw *w, const struct experiment *e,
 		      const struct node *n)
 {
+	const struct metrics *m = &e->metrics;
+
 	for (; n; n = n->next) {
 		xmlw_start(w, cct_tag[n->kind]);
 		xmlw_attrf(w, "i", "%" PRIu32, n->id);
 		if (n->flat)
 			xmlw_attrf(w, "s", "%" PRIu32, n->flat->id);
-		if (n->kind == NODE_PF || n->kind == NODE_ALIEN) {
+		if (n->kind == NODE_PF || n->kind == NODE_ALIEN ||
+		    n->kind == NODE_PROGRAM || n->kind == NODE_PHASE ||
+		    n->kind == NODE_DATA) {
 			xmlw_attrf(w, "n", "%" PRIu32, n->proc);
 			xmlw_attrf(w, "lm", "%" PRIu32, n->lm);
 		}
@@ -287,7 +577,9 @@ static void write_cct(struct xmlw *w, const struct metrics *m,
 		if (n->kind != NODE_ALIEN)
 			xmlw_attrf(w, "v", "0x%" PRIx64, n->vma);
 		write_values(w, m, n->acc);
-		write_cct(w, m, n->first);
+		if (n->kind == NODE_DATA)
+			write_data_values(w, e, n);
+		write_cct(w, e, n->first);
 		xmlw_end(w);
 	}
 }
@@ -311,7 +603,7 @@ static void write_flat(struct database *db, struct xmlw *w,
 			xmlw_attr(w, "n", e->lms.names[n->lm]);
 			break;
 		case NODE_FILE:
-			xmlw_attr(w, "n", db->file_names[n->file]);
+			xmlw_attr(w, "n", e->files.names[n->file]);
 			break;
 		case NODE_PROC:
 			xmlw_attr(w, "n", e->procs.names[n->proc]);
@@ -320,11 +612,11 @@ static void write_flat(struct database *db, struct xmlw *w,
 			break;
 		case NODE_ALIEN:
 			xmlw_attr(w, "n", e->procs.names[n->proc]);
-			xmlw_attr(w, "f", db->file_names[n->file]);
+			xmlw_attr(w, "f", e->files.names[n->file]);
 			xmlw_attrf(w, "l", "%" PRIu32, n->line);
 			break;
 		case NODE_LOOP:
-			xmlw_attr(w, "f", db->file_names[n->file]);
+			xmlw_attr(w, "f", e->files.names[n->file]);
 			xmlw_attrf(w, "l", "%" PRIu32, n->line);
 			xmlw_attrf(w, "v", "0x%" PRIx64, n->vma);
 			break;
@@ -446,53 +738,68 @@ static char *find_source(const char *path, const struct source_paths *sp)
 	return NULL;
 }
 
-static int mkdirs(char *path)
+/* Makes the directories above the database file rel. */
+static int mkdirs(const struct database *db, const char *rel)
 {
-	char *p;
+	struct strbuf sb = STRBUF_INIT;
+	size_t k, start;
+	int ret = 0;
 
-	for (p = path + 1; *p; p++) {
-		if (*p != '/')
+	strbuf_addf(&sb, "%s/", db->dir);
+	start = sb.len;
+	strbuf_addstr(&sb, rel);
+	for (k = start; k < sb.len && !ret; k++) {
+		if (sb.buf[k] != '/')
 			continue;
-		*p = 0;
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			*p = '/';
-			return -1;
-		}
-		*p = '/';
+		sb.buf[k] = 0;
+		if (mkdir(sb.buf, 0755) && errno != EEXIST)
+			ret = file_err(db, sb.buf + start, strerror(errno));
+		sb.buf[k] = '/';
 	}
-	return 0;
+	strbuf_release(&sb);
+	return ret;
 }
 
-static int copy_file(const char *from, const char *to)
+/*
+ * Copies the file from into the new database file rel.  Returns 0; 1 when
+ * from cannot be read (nothing is written); -1 with hpc_lasterr() naming
+ * the database file when writing fails.
+ */
+static int copy_into(const struct database *db, const char *from,
+		     const char *rel)
 {
 	struct strbuf sb = STRBUF_INIT;
 	FILE *f;
 	int ret = 0;
 
-	if (strbuf_read_file(&sb, from))
-		return -1;
-	f = fopen(to, "wx");
+	if (infile_read(from, INFILE_MAX_SOURCE, "a source file", &sb))
+		return 1;
+	f = create_file(db, rel);
 	if (!f) {
 		strbuf_release(&sb);
-		return hpc_seterr("'%s': %s", to, strerror(errno));
+		return -1;
 	}
-	if (fwrite(sb.buf, 1, sb.len, f) != sb.len)
-		ret = hpc_seterr("'%s': write error", to);
+	if (fwrite(sb.buf, 1, sb.len, f) != sb.len || fflush(f))
+		ret = write_err(db, rel, errno);
 	if (fclose(f) && !ret)
-		ret = hpc_seterr("'%s': %s", to, strerror(errno));
+		ret = file_err(db, rel, strerror(errno));
 	strbuf_release(&sb);
 	return ret;
 }
 
-/* Copies each source file found into DIR/src/; sets file_names[]. */
-static void copy_sources(struct database *db, const struct source_paths *sp)
+/*
+ * Copies each source file found into src/ (the path as recorded, below
+ * src/); sets file_copies[].  Returns 0, or -1 on a write error.
+ */
+static int copy_sources(struct database *db, const struct source_paths *sp)
 {
 	const struct experiment *e = db->e;
 	size_t i;
+	int ret = 0;
 
-	db->file_names = xcalloc(e->files.n ? e->files.n : 1,
-				 sizeof(*db->file_names));
-	for (i = 0; i < e->files.n; i++) {
+	db->file_copies = xcalloc(e->files.n ? e->files.n : 1,
+				  sizeof(*db->file_copies));
+	for (i = 0; i < e->files.n && !ret; i++) {
 		const char *name = e->files.names[i];
 		char *found = name[0] ? find_source(name, sp) : NULL;
 		struct strbuf rel = STRBUF_INIT, dst = STRBUF_INIT;
@@ -502,39 +809,28 @@ static void copy_sources(struct database *db, const struct source_paths *sp)
 			r++;
 		strbuf_addf(&rel, "./src/%s", r);
 		strbuf_addf(&dst, "%s/src/%s", db->dir, r);
-		if (found && safe_relative(r) && !mkdirs(dst.buf) &&
-		    (is_regular(dst.buf) || !copy_file(found, dst.buf)))
-			db->file_names[i] = strbuf_detach(&rel, NULL);
-		else
-			db->file_names[i] = xstrdup(name);
+		if (found && safe_relative(r)) {
+			/* "/a.c" and "a.c" share one copy */
+			ret = is_regular(dst.buf) ? 0 : mkdirs(db, rel.buf + 2);
+			if (!ret && !is_regular(dst.buf))
+				ret = copy_into(db, found, rel.buf + 2);
+			if (!ret)
+				db->file_copies[i] = strbuf_detach(&rel, NULL);
+			else if (ret > 0)
+				ret = 0;
+		}
 		free(found);
 		strbuf_release(&rel);
 		strbuf_release(&dst);
 	}
+	return ret;
 }
 
-int database_finish(struct database *db, const char *title,
-		    const struct source_paths *paths, const char *config_path)
+static void write_experiment(struct database *db, struct xmlw *w,
+			     const char *title)
 {
 	const struct experiment *e = db->e;
-	struct xmlw *w;
-	FILE *f;
-	int ret = 0;
 
-	copy_sources(db, paths);
-	if (config_path) {
-		struct strbuf dst = STRBUF_INIT;
-
-		strbuf_addf(&dst, "%s/metric-config.xml", db->dir);
-		ret = copy_file(config_path, dst.buf);
-		strbuf_release(&dst);
-	}
-	f = ret ? NULL : create_file(db->dir, "experiment.xml");
-	if (!f) {
-		database_abort(db);
-		return -1;
-	}
-	w = xmlw_new(f);
 	xmlw_declaration(w);
 	xmlw_doctype(w, "HPCToolkitExperiment", experiment_dtd);
 	xmlw_start(w, "HPCToolkitExperiment");
@@ -551,7 +847,9 @@ int database_finish(struct database *db, const char *title,
 	xmlw_end(w);
 	xmlw_start(w, "SecCallPathProfileData");
 	write_values(w, &e->metrics, e->root->acc);
-	write_cct(w, &e->metrics, e->root->first);
+	write_cct(w, e, e->root->first);
+	if (e->data && e->data->root)
+		write_cct(w, e, e->data->root);
 	xmlw_end(w);
 	xmlw_end(w);
 	xmlw_start(w, "SecFlatProfile");
@@ -565,15 +863,99 @@ int database_finish(struct database *db, const char *title,
 	xmlw_end(w);
 	xmlw_end(w);
 	xmlw_end(w);
-	if (xmlw_finish(w))
-		ret = -1;
-	if (fclose(f) && !ret)
-		ret = hpc_seterr("'%s/experiment.xml': %s", db->dir,
-				 strerror(errno));
-	if ((fflush(db->values) || ferror(db->values) ||
-	     fflush(db->threads) || ferror(db->threads)) && !ret)
-		ret = hpc_seterr("'%s': write error on per-thread values",
-				 db->dir);
-	database_abort(db);
+}
+
+/* Flushes and closes the per-thread files; 0 or -1 naming the file. */
+static int close_thread_files(struct database *db)
+{
+	int ret = 0;
+
+	if (db->values_errno || fflush(db->values) || ferror(db->values))
+		ret = write_err(db, "thread-values.tsv",
+				db->values_errno ? db->values_errno : errno);
+	if (fclose(db->values) && !ret)
+		ret = file_err(db, "thread-values.tsv", strerror(errno));
+	db->values = NULL;
+	if ((fflush(db->threads) || ferror(db->threads)) && !ret)
+		ret = write_err(db, "threads.tsv", errno);
+	if (fclose(db->threads) && !ret)
+		ret = file_err(db, "threads.tsv", strerror(errno));
+	db->threads = NULL;
 	return ret;
+}
+
+/*
+ * Puts the finished temporary directory in place: a database already at
+ * the name is first renamed to the first free NAME.N (*aside).
+ */
+static int commit(struct database *db, char **aside)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct stat st;
+	unsigned n;
+
+	*aside = NULL;
+	if (check_target(db->name))
+		return -1;
+	if (is_database(db->name)) {
+		for (n = 1; n < 100000; n++) {
+			strbuf_reset(&sb);
+			strbuf_addf(&sb, "%s.%u", db->name, n);
+			if (lstat(sb.buf, &st) && errno == ENOENT)
+				break;
+		}
+		if (rename(db->name, sb.buf)) {
+			hpc_seterr("'%s': cannot move the previous database "
+				   "aside to '%s': %s", db->name, sb.buf,
+				   strerror(errno));
+			strbuf_release(&sb);
+			return -1;
+		}
+		*aside = strbuf_detach(&sb, NULL);
+	}
+	strbuf_release(&sb);
+	if (rename(db->dir, db->name)) {
+		hpc_seterr("'%s': %s", db->name, strerror(errno));
+		if (*aside && !rename(*aside, db->name)) {
+			free(*aside);
+			*aside = NULL;
+		}
+		return -1;
+	}
+	return 0;
+}
+
+int database_finish(struct database *db, const char *title,
+		    const struct source_paths *paths, const char *config_path,
+		    char **aside)
+{
+	struct xmlw *w;
+	FILE *f = NULL;
+	int ret;
+
+	*aside = NULL;
+	ret = close_thread_files(db);
+	if (!ret)
+		ret = copy_sources(db, paths);
+	if (!ret && config_path &&
+	    copy_into(db, config_path, "metric-config.xml"))
+		ret = -1;
+	if (!ret)
+		f = create_file(db, "experiment.xml");
+	if (!f) {
+		database_abort(db);
+		return -1;
+	}
+	w = xmlw_new(f);
+	write_experiment(db, w, title);
+	if (xmlw_finish(w))
+		ret = file_err(db, "experiment.xml", hpc_lasterr());
+	if (fclose(f) && !ret)
+		ret = file_err(db, "experiment.xml", strerror(errno));
+	if (ret || commit(db, aside)) {
+		database_abort(db);
+		return -1;
+	}
+	db_free(db);
+	return 0;
 }

@@ -3,10 +3,15 @@
  * experiment.xml (DTD 2.2, streamed through lib/xmlw), per-thread values,
  * copies of the source files and of the metric configuration.
  *
- * Life cycle: database_create() makes the directory (never reusing an
- * existing one) and opens the per-thread files, which fill while profiles
- * are added; database_finish() writes experiment.xml and src/ and closes
- * everything.
+ * Life cycle: database_create() makes a temporary directory beside the
+ * database's path and opens the per-thread files in it, which fill while
+ * profiles are added; database_finish() writes experiment.xml and src/,
+ * then renames the directory to the database's path.  So a database is
+ * complete or absent: after any error the temporary directory is removed.
+ * A database already at the path is renamed to the first free PATH.N at
+ * that moment (nothing is lost); anything else there, other than an empty
+ * directory, is refused by database_create().  Errors name the database's file
+ * by the path the user gave ("'db/experiment.xml': write error: ...").
  */
 #ifndef HPCPROF_DATABASE_H
 #define HPCPROF_DATABASE_H
@@ -24,24 +29,44 @@ struct source_paths {
 struct database;
 
 /*
- * Creates dir (it must not exist) and DIR/thread-values.tsv; connects the
- * per-thread callback of e.  Returns NULL with hpc_lasterr() set.
+ * Checks that a database may be written at dir (see above), creates the
+ * temporary directory and its thread-values.tsv and threads.tsv; connects
+ * the per-thread callback of e.  thread_columns (NULL: none) are more
+ * columns of threads.tsv, "\tNAME..." (phases.h adds the synchronization
+ * columns).  Returns NULL with hpc_lasterr() set.
  */
-struct database *database_create(const char *dir, struct experiment *e);
+struct database *database_create(const char *dir, struct experiment *e,
+				 const char *thread_columns);
 
-/* Records thread number t's profile path and identity (threads.tsv). */
+/*
+ * Records thread number t's profile path and identity (threads.tsv): the
+ * identity tuple, program, process, rank and thread id, then columns
+ * ("\tVALUE...", one per thread_column; NULL: none).
+ */
 void database_thread(struct database *db, size_t t, const char *path,
-		     const struct hpcrun_profile *p);
+		     const struct hpcrun_profile *p, const char *columns);
+
+/*
+ * Another file of the database, rel below its directory ("phases.tsv"),
+ * created in the temporary directory; NULL with hpc_lasterr() naming it.
+ * database_close_file() closes it: 0, or -1 naming it on a write error.
+ */
+FILE *database_open_file(struct database *db, const char *rel);
+int database_close_file(struct database *db, FILE *f, const char *rel);
 
 /*
  * Writes experiment.xml, copies sources into src/ and the metric config (if
- * any) into the database, closes and frees db.  Returns 0, or -1 with
- * hpc_lasterr() set.  title names the database (Header n=).
+ * any) into the database, puts the database in place and frees db.
+ * Returns 0, setting *aside to where a previous database at the path was
+ * moved (caller frees) or NULL; or -1 with hpc_lasterr() set, the database
+ * absent and any previous one left where it was.  title names the database
+ * (Header n=).
  */
 int database_finish(struct database *db, const char *title,
-		    const struct source_paths *paths, const char *config_path);
+		    const struct source_paths *paths, const char *config_path,
+		    char **aside);
 
-/* Frees db after an error, leaving the directory as it is. */
+/* Removes the temporary directory and frees db (NULL accepted). */
 void database_abort(struct database *db);
 
 #endif

@@ -11,8 +11,12 @@
 #include "dwarf-fallback.h"
 #include "error.h"
 #include "hashmap.h"
+#include "infile.h"
 #include "kallsyms.h"
 #include "strbuf.h"
+
+/* No binary (or debug file) is larger; a bigger file is not opened. */
+#define MAX_BINARY_BYTES ((uint64_t)64 << 30)
 
 struct fallback {
 	Dwfl *dwfl;
@@ -20,7 +24,7 @@ struct fallback {
 	GElf_Addr bias;		/* Dwfl address = module-relative address + bias */
 	int has_dwarf;
 	struct kallsyms *ks;	/* a kernel symbol list instead of a binary */
-	char *ks_error;		/* why the list at path was refused, or NULL */
+	char *error;		/* why the file at path was refused, or NULL */
 	char *base;		/* module basename, for unknown procedures */
 	struct hmap *by_addr;	/* addr -> S scope + 1 */
 	struct hmap *scopes;	/* "parent/kind/name/file/line" -> scope + 1 */
@@ -35,25 +39,38 @@ struct fallback *fallback_new(const char *path, int use_binary)
 {
 	struct fallback *fb = xcalloc(1, sizeof(*fb));
 	const char *slash = strrchr(path, '/');
+	int fd;
 
 	fb->base = xstrdup(slash ? slash + 1 : path);
 	fb->by_addr = hmap_new();
 	fb->scopes = hmap_new();
 	if (!use_binary || access(path, R_OK))
 		return fb;
+	/* A load-map path may name a FIFO or a device: never block on it. */
+	fd = infile_open(path, MAX_BINARY_BYTES, "a binary or kernel symbol list",
+			 NULL);
+	if (fd < 0) {
+		fb->error = xstrdup(hpc_lasterr());
+		return fb;
+	}
 	if (kallsyms_is_list(path)) {
+		close(fd);
 		fb->ks = kallsyms_read(path);
 		if (!fb->ks)
-			fb->ks_error = xstrdup(hpc_lasterr());
+			fb->error = xstrdup(hpc_lasterr());
 		return fb;
 	}
 	fb->dwfl = dwfl_begin(&offline_callbacks);
-	if (!fb->dwfl)
+	if (!fb->dwfl) {
+		close(fd);
 		return fb;
+	}
 	dwfl_report_begin(fb->dwfl);
-	fb->mod = dwfl_report_offline(fb->dwfl, fb->base, path, -1);
+	/* On success libdwfl owns fd; on failure it is still ours. */
+	fb->mod = dwfl_report_offline(fb->dwfl, fb->base, path, fd);
 	dwfl_report_end(fb->dwfl, NULL, NULL);
 	if (!fb->mod) {
+		close(fd);
 		dwfl_end(fb->dwfl);
 		fb->dwfl = NULL;
 		return fb;
@@ -75,7 +92,7 @@ void fallback_free(struct fallback *fb)
 	if (fb->dwfl)
 		dwfl_end(fb->dwfl);
 	kallsyms_free(fb->ks);
-	free(fb->ks_error);
+	free(fb->error);
 	hmap_free(fb->by_addr);
 	hmap_free(fb->scopes);
 	free(fb->base);
@@ -97,9 +114,9 @@ int fallback_has_kallsyms(const struct fallback *fb)
 	return fb->ks != NULL;
 }
 
-const char *fallback_kallsyms_error(const struct fallback *fb)
+const char *fallback_error(const struct fallback *fb)
 {
-	return fb->ks_error;
+	return fb->error;
 }
 
 /* The scope (parent, kind, name, file, line), made when new. */

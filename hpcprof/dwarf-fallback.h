@@ -36,10 +36,12 @@ int fallback_has_dwarf(const struct fallback *fb);
 /* 1 when path was read as a kernel symbol list (and so has no lines). */
 int fallback_has_kallsyms(const struct fallback *fb);
 /*
- * Why path, a kernel symbol list, was refused ("'PATH': what is wrong"), or
- * NULL.  Valid until fallback_free().
+ * Why the file at path was refused ("'PATH': what is wrong"): a kernel
+ * symbol list that is bad, or a path that is not a regular file (a FIFO
+ * is never opened, infile.h); NULL when it was not.  Valid until
+ * fallback_free().
  */
-const char *fallback_kallsyms_error(const struct fallback *fb);
+const char *fallback_error(const struct fallback *fb);
 
 /*
  * Index of an S scope in st for addr (module-relative; absolute in a

@@ -1,6 +1,6 @@
 /* experiment-dtd.c - hpc-experiment.dtd version 2.2 (HPCToolkit, CC-BY-4.0),
  * embedded so every experiment.xml carries its DTD as HPCToolkit's does.
- * Generated from ../shared/dtd/hpc-experiment.dtd; keep in sync. */
+ * Generated from tests/data/dtd/hpc-experiment.dtd; keep in sync. */
 #include "database.h"
 
 const char experiment_dtd[] =

@@ -6,11 +6,14 @@
 #include <string.h>
 
 #include "error.h"
+#include "infile.h"
 #include "kallsyms.h"
 #include "strbuf.h"
 
 /* Bytes read from the file, and of text handed to the line splitter, at once. */
 #define CHUNK_SIZE 65536
+
+#define LIST "a kernel symbol list"
 
 static const unsigned char xz_magic[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
 static const lzma_stream lzma_stream_init = LZMA_STREAM_INIT;
@@ -56,7 +59,7 @@ static int starts_xz(FILE *f, unsigned char head[sizeof(xz_magic)],
 int kallsyms_is_list(const char *path)
 {
 	unsigned char head[sizeof(xz_magic)];
-	FILE *f = fopen(path, "rb");
+	FILE *f = infile_fopen(path, KALLSYMS_MAX_TEXT, LIST);
 	size_t got;
 	int xz;
 	const char *p;
@@ -102,9 +105,9 @@ static int source_open(struct source *s, const char *path)
 
 	memset(s, 0, sizeof(*s));
 	s->path = path;
-	s->f = fopen(path, "rb");
+	s->f = infile_fopen(path, KALLSYMS_MAX_TEXT, LIST);
 	if (!s->f)
-		return hpc_seterr("'%s': %s", path, strerror(errno));
+		return -1;
 	s->xz = starts_xz(s->f, head, &got);
 	if (!s->xz)
 		return 0;

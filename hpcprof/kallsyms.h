@@ -15,8 +15,9 @@
  * not "ADDRESS TYPE NAME [MODULE]", damaged XZ data or a list too large to
  * be a kernel's makes it unusable.
  *
- * Memory is bounded: at most KALLSYMS_MAX_TEXT bytes of (decompressed)
- * text and KALLSYMS_MAX_SYMBOLS text symbols are read, the XZ decoder may
+ * Memory is bounded: only a regular file of at most KALLSYMS_MAX_TEXT
+ * bytes is opened (never a FIFO, infile.h), at most KALLSYMS_MAX_TEXT
+ * bytes of (decompressed) text and KALLSYMS_MAX_SYMBOLS text symbols are read, the XZ decoder may
  * use KALLSYMS_XZ_MEMLIMIT bytes; a real kallsyms has ~200k lines, ~10 MB.
  */
 #ifndef HPCPROF_KALLSYMS_H

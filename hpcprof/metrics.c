@@ -27,15 +27,18 @@ void metrics_release(struct metrics *m)
 
 	for (i = 0; i < m->nraw; i++) {
 		free(m->raw[i].name);
+		free(m->raw[i].display);
 		free(m->raw[i].description);
 	}
 	for (i = 0; i < m->nderived; i++) {
 		free(m->derived[i].name);
+		free(m->derived[i].display);
 		free(m->derived[i].text);
 		formula_free(m->derived[i].f);
 	}
 	free(m->raw);
 	free(m->derived);
+	free(m->mix);
 	hmap_free(m->byname);
 }
 
@@ -56,6 +59,17 @@ size_t metrics_raw(struct metrics *m, const char *name,
 	m->nraw++;
 	hmap_put_str(m->byname, name, (void *)(uintptr_t)m->nraw);
 	return m->nraw - 1;
+}
+
+void metrics_set_display(struct metrics *m, size_t i, const char *display)
+{
+	if (display && display[0] && !m->raw[i].display)
+		m->raw[i].display = xstrdup(display);
+}
+
+const char *metrics_raw_label(const struct metrics *m, size_t i)
+{
+	return m->raw[i].display ? m->raw[i].display : m->raw[i].name;
 }
 
 long metrics_find(const struct metrics *m, const char *name)
@@ -87,15 +101,22 @@ void accum_fold(struct accum *a, const struct metrics *m,
 			continue;
 		if (cb)
 			cb(arg, k / 2, (int)(k % 2), x);
-		if (s[COUNT] == 0 || x < s[MIN])
-			s[MIN] = x;
-		if (s[COUNT] == 0 || x > s[MAX])
-			s[MAX] = x;
-		s[SUM] += x;
-		s[SUMSQ] += x * x;
-		s[COUNT] += 1;
+		accum_fold_value(a, k, x);
 		s[SCRATCH] = 0;
 	}
+}
+
+void accum_fold_value(struct accum *a, size_t k, double x)
+{
+	double *s = a->v[k];
+
+	if (s[COUNT] == 0 || x < s[MIN])
+		s[MIN] = x;
+	if (s[COUNT] == 0 || x > s[MAX])
+		s[MAX] = x;
+	s[SUM] += x;
+	s[SUMSQ] += x * x;
+	s[COUNT] += 1;
 }
 
 double accum_sum(const struct accum *a, size_t raw, int ie)
@@ -140,8 +161,13 @@ char *metrics_column_name(const struct metrics *m, size_t c)
 	int ie;
 
 	metrics_column_info(m, c, &raw, &s, &ie, &derived);
-	if (raw >= 0)
-		strbuf_addf(&sb, "%s:%s", m->raw[raw].name, stat_name[s]);
+	if (raw >= 0 && m->raw[raw].display && s == STAT_SUM)
+		strbuf_addstr(&sb, m->raw[raw].display);
+	else if (raw >= 0)
+		strbuf_addf(&sb, "%s:%s", metrics_raw_label(m, (size_t)raw),
+			    stat_name[s]);
+	else if (m->derived[derived].display)
+		strbuf_addstr(&sb, m->derived[derived].display);
 	else
 		strbuf_addstr(&sb, m->derived[derived].name);
 	strbuf_addstr(&sb, ie ? " (E)" : " (I)");

@@ -11,7 +11,10 @@
  *
  * Columns: for every raw metric, Sum, Mean, Min, Max, StdDev and CoefVar,
  * each inclusive then exclusive (partners); then every derived metric,
- * inclusive then exclusive.  A column's id is its index.
+ * inclusive then exclusive.  A column's id is its index.  A column is
+ * named for its metric's display name (a configuration's displayName)
+ * when it has one: "cpu clock (I)", "cpu clock:Mean (I)"; else
+ * "cpu:Sum (I)" (HPCToolkit's names) and, for derived metrics, "cpi (I)".
  */
 #ifndef HPCPROF_METRICS_H
 #define HPCPROF_METRICS_H
@@ -23,11 +26,13 @@ struct formula;
 
 struct raw_metric {
 	char *name;
+	char *display;		/* column heading, or NULL: the name */
 	char *description;
 	int integer;		/* values were integers in the profile */
 	uint64_t nsamples;	/* summed over profiles */
 	uint64_t period;
 	size_t nthreads;	/* profiles that have this metric */
+	int hidden;		/* all its columns start hidden (show="0") */
 };
 
 enum mstat {
@@ -37,6 +42,7 @@ enum mstat {
 
 struct derived_metric {
 	char *name;
+	char *display;		/* column heading, or NULL: the name */
 	char *text;		/* the formula as the user wrote it */
 	struct formula *f;
 	int show, percent;
@@ -53,6 +59,8 @@ struct metrics {
 	struct derived_metric *derived;	size_t nderived, derived_alloc;
 	struct hmap *byname;		/* raw name -> index + 1 */
 	size_t nthreads;
+	/* raw -> its first instruction-mix metric, or -1 (mix.h) */
+	long *mix;			size_t nmix;
 };
 
 void metrics_init(struct metrics *m);
@@ -61,6 +69,10 @@ void metrics_release(struct metrics *m);
 /* Index of the raw metric name, registering it when new. */
 size_t metrics_raw(struct metrics *m, const char *name,
 		   const char *description, int integer);
+/* Sets the display name of raw metric i, unless it has one. */
+void metrics_set_display(struct metrics *m, size_t i, const char *display);
+/* The display name of raw metric i, or its name. */
+const char *metrics_raw_label(const struct metrics *m, size_t i);
 /* Index of the raw metric name, or -1. */
 long metrics_find(const struct metrics *m, const char *name);
 
@@ -81,9 +93,13 @@ void accum_fold(struct accum *a, const struct metrics *m,
 		void (*cb)(void *arg, size_t metric, int ie, double v),
 		void *arg);
 
+/* Folds one thread's value x of (metric, ie) = (k / 2, k % 2) into the
+ * statistics, as accum_fold() does with a scratch value. */
+void accum_fold_value(struct accum *a, size_t k, double x);
+
 /* Number of columns (see the header comment). */
 size_t metrics_ncolumns(const struct metrics *m);
-/* Name of column c, e.g. "cycles:Sum (I)"; caller frees. */
+/* Name of column c, e.g. "cycles:Sum (I)" (see above); caller frees. */
 char *metrics_column_name(const struct metrics *m, size_t c);
 /* Column of (raw metric, stat, ie). */
 size_t metrics_column(const struct metrics *m, size_t raw, enum mstat s,

@@ -1,17 +1,45 @@
 /* report.c - see report.h. */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "datatree.h"
 #include "error.h"
+#include "mix.h"
 #include "report.h"
 #include "strbuf.h"
+#include "units.h"
 
 struct row {
 	const struct node *n;
 	double incl, excl;
 };
+
+/*
+ * What one metric's tables show (units.h, the viewer's rule): its label
+ * with its unit, "perf::cpu-clock (s)", and its values in that unit, each
+ * recorded value times u.scale.
+ */
+struct shown {
+	const char *label;
+	struct unit u;
+};
+
+/* A value column's heading with the unit: "exclusive (s)". */
+static void value_heading(FILE *f, const char *what, const struct shown *s)
+{
+	char buf[64];
+
+	if (s->u.name)
+		snprintf(buf, sizeof(buf), "%s (%s)", what, s->u.name);
+	else
+		snprintf(buf, sizeof(buf), "%s", what);
+	fprintf(f, " %14s", buf);
+}
 
 static size_t sort_metric;
 static int sort_by_incl;
@@ -62,8 +90,24 @@ static double pct(double v, double total)
 	return total != 0 ? 100.0 * v / total : 0;
 }
 
+/*
+ * Where a procedure, loop or line is: "file.c:12", or for code without
+ * line information (stripped binaries) "libfoo.so.1+0x1234", its address
+ * in its module, so that nested loops stay apart.
+ */
+static void place(FILE *f, const struct experiment *e, const struct node *n)
+{
+	const char *file = base(e->files.names[n->file]);
+
+	if (n->line)
+		fprintf(f, "%s:%u", file[0] ? file : "?", n->line);
+	else
+		fprintf(f, "%s+0x%" PRIx64, base(e->lms.names[n->lm]), n->vma);
+}
+
 static void table(FILE *f, const struct experiment *e, size_t m,
-		  enum node_kind kind, size_t top, double total)
+		  const struct shown *s, enum node_kind kind, size_t top,
+		  double total)
 {
 	static const char *const title[] = {
 		[NODE_PROC] = "procedures", [NODE_LOOP] = "loops",
@@ -78,53 +122,166 @@ static void table(FILE *f, const struct experiment *e, size_t m,
 	if (nrows)
 		qsort(rows, nrows, sizeof(*rows), cmp_row);
 	fprintf(f, "\nTop %s by %s %s:\n", title[kind],
-		sort_by_incl ? "inclusive" : "exclusive",
-		e->metrics.raw[m].name);
-	fprintf(f, "%7s %14s %7s %14s  %s\n", "excl%", "exclusive", "incl%",
-		"inclusive", kind == NODE_PROC ? "procedure [file:line]"
-					       : "location [procedure]");
+		sort_by_incl ? "inclusive" : "exclusive", s->label);
+	fprintf(f, "%7s", "excl%");
+	value_heading(f, "exclusive", s);
+	fprintf(f, " %7s", "incl%");
+	value_heading(f, "inclusive", s);
+	fprintf(f, "  %s\n", kind == NODE_PROC ?
+		"procedure [file:line] in module" :
+		"location [procedure] in module");
 	for (i = 0; i < nrows && i < top; i++) {
 		const struct node *n = rows[i].n;
-		const char *file = base(e->files.names[n->file]);
 
 		fprintf(f, "%6.2f%% %14.6g %6.2f%% %14.6g  ",
-			pct(rows[i].excl, total), rows[i].excl,
-			pct(rows[i].incl, total), rows[i].incl);
-		if (kind == NODE_PROC)
-			fprintf(f, "%s [%s:%u]\n", e->procs.names[n->proc],
-				file[0] ? file : "?", n->line);
-		else
-			fprintf(f, "%s%s:%u [%s]\n",
-				kind == NODE_LOOP ? "loop at " : "",
-				file[0] ? file : "?", n->line, proc_of(e, n));
+			pct(rows[i].excl, total), rows[i].excl * s->u.scale,
+			pct(rows[i].incl, total), rows[i].incl * s->u.scale);
+		if (kind == NODE_PROC) {
+			fprintf(f, "%s [", e->procs.names[n->proc]);
+			place(f, e, n);
+			fputc(']', f);
+		} else {
+			fputs(kind == NODE_LOOP ? "loop at " : "", f);
+			place(f, e, n);
+			fprintf(f, " [%s]", proc_of(e, n));
+		}
+		fprintf(f, " in %s\n", base(e->lms.names[n->lm]));
 	}
 	if (!nrows)
 		fprintf(f, "  (none)\n");
 	free(rows);
 }
 
-int report_write(const struct experiment *e, const char *path, size_t top)
+static int cmp_program(const void *a, const void *b)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	const struct row *x = a, *y = b;
+
+	if (x->incl != y->incl)
+		return x->incl > y->incl ? -1 : 1;
+	return x->n->id < y->n->id ? -1 : x->n->id > y->n->id;
+}
+
+/* Each program's share: its processes' calling contexts summed. */
+static void programs(FILE *f, const struct experiment *e, size_t m,
+		     const struct shown *s, double total)
+{
+	struct row *rows = xcalloc(e->nprograms, sizeof(*rows));
+	size_t i, k;
+
+	for (i = 0; i < e->nprograms; i++) {
+		rows[i].n = e->programs[i].node;
+		rows[i].incl = accum_sum(rows[i].n->acc, m, 0);
+	}
+	qsort(rows, e->nprograms, sizeof(*rows), cmp_program);
+	fprintf(f, "\nPrograms by inclusive %s (each summed over its "
+		"processes):\n", s->label);
+	fprintf(f, "%7s", "incl%");
+	value_heading(f, "inclusive", s);
+	fprintf(f, " %9s %7s  %s\n", "processes", "threads", "program");
+	for (i = 0; i < e->nprograms; i++) {
+		for (k = 0; e->programs[k].node != rows[i].n; k++)
+			;
+		fprintf(f, "%6.2f%% %14.6g %9zu %7zu  %s\n",
+			pct(rows[i].incl, total), rows[i].incl * s->u.scale,
+			e->programs[k].nprocs, e->programs[k].nthreads,
+			e->programs[k].name);
+	}
+	free(rows);
+}
+
+/* "N thing" or "N things" ("N processes" for "process"). */
+static void count(struct strbuf *sb, size_t n, const char *thing)
+{
+	strbuf_addf(sb, "%zu %s%s", n, thing,
+		    n == 1 ? "" : thing[strlen(thing) - 1] == 's' ? "es" : "s");
+}
+
+void report_counts(const struct experiment *e, struct strbuf *sb)
+{
+	size_t i, nprocs = 0;
+
+	for (i = 0; i < e->nprograms; i++)
+		nprocs += e->programs[i].nprocs;
+	if (e->nprograms > 1) {
+		count(sb, e->nprograms, "program");
+		strbuf_addstr(sb, ", ");
+	}
+	count(sb, nprocs, "process");
+	strbuf_addstr(sb, ", ");
+	count(sb, e->nthreads, "thread");
+}
+
+FILE *report_open(const char *path)
+{
+	FILE *f;
+	int fd;
+
+	if (!strcmp(path, "-"))
+		return stdout;
+	/* a symbolic link is refused, never followed */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
+	if (fd < 0 && errno == ELOOP) {
+		hpc_seterr("'%s': is a symbolic link; not written through",
+			   path);
+		return NULL;
+	}
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		hpc_seterr("'%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	return f;
+}
+
+int report_write(const struct experiment *e, const struct phases *ph,
+		 FILE *f, const char *path, size_t top)
+{
+	struct strbuf sb = STRBUF_INIT;
 	size_t m;
+
+	report_counts(e, &sb);
+	fprintf(f, "hpcprof report: %s, %s\n", e->program ? e->program : "?",
+		sb.buf);
+	strbuf_reset(&sb);
+	for (m = 0; m < mix_measured(&e->metrics); m++) {
+		const struct raw_metric *r = &e->metrics.raw[m];
+		double total = accum_sum(e->root->acc, m, 0);
+		struct shown s;
+
+		/* a kind of synchronization the program did not use */
+		if (total == 0 && ph && phases_metric(ph, m))
+			continue;
+		s.u = units_of(r->name, r->description, (double)r->period,
+			       "raw");
+		units_heading(metrics_raw_label(&e->metrics, m), s.u, &sb);
+		s.label = sb.buf;
+		fprintf(f, "\nMetric %s: total %.6g\n", s.label,
+			total * s.u.scale);
+		if (e->nprograms > 1)
+			programs(f, e, m, &s, total);
+		table(f, e, m, &s, NODE_PROC, top, total);
+		table(f, e, m, &s, NODE_LOOP, top, total);
+		table(f, e, m, &s, NODE_STMT, top, total);
+		datatree_report(f, e, m, s.label, s.u.scale, top);
+		strbuf_reset(&sb);
+	}
+	strbuf_release(&sb);
+	if (ph)
+		phases_report(ph, e, f, top);
+	return report_close(f, path);
+}
+
+int report_close(FILE *f, const char *path)
+{
 	int ret = 0;
 
 	if (!f)
-		return hpc_seterr("'%s': %s", path, strerror(errno));
-	fprintf(f, "hpcprof report: %s, %zu thread%s\n",
-		e->program ? e->program : "?", e->nthreads,
-		e->nthreads == 1 ? "" : "s");
-	for (m = 0; m < e->metrics.nraw; m++) {
-		double total = accum_sum(e->root->acc, m, 0);
-
-		fprintf(f, "\nMetric %s: total %.6g\n", e->metrics.raw[m].name,
-			total);
-		table(f, e, m, NODE_PROC, top, total);
-		table(f, e, m, NODE_LOOP, top, total);
-		table(f, e, m, NODE_STMT, top, total);
-	}
+		return 0;
 	if (fflush(f) || ferror(f))
-		ret = hpc_seterr("'%s': write error", path);
+		ret = hpc_seterr("'%s': write error: %s", path,
+				 strerror(errno));
 	if (f != stdout && fclose(f) && !ret)
 		ret = hpc_seterr("'%s': %s", path, strerror(errno));
 	return ret;

@@ -6,14 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cct.h"
 #include "config.h"
+#include "datatree.h"
 #include "database.h"
 #include "dwarf-fallback.h"
 #include "error.h"
 #include "formula.h"
 #include "hashmap.h"
+#include "hpcrun-live.h"
+#include "mix.h"
+#include "phases.h"
+#include "parallel.h"
 #include "report.h"
 #include "run.h"
 #include "strbuf.h"
@@ -23,6 +29,7 @@ struct input {
 	char *path;
 	int all_metrics;		/* named on the command line */
 	struct hpcrun_profile *p;
+	struct hpcsync *sync;		/* its .hpcsync file, or NULL */
 };
 
 struct run {
@@ -31,7 +38,10 @@ struct run {
 	struct input *in;	size_t nin, in_alloc;
 	struct hmap *seen;	/* profile path -> input index + 1 */
 	char **structs;		size_t nstructs, structs_alloc;
+	size_t ngiven;		/* structs[0..ngiven): -S and STRUCTURE */
 	struct experiment *e;
+	struct phases *ph;
+	unsigned jobs;		/* threads (-j) */
 	int status;
 };
 
@@ -52,6 +62,23 @@ static char *dir_of(const char *path)
 	if (slash == path)
 		return xstrdup("/");
 	return xstrndup(path, (size_t)(slash - path));
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* path without trailing slashes ("db/" is db); caller frees. */
+static char *without_slashes(const char *path)
+{
+	size_t n = strlen(path);
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	return xstrndup(path, n);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -85,7 +112,11 @@ static char **list_dir(const char *dir, const char *suffix, size_t *n)
 	return v;
 }
 
-static void add_struct(struct run *r, const char *path)
+/*
+ * Given structure files (-S, then -M's STRUCTURE) come before those found
+ * in structs/ directories: see prefer_given().
+ */
+static void add_struct(struct run *r, const char *path, int given)
 {
 	size_t i;
 
@@ -93,7 +124,50 @@ static void add_struct(struct run *r, const char *path)
 		if (!strcmp(r->structs[i], path))
 			return;
 	HPC_GROW(r->structs, r->nstructs + 1, r->structs_alloc);
-	r->structs[r->nstructs++] = xstrdup(path);
+	i = given ? r->ngiven++ : r->nstructs;
+	memmove(&r->structs[i + 1], &r->structs[i],
+		(r->nstructs - i) * sizeof(*r->structs));
+	r->structs[i] = xstrdup(path);
+	r->nstructs++;
+}
+
+static const char *base_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * A module is matched to the structure of its path, else of its base name
+ * (cct.c).  A structure from structs/ that a given one (the first
+ * ngiven_lms of e->structs) matches that way too is set aside, and the
+ * choice said: the file given explicitly wins.
+ */
+static void prefer_given(struct run *r, size_t ngiven_lms)
+{
+	struct experiment *e = r->e;
+	size_t k = ngiven_lms, j;
+
+	while (k < e->nstructs) {
+		struct structure *s = e->structs[k];
+
+		for (j = 0; j < ngiven_lms; j++)
+			if (!strcmp(base_of(e->structs[j]->lm_path),
+				    base_of(s->lm_path)))
+				break;
+		if (j == ngiven_lms) {
+			k++;
+			continue;
+		}
+		hpc_warn("'%s': described by '%s' (given) and '%s'; using '%s'",
+			 s->lm_path, e->structs[j]->source, s->source,
+			 e->structs[j]->source);
+		structure_free(s);
+		memmove(&e->structs[k], &e->structs[k + 1],
+			(e->nstructs - k - 1) * sizeof(*e->structs));
+		e->nstructs--;
+	}
 }
 
 static struct input *add_profile(struct run *r, const char *path)
@@ -123,7 +197,8 @@ static long add_input(struct run *r, const char *path, int all_metrics,
 	size_t n, i;
 
 	*first = r->nin;
-	if (stat(path, &st)) {
+	if (stat(path, &st) ||
+	    (S_ISDIR(st.st_mode) && access(path, R_OK | X_OK))) {
 		hpc_error("'%s': %s", path, strerror(errno));
 		return -1;
 	}
@@ -133,6 +208,7 @@ static long add_input(struct run *r, const char *path, int all_metrics,
 			 (uintptr_t)hmap_get_str(r->seen, path) - 1 : *first;
 		return 1;
 	}
+	hpcrun_live_recover(path, hpc_warn);	/* what killed processes left */
 	v = list_dir(path, ".hpcrun", &n);
 	for (i = 0; i < n; i++) {
 		add_profile(r, v[i])->all_metrics |= all_metrics;
@@ -149,7 +225,7 @@ static long add_input(struct run *r, const char *path, int all_metrics,
 		strbuf_addf(&sd, "%s/structs", path);
 		sv = list_dir(sd.buf, ".hpcstruct", &ns);
 		for (i = 0; i < ns; i++) {
-			add_struct(r, sv[i]);
+			add_struct(r, sv[i], 0);
 			free(sv[i]);
 		}
 		free(sv);
@@ -174,6 +250,7 @@ static int **map_metrics(struct run *r)
 		for (j = 0; j < p->nmetrics; j++) {
 			const struct hpcrun_metric *m = &p->metrics[j];
 			const char *name = r->in[i].all_metrics ? m->name : NULL;
+			const struct config_metric *by = NULL;
 			struct raw_metric *rm;
 			size_t idx;
 
@@ -181,14 +258,20 @@ static int **map_metrics(struct run *r)
 				const struct config_metric *cm = &r->cfg.metrics[k];
 
 				if (cm->file && config_metric_selects(cm,
-						r->in[i].path, m->name, j))
+						r->in[i].path, m->name, j)) {
 					name = cm->select ? cm->name : m->name;
+					by = cm->select ? cm : NULL;
+				}
 			}
 			maps[i][j] = -1;
-			if (!name)
+			/* object attributes, not samples (datatree.h) */
+			if (!name || datatree_attr_of(m->name) != DATTR_NONE)
 				continue;
 			idx = metrics_raw(&r->e->metrics, name, m->description,
 					  m->flags[2] == 1);
+			if (by)
+				metrics_set_display(&r->e->metrics, idx,
+						    by->display_name);
 			maps[i][j] = (int)idx;
 			rm = &r->e->metrics.raw[idx];
 			rm->nsamples += m->nsamples;
@@ -223,8 +306,9 @@ static struct formula *resolve_metric(void *arg, const char *name)
 	return raw >= 0 ? formula_raw((size_t)raw) : NULL;
 }
 
-static int add_derived(struct metrics *m, const char *name, const char *text,
-		       int show, int percent)
+static int add_derived(struct metrics *m, const char *name,
+		       const char *display, const char *text, int show,
+		       int percent)
 {
 	struct resolve_arg a = { m };
 	struct formula *f = formula_parse(text, resolve_metric, &a);
@@ -235,6 +319,7 @@ static int add_derived(struct metrics *m, const char *name, const char *text,
 	HPC_GROW(m->derived, m->nderived + 1, m->derived_alloc);
 	d = &m->derived[m->nderived++];
 	d->name = xstrdup(name);
+	d->display = display && display[0] ? xstrdup(display) : NULL;
 	d->text = xstrdup(text);
 	d->f = f;
 	d->show = show;
@@ -250,8 +335,9 @@ static int derived_metrics(struct run *r)
 	for (i = 0; i < r->cfg.nmetrics; i++) {
 		const struct config_metric *cm = &r->cfg.metrics[i];
 
-		if (cm->compute && add_derived(m, cm->name, cm->compute,
-					       cm->display, cm->percent)) {
+		if (cm->compute && add_derived(m, cm->name, cm->display_name,
+					       cm->compute, cm->display,
+					       cm->percent)) {
 			hpc_error("%s: metric '%s': %s", r->o->config, cm->name,
 				  hpc_lasterr());
 			return -1;
@@ -269,7 +355,7 @@ static int derived_metrics(struct run *r)
 		}
 		name = xstrndup(r->o->formulas[i],
 				(size_t)(eq - r->o->formulas[i]));
-		ret = add_derived(m, name, eq + 1, 1, 1);
+		ret = add_derived(m, name, NULL, eq + 1, 1, 1);
 		if (ret)
 			hpc_error("--metric '%s': %s", name, hpc_lasterr());
 		free(name);
@@ -279,40 +365,85 @@ static int derived_metrics(struct run *r)
 	return 0;
 }
 
-static void read_profiles(struct run *r)
+/*
+ * Reads every profile's header, load map and metrics (parallel.h; the
+ * CCTs are read again when they are added).  All belong to the
+ * experiment, whatever program they measured (a process tree: make and
+ * its compilers, a program and what it runs through system()): each is
+ * registered with its program, then its modules, in profile order.
+ * And each one's synchronization file; returns 1 when there was any.
+ */
+static int read_profiles(struct run *r)
 {
-	const char *program = NULL, *first = NULL;
+	const char **paths = xcalloc(r->nin ? r->nin : 1, sizeof(*paths));
+	struct hpcrun_profile **out = xcalloc(r->nin ? r->nin : 1,
+					      sizeof(*out));
+	char **err = xcalloc(r->nin ? r->nin : 1, sizeof(*err));
 	size_t i;
+	int bad, any = 0;
 
+	for (i = 0; i < r->nin; i++)
+		paths[i] = r->in[i].path;
+	par_read_heads(paths, r->nin, r->jobs, out, err);
 	for (i = 0; i < r->nin; i++) {
-		const char *name;
-
-		r->in[i].p = hpcrun_fmt_read(r->in[i].path);
-		if (!r->in[i].p) {
-			hpc_warn("%s; skipping it", hpc_lasterr());
+		r->in[i].p = out[i];
+		if (!out[i]) {
+			hpc_warn("%s; skipping it", err[i]);
 			r->status = 1;
+			free(err[i]);
 			continue;
 		}
-		name = hpcrun_profile_header(r->in[i].p, "program-name");
-		if (!name)
-			name = "";
-		if (!program) {
-			program = name;
-			first = r->in[i].path;
-		} else if (strcmp(program, name)) {
-			hpc_warn("'%s': profile of program '%s', not '%s' (as "
-				 "'%s'); skipping it", r->in[i].path, name,
-				 program, first);
-			hpcrun_profile_free(r->in[i].p);
-			r->in[i].p = NULL;
+		experiment_add_program(r->e, r->in[i].p);
+		r->in[i].sync = phases_read(r->in[i].path, &bad);
+		if (bad) {
+			hpc_warn("%s; synchronization data of this thread "
+				 "ignored", hpc_lasterr());
 			r->status = 1;
 		}
+		any |= r->in[i].sync != NULL;
 	}
+	for (i = 0; i < r->nin; i++) {
+		char *dir;
+
+		if (!r->in[i].p)
+			continue;
+		dir = dir_of(r->in[i].path);
+		experiment_register(r->e, r->in[i].p, dir);
+		free(dir);
+	}
+	experiment_check_modules(r->e);
+	free(paths);
+	free(out);
+	free(err);
+	return any;
 }
 
+/* How the code of a module without a structure file was attributed. */
+enum { FB_DWARF, FB_SYMBOLS, FB_NO_BINARY, NFB };
+
+static const char *const fb_what[NFB] = {
+	"no structure file; line-level attribution from DWARF only (no loops)",
+	"no structure file and no DWARF; procedures from symbols only",
+	"binary not found; keeping addresses",
+};
+
+static const char *const fb_summary[NFB] = {
+	"from DWARF lines only (no loops)", "from symbols only",
+	"binaries not found (addresses kept)",
+};
+
+/*
+ * Warns about the modules whose attribution is degraded: build-ID and
+ * kernel-symbol problems one line each; the modules attributed without a
+ * structure file by name when there is one, else in one summary line (an
+ * MPI run has dozens; experiment.xml's Info names each).
+ */
 static void notices(struct run *r)
 {
-	size_t i;
+	const struct module *one[NFB] = { NULL };
+	size_t count[NFB] = { 0 }, total = 0, i;
+	struct strbuf names = STRBUF_INIT;
+	int k;
 
 	for (i = 0; i < r->e->nmodules; i++) {
 		const struct module *m = r->e->modules[i];
@@ -329,35 +460,118 @@ static void notices(struct run *r)
 				 "(measured %s, on disk %s); structure file "
 				 "ignored", m->path, m->rejected,
 				 m->rejected_binary, m->measured, m->on_disk);
-		if (!m->fb || m->source == MODULE_STRUCTFILE)
+		if (!m->fb || m->source == MODULE_STRUCTFILE ||
+		    !strcmp(m->path, "<placeholders>"))
 			continue;
 		if (m->source == MODULE_DWARF)
-			hpc_warn("'%s': no structure file; line-level "
-				 "attribution from DWARF only (no loops)",
-				 m->path);
-		else if (fallback_kallsyms_error(m->fb))
+			k = FB_DWARF;
+		else if (fallback_error(m->fb)) {
 			hpc_warn("%s; keeping addresses",
-				 fallback_kallsyms_error(m->fb));
-		else if (fallback_has_kallsyms(m->fb))
+				 fallback_error(m->fb));
+			continue;
+		} else if (fallback_has_kallsyms(m->fb)) {
 			hpc_warn("'%s': kernel symbols only (no lines)",
 				 m->path);
-		else if (!fallback_has_binary(m->fb) &&
-			 strcmp(m->path, "<placeholders>"))
-			hpc_warn("'%s': binary not found; keeping addresses",
-				 m->path);
-		else if (strcmp(m->path, "<placeholders>"))
-			hpc_warn("'%s': no structure file and no DWARF; "
-				 "procedures from symbols only", m->path);
+			continue;
+		} else if (!fallback_has_binary(m->fb))
+			k = FB_NO_BINARY;
+		else
+			k = FB_SYMBOLS;
+		one[k] = m;
+		count[k]++;
+		if (total < 3)
+			strbuf_addf(&names, "%s%s", total ? ", " : "",
+				    base_name(m->path));
+		total++;
 	}
+	if (total == 1) {
+		for (k = 0; k < NFB; k++)
+			if (count[k])
+				hpc_warn("'%s': %s", one[k]->path, fb_what[k]);
+	} else if (total > 1) {
+		struct strbuf sb = STRBUF_INIT;
+
+		strbuf_addf(&sb, "%zu modules without a structure file (%s",
+			    total, names.buf);
+		if (total > 3)
+			strbuf_addf(&sb, " and %zu more", total - 3);
+		strbuf_addstr(&sb, "):");
+		for (k = 0; k < NFB; k++)
+			if (count[k])
+				strbuf_addf(&sb, "%s %zu %s",
+					    sb.buf[sb.len - 1] == ':' ? "" : ",",
+					    count[k], fb_summary[k]);
+		hpc_warn("%s; 'hpcstruct MEASUREMENT-DIR' adds loops",
+			 sb.buf);
+		strbuf_release(&sb);
+	}
+	strbuf_release(&names);
 }
 
-static char *default_output(const struct run *r)
+/*
+ * The program hpcrun launched, from the name of the one measurement
+ * directory given: hpctoolkit-PROG-measurements, or -measurements-N when
+ * hpcrun found the name taken (*suffix "-N", else "").  NULL when the
+ * inputs are not one such directory.  Caller frees both.
+ */
+static char *launched_program(const struct run *r, char **suffix)
+{
+	static const char head[] = "hpctoolkit-", tail[] = "-measurements";
+	const char *base, *t, *end;
+	struct stat st;
+	char *dir, *prog = NULL;
+
+	*suffix = NULL;
+	if (r->o->ninputs != 1 || stat(r->o->inputs[0], &st) ||
+	    !S_ISDIR(st.st_mode))
+		return NULL;
+	dir = without_slashes(r->o->inputs[0]);
+	base = base_name(dir);
+	end = base + strlen(base);
+	if (strncmp(base, head, sizeof(head) - 1))
+		goto out;
+	for (t = end - (sizeof(tail) - 1); t > base + sizeof(head) - 1; t--)
+		if (!strncmp(t, tail, sizeof(tail) - 1) &&
+		    (!t[sizeof(tail) - 1] ||
+		     (t[sizeof(tail) - 1] == '-' && t[sizeof(tail)] &&
+		      strspn(t + sizeof(tail), "0123456789") ==
+		      strlen(t + sizeof(tail)))))
+			break;
+	if (t <= base + sizeof(head) - 1)
+		goto out;
+	prog = xstrndup(base + sizeof(head) - 1,
+			(size_t)(t - base - (sizeof(head) - 1)));
+	*suffix = xstrdup(t + sizeof(tail) - 1);
+out:
+	free(dir);
+	return prog;
+}
+
+/*
+ * Names the experiment for the program hpcrun launched (else the first
+ * profile's program) and returns the database path: -o, else
+ * hpctoolkit-PROG-database (with the measurement directory's -N).
+ */
+static char *name_experiment(struct run *r)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const char *prog = r->e->program ? r->e->program : "unknown";
-	const char *slash = strrchr(prog, '/');
+	char *suffix, *launched = launched_program(r, &suffix);
+	const char *prog;
 
-	strbuf_addf(&sb, "hpctoolkit-%s-database", slash ? slash + 1 : prog);
+	if (launched) {
+		free(r->e->program);
+		r->e->program = launched;
+	}
+	if (!r->e->program && r->e->nprograms)
+		r->e->program = xstrdup(r->e->programs[0].name);
+	if (r->o->output) {
+		free(suffix);
+		return without_slashes(r->o->output);
+	}
+	prog = r->e->program ? r->e->program : "unknown";
+	strbuf_addf(&sb, "hpctoolkit-%s-database%s", base_name(prog),
+		    suffix ? suffix : "");
+	free(suffix);
 	return strbuf_detach(&sb, NULL);
 }
 
@@ -372,7 +586,7 @@ static int load_config(struct run *r)
 		return -1;
 	}
 	for (i = 0; i < r->cfg.nstructures; i++)
-		add_struct(r, r->cfg.structures[i]);
+		add_struct(r, r->cfg.structures[i], 1);
 	for (i = 0; i < r->cfg.nmetrics; i++)
 		if (r->cfg.metrics[i].file &&
 		    add_input(r, r->cfg.metrics[i].file, 0, &first) < 0)
@@ -413,46 +627,180 @@ static void source_paths(struct run *r, struct source_paths *sp,
 	}
 }
 
-static int correlate_and_write(struct run *r)
+/* Says where the database went and what it holds, on stderr. */
+static void said_written(const struct run *r, const char *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	report_counts(r->e, &sb);
+	fprintf(stderr, "%s: wrote '%s' (%s, %zu scope%s)\n", hpc_progname(),
+		out, sb.buf, r->e->nnodes, r->e->nnodes == 1 ? "" : "s");
+	strbuf_release(&sb);
+}
+
+/* "host:pid" of a profile, the process its thread ran in. */
+static void process_key(const struct hpcrun_profile *p, struct strbuf *sb)
+{
+	const char *pid = hpcrun_profile_header(p, "process-id");
+	const char *host = hpcrun_profile_header(p, "host-id");
+
+	strbuf_addf(sb, "%s:%s", host ? host : "", pid ? pid : "");
+}
+
+/* Does a profile of the measurements have data roots (hpcrun --data)? */
+static int data_centric(const struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nin; i++) {
+		const char *v = r->in[i].p ?
+			hpcrun_profile_header(r->in[i].p, "data-centric") : NULL;
+
+		if (v && !strcmp(v, "1"))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Measurements with data roots (hpcrun --data) or synchronization files
+ * (.hpcsync) are correlated on this thread, profile by profile into e
+ * itself: par_correlate's workers merge neither data trees (datatree.h)
+ * nor per-phase profiles (cct.h invariant 4) yet, so -j N writes what
+ * -j 1 writes.  Each thread's row goes to db with its synchronization
+ * columns, its values measured at calls into the tree (phases.h).  A
+ * malformed data subtree is said in one line naming the profile.  Returns
+ * the number of profiles that could not be read again (warned about;
+ * their threads stay empty).
+ */
+static long correlate_one_thread(struct run *r, struct database *db,
+				 int **maps)
+{
+	long failed = 0;
+	size_t i, used = 0;
+
+	for (i = 0; i < r->nin; i++) {
+		struct input *in = &r->in[i];
+		struct strbuf cols = STRBUF_INIT, proc = STRBUF_INIT;
+		struct hpcrun_profile *p;
+		struct cct_extra *extra;
+		size_t nextra;
+		char *problem;
+
+		if (!in->p)
+			continue;
+		p = hpcrun_fmt_read(in->path);
+		if (!p) {
+			hpc_warn("%s", hpc_lasterr());
+			failed++;
+		}
+		process_key(in->p, &proc);
+		phases_thread(r->ph, r->e, used, p ? in->sync : NULL,
+			      p ? p : in->p, proc.buf, &extra, &nextra, &cols);
+		database_thread(db, used++, in->path, in->p,
+				cols.len ? cols.buf : NULL);
+		strbuf_release(&cols);
+		strbuf_release(&proc);
+		hpcrun_profile_free(in->p);
+		in->p = NULL;
+		if (!p) {
+			r->e->nthreads++;
+			continue;
+		}
+		experiment_add_profile_extra(r->e, p, maps[i], extra, nextra);
+		phases_placed(r->ph, r->e);
+		problem = datatree_take_problem(r->e);
+		if (problem)
+			hpc_warn("'%s': data-centric tree: %s; the rest is "
+				 "used", in->path, problem);
+		free(problem);
+		hpcrun_profile_free(p);
+	}
+	return failed;
+}
+
+static int correlate_and_write(struct run *r, int any_sync)
 {
 	struct source_paths sp;
 	struct strbuf *tmp;
 	struct database *db;
-	char *out;
-	int **maps, ret = 0;
+	char *out, *aside = NULL;
+	FILE *report;
+	int **maps, ret = 0, data;
 	size_t i, used = 0;
+	struct par_profile *todo;
+	long failed;
 	const char *title;
 
 	maps = map_metrics(r);
+	mix_register(&r->e->metrics, r->e->structs, r->e->nstructs);
+	phases_register(r->ph, &r->e->metrics, any_sync);
+	data = data_centric(r);
+	if (r->o->correlate && (data || any_sync)) {
+		hpc_error(data ? "data-centric measurements (hpcrun --data) "
+				 "are analyzed by hpcprof, not by this program"
+			       : "measurements with synchronization data "
+				 "(.hpcsync files) are analyzed by hpcprof, "
+				 "not by this program");
+		ret = -1;
+		goto out_maps;
+	}
+	if (r->o->reader_only) {
+		todo = xcalloc(r->nin ? r->nin : 1, sizeof(*todo));
+		for (i = 0; i < r->nin; i++) {
+			if (!r->in[i].p)
+				continue;
+			todo[used].path = r->in[i].path;
+			todo[used++].map = maps[i];
+		}
+		if (r->o->correlate(r->e, todo, used, r->jobs) < 0)
+			ret = -1;
+		free(todo);
+		goto out_maps;
+	}
 	if (derived_metrics(r)) {
 		ret = -1;
 		goto out_maps;
 	}
-	for (i = 0; i < r->nin && !r->e->program; i++)
-		if (r->in[i].p &&
-		    hpcrun_profile_header(r->in[i].p, "program-name"))
-			r->e->program = xstrdup(hpcrun_profile_header(
-				r->in[i].p, "program-name"));
-	out = r->o->output ? xstrdup(r->o->output) : default_output(r);
-	db = database_create(out, r->e);
+	out = name_experiment(r);
+	report = r->o->text ? report_open(r->o->text) : NULL;
+	db = report || !r->o->text ?
+	     database_create(out, r->e, phases_thread_columns(r->ph)) : NULL;
 	if (!db) {
 		hpc_error("%s", hpc_lasterr());
+		report_close(report, r->o->text);
 		free(out);
 		ret = -1;
 		goto out_maps;
 	}
-	for (i = 0; i < r->nin; i++) {
-		char *dir;
-
-		if (!r->in[i].p)
-			continue;
-		database_thread(db, used++, r->in[i].path, r->in[i].p);
-		dir = dir_of(r->in[i].path);
-		experiment_add_profile(r->e, r->in[i].p, maps[i], dir);
-		free(dir);
-		hpcrun_profile_free(r->in[i].p);
-		r->in[i].p = NULL;
+	if (data || any_sync) {
+		failed = correlate_one_thread(r, db, maps);
+	} else {
+		todo = xcalloc(r->nin ? r->nin : 1, sizeof(*todo));
+		for (i = 0; i < r->nin; i++) {
+			if (!r->in[i].p)
+				continue;
+			database_thread(db, used, r->in[i].path, r->in[i].p,
+					NULL);
+			todo[used].path = r->in[i].path;
+			todo[used++].map = maps[i];
+			hpcrun_profile_free(r->in[i].p);
+			r->in[i].p = NULL;
+		}
+		failed = (r->o->correlate ? r->o->correlate : par_correlate)(
+			r->e, todo, used, r->jobs);
+		free(todo);
 	}
+	if (failed < 0) {
+		hpc_error("%s", hpc_lasterr());
+		database_abort(db);
+		report_close(report, r->o->text);
+		free(out);
+		ret = -1;
+		goto out_maps;
+	}
+	if (failed)
+		r->status = 1;
 	if (!r->e->root->acc)
 		hpc_warn("no samples in the measurements; the database is "
 			 "empty");
@@ -463,19 +811,26 @@ static int correlate_and_write(struct run *r)
 	source_paths(r, &sp, tmp);
 	title = r->cfg.title ? r->cfg.title
 			     : r->e->program ? r->e->program : "unknown";
-	if (database_finish(db, title, &sp, r->o->config)) {
+	if (phases_finish(r->ph, r->e, db)) {
+		hpc_error("%s", hpc_lasterr());
+		database_abort(db);
+		ret = -1;
+	} else if (database_finish(db, title, &sp, r->o->config, &aside)) {
 		hpc_error("%s", hpc_lasterr());
 		ret = -1;
 	}
-	if (!ret && r->o->text &&
-	    report_write(r->e, r->o->text, r->o->top > 0 ? (size_t)r->o->top
-							 : 20)) {
+	if (aside)
+		fprintf(stderr, "%s: moved the previous '%s' to '%s'\n",
+			hpc_progname(), out, aside);
+	if (!ret)
+		said_written(r, out);
+	if (report && (ret ? report_close(report, r->o->text)
+			   : report_write(r->e, r->ph, report, r->o->text,
+					  r->o->top > 0 ? (size_t)r->o->top
+							: 20))) {
 		hpc_error("%s", hpc_lasterr());
 		ret = -1;
 	}
-	if (!ret && !r->o->text)
-		fprintf(stderr, "%s: wrote '%s' (%zu threads, %zu scopes)\n",
-			hpc_progname(), out, r->e->nthreads, r->e->nnodes);
 	for (i = 0; i <= r->o->nreplace; i++)
 		strbuf_release(&tmp[i]);
 	free(tmp);
@@ -483,6 +838,7 @@ static int correlate_and_write(struct run *r)
 	free(sp.from);
 	free(sp.to);
 	free(out);
+	free(aside);
 out_maps:
 	for (i = 0; i < r->nin; i++)
 		free(maps[i]);
@@ -490,13 +846,60 @@ out_maps:
 	return ret;
 }
 
+int hpcprof_args_apply(struct hpcprof_options *o,
+		       const struct hpcprof_args *a, char **inputs, int n)
+{
+	struct stat st;
+	size_t i;
+
+	if (a->jobs < 0 || a->jobs > 1024) {
+		hpc_error("-j '%ld': expected a number of threads from 1 to "
+			  "1024", a->jobs);
+		return -1;
+	}
+	for (i = 0; i < a->incdirs.n; i++) {
+		if (stat(a->incdirs.v[i], &st)) {
+			hpc_error("-I '%s': %s", a->incdirs.v[i],
+				  strerror(errno));
+			return -1;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			hpc_error("-I '%s': not a directory", a->incdirs.v[i]);
+			return -1;
+		}
+	}
+	o->jobs = (unsigned)a->jobs;
+	o->inputs = (const char *const *)inputs;
+	o->ninputs = (size_t)n;
+	o->structs = a->structs.v;
+	o->nstructs = a->structs.n;
+	o->include = a->incdirs.v;
+	o->ninclude = a->incdirs.n;
+	o->replace = a->replace.v;
+	o->nreplace = a->replace.n;
+	o->formulas = a->metrics.v;
+	o->nformulas = a->metrics.n;
+	return 0;
+}
+
+void hpcprof_args_release(struct hpcprof_args *a)
+{
+	strlist_release(&a->structs);
+	strlist_release(&a->incdirs);
+	strlist_release(&a->replace);
+	strlist_release(&a->metrics);
+}
+
 int hpcprof_run(const struct hpcprof_options *o)
 {
 	struct run r;
-	size_t i, first, nprofiles = 0;
+	size_t i, first, nprofiles = 0, ngiven_lms = 0;
+	int any_sync = 0;
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
+	r.ph = phases_new();
+	r.jobs = o->jobs ? o->jobs : par_default_threads();
 	r.seen = hmap_new();
 	r.e = experiment_new();
 	for (i = 0; i < o->ninputs; i++) {
@@ -505,16 +908,21 @@ int hpcprof_run(const struct hpcprof_options *o)
 		if (n < 0)
 			r.status = 1;
 	}
+	for (i = 0; i < o->nstructs; i++)
+		add_struct(&r, o->structs[i], 1);
 	if (load_config(&r) == 0) {
-		for (i = 0; i < o->nstructs; i++)
-			add_struct(&r, o->structs[i]);
-		for (i = 0; i < r.nstructs; i++)
+		for (i = 0; i < r.nstructs; i++) {
+			if (i == r.ngiven)
+				ngiven_lms = r.e->nstructs;
 			if (experiment_add_structfile(r.e, r.structs[i])) {
 				hpc_warn("%s; structure file ignored",
 					 hpc_lasterr());
 				r.status = 1;
 			}
-		read_profiles(&r);
+		}
+		prefer_given(&r, r.ngiven < r.nstructs ? ngiven_lms
+						       : r.e->nstructs);
+		any_sync = read_profiles(&r);
 		for (i = 0; i < r.nin; i++)
 			nprofiles += r.in[i].p != NULL;
 		if (!nprofiles && r.nin) {
@@ -523,7 +931,7 @@ int hpcprof_run(const struct hpcprof_options *o)
 		} else if (!r.nin) {
 			hpc_error("no profiles found in the inputs given");
 			r.status = 1;
-		} else if (correlate_and_write(&r)) {
+		} else if (correlate_and_write(&r, any_sync)) {
 			r.status = 1;
 		}
 	} else {
@@ -531,6 +939,7 @@ int hpcprof_run(const struct hpcprof_options *o)
 	}
 	for (i = 0; i < r.nin; i++) {
 		hpcrun_profile_free(r.in[i].p);
+		hpcsync_free(r.in[i].sync);
 		free(r.in[i].path);
 	}
 	free(r.in);
@@ -540,5 +949,6 @@ int hpcprof_run(const struct hpcprof_options *o)
 	hmap_free(r.seen);
 	config_release(&r.cfg);
 	experiment_free(r.e);
+	phases_free(r.ph);
 	return r.status;
 }

@@ -7,6 +7,11 @@
 
 #include <stddef.h>
 
+#include "opts.h"
+
+struct experiment;
+struct par_profile;
+
 struct hpcprof_options {
 	const char *const *inputs;	size_t ninputs;	/* dirs or profiles */
 	const char *output;		/* NULL: hpctoolkit-PROG-database */
@@ -17,7 +22,48 @@ struct hpcprof_options {
 	const char *const *formulas;	size_t nformulas;	/* --metric */
 	const char *text;		/* --text: report file, "-" stdout */
 	long top;			/* rows per report table */
+	unsigned jobs;			/* threads; 0: par_default_threads() */
+	/* hpcprof-mpi: adds the profiles instead of par_correlate (same
+	 * contract); with reader_only set, nothing is written or said
+	 * after the profiles are registered (its ranks but 0). */
+	long (*correlate)(struct experiment *e, const struct par_profile *in,
+			  size_t n, unsigned jobs);
+	int reader_only;
 };
+
+/*
+ * The command line hpcprof and hpcprof-mpi share: the options' targets
+ * (HPCPROF_INPUT_OPTS, plus -j in jobs), checked and moved into a struct
+ * hpcprof_options by hpcprof_args_apply.
+ */
+struct hpcprof_args {
+	struct strlist structs, incdirs, replace, metrics;
+	long jobs;
+};
+
+/* Entries of an opts.h table for o (struct hpcprof_options) and a (struct
+ * hpcprof_args): output, structure files, source paths, derived metrics. */
+#define HPCPROF_INPUT_OPTS(o, a)					\
+	OPT_STRING('o', "output", &(o).output, "DBDIR",			\
+		   "write the database to DBDIR"),			\
+	OPT_LIST('S', "structure", &(a).structs, "FILE",		\
+		 "use the structure file FILE (repeatable)"),		\
+	OPT_LIST('I', "include", &(a).incdirs, "DIR",			\
+		 "search DIR for source files (repeatable)"),		\
+	OPT_LIST('R', "replace-path", &(a).replace, "FROM=TO",		\
+		 "rewrite source path prefix FROM to TO (repeatable)"),	\
+	OPT_STRING('M', "metric-config", &(o).config, "FILE",		\
+		   "derived metrics from the XML config FILE"),		\
+	OPT_LIST(0, "metric", &(a).metrics, "NAME=FORMULA",		\
+		 "add a derived metric (repeatable)")
+
+/*
+ * Checks a (-j from 0 to 1024, every -I a directory) and points o at it
+ * and at the n inputs; 0, or -1 after one message (exit status 2).
+ */
+int hpcprof_args_apply(struct hpcprof_options *o,
+		       const struct hpcprof_args *a, char **inputs, int n);
+void hpcprof_args_release(struct hpcprof_args *a);
 
 /* Runs hpcprof; returns the exit status (messages already printed). */
 int hpcprof_run(const struct hpcprof_options *o);

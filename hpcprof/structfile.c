@@ -6,9 +6,10 @@
 
 #include "error.h"
 #include "hashmap.h"
+#include "insn-mix.h"
 #include "strbuf.h"
 #include "structfile.h"
-#include "xmlsafe.h"
+#include "xmlread.h"
 
 #define MAX_DEPTH 4096
 
@@ -36,6 +37,8 @@ void structure_free(struct structure *s)
 	free(s->scopes);
 	free(s->ranges);
 	free(s->procs);
+	free(s->mixruns);
+	free(s->mixcodes);
 	free(s);
 }
 
@@ -93,6 +96,26 @@ static int cmp_range(const void *a, const void *b)
 	return x->scope < y->scope ? -1 : x->scope > y->scope;
 }
 
+static int cmp_mixrun(const void *a, const void *b)
+{
+	const struct mixrun *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Sorts the mix runs; a run overlapping the one before it is dropped. */
+static void finish_mix(struct structure *s)
+{
+	size_t i, out = 0;
+
+	if (s->nmixruns > 1)
+		qsort(s->mixruns, s->nmixruns, sizeof(*s->mixruns), cmp_mixrun);
+	for (i = 0; i < s->nmixruns; i++)
+		if (!out || s->mixruns[i].lo >= s->mixruns[out - 1].hi)
+			s->mixruns[out++] = s->mixruns[i];
+	s->nmixruns = out;
+}
+
 long structure_proc_of(const struct structure *s, size_t i)
 {
 	while (i > 0 && s->scopes[i].kind != SCOPE_PROC)
@@ -128,6 +151,7 @@ void structure_finish(struct structure *s)
 	if (s->nprocs)
 		qsort(s->procs, s->nprocs, sizeof(*s->procs), cmp_range);
 	free(hi);
+	finish_mix(s);
 }
 
 /* Last element of a sorted table with lo <= addr, or -1. */
@@ -160,6 +184,30 @@ long structure_lookup(const struct structure *s, uint64_t addr)
 		if (addr < s->procs[k].hi)
 			return s->procs[k].scope;
 	return -1;
+}
+
+int structure_insn_class(const struct structure *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->nmixruns;
+	const struct mixrun *r;
+	uint64_t at;
+	uint32_t k;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->mixruns[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= s->mixruns[lo - 1].hi)
+		return -1;
+	r = &s->mixruns[lo - 1];
+	for (at = r->lo, k = r->first;
+	     at + insn_mix_len(s->mixcodes[k]) <= addr; k++)
+		at += insn_mix_len(s->mixcodes[k]);
+	return (int)insn_mix_class(s->mixcodes[k]);
 }
 
 /* Parses "{[0x1-0x2) [0x3-0x4)}"; calls back per range; -1 if malformed. */
@@ -202,19 +250,17 @@ static uint32_t parse_line(const char *l)
 	return l ? (uint32_t)strtoul(l, NULL, 10) : 0;
 }
 
-static int line_of(xmlTextReaderPtr r)
-{
-	return (int)xmlGetLineNo(xmlTextReaderCurrentNode(r));
-}
-
 struct parse_state {
 	const char *path;
-	xmlTextReaderPtr r;
+	struct xmlread *x;
 	struct structure *cur;
 	uint32_t stack[MAX_DEPTH];	/* scope index per element depth */
 	/* n, f, l, v of the current element, reused (no malloc per element) */
 	struct strbuf attr[4];
 	int has[4];
+	/* the S element just read, which an insn-mix may follow, or -1 */
+	long last_stmt;
+	size_t stmt_ranges;	/* its first range in cur->ranges */
 };
 
 /* Copies the current element's n, f, l and v attributes into st->attr. */
@@ -222,20 +268,22 @@ static void get_attrs(struct parse_state *st)
 {
 	static const char names[] = "nflv";
 
+	xmlTextReaderPtr r = st->x->r;
+
 	memset(st->has, 0, sizeof(st->has));
-	while (xmlTextReaderMoveToNextAttribute(st->r) == 1) {
-		const char *a = (const char *)xmlTextReaderConstName(st->r);
+	while (xmlTextReaderMoveToNextAttribute(r) == 1) {
+		const char *a = (const char *)xmlTextReaderConstName(r);
 		const char *k = a[0] && !a[1] ? strchr(names, a[0]) : NULL;
 		const char *val;
 
 		if (!k)
 			continue;
-		val = (const char *)xmlTextReaderConstValue(st->r);
+		val = (const char *)xmlTextReaderConstValue(r);
 		strbuf_reset(&st->attr[k - names]);
 		strbuf_addstr(&st->attr[k - names], val ? val : "");
 		st->has[k - names] = 1;
 	}
-	xmlTextReaderMoveToElement(st->r);
+	xmlTextReaderMoveToElement(r);
 }
 
 static int element_kind(const char *name, enum scope_kind *kind)
@@ -259,24 +307,20 @@ static int start_element(struct parse_state *st, const char *name, int depth,
 			 struct structure ***out, size_t *nout, size_t *alloc)
 {
 	enum scope_kind kind;
-	const char *n, *f, *l, *v;
-	char *lm;
+	const char *n, *f, *l, *v, *lm;
 	uint32_t parent, idx;
 	const char *file;
 	uint64_t vma = 0;
-	int ret = 0;
 
 	if (depth == 0) {
 		if (strcmp(name, "HPCToolkitStructure"))
-			return hpc_seterr("%s:%d: root element is <%s>, not "
-					  "<HPCToolkitStructure>", st->path,
-					  line_of(st->r),
-					  name);
+			return xmlread_fail(st->x, NULL, "root element is <%s>, "
+					    "not <HPCToolkitStructure>", name);
 		return 0;
 	}
 	if (depth >= MAX_DEPTH)
-		return hpc_seterr("%s:%d: elements nested too deeply", st->path,
-				  line_of(st->r));
+		return xmlread_fail(st->x, NULL, "elements nested deeper than "
+				    "%d", MAX_DEPTH);
 	if (element_kind(name, &kind)) {
 		/* Unknown elements are ignored; children attach above them. */
 		st->stack[depth] = st->stack[depth - 1];
@@ -284,23 +328,19 @@ static int start_element(struct parse_state *st, const char *name, int depth,
 	}
 	if (kind == SCOPE_LM) {
 		if (depth != 1)
-			return hpc_seterr("%s:%d: <LM> inside another element",
-					  st->path,
-					  line_of(st->r));
-		lm = xmlsafe_attr(st->r, "n");
+			return xmlread_fail(st->x, NULL, "<LM> inside another "
+					    "element");
+		lm = xmlread_attr(st->x, "n");
 		if (!lm)
-			return hpc_seterr("%s:%d: <LM> without n=", st->path,
-					  line_of(st->r));
+			return xmlread_fail(st->x, NULL, "<LM> without n=");
 		st->cur = structure_new(lm, st->path);
-		free(lm);
 		HPC_GROW(*out, *nout + 1, *alloc);
 		(*out)[(*nout)++] = st->cur;
 		st->stack[depth] = 0;
 		return 0;
 	}
 	if (!st->cur || depth < 2)
-		return hpc_seterr("%s:%d: <%s> outside an <LM>", st->path,
-				  line_of(st->r), name);
+		return xmlread_fail(st->x, NULL, "<%s> outside an <LM>", name);
 	parent = st->stack[depth - 1];
 	get_attrs(st);
 	n = st->has[0] ? st->attr[0].buf : NULL;
@@ -308,18 +348,64 @@ static int start_element(struct parse_state *st, const char *name, int depth,
 	l = st->has[2] ? st->attr[2].buf : NULL;
 	v = st->has[3] ? st->attr[3].buf : NULL;
 	file = f ? f : st->cur->scopes[parent].file;
-	if (v && parse_ranges(v, NULL, 0, &vma)) {
-		return hpc_seterr("%s:%d: bad address ranges v=\"%s\"",
-				  st->path, line_of(st->r), v);
-	}
+	if (v && parse_ranges(v, NULL, 0, &vma))
+		return xmlread_fail(st->x, NULL, "bad address ranges v=\"%s\"",
+				    v);
 	idx = structure_add(st->cur, kind, parent,
 			    kind == SCOPE_PROC || kind == SCOPE_ALIEN ||
 			    kind == SCOPE_FILE ? n : NULL,
 			    file, parse_line(l), vma);
+	st->stmt_ranges = st->cur->nranges;
 	if (v && (kind == SCOPE_STMT || kind == SCOPE_CALL))
 		parse_ranges(v, st->cur, idx, NULL);
 	st->stack[depth] = idx;
-	return ret;
+	st->last_stmt = kind == SCOPE_STMT ? (long)idx : -1;
+	return 0;
+}
+
+/*
+ * An insn-mix processing instruction right after an S element: its codes
+ * tile the statement's ranges in order, cut into runs of at most
+ * MIX_RUN_INSNS instructions (structfile.h, invariant 4).
+ */
+static int read_mix(struct parse_state *st, const char *data)
+{
+	struct structure *s = st->cur;
+	size_t first = s->nmixcodes, k = first, i;
+	long bytes = insn_mix_parse(data, &s->mixcodes, &s->nmixcodes,
+				    &s->mixcodes_alloc);
+	uint64_t total = 0;
+
+	if (bytes < 0)
+		return xmlread_fail(st->x, NULL, "%s", hpc_lasterr());
+	for (i = st->stmt_ranges; i < s->nranges; i++)
+		total += s->ranges[i].hi - s->ranges[i].lo;
+	for (i = st->stmt_ranges; i < s->nranges && total == (uint64_t)bytes;
+	     i++) {
+		uint64_t at = s->ranges[i].lo;
+
+		while (at < s->ranges[i].hi && k < s->nmixcodes) {
+			struct mixrun *r;
+			size_t n = 0;
+
+			HPC_GROW(s->mixruns, s->nmixruns + 1, s->mixruns_alloc);
+			r = &s->mixruns[s->nmixruns++];
+			r->lo = at;
+			r->first = (uint32_t)k;
+			while (n++ < MIX_RUN_INSNS && at < s->ranges[i].hi &&
+			       k < s->nmixcodes)
+				at += insn_mix_len(s->mixcodes[k++]);
+			r->hi = at;
+		}
+		if (at != s->ranges[i].hi)
+			total = 0;	/* an instruction crosses the range's end */
+	}
+	if (total != (uint64_t)bytes || k != s->nmixcodes)
+		return xmlread_fail(st->x, NULL, "insn-mix of %lu bytes does "
+				    "not match its statement's %lu bytes of "
+				    "whole instructions", (unsigned long)bytes,
+				    (unsigned long)total);
+	return 0;
 }
 
 int structfile_read(const char *path, struct structure ***out, size_t *nout,
@@ -330,28 +416,46 @@ int structfile_read(const char *path, struct structure ***out, size_t *nout,
 	int ret = 0, rc;
 
 	st->path = path;
-	st->r = xmlsafe_open(path);
-	if (!st->r) {
+	st->x = xmlread_open(path, &xmlread_structure);
+	if (!st->x) {
 		free(st);
 		return -1;
 	}
-	while ((rc = xmlTextReaderRead(st->r)) == 1) {
-		int type = xmlTextReaderNodeType(st->r);
+	st->last_stmt = -1;
+	while ((rc = xmlread_next(st->x)) == 1) {
+		xmlTextReaderPtr r = st->x->r;
+		int type = xmlTextReaderNodeType(r);
 
+		if (type == XML_READER_TYPE_PROCESSING_INSTRUCTION &&
+		    st->last_stmt >= 0 &&
+		    !strcmp((const char *)xmlTextReaderConstName(r),
+			    INSN_MIX_TARGET)) {
+			const char *data =
+				(const char *)xmlTextReaderConstValue(r);
+
+			st->last_stmt = -1;
+			if (read_mix(st, data ? data : "")) {
+				ret = -1;
+				break;
+			}
+			continue;
+		}
+		if (type == XML_READER_TYPE_END_ELEMENT)
+			st->last_stmt = -1;
 		if (type != XML_READER_TYPE_ELEMENT)
 			continue;
-		if (start_element(st, (const char *)xmlTextReaderConstName(st->r),
-				  xmlTextReaderDepth(st->r), out, nout, alloc)) {
+		if (start_element(st, (const char *)xmlTextReaderConstName(r),
+				  xmlTextReaderDepth(r), out, nout, alloc)) {
 			ret = -1;
 			break;
 		}
 	}
-	if (rc < 0 && !ret)
-		ret = xmlsafe_error(st->r, path);
+	if (rc < 0)
+		ret = -1;
 	if (!ret && *nout == first)
 		ret = hpc_seterr("'%s': no load module (<LM>) in structure file",
 				 path);
-	xmlFreeTextReader(st->r);
+	xmlread_close(st->x);
 	for (i = 0; i < 4; i++)
 		strbuf_release(&st->attr[i]);
 	free(st);
@@ -395,5 +499,15 @@ void structure_dump(FILE *f, const struct structure *s)
 	for (i = 0; i < s->nranges; i++)
 		fprintf(f, "range [0x%" PRIx64 "-0x%" PRIx64 ") %u\n",
 			s->ranges[i].lo, s->ranges[i].hi, s->ranges[i].scope);
+	for (i = 0; i < s->nmixruns; i++) {
+		const struct mixrun *r = &s->mixruns[i];
+		uint64_t at = r->lo;
+		uint32_t k;
+
+		fprintf(f, "mix [0x%" PRIx64 "-0x%" PRIx64 ") ", r->lo, r->hi);
+		for (k = r->first; at < r->hi; at += insn_mix_len(s->mixcodes[k++]))
+			fputc(insn_mix_letters[insn_mix_class(s->mixcodes[k])], f);
+		fputc('\n', f);
+	}
 	free(depth);
 }

@@ -16,6 +16,12 @@
  *  2. procs[] is sorted by lo (the entry); hi is the end of the highest
  *     statement below the procedure (at least lo + 1).
  *  3. Strings are interned per structure and live until structure_free().
+ *  4. The instruction mix (hpcstruct(5), INSTRUCTION MIX; insn-mix.h) of
+ *     the statements that have one is in mixruns[], sorted by lo and not
+ *     overlapping: each run is at most MIX_RUN_INSNS consecutive
+ *     instructions, whose codes are mixcodes[first ...], so finding an
+ *     instruction's class costs a binary search and a short walk.  A mix
+ *     whose lengths do not tile its statement's ranges is refused.
  */
 #ifndef HPCPROF_STRUCTFILE_H
 #define HPCPROF_STRUCTFILE_H
@@ -45,6 +51,14 @@ struct vrange {
 	uint32_t scope;
 };
 
+/* At most this many instructions per mix run (invariant 4). */
+#define MIX_RUN_INSNS 32
+
+struct mixrun {
+	uint64_t lo, hi;	/* [lo, hi): whole instructions */
+	uint32_t first;		/* index of the first code in mixcodes[] */
+};
+
 struct structure {
 	const char *lm_path;	/* LM n= */
 	const char *source;	/* the structure file it came from */
@@ -52,6 +66,8 @@ struct structure {
 	struct vrange *ranges;	size_t nranges, ranges_alloc;
 	struct vrange *procs;	size_t nprocs, procs_alloc;
 	struct hmap *strings;	/* interned strings */
+	struct mixrun *mixruns;	size_t nmixruns, mixruns_alloc;
+	uint8_t *mixcodes;	size_t nmixcodes, mixcodes_alloc;
 };
 
 /*
@@ -69,6 +85,13 @@ void structure_free(struct structure *s);
  * covers it; -1 when none does.
  */
 long structure_lookup(const struct structure *s, uint64_t addr);
+
+/*
+ * The class (enum insn_class) of the instruction covering the
+ * module-relative addr, from the structure file's instruction mix; -1 when
+ * no statement with a mix covers it.
+ */
+int structure_insn_class(const struct structure *s, uint64_t addr);
 
 /* Index of the nearest enclosing P of scope i (i itself if a P), or -1. */
 long structure_proc_of(const struct structure *s, size_t i);

@@ -3,9 +3,13 @@
  * conversion of a thread's tree into a .hpcrun profile.
  *
  * Invariants:
- *  1. Nodes come from one mmap'ed arena per thread, bump-allocated and
- *     never freed one by one: the handler allocates without malloc or
- *     locks; the whole arena goes at thread end (cct_release).
+ *  1. Nodes come from one arena per thread, bump-allocated and never freed
+ *     one by one: the handler allocates without malloc or locks; the whole
+ *     arena goes at thread end (cct_release).  The arena is the thread's
+ *     live file (hpcrun-live.h), mapped MAP_SHARED in chunks: 64 KiB with
+ *     the file's header first, each next one twice the last (at most
+ *     16 MiB, 256 MiB in all), so a killed process's tree is on disk and
+ *     a thread costs address space in proportion to its tree.
  *  2. A node's children are a singly linked sibling list; a found child is
  *     moved to the front, so hot paths cost one comparison per level.
  *  3. Node ids are even, from 12 up, in creation order (parents before
@@ -14,27 +18,51 @@
  *     paths hang below that, paths that reached the stack bottom without
  *     passing main hang directly under "^Primary", and failed unwinds under
  *     the separate root "^Partial".
+ *  5. A chunk's blocks are allocated (fallocate) before it is mapped: a
+ *     shared mapping of a hole raises SIGBUS when the disk is full.  The
+ *     handler adds chunks itself with system calls alone (open, fallocate,
+ *     mmap, close of its own live file; RLIMIT_FSIZE lifted around the
+ *     fallocate when the hard limit allows, so no SIGXFSZ).  When the file
+ *     cannot grow, chunks come from anonymous memory (live_err says why;
+ *     the profile written at the end still has everything), and when no
+ *     memory can be had, samples are dropped as "arena-full".
+ *  6. A node is written whole, then its chunk's count takes it in (the
+ *     commit, a release store); hdr->updates is odd while cct_insert runs.
  *
  * cct_write_profile() is async-signal-safe too (it may run in a fatal
  * signal handler): its scratch memory comes from mmap.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "datacentric.h"
 #include "hpcrun-fmt.h"
 #include "runtime.h"
 
-#define ARENA_BYTES ((size_t)64 << 20)
+/* The first chunk (with the live file's header) and the largest; the
+ * arena stops growing at CCT_MAX_BYTES (then samples are "arena-full"). */
+#define FIRST_CHUNK ((size_t)64 << 10)
+#define MAX_CHUNK ((size_t)16 << 20)
+#define CCT_MAX_BYTES ((size_t)256 << 20)
 /* Header pairs: the eleven HPCToolkit writes, then a build-id-ID pair for
  * each module with samples and a build ID (buildid.h). */
-#define NHEADER 11
 #define BUILDID_NAME_SIZE (sizeof(HPC_BUILDID_HEADER) + 8)
 
-static uint64_t placeholder(const char *s)
+_Static_assert(sizeof(struct cct_node) == sizeof(struct hpcrun_live_node) &&
+	       offsetof(struct cct_node, id) == offsetof(struct hpcrun_live_node, id) &&
+	       offsetof(struct cct_node, parent_id) ==
+	       offsetof(struct hpcrun_live_node, parent) &&
+	       offsetof(struct cct_node, lm) == offsetof(struct hpcrun_live_node, lm),
+	       "a tree node is a live-file node");
+_Static_assert(HPCRUN_MAX_EVENTS <= HPCRUN_LIVE_MAX_METRICS, "live header");
+
+uint64_t cct_placeholder(const char *s)
 {
 	uint64_t v = 0;
 	int i;
@@ -44,12 +72,100 @@ static uint64_t placeholder(const char *s)
 	return v;
 }
 
+static size_t chunk_bytes(int i)
+{
+	size_t b = FIRST_CHUNK << (i < 8 ? i : 8);
+
+	return b < MAX_CHUNK ? b : MAX_CHUNK;
+}
+
+/*
+ * Maps bytes of the live file at off, its blocks allocated first (a
+ * shared mapping of a hole raises SIGBUS when the disk is full), or NULL
+ * with c->live_err set.  System calls alone: the handler calls it.
+ */
+static void *map_file(struct cct *c, uint64_t off, size_t bytes)
+{
+	struct rlimit old;
+	void *p = MAP_FAILED;
+	int fd, err;
+
+	err = rt_fsize_allow(off + bytes, &old);
+	if (err) {
+		c->live_err = -err;
+		return NULL;
+	}
+	fd = (int)syscall(SYS_open, c->path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		c->live_err = errno;
+	} else {
+		err = fallocate(fd, 0, (off_t)off, (off_t)bytes) ? errno : 0;
+		if (!err)
+			p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+				 fd, (off_t)off);
+		c->live_err = err ? err : p == MAP_FAILED ? errno : 0;
+		syscall(SYS_close, fd);
+	}
+	rt_fsize_restore(&old);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * Adds chunk i of bytes: from the live file while it lasts, else
+ * anonymous memory (a killed process then loses the nodes in it; the
+ * profile written at the end has them).  0, or -1 when no memory.
+ */
+static int add_chunk(struct cct *c, size_t bytes)
+{
+	struct hpcrun_live_header *h = c->hdr;
+	int i = c->nmaps;
+	uint64_t off = 0;
+	void *p = NULL;
+
+	if (i == HPCRUN_LIVE_MAX_CHUNKS)
+		return -1;
+	if (i) {
+		off = h->chunk[h->nchunks - 1].off + h->chunk[h->nchunks - 1].bytes;
+		if (off + bytes > CCT_MAX_BYTES)
+			return -1;
+	}
+	if (c->live)
+		p = map_file(c, off, bytes);
+	if (!p) {
+		c->live = 0;
+		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return -1;
+	}
+	c->map[i] = p;
+	c->map_bytes[i] = bytes;
+	c->nmaps = i + 1;
+	c->cur = p;
+	c->end = c->cur + bytes;
+	if (!i) {
+		c->hdr = h = p;
+		c->cur += HPCRUN_LIVE_HEADER;
+	}
+	if (c->live) {
+		h->chunk[i].off = off;
+		h->chunk[i].bytes = bytes;
+		h->chunk[i].nodes = 0;
+		c->commit = &h->chunk[i].nodes;
+		__atomic_store_n(&h->nchunks, (uint32_t)i + 1, __ATOMIC_RELEASE);
+	} else {
+		c->commit = &c->anon_commit;
+	}
+	return 0;
+}
+
 static struct cct_node *node_new(struct cct *c, struct cct_node *parent,
 				 uint16_t lm, uint64_t addr)
 {
 	struct cct_node *n;
 
-	if ((size_t)(c->end - c->cur) < c->node_size)
+	if ((size_t)(c->end - c->cur) < c->node_size &&
+	    add_chunk(c, chunk_bytes(c->nmaps)))
 		return NULL;
 	n = (struct cct_node *)(void *)c->cur;
 	c->cur += c->node_size;
@@ -60,6 +176,9 @@ static struct cct_node *node_new(struct cct *c, struct cct_node *parent,
 	c->next_id += 2;
 	c->nnodes++;
 	n->parent = parent;
+	n->parent_id = parent ? parent->id : 0;
+	/* whole before the count takes it in (hpcrun-live.h) */
+	__atomic_store_n(c->commit, *c->commit + 1, __ATOMIC_RELEASE);
 	if (parent) {
 		n->sibling = parent->child;
 		parent->child = n;
@@ -67,67 +186,176 @@ static struct cct_node *node_new(struct cct *c, struct cct_node *parent,
 	return n;
 }
 
-int cct_init(struct cct *c, size_t nvals, int main_thread)
+/* Creates the thread's live file with a GEN whose .hpcrun is free too;
+ * the fd or -errno. */
+static int create_live(struct cct *c, int thread)
 {
-	void *p = mmap(NULL, ARENA_BYTES, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char hp[4400];
+	unsigned gen;
+
+	for (gen = 0; gen < 1000; gen++) {
+		int fd;
+
+		if (!rt_file_path(c->path, thread, gen, HPCRUN_LIVE_SUFFIX) ||
+		    !rt_file_path(hp, thread, gen, ".hpcrun"))
+			return -ENAMETOOLONG;
+		if (!access(hp, F_OK))
+			continue;
+		fd = open(c->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
+}
+
+int cct_init(struct cct *c, size_t nvals, int thread)
+{
+	struct hpcrun_live_header *h;
+	struct rt_io io;
+	int fd;
 
 	memset(c, 0, sizeof(*c));
-	if (p == MAP_FAILED)
-		return -errno;
-	c->base = c->cur = p;
-	c->end = c->base + ARENA_BYTES;
 	c->node_size = (sizeof(struct cct_node) + nvals * sizeof(double) + 7) & ~(size_t)7;
+	rt_io_begin(&io);
+	fd = create_live(c, thread);
+	rt_io_end(&io);
+	if (fd >= 0) {
+		syscall(SYS_close, fd);
+		c->live = 1;
+	} else {
+		c->live_err = -fd;
+		c->path[0] = '\0';
+	}
+	if (add_chunk(c, FIRST_CHUNK)) {
+		cct_unlink(c);
+		return -ENOMEM;
+	}
+	if (!c->live && c->path[0]) {
+		cct_unlink(c);		/* no blocks for it: not a live file */
+		c->path[0] = '\0';
+	}
+	h = c->hdr;
+	h->version = HPCRUN_LIVE_VERSION;
+	h->byte_order = HPCRUN_LIVE_BYTE_ORDER;
+	h->header_bytes = HPCRUN_LIVE_HEADER;
+	h->node_bytes = (uint32_t)c->node_size;
+	h->nmetrics = (uint32_t)nvals;
+	h->thread = (uint32_t)thread;
+	h->pid = (uint64_t)rt_pid;
 	c->next_id = 12;
-	c->primary = node_new(c, NULL, 0, placeholder("^Primary"));
+	c->primary = node_new(c, NULL, 0, cct_placeholder("^Primary"));
 	c->top = node_new(c, c->primary, 0,
-			  placeholder(main_thread ? "| Main  " : "| Thread"));
-	c->partial = node_new(c, NULL, 0, placeholder("^Partial"));
+			  cct_placeholder(thread == 0 ? "| Main  " : "| Thread"));
+	c->partial = node_new(c, NULL, 0, cct_placeholder("^Partial"));
+	/* the magic last: a file without it was never a tree */
+	memcpy(h->magic, HPCRUN_LIVE_MAGIC, sizeof(h->magic));
 	return 0;
 }
 
 void cct_release(struct cct *c)
 {
-	if (c->base)
-		munmap(c->base, ARENA_BYTES);
+	int i;
+
+	for (i = 0; i < c->nmaps; i++)
+		munmap(c->map[i], c->map_bytes[i]);
 	memset(c, 0, sizeof(*c));
 }
 
-int cct_insert(struct cct *c, struct cct_node *root, const uintptr_t *frames,
-	       int n, uint64_t time, int idx, double val)
+void cct_unlink(struct cct *c)
+{
+	if (c->path[0])
+		unlink(c->path);
+}
+
+struct cct_node *cct_child(struct cct *c, struct cct_node *parent,
+			   uint16_t lm, uint64_t addr)
+{
+	struct cct_node *ch, *prev = NULL;
+
+	for (ch = parent->child; ch; prev = ch, ch = ch->sibling)
+		if (ch->addr == addr && ch->lm == lm)
+			break;
+	if (ch && prev) {		/* move to front */
+		prev->sibling = ch->sibling;
+		ch->sibling = parent->child;
+		parent->child = ch;
+	}
+	return ch ? ch : node_new(c, parent, lm, addr);
+}
+
+struct cct_node *cct_xroot(struct cct *c, enum cct_xroot kind)
+{
+	static const char *const name[CCT_NXROOTS] = {
+		"^Heap   ", "^Static ", "^Stack  ", "^Small  ", "^Unknown",
+		"^NoAddr ",
+	};
+
+	if (!c->xroot[kind])
+		c->xroot[kind] = node_new(c, NULL, 0, cct_placeholder(name[kind]));
+	return c->xroot[kind];
+}
+
+/* cct_insert without the updates bracket; *leaf gets the leaf. */
+static int insert_path(struct cct *c, struct cct_node *root,
+		       const uintptr_t *frames, int n, uint64_t time, int idx,
+		       double val, struct cct_node **leaf)
 {
 	const struct rt_module *m = NULL;
 	struct cct_node *cur = root;
 	int i;
 
 	for (i = n - 1; i >= 0; i--) {
-		struct cct_node *ch, *prev = NULL;
-		uint64_t addr;
-		uint16_t lm;
-
 		if (!m || frames[i] < m->lo || frames[i] >= m->hi)
 			m = rt_module_at(frames[i], time);
 		if (!m)
 			return -2;
-		lm = m->id;
-		addr = frames[i] - m->bias;
-		for (ch = cur->child; ch; prev = ch, ch = ch->sibling)
-			if (ch->addr == addr && ch->lm == lm)
-				break;
-		if (ch && prev) {		/* move to front */
-			prev->sibling = ch->sibling;
-			ch->sibling = cur->child;
-			cur->child = ch;
-		}
-		if (!ch) {
-			ch = node_new(c, cur, lm, addr);
-			if (!ch)
-				return -1;
-		}
-		cur = ch;
+		cur = cct_child(c, cur, m->id, frames[i] - m->bias);
+		if (!cur)
+			return -1;
 	}
 	cur->val[idx] += val;
+	*leaf = cur;
 	return 0;
+}
+
+int cct_insert(struct cct *c, struct cct_node *root, const uintptr_t *frames,
+	       int n, uint64_t time, int idx, double val)
+{
+	struct cct_node *leaf;
+	int rc;
+
+	__atomic_store_n(&c->hdr->updates, c->hdr->updates + 1, __ATOMIC_RELEASE);
+	rc = insert_path(c, root, frames, n, time, idx, val, &leaf);
+	__atomic_store_n(&c->hdr->updates, c->hdr->updates + 1, __ATOMIC_RELEASE);
+	return rc;
+}
+
+struct cct_node *cct_path_node(struct cct *c, struct cct_node *root,
+			       const uintptr_t *frames, int n)
+{
+	struct cct_node *leaf = NULL;
+
+	__atomic_store_n(&c->hdr->updates, c->hdr->updates + 1, __ATOMIC_RELEASE);
+	if (insert_path(c, root, frames, n, 0, 0, 0.0, &leaf))
+		leaf = NULL;
+	__atomic_store_n(&c->hdr->updates, c->hdr->updates + 1, __ATOMIC_RELEASE);
+	return leaf;
+}
+
+struct cct_node *cct_phase_node(struct cct *c, uint32_t site)
+{
+	char name[9] = "S";
+	struct cct_node *ch;
+	uint64_t addr;
+
+	rt_fmt_u64(name + 1, site % 10000000, 10, 7);
+	addr = cct_placeholder(name);
+	__atomic_store_n(&c->hdr->updates, c->hdr->updates + 1, __ATOMIC_RELEASE);
+	if (!c->phases)
+		c->phases = node_new(c, NULL, 0, cct_placeholder("^Phases "));
+	ch = c->phases ? cct_child(c, c->phases, 0, addr) : NULL;
+	__atomic_store_n(&c->hdr->updates, c->hdr->updates + 1, __ATOMIC_RELEASE);
+	return ch;
 }
 
 /* Preorder successor of n within the forest rooted at n's top ancestor. */
@@ -152,19 +380,101 @@ static void *scratch(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-int cct_write_profile(struct rt_thread *td)
+/* Creates the profile: the live file's name with .hpcrun, or a new one
+ * when there is no live file; the fd or -errno, its name in path. */
+static int open_profile(const struct cct *c, int thread, char *path, size_t size)
 {
-	static const char *const kinds[] = {
-		"SUMMARY", "NODE", "RANK", "THREAD", "GPUDEVICE", "GPUCONTEXT",
-		"GPUSTREAM", "CORE",
+	size_t n = strlen(c->path), k = sizeof(HPCRUN_LIVE_SUFFIX) - 1;
+	int fd;
+
+	if (!c->path[0])
+		return rt_create_file(thread, ".hpcrun", path, size);
+	if (n - k + sizeof(".hpcrun") > size)
+		return -ENAMETOOLONG;
+	memcpy(path, c->path, n - k);
+	memcpy(path + n - k, ".hpcrun", sizeof(".hpcrun"));
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	return fd >= 0 ? fd : -errno;
+}
+
+size_t cct_header(struct hpcrun_kv *hdr, char num[4][24], int thread)
+{
+	num[0][0] = '\0';
+	if (thread >= 0)
+		rt_fmt_u64(num[0], (uint64_t)thread, 10, 0);
+	rt_fmt_u64(num[1], rt_cfg.hostid, 16, 8);
+	rt_fmt_u64(num[2], (uint64_t)rt_pid, 10, 0);
+	rt_fmt_u64(num[3], rt_cfg.rank, 10, 0);
+	hdr[0] = (struct hpcrun_kv){ "program-name", rt_cfg.progname };
+	hdr[1] = (struct hpcrun_kv){ "program-path", rt_cfg.exe };
+	hdr[2] = (struct hpcrun_kv){ "env-path", rt_env_path };
+	hdr[3] = (struct hpcrun_kv){ "job-id", "" };
+	hdr[4] = (struct hpcrun_kv){ "mpi-rank", num[3] };
+	hdr[5] = (struct hpcrun_kv){ "thread-id", num[0] };
+	hdr[6] = (struct hpcrun_kv){ "host-id", num[1] };
+	hdr[7] = (struct hpcrun_kv){ "process-id", num[2] };
+	hdr[8] = (struct hpcrun_kv){ "trace-min-time", "0" };
+	hdr[9] = (struct hpcrun_kv){ "trace-max-time", "0" };
+	hdr[10] = (struct hpcrun_kv){ "trace-disorder", "0" };
+	return RT_NHEADER;
+}
+
+void cct_metrics(struct hpcrun_metric *met, const uint64_t *ns)
+{
+	static const uint8_t flags[16] = { 1, 0, 2, 0, 0, 0, 1, 1 };
+	/* integers, shown without percentages */
+	static const uint8_t data_flags[16] = { 1, 0, 1, 0, 0, 0, 1, 0 };
+	static const char *const data_name[RT_DATA_NMETRICS][2] = {
+		{ "DATA:bytes", "bytes allocated (data object)" },
+		{ "DATA:blocks", "blocks allocated (data object)" },
+		{ "DATA:offset-lo", "lowest byte offset accessed + 1" },
+		{ "DATA:offset-hi", "highest byte offset accessed + size" },
 	};
+	int e, k;
+
+	memset(met, 0, (size_t)rt_nmetrics() * sizeof(*met));
+	for (e = 0; e < rt_cfg.nev; e++) {
+		const struct rt_event *ev = &rt_cfg.ev[e];
+
+		met[e].name = ev->metric;
+		met[e].description = ev->desc;
+		memcpy(met[e].flags, flags, sizeof(flags));
+		met[e].period = ev->metric_period;
+		met[e].formula = "";
+		met[e].format = "";
+		met[e].is_frequency = (uint16_t)ev->is_frequency;
+		met[e].threshold = ev->threshold;
+		met[e].nsamples = ns ? ns[e] : 0;
+	}
+	for (k = 0; e < rt_nmetrics(); e++, k++) {
+		met[e].name = data_name[k][0];
+		met[e].description = data_name[k][1];
+		memcpy(met[e].flags, data_flags, sizeof(data_flags));
+		met[e].period = 1;
+		met[e].formula = "";
+		met[e].format = "";
+	}
+}
+
+/* Is n a variable node (a child of "^Static ")? */
+static int is_variable(const struct cct *c, const struct cct_node *n)
+{
+	return n->parent && n->parent == c->xroot[CCT_STATIC];
+}
+
+int cct_write_profile(struct rt_thread *td, char *path, size_t size)
+{
 	struct cct *c = &td->cct;
 	struct hpcrun_profile p;
 	struct hpcrun_kv *hdr;
-	struct hpcrun_metric met[HPCRUN_MAX_EVENTS];
-	struct hpcrun_idkind_name idk[8];
+	struct hpcrun_metric met[RT_MAX_METRICS];
+	struct hpcrun_idkind_name idk[HPCRUN_NIDKINDS];
 	struct hpcrun_id_elem tuple[3];
-	char tidbuf[24], hostbuf[24], pidbuf[24], rankbuf[24];
+	struct cct_node *roots[3 + CCT_NXROOTS];
+	char num[4][24], dnum[3][24];
+	struct hpcrun_kv dkv[3];
+	size_t ndkv = 0, nroots = 0;
+	int nm = rt_nmetrics();
 	const struct rt_module *const *mods;
 	struct cct_node *n;
 	size_t nmods, i, bytes, nvals = 0, nctx = 0, nnodes = 0;
@@ -172,20 +482,29 @@ int cct_write_profile(struct rt_thread *td)
 	char *mem, *names;
 	int fd, err, e;
 
-	if (!c->base)
+	path[0] = '\0';
+	if (!c->hdr)
 		return -EINVAL;
 	mods = rt_module_all(&nmods);
-	for (n = c->primary; n; n = next_preorder(n))
-		for (e = 0; e < rt_cfg.nev; e++)
-			nvals += n->val[e] != 0;
-	for (n = c->partial; n; n = next_preorder(n))
-		for (e = 0; e < rt_cfg.nev; e++)
-			nvals += n->val[e] != 0;
+	if (td->data)
+		ndkv = rt_data_profile(td, dkv, dnum);
+	roots[nroots++] = c->primary;
+	if (c->partial->child)
+		roots[nroots++] = c->partial;	/* no failed unwinds: no "^Partial" */
+	if (c->phases && c->phases->child)
+		roots[nroots++] = c->phases;
+	for (i = 0; i < CCT_NXROOTS; i++)
+		if (c->xroot[i])
+			roots[nroots++] = c->xroot[i];
+	for (i = 0; i < nroots; i++)
+		for (n = roots[i]; n; n = next_preorder(n))
+			for (e = 0; e < nm; e++)
+				nvals += n->val[e] != 0;
 	bytes = c->nnodes * sizeof(struct hpcrun_node) +
 		nvals * sizeof(struct hpcrun_value) +
 		c->nnodes * sizeof(struct hpcrun_ctx_values) +
 		nmods * sizeof(struct hpcrun_lm) +
-		(NHEADER + nmods) * sizeof(struct hpcrun_kv) + nmods + 2 +
+		(RT_NHEADER + 3 + nmods) * sizeof(struct hpcrun_kv) + nmods + 2 +
 		nmods * BUILDID_NAME_SIZE;
 	mem = scratch(bytes);
 	if (!mem)
@@ -196,15 +515,11 @@ int cct_write_profile(struct rt_thread *td)
 	p.ctxs = (struct hpcrun_ctx_values *)(void *)(p.values + nvals);
 	p.lms = (struct hpcrun_lm *)(void *)(p.ctxs + c->nnodes);
 	hdr = (struct hpcrun_kv *)(void *)(p.lms + nmods);
-	used = (unsigned char *)(hdr + NHEADER + nmods);
+	used = (unsigned char *)(hdr + RT_NHEADER + 3 + nmods);
 	names = (char *)used + nmods + 2;
 	nvals = 0;
-	for (i = 0; i < 2; i++) {
-		struct cct_node *root = i ? c->partial : c->primary;
-
-		if (i && !root->child)
-			continue;	/* no failed unwinds: no "^Partial" */
-		for (n = root; n; n = next_preorder(n)) {
+	for (i = 0; i < nroots; i++) {
+		for (n = roots[i]; n; n = next_preorder(n)) {
 			struct hpcrun_node *o = &p.nodes[nnodes++];
 			int any = 0;
 
@@ -212,10 +527,13 @@ int cct_write_profile(struct rt_thread *td)
 			o->parent = n->parent ? n->parent->id : 0;
 			o->lm = n->lm;
 			o->addr = n->addr;
-			o->flags = HPCRUN_NODE_UNWOUND;
+			o->flags = is_variable(c, n) ? HPCRUN_NODE_VARIABLE :
+				   HPCRUN_NODE_UNWOUND;
 			if (n->lm && n->lm <= nmods)
 				used[n->lm] = 1;
-			for (e = 0; e < rt_cfg.nev; e++) {
+			for (e = 0; e < nm; e++) {
+				uint64_t bits;
+
 				if (n->val[e] == 0)
 					continue;
 				if (!any) {
@@ -224,7 +542,11 @@ int cct_write_profile(struct rt_thread *td)
 					any = 1;
 				}
 				p.values[nvals].metric = (uint16_t)e;
-				memcpy(&p.values[nvals++].bits, &n->val[e], 8);
+				if (e < rt_cfg.nev)
+					memcpy(&bits, &n->val[e], 8);
+				else	/* the data metrics are integers */
+					bits = (uint64_t)n->val[e];
+				p.values[nvals++].bits = bits;
 			}
 		}
 	}
@@ -237,25 +559,10 @@ int cct_write_profile(struct rt_thread *td)
 		p.lms[i].flags = used[mods[i]->id] ? HPCRUN_LM_ANALYZE : 0;
 	}
 	p.nlms = nmods;
-
-	rt_fmt_u64(tidbuf, (uint64_t)td->index, 10, 0);
-	rt_fmt_u64(hostbuf, rt_cfg.hostid, 16, 8);
-	rt_fmt_u64(pidbuf, (uint64_t)rt_pid, 10, 0);
-	rt_fmt_u64(rankbuf, rt_cfg.rank, 10, 0);
-	hdr[0] = (struct hpcrun_kv){ "program-name", rt_cfg.progname };
-	hdr[1] = (struct hpcrun_kv){ "program-path", rt_cfg.exe };
-	hdr[2] = (struct hpcrun_kv){ "env-path", "" };
-	hdr[3] = (struct hpcrun_kv){ "job-id", "" };
-	hdr[4] = (struct hpcrun_kv){ "mpi-rank", rankbuf };
-	hdr[5] = (struct hpcrun_kv){ "thread-id", tidbuf };
-	hdr[6] = (struct hpcrun_kv){ "host-id", hostbuf };
-	hdr[7] = (struct hpcrun_kv){ "process-id", pidbuf };
-	hdr[8] = (struct hpcrun_kv){ "trace-min-time", "0" };
-	hdr[9] = (struct hpcrun_kv){ "trace-max-time", "0" };
-	hdr[10] = (struct hpcrun_kv){ "trace-disorder", "0" };
-	hdr[2].value = rt_env_path;
 	p.header = hdr;
-	p.nheader = NHEADER;
+	p.nheader = cct_header(hdr, num, td->index);
+	for (i = 0; i < ndkv; i++)
+		hdr[p.nheader++] = dkv[i];
 	for (i = 0; i < nmods; i++) {
 		char *name = names + i * BUILDID_NAME_SIZE;
 
@@ -266,38 +573,12 @@ int cct_write_profile(struct rt_thread *td)
 			   10, 0);
 		hdr[p.nheader++] = (struct hpcrun_kv){ name, mods[i]->buildid };
 	}
-
-	memset(met, 0, sizeof(met));
-	for (e = 0; e < rt_cfg.nev; e++) {
-		const struct rt_event *ev = &rt_cfg.ev[e];
-		static const uint8_t flags[16] = { 1, 0, 2, 0, 0, 0, 1, 1 };
-
-		met[e].name = ev->metric;
-		met[e].description = ev->desc;
-		memcpy(met[e].flags, flags, sizeof(flags));
-		met[e].period = ev->metric_period;
-		met[e].formula = "";
-		met[e].format = "";
-		met[e].is_frequency = (uint16_t)ev->is_frequency;
-		met[e].threshold = ev->threshold;
-		met[e].nsamples = td->nsamples[e];
-	}
+	cct_metrics(met, td->nsamples);
 	p.metrics = met;
-	p.nmetrics = (uint32_t)rt_cfg.nev;
-	for (i = 0; i < 8; i++) {
-		idk[i].kind = (uint16_t)i;
-		idk[i].name = kinds[i];
-	}
-	p.idkinds = idk;
-	p.nidkinds = 8;
-	tuple[0] = (struct hpcrun_id_elem){ 0x4001, rt_cfg.hostid, 0 };
-	tuple[1] = (struct hpcrun_id_elem){ 0xc007, 0, 0 };
-	tuple[2] = (struct hpcrun_id_elem){ 0xc003, (uint64_t)td->index,
-					    (uint64_t)td->index };
-	p.idtuple = tuple;
-	p.nidtuple = 3;
+	p.nmetrics = (uint32_t)nm;
+	hpcrun_fmt_identity(&p, idk, tuple, rt_cfg.hostid, (uint64_t)td->index);
 
-	fd = rt_create_file(td->index, ".hpcrun");
+	fd = open_profile(c, td->index, path, size);
 	if (fd < 0) {
 		munmap(mem, bytes ? bytes : 1);
 		return fd;
@@ -305,6 +586,8 @@ int cct_write_profile(struct rt_thread *td)
 	err = hpcrun_fmt_write(fd, &p);
 	if (close(fd) && !err)
 		err = -errno;
+	if (err)
+		unlink(path);	/* no file pretending to be a profile */
 	munmap(mem, bytes ? bytes : 1);
 	return err;
 }

@@ -9,11 +9,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -214,6 +216,109 @@ static int is_static_elf(const char *path)
 	return i == eh.e_phnum && !interp;
 }
 
+/*
+ * THE MEASUREMENT DIRECTORY.  One launch of hpcrun writes one directory,
+ * whatever it starts: every process of the program, and under an MPI
+ * launcher (mpirun -np N hpcrun PROG) every rank, each rank's hpcrun being
+ * a launch of its own.  So a directory carries a marker, MARKER, naming
+ * its launch: "launch KEY" (the MPI job, from the environment its launcher
+ * sets: launch_key), "pid P" (a process that lives as long as the launch:
+ * the MPI launcher's daemon, else the program, which hpcrun becomes) and
+ * "host H" (where P runs).
+ *  0. A launch joins a directory whose marker has its key and whose launch
+ *     is running (or runs on another host, where hpcrun cannot tell): a
+ *     key seen again in a later job is not the same launch.
+ *  1. A directory is made whole or not at all: a temporary directory with
+ *     the marker written is renamed into place, so ranks starting
+ *     together agree on one (rename fails for all but the first; the
+ *     others find their key in its marker and join it).  Launches in one
+ *     parent directory decide one after the other (flock on the parent,
+ *     where the file system has it), so no launch moves aside a directory
+ *     another has just made.
+ *  2. Without -o the newest measurement always has the plain name
+ *     hpctoolkit-PROG-measurements; an earlier one there is moved aside to
+ *     the first free -2, -3 ... name, and hpcrun says so -- unless its
+ *     launch is still running (its pid lives), when the new one takes the
+ *     free numbered name instead.  A directory of the same launch is joined,
+ *     never moved.
+ *  3. With -o DIR the user's name is used: new, empty, or of the same
+ *     launch (ranks); anything else is refused.
+ */
+#define MARKER ".hpcrun-launch"
+
+/* The environment that names an MPI job (or a Slurm step) shared by all
+ * its ranks, into key; 0 when there is none. */
+static int launch_key(struct strbuf *key)
+{
+	static const char *const vars[] = {
+		"PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid", "OMPI_MCA_orte_ess_jobid",
+	};
+	const char *v;
+	size_t i;
+
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if ((v = getenv(vars[i])) && *v) {
+			strbuf_addf(key, "%s=%s", vars[i], v);
+			return 1;
+		}
+	if ((v = getenv("SLURM_JOB_ID")) && *v) {
+		strbuf_addf(key, "SLURM_JOB_ID=%s", v);
+		if ((v = getenv("SLURM_STEP_ID")) && *v)
+			strbuf_addf(key, ".%s", v);
+		return 1;
+	}
+	return 0;
+}
+
+struct marker {
+	char key[256], host[256];
+	long pid;
+};
+
+/* Reads DIR's marker: 1, 0 when DIR is a directory without one (or an
+ * unreadable one), -1 when DIR is not there (errno says why). */
+static int read_marker(const char *dir, struct marker *m)
+{
+	struct strbuf path = STRBUF_INIT;
+	struct stat st;
+	char line[300];
+	FILE *f;
+
+	memset(m, 0, sizeof(*m));
+	if (stat(dir, &st))
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	strbuf_addf(&path, "%s/" MARKER, dir);
+	f = fopen(path.buf, "r");
+	strbuf_release(&path);
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "launch ", 7))
+			snprintf(m->key, sizeof(m->key), "%.250s", line + 7);
+		else if (!strncmp(line, "pid ", 4))
+			m->pid = strtol(line + 4, NULL, 10);
+		else if (!strncmp(line, "host ", 5))
+			snprintf(m->host, sizeof(m->host), "%.250s", line + 5);
+	}
+	fclose(f);
+	return 1;
+}
+
+/* Is the launch that wrote m still running (or elsewhere)? */
+static int launch_alive(const struct marker *m)
+{
+	char host[256];
+
+	if (gethostname(host, sizeof(host)) || strncmp(host, m->host, sizeof(host)))
+		return 1;
+	return m->pid > 0 && (!kill((pid_t)m->pid, 0) || errno == EPERM);
+}
+
 static int dir_is_empty(const char *path)
 {
 	DIR *d = opendir(path);
@@ -231,58 +336,162 @@ static int dir_is_empty(const char *path)
 	return empty;
 }
 
-/*
- * Creates the measurement directory: DIR as given (refused when it exists
- * and is not empty), or hpctoolkit-PROG-measurements with -2, -3 ... added
- * until the name is free.  The absolute path goes into out.
- */
-static int make_outdir(const char *given, const char *progname,
-		       struct strbuf *out)
+/* Locks the directory that holds path (flock); the fd to close, or -1
+ * where there is no such lock (then rename alone keeps order). */
+static int lock_parent(const char *path)
 {
-	struct strbuf name = STRBUF_INIT;
-	char abs[PATH_MAX];
+	struct strbuf dir = STRBUF_INIT;
+	const char *slash = strrchr(path, '/');
+	int fd;
+
+	if (slash)
+		strbuf_add(&dir, path, slash == path ? 1 : (size_t)(slash - path));
+	else
+		strbuf_addch(&dir, '.');
+	fd = open(dir.buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	strbuf_release(&dir);
+	if (fd >= 0 && flock(fd, LOCK_EX)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* A temporary directory beside name, with the marker of this launch. */
+static int make_temp(const char *name, const char *key, struct strbuf *tmp)
+{
+	struct strbuf path = STRBUF_INIT;
+	char host[256] = "";
+	FILE *f;
+	int ok;
+
+	gethostname(host, sizeof(host) - 1);
+	strbuf_addf(tmp, "%s.tmp-%ld", name, (long)getpid());
+	if (mkdir(tmp->buf, 0777)) {
+		hpc_error("'%s': cannot create: %s", name, strerror(errno));
+		return -1;
+	}
+	strbuf_addf(&path, "%s/" MARKER, tmp->buf);
+	f = fopen(path.buf, "w");
+	ok = f && fprintf(f, "launch %s\npid %ld\nhost %s\n", key,
+			  (long)(*key ? getppid() : getpid()), host) > 0;
+	if (f && fclose(f))
+		ok = 0;
+	if (!ok) {
+		hpc_error("'%s': cannot write: %s", path.buf, strerror(errno));
+		unlink(path.buf);
+		rmdir(tmp->buf);
+	}
+	strbuf_release(&path);
+	return ok ? 0 : -1;
+}
+
+/* The first of base-2, base-3 ... that does not exist, into out. */
+static int free_numbered(const char *base, struct strbuf *out)
+{
+	struct stat st;
 	int n;
 
-	if (given) {
-		if (mkdir(given, 0777) && errno != EEXIST) {
-			hpc_error("'%s': cannot create: %s", given, strerror(errno));
-			return -1;
-		}
-		if (!dir_is_empty(given)) {
-			struct stat st;
+	for (n = 2; n < 100000; n++) {
+		strbuf_reset(out);
+		strbuf_addf(out, "%s-%d", base, n);
+		if (lstat(out->buf, &st) && errno == ENOENT)
+			return 0;
+	}
+	hpc_error("'%s': no free numbered name beside it", base);
+	return -1;
+}
 
-			if (!stat(given, &st) && !S_ISDIR(st.st_mode))
-				hpc_error("'%s': exists and is not a directory", given);
-			else
-				hpc_error("'%s': exists and is not empty (hpcrun never "
-					  "mixes two runs in one directory)", given);
-			return -1;
+/*
+ * The measurement directory of this launch (THE MEASUREMENT DIRECTORY):
+ * given (-o) or hpctoolkit-PROG-measurements, made or joined; its
+ * absolute path into out, and whether this launch made it into *made.
+ */
+static int make_outdir(const char *given, const char *progname, int quiet,
+		       struct strbuf *out, int *made)
+{
+	struct strbuf base = STRBUF_INIT, name = STRBUF_INIT, key = STRBUF_INIT;
+	struct strbuf tmp = STRBUF_INIT, aside = STRBUF_INIT;
+	char abs[PATH_MAX];
+	int tries, st, err = -1, lock;
+	struct marker m;
+
+	if (given)
+		strbuf_addstr(&base, given);
+	else
+		strbuf_addf(&base, "hpctoolkit-%s-measurements", progname);
+	strbuf_addstr(&name, base.buf);
+	launch_key(&key);
+	*made = 0;
+	lock = lock_parent(base.buf);
+	for (tries = 0; tries < 100; tries++) {
+		st = read_marker(name.buf, &m);
+		if (st == 1 && key.len && !strcmp(m.key, key.buf) && launch_alive(&m))
+			break;			/* a rank of this launch made it */
+		if (st < 0 && errno != ENOENT) {
+			hpc_error("'%s': %s", name.buf, errno == ENOTDIR ?
+				  "exists and is not a directory" : strerror(errno));
+			goto out;
 		}
-		strbuf_addstr(&name, given);
-	} else {
-		for (n = 1;; n++) {
-			strbuf_reset(&name);
-			strbuf_addf(&name, "hpctoolkit-%s-measurements", progname);
-			if (n > 1)
-				strbuf_addf(&name, "-%d", n);
-			if (!mkdir(name.buf, 0777))
-				break;
-			if (errno != EEXIST || n == 10000) {
-				hpc_error("'%s': cannot create: %s", name.buf,
-					  strerror(errno));
-				strbuf_release(&name);
-				return -1;
-			}
+		if (!tmp.len && make_temp(base.buf, key.buf, &tmp))
+			goto out;
+		/* onto nothing, or onto an empty directory (given, or left
+		 * by a launch that wrote nothing) */
+		if ((st < 0 || dir_is_empty(name.buf)) && !rename(tmp.buf, name.buf)) {
+			*made = 1;
+			break;
 		}
+		if (st < 0 || dir_is_empty(name.buf))
+			continue;	/* another launch came first: look again */
+		if (given) {
+			hpc_error("'%s': exists and is not empty (hpcrun never mixes two "
+				  "runs in one directory)", given);
+			goto out;
+		}
+		if (st == 1 && launch_alive(&m)) {
+			/* a running measurement: never moved */
+			if (free_numbered(base.buf, &name))
+				goto out;
+			continue;
+		}
+		if (free_numbered(base.buf, &aside))
+			goto out;
+		if (rename(name.buf, aside.buf))
+			continue;
+		if (!quiet)
+			fprintf(stderr, "hpcrun: moved the earlier '%s' to '%s'\n",
+				name.buf, aside.buf);
+	}
+	if (tries == 100) {
+		hpc_error("'%s': cannot create: other launches keep taking the name",
+			  name.buf);
+		goto out;
 	}
 	if (!realpath(name.buf, abs)) {
 		hpc_error("'%s': %s", name.buf, strerror(errno));
-		strbuf_release(&name);
-		return -1;
+		goto out;
 	}
 	strbuf_addstr(out, abs);
+	if (*made && !quiet && !given)	/* -o: the user knows */
+		fprintf(stderr, "hpcrun: writing the measurements to '%s'\n", name.buf);
+	err = 0;
+out:
+	if (lock >= 0)
+		close(lock);
+	if (tmp.len && !*made) {
+		struct strbuf path = STRBUF_INIT;
+
+		strbuf_addf(&path, "%s/" MARKER, tmp.buf);
+		unlink(path.buf);
+		rmdir(tmp.buf);
+		strbuf_release(&path);
+	}
+	strbuf_release(&base);
 	strbuf_release(&name);
-	return 0;
+	strbuf_release(&key);
+	strbuf_release(&tmp);
+	strbuf_release(&aside);
+	return err;
 }
 
 static void set_env(const char *name, const char *value, int verbose)
@@ -293,11 +502,61 @@ static void set_env(const char *name, const char *value, int verbose)
 		fprintf(stderr, "hpcrun: %s=%s\n", name, value);
 }
 
+/* A non-negative number for option name (its value v), or -1 said. */
+static double sync_number(const char *name, const char *v)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = v ? strtod(v, &end) : 0;
+	if (v && (errno || end == v || *end || d < 0 || d > 1e9)) {
+		hpc_error("option '--%s': not a number of %s >= 0: '%s'", name,
+			  strcmp(name, "sync-warn") ? "seconds" : "milliseconds", v);
+		return -1;
+	}
+	return d;
+}
+
+/* The environment of --no-sync, --sync-warn, --hang-timeout and
+ * --hang-action (hpcrun(1)); 0, or 2 for a bad value (said). */
+static int sync_env(int no_sync, const char *warn, const char *timeout,
+		    const char *action, int verbose)
+{
+	if (sync_number("sync-warn", warn) < 0 ||
+	    sync_number("hang-timeout", timeout) < 0)
+		return 2;
+	if (action && strcmp(action, "report") && strcmp(action, "abort")) {
+		hpc_error("option '--hang-action': 'report' or 'abort', not '%s'", action);
+		return 2;
+	}
+	if (no_sync)
+		set_env("HPCRUN_SYNC", "0", verbose);
+	else
+		unsetenv("HPCRUN_SYNC");
+	if (warn)
+		set_env("HPCRUN_SYNC_WARN_MS", warn, verbose);
+	else
+		unsetenv("HPCRUN_SYNC_WARN_MS");
+	if (timeout)
+		set_env("HPCRUN_HANG_TIMEOUT", timeout, verbose);
+	else
+		unsetenv("HPCRUN_HANG_TIMEOUT");
+	if (action)
+		set_env("HPCRUN_HANG_ACTION", action, verbose);
+	else
+		unsetenv("HPCRUN_HANG_ACTION");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct strlist events = { 0 };
 	const char *outdir = NULL, *stack_copy = NULL, *old_preload, *base, *why;
-	int no_unwind = 0, no_stack_copy = 0, list = 0, verbose = 0;
+	const char *sync_warn = NULL, *hang_timeout = NULL, *hang_action = NULL;
+	const char *data_min = NULL;
+	int no_unwind = 0, no_stack_copy = 0, list = 0, verbose = 0, quiet = 0, made;
+	int no_sync = 0, data = 0;
 	const struct opt opts[] = {
 		OPT_LIST('e', "event", &events, "EVENT[@PERIOD|@fFREQ]",
 			 "sample EVENT (repeatable); default cpu-clock@f1000"),
@@ -308,15 +567,30 @@ int main(int argc, char **argv)
 			   "bytes of stack the kernel copies per sample; default 8192"),
 		OPT_FLAG(0, "no-stack-copy", &no_stack_copy,
 			 "one signal per perf sample, unwound on the live stack"),
+		OPT_FLAG(0, "no-sync", &no_sync,
+			 "do not measure barriers, lock waits and phases"),
+		OPT_STRING(0, "sync-warn", &sync_warn, "MS",
+			   "warn when a barrier's arrivals spread more than MS ms"),
+		OPT_STRING(0, "hang-timeout", &hang_timeout, "SECONDS",
+			   "report a barrier or lock hang after SECONDS; default 30, 0: off"),
+		OPT_STRING(0, "hang-action", &hang_action, "report|abort",
+			   "after a hang report, run on (default) or abort"),
+		OPT_FLAG(0, "data", &data,
+			 "attribute samples to data objects too (hpcrun(5))"),
+		OPT_STRING(0, "data-min-bytes", &data_min, "N",
+			   "track heap blocks of N bytes or more; default 1024"),
 		OPT_FLAG('L', "list-events", &list,
 			 "list the events and whether this machine has them"),
 		OPT_COUNT('v', "verbose", &verbose, "say what is set up"),
+		OPT_FLAG('q', "quiet", &quiet,
+			 "do not say where the measurements go"),
 		OPT_END(),
 	};
 	struct strbuf evlist = STRBUF_INIT, runtime = STRBUF_INIT;
 	struct strbuf path = STRBUF_INIT, dir = STRBUF_INIT, preload = STRBUF_INIT;
 	int first, status, err;
 	uint32_t copy_bytes;
+	uint64_t min_bytes;
 	char num[32];
 
 	hpc_set_progname(argv[0]);
@@ -325,7 +599,7 @@ int main(int argc, char **argv)
 		return 2;
 	if (list) {
 		list_events();
-		return 0;
+		return opts_flush_stdout() ? 1 : 0;
 	}
 	if (first == argc) {
 		hpc_error("no program given (see 'hpcrun --help')");
@@ -341,6 +615,14 @@ int main(int argc, char **argv)
 		hpc_error("option '--stack-copy': %s, not '%s'", why, stack_copy);
 		return 2;
 	}
+	if (data_min && hpcrun_data_min_parse(data_min, &min_bytes, &why)) {
+		hpc_error("option '--data-min-bytes': %s, not '%s'", why, data_min);
+		return 2;
+	}
+	if (data_min && !data) {
+		hpc_error("--data-min-bytes needs --data");
+		return 2;
+	}
 	if (find_runtime(&runtime)) {
 		hpc_error("%s", hpc_lasterr());
 		return 1;
@@ -353,7 +635,7 @@ int main(int argc, char **argv)
 			 "nothing will be measured", argv[first]);
 	base = strrchr(argv[first], '/');
 	base = base ? base + 1 : argv[first];
-	if (make_outdir(outdir, base, &dir))
+	if (make_outdir(outdir, base, quiet, &dir, &made))
 		return 1;
 
 	set_env("HPCRUN_OUT_PATH", dir.buf, verbose);
@@ -373,6 +655,12 @@ int main(int argc, char **argv)
 		set_env("HPCRUN_STACK_COPY", stack_copy, verbose);
 	else
 		unsetenv("HPCRUN_STACK_COPY");
+	if (sync_env(no_sync, sync_warn, hang_timeout, hang_action, verbose))
+		return 2;
+	if (data)
+		set_env("HPCRUN_DATA", data_min ? data_min : "1024", verbose);
+	else
+		unsetenv("HPCRUN_DATA");
 	snprintf(num, sizeof(num), "%d", verbose);
 	set_env("HPCRUN_VERBOSE", num, verbose);
 	unsetenv("HPCRUN_NOTICES_SHOWN");
@@ -385,6 +673,11 @@ int main(int argc, char **argv)
 	execv(path.buf, argv + first);
 	err = errno;
 	hpc_error("'%s': cannot run: %s", argv[first], strerror(err));
-	rmdir(dir.buf);
+	if (made) {
+		strbuf_addstr(&dir, "/" MARKER);
+		unlink(dir.buf);
+		*strrchr(dir.buf, '/') = '\0';
+		rmdir(dir.buf);
+	}
 	return err == ENOENT ? 127 : 126;
 }

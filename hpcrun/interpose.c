@@ -10,10 +10,13 @@
  *   exec*               write everything before the image is replaced
  *                       (and measure on, in new files, if exec fails)
  *   _exit, _Exit        write everything before the process ends
- *   sigaction, signal   keep the sampling signal ours; give up our fatal
- *                       signal handlers to the program when it sets its own
- *   sigprocmask, pthread_sigmask   the program cannot block the sampling
- *                       signal (attempts are counted in the log)
+ *   abort               written past a SIGABRT handler that returns
+ *   sigaction, signal   the program's actions for the sampling signal are
+ *                       kept apart from hpcrun's (sampling-signal.c); those
+ *                       for the fatal signals as THE FATAL SIGNALS says
+ *   sigprocmask, pthread_sigmask   the masks read back as the program set
+ *                       them, the sampling signal still unblocked
+ *                       (sampling-signal.c; attempts counted in the log)
  *   dlopen, dlclose     refresh the load map (dlclose first takes the
  *                       samples waiting in the thread's ring buffers)
  *   close, close_range, closefrom, dup2, dup3   the program may close
@@ -22,10 +25,31 @@
  *                       source-perf.c); closing one of ours with close()
  *                       fails with EBADF, as it would without hpcrun
  *
- * fork is handled with pthread_atfork (runtime.c).  Fatal signals with the
- * default action (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT,
- * SIGTERM, SIGQUIT, SIGHUP, SIGPIPE, SIGXCPU) write everything, then are
- * re-raised with the default action, so the program dies as it would have.
+ * fork is handled with pthread_atfork (runtime.c).
+ *
+ * THE FATAL SIGNALS (fatal_signals[]: every signal whose default action
+ * ends the process, but SIGPROF and the real-time ones).  A signal that
+ * ends the process unseen loses every profile not written, so:
+ *  1. program_act[sig] is the action the program set (or found at start),
+ *     and sigaction reads it back exactly as without hpcrun (glibc's
+ *     SA_RESTORER and restorer included) -- unless the kernel holds an
+ *     action set behind our back (raw system call), which is then told.
+ *  2. The kernel holds: the program's handler or SIG_IGN as it set them
+ *     (its handler runs, and is unwound, as without hpcrun; SIG_IGN is
+ *     kept across exec); for the default action fatal_handler, which
+ *     writes everything and re-raises with the default action, so the
+ *     program dies as it would have; for a handler with SA_RESETHAND
+ *     fatal_handler with the handler's mask and flags, which resets and
+ *     calls it (the kernel's reset would be unseen; samples taken in such
+ *     a handler count as nested, its frames being below hpcrun's).
+ *  3. So a program that catches a signal and later does signal(s,
+ *     SIG_DFL); raise(s) (xz, CPython's KeyboardInterrupt) goes through
+ *     fatal_handler; before, hpcrun gave its handler up for good.  A fault
+ *     in the unwinder still jumps back to the sample (sample.c) while
+ *     fatal_handler holds SIGSEGV and SIGBUS (rt_fault_recovery).
+ * What no handler sees (SIGKILL, the OOM killer, glibc's internal reset
+ * of SIGABRT past a handler that returns in assert) leaves the live files
+ * (hpcrun-live.h) for hpcprof to recover.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -37,6 +61,7 @@
 #include <threads.h>
 #include <unistd.h>
 
+#include "datacentric.h"
 #include "runtime.h"
 
 typedef int (*main_fn)(int, char **, char **);
@@ -66,6 +91,7 @@ static struct {
 	execvp_fn execv, execvp;
 	execve_fn execvpe;
 	exit_fn exit_, Exit;
+	void (*abort_)(void) __attribute__((noreturn));
 	sigaction_fn sigaction;
 	sigmask_fn sigprocmask, pthread_sigmask;
 	dlopen_fn dlopen;
@@ -79,13 +105,21 @@ static struct {
 
 static main_fn program_main;
 
+/* The signals whose default action ends the process (but SIGPROF and the
+ * real-time ones, the sampling signal's choice) and that can be caught. */
 static const int fatal_signals[] = {
 	SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT, SIGTERM, SIGQUIT,
-	SIGHUP, SIGPIPE, SIGXCPU,
+	SIGHUP, SIGPIPE, SIGXCPU, SIGXFSZ, SIGALRM, SIGVTALRM, SIGUSR1,
+	SIGUSR2, SIGSYS, SIGSTKFLT, SIGPWR,
 };
-/* 1 while our handler is installed for the signal (the program's view
- * of it is then SIG_DFL). */
-static volatile int fatal_ours[65];
+/* The kernel's flag glibc adds to every action (x86-64). */
+#ifndef SA_RESTORER
+#define SA_RESTORER 0x04000000
+#endif
+/* What the program set for each fatal signal, as it reads it back. */
+static struct sigaction program_act[65];
+
+static void fatal_handler(int sig, siginfo_t *si, void *uc);
 
 #define RESOLVE(field, name) \
 	do { \
@@ -104,6 +138,7 @@ void rt_interpose_init(void)
 	RESOLVE(execvpe, "execvpe");
 	RESOLVE(exit_, "_exit");
 	RESOLVE(Exit, "_Exit");
+	RESOLVE(abort_, "abort");
 	RESOLVE(sigaction, "sigaction");
 	RESOLVE(sigprocmask, "sigprocmask");
 	RESOLVE(pthread_sigmask, "pthread_sigmask");
@@ -142,7 +177,36 @@ struct start_arg {
 	thrd_start_t c11_fn;
 	void *arg;
 	int index;
+	uint64_t hidden;	/* the creator's rt_signal_hidden() */
 };
+
+/*
+ * start_args come from a pool, not malloc: the new thread gives its back,
+ * and a thread's first free() (or malloc) makes glibc give it a malloc
+ * arena of its own, 64 MiB of address space the program would not have
+ * used.  malloc only when the pool is empty.
+ */
+#define START_POOL 256
+static struct start_arg start_pool[START_POOL];
+static int start_used[START_POOL];
+
+static struct start_arg *start_arg_new(void)
+{
+	size_t i;
+
+	for (i = 0; i < START_POOL; i++)
+		if (!__atomic_exchange_n(&start_used[i], 1, __ATOMIC_ACQUIRE))
+			return &start_pool[i];
+	return malloc(sizeof(struct start_arg));
+}
+
+static void start_arg_free(struct start_arg *a)
+{
+	if (a >= start_pool && a < start_pool + START_POOL)
+		__atomic_store_n(&start_used[a - start_pool], 0, __ATOMIC_RELEASE);
+	else
+		free(a);
+}
 
 /* Every thread's stop frame. */
 __attribute__((noinline)) static void *thread_start(void *p)
@@ -150,7 +214,8 @@ __attribute__((noinline)) static void *thread_start(void *p)
 	struct start_arg a = *(struct start_arg *)p;
 	void *r;
 
-	free(p);
+	start_arg_free(p);
+	rt_signal_inherit(a.hidden);
 	rt_thread_begin(a.index);
 	r = a.fn(a.arg);
 	__asm__ volatile("" ::: "memory");	/* keep this frame (no tail call) */
@@ -163,7 +228,8 @@ __attribute__((noinline)) static int c11_thread_start(void *p)
 	struct start_arg a = *(struct start_arg *)p;
 	int r;
 
-	free(p);
+	start_arg_free(p);
+	rt_signal_inherit(a.hidden);
 	rt_thread_begin(a.index);
 	r = a.c11_fn(a.arg);
 	__asm__ volatile("" ::: "memory");	/* keep this frame (no tail call) */
@@ -197,14 +263,15 @@ RT_API int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 	int r;
 
 	RESOLVE(create, "pthread_create");
-	if (!rt_active || !(a = malloc(sizeof(*a))))
+	if (!rt_active || !(a = start_arg_new()))
 		return real.create(t, attr, fn, arg);
 	a->fn = fn;
 	a->arg = arg;
 	a->index = rt_next_thread_index();
+	a->hidden = rt_signal_hidden();
 	r = real.create(t, attr, thread_start, a);
 	if (r)
-		free(a);
+		start_arg_free(a);
 	return r;
 }
 
@@ -214,14 +281,15 @@ RT_API int thrd_create(thrd_t *t, thrd_start_t fn, void *arg)
 	int r;
 
 	RESOLVE(thrd_create, "thrd_create");
-	if (!rt_active || !(a = malloc(sizeof(*a))))
+	if (!rt_active || !(a = start_arg_new()))
 		return real.thrd_create(t, fn, arg);
 	a->c11_fn = fn;
 	a->arg = arg;
 	a->index = rt_next_thread_index();
+	a->hidden = rt_signal_hidden();
 	r = real.thrd_create(t, c11_thread_start, a);
 	if (r != thrd_success)
-		free(a);
+		start_arg_free(a);
 	return r;
 }
 
@@ -358,24 +426,107 @@ RT_API void _Exit(int status)
 	real.Exit(status);
 }
 
+/* Is act the default action? */
+static int is_default(const struct sigaction *act)
+{
+	return act->sa_handler == SIG_DFL && !(act->sa_flags & SA_SIGINFO);
+}
+
+/*
+ * Gives the kernel the program's action act for the fatal signal sig
+ * (THE FATAL SIGNALS): SIG_IGN and the program's handlers as they are;
+ * the default action as fatal_handler; a handler with SA_RESETHAND (whose
+ * reset the kernel would do unseen) as fatal_handler with its mask and
+ * flags, which resets and calls it.
+ */
+static int install_fatal(int sig, const struct sigaction *act)
+{
+	struct sigaction k;
+
+	if (!is_default(act) && !(act->sa_flags & SA_RESETHAND))
+		return rt_real_sigaction(sig, act, NULL);
+	memset(&k, 0, sizeof(k));
+	k.sa_sigaction = fatal_handler;
+	if (is_default(act)) {
+		/* NODEFER: a jump back from a fault in the unwinder must not
+		 * leave the signal blocked. */
+		k.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+		sigemptyset(&k.sa_mask);
+	} else {
+		k.sa_flags = (act->sa_flags & ~SA_RESETHAND) | SA_SIGINFO;
+		k.sa_mask = act->sa_mask;
+	}
+	return rt_real_sigaction(sig, &k, NULL);
+}
+
+/*
+ * abort() raises SIGABRT; when a handler of the program returns, glibc
+ * resets SIGABRT to the default action with its internal sigaction (which
+ * takes fatal_handler away) and raises it again.  So abort is done here:
+ * the first raise reaches the program's handler through fatal_handler
+ * (or, with the default action, ends the process there, written); past a
+ * handler that returned, everything is written before glibc's abort.
+ */
+RT_API void abort(void)
+{
+	sigset_t set;
+
+	RESOLVE(abort_, "abort");
+	if (rt_active) {
+		sigemptyset(&set);
+		sigaddset(&set, SIGABRT);
+		rt_real_sigmask(SIG_UNBLOCK, &set, NULL);
+		raise(SIGABRT);
+		rt_process_finish("signal 6", 0);
+	}
+	real.abort_();
+}
+
 static void fatal_handler(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction act, dfl;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	if ((sig == SIGSEGV || sig == SIGBUS) && rt_self && rt_self->in_unwind) {
+		/* back to sample.c; the program's SA_NODEFER-less mask
+		 * would keep the signal blocked past the jump */
+		rt_real_sigmask(SIG_UNBLOCK, &set, NULL);
+		siglongjmp(rt_self->unwind_jmp, 1);
+	}
+	act = program_act[sig];
+	if (act.sa_handler == SIG_IGN && !(act.sa_flags & SA_SIGINFO))
+		return;		/* set while this signal was on its way */
+	if (!is_default(&act)) {
+		/* SA_RESETHAND, done here */
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		program_act[sig] = dfl;
+		install_fatal(sig, &dfl);
+		if (act.sa_flags & SA_SIGINFO)
+			act.sa_sigaction(sig, si, uc);
+		else
+			act.sa_handler(sig);
+		return;
+	}
+	rt_die_of_signal(sig);
+}
+
+void rt_die_of_signal(int sig)
 {
 	struct sigaction dfl;
 	sigset_t set;
 	char why[32] = "signal ";
 
-	(void)si;
-	(void)uc;
-	if ((sig == SIGSEGV || sig == SIGBUS) && rt_self && rt_self->in_unwind)
-		siglongjmp(rt_self->unwind_jmp, 1);	/* back to sample.c */
 	rt_fmt_u64(why + 7, (uint64_t)sig, 10, 0);
 	rt_process_finish(why, 1);
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	rt_real_sigaction(sig, &dfl, NULL);
+	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
 	sigemptyset(&set);
 	sigaddset(&set, sig);
-	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
 	rt_real_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
@@ -391,69 +542,71 @@ int rt_fault_recovery(void)
 	       (bus.sa_flags & SA_SIGINFO) && bus.sa_sigaction == fatal_handler;
 }
 
+static int is_fatal(int sig)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		if (fatal_signals[i] == sig)
+			return 1;
+	return 0;
+}
+
 void rt_install_fatal_handlers(void)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
-		struct sigaction sa, old;
 		int sig = fatal_signals[i];
 
-		if (rt_real_sigaction(sig, NULL, &old) || old.sa_handler != SIG_DFL ||
-		    (old.sa_flags & SA_SIGINFO))
-			continue;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = fatal_handler;
-		/* NODEFER: after a jump back from a fault in the unwinder
-		 * the signal must not stay blocked. */
-		sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-		sigemptyset(&sa.sa_mask);
-		if (!rt_real_sigaction(sig, &sa, NULL))
-			fatal_ours[sig] = 1;
+		if (!rt_real_sigaction(sig, NULL, &program_act[sig]) &&
+		    is_default(&program_act[sig]))
+			install_fatal(sig, &program_act[sig]);
 	}
+}
+
+/*
+ * sigaction() of a fatal signal (THE FATAL SIGNALS): the program's action
+ * goes into program_act and to the kernel through install_fatal; old
+ * reports what the program set before.
+ */
+static int fatal_sigaction(int sig, const struct sigaction *sa,
+			   struct sigaction *old)
+{
+	struct sigaction cur;
+
+	if (real.sigaction(sig, NULL, &cur))
+		return -1;
+	if (cur.sa_sigaction == fatal_handler ||
+	    cur.sa_sigaction == program_act[sig].sa_sigaction)
+		cur = program_act[sig];		/* else set behind our back */
+	if (sa) {
+		struct sigaction now;
+		int r;
+
+		program_act[sig] = *sa;
+		r = install_fatal(sig, sa);
+		if (r)
+			return r;
+		/* as glibc hands it to the kernel, so that it reads back as
+		 * it would without hpcrun */
+		if (!real.sigaction(sig, NULL, &now)) {
+			program_act[sig].sa_flags |= now.sa_flags & SA_RESTORER;
+			program_act[sig].sa_restorer = now.sa_restorer;
+		}
+	}
+	if (old)
+		*old = cur;
+	return 0;
 }
 
 RT_API int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
 {
 	RESOLVE(sigaction, "sigaction");
-	if (rt_active && sig == rt_cfg.signo) {
-		/* The program's handler for our signal is not installed. */
-		if (old) {
-			memset(old, 0, sizeof(*old));
-			old->sa_handler = SIG_DFL;
-		}
-		if (sa)
-			rt_count_blocked_signal();
-		return 0;
-	}
-	if (sig > 0 && sig < 65 && fatal_ours[sig]) {
-		int r;
-
-		if (!sa) {
-			r = real.sigaction(sig, NULL, old);
-			if (!r && old) {
-				memset(old, 0, sizeof(*old));
-				old->sa_handler = SIG_DFL;
-			}
-			return r;
-		}
-		if (!(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == SIG_DFL) {
-			if (old) {
-				memset(old, 0, sizeof(*old));
-				old->sa_handler = SIG_DFL;
-			}
-			return 0;	/* keep ours: it ends with the default action */
-		}
-		r = real.sigaction(sig, sa, old);
-		if (!r) {
-			fatal_ours[sig] = 0;
-			if (old) {
-				memset(old, 0, sizeof(*old));
-				old->sa_handler = SIG_DFL;
-			}
-		}
-		return r;
-	}
+	if (rt_signal_managed(sig))
+		return rt_signal_sigaction(sig, sa, old);
+	if (rt_active && is_fatal(sig))
+		return fatal_sigaction(sig, sa, old);
 	return real.sigaction(sig, sa, old);
 }
 
@@ -465,37 +618,22 @@ RT_API __sighandler_t signal(int sig, __sighandler_t handler)
 	sa.sa_handler = handler;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, sig);	/* as glibc's signal() */
 	if (sigaction(sig, &sa, &old))
 		return SIG_ERR;
 	return old.sa_handler;
 }
 
-/* Removes the sampling signal from a mask the program wants to block. */
-static const sigset_t *keep_ours(int how, const sigset_t *set, sigset_t *copy)
-{
-	if (!rt_active || !set || how == SIG_UNBLOCK ||
-	    !sigismember(set, rt_cfg.signo))
-		return set;
-	*copy = *set;
-	sigdelset(copy, rt_cfg.signo);
-	rt_count_blocked_signal();
-	return copy;
-}
-
 RT_API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
-	sigset_t copy;
-
 	RESOLVE(sigprocmask, "sigprocmask");
-	return real.sigprocmask(how, keep_ours(how, set, &copy), old);
+	return rt_signal_mask(real.sigprocmask, how, set, old);
 }
 
 RT_API int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
-	sigset_t copy;
-
 	RESOLVE(pthread_sigmask, "pthread_sigmask");
-	return real.pthread_sigmask(how, keep_ours(how, set, &copy), old);
+	return rt_signal_mask(real.pthread_sigmask, how, set, old);
 }
 
 RT_API void *dlopen(const char *file, int flags)
@@ -504,8 +642,10 @@ RT_API void *dlopen(const char *file, int flags)
 
 	RESOLVE(dlopen, "dlopen");
 	h = real.dlopen(file, flags);
-	if (h && rt_active)
+	if (h && rt_active) {
 		rt_loadmap_refresh();
+		rt_data_modules();
+	}
 	return h;
 }
 

@@ -19,6 +19,7 @@
  * (buildid.h), never the handler.
  */
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <link.h>
 #include <stdlib.h>
@@ -53,8 +54,8 @@ static char *save_vdso(uintptr_t lo, uintptr_t hi)
 	const unsigned char *p = (const unsigned char *)lo;
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)lo;
 	uintptr_t i, size = hi - lo, mapped = (size + 4095) & ~(uintptr_t)4095, end;
-	sigset_t mask;
-	int fd;
+	struct rt_io io;
+	int fd, err = 0;
 	size_t len;
 
 	/* The image goes on past its loaded segment: its section headers,
@@ -80,15 +81,19 @@ static char *save_vdso(uintptr_t lo, uintptr_t hi)
 	path[len + 5] = '/';
 	rt_fmt_u64(path + len + 6, h, 16, 8);
 	memcpy(path + len + 14, ".vdso", 6);
-	rt_fd_gate_lock(&mask);	/* the program cannot close it under us */
+	rt_io_begin(&io);	/* the program cannot close it; no SIGXFSZ */
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	if (fd >= 0) {
-		ssize_t n = write(fd, p, hi - lo);
-
-		(void)n;
-		close(fd);
+		err = rt_write_all(fd, p, hi - lo);
+		if (close(fd) && !err)
+			err = errno;
+		if (err)	/* never a cut copy that looks whole */
+			unlink(path);
 	}
-	rt_fd_gate_unlock(&mask);
+	rt_io_end(&io);
+	if (err)
+		rt_say_lost(path, err, "vDSO copy lost (its samples keep "
+			    "their addresses)");
 	return path;
 }
 

@@ -17,9 +17,18 @@
  * path first sets td->closed under rt_threads_lock, so each profile is
  * written once.
  *
+ * Files: each thread's tree lives in its live file while it runs, the
+ * process's header, metrics and load map in its proc file (hpcrun-live.h,
+ * cct.c); a profile written removes its live file, a process that wrote
+ * everything its proc file.  Every write of ours goes through rt_io_begin
+ * and rt_io_end (the fd gate; RLIMIT_FSIZE and RLIMIT_NOFILE lifted, a
+ * SIGXFSZ of ours taken away), and a profile or log that cannot be
+ * written is said on stderr ("hpcrun: 'FILE': why: profile lost") and
+ * removed, never left cut short.
+ *
  * Configuration comes from the environment the launcher sets (hpcrun(1)):
  * HPCRUN_OUT_PATH, HPCRUN_EVENT_LIST, HPCRUN_NO_UNWIND, HPCRUN_NO_STACK_COPY,
- * HPCRUN_STACK_COPY, HPCRUN_VERBOSE.
+ * HPCRUN_STACK_COPY, HPCRUN_VERBOSE (and phases.c's HPCRUN_SYNC...).
  * Everything that can fail is reported (stderr once per run, and the log);
  * nothing here ever stops the program.
  */
@@ -34,7 +43,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "datacentric.h"
 #include "runtime.h"
+#include "sync.h"
 
 struct rt_config rt_cfg;
 char rt_env_path[4096];
@@ -51,7 +62,11 @@ static int next_index = 1;
 static int inited, finished, writers;
 static pthread_key_t thread_key;
 static struct rt_counts totals;
-static uint64_t nthreads, write_errors, start_failures, blocked_attempts;
+static uint64_t nthreads, write_errors, start_failures, blocked_attempts,
+	live_left, threads_unmeasured;
+/* The process's live proc file (hpcrun-live.h) and the modules in it. */
+static char proc_path[4400];
+static size_t proc_modules;
 static char notes[4096];
 static size_t notes_len;
 static int show_notes;
@@ -75,9 +90,9 @@ size_t rt_fmt_u64(char *buf, uint64_t v, int base, int width)
 	return n;
 }
 
-void rt_write_str(int fd, const char *s)
+int rt_write_all(int fd, const void *buf, size_t n)
 {
-	size_t n = strlen(s);
+	const char *s = buf;
 
 	while (n) {
 		ssize_t k = write(fd, s, n);
@@ -85,10 +100,16 @@ void rt_write_str(int fd, const char *s)
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
-			return;
+			return k < 0 ? errno : EIO;
 		s += k;
 		n -= (size_t)k;
 	}
+	return 0;
+}
+
+int rt_write_str(int fd, const char *s)
+{
+	return rt_write_all(fd, s, strlen(s));
 }
 
 /* Records a notice for the log, and shows it on stderr once per run. */
@@ -112,6 +133,17 @@ void rt_note(const char *msg)
 void rt_count_blocked_signal(void)
 {
 	__atomic_add_fetch(&blocked_attempts, 1, __ATOMIC_RELAXED);
+}
+
+void rt_threads_apply(void (*fn)(struct rt_thread *td))
+{
+	struct rt_thread *td;
+
+	pthread_mutex_lock(&threads_lock);
+	for (td = threads; td; td = td->next)
+		if (!td->closed)
+			fn(td);
+	pthread_mutex_unlock(&threads_lock);
 }
 
 int rt_next_thread_index(void)
@@ -262,6 +294,11 @@ static uint32_t host_id(void)
 	return h;
 }
 
+int rt_nmetrics(void)
+{
+	return rt_cfg.nev + (rt_data.on ? RT_DATA_NMETRICS : 0);
+}
+
 static void key_destructor(void *arg)
 {
 	rt_thread_end(arg);
@@ -318,10 +355,109 @@ static void stack_copy_config(void)
 	}
 }
 
+/* The MPI rank its launcher gave this process (Open MPI, PMIx, PMI, MVAPICH,
+ * Slurm), or 0. */
+static uint32_t mpi_rank(void)
+{
+	static const char *const vars[] = {
+		"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "MV2_COMM_WORLD_RANK",
+		"SLURM_PROCID",
+	};
+	const char *v;
+	size_t i;
+
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if ((v = getenv(vars[i])) && *v)
+			return (uint32_t)strtoul(v, NULL, 10);
+	return 0;
+}
+
+/* Appends a record of type to the proc file fd: fixed bytes of a, then
+ * the strings s1 and s2 with their NULs (hpcrun-live.h). */
+static void proc_record(int fd, uint32_t type, const void *a, size_t alen,
+			const char *s1, const char *s2)
+{
+	unsigned char rec[8600];
+	size_t l1 = strlen(s1) + 1, l2 = strlen(s2) + 1;
+	uint32_t len = (uint32_t)(alen + l1 + l2);
+
+	if (8 + alen + l1 + l2 > sizeof(rec))
+		return;
+	memcpy(rec, &type, 4);
+	memcpy(rec + 4, &len, 4);
+	memcpy(rec + 8, a, alen);
+	memcpy(rec + 8 + alen, s1, l1);
+	memcpy(rec + 8 + alen + l1, s2, l2);
+	if (write(fd, rec, 8 + len) < 0)
+		return;		/* the records before stay whole */
+}
+
+void rt_live_proc_modules(void)
+{
+	const struct rt_module *const *mods;
+	struct rt_io io;
+	size_t n, i;
+	int fd;
+
+	if (!proc_path[0])
+		return;
+	rt_io_begin(&io);
+	mods = rt_module_all(&n);
+	if (n > proc_modules && proc_path[0] &&
+	    (fd = open(proc_path, O_WRONLY | O_APPEND | O_CLOEXEC)) >= 0) {
+		for (i = proc_modules; i < n; i++)
+			proc_record(fd, HPCRUN_LIVE_REC_MODULE, &mods[i]->id,
+				    sizeof(mods[i]->id), mods[i]->path,
+				    mods[i]->buildid);
+		proc_modules = n;
+		close(fd);
+	}
+	rt_io_end(&io);
+}
+
+/* Creates the process's proc file: header pairs, metrics, modules. */
+static void live_proc_begin(void)
+{
+	struct hpcrun_kv hdr[RT_NHEADER];
+	struct hpcrun_metric met[RT_MAX_METRICS];
+	char num[4][24];
+	struct rt_io io;
+	size_t i, n;
+	int fd;
+
+	proc_modules = 0;
+	rt_io_begin(&io);
+	fd = rt_create_file(0, HPCRUN_LIVE_PROC_SUFFIX, proc_path, sizeof(proc_path));
+	if (fd >= 0) {
+		if (write(fd, HPCRUN_LIVE_PROC_MAGIC, 16) == 16) {
+			n = cct_header(hdr, num, -1);
+			for (i = 0; i < n; i++)
+				proc_record(fd, HPCRUN_LIVE_REC_HEADER, "", 0,
+					    hdr[i].name, hdr[i].value);
+			cct_metrics(met, NULL);
+			for (i = 0; i < (size_t)rt_nmetrics(); i++) {
+				struct hpcrun_live_metric m;
+
+				memset(&m, 0, sizeof(m));
+				m.period = met[i].period;
+				m.threshold = met[i].threshold;
+				m.is_frequency = met[i].is_frequency;
+				memcpy(m.flags, met[i].flags, sizeof(m.flags));
+				proc_record(fd, HPCRUN_LIVE_REC_METRIC, &m, sizeof(m),
+					    met[i].name, met[i].description);
+			}
+		}
+		close(fd);
+	} else {
+		proc_path[0] = '\0';
+	}
+	rt_io_end(&io);
+	rt_live_proc_modules();
+}
+
 void rt_init(void)
 {
 	const char *out = getenv("HPCRUN_OUT_PATH"), *v, *slash;
-	struct sigaction sa;
 	ssize_t n;
 
 	if (inited)
@@ -340,31 +476,27 @@ void rt_init(void)
 	v = getenv("PATH");
 	snprintf(rt_env_path, sizeof(rt_env_path), "%s", v ? v : "");
 	rt_cfg.hostid = host_id();
-	v = getenv("OMPI_COMM_WORLD_RANK");
-	if (!v)
-		v = getenv("PMI_RANK");
-	rt_cfg.rank = v ? (uint32_t)strtoul(v, NULL, 10) : 0;
+	rt_cfg.rank = mpi_rank();
 	v = getenv("HPCRUN_VERBOSE");
 	rt_cfg.verbose = v ? atoi(v) : 0;
 	v = getenv("HPCRUN_NO_UNWIND");
 	rt_cfg.no_unwind = v && *v == '1';
 	stack_copy_config();
-	rt_cfg.signo = SIGRTMIN + 8;
+	sync_init();
+	rt_data_init();
+	if (rt_signal_take()) {
+		rt_note("no free real-time signal to sample with; not measuring");
+		return;
+	}
 
 	configure_events();
 	if (show_notes && notes_len)
 		setenv("HPCRUN_NOTICES_SHOWN", "1", 1);
 	show_notes = 0;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = rt_sample_handler;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	if (rt_real_sigaction(rt_cfg.signo, &sa, NULL)) {
-		rt_note("cannot install the sampling signal handler; not measuring");
-		return;
-	}
 	rt_loadmap_refresh();
+	rt_data_modules();
+	live_proc_begin();
 	pthread_key_create(&thread_key, key_destructor);
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	rt_install_fatal_handlers();
@@ -392,13 +524,75 @@ static void verbose_report(void)
 	}
 }
 
-/* Stack bounds of the calling thread. */
+/*
+ * The mapping in /proc/self/maps that holds addr, into [*lo, *hi); 0 or -1.
+ * Read through a stack buffer: no malloc (a thread's first malloc gives
+ * it a malloc arena of its own, 64 MiB of address space).
+ */
+static int mapping_of(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
+{
+	char buf[4096], *line, *nl, *end;
+	size_t have = 0;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), rc = -1;
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = '\0';
+		for (line = buf; (nl = strchr(line, '\n')); line = nl + 1) {
+			uintptr_t a = strtoul(line, &end, 16), b;
+
+			if (*end != '-')
+				continue;
+			b = strtoul(end + 1, NULL, 16);
+			if (addr >= a && addr < b) {
+				*lo = a;
+				*hi = b;
+				rc = 0;
+				goto out;
+			}
+		}
+		have -= (size_t)(line - buf);
+		memmove(buf, line, have);
+		if (have == sizeof(buf) - 1)
+			have = 0;		/* no line is that long */
+	}
+out:
+	close(fd);
+	return rc;
+}
+
+/* Stack bounds of the calling thread: the main thread's as glibc gives
+ * them, another's its stack's mapping (pthread_getattr_np would malloc). */
+/* mapping_of on the fd thread (source-perf.c, THE PRIVATE TABLE). */
+struct maps_job {
+	uintptr_t addr, lo, hi;
+};
+
+static int maps_job(void *p)
+{
+	struct maps_job *j = p;
+
+	return mapping_of(j->addr, &j->lo, &j->hi);
+}
+
 static void stack_bounds(struct rt_thread *td)
 {
 	pthread_attr_t attr;
+	struct maps_job j = { (uintptr_t)&attr, 0, 0 };
 	void *addr;
 	size_t size;
 
+	if (td->index && !rt_fd_private(maps_job, &j)) {
+		td->stack_lo = j.lo;
+		td->stack_hi = j.hi;
+		return;
+	}
 	if (pthread_getattr_np(pthread_self(), &attr))
 		return;
 	if (!pthread_attr_getstack(&attr, &addr, &size)) {
@@ -406,6 +600,51 @@ static void stack_bounds(struct rt_thread *td)
 		td->stack_hi = (uintptr_t)addr + size;
 	}
 	pthread_attr_destroy(&attr);
+}
+
+/* A thread that cannot be had memory for runs unmeasured: counted for the
+ * log, said once. */
+static void unmeasured(int index)
+{
+	char msg[160];
+
+	if (__atomic_fetch_add(&threads_unmeasured, 1, __ATOMIC_RELAXED))
+		return;
+	snprintf(msg, sizeof(msg), "warning: thread %d not measured: no memory for "
+		 "its state (%s)", index, strerror(ENOMEM));
+	rt_note(msg);
+}
+
+/* Says once why trees are not (all) kept in live files. */
+static void note_live(const struct cct *c)
+{
+	static int said;
+	char msg[4600];
+
+	if (!c->live_err || __atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		return;
+	snprintf(msg, sizeof(msg), "warning: %s (%s): a killed process loses %s",
+		 c->path[0] ? "a live profile stopped growing" :
+		 "no live profile could be kept", strerror(c->live_err),
+		 c->path[0] ? "the paths recorded since" : "its profile");
+	rt_note(msg);
+}
+
+/* td's tree, its samples counted in its live file. */
+static int tree_new(struct rt_thread *td)
+{
+	if (cct_init(&td->cct, (size_t)rt_nmetrics(), td->index))
+		return -1;
+	td->nsamples = td->cct.hdr->nsamples;
+	note_live(&td->cct);
+	return 0;
+}
+
+/* tree_new on the fd thread: its live file never takes a number of the
+ * program's table (source-perf.c, THE PRIVATE TABLE). */
+static int tree_job(void *td)
+{
+	return tree_new(td);
 }
 
 struct rt_thread *rt_thread_begin(int index)
@@ -417,16 +656,19 @@ struct rt_thread *rt_thread_begin(int index)
 		return NULL;
 	td = mmap(NULL, TD_BYTES, PROT_READ | PROT_WRITE,
 		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (td == MAP_FAILED)
+	if (td == MAP_FAILED) {
+		unmeasured(index);
 		return NULL;
+	}
 	td->uwc = (struct uw_cache *)(void *)(td + 1);
 	td->index = index;
 	td->tid = (pid_t)syscall(SYS_gettid);
 	stack_bounds(td);
 	for (i = 0; i < HPCRUN_MAX_EVENTS; i++)
 		td->fd[i] = -1;
-	if (cct_init(&td->cct, (size_t)rt_cfg.nev, index == 0)) {
+	if (rt_fd_private(tree_job, td)) {
 		munmap(td, TD_BYTES);
+		unmeasured(index);
 		return NULL;
 	}
 	pthread_mutex_lock(&threads_lock);
@@ -436,6 +678,7 @@ struct rt_thread *rt_thread_begin(int index)
 	if (index)
 		pthread_setspecific(thread_key, td);
 	rt_self = td;
+	rt_data_thread_begin(td);
 	for (i = 0; i < rt_cfg.nev; i++) {
 		err = rt_cfg.ev[i].src->start(td, i);
 		if (!err) {
@@ -473,18 +716,62 @@ static void add_counts(const struct rt_counts *c)
 		__atomic_add_fetch(&d[i], s[i], __ATOMIC_RELAXED);
 }
 
-/* Writes td's profile and folds its counts into the totals; under the fd
- * gate, so the program cannot close the file's number under us. */
+/* "hpcrun: 'path': why: what" on stderr (async-signal-safe). */
+void rt_say_lost(const char *path, int err, const char *what)
+{
+	const char *why = strerrordesc_np(err);
+
+	rt_write_str(2, "hpcrun: '");
+	rt_write_str(2, path);
+	rt_write_str(2, "': ");
+	rt_write_str(2, why ? why : "error");
+	rt_write_str(2, ": ");
+	rt_write_str(2, what);
+	rt_write_str(2, "\n");
+}
+
+/* Writes td's profile and folds its counts into the totals (rt_io: the
+ * program can neither close the file's number under us nor make the
+ * write fail or signal with its limits).  A profile that cannot be
+ * written is said on stderr and counted for the log; its live file stays
+ * for hpcprof to recover, unless there is none. */
+/* cct_write_profile on the fd thread: the file never takes a number of
+ * the program's table (source-perf.c, THE PRIVATE TABLE). */
+struct profile_job {
+	struct rt_thread *td;
+	char path[4400];
+};
+
+static int write_profile(void *p)
+{
+	struct profile_job *j = p;
+
+	return cct_write_profile(j->td, j->path, sizeof(j->path));
+}
+
 static void write_thread(struct rt_thread *td)
 {
-	sigset_t mask;
+	struct profile_job job = { td, "" };
+	char *path = job.path;
+	struct rt_io io;
 	int err;
 
-	rt_fd_gate_lock(&mask);
-	err = cct_write_profile(td);
-	rt_fd_gate_unlock(&mask);
-	if (err)
+	rt_io_begin(&io);
+	err = rt_fd_private(write_profile, &job);
+	if (!err)
+		cct_unlink(&td->cct);
+	rt_io_end(&io);
+	if (!err)
+		sync_thread_write(td, path);
+	if (err) {
 		__atomic_add_fetch(&write_errors, 1, __ATOMIC_RELAXED);
+		if (td->cct.live)
+			__atomic_add_fetch(&live_left, 1, __ATOMIC_RELAXED);
+		rt_say_lost(path[0] ? path : rt_cfg.outdir, -err,
+			 td->cct.live ? "profile not written (hpcprof recovers "
+			 "it from its .hpcrun-live file)" : "profile lost");
+	}
+	note_live(&td->cct);
 	add_counts(&td->counts);
 	__atomic_add_fetch(&nthreads, 1, __ATOMIC_RELAXED);
 }
@@ -512,39 +799,52 @@ void rt_thread_end(struct rt_thread *td)
 	stop_sources(td);
 	write_thread(td);
 	__atomic_sub_fetch(&writers, 1, __ATOMIC_ACQ_REL);
+	rt_data_thread_end(td);
 	cct_release(&td->cct);
+	sync_thread_free(td);
 	munmap(td, TD_BYTES);
 }
 
-int rt_create_file(int thread, const char *suffix)
+size_t rt_file_path(char *path, int thread, unsigned gen, const char *suffix)
 {
-	char path[4400];
 	size_t len, dl = strlen(rt_cfg.outdir), pl = strlen(rt_cfg.progname);
-	unsigned gen;
 
 	if (pl > 200)
 		pl = 200;
-	if (dl + pl + 100 > sizeof(path))
-		return -ENAMETOOLONG;
+	if (dl + pl + 100 + strlen(suffix) > 4400)
+		return 0;
+	memcpy(path, rt_cfg.outdir, dl);
+	len = dl;
+	path[len++] = '/';
+	memcpy(path + len, rt_cfg.progname, pl);
+	len += pl;
+	path[len++] = '-';
+	len += rt_fmt_u64(path + len, rt_cfg.rank, 10, 6);
+	path[len++] = '-';
+	len += rt_fmt_u64(path + len, (uint64_t)thread, 10, 3);
+	path[len++] = '-';
+	len += rt_fmt_u64(path + len, rt_cfg.hostid, 16, 8);
+	path[len++] = '-';
+	len += rt_fmt_u64(path + len, (uint64_t)rt_pid, 10, 0);
+	path[len++] = '-';
+	len += rt_fmt_u64(path + len, gen, 10, 0);
+	memcpy(path + len, suffix, strlen(suffix) + 1);
+	return len + strlen(suffix);
+}
+
+int rt_create_file(int thread, const char *suffix, char *out, size_t size)
+{
+	char path[4400];
+	unsigned gen;
+
+	out[0] = '\0';
 	for (gen = 0; gen < 1000; gen++) {
+		size_t len = rt_file_path(path, thread, gen, suffix);
 		int fd;
 
-		memcpy(path, rt_cfg.outdir, dl);
-		len = dl;
-		path[len++] = '/';
-		memcpy(path + len, rt_cfg.progname, pl);
-		len += pl;
-		path[len++] = '-';
-		len += rt_fmt_u64(path + len, rt_cfg.rank, 10, 6);
-		path[len++] = '-';
-		len += rt_fmt_u64(path + len, (uint64_t)thread, 10, 3);
-		path[len++] = '-';
-		len += rt_fmt_u64(path + len, rt_cfg.hostid, 16, 8);
-		path[len++] = '-';
-		len += rt_fmt_u64(path + len, (uint64_t)rt_pid, 10, 0);
-		path[len++] = '-';
-		len += rt_fmt_u64(path + len, gen, 10, 0);
-		memcpy(path + len, suffix, strlen(suffix) + 1);
+		if (!len || len >= size)
+			return -ENAMETOOLONG;
+		memcpy(out, path, len + 1);
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd >= 0 || errno != EEXIST)
 			return fd >= 0 ? fd : -errno;
@@ -552,35 +852,112 @@ int rt_create_file(int thread, const char *suffix)
 	return -EEXIST;
 }
 
+/* Lifts the soft limit res to the hard one when it is below need (and
+ * can be); 1 if lifted, *old the limits to restore. */
+static int lift(int res, rlim_t need, struct rlimit *old)
+{
+	struct rlimit nl;
+
+	if (getrlimit(res, old) || old->rlim_cur == RLIM_INFINITY ||
+	    old->rlim_cur >= need || old->rlim_cur >= old->rlim_max)
+		return 0;
+	nl.rlim_cur = old->rlim_max;
+	nl.rlim_max = old->rlim_max;
+	return !setrlimit(res, &nl);
+}
+
+int rt_fsize_allow(uint64_t end, struct rlimit *old)
+{
+	struct rlimit now;
+
+	if (lift(RLIMIT_FSIZE, (rlim_t)end, old))
+		return old->rlim_max == RLIM_INFINITY || old->rlim_max >= end ? 0 :
+		       (rt_fsize_restore(old), -EFBIG);
+	old->rlim_cur = RLIM_INFINITY;		/* nothing to restore */
+	if (getrlimit(RLIMIT_FSIZE, &now) || now.rlim_cur == RLIM_INFINITY ||
+	    now.rlim_cur >= end)
+		return 0;
+	return -EFBIG;
+}
+
+void rt_fsize_restore(const struct rlimit *old)
+{
+	if (old->rlim_cur != RLIM_INFINITY)
+		setrlimit(RLIMIT_FSIZE, old);
+}
+
+void rt_io_begin(struct rt_io *io)
+{
+	sigset_t pend;
+
+	rt_fd_gate_lock(&io->mask);
+	sigpending(&pend);
+	io->xfsz_pending = sigismember(&pend, SIGXFSZ);
+	io->lifted_fsize = lift(RLIMIT_FSIZE, RLIM_INFINITY, &io->fsize);
+	io->lifted_nofile = lift(RLIMIT_NOFILE, RLIM_INFINITY, &io->nofile);
+}
+
+void rt_io_end(struct rt_io *io)
+{
+	static const struct timespec zero;
+	sigset_t pend, xfsz;
+
+	if (io->lifted_nofile)
+		setrlimit(RLIMIT_NOFILE, &io->nofile);
+	if (io->lifted_fsize)
+		setrlimit(RLIMIT_FSIZE, &io->fsize);
+	sigpending(&pend);
+	if (!io->xfsz_pending && sigismember(&pend, SIGXFSZ)) {
+		sigemptyset(&xfsz);
+		sigaddset(&xfsz, SIGXFSZ);
+		sigtimedwait(&xfsz, NULL, &zero);	/* ours, not the program's */
+	}
+	rt_fd_gate_unlock(&io->mask);
+}
+
+/* The first error of the log's writes (write_log runs once, under the
+ * gate). */
+static int log_errno;
+
+static void log_put(int fd, const char *s)
+{
+	int err = rt_write_str(fd, s);
+
+	if (err && !log_errno)
+		log_errno = err;
+}
+
 static void log_line(int fd, const char *key, uint64_t v)
 {
 	char num[24];
 
 	rt_fmt_u64(num, v, 10, 0);
-	rt_write_str(fd, key);
-	rt_write_str(fd, ": ");
-	rt_write_str(fd, num);
-	rt_write_str(fd, "\n");
+	log_put(fd, key);
+	log_put(fd, ": ");
+	log_put(fd, num);
+	log_put(fd, "\n");
 }
 
 static void write_log(const char *why)
 {
-	char num[24];
-	int fd = rt_create_file(0, ".log"), i;
+	char num[24], path[4400];
+	int fd = rt_create_file(0, ".log", path, sizeof(path)), i, err;
 	uint64_t dropped;
 
-	if (fd < 0)
+	if (fd < 0) {
+		rt_say_lost(path[0] ? path : rt_cfg.outdir, -fd, "log lost");
 		return;
-	rt_write_str(fd, "hpcrun-log: 1\nprogram: ");
-	rt_write_str(fd, rt_cfg.exe);
-	rt_write_str(fd, "\n");
+	}
+	log_put(fd, "hpcrun-log: 1\nprogram: ");
+	log_put(fd, rt_cfg.exe);
+	log_put(fd, "\n");
 	log_line(fd, "process-id", (uint64_t)rt_pid);
-	rt_write_str(fd, "end: ");
-	rt_write_str(fd, why);
-	rt_write_str(fd, "\n");
+	log_put(fd, "end: ");
+	log_put(fd, why);
+	log_put(fd, "\n");
 	log_line(fd, "signal", (uint64_t)rt_cfg.signo);
-	rt_write_str(fd, "unwind: ");
-	rt_write_str(fd, rt_cfg.no_unwind ? "none (--no-unwind)\n" : "eh_frame\n");
+	log_put(fd, "unwind: ");
+	log_put(fd, rt_cfg.no_unwind ? "none (--no-unwind)\n" : "eh_frame\n");
 	for (i = 0; i < rt_cfg.nev; i++)
 		if (rt_cfg.ev[i].src == &perf_source &&
 		    rt_perf_ring_event(&rt_cfg.ev[i].spec))
@@ -589,20 +966,21 @@ static void write_log(const char *why)
 	for (i = 0; i < rt_cfg.nev; i++) {
 		const struct rt_event *e = &rt_cfg.ev[i];
 
-		rt_write_str(fd, "event: ");
-		rt_write_str(fd, e->metric);
+		log_put(fd, "event: ");
+		log_put(fd, e->metric);
 		if (e->spec.period) {
 			rt_fmt_u64(num, e->spec.period, 10, 0);
-			rt_write_str(fd, " period ");
+			log_put(fd, " period ");
 		} else {
 			rt_fmt_u64(num, e->spec.freq, 10, 0);
-			rt_write_str(fd, " frequency ");
+			log_put(fd, " frequency ");
 		}
-		rt_write_str(fd, num);
-		rt_write_str(fd, "\n");
+		log_put(fd, num);
+		log_put(fd, "\n");
 	}
-	rt_write_str(fd, notes);
+	log_put(fd, notes);
 	log_line(fd, "threads", nthreads);
+	log_line(fd, "threads-unmeasured", threads_unmeasured);
 	log_line(fd, "samples-taken", totals.taken);
 	log_line(fd, "samples-recorded", totals.recorded);
 	log_line(fd, "samples-partial", totals.partial);
@@ -621,15 +999,30 @@ static void write_log(const char *why)
 	log_line(fd, "sampling-rearmed", rt_sampling_rearmed);
 	log_line(fd, "sampling-stopped", rt_sampling_stopped);
 	log_line(fd, "write-errors", write_errors);
+	log_line(fd, "live-files-left", live_left);
 	log_line(fd, "handler-ns", totals.handler_ns);
-	close(fd);
+	sync_log(fd, log_put);
+	if (rt_data.on) {
+		log_line(fd, "data-blocks-tracked", rt_data_counts.tracked);
+		log_line(fd, "data-blocks-untracked", rt_data_counts.untracked_full);
+		log_line(fd, "data-allocation-paths", rt_data_counts.sites);
+		log_line(fd, "data-lookups-busy", rt_data_counts.lookup_busy);
+	}
+	err = log_errno;
+	log_errno = 0;
+	if (close(fd) && !err)
+		err = errno;
+	if (err) {
+		unlink(path);
+		rt_say_lost(path, err, "log lost");
+	}
 }
 
 void rt_process_finish(const char *why, int from_signal)
 {
 	struct rt_thread *td;
 	int locked, spins, i;
-	sigset_t mask;
+	struct rt_io io;
 
 	if (!rt_active || getpid() != rt_pid ||
 	    __atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL))
@@ -648,9 +1041,12 @@ void rt_process_finish(const char *why, int from_signal)
 	}
 	for (i = 0; __atomic_load_n(&writers, __ATOMIC_ACQUIRE) && i < 100000; i++)
 		sched_yield();
-	rt_fd_gate_lock(&mask);		/* as in write_thread */
+	rt_io_begin(&io);		/* as in write_thread */
 	write_log(why);
-	rt_fd_gate_unlock(&mask);
+	if (!live_left && proc_path[0])
+		unlink(proc_path);	/* nothing left to recover */
+	proc_path[0] = '\0';
+	rt_io_end(&io);
 	if (locked)
 		pthread_mutex_unlock(&threads_lock);
 }
@@ -667,20 +1063,20 @@ void rt_resume_after_failed_exec(int err)
 		return;
 	pthread_mutex_lock(&threads_lock);
 	memset(&totals, 0, sizeof(totals));
-	nthreads = write_errors = blocked_attempts = 0;
+	nthreads = write_errors = blocked_attempts = live_left = 0;
 	rt_sampling_rearmed = rt_sampling_stopped = 0;
+	live_proc_begin();
 	for (pp = &threads; (td = *pp);) {
 		if (td->tid != self && syscall(SYS_tgkill, rt_pid, td->tid, 0)) {
 			*pp = td->next;		/* ended while nothing was measured */
 			continue;
 		}
 		cct_release(&td->cct);
-		if (cct_init(&td->cct, (size_t)rt_cfg.nev, td->index == 0)) {
+		if (tree_new(td)) {
 			*pp = td->next;
 			continue;
 		}
 		memset(&td->counts, 0, sizeof(td->counts));
-		memset(td->nsamples, 0, sizeof(td->nsamples));
 		td->closed = 0;
 		for (i = 0; i < rt_cfg.nev; i++)
 			td->started[i] = !rt_cfg.ev[i].src->start(td, i);
@@ -701,17 +1097,21 @@ void rt_after_fork_child(void)
 
 	rt_pid = getpid();
 	rt_fds_after_fork(threads);
+	rt_data_after_fork();
 	if (!self || !rt_active)
 		return;
 	threads = NULL;
 	memset(&totals, 0, sizeof(totals));
-	nthreads = write_errors = blocked_attempts = 0;
-	cct_release(&self->cct);
+	nthreads = write_errors = blocked_attempts = live_left = 0;
+	proc_path[0] = '\0';		/* the parent's */
+	live_proc_begin();
+	cct_release(&self->cct);	/* the parent's file stays the parent's */
+	sync_thread_free(self);		/* the parent's episodes */
+	sync_hang_after_fork();
 	memset(&self->counts, 0, sizeof(self->counts));
-	memset(self->nsamples, 0, sizeof(self->nsamples));
 	memset(self->started, 0, sizeof(self->started));
 	rt_self = NULL;
-	if (cct_init(&self->cct, (size_t)rt_cfg.nev, self->index == 0))
+	if (tree_new(self))
 		return;
 	self->tid = (pid_t)syscall(SYS_gettid);
 	self->next = NULL;

@@ -15,6 +15,8 @@
  *   source-perf.c, source-timer.c   the sample sources; source-perf.c
  *                  also keeps the perf fds safe from the program (its
  *                  design note: the fd gate)
+ *   sync-interpose.c, phases.c, hang.c   barriers, lock waits, phases and
+ *                  the hang detector (sync.h, sync-episode.h)
  *
  * Invariants:
  *  1. The signal handler only touches its own thread's struct rt_thread,
@@ -31,11 +33,14 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <time.h>
 
 #include "buildid.h"
 #include "hpcrun-events.h"
+#include "hpcrun-fmt.h"
+#include "hpcrun-live.h"
 
 #define RT_API __attribute__((visibility("default")))
 #define RT_MAX_FRAMES 8192
@@ -43,11 +48,14 @@
 #define RT_UNWIND_REGS 17
 /* si_value of the timer that drains a thread's ring buffers. */
 #define RT_DRAIN_TIMER (-2)
+/* si_value of the hang detector's signal asking a thread for its path. */
+#define RT_PATH_PROBE (-3)
 /* Thread CPU time between two drains (ns): 250/s. */
 #define RT_DRAIN_NS 4000000L
 
 struct rt_thread;
 struct uw_cache;
+struct sync_thread;
 
 /* A sample source: one per event kind; functions run outside the handler
  * except value(), which the handler calls. */
@@ -102,6 +110,12 @@ static inline clockid_t rt_thread_clock(pid_t tid)
 {
 	return (clockid_t)((~(unsigned)tid << 3) | 6);
 }
+/* Runs fn(arg) on hpcrun's fd thread, whose fd table is its own, and
+ * returns its result: the fds fn opens never take a number in the
+ * program's table (source-perf.c, THE PRIVATE TABLE). */
+int rt_fd_private(int (*fn)(void *), void *arg);
+/* Makes the process's fd thread if it has none (outside handlers). */
+void rt_fd_thread_start(void);
 /* Fork child: closes every thread's inherited perf fds, resets the gate. */
 void rt_fds_after_fork(struct rt_thread *threads);
 /* Events of a thread re-opened after the program closed their fd, and
@@ -133,6 +147,9 @@ struct rt_config {
 	uint32_t rank;
 };
 extern struct rt_config rt_cfg;
+/* Metrics of a profile: the events', then hpcrun --data's (hpcrun(5)). */
+#define RT_MAX_METRICS (HPCRUN_MAX_EVENTS + 4)
+int rt_nmetrics(void);
 extern char rt_env_path[];		/* PATH at start, for the header */
 extern volatile int rt_active;		/* 0 before init and after finish */
 extern pid_t rt_pid;
@@ -146,20 +163,43 @@ struct rt_counts {
 		copy_live;	/* copies continued on the live stack */
 };
 
+/* Laid out as struct hpcrun_live_node: the arena is the live file. */
 struct cct_node {
 	uint64_t addr;			/* module-relative, or placeholder text */
 	struct cct_node *parent, *child, *sibling;
 	uint32_t id;
+	uint32_t parent_id;		/* 0 for a root */
 	uint16_t lm;
 	double val[];			/* rt_cfg.nev values */
 };
 
+/* The roots of hpcrun --data (hpcrun(5)), made as samples need them. */
+enum cct_xroot {
+	CCT_HEAP, CCT_STATIC, CCT_STACK, CCT_SMALL, CCT_UNKNOWN, CCT_NOADDR,
+	CCT_NXROOTS
+};
+
+/*
+ * The arena: chunks mapped from the thread's live file (hpcrun-live.h),
+ * the first holding the file's header, added as the tree grows (cct.c).
+ */
 struct cct {
-	char *base, *cur, *end;		/* the arena (mmap) */
+	char *cur, *end;		/* free space of the last chunk */
 	size_t node_size;
 	uint32_t next_id;
 	uint64_t nnodes;
 	struct cct_node *primary, *top, *partial;
+	struct cct_node *phases;	/* "^Phases " or NULL (hpcrun(5)) */
+	struct cct_node *xroot[CCT_NXROOTS];	/* hpcrun --data's, or NULL */
+	struct hpcrun_live_header *hdr;	/* the first chunk */
+	uint64_t *commit;		/* node count of the last file chunk */
+	uint64_t anon_commit;		/* ... or this, once chunks are anonymous */
+	int nmaps;
+	void *map[HPCRUN_LIVE_MAX_CHUNKS];
+	size_t map_bytes[HPCRUN_LIVE_MAX_CHUNKS];
+	int live;			/* chunks still come from the file */
+	int live_err;			/* why they stopped (errno), 0 */
+	char path[4400];		/* the live file */
 };
 
 struct rt_thread {
@@ -176,7 +216,7 @@ struct rt_thread {
 	int nrings;
 	timer_t drain_timer;		/* while nrings > 0 */
 	int started[HPCRUN_MAX_EVENTS];
-	uint64_t nsamples[HPCRUN_MAX_EVENTS];
+	uint64_t *nsamples;		/* per event: in the live file's header */
 	volatile int busy;		/* inside the handler (set seq_cst) */
 	volatile int in_unwind;		/* unwinding: a fault jumps to unwind_jmp */
 	sigjmp_buf unwind_jmp;
@@ -184,6 +224,8 @@ struct rt_thread {
 	struct rt_counts counts;
 	struct cct cct;
 	struct uw_cache *uwc;		/* unwinder's cache, after the struct */
+	struct sync_thread *sync;	/* sync.h; NULL until its first sync */
+	struct rt_data_thread *data;	/* hpcrun --data, or NULL */
 	uintptr_t frames[RT_MAX_FRAMES];
 	unsigned char rec[65536];	/* a ring record that wraps around */
 	struct rt_thread *next;
@@ -204,10 +246,38 @@ void rt_resume_after_failed_exec(int err);
 int rt_next_thread_index(void);
 void rt_note(const char *msg);
 void rt_count_blocked_signal(void);
+/* Calls fn for every thread still sampled, under the thread list's lock
+ * (outside the handler). */
+void rt_threads_apply(void (*fn)(struct rt_thread *td));
+
+/* sampling-signal.c: the sampling signal, out of the program's sight (its
+ * design note).  rt_signal_entry is the handler of every managed signal. */
+/* The high half of the value of hpcrun's timer signals ("HPCR"). */
+#define RT_SIGVAL_TAG 0x48504352u
+/* Chooses and installs rt_cfg.signo; 0, or -1 when no signal is free. */
+int rt_signal_take(void);
+void rt_signal_entry(int sig, siginfo_t *si, void *uc);
+/* Is sig one hpcrun samples with, or did (its sigaction is then
+ * rt_signal_sigaction)? */
+int rt_signal_managed(int sig);
+int rt_signal_sigaction(int sig, const struct sigaction *sa, struct sigaction *old);
+/* sigprocmask / pthread_sigmask (fn, the real one) as the program sees it. */
+int rt_signal_mask(int (*fn)(int, const sigset_t *, sigset_t *), int how,
+		   const sigset_t *set, sigset_t *old);
+/* The calling thread's hidden bits, handed to the threads it creates. */
+uint64_t rt_signal_hidden(void);
+void rt_signal_inherit(uint64_t bits);
+/* Re-route td's sources to the current rt_cfg.signo (after a move). */
+void rt_perf_resignal(struct rt_thread *td);
+void rt_timer_resignal(struct rt_thread *td);
 
 /* interpose.c: the stop frames of unwinding, and real libc functions. */
 extern uintptr_t rt_stop_main_lo, rt_stop_main_hi;
 int rt_real_sigaction(int sig, const struct sigaction *sa, struct sigaction *old);
+/* Ends the process by sig with its default action, as the program would
+ * have died, after writing every profile (rt_process_finish); from a
+ * handler of sig on the thread it was meant for. */
+void rt_die_of_signal(int sig);
 int rt_real_sigmask(int how, const sigset_t *set, sigset_t *old);
 void rt_interpose_init(void);
 int rt_is_stop_function(uintptr_t fn_start);
@@ -233,10 +303,16 @@ struct rt_copy {
 	uint64_t time;
 	uintptr_t live_hi;
 	int own;
+	int has_addr;			/* addr: the sample's data address */
+	uintptr_t addr;
 };
 
 /* sample.c */
 void rt_sample_handler(int sig, siginfo_t *si, void *uc);
+/* rt_unwind of uc into td->frames on td's own thread, a faulting read
+ * coming back as a one-frame partial path (outside the handler too, with
+ * td->busy set). */
+int rt_unwind_guarded(struct rt_thread *td, const void *uc, int *complete);
 /*
  * Records one sample of event idx taken by the kernel into a ring buffer,
  * c with its regs, stack, len and time (live_hi and own are set here).
@@ -247,6 +323,11 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc);
 void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 		    struct rt_copy *c, const void *uc, double val);
 
+/* rt_unwind() of uc (a getcontext() of the calling thread td, outside the
+ * handler, td->busy set) into td->frames, a fault recovered as in the
+ * handler; the frame count. */
+int rt_unwind_here(struct rt_thread *td, const void *uc, int *complete);
+
 /* unwind.c: frames[0] = leaf pc; returns count; *complete: 1 = reached a
  * stop function (main / thread start), 2 = reached the stack bottom,
  * 0 = failed, 3 = the path runs through hpcrun's own signal handler (a
@@ -254,6 +335,8 @@ void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
  * program's). */
 int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
 	      int max, int *complete);
+/* The registers of a ucontext, DWARF numbering (16 = the pc). */
+void rt_regs_from_ucontext(uintptr_t *regs, const void *ucontext);
 
 /* The same from a ring buffer's sample c; its modules are those of the
  * load map when it was taken (rt_module_at): a frame in a module
@@ -288,25 +371,89 @@ const struct rt_module *rt_module_at(uintptr_t addr, uint64_t time);
 const struct rt_module *const *rt_module_all(size_t *n);
 
 /* cct.c */
-int cct_init(struct cct *c, size_t nvals, int main_thread);
+/* A tree for thread (index; 0 = main) in a new live file, or in anonymous
+ * memory when the file cannot be had (c->live_err says why); 0 or -errno
+ * when no memory can be had either.  Outside the handler. */
+int cct_init(struct cct *c, size_t nvals, int thread);
+/* Unmaps the arena (the live file stays); accepts an unused c. */
 void cct_release(struct cct *c);
+/* Removes the live file (after the profile is written). */
+void cct_unlink(struct cct *c);
 /* Inserts path (frames[n-1] outermost .. frames[0] leaf), taken at time
  * (rt_module_at), under root and adds val to event idx of the leaf; 0,
- * -1 when the arena is full, -2 when a frame lies in no module. */
+ * -1 when the arena is full, -2 when a frame lies in no module.
+ * Async-signal-safe: a new chunk is mapped with system calls alone. */
 int cct_insert(struct cct *c, struct cct_node *root, const uintptr_t *frames,
 	       int n, uint64_t time, int idx, double val);
-/* Writes td's profile into the measurement directory; 0 or -errno. */
-int cct_write_profile(struct rt_thread *td);
+/* Inserts path (as cct_insert) with no value; its leaf, or NULL. */
+struct cct_node *cct_path_node(struct cct *c, struct cct_node *root,
+			       const uintptr_t *frames, int n);
+/* The child "S" + 7 digits of site under the root "^Phases " (both made
+ * when missing; hpcrun(5)), or NULL.  Async-signal-safe. */
+struct cct_node *cct_phase_node(struct cct *c, uint32_t site);
+/* The root kind of c, made when missing; the child (lm, addr) of parent,
+ * made when missing; NULL when the arena is full.  Async-signal-safe. */
+struct cct_node *cct_xroot(struct cct *c, enum cct_xroot kind);
+struct cct_node *cct_child(struct cct *c, struct cct_node *parent,
+			   uint16_t lm, uint64_t addr);
+/* The eight ASCII bytes of a placeholder node's address. */
+uint64_t cct_placeholder(const char *s);
+/* Writes td's profile into the measurement directory as path (filled in
+ * as soon as it is known, else ""); 0 or -errno (nothing left behind). */
+int cct_write_profile(struct rt_thread *td, char *path, size_t size);
+/* The profile header's pairs of thread (-1: "thread-id" left ""), their
+ * numbers formatted into num; returns how many (HPCRUN_NHEADER). */
+#define RT_NHEADER 11
+size_t cct_header(struct hpcrun_kv *hdr, char num[4][24], int thread);
+/* The metric table, with the sample counts ns (NULL: 0). */
+void cct_metrics(struct hpcrun_metric *met, const uint64_t *ns);
 
 /*
  * Creates OUTDIR/PROG-RANK-THREAD-HOSTID-PID-GEN SUFFIX (hpcrun(5)) with
- * O_EXCL, bumping GEN while the name is taken; an fd or a negative errno.
+ * O_EXCL, bumping GEN while the name is taken; an fd or a negative errno,
+ * the name tried last in path.  Async-signal-safe.
+ */
+int rt_create_file(int thread, const char *suffix, char *path, size_t size);
+
+/*
+ * Path of OUTDIR/PROG-RANK-THREAD-HOSTID-PID-GEN SUFFIX into buf (at least
+ * 4400 bytes); its length, or 0 when too long.  Async-signal-safe.
+ */
+size_t rt_file_path(char *buf, int thread, unsigned gen, const char *suffix);
+
+/*
+ * Around hpcrun's own file writes (outside the handler): the fd gate held
+ * (signals blocked), and the soft RLIMIT_FSIZE and RLIMIT_NOFILE the
+ * program may have lowered lifted to their hard limits, so our writes
+ * neither fail for its limits nor raise SIGXFSZ in it; rt_io_end puts the
+ * limits back and takes away a SIGXFSZ our writes raised anyway.
  * Async-signal-safe.
  */
-int rt_create_file(int thread, const char *suffix);
+struct rt_io {
+	sigset_t mask;
+	struct rlimit fsize, nofile;
+	int lifted_fsize, lifted_nofile, xfsz_pending;
+};
+void rt_io_begin(struct rt_io *io);
+void rt_io_end(struct rt_io *io);
+/* Lets bytes of a file end at offset end under RLIMIT_FSIZE (in the
+ * handler: no signal is raised); 0, or -EFBIG when the hard limit is
+ * lower.  *old gets the limit to restore with rt_fsize_restore. */
+int rt_fsize_allow(uint64_t end, struct rlimit *old);
+void rt_fsize_restore(const struct rlimit *old);
+
+/* The process's live proc file (hpcrun-live.h): created with the header,
+ * metrics and modules, then each new module appended; removed once
+ * everything is written (runtime.c). */
+void rt_live_proc_modules(void);
 
 /* Async-signal-safe text helpers (runtime.c). */
 size_t rt_fmt_u64(char *buf, uint64_t v, int base, int width);
-void rt_write_str(int fd, const char *s);
+/* Write all n bytes of buf (or all of s) to fd; 0 or the errno of the
+ * write that failed (EIO for a write of 0 bytes). */
+int rt_write_all(int fd, const void *buf, size_t n);
+int rt_write_str(int fd, const char *s);
+/* Says on stderr "hpcrun: 'PATH': strerror(err): what" (what was lost). */
+void rt_say_lost(const char *path, int err, const char *what);
 
 #endif

@@ -8,10 +8,22 @@
  *  - Memory: only this thread's struct rt_thread (arena, frame buffer), the
  *    immutable load-map snapshot, and stack/code the unwinder validated.
  *  - Only async-signal-safe system calls (read on a perf fd,
- *    timer_getoverrun, clock_gettime); errno is saved and restored.
+ *    timer_getoverrun, clock_gettime); errno is saved and restored.  The
+ *    one exception is rare and made of system calls too: when the tree
+ *    needs a new chunk, cct.c opens the thread's own live file, allocates
+ *    and maps the chunk and closes the file (cct.c, invariant 5), lifting
+ *    the soft RLIMIT_FSIZE around it (getrlimit/setrlimit).
  *  - The drain timer's signal (RT_DRAIN_TIMER) takes the samples the
  *    kernel wrote into this thread's ring buffers (source-perf.c, THE
  *    RING) and records each as the handler records its own sample.
+ *  - The hang detector's path probe (RT_PATH_PROBE, hang.c) unwinds the
+ *    interrupted context into the thread's own sync state; a sample of a
+ *    thread in a synchronization phase is also put under ^Phases
+ *    (phases.c), with the same tree calls.
+ *  - hpcrun --data: the data address of a sample and the object it falls
+ *    in are found with the sample's registers, a Capstone decoder made for
+ *    the thread beforehand and the object map's lock-free snapshots
+ *    (datacentric.c, memop.c): no allocation, no lock there either.
  *  - Never block or wait: a sample that cannot be recorded is dropped and
  *    counted by reason (busy = nested signal, nomodule = pc outside every
  *    module, full = arena exhausted, stopped = measurement ended,
@@ -26,7 +38,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "datacentric.h"
 #include "runtime.h"
+#include "sync.h"
 
 /*
  * rt_unwind() of the interrupted context uc, or rt_unwind_copy() of c, into
@@ -57,11 +71,13 @@ static int unwind_guarded(struct rt_thread *td, struct rt_thread *self,
 }
 
 /* Inserts the path in td->frames[0..n) of a sample of event idx taken at
- * time (0: now). */
+ * time (0: now); with hpcrun --data under the data root its registers
+ * regs (or its data address fault) lead to (datacentric.c). */
 static void record(struct rt_thread *td, int idx, int n, int complete,
-		   uint64_t time, double val)
+		   uint64_t time, double val, const uintptr_t *regs,
+		   const uintptr_t *fault)
 {
-	struct cct_node *root;
+	struct cct_node *root, *place;
 	int rc;
 
 	if (complete == 3) {
@@ -76,6 +92,15 @@ static void record(struct rt_thread *td, int idx, int n, int complete,
 	}
 	root = complete == 1 ? td->cct.top :
 	       complete == 2 ? td->cct.primary : td->cct.partial;
+	if (td->data && complete && regs &&
+	    (place = rt_data_place(td, idx, regs, fault, time))) {
+		root = complete == 2 ? place :
+		       cct_child(&td->cct, place, 0, td->cct.top->addr);
+		if (!root) {
+			td->counts.dropped_full++;
+			return;
+		}
+	}
 	rc = cct_insert(&td->cct, root, td->frames, n, time, idx, val);
 	if (rc == -1) {
 		td->counts.dropped_full++;
@@ -85,6 +110,8 @@ static void record(struct rt_thread *td, int idx, int n, int complete,
 		td->counts.recorded++;
 		if (!complete)
 			td->counts.partial++;
+		else if (complete == 1 && td->sync)
+			sync_phase_sample(td, n, time, idx, val);
 	}
 }
 
@@ -110,6 +137,11 @@ static uintptr_t live_top(const struct rt_thread *td, uintptr_t sp,
 	return td->stack_hi;
 }
 
+int rt_unwind_here(struct rt_thread *td, const void *uc, int *complete)
+{
+	return unwind_guarded(td, td, uc, NULL, complete);
+}
+
 void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 		    struct rt_copy *c, const void *uc, double val)
 {
@@ -130,7 +162,8 @@ void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 	}
 	if (complete != 3)
 		td->nsamples[idx]++;
-	record(td, idx, n, complete, c->time, val);
+	record(td, idx, n, complete, c->time, val, c->regs,
+	       c->has_addr ? &c->addr : NULL);
 }
 
 void rt_sample_handler(int sig, siginfo_t *si, void *uc)
@@ -150,6 +183,15 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (!td->closed && rt_active)
 			rt_perf_drain(td, uc);
+		goto done;
+	}
+	if (si->si_code == SI_TIMER && si->si_value.sival_int == RT_PATH_PROBE) {
+		if (td->busy || td->closed)
+			goto out;	/* the detector asks again */
+		__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		n = unwind_guarded(td, td, uc, NULL, &complete);
+		sync_probe_take(td, n);
 		goto done;
 	}
 	if (si->si_code == SI_TIMER) {
@@ -187,7 +229,14 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 	} else {
 		n = unwind_guarded(td, td, uc, NULL, &complete);
 	}
-	record(td, idx, n, complete, 0, val);
+	if (td->data) {
+		uintptr_t regs[RT_UNWIND_REGS];
+
+		rt_regs_from_ucontext(regs, uc);
+		record(td, idx, n, complete, 0, val, regs, NULL);
+	} else {
+		record(td, idx, n, complete, 0, val, NULL, NULL);
+	}
 done:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	td->counts.handler_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000L +
@@ -195,4 +244,9 @@ done:
 	__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
 out:
 	errno = saved;
+}
+
+int rt_unwind_guarded(struct rt_thread *td, const void *uc, int *complete)
+{
+	return unwind_guarded(td, td, uc, NULL, complete);
 }

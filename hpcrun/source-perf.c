@@ -17,7 +17,7 @@
  * program's next open(), so touching "our" number after that would touch
  * the program's file.  Invariants:
  *  1. Our fds live high: moved with F_DUPFD_CLOEXEC to fd_base() or above
- *     (1024, or 3/4 of a smaller RLIMIT_NOFILE) before anything else is
+ *     (1024, or 3/4 of a smaller RLIMIT_NOFILE: fd_base) before anything else is
  *     done with them, so the program's open() returns the numbers it would
  *     return without us.  O_ASYNC is set on the high number (fasync names
  *     the signal's si_fd after the number it was set on).
@@ -80,9 +80,36 @@
  *      ("dropped-ring-full").  When the ring cannot be mapped (unprivileged
  *      users are limited by perf_event_mlock_kb), that thread's event takes
  *      one signal per sample as above, said once.
+ *
+ * THE PRIVATE TABLE.  A fd hpcrun opens takes the lowest free number of
+ * the fd table it is opened in.  Opened in the program's table, even for a
+ * moment (a ring event between perf_event_open and its close, a file being
+ * written), it is a number the program's open() on another thread cannot
+ * have at that moment: the program gets another number than it would
+ * without hpcrun, and with a low RLIMIT_NOFILE, EMFILE (1 run in 53, #13:
+ * each thread start opened its ring event there).  So such fds are opened
+ * in a table of their own: rt_fd_private runs a function on hpcrun's fd
+ * thread, which shares everything with the process but its fd table
+ * (unshare(CLONE_FILES), the copy of the program's fds closed at once).
+ *  P1. Only what needs no fd afterwards runs there: the mapping of a ring
+ *      event and the files hpcrun writes (opened, written, closed).  A fd
+ *      that must stay open in the program's table (a perf event with a
+ *      signal per sample, read in the handler) is opened there and moved
+ *      high at once (invariant 1).
+ *  P2. The fd thread blocks every signal, is never sampled, and is made
+ *      when a source first starts in each process (rt_fd_thread_start;
+ *      a fork child makes its own), never in a handler; where it cannot be
+ *      made the function runs on the caller, as before.
+ *  P3. Callers take turns, one job at a time; a caller whose own turn a
+ *      signal interrupted runs its function itself.
+ *  P4. The fd thread never takes the gate (the caller may hold it), and
+ *      its close() calls, of its own fds, bypass the bookkeeping of
+ *      invariant 4: the program's calls cannot reach its table.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <linux/perf_event.h>
 #include <sched.h>
 #include <stdio.h>
@@ -93,6 +120,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "datacentric.h"
 #include "runtime.h"
 
 /* Numbers at or above this are never ours (owner[] covers the rest). */
@@ -127,6 +155,113 @@ static void sys_close(int fd)
 	syscall(SYS_close, fd);
 }
 
+/* The fd thread (THE PRIVATE TABLE); its closes are of its own table. */
+static __thread int on_fd_thread __attribute__((tls_model("initial-exec")));
+/* The fd thread (THE PRIVATE TABLE). */
+static struct {
+	pid_t pid;		/* the process it serves; 0: none yet */
+	int broken;		/* it could not be made in this process */
+	pid_t lock;		/* the thread whose turn it is, 0 */
+	unsigned req, done;	/* futex words: jobs asked and done */
+	int (*fn)(void *);
+	void *arg;
+	int result;
+} fdt;
+
+static void futex_wait(unsigned *addr, unsigned val)
+{
+	syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void futex_wake(unsigned *addr)
+{
+	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void *fd_thread(void *ready)
+{
+	unsigned seen = 0, r;
+	sigset_t all;
+
+	on_fd_thread = 1;
+	sigfillset(&all);
+	rt_real_sigmask(SIG_SETMASK, &all, NULL);
+	if (syscall(SYS_unshare, CLONE_FILES) ||
+	    syscall(SYS_close_range, 0U, ~0U, 0)) {
+		__atomic_store_n((int *)ready, -1, __ATOMIC_SEQ_CST);
+		futex_wake(ready);
+		return NULL;
+	}
+	__atomic_store_n((int *)ready, 1, __ATOMIC_SEQ_CST);
+	futex_wake(ready);
+	for (;;) {
+		while ((r = __atomic_load_n(&fdt.req, __ATOMIC_SEQ_CST)) == seen)
+			futex_wait(&fdt.req, seen);
+		fdt.result = fdt.fn(fdt.arg);
+		seen = r;
+		__atomic_store_n(&fdt.done, r, __ATOMIC_SEQ_CST);
+		futex_wake(&fdt.done);
+	}
+	return NULL;
+}
+
+void rt_fd_thread_start(void)
+{
+	typedef int (*create_fn)(pthread_t *, const pthread_attr_t *,
+				 void *(*)(void *), void *);
+	static create_fn create;
+	pthread_attr_t attr;
+	pthread_t t;
+	int ready = 0, ok;
+
+	if (fdt.pid == rt_pid || fdt.broken == rt_pid)
+		return;
+	if (!create)
+		*(void **)&create = dlsym(RTLD_NEXT, "pthread_create");
+	fdt.broken = rt_pid;
+	if (!create || pthread_attr_init(&attr))
+		return;
+	pthread_attr_setstacksize(&attr, 65536);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	fdt.req = fdt.done = 0;		/* a fork child's counts start over */
+	ok = !create(&t, &attr, fd_thread, &ready);
+	pthread_attr_destroy(&attr);
+	if (!ok)
+		return;
+	while (!__atomic_load_n(&ready, __ATOMIC_SEQ_CST))
+		futex_wait((unsigned *)&ready, 0);
+	if (ready > 0) {
+		fdt.broken = 0;
+		__atomic_store_n(&fdt.pid, rt_pid, __ATOMIC_SEQ_CST);
+	}
+}
+
+int rt_fd_private(int (*fn)(void *), void *arg)
+{
+	pid_t self = (pid_t)syscall(SYS_gettid), none = 0;
+	unsigned r;
+	int result;
+
+	if (__atomic_load_n(&fdt.pid, __ATOMIC_SEQ_CST) != rt_pid ||
+	    __atomic_load_n(&fdt.lock, __ATOMIC_SEQ_CST) == self)
+		return fn(arg);		/* no fd thread; or a handler of ours
+					 * interrupted our own turn */
+	while (!__atomic_compare_exchange_n(&fdt.lock, &none, self, 0,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		none = 0;
+		sched_yield();
+	}
+	fdt.fn = fn;
+	fdt.arg = arg;
+	r = __atomic_add_fetch(&fdt.req, 1, __ATOMIC_SEQ_CST);
+	futex_wake(&fdt.req);
+	while (__atomic_load_n(&fdt.done, __ATOMIC_SEQ_CST) != r)
+		futex_wait(&fdt.done, r - 1);
+	result = fdt.result;
+	__atomic_store_n(&fdt.lock, 0, __ATOMIC_SEQ_CST);
+	return result;
+}
+
 void rt_fd_gate_lock(sigset_t *old)
 {
 	struct timespec t0, t;
@@ -138,8 +273,8 @@ void rt_fd_gate_lock(sigset_t *old)
 	sigdelset(&all, SIGILL);
 	sigdelset(&all, SIGFPE);
 	rt_real_sigmask(SIG_BLOCK, &all, old);
-	if (held_excl++)
-		return;
+	if (held_excl++ || on_fd_thread)
+		return;		/* the fd thread's table is its own (P4) */
 	while (__atomic_exchange_n(&gate, 1, __ATOMIC_SEQ_CST))
 		sched_yield();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -156,7 +291,7 @@ void rt_fd_gate_lock(sigset_t *old)
 
 void rt_fd_gate_unlock(const sigset_t *old)
 {
-	if (--held_excl == 0)
+	if (--held_excl == 0 && !on_fd_thread)
 		__atomic_store_n(&gate, 0, __ATOMIC_SEQ_CST);
 	rt_real_sigmask(SIG_SETMASK, old, NULL);
 }
@@ -180,21 +315,38 @@ static void shared_exit(void)
 	__atomic_sub_fetch(&closers, 1, __ATOMIC_SEQ_CST);
 }
 
-/* Where our fds go: above the numbers the program uses (invariant 1). */
-static int fd_base(void)
+/* Where our fds go: above the numbers the program uses (invariant 1):
+ * 1024, or 3/4 of a smaller soft RLIMIT_NOFILE -- but a program that
+ * lowered it below 256 (to 4, say) would find our fd at 3/4 of it, the
+ * number its next open() should get: then 1024, or 3/4 of a smaller hard
+ * limit, above the soft one (move_high). */
+static int fd_base(const struct rlimit *rl)
 {
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur > 2048)
+	if (rl->rlim_cur > 2048 || (rl->rlim_cur < 256 && rl->rlim_max > 2048))
 		return 1024;
-	return (int)(rl.rlim_cur - rl.rlim_cur / 4);
+	if (rl->rlim_cur >= 256)
+		return (int)(rl->rlim_cur - rl->rlim_cur / 4);
+	return (int)(rl->rlim_max - rl->rlim_max / 4);
 }
 
-/* Moves fd to fd_base() or above; the fd to use, or -EMFILE. */
+/* Moves fd to fd_base() or above; the fd to use, or -EMFILE.  F_DUPFD
+ * stays below the soft limit, so a soft limit under the base is lifted
+ * for the call and put back (unless the program changed it meanwhile). */
 static int move_high(int fd)
 {
-	int h = fcntl(fd, F_DUPFD_CLOEXEC, fd_base());
+	struct rlimit rl, lifted, now;
+	int h, base, lift;
 
+	if (prlimit(0, RLIMIT_NOFILE, NULL, &rl))
+		return fd;
+	base = fd_base(&rl);
+	lifted = rl;
+	lifted.rlim_cur = rl.rlim_max;
+	lift = rl.rlim_cur <= (rlim_t)base && !prlimit(0, RLIMIT_NOFILE, &lifted, NULL);
+	h = fcntl(fd, F_DUPFD_CLOEXEC, base);
+	if (lift && !prlimit(0, RLIMIT_NOFILE, NULL, &now) &&
+	    now.rlim_cur == lifted.rlim_cur && now.rlim_max == lifted.rlim_max)
+		prlimit(0, RLIMIT_NOFILE, &rl, NULL);
 	if (h >= 0 && h < RT_FD_MAX) {
 		sys_close(fd);
 		return h;
@@ -255,16 +407,29 @@ static uint64_t clock_period(const struct hpcrun_evspec *s)
 /* The x86-64 user registers a ring sample carries: ax..ip, r8..r15. */
 #define RING_REGS 0xff01ffULL
 
+/* Page faults under hpcrun --data: sampled with their data address
+ * (PERF_SAMPLE_ADDR) through a ring, whose samples taken in hpcrun's own
+ * handler (its first touches of its memory) are known by their
+ * registers and not charged to the program. */
+static int data_fault(const struct hpcrun_evspec *s)
+{
+	return rt_data.on && s->ev->type == PERF_TYPE_SOFTWARE &&
+	       (s->ev->config == PERF_COUNT_SW_PAGE_FAULTS ||
+		s->ev->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+		s->ev->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
+}
+
 int rt_perf_ring_event(const struct hpcrun_evspec *s)
 {
 	if (!rt_cfg.stack_copy || rt_cfg.no_unwind)
 		return 0;
-	return s->ev->type != PERF_TYPE_SOFTWARE || sw_clock(s);
+	return s->ev->type != PERF_TYPE_SOFTWARE || sw_clock(s) || data_fault(s);
 }
 
 /* Bytes of ring data for s: twice the samples of one drain period at its
  * rate (5000/s assumed for a hardware event with a period), a power of two
- * from 64 KiB to 1 MiB, or to 8 MiB for copies larger than the default. */
+ * from 64 KiB to 1 MiB, or to 8 MiB for copies larger than the default;
+ * 8 MiB for page faults under --data (a burst of first touches). */
 static size_t ring_data_bytes(const struct hpcrun_evspec *s)
 {
 	uint64_t rate = s->freq ? s->freq : 5000, need;
@@ -272,10 +437,12 @@ static size_t ring_data_bytes(const struct hpcrun_evspec *s)
 
 	if (s->period && sw_clock(s))
 		rate = 1000000000ULL / s->period;
-	if (rt_cfg.stack_copy > HPCRUN_STACK_COPY)
+	if (rt_cfg.stack_copy > HPCRUN_STACK_COPY || data_fault(s))
 		most = (size_t)8 << 20;
 	need = 2 * (rate * (uint64_t)RT_DRAIN_NS / 1000000000ULL + 1) *
 	       (rt_cfg.stack_copy + 256);
+	if (data_fault(s))
+		need = most;
 	while (bytes < need && bytes < most)
 		bytes *= 2;
 	return bytes;
@@ -306,6 +473,8 @@ static void fill_attr(struct perf_event_attr *a, const struct hpcrun_evspec *s,
 		a->clockid = CLOCK_MONOTONIC;
 		if (a->freq)
 			a->sample_type |= PERF_SAMPLE_PERIOD;
+		if (data_fault(s))
+			a->sample_type |= PERF_SAMPLE_ADDR;
 		a->sample_regs_user = RING_REGS;
 		a->sample_stack_user = rt_cfg.stack_copy;
 		a->wakeup_events = 0;
@@ -328,6 +497,7 @@ static int perf_open(const struct hpcrun_evspec *s, pid_t tid, int ring)
 
 static int perf_probe(const struct hpcrun_evspec *s)
 {
+	rt_fd_thread_start();
 	int fd = perf_open(s, 0, 0);
 
 	if (fd < 0)
@@ -368,39 +538,64 @@ static int arm(struct rt_thread *td, int idx)
 	return 0;
 }
 
-/* Opens event idx of td with a ring buffer (THE RING, R1); the gate is
- * held.  0 or negative errno. */
-static int arm_ring(struct rt_thread *td, int idx)
-{
-	const struct hpcrun_evspec *s = &rt_cfg.ev[idx].spec;
-	size_t bytes = (size_t)sysconf(_SC_PAGESIZE) + ring_data_bytes(s);
-	int fd = perf_open(s, td->tid, 1), err = 0;
+/* A ring event to open in the private table (THE PRIVATE TABLE). */
+struct ring_job {
+	const struct hpcrun_evspec *s;
+	pid_t tid;
+	size_t bytes;
 	void *ring;
+};
+
+/* The event of j with its ring buffer, mapped and enabled, its fd closed
+ * again (R1); 0 or negative errno. */
+static int open_ring(void *p)
+{
+	struct ring_job *j = p;
+	int fd = perf_open(j->s, j->tid, 1), err = 0;
 
 	if (fd < 0)
 		return fd;
-	ring = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (ring == MAP_FAILED) {
+	j->ring = mmap(NULL, j->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (j->ring == MAP_FAILED) {
 		err = -errno;
-		sys_close(fd);
-		return err;
+		j->ring = NULL;
+	} else if (ioctl(fd, PERF_EVENT_IOC_RESET, 0) ||
+		   ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
+		err = -errno;
+		munmap(j->ring, j->bytes);
+		j->ring = NULL;
 	}
-	if (td->nrings == 0)
-		err = rt_timer_create(td->tid, rt_thread_clock(td->tid), RT_DRAIN_TIMER,
-				      RT_DRAIN_NS, &td->drain_timer);
-	if (!err && (ioctl(fd, PERF_EVENT_IOC_RESET, 0) ||
-		     ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)))
-		err = -errno;
 	sys_close(fd);
+	return err;
+}
+
+/* Opens event idx of td with a ring buffer (THE RING, R1), its fd never in
+ * the program's table; the gate is held.  0 or negative errno. */
+static int arm_ring(struct rt_thread *td, int idx)
+{
+	struct ring_job j = {
+		&rt_cfg.ev[idx].spec, td->tid,
+		(size_t)sysconf(_SC_PAGESIZE) + ring_data_bytes(&rt_cfg.ev[idx].spec),
+		NULL,
+	};
+	int err;
+
+	/* the timer first: no sample of the ring is taken in its making
+	 * (the first call of timer_create goes through ld.so, which the
+	 * unwinder cannot leave) */
+	if (td->nrings == 0 &&
+	    (err = rt_timer_create(td->tid, rt_thread_clock(td->tid), RT_DRAIN_TIMER,
+				   RT_DRAIN_NS, &td->drain_timer)))
+		return err;
+	err = rt_fd_private(open_ring, &j);
 	if (err) {
 		if (td->nrings == 0)
 			timer_delete(td->drain_timer);
-		munmap(ring, bytes);
 		return err;
 	}
 	td->nrings++;
-	td->ring_bytes[idx] = bytes;
-	__atomic_store_n(&td->ring[idx], ring, __ATOMIC_SEQ_CST);
+	td->ring_bytes[idx] = j.bytes;
+	__atomic_store_n(&td->ring[idx], j.ring, __ATOMIC_SEQ_CST);
 	return 0;
 }
 
@@ -410,6 +605,7 @@ static int perf_start(struct rt_thread *td, int idx)
 	sigset_t old;
 	int err = -1;
 
+	rt_fd_thread_start();
 	rt_fd_gate_lock(&old);
 	if (rt_perf_ring_event(&rt_cfg.ev[idx].spec)) {
 		err = arm_ring(td, idx);
@@ -434,7 +630,8 @@ static int perf_start(struct rt_thread *td, int idx)
 
 /*
  * One PERF_RECORD_SAMPLE of event idx in [p, end), after its header, as
- * fill_attr asked for it: the time, the period (frequency mode only), the
+ * fill_attr asked for it: the time, the data address (page faults under
+ * --data), the period (frequency mode only), the
  * registers (abi, then ax bx cx dx si di bp sp ip r8..r15), the stack copy
  * (size, bytes, dyn_size).  Recorded by rt_sample_copy, uc and self as it
  * wants.
@@ -449,9 +646,9 @@ static void take_sample(struct rt_thread *td, struct rt_thread *self, int idx,
 	const struct hpcrun_evspec *s = &rt_cfg.ev[idx].spec;
 	uint64_t cp = clock_period(s);
 	double val = s->period ? 1.0 : (double)cp;
-	/* the time, and the period in frequency mode */
-	long head = !s->period && !cp ? 16 : 8;
-	struct rt_copy c;
+	/* the time, the address of a fault, the period in frequency mode */
+	long head = (!s->period && !cp ? 16 : 8) + (data_fault(s) ? 8 : 0);
+	struct rt_copy c = { .has_addr = 0 };
 	uint64_t g[17], len, dyn = 0;
 	int i;
 
@@ -462,8 +659,12 @@ static void take_sample(struct rt_thread *td, struct rt_thread *self, int idx,
 		return;
 	}
 	memcpy(&c.time, p, 8);
-	if (head == 16) {
-		memcpy(&len, p + 8, 8);
+	if (data_fault(s)) {
+		memcpy(&c.addr, p + 8, 8);
+		c.has_addr = 1;
+	}
+	if (!s->period && !cp) {
+		memcpy(&len, p + head - 8, 8);
 		val = (double)len;
 	}
 	p += head;
@@ -546,6 +747,27 @@ void rt_perf_drain_self(void)
 	__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
 	rt_perf_drain(td, NULL);
 	__atomic_store_n(&td->busy, 0, __ATOMIC_SEQ_CST);
+}
+
+void rt_perf_resignal(struct rt_thread *td)
+{
+	sigset_t mask;
+	timer_t t;
+	int i;
+
+	rt_fd_gate_lock(&mask);
+	for (i = 0; i < rt_cfg.nev; i++) {
+		int fd = __atomic_load_n(&td->fd[i], __ATOMIC_SEQ_CST);
+
+		if (fd >= 0)
+			fcntl(fd, F_SETSIG, rt_cfg.signo);
+	}
+	if (td->nrings && !rt_timer_create(td->tid, rt_thread_clock(td->tid),
+					   RT_DRAIN_TIMER, RT_DRAIN_NS, &t)) {
+		timer_delete(td->drain_timer);
+		td->drain_timer = t;
+	}
+	rt_fd_gate_unlock(&mask);
 }
 
 /* Ends td's ring of event idx (R2, R3); the gate is held. */
@@ -678,9 +900,11 @@ int rt_fd_close_begin(struct rt_fd_call *c, unsigned lo, unsigned hi)
 {
 	unsigned fd, end;
 
-	shared_enter();
 	c->token = 0;
 	c->forgot = 0;
+	if (on_fd_thread)
+		return 0;	/* its own table: none of the program's fds */
+	shared_enter();
 	end = __atomic_load_n(&owned_end, __ATOMIC_SEQ_CST);
 	for (fd = lo; fd < end && fd <= hi; fd++) {
 		uintptr_t o;
@@ -748,6 +972,8 @@ static void rearm_lost(void)
 
 void rt_fd_close_end(struct rt_fd_call *c, int failed)
 {
+	if (on_fd_thread)
+		return;
 	if (c->forgot && failed)
 		restore(c);
 	shared_exit();
@@ -763,6 +989,7 @@ void rt_fds_after_fork(struct rt_thread *threads)
 
 	gate = 0;
 	held_excl = 0;
+	fdt.lock = 0;		/* the fd thread was not forked (P2) */
 	closers = (unsigned)held_shared;
 	memset(lost, 0, sizeof(lost));
 	lost_pending = 0;

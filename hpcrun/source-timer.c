@@ -36,7 +36,10 @@ int rt_timer_create(pid_t tid, clockid_t clk, int value, uint64_t period_ns,
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_THREAD_ID;
 	sev.sigev_signo = rt_cfg.signo;
-	sev.sigev_value.sival_int = value;
+	/* value in the low half (sival_int), the tag that tells hpcrun's
+	 * timers from the program's in the high half */
+	sev.sigev_value.sival_ptr =
+		(void *)(((uintptr_t)RT_SIGVAL_TAG << 32) | (uint32_t)value);
 	sev.sigev_notify_thread_id = tid;
 	if (timer_create(clk, &sev, out))
 		return -errno;
@@ -59,22 +62,46 @@ static int timer_probe(const struct hpcrun_evspec *s)
 	timer_t t;
 	int err = rt_timer_create(tid, clock_of(s, tid), 0, 0, &t);
 
+	rt_fd_thread_start();	/* for the profiles' files (P2) */
 	if (!err)
 		timer_delete(t);
 	return err;
 }
 
-static int timer_start(struct rt_thread *td, int idx)
+/* The timer of td's event idx, made into *out. */
+static int make_timer(const struct rt_thread *td, int idx, timer_t *out)
 {
 	const struct hpcrun_evspec *s = &rt_cfg.ev[idx].spec;
 
-	return rt_timer_create(td->tid, clock_of(s, td->tid), idx,
-			       s->period * 1000, &td->timer[idx]);
+	return rt_timer_create(td->tid, clock_of(s, td->tid), idx, s->period * 1000, out);
+}
+
+static int timer_start(struct rt_thread *td, int idx)
+{
+	rt_fd_thread_start();
+	return make_timer(td, idx, &td->timer[idx]);
 }
 
 static void timer_stop(struct rt_thread *td, int idx)
 {
 	timer_delete(td->timer[idx]);
+}
+
+void rt_timer_resignal(struct rt_thread *td)
+{
+	int i;
+
+	for (i = 0; i < rt_cfg.nev; i++) {
+		timer_t t;
+
+		/* a timer that cannot be made anew signals as before: the old
+		 * signal still records hpcrun's samples */
+		if (rt_cfg.ev[i].src != &timer_source || !td->started[i] ||
+		    make_timer(td, i, &t))
+			continue;
+		timer_delete(td->timer[i]);
+		td->timer[i] = t;
+	}
 }
 
 static double timer_value(struct rt_thread *td, int idx, const siginfo_t *si)

@@ -553,27 +553,32 @@ static int is_sigreturn(const struct rt_module *m, uintptr_t pc)
 	       !memcmp((const void *)pc, code, sizeof(code));
 }
 
+void rt_regs_from_ucontext(uintptr_t *r, const void *ucontext)
+{
+	const greg_t *g = ((const ucontext_t *)ucontext)->uc_mcontext.gregs;
+
+	r[0] = (uintptr_t)g[REG_RAX];
+	r[1] = (uintptr_t)g[REG_RDX];
+	r[2] = (uintptr_t)g[REG_RCX];
+	r[3] = (uintptr_t)g[REG_RBX];
+	r[4] = (uintptr_t)g[REG_RSI];
+	r[5] = (uintptr_t)g[REG_RDI];
+	r[6] = (uintptr_t)g[REG_RBP];
+	r[7] = (uintptr_t)g[REG_RSP];
+	r[8] = (uintptr_t)g[REG_R8];
+	r[9] = (uintptr_t)g[REG_R9];
+	r[10] = (uintptr_t)g[REG_R10];
+	r[11] = (uintptr_t)g[REG_R11];
+	r[12] = (uintptr_t)g[REG_R12];
+	r[13] = (uintptr_t)g[REG_R13];
+	r[14] = (uintptr_t)g[REG_R14];
+	r[15] = (uintptr_t)g[REG_R15];
+	r[16] = (uintptr_t)g[REG_RIP];
+}
+
 static void load_ucontext(struct frame *f, const ucontext_t *uc)
 {
-	const greg_t *g = uc->uc_mcontext.gregs;
-
-	f->r[0] = (uintptr_t)g[REG_RAX];
-	f->r[1] = (uintptr_t)g[REG_RDX];
-	f->r[2] = (uintptr_t)g[REG_RCX];
-	f->r[3] = (uintptr_t)g[REG_RBX];
-	f->r[4] = (uintptr_t)g[REG_RSI];
-	f->r[5] = (uintptr_t)g[REG_RDI];
-	f->r[6] = (uintptr_t)g[REG_RBP];
-	f->r[7] = (uintptr_t)g[REG_RSP];
-	f->r[8] = (uintptr_t)g[REG_R8];
-	f->r[9] = (uintptr_t)g[REG_R9];
-	f->r[10] = (uintptr_t)g[REG_R10];
-	f->r[11] = (uintptr_t)g[REG_R11];
-	f->r[12] = (uintptr_t)g[REG_R12];
-	f->r[13] = (uintptr_t)g[REG_R13];
-	f->r[14] = (uintptr_t)g[REG_R14];
-	f->r[15] = (uintptr_t)g[REG_R15];
-	f->r[16] = (uintptr_t)g[REG_RIP];
+	rt_regs_from_ucontext(f->r, uc);
 }
 
 /* The module holding pc for f: the live one, or for a sample from a copy
@@ -923,7 +928,7 @@ int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
 		   uintptr_t *frames, int max, int *complete)
 {
 	struct frame f;
-	int n;
+	int n, i;
 
 	cache_check(td);
 	memset(&f, 0, sizeof(f));
@@ -938,11 +943,13 @@ int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
 		return 1;
 	}
 	n = walk(td, &f, frames, max, complete);
-	/* Taken in hpcrun's own code, with a copy too short to reach the
-	 * signal frame of its handler (--stack-copy below the handler's
-	 * stack) and the live stack gone on since: hpcrun's work all the
-	 * same, as walk() says when it finds that frame. */
-	if (!*complete && n > 0 && in_hpcrun(frames[0]))
-		*complete = 3;
+	/* Taken in hpcrun's own code (or in a libc routine it called, such
+	 * as memset), with a copy too short to reach the signal frame of its
+	 * handler (--stack-copy below the handler's stack) and the live
+	 * stack gone on since: hpcrun's work all the same, as walk() says
+	 * when it finds that frame. */
+	for (i = 0; !*complete && i < n && i < 2; i++)
+		if (in_hpcrun(frames[i]))
+			*complete = 3;
 	return n;
 }

@@ -51,7 +51,7 @@ static struct proc_tree *analyze_proc(struct job *j, struct decoder *d,
 	rc = loops_find(ln, g, LOOP_WORK_CAP);
 	t = scopes_build(&j->ctx, pi, g, ln);
 	t->loops_abandoned = rc < 0;
-	output_render(t, &j->ctx.d->strs);
+	output_render(t, g, &j->ctx.d->strs);
 	return t;
 }
 
@@ -209,8 +209,9 @@ int analyze_binary(const char *path, const char *out_path,
 	struct output *o;
 	struct stat st;
 	char *abs, *outbuf;
+	const char *lm, *lmbase;
 	FILE *f;
-	int rc, in_place;
+	int rc, in_place, err;
 
 	if (!b)
 		return -1;
@@ -224,8 +225,13 @@ int analyze_binary(const char *path, const char *out_path,
 	j.opts = opts;
 	j.ctx.b = b;
 	j.ctx.d = d;
-	strbuf_addf(&fname, "[%s]", b->basename);
+	/* the LM names the file by its real path, [BASENAME] after it */
+	abs = realpath(path, NULL);
+	lm = abs ? abs : path;
+	lmbase = strrchr(lm, '/') ? strrchr(lm, '/') + 1 : lm;
+	strbuf_addf(&fname, "[%s]", lmbase);
 	j.ctx.nofile = strtab_intern(&d->strs, fname.buf);
+	j.ctx.libname = b->shared ? lmbase : NULL;
 	j.n = b->nprocs;
 	j.order = xmalloc((j.n + 1) * sizeof(*j.order));
 	j.results = xcalloc(j.n + 1, sizeof(*j.results));
@@ -255,14 +261,11 @@ int analyze_binary(const char *path, const char *out_path,
 	}
 	outbuf = xmalloc(OUT_BUFFER);	/* a write(2) per MB, not per 4 KB */
 	setvbuf(f, outbuf, _IOFBF, OUT_BUFFER);
-	abs = realpath(path, NULL);
-	o = output_new(f, abs ? abs : path, &d->strs);
-	free(abs);
+	o = output_new(f, lm, b->buildid, &d->strs);
 	rc = run(&j, o);
-	if (output_finish(o) < 0 && rc == 0)
-		rc = hpc_seterr("'%s': %s", out_path, hpc_lasterr());
-	if (fclose(f) != 0 && rc == 0)
-		rc = hpc_seterr("'%s': %s", out_path, strerror(errno));
+	err = output_close(f, output_finish(o));
+	if (err && rc == 0)
+		rc = hpc_seterr("'%s': write error: %s", out_path, strerror(-err));
 	free(outbuf);
 	if (!in_place && rc == 0 && rename(tmp.buf, out_path) != 0)
 		rc = hpc_seterr("'%s': %s", out_path, strerror(errno));
@@ -277,6 +280,7 @@ out:
 	free(j.results);
 	strbuf_release(&tmp);
 	strbuf_release(&fname);
+	free(abs);
 	debuginfo_free(d);
 	binary_free(b);
 	return rc;

@@ -19,7 +19,8 @@
  * when NAME, the procedure's name or an alias, names one address only;
  * binary_find_proc finds procedures by their main part only.  C++ names
  * are demangled with the C++ runtime's __cxa_demangle when libstdc++ can be
- * loaded (else they stay mangled).
+ * loaded (else they stay mangled), PLT stubs' too (DEMANGLED@plt); linkname
+ * keeps the mangled name.
  */
 #ifndef HPCSTRUCT_BINARY_H
 #define HPCSTRUCT_BINARY_H
@@ -32,6 +33,9 @@
 #include <libelf.h>
 
 #include "buildid.h"
+
+/* The largest binary opened (libLLVM is a few hundred MB). */
+#define BINARY_MAX_BYTES ((uint64_t)64 << 30)
 
 enum proc_origin {
 	PROC_SYMBOL,	/* .symtab or .dynsym */
@@ -64,11 +68,19 @@ struct binary {
 	struct section *sections;	size_t nsections;
 	struct proc *procs;		size_t nprocs;
 	char buildid[HPC_BUILDID_HEX_SIZE];	/* lowercase hex, "" when absent */
+	int shared;		/* a shared library, not an executable (PIE or not) */
 };
 
+/* The name the linker knows p by: the mangled one for C++, else its name. */
+static inline const char *proc_linkname(const struct proc *p)
+{
+	return p->linkname ? p->linkname : p->name;
+}
+
 /*
- * Opens and indexes path.  Returns NULL with hpc_lasterr() set to a
- * one-line reason ("'x': not an ELF file", "... unsupported architecture").
+ * Opens and indexes path, a regular file (a FIFO or device is refused, not
+ * waited on).  Returns NULL with hpc_lasterr() set to a one-line reason
+ * ("'x': not an ELF file", "... unsupported architecture").
  */
 struct binary *binary_open(const char *path);
 /* Accepts NULL. */

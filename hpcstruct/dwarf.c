@@ -16,7 +16,8 @@ struct callee {
 struct walk {
 	struct debuginfo *d;
 	uint64_t bias;
-	Dwarf_Files *files;
+	Dwarf_Die *cudie;	/* the unit being walked */
+	Dwarf_Files *files;	/* its file table */
 	size_t nfiles;
 	struct hmap *origins;	/* origin DIE address -> callee index + 1 */
 	struct callee *callees;	size_t ncallees, callees_alloc;
@@ -49,7 +50,34 @@ static uint32_t file_of(struct walk *w, uint32_t idx)
 	if (!w->files || idx >= w->nfiles)
 		return 0;
 	s = dwarf_filesrc(w->files, idx, NULL, NULL);
-	return strtab_intern(&w->d->strs, s);
+	return strtab_intern_src(&w->d->strs, w->cudie, s);
+}
+
+/*
+ * The file named by the DW_AT_decl_file of die or of its abstract origin
+ * or specification.  The index is read in the file table of the unit that
+ * holds the attribute (an origin may sit in another unit), where DWARF 5
+ * counts the primary source file as 0; before 5, 0 means no file.  (libdw's
+ * dwarf_decl_file takes 0 for "none" in every version, so the callees and
+ * procedures of clang's DWARF 5 lost their file.)
+ */
+static uint32_t decl_file(struct walk *w, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word idx;
+	Dwarf_Die cudie;
+	Dwarf_Half version;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	if (!dwarf_attr_integrate(die, DW_AT_decl_file, &a) ||
+	    dwarf_formudata(&a, &idx) != 0 ||
+	    !dwarf_cu_die(a.cu, &cudie, &version, NULL, NULL, NULL, NULL, NULL) ||
+	    (idx == 0 && version < 5) ||
+	    dwarf_getsrcfiles(&cudie, &files, &nfiles) != 0 || idx >= nfiles)
+		return 0;
+	return strtab_intern_src(&w->d->strs, &cudie,
+				 dwarf_filesrc(files, idx, NULL, NULL));
 }
 
 static void push_subprog(struct walk *w, Dwarf_Addr entry, uint32_t file,
@@ -84,7 +112,7 @@ static void add_subprog(struct walk *w, Dwarf_Die *die)
 	known = dwarf_entrypc(die, &entry) == 0 || dwarf_lowpc(die, &entry) == 0;
 	if (!known && !dwarf_hasattr(die, DW_AT_ranges))
 		return;
-	file = strtab_intern(&w->d->strs, dwarf_decl_file(die));
+	file = decl_file(w, die);
 	dwarf_decl_line(die, &line);
 	if (line < 0)
 		line = 0;
@@ -129,7 +157,7 @@ static void callee_of(struct walk *w, Dwarf_Die *die, struct inline_node *n)
 		return;
 	}
 	n->callee = strtab_intern(&w->d->strs, attr_string(die, DW_AT_name));
-	n->callee_file = strtab_intern(&w->d->strs, dwarf_decl_file(die));
+	n->callee_file = decl_file(w, die);
 	dwarf_decl_line(die, &line);
 	n->callee_line = line > 0 ? (uint32_t)line : 0;
 	if (!key)
@@ -221,7 +249,7 @@ static int range_cmp(const void *a, const void *b)
 struct debuginfo *debuginfo_load(const struct binary *b)
 {
 	struct debuginfo *d = xcalloc(1, sizeof(*d));
-	struct walk w = { d, b->dwarf_bias, NULL, 0, NULL, NULL, 0, 0 };
+	struct walk w = { d, b->dwarf_bias, NULL, NULL, 0, NULL, NULL, 0, 0 };
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
 
@@ -230,6 +258,7 @@ struct debuginfo *debuginfo_load(const struct binary *b)
 		return d;
 	linemap_load(&d->lines, b->dwarf, b->dwarf_bias, &d->strs);
 	w.origins = hmap_new();
+	w.cudie = &cudie;
 	while (dwarf_get_units(b->dwarf, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
 		if (dwarf_getsrcfiles(&cudie, &w.files, &w.nfiles) != 0) {
 			w.files = NULL;

@@ -1,12 +1,9 @@
 /* elf.c - open an ELF binary, find its procedures and its DWARF. */
 #include <dlfcn.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gelf.h>
@@ -14,6 +11,7 @@
 #include "binary.h"
 #include "error.h"
 #include "hashmap.h"
+#include "infile.h"
 #include "strbuf.h"
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -653,27 +651,64 @@ static demangle_fn demangler(void)
 	return fn;
 }
 
-/* Gives mangled C++ names their demangled form (the mangled one in linkname). */
+/*
+ * Gives mangled C++ names their demangled form (the mangled one in
+ * linkname); a PLT stub's NAME@plt becomes DEMANGLED@plt.
+ */
 static void demangle_procs(struct procs *p)
 {
 	demangle_fn fn = NULL;
+	struct strbuf sb = STRBUF_INIT;
 
 	for (size_t i = 0; i < p->n; i++) {
+		const char *name = p->v[i].name;
 		char *d;
-		int status = -1;
+		int status = -1, plt = p->v[i].origin == PROC_PLT;
 
-		if (strncmp(p->v[i].name, "_Z", 2))
+		if (strncmp(name, "_Z", 2))
 			continue;
 		if (!fn && !(fn = demangler()))
-			return;
-		d = fn(p->v[i].name, NULL, NULL, &status);
+			break;
+		strbuf_reset(&sb);	/* NAME@plt: plt_procs added the suffix */
+		strbuf_add(&sb, name, strlen(name) - (plt ? 4 : 0));
+		d = fn(sb.buf, NULL, NULL, &status);
 		if (status != 0 || !d) {
 			free(d);
 			continue;
 		}
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "%s%s", d, plt ? "@plt" : "");
+		free(d);
 		p->v[i].linkname = p->v[i].name;
-		p->v[i].name = d;
+		p->v[i].name = strbuf_detach(&sb, NULL);
 	}
+	strbuf_release(&sb);
+}
+
+/*
+ * Whether an ET_DYN file is a shared library rather than a position-
+ * independent executable, which the linker marks DF_1_PIE in DT_FLAGS_1
+ * (as Dyninst, and so HPCToolkit's hpcstruct, tell them apart; libc,
+ * runnable with a PT_INTERP of its own, is a library).
+ */
+static int is_shared_library(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		GElf_Dyn dyn;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
+		    sh.sh_entsize == 0 || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < d->d_size / sh.sh_entsize &&
+		     gelf_getdyn(d, (int)i, &dyn) && dyn.d_tag != DT_NULL; i++)
+			if (dyn.d_tag == DT_FLAGS_1)
+				return !(dyn.d_un.d_val & DF_1_PIE);
+	}
+	return 1;
 }
 
 /* Sorts, drops duplicates, gives size-0 symbols an end, removes overlaps. */
@@ -735,21 +770,16 @@ struct binary *binary_open(const char *path)
 	struct binary *b = xcalloc(1, sizeof(*b));
 	struct procs p = { NULL, 0, 0, b, hmap_new() };
 	const char *slash = strrchr(path, '/');
-	struct stat st;
+	uint64_t size;
 	GElf_Ehdr eh;
 
 	b->path = xstrdup(path);
 	b->basename = xstrdup(slash ? slash + 1 : path);
-	b->fd = open(path, O_RDONLY);
-	if (b->fd < 0) {
-		hpc_seterr("'%s': %s", path, strerror(errno));
+	/* a regular file only: a FIFO would block, a device never end */
+	b->fd = infile_open(path, BINARY_MAX_BYTES, "an ELF file", &size);
+	if (b->fd < 0)
 		goto fail;
-	}
-	if (fstat(b->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		hpc_seterr("'%s': not a regular file", path);
-		goto fail;
-	}
-	if (st.st_size == 0) {
+	if (size == 0) {
 		hpc_seterr("'%s': empty file", path);
 		goto fail;
 	}
@@ -769,16 +799,17 @@ struct binary *binary_open(const char *path)
 			   path, eh.e_type);
 		goto fail;
 	}
-	if (eh.e_shnum && (eh.e_shoff > (uint64_t)st.st_size ||
-			   (uint64_t)eh.e_shnum * eh.e_shentsize > (uint64_t)st.st_size - eh.e_shoff)) {
-		hpc_seterr("'%s': truncated: its section headers end at byte %llu, the file at byte %lld",
+	if (eh.e_shnum && (eh.e_shoff > size ||
+			   (uint64_t)eh.e_shnum * eh.e_shentsize > size - eh.e_shoff)) {
+		hpc_seterr("'%s': truncated: its section headers end at byte %llu, the file at byte %llu",
 			   path, (unsigned long long)eh.e_shoff +
 			   (unsigned long long)eh.e_shnum * eh.e_shentsize,
-			   (long long)st.st_size);
+			   (unsigned long long)size);
 		goto fail;
 	}
 	if (load_sections(b) < 0)
 		goto fail;
+	b->shared = eh.e_type == ET_DYN && is_shared_library(b->elf);
 	hpc_buildid_elf(b->elf, b->buildid);
 	symbol_procs(b, open_dwarf(b), &p);
 	plt_procs(b, &p);

@@ -2,6 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dwarf.h>
+
 #include "error.h"
 #include "lines.h"
 #include "strbuf.h"
@@ -39,6 +41,26 @@ uint32_t strtab_intern(struct strtab *t, const char *s)
 	t->v[t->n] = xstrdup(s);
 	hmap_put(t->idx, s, strlen(s), (void *)(uintptr_t)t->n);
 	return (uint32_t)t->n++;
+}
+
+uint32_t strtab_intern_src(struct strtab *t, Dwarf_Die *cudie,
+			   const char *src)
+{
+	Dwarf_Attribute a;
+	const char *dir;
+	struct strbuf sb = STRBUF_INIT;
+	uint32_t i;
+
+	if (!src || src[0] == '/' ||
+	    !(dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &a))) ||
+	    dir[0] != '/')
+		return strtab_intern(t, src);
+	while (src[0] == '.' && src[1] == '/')
+		src += 2;
+	strbuf_addf(&sb, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", src);
+	i = strtab_intern(t, sb.buf);
+	strbuf_release(&sb);
+	return i;
 }
 
 static int is_end(const struct line_row *r)
@@ -175,7 +197,7 @@ void linemap_load(struct linemap *m, Dwarf *dw, uint64_t bias,
 					void *idx = hmap_get_u64(by_ptr, (uintptr_t)src);
 
 					if (!idx) {
-						idx = (void *)(uintptr_t)(strtab_intern(files, src) + 1);
+						idx = (void *)(uintptr_t)(strtab_intern_src(files, &cudie, src) + 1);
 						hmap_put_u64(by_ptr, (uintptr_t)src, idx);
 					}
 					last_src = src;

@@ -29,6 +29,13 @@ void strtab_init(struct strtab *t);
 void strtab_release(struct strtab *t);
 /* Returns the index of s (adding a copy when new); NULL and "" give 0. */
 uint32_t strtab_intern(struct strtab *t, const char *s);
+/*
+ * Interns the source file name src of the unit cudie: a relative name
+ * (clang's DWARF 5 names an included "k.h" "./k.h") is made absolute with
+ * the unit's DW_AT_comp_dir, leading "./" dropped.  NULL and "" give 0.
+ */
+uint32_t strtab_intern_src(struct strtab *t, Dwarf_Die *cudie,
+			   const char *src);
 static inline const char *strtab_get(const struct strtab *t, uint32_t i)
 {
 	return t->v[i];

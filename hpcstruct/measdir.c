@@ -1,7 +1,6 @@
 /* measdir.c - structure for every sampled binary of a measurement. */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +13,13 @@
 #include "buildid.h"
 #include "error.h"
 #include "hashmap.h"
+#include "binary.h"
 #include "hpcrun-fmt.h"
+#include "hpcrun-live.h"
+#include "infile.h"
 #include "measdir.h"
 #include "opts.h"
+#include "output.h"
 #include "strbuf.h"
 #include "version.h"
 #include "xmlw.h"
@@ -44,39 +47,52 @@ static void collect(const char *file, struct hmap *seen, struct strlist *out)
 	hpcrun_profile_free(p);
 }
 
-/* "buildid-HEX" or "hash-HEX-SIZE", prefixed by our version. */
-static int cache_key(const char *path, struct strbuf *key)
+/* The cache holds our structure files, at most this large each. */
+#define STRUCT_MAX_BYTES ((uint64_t)4 << 30)
+
+static const char lm_tag[] = "<LM i=\"2\" n=\"";
+static const char end_tag[] = "</HPCToolkitStructure>\n";
+
+/*
+ * What the structure files hpcstruct writes hold, as far as a cached one
+ * is concerned: bumped when they gain content (2: the instruction mix), so
+ * an older cache entry is not reused for a newer hpcstruct.
+ */
+#define CACHE_FORMAT 2
+
+/*
+ * "buildid-HEX" or "hash-HEX-SIZE", prefixed by our version and the cache
+ * format ("v0.1.0-f2-"); the build ID in hex ("" for none).
+ */
+static int cache_key(const char *path, struct strbuf *key,
+		     char hex[HPC_BUILDID_HEX_SIZE])
 {
-	char hex[HPC_BUILDID_HEX_SIZE] = "";
-	int fd = open(path, O_RDONLY);
-	struct stat st;
+	uint64_t size;
+	int fd = infile_open(path, BINARY_MAX_BYTES, "an ELF file", &size);
 	Elf *elf;
 
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		if (fd >= 0)
-			close(fd);
+	*hex = 0;
+	if (fd < 0)
 		return -1;
-	}
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf)
 		hpc_buildid_elf(elf, hex);
-	strbuf_addf(key, "v%s-", HPC_VERSION);
+	strbuf_addf(key, "v%s-f%d-", HPC_VERSION, CACHE_FORMAT);
 	if (*hex) {
 		strbuf_addf(key, "buildid-%s", hex);
-	} else if (st.st_size > 0) {
-		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
-			       fd, 0);
+	} else if (size > 0) {
+		void *m = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
 
 		if (m == MAP_FAILED) {
 			elf_end(elf);
 			close(fd);
 			return -1;
 		}
-		strbuf_addf(key, "hash-%016llx-%lld",
-			    (unsigned long long)hpc_hash(m, (size_t)st.st_size),
-			    (long long)st.st_size);
-		munmap(m, (size_t)st.st_size);
+		strbuf_addf(key, "hash-%016llx-%llu",
+			    (unsigned long long)hpc_hash(m, (size_t)size),
+			    (unsigned long long)size);
+		munmap(m, (size_t)size);
 	} else {
 		strbuf_addstr(key, "empty");
 	}
@@ -86,21 +102,55 @@ static int cache_key(const char *path, struct strbuf *key)
 }
 
 /*
- * Copies the structure file from to to.  With lm_path, the load module's
- * name is rewritten to lm_path (a cached file may come from another copy
- * of the same binary).
+ * Reads the cache entry at path into sb when it is whole and was made for
+ * the build whose ID is hex ("" for none): a regular file, not a symbolic
+ * link (to anything at all), with the LM element, the closing tag at its
+ * end and the build-ID comment of that build (output.h).  Returns 0, or
+ * -1 with hpc_lasterr() saying what is wrong with it.
  */
-static int copy_file(const char *from, const char *to, const char *lm_path)
+static int read_cache_entry(const char *path, const char *hex,
+			    struct strbuf *sb)
 {
-	static const char lm_tag[] = "<LM i=\"2\" n=\"";
-	struct strbuf sb = STRBUF_INIT, tmp = STRBUF_INIT;
+	size_t n = strlen(end_tag), idlen = 0;
+	const char *lm, *id = "";
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return hpc_seterr("'%s': %s", path, strerror(errno));
+	if (S_ISLNK(st.st_mode))
+		return hpc_seterr("'%s': a symbolic link, not a cached structure", path);
+	if (infile_read(path, STRUCT_MAX_BYTES, "a structure file", sb) < 0)
+		return -1;
+	lm = strstr(sb->buf, lm_tag);
+	if (!lm || sb->len < n || memcmp(sb->buf + sb->len - n, end_tag, n))
+		return hpc_seterr("'%s': cached structure cut short (no %.*s)",
+				  path, (int)n - 1, end_tag);
+	lm = strchr(lm, '\n');
+	if (lm && !strncmp(lm + 1, OUTPUT_BUILDID_OPEN, strlen(OUTPUT_BUILDID_OPEN))) {
+		id = lm + 1 + strlen(OUTPUT_BUILDID_OPEN);
+		idlen = strspn(id, "0123456789abcdef");
+	}
+	if (idlen != strlen(hex) || strncmp(id, hex, idlen))
+		return hpc_seterr("'%s': cached structure of build ID %.*s, not of the binary's %s",
+				  path, idlen ? (int)idlen : 4, idlen ? id : "none",
+				  *hex ? hex : "none");
+	return 0;
+}
+
+/*
+ * Writes the structure file in sb to to (through a temporary file renamed
+ * over it).  With lm_path, the load module's name is rewritten to lm_path
+ * (a cached file may come from another copy of the same binary).
+ */
+static int write_structure(const struct strbuf *sb, const char *to,
+			   const char *lm_path)
+{
+	struct strbuf tmp = STRBUF_INIT;
 	const char *lm, *end = NULL;
 	FILE *f;
-	int rc = -1;
+	int err;
 
-	if (strbuf_read_file(&sb, from) < 0)
-		goto out;
-	lm = lm_path ? strstr(sb.buf, lm_tag) : NULL;
+	lm = lm_path ? strstr(sb->buf, lm_tag) : NULL;
 	if (lm) {
 		lm += strlen(lm_tag);
 		end = strchr(lm, '"');
@@ -108,26 +158,25 @@ static int copy_file(const char *from, const char *to, const char *lm_path)
 	strbuf_addf(&tmp, "%s.tmp%ld", to, (long)getpid());
 	f = fopen(tmp.buf, "w");
 	if (!f) {
-		hpc_seterr("'%s': %s", to, strerror(errno));
-		goto out;
+		strbuf_release(&tmp);
+		return hpc_seterr("'%s': %s", to, strerror(errno));
 	}
 	if (end) {
-		fwrite(sb.buf, 1, (size_t)(lm - sb.buf), f);
+		fwrite(sb->buf, 1, (size_t)(lm - sb->buf), f);
 		xml_escape(f, lm_path, 1);
-		fwrite(end, 1, sb.len - (size_t)(end - sb.buf), f);
+		fwrite(end, 1, sb->len - (size_t)(end - sb->buf), f);
 	} else {
-		fwrite(sb.buf, 1, sb.len, f);
+		fwrite(sb->buf, 1, sb->len, f);
 	}
-	if (fclose(f) != 0 || rename(tmp.buf, to) != 0) {
-		hpc_seterr("'%s': %s", to, strerror(errno));
+	err = output_close(f, 0);
+	if (err)
+		hpc_seterr("'%s': write error: %s", to, strerror(-err));
+	else if (rename(tmp.buf, to) != 0)
+		err = hpc_seterr("'%s': %s", to, strerror(errno));
+	if (err)
 		unlink(tmp.buf);
-		goto out;
-	}
-	rc = 0;
-out:
-	strbuf_release(&sb);
 	strbuf_release(&tmp);
-	return rc;
+	return err ? -1 : 0;
 }
 
 static int mkdirs(const char *path)
@@ -179,6 +228,8 @@ static int one_module(const char *dir, const char *path, const char *cache,
 		      struct hmap *names)
 {
 	struct strbuf out = STRBUF_INIT, key = STRBUF_INIT, cached = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	char hex[HPC_BUILDID_HEX_SIZE];
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
 	char *abs = realpath(path, NULL);
@@ -192,13 +243,21 @@ static int one_module(const char *dir, const char *path, const char *cache,
 	}
 	hmap_put_str(names, out.buf, (void *)1);
 	strbuf_addstr(&out, ".hpcstruct");
-	if (*cache && cache_key(path, &key) == 0) {
-		strbuf_addf(&cached, "%s/%s-%s.hpcstruct", cache, key.buf, base);
-		if (stat(cached.buf, &st) == 0 && copy_file(cached.buf, out.buf, abs ? abs : path) == 0) {
-			if (!quiet)
-				fprintf(stderr, "%s: '%s': reused cached structure (%s)\n",
-					hpc_progname(), path, key.buf);
-			goto done;
+	if (*cache && cache_key(path, &key, hex) == 0) {
+		/* the real file's basename, which names a library's procedures */
+		const char *real = abs ? abs : path;
+
+		strbuf_addf(&cached, "%s/%s-%s.hpcstruct", cache, key.buf,
+			    strrchr(real, '/') ? strrchr(real, '/') + 1 : real);
+		if (lstat(cached.buf, &st) == 0) {
+			if (read_cache_entry(cached.buf, hex, &sb) == 0 &&
+			    write_structure(&sb, out.buf, real) == 0) {
+				if (!quiet)
+					fprintf(stderr, "%s: '%s': reused cached structure (%s)\n",
+						hpc_progname(), path, key.buf);
+				goto done;
+			}
+			hpc_warn("%s; analyzing '%s' again", hpc_lasterr(), path);
 		}
 	}
 	if (analyze_binary(path, out.buf, opts) < 0) {
@@ -210,13 +269,17 @@ static int one_module(const char *dir, const char *path, const char *cache,
 	if (!quiet)
 		fprintf(stderr, "%s: '%s': wrote '%s'\n", hpc_progname(), path,
 			out.buf);
-	if (cached.len && copy_file(out.buf, cached.buf, NULL) < 0)
+	strbuf_reset(&sb);
+	if (cached.len &&
+	    (infile_read(out.buf, STRUCT_MAX_BYTES, "a structure file", &sb) < 0 ||
+	     write_structure(&sb, cached.buf, NULL) < 0))
 		hpc_warn("cannot cache: %s", hpc_lasterr());
 done:
 	free(abs);
 	strbuf_release(&out);
 	strbuf_release(&key);
 	strbuf_release(&cached);
+	strbuf_release(&sb);
 	return rc;
 }
 
@@ -240,6 +303,7 @@ int measdir_run(const char *dir, const struct analyze_opts *opts, int quiet)
 		hmap_free(names);
 		return -1;
 	}
+	hpcrun_live_recover(dir, hpc_warn);	/* what killed processes left */
 	while ((e = readdir(d))) {
 		size_t len = strlen(e->d_name);
 

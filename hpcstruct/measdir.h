@@ -11,7 +11,12 @@
  * by the binary's build ID (or, without one, a hash of its contents) in
  * $HPCSTRUCT_CACHE, else $XDG_CACHE_HOME/hpctoolkit-c/hpcstruct, else
  * ~/.cache/hpctoolkit-c/hpcstruct; a cache hit is a file copy and is
- * reported.
+ * reported.  An entry is used only when it is a regular file (not a
+ * symbolic link), whole (closing tag at its end) and made for the same
+ * build (its build-ID comment, output.h); else one warning says what is
+ * wrong with it and the binary is analyzed again, replacing the entry.
+ * Profiles, binaries and entries are opened as regular files only
+ * (lib/infile.h): a FIFO is refused, never waited on.
  */
 #ifndef HPCSTRUCT_MEASDIR_H
 #define HPCSTRUCT_MEASDIR_H

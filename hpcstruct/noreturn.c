@@ -2,7 +2,8 @@
  * noreturn.c - procedures that never return (see noreturn.h).
  *
  * Design:
- *   1. Known up front: names (exit, abort, ...) and DW_AT_noreturn.  A PLT
+ *   1. Known up front: link names (exit, abort, _ZSt9terminatev, ...) and
+ *      DW_AT_noreturn.  A PLT
  *      stub NAME@plt never returns when NAME does, by name or because a
  *      procedure NAME of this binary was found not to.
  *   2. A test (may_return) walks the code from a procedure's entry, one
@@ -350,12 +351,12 @@ static void mark(struct search *s, size_t q)
 	void *stub;
 
 	s->nr[q] = 1;
-	if (!name_in(p->name, canary_names))
+	if (!name_in(proc_linkname(p), canary_names))
 		for (size_t k = s->callers.first[q]; k < s->callers.first[q + 1]; k++)
 			if (!s->nr[s->callers.who[k]])
 				push(&s->work, s->callers.who[k]);
 	if (p->origin != PROC_PLT &&
-	    (stub = hmap_get_str(s->plt, p->name)) != NULL &&
+	    (stub = hmap_get_str(s->plt, proc_linkname(p))) != NULL &&
 	    !s->nr[(uintptr_t)stub - 1])
 		mark(s, (uintptr_t)stub - 1);
 }
@@ -366,14 +367,14 @@ static void plt_index(struct search *s)
 
 	s->plt = hmap_new();
 	for (size_t i = 0; i < s->b->nprocs; i++) {
-		const struct proc *p = &s->b->procs[i];
-		size_t len = strlen(p->name);
+		const char *link = proc_linkname(&s->b->procs[i]);
+		size_t len = strlen(link);
 
-		if (p->origin != PROC_PLT || len <= 4 ||
-		    strcmp(p->name + len - 4, "@plt"))
+		if (s->b->procs[i].origin != PROC_PLT || len <= 4 ||
+		    strcmp(link + len - 4, "@plt"))
 			continue;
 		strbuf_reset(&name);
-		strbuf_add(&name, p->name, len - 4);
+		strbuf_add(&name, link, len - 4);
 		hmap_put_str(s->plt, name.buf, (void *)(uintptr_t)(i + 1));
 	}
 	strbuf_release(&name);
@@ -396,7 +397,7 @@ unsigned char *noreturn_find(const struct binary *b, const struct debuginfo *d,
 		const struct proc *p = &b->procs[i];
 		const struct subprog *sub = debuginfo_subprog(d, p->lo);
 
-		known[i] = name_in(p->name, noreturn_names) ||
+		known[i] = name_in(proc_linkname(p), noreturn_names) ||
 			(sub && sub->noreturn);
 		code += p->hi - p->lo + (p->cold_hi - p->cold_lo);
 	}

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "insn-mix.h"
 #include "output.h"
 #include "strbuf.h"
 
@@ -76,7 +77,7 @@ static const char structure_dtd[] =
 	"        t CDATA #IMPLIED\n"
 	"        d CDATA #IMPLIED>\n";
 
-struct output *output_new(FILE *f, const char *lm_name,
+struct output *output_new(FILE *f, const char *lm_name, const char *buildid,
 			  const struct strtab *strs)
 {
 	struct output *o = xcalloc(1, sizeof(*o));
@@ -91,6 +92,8 @@ struct output *output_new(FILE *f, const char *lm_name,
 	fputs("<LM i=\"2\" n=\"", f);
 	xml_escape(f, lm_name, 1);
 	fputs("\" has-calls=\"0\" v=\"{}\">\n", f);
+	if (*buildid)	/* hex: nothing to escape */
+		fprintf(f, OUTPUT_BUILDID_OPEN "%s" OUTPUT_BUILDID_CLOSE, buildid);
 	return o;
 }
 
@@ -134,6 +137,9 @@ static void add_hex(struct strbuf *sb, uint64_t v)
 struct render {
 	struct strbuf *sb;
 	const struct strtab *strs;
+	const struct cfg *g;	/* the procedure's instructions */
+	uint8_t *codes;		/* scratch: a statement's mix */
+	size_t codes_alloc;
 	size_t depth;		/* open elements */
 	int tag_open;		/* start tag not yet closed with '>' */
 };
@@ -238,6 +244,42 @@ static void attr_ranges(struct render *r, const struct range *v, size_t n)
 	strbuf_add(r->sb, "}\"", 2);
 }
 
+/*
+ * The statement's instruction mix, right after its S element: its
+ * instructions' codes in address order over its ranges (insn-mix.h).
+ * Written only when the instructions tile the ranges exactly.
+ */
+static void write_mix(struct render *r, const struct scope *s)
+{
+	const struct cfg *g = r->g;
+	size_t n = 0;
+
+	for (size_t k = 0; k < s->nv; k++) {
+		ptrdiff_t i = cfg_insn_at(g, s->v[k].lo);
+		uint64_t at = s->v[k].lo;
+
+		if (i < 0)
+			return;
+		for (; (size_t)i < g->ninsns && at < s->v[k].hi; i++) {
+			const struct insn *in = &g->insns[i];
+
+			if (in->addr != at || in->len == 0 || in->len > 15)
+				return;
+			HPC_GROW(r->codes, n + 1, r->codes_alloc);
+			r->codes[n++] = insn_mix_code(in->len,
+						      (enum insn_class)in->mix);
+			at += in->len;
+		}
+		if (at != s->v[k].hi)
+			return;
+	}
+	if (!n)
+		return;
+	strbuf_addstr(r->sb, "<?" INSN_MIX_TARGET " ");
+	insn_mix_format(r->sb, r->codes, n);
+	strbuf_add(r->sb, "?>", 2);
+}
+
 static void write_scope(struct render *r, const struct scope *s)
 {
 	const char *file = strtab_get(r->strs, s->file);
@@ -249,6 +291,7 @@ static void write_scope(struct render *r, const struct scope *s)
 		attr_num(r, "l", s->line);
 		attr_ranges(r, s->v, s->nv);
 		end(r, "S");
+		write_mix(r, s);
 		return;
 	case SCOPE_LOOP:
 		start(r, name);
@@ -272,22 +315,31 @@ static void write_scope(struct render *r, const struct scope *s)
 	end(r, name);
 }
 
-void output_render(struct proc_tree *t, const struct strtab *strs)
+void output_render(struct proc_tree *t, const struct cfg *g,
+		   const struct strtab *strs)
 {
 	const struct scope *root = t->root;
 	struct range entry = { t->entry, t->entry + 1 };
 	struct strbuf sb = STRBUF_INIT;
-	struct render r = { &sb, strs, 0, 0 };
+	struct render r = { &sb, strs, g, NULL, 0, 0, 0 };
 
 	start(&r, "P");
-	attr_str(&r, "n", t->name);
-	if (t->linkname)
-		attr_str(&r, "ln", t->linkname);
+	attr_name(&r, "n");
+	add_escaped(&sb, t->name);
+	if (t->libname) {	/* HPCToolkit's "NAME [LIBNAME]", ln="NAME" */
+		strbuf_add(&sb, " [", 2);
+		add_escaped(&sb, t->libname);
+		strbuf_addch(&sb, ']');
+	}
+	strbuf_addch(&sb, '"');
+	if (t->libname || t->linkname)
+		attr_str(&r, "ln", t->linkname ? t->linkname : t->name);
 	attr_num(&r, "l", root->line);
 	attr_ranges(&r, &entry, 1);
 	for (size_t k = 0; k < root->nkids; k++)
 		write_scope(&r, root->kids[k]);
 	end(&r, "P");
+	free(r.codes);
 	t->xml = strbuf_detach(&sb, &t->xml_len);
 }
 
@@ -317,17 +369,29 @@ void output_proc(struct output *o, const struct proc_tree *t)
 		fputs(fmt_dec(buf, o->next_id++), o->f);
 		p = q + 1;
 	}
+	if (!o->err && ferror(o->f))	/* errno is still the write's */
+		o->err = errno ? errno : EIO;
 }
 
 int output_finish(struct output *o)
 {
-	int rc = 0;
+	int err;
 
 	if (o->cur_file != UINT32_MAX)
 		fputs("</F>\n", o->f);
 	fputs("</LM>\n</HPCToolkitStructure>\n", o->f);
-	if (fflush(o->f) != 0 || ferror(o->f))
-		rc = hpc_seterr("write error: %s", strerror(errno));
+	if ((fflush(o->f) != 0 || ferror(o->f)) && !o->err)
+		o->err = errno ? errno : EIO;
+	err = o->err;
 	free(o);
-	return rc;
+	return -err;
+}
+
+int output_close(FILE *f, int err)
+{
+	if (!err && ferror(f))
+		err = -(errno ? errno : EIO);
+	if (fclose(f) != 0 && !err)
+		err = -(errno ? errno : EIO);
+	return err;
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cfg.h"
 #include "lines.h"
 #include "scopes.h"
 #include "xmlw.h"
@@ -24,19 +25,44 @@ struct output {
 	const struct strtab *strs;
 	uint64_t next_id;
 	uint32_t cur_file;	/* file of the open F, UINT32_MAX = none */
+	int err;		/* errno of the first failed write, 0 = none */
 };
 
-/* Starts the document for load module lm_name on f (not closed here). */
-struct output *output_new(FILE *f, const char *lm_name,
+/*
+ * The line after the LM start tag, when the binary has a build ID: an
+ * extension in a comment, which HPCToolkit's readers and the DTD ignore
+ * (hpcstruct(5)), so a structure file can be matched to one build.
+ */
+#define OUTPUT_BUILDID_OPEN "<!-- build-id: "
+#define OUTPUT_BUILDID_CLOSE " -->\n"
+
+/*
+ * Starts the document for load module lm_name, whose build ID is buildid
+ * (lowercase hex, "" for none), on f (not closed here).
+ */
+struct output *output_new(FILE *f, const char *lm_name, const char *buildid,
 			  const struct strtab *strs);
 /*
  * Renders t's P element into t->xml (freed with t), ids left as
- * placeholders, so any thread can render while one writes.
+ * placeholders, so any thread can render while one writes.  g holds the
+ * procedure's instructions (the CFG t was built from): each statement is
+ * followed by its instruction mix (hpcstruct(5), INSTRUCTION MIX).
  */
-void output_render(struct proc_tree *t, const struct strtab *strs);
+void output_render(struct proc_tree *t, const struct cfg *g,
+		   const struct strtab *strs);
 /* Writes a rendered procedure, numbering its ids, opening F as needed. */
 void output_proc(struct output *o, const struct proc_tree *t);
-/* Closes the document and frees o; 0, or -1 when a write failed. */
+/*
+ * Closes the document, flushes f and frees o.  Returns 0, or the negative
+ * errno of the first write that failed (stdio keeps no errno, so each
+ * procedure's writes are checked as they go).
+ */
 int output_finish(struct output *o);
+/*
+ * Closes f, written by the caller; returns err (0 or a negative errno)
+ * when set, else the negative errno of a write that failed (ferror) or of
+ * fclose itself, else 0.
+ */
+int output_close(FILE *f, int err);
 
 #endif

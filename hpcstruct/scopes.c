@@ -114,6 +114,22 @@ static void add_range(struct scope *s, uint64_t lo, uint64_t hi)
 	s->nv++;
 }
 
+/*
+ * Rule 5: a statement, loop or call site at (file, line) placed in s; the
+ * callee alien around s, through loops, keeps the lowest such line.
+ */
+static void note_line(struct scope *s, uint32_t file, uint32_t line)
+{
+	while (s->kind == SCOPE_LOOP)
+		s = s->parent;
+	if (s->kind != SCOPE_ALIEN || line == 0 || file == 0)
+		return;
+	if (s->file == 0)
+		s->file = file;
+	if (file == s->file && (s->first_line == 0 || line < s->first_line))
+		s->first_line = line;
+}
+
 /* Descends from cur (at inline node from) to inline node to, a descendant. */
 static struct scope *descend(struct builder *bd, struct scope *cur,
 			     int32_t from, int32_t to)
@@ -127,6 +143,7 @@ static struct scope *descend(struct builder *bd, struct scope *cur,
 	while (n-- > 0) {
 		const struct inline_node *in = &bd->c->d->nodes[bd->path[n]];
 
+		note_line(cur, in->call_file, in->call_line);
 		cur = child(bd, cur, SCOPE_CALLSITE, in->call_file,
 			    in->call_line, 0);
 		cur = child(bd, cur, SCOPE_ALIEN, in->callee_file,
@@ -530,6 +547,8 @@ static void finish(struct scope *s)
 	}
 	if (s->nv > 0)
 		s->minaddr = s->v[0].lo;
+	if (s->first_line)
+		s->line = s->first_line;	/* rule 5 */
 	for (size_t k = 0; k < s->nkids; k++) {
 		finish(s->kids[k]);
 		if (s->kids[k]->minaddr < s->minaddr)
@@ -594,6 +613,7 @@ static void build_statements(struct builder *bd, struct scope *root)
 			if (last && loop == last_loop && node == last_node) {
 				/* the same loops and inlines: the same path */
 				last = child(bd, last->parent, SCOPE_STMT, 0, line, 0);
+				note_line(last->parent, file, line);
 				add_range(last, in->addr, in->addr + in->len);
 				last_line = line;
 				continue;
@@ -607,6 +627,7 @@ static void build_statements(struct builder *bd, struct scope *root)
 
 				cur = descend(bd, cur, curctx, bd->ctx[l]);
 				curctx = bd->ctx[l];
+				note_line(cur, bd->lfile[l], bd->lline[l]);
 				/* rule 3; loops without a line never merge */
 				cur = child(bd, cur, SCOPE_LOOP, bd->lfile[l],
 					    bd->lline[l],
@@ -615,6 +636,7 @@ static void build_statements(struct builder *bd, struct scope *root)
 			}
 			cur = descend(bd, cur, curctx, node);
 			last = child(bd, cur, SCOPE_STMT, 0, line, 0);
+			note_line(cur, file, line);
 			add_range(last, in->addr, in->addr + in->len);
 			last_loop = loop;
 			last_node = node;
@@ -652,6 +674,7 @@ struct proc_tree *scopes_build(const struct scope_ctx *c, size_t pi,
 	t->name = p->name;
 	t->entry = p->lo;
 	t->linkname = p->linkname;
+	t->libname = c->libname;
 	t->truncated = g->truncated;
 	bd.t = t;
 	bd.c = c;

@@ -17,7 +17,12 @@
  *      a line (no debug information) are never merged;
  *   4. a statement found both in a scope and in a loop below it (code the
  *      compiler hoisted out of the loop) moves into the innermost such loop,
- *      except the loop's own line (its initialization stays outside).
+ *      except the loop's own line (its initialization stays outside);
+ *   5. a callee alien's line is the lowest line, in its file, of the
+ *      statements, loops and call sites inside it (through loops, not
+ *      through deeper aliens): its first statement, not its declaration,
+ *      which it keeps only when it has none; one without a file takes the
+ *      file of the first of them.
  * Children are ordered: statements by line, then loops and aliens by their
  * lowest address.  The tree owns its memory; strings are strtab indices
  * into the debuginfo that built it.
@@ -52,12 +57,14 @@ struct scope {
 	struct scope **kids;	size_t nkids, kids_alloc;
 	struct range *v;	size_t nv, v_alloc;
 	uint64_t minaddr;
+	uint32_t first_line;	/* aliens: lowest line of their own code, 0 = none yet */
 };
 
 struct proc_tree {
 	struct scope *root;	/* SCOPE_PROC; file/line of the procedure */
 	const char *name;	/* borrowed from the binary */
 	const char *linkname;	/* borrowed; NULL when not mangled */
+	const char *libname;	/* borrowed scope_ctx's, NULL for executables */
 	uint64_t entry;
 	struct scope_chunk *chunks;	/* memory of the scopes below root */
 	char *xml;		/* the rendered P element (output_render) */
@@ -70,6 +77,7 @@ struct scope_ctx {
 	const struct binary *b;
 	const struct debuginfo *d;
 	uint32_t nofile;	/* strtab index of "[basename]" */
+	const char *libname;	/* a shared library's basename, else NULL */
 };
 
 /* The file and line a procedure is filed under (before analysis). */

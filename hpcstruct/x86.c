@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "insn-class.h"
 #include "strbuf.h"
 #include "x86.h"
 
@@ -176,6 +177,7 @@ int x86_decode(struct decoder *d, const struct binary *b, uint64_t lo,
 		out->addr = addr;
 		if (!cs_disasm_iter(d->cs, &p, &size, &addr, d->insn)) {
 			out->kind = INSN_STOP;	/* skip one byte */
+			out->mix = IC_OTHER;
 			out->len = 1;
 			code++;
 			size--;
@@ -184,6 +186,7 @@ int x86_decode(struct decoder *d, const struct binary *b, uint64_t lo,
 		}
 		out->len = (uint8_t)d->insn->size;
 		classify(d->insn, out);
+		out->mix = (uint8_t)insn_class_x86(d->insn);
 		code = p;
 	}
 	return 0;

@@ -1,7 +1,8 @@
 /*
  * x86.h - the x86-64 specific part of hpcstruct (x86.c): decoding a code
  * range into control-flow-relevant instruction records with Capstone, and
- * recognizing the jump-table patterns gcc and clang emit.  Another
+ * recognizing the jump-table patterns gcc and clang emit; each instruction
+ * also gets its class for the instruction mix (insn-class.h).  Another
  * architecture provides the same three functions.
  *
  * A decoder holds one Capstone handle: use one per thread, and create the
@@ -35,6 +36,7 @@ struct insn {
 	uint8_t len;
 	uint8_t kind;		/* enum insn_kind */
 	uint8_t table;		/* IJUMP: 1 = absolute 8-byte table at target */
+	uint8_t mix;		/* enum insn_class (insn-class.h) */
 };
 
 struct decoder;

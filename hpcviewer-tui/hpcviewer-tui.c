@@ -1,11 +1,19 @@
 /* hpcviewer-tui.c - browse an experiment database in the terminal (#6). */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "error.h"
+#include "flame.h"
+#include "flamegraph.h"
+#include "folded.h"
 #include "model.h"
 #include "opts.h"
+#include "phaseview.h"
 #include "stdio-out.h"
 #include "tui.h"
 #include "views.h"
@@ -17,8 +25,8 @@ static const char *const usage[] = {
 
 static const struct opts_program prog = {
 	"hpcviewer-tui", usage,
-	"Browse an experiment database: top-down, bottom-up and flat views,\n"
-	"interactively or as text (--stdio, --csv).",
+	"Browse an experiment database: top-down, bottom-up, flat, functions,\n"
+	"data and phases views, interactively or as text (--stdio, --csv).",
 };
 
 static int parse_view(const char *s, enum view_kind *kind)
@@ -33,45 +41,154 @@ static int parse_view(const char *s, enum view_kind *kind)
 	return -1;
 }
 
-/* Sorts by the column showing metric name; returns -1 after a message. */
+/* Sorts by the column metric name stands for (browser_find_column),
+ * shown even when the database hides it; returns -1 after a message. */
 static int sort_by_metric(struct browser *b, const char *name)
 {
-	int met = model_find_metric(b->m, name);
-	size_t c;
+	int c = browser_find_column(b, name);
 
-	if (met < 0) {
+	if (c < 0) {
 		hpc_error("%s", hpc_lasterr());
 		return -1;
 	}
-	for (c = 0; c < b->ncols; c++)
-		if (b->cols[c].metric == met)
-			break;
-	if (c == b->ncols) {
-		hpc_error("'%s': metric is not shown (show=\"4\")", name);
+	b->cols[c].hidden = 0;
+	browser_sort(b, (size_t)c, 0);
+	return 0;
+}
+
+/* --percent-limit PCT: a number from 0 to 100. */
+static int parse_percent(const char *s, double *pct)
+{
+	char *end;
+
+	*pct = strtod(s, &end);
+	if (end == s || *end || !(*pct >= 0 && *pct <= 100)) {
+		hpc_error("'%s': --percent-limit wants a percentage (0-100)", s);
 		return -1;
 	}
-	browser_sort(b, c, 0);
 	return 0;
+}
+
+/* The width of text output: --width, else the terminal's when standard
+ * output is one, else no limit (0). */
+static size_t text_width(long width)
+{
+	struct winsize ws;
+
+	if (width > 0)
+		return (size_t)width;
+	if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) &&
+	    ws.ws_col > 0)
+		return ws.ws_col;
+	return 0;
+}
+
+/* Writes picture to path ("-": standard output); 0, or -1 after a
+ * message naming the file. */
+static int write_picture(const struct flame *f, const char *title,
+			 const struct timeline *tl, const char *path, int svg)
+{
+	int to_stdout = !strcmp(path, "-");
+	FILE *out = to_stdout ? stdout : fopen(path, "w");
+	int ret;
+
+	if (!out) {
+		hpc_error("'%s': cannot write: %s", path, strerror(errno));
+		return -1;
+	}
+	ret = svg ? flamegraph_write(f, title, tl, out) : folded_write(f, out);
+	if (!to_stdout && fclose(out) && !ret) {
+		hpc_seterr("%s", strerror(errno));
+		ret = -1;
+	}
+	if (ret < 0)
+		hpc_error("'%s': %s", to_stdout ? "standard output" : path,
+			  hpc_lasterr());
+	return ret;
+}
+
+/* --folded and --flame-graph: the flame tree of the metric, written; the
+ * flame graph with the timeline of the database's barrier episodes. */
+static int pictures(struct browser *b, const char *metric,
+		    const char *folded, const char *svg)
+{
+	int met = flame_metric(b, metric), ret = 0;
+	struct timeline *tl = NULL;
+	struct flame *f;
+
+	if (met < 0 || (svg && timeline_load(b->m->dbdir, &tl) < 0)) {
+		hpc_error("%s", hpc_lasterr());
+		return 1;
+	}
+	f = flame_build(b, met);
+	if (folded && write_picture(f, b->m->title, NULL, folded, 0) < 0)
+		ret = 1;
+	if (svg && write_picture(f, b->m->title, tl, svg, 1) < 0)
+		ret = 1;
+	flame_free(f);
+	timeline_free(tl);
+	return ret;
+}
+
+/* --stdio/--csv --view phases; returns the exit status. */
+static int print_phases(struct browser *b, int csv, size_t depth,
+			size_t width)
+{
+	int missing, ret = 0;
+	struct phaseview *pv = phaseview_load(b->m, &missing);
+
+	if (!pv) {
+		if (missing)
+			hpc_error("'%s': no phases.tsv: hpcprof found no "
+				  "synchronization data (see hpcprof-database(5))",
+				  b->m->dbdir);
+		else
+			hpc_error("%s", hpc_lasterr());
+		return 1;
+	}
+	phaseview_lines(pv, b->m, b->ncols ? b->cols[b->sort_col].metric : -1,
+			depth);
+	if ((csv ? phaseview_print_csv(pv, stdout)
+		 : phaseview_print(pv, width, stdout)) < 0) {
+		hpc_error("%s", hpc_lasterr());
+		ret = 1;
+	}
+	phaseview_free(pv);
+	return ret;
 }
 
 int main(int argc, char **argv)
 {
-	int stdio_mode = 0, csv = 0, ret = 0;
-	const char *view = "top-down", *metric = NULL;
-	long depth = -1;
+	int stdio_mode = 0, csv = 0, short_names = 0, ret = 0, phases;
+	const char *view = NULL, *metric = NULL, *limit = NULL;
+	const char *folded = NULL, *svg = NULL;
+	long depth = LONG_MIN, width = -1;
 	const struct opt opts[] = {
 		OPT_FLAG(0, "stdio", &stdio_mode, "print the view as text and exit"),
 		OPT_FLAG(0, "csv", &csv, "print CSV (implies --stdio)"),
 		OPT_STRING(0, "view", &view, "VIEW",
-			   "top-down, bottom-up or flat (default top-down)"),
-		OPT_STRING(0, "metric", &metric, "NAME", "sort by metric NAME"),
+			   "top-down, bottom-up, flat, functions, data or phases (default top-down)"),
+		OPT_STRING(0, "metric", &metric, "NAME",
+			   "sort by (pictures: draw) metric NAME (E, I, cpu-clock, ...)"),
 		OPT_INT(0, "depth", &depth, "N",
 			"with --stdio: print N levels below the root (default all)"),
+		OPT_STRING(0, "percent-limit", &limit, "PCT",
+			   "text, CSV: leave out rows under PCT% of the sort column"),
+		OPT_INT(0, "width", &width, "N",
+			"text: lines of at most N characters"),
+		OPT_FLAG(0, "short-names", &short_names,
+			 "collapse long template and parameter lists"),
+		OPT_STRING(0, "folded", &folded, "FILE",
+			   "write folded stacks of the calling contexts to FILE (- for stdout)"),
+		OPT_STRING(0, "flame-graph", &svg, "FILE",
+			   "write a flame graph (SVG) of the calling contexts to FILE"),
 		OPT_END(),
 	};
 	enum view_kind kind;
 	struct model *m;
 	struct browser *b;
+	struct stdio_opts so = { 0, 0, NULL };
+	struct names *names = NULL;
 	int first;
 
 	hpc_set_progname(argv[0]);
@@ -82,32 +199,85 @@ int main(int argc, char **argv)
 		hpc_error("expected one database directory (see 'hpcviewer-tui --help')");
 		return 2;
 	}
-	if (parse_view(view, &kind) < 0) {
-		hpc_error("'%s': unknown view (top-down, bottom-up or flat)", view);
+	if ((folded || svg) &&
+	    (stdio_mode || csv || (view && strcmp(view, "top-down")))) {
+		hpc_error("--folded and --flame-graph draw the calling contexts; "
+			  "not with --stdio, --csv or --view");
+		return 2;
+	}
+	if (folded && svg && !strcmp(folded, "-") && !strcmp(svg, "-")) {
+		hpc_error("--folded and --flame-graph cannot both write to "
+			  "standard output");
+		return 2;
+	}
+	if (!view)
+		view = "top-down";
+	phases = !strcmp(view, "phases");
+	kind = VIEW_TOP_DOWN;
+	if (!phases && parse_view(view, &kind) < 0) {
+		hpc_error("'%s': unknown view (top-down, bottom-up, flat, functions, data or phases)",
+			  view);
 		return 2;
 	}
 	if (csv)
 		stdio_mode = 1;
+	if (depth < 0 && depth != LONG_MIN) {
+		hpc_error("'%ld': --depth wants a number of levels (0 or more)",
+			  depth);
+		return 2;
+	}
+	if (limit && parse_percent(limit, &so.percent_limit) < 0)
+		return 2;
+	if (width == 0 || width < -1) {
+		hpc_error("'%ld': --width wants a positive number", width);
+		return 2;
+	}
+	if (csv && width > 0) {
+		hpc_error("--width shortens text lines; CSV fields are never shortened");
+		return 2;
+	}
 	m = model_load(argv[first]);
 	if (!m) {
 		hpc_error("%s", hpc_lasterr());
 		return 1;
 	}
+	if (kind == VIEW_DATA && m->data_root == MODEL_NONE) {
+		hpc_error("'%s': no data-centric tree in this database "
+			  "(profiles of hpcrun --data)", argv[first]);
+		model_free(m);
+		return 1;
+	}
 	b = browser_new(m);
-	if (metric && sort_by_metric(b, metric) < 0) {
+	if (short_names)
+		names = names_new(m);
+	so.names = names;
+	if (!metric && kind == VIEW_FUNCTIONS)
+		browser_sort_exclusive(b);
+	if (folded || svg) {
+		ret = pictures(b, metric, folded, svg);
+	} else if (metric && sort_by_metric(b, metric) < 0) {
 		ret = 1;
+	} else if (stdio_mode && phases) {
+		ret = print_phases(b, csv, depth == LONG_MIN ? 3 : (size_t)depth,
+				   csv ? 0 : text_width(width));
 	} else if (stdio_mode) {
 		struct view *v = browser_view(b, kind);
 
+		/* the functions view lists procedures; --depth shows callers */
+		if (depth == LONG_MIN)
+			depth = kind == VIEW_FUNCTIONS ? 1 : -1;
 		view_expand_depth(v, depth);
-		if ((csv ? stdio_print_csv(v, stdout) : stdio_print(v, stdout)) < 0) {
+		so.width = csv ? 0 : text_width(width);
+		if ((csv ? stdio_print_csv(v, &so, stdout) :
+		     stdio_print(v, &so, stdout)) < 0) {
 			hpc_error("%s", hpc_lasterr());
 			ret = 1;
 		}
-	} else if (tui_run(b, kind) < 0) {
+	} else if (tui_run(b, kind, phases, short_names) < 0) {
 		hpc_error("%s", hpc_lasterr());
 		ret = 1;
 	}
+	names_free(names);
 	browser_free(b);
 	model_free(m);
 	return ret;

@@ -2,9 +2,9 @@
  * model.c - stream experiment.xml (libxml2 xmlTextReader) into the compact
  * scope tree of model.h.
  *
- * The reader runs with XML_PARSE_NONET and without XML_PARSE_NOENT or
- * DTD loading, so no entity is expanded and nothing is fetched; the first
- * parser error stops the load with "'FILE': line N: message".  Only the
+ * The file is read by the policy of xmlread.h (a regular file, nothing
+ * fetched, no entity expanded, elements at most 2^20 deep); the first
+ * error stops the load with "'FILE': line N: message".  Only the
  * first profile section is loaded (a SecCallPathProfile when present before
  * any other); later sections are skipped.
  */
@@ -14,20 +14,22 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <libxml/xmlreader.h>
-
 #include "error.h"
 #include "hashmap.h"
+#include "infile.h"
+#include "dataview.h"
 #include "model.h"
 #include "strbuf.h"
+#include "xmlread.h"
 
 struct loader {
 	struct model *m;
-	xmlTextReaderPtr r;
+	struct xmlread *x;
+	xmlTextReaderPtr r;		/* x->r */
 	const char *file;
-	struct strbuf err;		/* first parser error */
 	struct hmap *metric_ids;	/* Metric i -> index + 1 */
 	struct hmap *lm_tab, *file_tab, *proc_tab;	/* i -> strs index + 1 */
+	struct hmap *root_procs;	/* i of Procedures with f="2" -> 1 */
 	uint32_t *stack;		/* open scopes */
 	uint32_t *last;			/* last child of each open scope */
 	uint32_t root_last;
@@ -35,21 +37,6 @@ struct loader {
 	int loaded;			/* a data section has been read */
 	int have_root_vals;		/* <M> directly in the data section */
 };
-
-static void reader_error(void *arg, xmlErrorPtr e)
-{
-	struct loader *ld = arg;
-	size_t n;
-
-	if (ld->err.len || !e || !e->message)
-		return;
-	strbuf_addf(&ld->err, "line %d: %s", e->line, e->message);
-	n = ld->err.len;
-	while (n && (ld->err.buf[n - 1] == '\n' || ld->err.buf[n - 1] == ' '))
-		n--;
-	ld->err.buf[n] = '\0';
-	ld->err.len = n;
-}
 
 static uint32_t intern(struct model *m, const char *s)
 {
@@ -81,24 +68,12 @@ static uint32_t new_scope(struct model *m, uint32_t parent, int kind)
 /* The attribute value, or NULL; valid until the reader moves on. */
 static const char *attr(struct loader *ld, const char *name)
 {
-	const char *v = NULL;
-
-	if (xmlTextReaderMoveToAttribute(ld->r, (const xmlChar *)name) == 1)
-		v = (const char *)xmlTextReaderConstValue(ld->r);
-	xmlTextReaderMoveToElement(ld->r);
-	return v;
+	return xmlread_attr(ld->x, name);
 }
 
 static int loader_err(struct loader *ld, const char *fmt, const char *arg)
 {
-	struct strbuf sb = STRBUF_INIT;
-
-	strbuf_addf(&sb, "line %ld: ",
-		    xmlGetLineNo(xmlTextReaderCurrentNode(ld->r)));
-	strbuf_addf(&sb, fmt, arg);
-	hpc_seterr("'%s': %s", ld->file, sb.buf);
-	strbuf_release(&sb);
-	return -1;
+	return xmlread_fail(ld->x, NULL, fmt, arg);
 }
 
 /* Resolves a name that may be an id in a header table. */
@@ -155,6 +130,9 @@ static int metric_entry(struct loader *ld)
 	/* Statistics (v="final", "derived") are not sums of their parts. */
 	v = attr(ld, "v");
 	mm->additive = !v || !strcmp(v, "raw") || !strcmp(v, "derived-incr");
+	t = attr(ld, "ep");
+	mm->unit = units_of(mm->name, attr(ld, "md"),
+			    t ? strtod(t, NULL) : 1, v);
 	hmap_put_str(ld->metric_ids, i, (void *)(uintptr_t)(m->nmetrics + 1));
 	m->nmetrics++;
 	return 0;
@@ -211,7 +189,7 @@ static int add_value(struct loader *ld)
 		return loader_err(ld, "too many values for one scope%s", "");
 	HPC_GROW(m->vals, m->nvals + 1, m->vals_alloc);
 	m->vals[m->nvals].metric = (uint32_t)((uintptr_t)mi - 1);
-	m->vals[m->nvals].v = d;
+	m->vals[m->nvals].v = d * m->metrics[m->vals[m->nvals].metric].unit.scale;
 	m->nvals++;
 	sc->nval++;
 	return 0;
@@ -242,6 +220,16 @@ static int scope_kind_of(const char *el, struct loader *ld)
 	return -1;
 }
 
+/* The first address in a v attribute ("0x4f0", or HPCToolkit's
+ * "{[0x4f0-0x4f8)}"), 0 when there is none or it does not fit. */
+static uint32_t scope_addr(const char *v)
+{
+	const char *x = v ? strstr(v, "0x") : NULL;
+	unsigned long long a = x ? strtoull(x, NULL, 16) : 0;
+
+	return a <= UINT32_MAX ? (uint32_t)a : 0;
+}
+
 static int open_scope(struct loader *ld, int kind)
 {
 	struct model *m = ld->m;
@@ -264,8 +252,19 @@ static int open_scope(struct loader *ld, int kind)
 	s->file = f ? resolve(ld, ld->file_tab, f) : p->file;
 	s->lm = lm ? resolve(ld, ld->lm_tab, lm) : p->lm;
 	s->line = l ? (uint32_t)strtoul(l, NULL, 10) : 0;
+	s->addr = scope_addr(attr(ld, "v"));
 	if (attr(ld, "i"))
 		s->id = (uint32_t)strtoul(attr(ld, "i"), NULL, 10);
+	if (!ld->depth && m->data_root != MODEL_NONE)
+		return loader_err(ld, "%s", "a scope after the data tree (it "
+				  "must be the last top-level PF)");
+	if (!ld->depth && kind == SK_PROC && n &&
+	    hmap_get_str(ld->root_procs, n)) {
+		/* invariant 7: not linked below the root */
+		s->kind = SK_DATA;
+		m->data_root = idx;
+		goto opened;
+	}
 	/* append as the last child (tails kept beside the open-scope stack) */
 	prev = ld->depth ? ld->last[ld->depth - 1] : ld->root_last;
 	if (prev == MODEL_NONE)
@@ -276,6 +275,7 @@ static int open_scope(struct loader *ld, int kind)
 		ld->last[ld->depth - 1] = idx;
 	else
 		ld->root_last = idx;
+opened:
 	if (ld->depth + 1 > ld->stack_alloc) {
 		size_t alloc = ld->stack_alloc;
 
@@ -327,8 +327,13 @@ static int header_element(struct loader *ld, const char *el)
 		return table_entry(ld, ld->lm_tab);
 	if (!strcmp(el, "File"))
 		return table_entry(ld, ld->file_tab);
-	if (!strcmp(el, "Procedure"))
+	if (!strcmp(el, "Procedure")) {
+		const char *f = attr(ld, "f"), *i = attr(ld, "i");
+
+		if (f && i && !strcmp(f, "2"))
+			hmap_put_str(ld->root_procs, i, (void *)1);
 		return table_entry(ld, ld->proc_tab);
+	}
 	return 0;
 }
 
@@ -340,7 +345,7 @@ static int run_reader(struct loader *ld)
 	int ret;
 	size_t data_depth = 0;
 
-	while ((ret = xmlTextReaderRead(ld->r)) == 1) {
+	while ((ret = xmlread_next(ld->x)) == 1) {
 		int type = xmlTextReaderNodeType(ld->r);
 		const char *el = (const char *)xmlTextReaderConstName(ld->r);
 		int empty = xmlTextReaderIsEmptyElement(ld->r);
@@ -377,7 +382,7 @@ static int run_reader(struct loader *ld)
 			} else if (!strcmp(el, "SecCallPathProfile") ||
 				   !strcmp(el, "SecFlatProfile")) {
 				if (ld->loaded) {
-					if (xmlTextReaderNext(ld->r) < 0)
+					if (xmlread_skip(ld->x) < 0)
 						return -1;
 					/* Next() moved to the following node;
 					 * process it on the next Read(). */
@@ -449,6 +454,85 @@ static void compute_totals(struct model *m, int have_root_vals)
 	}
 }
 
+/* The file name of a path: "/usr/lib/libc.so.6" -> "libc.so.6". */
+static const char *file_part(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* Does a file name look like a shared object's ("libc.so.6",
+ * "libm-2.31.so")? */
+static int shared_object_name(const char *s)
+{
+	const char *so;
+
+	for (so = strstr(s, ".so"); so; so = strstr(so + 1, ".so"))
+		if (so[3] == '\0' || so[3] == '.')
+			return 1;
+	return 0;
+}
+
+/*
+ * The library a procedure's name ends with, HPCToolkit's "NAME [LIBNAME]":
+ * the length of NAME, or 0 when the name has no such suffix.  LIBNAME is
+ * the module's file name, or a shared object's name without spaces (a
+ * module measured through a symbolic link: libc.so.6 for libc-2.31.so);
+ * demangled suffixes such as " [clone .cold]" are kept.
+ */
+static size_t library_suffix(const char *name, const char *lmfile)
+{
+	size_t len = strlen(name);
+	const char *open = strrchr(name, '[');
+	char *lib;
+	int ok;
+
+	if (!open || open < name + 2 || open[-1] != ' ' || name[len - 1] != ']')
+		return 0;
+	lib = xstrndup(open + 1, (size_t)(name + len - 1 - (open + 1)));
+	ok = !strcmp(lib, lmfile) || (!strchr(lib, ' ') && shared_object_name(lib));
+	free(lib);
+	return ok ? (size_t)(open - 1 - name) : 0;
+}
+
+/*
+ * Invariant 6: procedure frames keep their bare name, and a load module
+ * is a library when its file name is a shared object's or a procedure's
+ * name carried it as "NAME [LIBNAME]".
+ */
+static void library_names(struct model *m)
+{
+	size_t s, nlm = m->nstrs;
+
+	m->lm_library = xcalloc(nlm ? nlm : 1, 1);
+	m->nlm_library = nlm;
+	for (s = 1; s < m->nscopes; s++) {
+		struct scope *sc = &m->scopes[s];
+		const char *lmfile = file_part(m->strs[sc->lm]);
+		size_t keep;
+
+		if (sc->kind != SK_PROC)
+			continue;
+		if (shared_object_name(lmfile))
+			m->lm_library[sc->lm] = 1;
+		keep = library_suffix(m->strs[sc->name], lmfile);
+		if (keep) {
+			char *bare = xstrndup(m->strs[sc->name], keep);
+
+			sc->name = intern(m, bare);
+			free(bare);
+			m->lm_library[sc->lm] = 1;
+		}
+	}
+}
+
+int model_lm_is_library(const struct model *m, uint32_t lm)
+{
+	return lm && m->lm_library && lm < m->nlm_library &&
+	       m->lm_library[lm];
+}
+
 static char *experiment_path(const char *path, char **dbdir)
 {
 	struct stat st;
@@ -476,6 +560,21 @@ static char *experiment_path(const char *path, char **dbdir)
 	}
 }
 
+/* Invariant 7: the per-phase profiles' scopes. */
+static void mark_phases(struct model *m)
+{
+	size_t s;
+
+	for (s = 1; s < m->nscopes; s++) {
+		const struct scope *sc = &m->scopes[s];
+
+		m->scopes[s].phase = sc->parent != MODEL_NONE &&
+			(m->scopes[sc->parent].phase ||
+			 (sc->parent == 0 && sc->kind == SK_PROC &&
+			  !strcmp(model_str(m, sc->lm), "<phases>")));
+	}
+}
+
 struct model *model_load(const char *path)
 {
 	struct loader ld;
@@ -490,7 +589,6 @@ struct model *model_load(const char *path)
 		return NULL;
 	}
 	memset(&ld, 0, sizeof(ld));
-	strbuf_init(&ld.err);
 	ld.m = m;
 	ld.root_last = MODEL_NONE;
 	ld.file = file;
@@ -501,33 +599,38 @@ struct model *model_load(const char *path)
 	ld.lm_tab = hmap_new();
 	ld.file_tab = hmap_new();
 	ld.proc_tab = hmap_new();
-	ld.r = xmlReaderForFile(file, NULL, XML_PARSE_NONET | XML_PARSE_HUGE |
-				XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-	if (!ld.r) {
-		hpc_seterr("'%s': cannot open", file);
+	ld.root_procs = hmap_new();
+	m->data_root = MODEL_NONE;
+	/* Deep call paths load: xmlread_experiment allows 2^20 levels,
+	 * 3 a call (PF > C > PF). */
+	ld.x = xmlread_open(file, &xmlread_experiment);
+	if (!ld.x) {
 		ret = -1;
 	} else {
-		xmlTextReaderSetStructuredErrorHandler(ld.r, reader_error, &ld);
+		ld.r = ld.x->r;
 		ret = run_reader(&ld);
-		if (ret < 0 && ld.err.len)
-			hpc_seterr("'%s': %s", file, ld.err.buf);
-		else if (ret < 0 && !*hpc_lasterr())
-			hpc_seterr("'%s': cannot parse", file);
-		xmlFreeTextReader(ld.r);
+		xmlread_close(ld.x);
 	}
 	hmap_free(ld.metric_ids);
 	hmap_free(ld.lm_tab);
 	hmap_free(ld.file_tab);
 	hmap_free(ld.proc_tab);
+	hmap_free(ld.root_procs);
 	free(ld.stack);
 	free(ld.last);
-	strbuf_release(&ld.err);
 	free(file);
 	if (ret < 0) {
 		model_free(m);
 		return NULL;
 	}
+	/* invariant 7 */
+	m->nscopes_all = m->nscopes;
+	if (m->data_root != MODEL_NONE)
+		m->nscopes = m->data_root;
+	dataview_classify(m);
 	compute_totals(m, ld.have_root_vals);
+	library_names(m);
+	mark_phases(m);
 	return m;
 }
 
@@ -551,6 +654,7 @@ void model_free(struct model *m)
 	hmap_free(m->str_index);
 	free(m->dbdir);
 	free(m->title);
+	free(m->lm_library);
 	free(m);
 }
 
@@ -579,41 +683,36 @@ uint32_t model_caller_frame(const struct model *m, uint32_t s)
 	return p;
 }
 
-int model_find_metric(const struct model *m, const char *name)
-{
-	size_t i, len = strlen(name);
-	int found = -1;
+/* The per-thread tables of hpcprof-database(5): regular files only, never
+ * larger than this. */
+#define MAX_TSV_BYTES ((uint64_t)64 << 30)
 
-	for (i = 0; i < m->nmetrics; i++)
-		if (!strcmp(m->metrics[i].name, name))
-			return (int)i;
-	for (i = 0; i < m->nmetrics; i++)
-		if (!strcmp(m->metrics[i].id, name))
-			return (int)i;
-	for (i = 0; i < m->nmetrics; i++) {
-		if (strncmp(m->metrics[i].name, name, len))
-			continue;
-		if (found >= 0) {
-			hpc_seterr("'%s': ambiguous metric name", name);
-			return -1;
-		}
-		found = (int)i;
-	}
-	if (found < 0)
-		hpc_seterr("'%s': no such metric", name);
-	return found;
-}
-
-/* Counts the lines of DBDIR/threads.tsv that are not comments. */
-static int count_threads(const struct model *m, size_t *n)
+/*
+ * DBDIR/name opened for reading, or NULL: with *missing set when the
+ * database has no such file (an older hpcprof's), with hpc_lasterr() naming
+ * the file when it cannot be read (a FIFO, a directory, too large).
+ */
+static FILE *open_tsv(const struct model *m, const char *name, int *missing)
 {
 	struct strbuf path = STRBUF_INIT;
-	FILE *f;
+	struct stat st;
+	FILE *f = NULL;
+
+	strbuf_addf(&path, "%s/%s", m->dbdir, name);
+	*missing = lstat(path.buf, &st) != 0 && errno == ENOENT;
+	if (!*missing)
+		f = infile_fopen(path.buf, MAX_TSV_BYTES, "a table of threads");
+	strbuf_release(&path);
+	return f;
+}
+
+/* Counts the lines of DBDIR/threads.tsv that are not comments: 0, or -1
+ * with *missing set or hpc_lasterr() naming the file. */
+static int count_threads(const struct model *m, size_t *n, int *missing)
+{
+	FILE *f = open_tsv(m, "threads.tsv", missing);
 	char line[4096];
 
-	strbuf_addf(&path, "%s/threads.tsv", m->dbdir);
-	f = fopen(path.buf, "r");
-	strbuf_release(&path);
 	if (!f)
 		return -1;
 	*n = 0;
@@ -624,25 +723,74 @@ static int count_threads(const struct model *m, size_t *n)
 	return 0;
 }
 
+int model_thread_name(const struct model *m, size_t thread,
+		      struct strbuf *out)
+{
+	char line[4096], *p;
+	int ret = -1, missing;
+	FILE *f = open_tsv(m, "threads.tsv", &missing);
+
+	while (f && ret < 0 && fgets(line, sizeof(line), f)) {
+		/* thread profile identity [program process rank thread-id] */
+		static const char *const label[] = {
+			NULL, NULL, NULL, "", "process ", "rank ", "thread ",
+		};
+		char *col[7];
+		size_t n = 0, k;
+		int first = 1;
+
+		if (line[0] == '#' || strtoul(line, &p, 10) != thread)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		for (p = strtok(line, "\t"); p && n < 7; p = strtok(NULL, "\t"))
+			col[n++] = p;
+		if (n < 3)
+			continue;
+		if (n < 7)
+			strbuf_addstr(out, col[2]);
+		for (k = 3; n == 7 && k < 7; k++)
+			if (strcmp(col[k], "-")) {
+				strbuf_addf(out, "%s%s%s", first ? "" : ", ",
+					    label[k], col[k]);
+				first = 0;
+			}
+		ret = 0;
+	}
+	if (f)
+		fclose(f);
+	return ret;
+}
+
 int model_thread_values(const struct model *m, uint32_t s, size_t met,
 			double **out)
 {
+	return model_thread_sum(m, &s, 1, met, out);
+}
+
+int model_thread_sum(const struct model *m, const uint32_t *s, size_t ns,
+		     size_t met, double **out)
+{
 	struct strbuf path = STRBUF_INIT;
-	unsigned long node = s ? m->scopes[s].id : 1, metric;
-	size_t nthreads, lineno = 0;
+	struct hmap *want = hmap_new();
+	unsigned long metric;
+	size_t nthreads, lineno = 0, i;
 	char line[256];
 	double *vals;
-	FILE *f;
+	FILE *f = NULL;
+	int missing = 1;
 
 	*out = NULL;
-	if (count_threads(m, &nthreads) < 0 || !nthreads || (s && !node))
-		return 0;
-	strbuf_addf(&path, "%s/thread-values.tsv", m->dbdir);
-	f = fopen(path.buf, "r");
+	for (i = 0; i < ns; i++)	/* the root is node 1 */
+		if (!s[i] || m->scopes[s[i]].id)
+			hmap_put_u64(want, s[i] ? m->scopes[s[i]].id : 1, want);
+	if (hmap_count(want) && count_threads(m, &nthreads, &missing) == 0 &&
+	    nthreads)
+		f = open_tsv(m, "thread-values.tsv", &missing);
 	if (!f) {
-		strbuf_release(&path);
-		return 0;
+		hmap_free(want);
+		return missing ? 0 : -1;
 	}
+	strbuf_addf(&path, "%s/thread-values.tsv", m->dbdir);
 	metric = strtoul(m->metrics[met].id, NULL, 10);
 	vals = xcalloc(nthreads, sizeof(*vals));
 	while (fgets(line, sizeof(line), f)) {
@@ -658,13 +806,15 @@ int model_thread_values(const struct model *m, uint32_t s, size_t met,
 			free(vals);
 			fclose(f);
 			strbuf_release(&path);
+			hmap_free(want);
 			return -1;
 		}
-		if (ln_node == node && ln_metric == metric)
-			vals[ln_thread] = v;
+		if (ln_metric == metric && hmap_get_u64(want, ln_node))
+			vals[ln_thread] += v * m->metrics[met].unit.scale;
 	}
 	fclose(f);
 	strbuf_release(&path);
+	hmap_free(want);
 	*out = vals;
 	return (int)nthreads;
 }

@@ -14,10 +14,28 @@
  *     file or load module inherits its parent's.
  *  4. Metric values are sparse: scope s owns vals[s.val_start ..
  *     s.val_start + s.nval), each naming a metric index; absent = 0.
+ *     Values are held in the metric's shown unit (database value times
+ *     metric.unit.scale, units.h): perf clocks in seconds, not nanoseconds.
  *  5. model->total[m] is the aggregate of metric m used for percentages:
  *     the data section's own <M> values when present, else for inclusive
  *     metrics the sum over top-level scopes, and for exclusive metrics the
  *     total of their inclusive partner (or the sum over procedure frames).
+ *  6. A procedure frame's name is bare: HPCToolkit names a shared
+ *     library's procedures "NAME [LIBNAME]" (hpcstruct(5)), others do not,
+ *     so the suffix is taken off when LIBNAME is the frame's module file
+ *     (or a shared object's name), and the module is marked a library.
+ *     Modules whose file name is a shared object's ("libc.so.6",
+ *     "libm-2.31.so") are libraries too; views add " [LIBNAME]" back.
+ *  7. A data tree (hpcprof-database(5): the top-level PF whose Procedure
+ *     has f="2", written after the code tree) is no child of the root:
+ *     its scopes are data_root .. nscopes_all - 1, after the code scopes
+ *     0 .. nscopes - 1, so every code view, which reads scopes below
+ *     nscopes, is the one without it.  dataview.h reads it.
+ *  8. A top-level procedure frame of load module "<phases>" is the root
+ *     of a per-phase profile (hpcprof-database(5)): its samples are also
+ *     in the code tree, so it and every scope below it have phase set and
+ *     the views that sum over the whole tree (bottom-up, functions) pass
+ *     them over.
  *
  * Exclusive values follow HPCToolkit's convention: a frame's, loop's or
  * statement's exclusive value is its own cost rolled up over the static
@@ -28,6 +46,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "units.h"
 
 #define MODEL_NONE UINT32_MAX
 
@@ -41,6 +61,12 @@ enum scope_kind {
 	SK_FILE,	/* F (flat profiles) */
 	SK_MODULE,	/* LM (flat profiles) */
 	SK_ALIEN_SITE,	/* an unnamed A: the call site of inlined code */
+	SK_DATA,	/* data tree: its root or a kind's group */
+	SK_OBJ_HEAP,	/* data objects (dataview.h), by kind */
+	SK_OBJ_STATIC,
+	SK_OBJ_STACK,
+	SK_OBJ_SMALL,
+	SK_OBJ_UNKNOWN,
 };
 
 enum metric_type { MT_NIL, MT_INCLUSIVE, MT_EXCLUSIVE };
@@ -53,6 +79,8 @@ struct model_metric {
 	int show;		/* the DTD's show attribute (0-4) */
 	int show_percent;
 	int additive;		/* v="raw"/"derived-incr": sums over scopes */
+	struct unit unit;	/* shown unit; value held = database value *
+				 * unit.scale (units.h) */
 };
 
 struct scope {
@@ -60,9 +88,14 @@ struct scope {
 	uint32_t parent, first_child, next_sibling;
 	uint32_t name, file, lm;	/* indices into strs */
 	uint32_t line;			/* first line, 0 = unknown */
+	uint32_t addr;			/* module-relative address (v: a
+					 * frame's entry, a statement's first
+					 * sampled address), 0 = unknown or
+					 * past 4 GiB */
 	uint32_t val_start;
 	uint16_t nval;
 	uint8_t kind;			/* enum scope_kind */
+	uint8_t phase;			/* in a per-phase profile (inv. 7) */
 };
 
 struct scope_val {
@@ -77,12 +110,19 @@ struct model {
 	size_t nmetrics;
 	double *total;		/* [nmetrics] */
 	struct scope *scopes;
-	size_t nscopes, scopes_alloc;
+	size_t nscopes, scopes_alloc;	/* nscopes: the code scopes */
+	size_t nscopes_all;		/* code and data scopes (invariant 7) */
+	uint32_t data_root;		/* MODEL_NONE: no data tree */
+	int data_attr[5];		/* dataview.h: metric index of DATA:bytes,
+					 * blocks, offset-lo, offset-hi, threads;
+					 * -1 when absent */
 	struct scope_val *vals;
 	size_t nvals, vals_alloc;
 	char **strs;
 	size_t nstrs, strs_alloc;
 	struct hmap *str_index;
+	unsigned char *lm_library;	/* [nlm_library]: invariant 6 */
+	size_t nlm_library;
 };
 
 /*
@@ -119,9 +159,19 @@ uint32_t model_caller_frame(const struct model *m, uint32_t s);
  */
 int model_thread_values(const struct model *m, uint32_t s, size_t met,
 			double **out);
+/* The same, summed over the ns scopes s[] (each counted once). */
+int model_thread_sum(const struct model *m, const uint32_t *s, size_t ns,
+		     size_t met, double **out);
+struct strbuf;
+/* Appends thread t's identity from DBDIR/threads.tsv: "ring, process
+ * 27541, rank 1, thread 3" from its program, process, rank and thread-id
+ * columns (those known), or its identity tuple ("NODE=0 CORE=0 THREAD=3")
+ * when the file has no such columns.  Returns 0, or -1 when there is no
+ * line for t. */
+int model_thread_name(const struct model *m, size_t thread,
+		      struct strbuf *out);
 
-/* Index of the metric called name (exact, then i attribute, then unique
- * prefix), or -1 with hpc_lasterr() set. */
-int model_find_metric(const struct model *m, const char *name);
+/* Is load module lm (an interned index) a library (invariant 6)? */
+int model_lm_is_library(const struct model *m, uint32_t lm);
 
 #endif

@@ -1,27 +1,69 @@
 /*
  * stdio-out.h - text and CSV output of a view's rows (stdio.c), and the
- * cell formatting the curses screen shares, so both show the same numbers.
+ * cell and scope formatting the curses screen shares, so both show the
+ * same numbers and the same names.
  */
 #ifndef HPCVIEWER_STDIO_OUT_H
 #define HPCVIEWER_STDIO_OUT_H
 
 #include <stdio.h>
 
+#include "names.h"
 #include "views.h"
+
+/* How rows are printed (all zero: everything, full names, no width). */
+struct stdio_opts {
+	size_t width;		/* no line longer than this; 0: no limit */
+	double percent_limit;	/* leave out rows (and what is under them)
+				 * whose sort column holds less than this
+				 * percentage of its total; 0: none */
+	const struct names *names;	/* short C++ names, or NULL */
+};
 
 /* Width of column c's cells (value and percentage, or its name if wider). */
 size_t stdio_col_width(const struct browser *b, size_t c);
-/* Formats node n's cell for column c into buf, right-aligned to width;
- * zero values are blank. */
+/* Formats node n's cell for column c into buf, right-aligned to width.
+ * Zero values are blank, except that a statistic over threads (Min, StdDev,
+ * ...) whose Sum is not zero shows 0. */
 void stdio_format_cell(struct view *v, uint32_t n, size_t c, char *buf,
 		       size_t size, size_t width);
+/* The Sum column of the raw metric that metric met is a statistic of
+ * ("R:Mean (I)" -> "R:Sum (I)"), met itself when its name has no
+ * statistic, or -1 when there is none. */
+int stdio_sum_metric(const struct model *m, int met);
 /* The tree marker for a row: "- " expanded, "+ " collapsed, "  " leaf. */
 const char *stdio_marker(struct view *v, uint32_t n);
+/* Node n's label, with its procedure name shortened by names (NULL: the
+ * full name). */
+void stdio_label(struct view *v, uint32_t n, const struct names *names,
+		 struct strbuf *out);
+/* Without a width, rows are indented as in a scope column this wide, so
+ * that text is linear in the rows however deep the tree: the indentation
+ * stops at 80 columns. */
+#define STDIO_INDENT_WIDTH 160
+/*
+ * Appends row r's scope cell: indentation, marker and label, in at most
+ * width characters.  When the indentation would take more than half the
+ * width it stops there and a depth marker "[+D]" (D levels below the top
+ * row) stands in for it; a label that still does not fit keeps its start
+ * and its end around "...".  Width 0: the label in full, indented as in
+ * STDIO_INDENT_WIDTH; SIZE_MAX: the whole indentation and label.
+ */
+void stdio_scope(struct view *v, const struct row *r, size_t width,
+		 const struct names *names, struct strbuf *out);
+/* Is node n's sort-column value at least pct percent of its total (always
+ * true for pct <= 0 and for a zero total)? */
+int stdio_above_limit(struct view *v, uint32_t n, double pct);
+
+/* Writes s as one CSV field, quoted when it holds a comma, quote or
+ * newline. */
+void stdio_csv_field(FILE *out, const char *s);
 
 /* Prints v->rows as aligned text (header line first).  Returns 0, or -1
  * with hpc_lasterr() set when writing fails. */
-int stdio_print(struct view *v, FILE *out);
-/* Prints v->rows as CSV with raw values and percentages. */
-int stdio_print_csv(struct view *v, FILE *out);
+int stdio_print(struct view *v, const struct stdio_opts *o, FILE *out);
+/* Prints v->rows as CSV with raw values and percentages (o->width is not
+ * used: fields are never shortened). */
+int stdio_print_csv(struct view *v, const struct stdio_opts *o, FILE *out);
 
 #endif

@@ -25,13 +25,18 @@
 
 #include <curses.h>
 
+#include "disasm.h"
 #include "error.h"
+#include "infile.h"
+#include "phaseview.h"
 #include "stdio-out.h"
 #include "strbuf.h"
 #include "tui.h"
+#include "units.h"
 
 #define HOT_THRESHOLD 0.5
 #define SCOPE_MIN 30	/* columns never squeeze the scope below this */
+#define HSCROLL_STEP 8	/* columns the scope scrolls by ([ and ]) */
 
 struct source {
 	uint32_t file;		/* model string index of the loaded file */
@@ -42,6 +47,15 @@ struct source {
 	char **lines;
 	size_t nlines, lines_alloc;
 	double *gutter;		/* per line (1-based), nlines + 1 */
+};
+
+/* The disassembly shown where there is no source. */
+struct code {
+	uint32_t lm, entry;	/* load module and procedure entry loaded */
+	int metric;		/* metric of the gutter */
+	struct disasm *d;	/* NULL: see err */
+	char *err;
+	double *gutter;		/* per instruction */
 };
 
 struct tui {
@@ -55,6 +69,13 @@ struct tui {
 	int have_re;
 	struct strbuf status;
 	struct source src;
+	struct code code;
+	struct names *names;	/* built on first use */
+	int short_names;
+	size_t hscroll;		/* scope columns scrolled off to the left */
+	struct phaseview *pv;	/* the phases view, loaded on first use */
+	int in_phases;		/* showing it */
+	size_t psel, ptop;	/* its selected and first line on screen */
 };
 
 static volatile sig_atomic_t screen_active;
@@ -88,6 +109,16 @@ static void set_status(struct tui *t, const char *fmt, ...)
 static uint32_t sel_node(struct tui *t)
 {
 	return t->v->rows[t->v->sel].node;
+}
+
+/* The short names when they are on, else NULL (full names). */
+static const struct names *shown_names(struct tui *t)
+{
+	if (!t->short_names)
+		return NULL;
+	if (!t->names)
+		t->names = names_new(t->b->m);
+	return t->names;
 }
 
 /* ---- source pane ---- */
@@ -140,7 +171,8 @@ static void source_load(struct tui *t, uint32_t file)
 			continue;
 		strbuf_reset(&path);
 		strbuf_addf(&path, fmts[i], m->dbdir, name);
-		if (strbuf_read_file(&s->text, path.buf) == 0) {
+		if (infile_read(path.buf, INFILE_MAX_SOURCE, "a source file",
+				&s->text) == 0) {
 			s->found = 1;
 			break;
 		}
@@ -172,15 +204,136 @@ static void source_load(struct tui *t, uint32_t file)
 	}
 }
 
+/* Metric met's name with its unit (units.h), or "no metric"; the caller
+ * frees it. */
+static char *metric_heading(struct tui *t, int met)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (met < 0)
+		strbuf_addstr(&sb, "no metric");
+	else
+		units_heading(t->b->m->metrics[met].name,
+			      t->b->m->metrics[met].unit, &sb);
+	return strbuf_detach(&sb, NULL);
+}
+
+static void code_release(struct code *c)
+{
+	disasm_free(c->d);
+	free(c->err);
+	free(c->gutter);
+	memset(c, 0, sizeof(*c));
+	c->lm = MODEL_NONE;
+}
+
+/* Decodes the procedure at entry of load module lm, and sums the gutter
+ * metric of every statement whose first sampled address falls in each
+ * instruction (the database keeps one address per statement). */
+static void code_load(struct tui *t, uint32_t lm, uint32_t entry)
+{
+	const struct model *m = t->b->m;
+	struct code *c = &t->code;
+	int met = gutter_metric(t);
+	size_t i, k;
+
+	if (c->lm == lm && c->entry == entry && c->metric == met)
+		return;
+	code_release(c);
+	c->lm = lm;
+	c->entry = entry;
+	c->metric = met;
+	c->d = disasm_procedure(model_str(m, lm), entry);
+	if (!c->d) {
+		c->err = xstrdup(hpc_lasterr());
+		return;
+	}
+	c->gutter = xcalloc(c->d->ninsns + 1, sizeof(double));
+	for (i = 1; i < m->nscopes && met >= 0; i++) {
+		const struct scope *sc = &m->scopes[i];
+
+		if (sc->kind == SK_STMT && sc->lm == lm && sc->addr &&
+		    (k = disasm_find(c->d, sc->addr)) < c->d->ninsns)
+			c->gutter[k] += model_value(m, (uint32_t)i, (size_t)met);
+	}
+}
+
+/*
+ * The pane where the row has no source: the machine code of its procedure
+ * (perf annotate's fallback), the row's own instruction highlighted.
+ * Returns 0 when the row has no code address either (nothing drawn).
+ */
+static int draw_code(struct tui *t, int top, int height)
+{
+	const struct model *m = t->b->m;
+	uint32_t s = t->v->nodes[sel_node(t)].scope, frame, mark;
+	struct code *c = &t->code;
+	size_t i, first, at;
+	char *heading;
+	int y;
+
+	if (s == MODEL_NONE || s == 0)
+		return 0;
+	frame = model_is_frame(m, s) ? s : model_caller_frame(m, s);
+	if (frame == MODEL_NONE || !m->scopes[frame].addr ||
+	    !*model_str(m, m->scopes[frame].lm))
+		return 0;
+	code_load(t, m->scopes[frame].lm, m->scopes[frame].addr);
+	attron(A_BOLD);
+	if (!c->d) {
+		mvprintw(top, 0, "-- no source, and no code: %s --", c->err);
+		attroff(A_BOLD);
+		return 1;
+	}
+	heading = metric_heading(t, c->metric);
+	mvprintw(top, 0, "-- no source: code of %s at 0x%llx-0x%llx (%s; %s "
+		 "at each statement's first sampled instruction) --",
+		 model_str(m, c->lm), (unsigned long long)c->d->start,
+		 (unsigned long long)c->d->end, c->d->extent, heading);
+	free(heading);
+	attroff(A_BOLD);
+	mark = m->scopes[s].addr ? m->scopes[s].addr : m->scopes[frame].addr;
+	at = disasm_find(c->d, mark);
+	first = at < c->d->ninsns && at > (size_t)height / 2 ?
+		at - (size_t)height / 2 : 0;
+	for (y = 0; y < height; y++) {
+		const struct disasm_insn *in;
+		char buf[64];
+
+		i = first + (size_t)y;
+		move(top + 1 + y, 0);
+		clrtoeol();
+		if (i >= c->d->ninsns)
+			continue;
+		in = &c->d->insns[i];
+		if (c->gutter[i] != 0)
+			snprintf(buf, sizeof(buf), "%9.2e", c->gutter[i]);
+		else
+			snprintf(buf, sizeof(buf), "%9s", "");
+		if (i == at)
+			attron(A_REVERSE);
+		mvprintw(top + 1 + y, 0, "%s %8llx  ", buf,
+			 (unsigned long long)in->addr);
+		addnstr(in->text, COLS > 21 ? COLS - 21 : 0);
+		if (i == at) {
+			chgat(-1, A_REVERSE, 0, NULL);
+			attroff(A_REVERSE);
+		}
+	}
+	return 1;
+}
+
 static void draw_source(struct tui *t, int top, int height)
 {
 	const struct vnode *nd = &t->v->nodes[sel_node(t)];
 	struct source *s = &t->src;
 	int y, first;
-	char buf[64];
+	char buf[64], *heading;
 
 	move(top, 0);
 	clrtoeol();
+	if (!nd->file && draw_code(t, top, height))
+		return;
 	if (!nd->file) {
 		attron(A_BOLD);
 		mvprintw(top, 0, "-- no source file for this row --");
@@ -188,14 +341,17 @@ static void draw_source(struct tui *t, int top, int height)
 		return;
 	}
 	source_load(t, nd->file);
+	if (!s->found && draw_code(t, top, height))
+		return;
 	attron(A_BOLD);
 	if (!s->found) {
 		mvprintw(top, 0, "-- source not in the database: %s --", s->path);
 		attroff(A_BOLD);
 		return;
 	}
-	mvprintw(top, 0, "-- %s (%s per line) --", s->path,
-		 s->metric >= 0 ? t->b->m->metrics[s->metric].name : "no metric");
+	heading = metric_heading(t, s->metric);
+	mvprintw(top, 0, "-- %s (%s per line) --", s->path, heading);
+	free(heading);
 	attroff(A_BOLD);
 	first = (int)nd->line - height / 2;
 	if (first < 1)
@@ -289,9 +445,19 @@ static void draw_row(struct tui *t, int y, size_t r)
 				  stdio_col_width(b, c));
 		strbuf_addf(&sb, "%s  ", cell);
 	}
-	strbuf_addf(&sb, "%*s%s", (int)(2 * v->rows[r].depth), "",
-		    stdio_marker(v, n));
-	view_label(v, n, &sb);
+	if (t->hscroll) {	/* the whole scope, its first columns cut */
+		size_t start = sb.len, len;
+
+		stdio_scope(v, &v->rows[r], SIZE_MAX, shown_names(t), &sb);
+		len = sb.len - start;
+		len = t->hscroll < len ? t->hscroll : len;
+		memmove(sb.buf + start, sb.buf + start + len,
+			sb.len - start - len + 1);
+		sb.len -= len;
+	} else {
+		stdio_scope(v, &v->rows[r], (size_t)COLS > sb.len ?
+			    COLS - sb.len : 1, shown_names(t), &sb);
+	}
 	if (r == v->sel)
 		attron(t->color ? COLOR_PAIR(2) : A_REVERSE);
 	mvaddnstr(y, 0, sb.buf, COLS);
@@ -302,6 +468,169 @@ static void draw_row(struct tui *t, int y, size_t r)
 	strbuf_release(&sb);
 }
 
+/* ---- phases view (phaseview.h) ---- */
+
+/* P: loads and shows the phases view; 0, or -1 with the status set. */
+static int enter_phases(struct tui *t)
+{
+	int missing;
+
+	if (!t->pv) {
+		t->pv = phaseview_load(t->b->m, &missing);
+		if (!t->pv) {
+			if (missing)
+				set_status(t, "no phases.tsv in this database: "
+					   "no synchronization data");
+			else
+				set_status(t, "%s", hpc_lasterr());
+			return -1;
+		}
+	}
+	phaseview_lines(t->pv, t->b->m, t->b->ncols ?
+			t->b->cols[t->b->sort_col].metric : -1, 2);
+	t->in_phases = 1;
+	if (t->psel >= t->pv->nlines)
+		t->psel = 0;
+	return 0;
+}
+
+/* Strip cells of a thread line in reverse video by shade (darker = more
+ * waiting), so a late thread is the light row. */
+static void shade_strip(int y, const struct strbuf *line)
+{
+	const char *bar = strchr(line->buf, '|'), *c;
+
+	if (!bar)
+		return;
+	for (c = bar + 1; *c && *c != '|' && c - line->buf < COLS; c++)
+		if (*c == '#' || *c == '=')
+			mvchgat(y, (int)(c - line->buf), 1,
+				*c == '#' ? A_REVERSE | A_BOLD : A_REVERSE, 0,
+				NULL);
+}
+
+static void draw_phases(struct tui *t)
+{
+	struct phaseview *pv = t->pv;
+	int h = LINES - 2, y;
+	struct strbuf sb = STRBUF_INIT;
+	size_t r;
+
+	erase();
+	if (t->psel < t->ptop)
+		t->ptop = t->psel;
+	if (t->psel >= t->ptop + (size_t)h)
+		t->ptop = t->psel - (size_t)h + 1;
+	strbuf_addf(&sb, " hpcviewer-tui: %s | phases view (%zu sites, %zu "
+		    "phase kinds)", t->b->m->title ? t->b->m->title
+		    : "experiment", pv->nsites, pv->nkinds);
+	attron(t->color ? COLOR_PAIR(1) : A_REVERSE);
+	mvaddnstr(0, 0, sb.buf, COLS);
+	chgat(-1, t->color ? 0 : A_REVERSE, t->color ? 1 : 0, NULL);
+	attroff(t->color ? COLOR_PAIR(1) : A_REVERSE);
+	for (y = 0; y < h && t->ptop + (size_t)y < pv->nlines; y++) {
+		r = t->ptop + (size_t)y;
+		if (pv->lines[r].kind == PV_HEADING)
+			attron(A_BOLD | A_UNDERLINE);
+		mvaddnstr(1 + y, 0, pv->text[r].buf, COLS);
+		attroff(A_BOLD | A_UNDERLINE);
+		if (pv->lines[r].kind == PV_THREAD)
+			shade_strip(1 + y, &pv->text[r]);
+		if (r == t->psel)
+			mvchgat(1 + y, 0, -1, t->color ? 0 : A_REVERSE,
+				t->color ? 2 : 0, NULL);
+	}
+	strbuf_reset(&sb);
+	if (t->status.len)
+		strbuf_addstr(&sb, t->status.buf);
+	else
+		strbuf_addf(&sb, "line %zu/%zu  (Enter: the code of a phase "
+			    "kind; t b f p: other views; ? help, q quit)",
+			    t->psel + 1, pv->nlines);
+	mvaddnstr(LINES - 1, 0, sb.buf, COLS);
+	strbuf_release(&sb);
+	refresh();
+}
+
+/* The top-down node of model scope s (building the path to it). */
+static uint32_t top_down_node(struct view *v, uint32_t s)
+{
+	const struct model *m = v->b->m;
+	uint32_t *chain = NULL, n = 0, k, x;
+	size_t nc = 0, alloc = 0;
+
+	for (x = s; x != 0 && x != MODEL_NONE; x = m->scopes[x].parent) {
+		HPC_GROW(chain, nc + 1, alloc);
+		chain[nc++] = x;
+	}
+	while (nc-- > 0 && n != VNONE) {
+		uint32_t count;
+		const uint32_t *kids = view_children(v, n, &count);
+
+		for (k = 0; k < count && v->nodes[kids[k]].scope != chain[nc];
+		     k++)
+			;
+		n = k < count ? kids[k] : VNONE;
+	}
+	free(chain);
+	return n;
+}
+
+/* Enter on a phase kind or a line of its code: the top-down view there. */
+static void phase_code(struct tui *t)
+{
+	uint32_t s = t->pv->lines[t->psel].scope, n;
+
+	if (s == MODEL_NONE) {
+		set_status(t, "Enter opens the code of a phase kind (its "
+			   "lines below the phase kinds heading)");
+		return;
+	}
+	t->v = browser_view(t->b, VIEW_TOP_DOWN);
+	n = top_down_node(t->v, s);
+	if (n == VNONE) {
+		set_status(t, "not in the top-down view");
+		return;
+	}
+	t->in_phases = 0;
+	t->v->sel = view_reveal(t->v, n);
+}
+
+/* A key in the phases view; 1 when it was one of its own. */
+static int phase_key(struct tui *t, int key)
+{
+	size_t n = t->pv->nlines, page = (size_t)(LINES > 3 ? LINES - 3 : 1);
+
+	switch (key) {
+	case KEY_UP: case 'k':
+		t->psel -= t->psel > 0;
+		return 1;
+	case KEY_DOWN: case 'j':
+		t->psel += t->psel + 1 < n;
+		return 1;
+	case KEY_PPAGE:
+		t->psel = t->psel > page ? t->psel - page : 0;
+		return 1;
+	case KEY_NPAGE:
+		t->psel = t->psel + page < n ? t->psel + page : n - 1;
+		return 1;
+	case KEY_HOME: case 'g':
+		t->psel = 0;
+		return 1;
+	case KEY_END: case 'G':
+		t->psel = n ? n - 1 : 0;
+		return 1;
+	case '\n': case '\r': case KEY_ENTER: case KEY_RIGHT:
+		phase_code(t);
+		return 1;
+	case 'P':
+		return 1;
+	default:
+		t->in_phases = 0;	/* every other key leaves it */
+		return 0;
+	}
+}
+
 static void draw(struct tui *t)
 {
 	struct view *v = t->v;
@@ -310,6 +639,10 @@ static void draw(struct tui *t)
 	int h = tree_height(t), y;
 	size_t c;
 
+	if (t->in_phases) {
+		draw_phases(t);
+		return;
+	}
 	erase();
 	keep_visible(t);
 	strbuf_addf(&sb, " hpcviewer-tui: %s | %s view", b->m->title ?
@@ -331,6 +664,8 @@ static void draw(struct tui *t)
 			strbuf_addf(&sb, "%*s  ", (int)stdio_col_width(b, c),
 				    b->cols[c].name);
 	strbuf_addstr(&sb, "Scope");
+	if (t->hscroll)
+		strbuf_addf(&sb, " (scrolled %zu: [ ])", t->hscroll);
 	if (cols_off_screen(t))
 		strbuf_addf(&sb, " (+%zu columns: m)", cols_off_screen(t));
 	attron(A_BOLD | A_UNDERLINE);
@@ -345,7 +680,7 @@ static void draw(struct tui *t)
 		strbuf_addstr(&sb, t->status.buf);
 	else {
 		strbuf_addf(&sb, "row %zu/%zu: ", v->sel + 1, v->nrows);
-		view_label(v, sel_node(t), &sb);
+		stdio_label(v, sel_node(t), shown_names(t), &sb);
 		strbuf_addstr(&sb, "  (? help, q quit)");
 	}
 	if (t->timing)
@@ -362,6 +697,10 @@ static const char *const help_text[] = {
 	"  Enter, Space     expand or collapse the row",
 	"  Right / Left     expand / collapse (or go to the parent)",
 	"  t  b  f          top-down, bottom-up, flat view",
+	"  p                functions: procedures and modules, by exclusive cost",
+	"  D                data: objects (heap, static, stack) and their accesses",
+	"  P                phases: barriers, locks, phase kinds, per thread;",
+	"                   Enter on a phase kind or its code: its top-down tree",
 	"  H                hot path: expand while a child holds >= 50%",
 	"  s  S             next sort column, reverse the sort",
 	"  /  n             find (extended regex), find next",
@@ -371,6 +710,8 @@ static const char *const help_text[] = {
 	"  d                add a derived column: formula over $N or \"name\"",
 	"  v                toggle the source pane",
 	"  T                per-thread distribution of the row's metric",
+	"  <                short C++ names: <...> and (...) for long lists",
+	"  [  ]             scroll the scope column left / right (whole names)",
 	"  ?                this help          q  quit",
 	"",
 	"Columns: (I) inclusive, (E) exclusive, with % of the total.",
@@ -432,21 +773,41 @@ static void do_find(struct tui *t, int ask)
 	t->v->sel = view_reveal(t->v, n);
 }
 
+/* m: the columns, "N:+name" shown or "N:-name" hidden, as many to a line
+ * as fit (lines above the prompt), then the number to switch. */
 static void do_columns(struct tui *t)
 {
 	struct browser *b = t->b;
-	struct strbuf sb = STRBUF_INIT;
-	char buf[32];
-	size_t c;
+	struct strbuf *lines = NULL, entry = STRBUF_INIT;
+	size_t nl = 0, alloc = 0, c, i;
+	char ask[48], buf[32];
 	long k;
 
-	for (c = 0; c < b->ncols; c++)
-		strbuf_addf(&sb, "%s%zu:%s%s", c ? "  " : "", c + 1,
+	for (c = 0; c < b->ncols; c++) {
+		strbuf_reset(&entry);
+		strbuf_addf(&entry, "%zu:%s%s", c + 1,
 			    b->cols[c].hidden ? "-" : "+", b->cols[c].name);
-	mvaddnstr(LINES - 2, 0, sb.buf, COLS);
-	clrtoeol();
-	strbuf_release(&sb);
-	if (prompt("show/hide column number: ", buf, sizeof(buf)) < 0)
+		if (!nl || lines[nl - 1].len + 2 + entry.len > (size_t)COLS) {
+			HPC_GROW(lines, nl + 1, alloc);
+			strbuf_init(&lines[nl++]);
+		} else {
+			strbuf_addstr(&lines[nl - 1], "  ");
+		}
+		strbuf_addstr(&lines[nl - 1], entry.buf);
+	}
+	for (i = 0; i < nl; i++) {
+		int y = LINES - 1 - (int)nl + (int)i;
+
+		if (y >= 0) {
+			mvaddnstr(y, 0, lines[i].buf, COLS);
+			clrtoeol();
+		}
+		strbuf_release(&lines[i]);
+	}
+	free(lines);
+	strbuf_release(&entry);
+	snprintf(ask, sizeof(ask), "show/hide column (1-%zu): ", b->ncols);
+	if (prompt(ask, buf, sizeof(buf)) < 0)
 		return;
 	k = strtol(buf, NULL, 10);
 	if (k < 1 || (size_t)k > b->ncols) {
@@ -468,49 +829,49 @@ static void do_derived(struct tui *t)
 		set_status(t, "added column %zu: %s", t->b->ncols, buf);
 }
 
-/* The Sum column of the metric shown in column c ("R:Mean (I)" -> "R:Sum
- * (I)"), which is what thread-values.tsv lists; -1 when there is none. */
-static int sum_metric(const struct model *m, int met)
+/* Appends "thread T (IDENTITY)" for the first thread holding value x, and
+ * how many more hold it. */
+static void add_holder(const struct model *m, const double *vals, int nt,
+		       double x, struct strbuf *sb)
 {
-	const char *name, *colon, *paren;
-	struct strbuf want = STRBUF_INIT;
-	size_t i;
+	struct strbuf id = STRBUF_INIT;
+	int i, first = -1, more = 0;
 
-	if (met < 0)
-		return -1;
-	name = m->metrics[met].name;
-	colon = strrchr(name, ':');
-	if (!colon)
-		return met;
-	paren = strchr(colon, '(');
-	strbuf_add(&want, name, (size_t)(colon - name) + 1);
-	strbuf_addf(&want, "Sum%s%s", paren ? " " : "", paren ? paren : "");
-	for (i = 0; i < m->nmetrics; i++)
-		if (!strcmp(m->metrics[i].name, want.buf))
-			break;
-	strbuf_release(&want);
-	return i < m->nmetrics ? (int)i : -1;
+	for (i = 0; i < nt; i++)
+		if (vals[i] == x && first < 0)
+			first = i;
+		else if (vals[i] == x)
+			more++;
+	strbuf_addf(sb, "thread %d", first);
+	if (!model_thread_name(m, (size_t)first, &id) && id.len)
+		strbuf_addf(sb, " (%s)", id.buf);
+	if (more)
+		strbuf_addf(sb, " and %d more", more);
+	strbuf_release(&id);
 }
 
-/* T: the selected row's per-thread values of the sort column's metric:
- * min/mean/max and a ten-bin text histogram. */
+/* T: the selected row's per-thread values of the sort column's metric (its
+ * Sum): min, mean and max, which threads hold the min and the max, and a
+ * ten-bin text histogram.  Works in every view: a row's value per thread
+ * is the sum over the scopes that make up the row (view_node_scopes). */
 static void do_threads(struct tui *t)
 {
 	const struct model *m = t->b->m;
 	struct view *v = t->v;
-	uint32_t n = sel_node(t);
-	int met = sum_metric(m, t->b->cols[t->b->sort_col].metric);
+	uint32_t n = sel_node(t), *scopes;
+	int met = stdio_sum_metric(m, t->b->cols[t->b->sort_col].metric);
 	struct strbuf sb = STRBUF_INIT;
-	double *vals, lo, hi, sum = 0;
-	size_t count[10] = { 0 }, most = 0, i;
-	int nt, y = 0, width = COLS - 40;
+	double *vals = NULL, lo, hi, sum = 0;
+	size_t count[10] = { 0 }, most = 0, i, ns = 0;
+	int nt = 0, y = 0, width = COLS - 40;
+	char *heading;
 
-	if (v->kind != VIEW_TOP_DOWN) {
-		set_status(t, "per-thread values: use the top-down view (t)");
-		return;
+	if (met >= 0) {
+		ns = view_node_scopes(v, n, m->metrics[met].type !=
+				      MT_EXCLUSIVE, &scopes);
+		nt = model_thread_sum(m, scopes, ns, (size_t)met, &vals);
+		free(scopes);
 	}
-	nt = met < 0 ? 0 : model_thread_values(m, v->nodes[n].scope,
-					       (size_t)met, &vals);
 	if (nt < 0) {
 		set_status(t, "%s", hpc_lasterr());
 		return;
@@ -533,10 +894,18 @@ static void do_threads(struct tui *t)
 	for (i = 0; i < 10; i++)
 		most = count[i] > most ? count[i] : most;
 	erase();
-	view_label(v, n, &sb);
-	mvprintw(y++, 0, "Per-thread distribution of %s", m->metrics[met].name);
+	heading = metric_heading(t, met);
+	mvprintw(y++, 0, "Per-thread distribution of %s", heading);
+	free(heading);
+	stdio_label(v, n, shown_names(t), &sb);
 	mvprintw(y++, 0, "at %s: %d threads", sb.buf, nt);
 	mvprintw(y++, 0, "min %.3g  mean %.3g  max %.3g", lo, sum / nt, hi);
+	strbuf_reset(&sb);
+	add_holder(m, vals, nt, hi, &sb);
+	mvprintw(y++, 0, "max on %s", sb.buf);
+	strbuf_reset(&sb);
+	add_holder(m, vals, nt, lo, &sb);
+	mvprintw(y++, 0, "min on %s", sb.buf);
 	y++;
 	for (i = 0; i < 10 && y < LINES - 2; i++) {
 		double b0 = lo + (hi - lo) * (double)i / 10;
@@ -588,9 +957,14 @@ static int handle_key(struct tui *t, int key)
 	size_t page = (size_t)tree_height(t);
 
 	strbuf_reset(&t->status);
+	if (t->in_phases && key != 'q' && key != '?' && phase_key(t, key))
+		return 1;
 	switch (key) {
 	case 'q':
 		return 0;
+	case 'P':
+		enter_phases(t);
+		break;
 	case KEY_UP: case 'k':
 		if (v->sel)
 			v->sel--;
@@ -628,6 +1002,17 @@ static int handle_key(struct tui *t, int key)
 		break;
 	case 'f':
 		switch_view(t, VIEW_FLAT);
+		break;
+	case 'p':
+		browser_sort_exclusive(t->b);
+		switch_view(t, VIEW_FUNCTIONS);
+		break;
+	case 'D':
+		if (t->b->m->data_root == MODEL_NONE)
+			set_status(t, "no data-centric tree in this database "
+			       "(profiles of hpcrun --data)");
+		else
+			switch_view(t, VIEW_DATA);
 		break;
 	case 'H':
 		v->sel = view_reveal(v, view_hot_path(v, sel_node(t),
@@ -682,6 +1067,17 @@ static int handle_key(struct tui *t, int key)
 	case 'T':
 		do_threads(t);
 		break;
+	case ']':
+		t->hscroll += HSCROLL_STEP;
+		break;
+	case '[':
+		t->hscroll -= t->hscroll < HSCROLL_STEP ? t->hscroll :
+			      HSCROLL_STEP;
+		break;
+	case '<':
+		t->short_names = !t->short_names;
+		set_status(t, "%s names", t->short_names ? "short" : "full");
+		break;
 	case '?':
 		show_help();
 		break;
@@ -702,7 +1098,8 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-int tui_run(struct browser *b, enum view_kind kind)
+int tui_run(struct browser *b, enum view_kind kind, int phases,
+	    int short_names)
 {
 	struct tui t;
 	SCREEN *scr;
@@ -714,11 +1111,16 @@ int tui_run(struct browser *b, enum view_kind kind)
 	strbuf_init(&t.status);
 	strbuf_init(&t.src.text);
 	t.src.file = MODEL_NONE;
+	t.code.lm = MODEL_NONE;
 	t.b = b;
+	t.short_names = short_names;
 	t.timing = getenv("HPCVIEWER_TUI_TIMING") != NULL;
-	/* build every view now, so that no key waits for one (t, b, f) */
+	/* build every view now, so that no key waits for one (t, b, f, p, D) */
 	browser_view(b, VIEW_BOTTOM_UP);
 	browser_view(b, VIEW_FLAT);
+	browser_view(b, VIEW_FUNCTIONS);
+	if (b->m->data_root != MODEL_NONE)
+		browser_view(b, VIEW_DATA);
 	scr = newterm(NULL, stdout, stdin);
 	if (!scr)
 		return hpc_seterr("'%s': cannot use this terminal",
@@ -740,6 +1142,8 @@ int tui_run(struct browser *b, enum view_kind kind)
 	}
 	switch_view(&t, kind);
 	t.v->sel = 0;
+	if (phases)
+		enter_phases(&t);
 	draw(&t);
 	while ((key = getch()) != ERR) {
 		double start = now_ms();
@@ -760,6 +1164,9 @@ int tui_run(struct browser *b, enum view_kind kind)
 		regfree(&t.re);
 	source_release(&t.src);
 	strbuf_release(&t.src.text);
+	code_release(&t.code);
+	names_free(t.names);
+	phaseview_free(t.pv);
 	strbuf_release(&t.status);
 	return 0;
 }

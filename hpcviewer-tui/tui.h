@@ -7,9 +7,12 @@
 #include "views.h"
 
 /* Runs the interactive screen on the terminal until the user quits,
- * starting in view kind.  The terminal is restored on every exit path
+ * starting in view kind (in the phases view, phaseview.h, when phases is
+ * set), with short C++ names (names.h) when short_names
+ * is set (the < key toggles them).  The terminal is restored on every exit path
  * (normal, error, SIGINT/SIGTERM/SIGHUP).  Returns 0, or -1 with
  * hpc_lasterr() set when the terminal cannot be used. */
-int tui_run(struct browser *b, enum view_kind kind);
+int tui_run(struct browser *b, enum view_kind kind, int phases,
+	    int short_names);
 
 #endif

@@ -9,9 +9,15 @@
  *  2. Bottom-up vnodes carry "instances": (bottom frame, current frame,
  *     counted).  A level-1 node holds every frame of one procedure; a
  *     child groups the instances by the procedure of the frame that called
- *     cur.  An instance is "counted" for inclusive metrics when no frame of
- *     the same procedure encloses it (so recursion is not counted twice);
- *     exclusive metrics add every instance.
+ *     cur, passing over callers whose procedure is already on the node's
+ *     path to level 1 (recursion folded: f called by f ... by main is f
+ *     called by main), so no path repeats a procedure and a recursion
+ *     N deep costs N instances, not N^2/2.  An instance is "counted" for
+ *     inclusive metrics when no frame of the same procedure encloses it
+ *     (so recursion is not counted twice); exclusive metrics add every
+ *     instance.  Level 1 is one pre-order pass; each build of callers
+ *     walks each frame once (struct bu_state), so the time and memory of a
+ *     view are linear in the rows it shows.
  *  3. The flat tree is built in one pass: each scope maps to a static node
  *     (load module > file > procedure > inlined/loop > line).  Scopes arrive
  *     in pre-order, so a stack of open scopes gives enter/exit events, and a
@@ -26,6 +32,8 @@
 #include "error.h"
 #include "hashmap.h"
 #include "formula.h"
+#include "units.h"
+#include "dataview.h"
 #include "views.h"
 
 struct bu_inst {
@@ -100,9 +108,25 @@ static void set_children(struct view *v, uint32_t n, const uint32_t *c,
 
 static void root_values(struct view *v)
 {
-	if (nmet(v))
-		memcpy(vnode_vals(v, 0), v->b->m->total,
-		       nmet(v) * sizeof(double));
+	const struct model *m = v->b->m;
+	const struct scope *sc;
+	double *vals;
+	uint32_t k;
+
+	if (!nmet(v))
+		return;
+	vals = vnode_vals(v, 0);
+	if (v->kind != VIEW_DATA) {
+		memcpy(vals, m->total, nmet(v) * sizeof(double));
+		return;
+	}
+	/* dataview.h invariant 2: the data root's values */
+	if (m->data_root == MODEL_NONE)
+		return;
+	sc = &m->scopes[m->data_root];
+	for (k = 0; k < sc->nval; k++)
+		vals[m->vals[sc->val_start + k].metric] =
+			m->vals[sc->val_start + k].v;
 }
 
 /* ---- top-down ---- */
@@ -113,10 +137,24 @@ static void build_top_down(struct view *v, uint32_t n)
 	uint32_t s = v->nodes[n].scope, c, *kids = NULL;
 	size_t nk = 0, alloc = 0;
 
-	for (c = m->scopes[s].first_child; c != MODEL_NONE;
+	/* a data view without a data tree is empty */
+	for (c = s == MODEL_NONE ? MODEL_NONE : m->scopes[s].first_child; c != MODEL_NONE;
 	     c = m->scopes[c].next_sibling) {
-		uint32_t k = add_scope_node(v, n, c);
+		uint32_t k;
 
+		if (m->scopes[c].kind == SK_DATA) {
+			/* the data view's level 1: a kind's objects */
+			uint32_t o;
+
+			for (o = m->scopes[c].first_child; o != MODEL_NONE;
+			     o = m->scopes[o].next_sibling) {
+				k = add_scope_node(v, n, o);
+				HPC_GROW(kids, nk + 1, alloc);
+				kids[nk++] = k;
+			}
+			continue;
+		}
+		k = add_scope_node(v, n, c);
 		HPC_GROW(kids, nk + 1, alloc);
 		kids[nk++] = k;
 	}
@@ -125,6 +163,23 @@ static void build_top_down(struct view *v, uint32_t n)
 }
 
 /* ---- bottom-up ---- */
+
+/*
+ * What the bottom-up builds share: each frame's procedure as a dense id,
+ * and per-build stamps (design note 2).  on_path[p] == stamp marks the
+ * procedures on the path being extended; skip_stamp[s] == stamp says that
+ * skip_to[s] is the first frame at or above frame s whose procedure is not
+ * on that path, so the instances of one build walk each frame once.
+ */
+struct bu_state {
+	uint32_t *proc_of;		/* [nscopes] */
+	uint32_t *on_path;		/* [nprocs] */
+	uint32_t *skip_stamp, *skip_to;	/* [nscopes] */
+	uint32_t nprocs;
+	uint32_t *walk;			/* frames visited by one skip */
+	size_t walk_alloc;
+	uint32_t stamp;
+};
 
 struct proc_key {
 	uint32_t name, file, lm;
@@ -140,11 +195,46 @@ static struct proc_key key_of(const struct model *m, uint32_t s)
 	return k;
 }
 
-static int same_proc(const struct model *m, uint32_t a, uint32_t b)
+static struct bu_state *bu_state_new(const struct model *m)
 {
-	struct proc_key ka = key_of(m, a), kb = key_of(m, b);
+	struct bu_state *bu = xcalloc(1, sizeof(*bu));
+	struct hmap *ids = hmap_new();
+	uint32_t nprocs = 0;
+	size_t s;
 
-	return !memcmp(&ka, &kb, sizeof(ka));
+	bu->proc_of = xcalloc(m->nscopes, sizeof(*bu->proc_of));
+	for (s = 1; s < m->nscopes; s++) {
+		struct proc_key k;
+		void *p;
+
+		if (!model_is_frame(m, (uint32_t)s))
+			continue;
+		k = key_of(m, (uint32_t)s);
+		p = hmap_get(ids, &k, sizeof(k));
+		if (!p) {
+			p = (void *)(uintptr_t)++nprocs;
+			hmap_put(ids, &k, sizeof(k), p);
+		}
+		bu->proc_of[s] = (uint32_t)((uintptr_t)p - 1);
+	}
+	hmap_free(ids);
+	bu->nprocs = nprocs;
+	bu->on_path = xcalloc(nprocs ? nprocs : 1, sizeof(*bu->on_path));
+	bu->skip_stamp = xcalloc(m->nscopes, sizeof(*bu->skip_stamp));
+	bu->skip_to = xcalloc(m->nscopes, sizeof(*bu->skip_to));
+	return bu;
+}
+
+static void bu_state_free(struct bu_state *bu)
+{
+	if (!bu)
+		return;
+	free(bu->proc_of);
+	free(bu->on_path);
+	free(bu->skip_stamp);
+	free(bu->skip_to);
+	free(bu->walk);
+	free(bu);
 }
 
 /*
@@ -161,8 +251,8 @@ static void bu_group(struct view *v, uint32_t n, const struct bu_inst *cand,
 	size_t nk = 0, alloc = 0, i, base;
 
 	for (i = 0; i < ncand; i++) {
-		struct proc_key k = key_of(m, cand[i].cur);
-		void *p = hmap_get(groups, &k, sizeof(k));
+		uint32_t proc = v->bu->proc_of[cand[i].cur];
+		void *p = hmap_get(groups, &proc, sizeof(proc));
 
 		if (!p) {
 			const struct scope *sc = &m->scopes[cand[i].cur];
@@ -172,7 +262,7 @@ static void bu_group(struct view *v, uint32_t n, const struct bu_inst *cand,
 			HPC_GROW(kids, nk + 1, alloc);
 			kids[nk++] = c;
 			p = (void *)(uintptr_t)nk;
-			hmap_put(groups, &k, sizeof(k), p);
+			hmap_put(groups, &proc, sizeof(proc), p);
 		}
 		grp[i] = (uint32_t)((uintptr_t)p - 1);
 		v->nodes[kids[grp[i]]].ninst++;
@@ -205,40 +295,101 @@ static void bu_group(struct view *v, uint32_t n, const struct bu_inst *cand,
 	hmap_free(groups);
 }
 
+/*
+ * Every frame, counted unless a frame of its own procedure encloses it: one
+ * pre-order pass with a count of open frames per procedure.
+ */
+static struct bu_inst *bu_frames(struct view *v, size_t *ncand)
+{
+	const struct model *m = v->b->m;
+	const uint32_t *proc_of = v->bu->proc_of;
+	uint32_t *open = xcalloc(v->bu->nprocs + 1, sizeof(*open));
+	uint32_t *stack = xmalloc(m->nscopes * sizeof(*stack));
+	struct bu_inst *cand = NULL;
+	size_t nc = 0, alloc = 0, depth = 0, i;
+
+	for (i = 1; i < m->nscopes; i++) {
+		uint32_t s = (uint32_t)i;
+
+		while (depth && stack[depth - 1] != m->scopes[s].parent) {
+			uint32_t x = stack[--depth];
+
+			if (model_is_frame(m, x))
+				open[proc_of[x]]--;
+		}
+		stack[depth++] = s;
+		if (!model_is_frame(m, s) || m->scopes[s].phase)
+			continue;	/* model.h invariant 8 */
+		HPC_GROW(cand, nc + 1, alloc);
+		cand[nc].bottom = cand[nc].cur = s;
+		cand[nc++].counted = !open[proc_of[s]]++;
+	}
+	free(open);
+	free(stack);
+	*ncand = nc;
+	return cand;
+}
+
+/* The first frame above s whose procedure is not on the marked path, or
+ * MODEL_NONE; remembers the answer for every frame it passes. */
+static uint32_t bu_skip(struct bu_state *bu, const struct model *m,
+			uint32_t s)
+{
+	uint32_t x = model_caller_frame(m, s), to = MODEL_NONE;
+	size_t nw = 0, i;
+
+	while (x != MODEL_NONE) {
+		if (bu->skip_stamp[x] == bu->stamp) {
+			to = bu->skip_to[x];
+			break;
+		}
+		if (bu->on_path[bu->proc_of[x]] != bu->stamp) {
+			to = x;
+			break;
+		}
+		HPC_GROW(bu->walk, nw + 1, bu->walk_alloc);
+		bu->walk[nw++] = x;
+		x = model_caller_frame(m, x);
+	}
+	for (i = 0; i < nw; i++) {
+		bu->skip_stamp[bu->walk[i]] = bu->stamp;
+		bu->skip_to[bu->walk[i]] = to;
+	}
+	return to;
+}
+
 static void build_bottom_up(struct view *v, uint32_t n)
 {
 	const struct model *m = v->b->m;
 	struct bu_inst *cand = NULL;
 	size_t nc = 0, alloc = 0, i;
 
+	if (!v->bu)
+		v->bu = bu_state_new(m);
 	if (n == 0) {
-		for (i = 1; i < m->nscopes; i++) {
-			uint32_t s = (uint32_t)i, p;
-
-			if (!model_is_frame(m, s))
-				continue;
-			HPC_GROW(cand, nc + 1, alloc);
-			cand[nc].bottom = cand[nc].cur = s;
-			cand[nc].counted = 1;
-			for (p = model_caller_frame(m, s); p != MODEL_NONE;
-			     p = model_caller_frame(m, p))
-				if (same_proc(m, p, s)) {
-					cand[nc].counted = 0;
-					break;
-				}
-			nc++;
-		}
+		cand = bu_frames(v, &nc);
 	} else {
-		struct vnode nd = v->nodes[n];
+		struct bu_state *bu = v->bu;
+		uint32_t p;
 
-		for (i = 0; i < nd.ninst; i++) {
-			struct bu_inst in = v->inst[nd.inst_start + i];
-			uint32_t c = model_caller_frame(m, in.cur);
+		/* Recursion folded: callers whose procedure is already on
+		 * the path from n to level 1 are passed over. */
+		if (++bu->stamp == 0) {
+			memset(bu->skip_stamp, 0,
+			       m->nscopes * sizeof(*bu->skip_stamp));
+			memset(bu->on_path, 0,
+			       bu->nprocs * sizeof(*bu->on_path));
+			bu->stamp = 1;
+		}
+		for (p = n; p != 0; p = v->nodes[p].parent)
+			bu->on_path[bu->proc_of[v->nodes[p].scope]] = bu->stamp;
+		for (i = 0; i < v->nodes[n].ninst; i++) {
+			struct bu_inst in = v->inst[v->nodes[n].inst_start + i];
 
-			if (c == MODEL_NONE)
+			in.cur = bu_skip(bu, m, in.cur);
+			if (in.cur == MODEL_NONE)
 				continue;
 			HPC_GROW(cand, nc + 1, alloc);
-			in.cur = c;
 			cand[nc++] = in;
 		}
 	}
@@ -248,8 +399,10 @@ static void build_bottom_up(struct view *v, uint32_t n)
 
 /* ---- flat ---- */
 
+/* A loop, statement or call without a line is told apart by its address
+ * (stripped code: two loops of one procedure are two rows). */
 struct flat_key {
-	uint32_t parent, kind, name, file, line;
+	uint32_t parent, kind, name, file, line, addr;
 };
 
 static uint32_t flat_child(struct view *v, struct hmap *h, uint32_t parent,
@@ -265,6 +418,8 @@ static uint32_t flat_child(struct view *v, struct hmap *h, uint32_t parent,
 	k.name = name;
 	k.file = file;
 	k.line = line;
+	if (!line && (kind == SK_LOOP || kind == SK_STMT || kind == SK_CALL))
+		k.addr = v->b->m->scopes[scope].addr;
 	p = hmap_get(h, &k, sizeof(k));
 	if (p)
 		return (uint32_t)((uintptr_t)p - 1);
@@ -383,7 +538,7 @@ static void build_flat(struct view *v)
 	}
 	free(stack);
 	free(active);
-	free(flat_of);
+	v->flat_of = flat_of;
 	root_values(v);
 
 	/* children lists from parent links */
@@ -407,6 +562,43 @@ static void build_flat(struct view *v)
 
 /* ---- view ---- */
 
+/* The child of n with the largest value in the sort column, or VNONE. */
+static uint32_t hottest_child(struct view *v, uint32_t n)
+{
+	const uint32_t *kids;
+	uint32_t nk, i, best = VNONE;
+	double bv = 0;
+
+	kids = view_children(v, n, &nk);
+	for (i = 0; i < nk; i++) {
+		double cv = view_value(v, kids[i], v->b->sort_col);
+
+		if (best == VNONE || cv > bv) {
+			best = kids[i];
+			bv = cv;
+		}
+	}
+	return best;
+}
+
+/* Invariant 5: the first expansion of a view. */
+static void open_hot(struct view *v)
+{
+	uint32_t n = 0;
+
+	if (!v->b->ncols)
+		return;
+	if (v->kind == VIEW_TOP_DOWN) {
+		view_hot_path(v, 0, VIEW_OPEN_HOT);
+		return;
+	}
+	while (v->kind == VIEW_FLAT && n != VNONE &&
+	       v->nodes[n].kind != SK_PROC) {
+		v->nodes[n].expanded = 1;
+		n = hottest_child(v, n);
+	}
+}
+
 static struct view *view_new(struct browser *b, enum view_kind kind)
 {
 	struct view *v = xcalloc(1, sizeof(*v));
@@ -414,13 +606,15 @@ static struct view *view_new(struct browser *b, enum view_kind kind)
 
 	v->b = b;
 	v->kind = kind;
-	root = add_node(v, VNONE, SK_ROOT, 0, 0, 0, 0);
+	root = add_node(v, VNONE, SK_ROOT, 0, 0, 0,
+			kind == VIEW_DATA ? b->m->data_root : 0);
 	root_values(v);
 	v->nodes[root].expanded = 1;
 	HPC_GROW(v->zoom, 1, v->zoom_alloc);
 	v->zoom[v->nzoom++] = root;
 	if (kind == VIEW_FLAT)
 		build_flat(v);
+	open_hot(v);
 	view_rows(v);
 	return v;
 }
@@ -436,15 +630,19 @@ static void view_free(struct view *v)
 	free(v->nodes);
 	free(v->vals);
 	free(v->inst);
+	bu_state_free(v->bu);
 	free(v->zoom);
 	free(v->flat_top);
+	free(v->flat_of);
 	free(v->rows);
 	free(v);
 }
 
 const char *view_name(enum view_kind kind)
 {
-	static const char *const names[] = { "top-down", "bottom-up", "flat" };
+	static const char *const names[] = {
+		"top-down", "bottom-up", "flat", "functions", "data"
+	};
 
 	return names[kind];
 }
@@ -460,6 +658,10 @@ const char *view_kind_name(int kind)
 	case SK_CALL: return "call";
 	case SK_FILE: return "file";
 	case SK_MODULE: return "module";
+	case SK_DATA: return "data";
+	case SK_OBJ_HEAP: case SK_OBJ_STATIC: case SK_OBJ_STACK:
+	case SK_OBJ_SMALL: case SK_OBJ_UNKNOWN:
+		return dataview_kind_name(kind);
 	default: return "inline-site";
 	}
 }
@@ -471,11 +673,25 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-/* Appends PREFIX "file:line", "file" or "line N", or nothing if unknown. */
-static void add_loc(struct strbuf *out, const char *prefix, const char *file,
-		    uint32_t line)
+/*
+ * Where a loop, call or statement is: " at file.c:12", or for code without
+ * a line (stripped binaries) its address in its module, " at
+ * libfoo.so.1+0x1234", as hpcprof --text places it, so that nested loops
+ * stay apart; the file alone when the address is unknown too.
+ */
+static void add_loc(struct view *v, const struct vnode *nd,
+		    struct strbuf *out, const char *prefix)
 {
-	if (*file && line)
+	const struct model *m = v->b->m;
+	const char *file = base_name(model_str(m, nd->file));
+	uint32_t line = nd->line;
+	const struct scope *sc = nd->scope == MODEL_NONE ? NULL :
+				 &m->scopes[nd->scope];
+
+	if (!line && sc && sc->addr && sc->lm)
+		strbuf_addf(out, "%s%s+0x%x", prefix,
+			    base_name(model_str(m, sc->lm)), sc->addr);
+	else if (*file && line)
 		strbuf_addf(out, "%s%s:%u", prefix, file, line);
 	else if (*file)
 		strbuf_addf(out, "%s%s", prefix, file);
@@ -483,12 +699,27 @@ static void add_loc(struct strbuf *out, const char *prefix, const char *file,
 		strbuf_addf(out, "%sline %u", prefix, line);
 }
 
-void view_label(struct view *v, uint32_t n, struct strbuf *out)
+/* " [libc.so.6]" after a procedure of a library, or of any module in
+ * the functions view (invariant 3); the flat view shows modules as rows. */
+static void add_module(struct view *v, const struct vnode *nd,
+		       struct strbuf *out)
 {
 	const struct model *m = v->b->m;
-	const struct vnode *nd = &v->nodes[n];
+	uint32_t lm;
+
+	if (v->kind == VIEW_FLAT || nd->scope == MODEL_NONE)
+		return;
+	lm = m->scopes[nd->scope].lm;
+	if (lm && (v->kind == VIEW_FUNCTIONS || model_lm_is_library(m, lm)))
+		strbuf_addf(out, " [%s]", base_name(model_str(m, lm)));
+}
+
+static void node_label(struct view *v, const struct vnode *nd,
+		       struct strbuf *out)
+{
+	const struct model *m = v->b->m;
 	const char *name = model_str(m, nd->name);
-	const char *file = base_name(model_str(m, nd->file));
+	size_t start;
 
 	switch (nd->kind) {
 	case SK_ROOT:
@@ -496,41 +727,128 @@ void view_label(struct view *v, uint32_t n, struct strbuf *out)
 		break;
 	case SK_PROC:
 		strbuf_addstr(out, *name ? name : "<unknown procedure>");
+		add_module(v, nd, out);
 		break;
 	case SK_INLINE:
 		strbuf_addf(out, "[I] %s", *name ? name : "<unknown>");
 		break;
 	case SK_LOOP:
 		strbuf_addstr(out, "loop");
-		add_loc(out, " at ", file, nd->line);
+		add_loc(v, nd, out, " at ");
 		break;
 	case SK_STMT:
-		if (!*file && !nd->line)
+		start = out->len;
+		add_loc(v, nd, out, "");
+		if (out->len == start)
 			strbuf_addstr(out, "<unknown line>");
-		add_loc(out, "", file, nd->line);
 		break;
 	case SK_CALL:
 		strbuf_addstr(out, "call");
-		add_loc(out, " at ", file, nd->line);
+		add_loc(v, nd, out, " at ");
 		break;
 	case SK_MODULE:
 		strbuf_addstr(out, *name ? base_name(name) : "<unknown module>");
+		break;
+	case SK_OBJ_HEAP: case SK_OBJ_STATIC: case SK_OBJ_STACK:
+	case SK_OBJ_SMALL: case SK_OBJ_UNKNOWN:
+		dataview_label(m, nd->scope, out);
 		break;
 	case SK_FILE:
 		strbuf_addstr(out, *name ? name : "<unknown file>");
 		break;
 	default:
 		strbuf_addstr(out, "inlined");
-		add_loc(out, " at ", file, nd->line);
+		add_loc(v, nd, out, " at ");
 		break;
 	}
+}
+
+void view_label(struct view *v, uint32_t n, struct strbuf *out)
+{
+	node_label(v, &v->nodes[n], out);
+}
+
+void view_scope_label(struct view *v, uint32_t s, struct strbuf *out)
+{
+	const struct scope *sc = &v->b->m->scopes[s];
+	struct vnode nd;
+
+	memset(&nd, 0, sizeof(nd));
+	nd.kind = sc->kind;
+	nd.name = sc->name;
+	nd.file = sc->file;
+	nd.line = sc->line;
+	nd.scope = s;
+	node_label(v, &nd, out);
+}
+
+/* Flat view: the scopes of node n, with build_flat's rule (an inclusive
+ * value counts where no enclosing scope of the same node counted it). */
+static size_t flat_scopes(struct view *v, uint32_t n, int inclusive,
+			  uint32_t **out)
+{
+	const struct model *m = v->b->m;
+	uint32_t *stack = xmalloc(m->nscopes * sizeof(*stack)), t[3], *s = NULL;
+	size_t depth = 0, active = 0, ns = 0, alloc = 0, i, k, nt;
+
+	for (i = 1; i < m->nscopes; i++) {
+		while (depth && stack[depth - 1] != m->scopes[i].parent) {
+			nt = flat_targets(v, v->flat_of, stack[--depth], t);
+			for (k = 0; k < nt; k++)
+				active -= t[k] == n;
+		}
+		nt = flat_targets(v, v->flat_of, (uint32_t)i, t);
+		for (k = 0; k < nt; k++) {
+			if (t[k] != n)
+				continue;
+			if (!inclusive || !active) {
+				HPC_GROW(s, ns + 1, alloc);
+				s[ns++] = (uint32_t)i;
+			}
+			active++;
+		}
+		stack[depth++] = (uint32_t)i;
+	}
+	free(stack);
+	*out = s;
+	return ns;
+}
+
+size_t view_node_scopes(struct view *v, uint32_t n, int inclusive,
+			uint32_t **out)
+{
+	const struct vnode *nd = &v->nodes[n];
+	uint32_t *s = NULL;
+	size_t ns = 0, alloc = 0, i;
+
+	if (n == 0 || v->kind == VIEW_TOP_DOWN || v->kind == VIEW_DATA) {
+		s = xmalloc(sizeof(*s));
+		s[ns++] = n || v->kind == VIEW_DATA ? nd->scope : 0;
+	} else if (v->kind == VIEW_FLAT) {
+		return flat_scopes(v, n, inclusive, out);
+	} else if (!nd->ninst) {	/* a node standing for one scope */
+		s = xmalloc(sizeof(*s));
+		if (nd->scope != MODEL_NONE)
+			s[ns++] = nd->scope;
+	} else {
+		for (i = 0; i < nd->ninst; i++) {
+			const struct bu_inst *in = &v->inst[nd->inst_start + i];
+
+			if (inclusive && !in->counted)
+				continue;
+			HPC_GROW(s, ns + 1, alloc);
+			s[ns++] = in->bottom;
+		}
+	}
+	*out = s;
+	return ns;
 }
 
 static void ensure_built(struct view *v, uint32_t n)
 {
 	if (v->nodes[n].built)
 		return;
-	if (v->kind == VIEW_TOP_DOWN)
+	if (v->kind == VIEW_TOP_DOWN || v->kind == VIEW_DATA)
 		build_top_down(v, n);
 	else
 		build_bottom_up(v, n);
@@ -693,24 +1011,14 @@ uint32_t view_hot_path(struct view *v, uint32_t n, double threshold)
 {
 	size_t col = v->b->sort_col;
 
-	for (;;) {
-		const uint32_t *kids;
-		uint32_t nk, i, best = VNONE;
-		double pv = view_value(v, n, col), bv = 0;
+	while (v->b->ncols) {
+		uint32_t best = hottest_child(v, n);
+		double pv = view_value(v, n, col);
 
-		kids = view_children(v, n, &nk);
-		if (!nk)
+		if (best == VNONE)
 			break;
 		v->nodes[n].expanded = 1;
-		for (i = 0; i < nk; i++) {
-			double cv = view_value(v, kids[i], col);
-
-			if (best == VNONE || cv > bv) {
-				best = kids[i];
-				bv = cv;
-			}
-		}
-		if (pv <= 0 || bv < threshold * pv)
+		if (pv <= 0 || view_value(v, best, col) < threshold * pv)
 			break;
 		n = best;
 	}
@@ -965,18 +1273,44 @@ int view_zoom_out(struct view *v)
 
 /* ---- browser ---- */
 
-static char *column_name(const struct model_metric *mm)
+/* Does the name end with " (I)" or " (E)" (HPCToolkit's names do)? */
+static int has_type_suffix(const char *name)
 {
-	struct strbuf sb = STRBUF_INIT;
-	size_t len = strlen(mm->name);
+	size_t len = strlen(name);
 
-	strbuf_addstr(&sb, mm->name);
-	if (mm->type == MT_INCLUSIVE &&
-	    (len < 3 || strcmp(mm->name + len - 3, "(I)")))
-		strbuf_addstr(&sb, " (I)");
-	if (mm->type == MT_EXCLUSIVE &&
-	    (len < 3 || strcmp(mm->name + len - 3, "(E)")))
-		strbuf_addstr(&sb, " (E)");
+	return len >= 4 && name[len - 4] == ' ' && name[len - 3] == '(' &&
+	       (name[len - 2] == 'I' || name[len - 2] == 'E') &&
+	       name[len - 1] == ')';
+}
+
+/* The heading of metric i (struct column): (I)/(E) added only when another
+ * metric has the same name, so a display name heads its column as
+ * written. */
+static char *column_name(const struct model *m, size_t i)
+{
+	const struct model_metric *mm = &m->metrics[i];
+	struct strbuf sb = STRBUF_INIT;
+	size_t k, len = strlen(mm->name);
+
+	/* the unit goes before " (I)" too: "cpu clock (s) (I)" */
+	if (has_type_suffix(mm->name)) {
+		char *bare = xstrndup(mm->name, len - 4);
+
+		units_heading(bare, mm->unit, &sb);
+		strbuf_addstr(&sb, mm->name + len - 4);
+		free(bare);
+	} else {
+		units_heading(mm->name, mm->unit, &sb);
+	}
+	for (k = 0; k < m->nmetrics && !has_type_suffix(mm->name); k++) {
+		if (k == i || strcmp(m->metrics[k].name, mm->name))
+			continue;
+		if (mm->type == MT_INCLUSIVE)
+			strbuf_addstr(&sb, " (I)");
+		if (mm->type == MT_EXCLUSIVE)
+			strbuf_addstr(&sb, " (E)");
+		break;
+	}
 	return strbuf_detach(&sb, NULL);
 }
 
@@ -996,7 +1330,7 @@ struct browser *browser_new(struct model *m)
 		HPC_GROW(b->cols, b->ncols + 1, alloc);
 		c = &b->cols[b->ncols++];
 		memset(c, 0, sizeof(*c));
-		c->name = column_name(mm);
+		c->name = column_name(m, i);
 		c->metric = (int)i;
 		c->hidden = mm->show == 0;
 		c->show_percent = mm->show_percent;
@@ -1037,6 +1371,183 @@ void browser_sort(struct browser *b, size_t c, int ascending)
 	for (i = 0; i < VIEW_COUNT; i++)
 		if (b->views[i])
 			view_rows(b->views[i]);
+}
+
+/* ---- metric names ---- */
+
+static const char *const statistics[] = {
+	"Sum", "Mean", "Min", "Max", "StdDev", "CoefVar", NULL
+};
+
+/* The length of the metric a name is a statistic of: "perf::cpu-clock"
+ * in "perf::cpu-clock:Sum (I)", "cpi" in "cpi (I)". */
+static size_t metric_base_len(const char *name)
+{
+	size_t len = strlen(name), i;
+	const char *colon;
+
+	if (has_type_suffix(name))
+		len -= 4;
+	colon = memrchr(name, ':', len);
+	for (i = 0; colon && statistics[i]; i++)
+		if ((size_t)(name + len - colon - 1) == strlen(statistics[i]) &&
+		    !strncmp(colon + 1, statistics[i], strlen(statistics[i])))
+			return (size_t)(colon - name);
+	return len;
+}
+
+/* Takes a trailing inclusive/exclusive word off q (in place); returns
+ * MT_INCLUSIVE, MT_EXCLUSIVE or MT_NIL. */
+static enum metric_type type_word(char *q)
+{
+	static const struct { const char *w; enum metric_type t; } words[] = {
+		{ "(i)", MT_INCLUSIVE }, { "(e)", MT_EXCLUSIVE },
+		{ "inclusive", MT_INCLUSIVE }, { "exclusive", MT_EXCLUSIVE },
+		{ "i", MT_INCLUSIVE }, { "e", MT_EXCLUSIVE },
+	};
+	size_t len = strlen(q), i, wl;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		wl = strlen(words[i].w);
+		if (len < wl || strcasecmp(q + len - wl, words[i].w))
+			continue;
+		if (len > wl && !strchr(" :", q[len - wl - 1]))
+			continue;
+		q[len - wl] = '\0';
+		while (*q && strchr(" :", q[strlen(q) - 1]))
+			q[strlen(q) - 1] = '\0';
+		return words[i].t;
+	}
+	return MT_NIL;
+}
+
+static int column_is(const struct browser *b, size_t c, const char *name,
+		     int (*cmp)(const char *, const char *))
+{
+	const struct model_metric *mm = b->cols[c].metric >= 0 ?
+		&b->m->metrics[b->cols[c].metric] : NULL;
+
+	return !cmp(b->cols[c].name, name) ||
+	       (mm && (!cmp(mm->name, name) || !cmp(mm->id, name)));
+}
+
+static int column_contains(const struct browser *b, size_t c, const char *q)
+{
+	int met = b->cols[c].metric;
+
+	return strcasestr(b->cols[c].name, q) ||
+	       (met >= 0 && strcasestr(b->m->metrics[met].name, q));
+}
+
+/* Sets "'NAME': WHAT (A, B, ...)" listing the columns in list[0..n). */
+static int column_error(const struct browser *b, const char *name,
+			const char *what, const size_t *list, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		strbuf_addf(&sb, "%s%s", i ? ", " : "", b->cols[list[i]].name);
+	hpc_seterr("'%s': %s (%s)", name, what, n ? sb.buf : "none");
+	strbuf_release(&sb);
+	return -1;
+}
+
+/* Are the columns list[0..n) statistics of one metric? */
+static int one_metric(const struct browser *b, const size_t *list, size_t n)
+{
+	const char *a, *x;
+	size_t i, len;
+
+	if (b->cols[list[0]].metric < 0)
+		return n == 1;
+	a = b->m->metrics[b->cols[list[0]].metric].name;
+	len = metric_base_len(a);
+	for (i = 1; i < n; i++) {
+		if (b->cols[list[i]].metric < 0)
+			return 0;
+		x = b->m->metrics[b->cols[list[i]].metric].name;
+		if (metric_base_len(x) != len || strncmp(a, x, len))
+			return 0;
+	}
+	return 1;
+}
+
+int browser_find_column(struct browser *b, const char *name)
+{
+	size_t *cand = xmalloc((b->ncols + 1) * sizeof(*cand));
+	size_t nc = 0, c;
+	enum metric_type type;
+	char *q;
+	int found = -1;
+
+	for (c = 0; c < b->ncols; c++)
+		if (column_is(b, c, name, strcmp)) {
+			free(cand);
+			return (int)c;
+		}
+	for (c = 0; c < b->ncols; c++)
+		if (column_is(b, c, name, strcasecmp))
+			cand[nc++] = c;
+	if (nc == 1) {
+		found = (int)cand[0];
+		free(cand);
+		return found;
+	}
+	q = xstrdup(name);
+	type = type_word(q);
+	for (c = 0, nc = 0; c < b->ncols; c++) {
+		int met = b->cols[c].metric;
+
+		if (column_contains(b, c, q) &&
+		    (type == MT_NIL ||
+		     (met >= 0 && b->m->metrics[met].type == type)))
+			cand[nc++] = c;
+	}
+	if (!nc) {
+		for (c = 0; c < b->ncols; c++)
+			cand[c] = c;
+		column_error(b, name, "no such metric", cand, b->ncols);
+	} else if (*q && !one_metric(b, cand, nc)) {
+		column_error(b, name, "ambiguous metric", cand, nc);
+	} else {
+		found = (int)cand[0];
+		for (c = 0; c < nc; c++)
+			if (!b->cols[cand[c]].hidden) {
+				found = (int)cand[c];
+				break;
+			}
+	}
+	free(q);
+	free(cand);
+	return found;
+}
+
+int browser_sort_exclusive(struct browser *b)
+{
+	const struct model *m = b->m;
+	int met = b->ncols ? b->cols[b->sort_col].metric : -1;
+	size_t c;
+
+	if (met >= 0 && m->metrics[met].type == MT_INCLUSIVE)
+		met = m->metrics[met].partner;
+	for (c = 0; c < b->ncols; c++) {
+		int cm = b->cols[c].metric;
+
+		if (cm >= 0 && cm == met && m->metrics[cm].type == MT_EXCLUSIVE)
+			break;
+	}
+	for (c = c < b->ncols ? c : 0; c < b->ncols; c++) {
+		int cm = b->cols[c].metric;
+
+		if (cm >= 0 && m->metrics[cm].type == MT_EXCLUSIVE &&
+		    (cm == met || !b->cols[c].hidden))
+			break;
+	}
+	if (c == b->ncols)
+		return -1;
+	browser_sort(b, c, 0);
+	return 0;
 }
 
 /* ---- derived columns ---- */

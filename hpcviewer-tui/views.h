@@ -15,13 +15,25 @@
  *  3. Top-down nodes are the model's scopes.  Bottom-up: level 1 holds each
  *     procedure (inclusive values not double-counted under recursion,
  *     exclusive summed), deeper levels the calling procedures, each with the
- *     cost of the callee instances reached through that caller.  Flat: load
+ *     cost of the callee instances reached through that caller; a caller
+ *     already on the path is passed over (recursion folded), so no path
+ *     repeats a procedure.  Flat: load
  *     module > file > procedure > inlined/loop > line, with the same rules.
  *     Only additive metrics (v="raw"/"derived-incr") are summed into
  *     bottom-up and flat nodes; statistics such as Min or StdDev across
  *     threads are not sums of their parts, so those cells stay empty there.
+ *     Functions: the bottom-up tree, each procedure labelled with its
+ *     module ("memcpy [libc.so.6]"; in the other views only a library's
+ *     procedures are), meant to be sorted by an exclusive column
+ *     (browser_sort_exclusive): which procedures take the time.
+ *     Data (dataview.h): the data objects at level 1, each with its
+ *     accessing contexts below, built as the top-down view is.
  *  4. Percentages are relative to the root value of the column, whatever
  *     the zoom.
+ *  5. A view opens expanded far enough to show the hottest procedures:
+ *     top-down along the hot path (VIEW_OPEN_HOT), flat down to the
+ *     procedures of the hottest module's hottest file; bottom-up and
+ *     functions list every procedure at level 1.
  */
 #ifndef HPCVIEWER_VIEWS_H
 #define HPCVIEWER_VIEWS_H
@@ -33,13 +45,22 @@
 #include "strbuf.h"
 
 #define VNONE UINT32_MAX
+/* The share of its parent's value a child needs for the top-down view to
+ * open down to it (invariant 5). */
+#define VIEW_OPEN_HOT 0.5
 
-enum view_kind { VIEW_TOP_DOWN, VIEW_BOTTOM_UP, VIEW_FLAT, VIEW_COUNT };
+enum view_kind {
+	VIEW_TOP_DOWN, VIEW_BOTTOM_UP, VIEW_FLAT, VIEW_FUNCTIONS, VIEW_DATA,
+	VIEW_COUNT
+};
 
 struct formula;
 
 struct column {
-	char *name;		/* header, with (I)/(E) when the type says so */
+	char *name;		/* header: the metric's name as the database
+				 * gives it (its display name), the unit
+				 * before the statistic, and (I)/(E) added
+				 * only where two metrics share a name */
 	int metric;		/* model metric index, or -1 for a derived one */
 	struct formula *f;	/* derived columns only */
 	int hidden;
@@ -72,10 +93,12 @@ struct view {
 	size_t vals_alloc;
 	struct bu_inst *inst;	/* bottom-up instances */
 	size_t ninst, inst_alloc;
+	struct bu_state *bu;	/* bottom-up procedure ids and stamps */
 	uint32_t *zoom;		/* zoom stack; the top is the display root */
 	size_t nzoom, zoom_alloc;
 	int flatten;		/* flat view: levels flattened */
 	uint32_t *flat_top;	/* children of the display root when flattened */
+	uint32_t *flat_of;	/* flat view: the node of each model scope */
 	size_t nflat_top, flat_top_alloc;
 	struct row *rows;
 	size_t nrows, rows_alloc;
@@ -103,6 +126,21 @@ struct view *browser_view(struct browser *b, enum view_kind kind);
 /* Sort by column c (descending unless ascending). */
 void browser_sort(struct browser *b, size_t c, int ascending);
 
+/*
+ * The column a user's metric name stands for: an exact heading, metric
+ * name or id; else, ignoring case, the columns whose heading or metric
+ * name contains NAME, narrowed by a trailing "I"/"E" ("(I)", "(E)",
+ * "inclusive", "exclusive"; alone it means the first such column), and
+ * the first of them in table order when they are statistics of one
+ * metric ("cpu-clock" is "perf::cpu-clock:Sum (I)").  Returns the column,
+ * or -1 with hpc_lasterr() set: "'NAME': no such metric (A, B, ...)" or
+ * "'NAME': ambiguous metric (A, B, ...)", listing the columns.
+ */
+int browser_find_column(struct browser *b, const char *name);
+/* Sorts descending by the exclusive partner of the sort column's metric,
+ * else by the first shown exclusive column; -1 when there is none. */
+int browser_sort_exclusive(struct browser *b);
+
 /* Adds a derived column "name = formula" (formula over column names in
  * double quotes, $N for column N counted from 1, numbers, + - * / and
  * parentheses).  Returns 0, or -1 with hpc_lasterr() set. */
@@ -116,11 +154,22 @@ int view_has_children(struct view *v, uint32_t n);
 double view_value(struct view *v, uint32_t n, size_t col);
 /* Percentage of the column's total, or a negative number when none. */
 double view_percent(struct view *v, uint32_t n, size_t col);
-/* The row text: "loop at f.c:12", "main", ... */
+/* The row text: "loop at f.c:12", "main", ..., and for code without a
+ * line its module and address: "loop at libfoo.so.1+0x1234". */
 void view_label(struct view *v, uint32_t n, struct strbuf *out);
+/* The label node n of a top-down view would have, for model scope s,
+ * without building the node (as view_label; s must not be 0). */
+void view_scope_label(struct view *v, uint32_t s, struct strbuf *out);
 /* "procedure", "loop", ... */
 const char *view_kind_name(int kind);
 const char *view_name(enum view_kind kind);
+
+/* The model scopes whose values add up to node n's, for inclusive or
+ * exclusive metrics (bottom-up: each instance's frame, recursion counted
+ * once; flat: every scope the node stands for, nested ones once), in a
+ * malloc'ed array *out (caller frees).  Returns their number. */
+size_t view_node_scopes(struct view *v, uint32_t n, int inclusive,
+			uint32_t **out);
 
 /* Recomputes v->rows from the expansion state. */
 void view_rows(struct view *v);

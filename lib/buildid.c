@@ -1,6 +1,4 @@
 /* buildid.c - see buildid.h. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,6 +8,7 @@
 
 #include "buildid.h"
 #include "error.h"
+#include "infile.h"
 
 /* Formats n bytes of id as hex (cut at HPC_BUILDID_BYTES). */
 static void to_hex(const unsigned char *id, ssize_t n,
@@ -41,9 +40,9 @@ int hpc_buildid_file(const char *path, char hex[HPC_BUILDID_HEX_SIZE])
 	int fd;
 
 	hex[0] = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = infile_open(path, (uint64_t)64 << 30, "an ELF file", NULL);
 	if (fd < 0)
-		return hpc_seterr("'%s': %s", path, strerror(errno));
+		return -1;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF)

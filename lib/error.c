@@ -56,9 +56,15 @@ void hpc_die(int status, const char *fmt, ...)
 	exit(status);
 }
 
+/* Formatted apart first: an argument may be hpc_lasterr() itself (a caller
+ * adding its context to the message below), and vsnprintf into the buffer
+ * it reads is undefined. */
 int hpc_vseterr(const char *fmt, va_list ap)
 {
-	vsnprintf(lasterr, sizeof(lasterr), fmt, ap);
+	char msg[sizeof(lasterr)];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	memcpy(lasterr, msg, sizeof(lasterr));
 	return -1;
 }
 

@@ -31,7 +31,8 @@ __attribute__((noreturn)) void hpc_die(int status, const char *fmt, ...)
 
 /*
  * Records a message for hpc_lasterr() (thread-local) and returns -1, so a
- * library function can "return hpc_seterr(...)".
+ * library function can "return hpc_seterr(...)".  An argument may be
+ * hpc_lasterr() itself, to add context to the message before.
  */
 int hpc_seterr(const char *fmt, ...) HPC_PRINTF(1, 2);
 int hpc_vseterr(const char *fmt, va_list ap);

@@ -15,6 +15,7 @@ struct formula *formula_number(double v)
 
 	f->op = F_NUM;
 	f->num = v;
+	f->nodes = 1;
 	return f;
 }
 
@@ -24,6 +25,7 @@ struct formula *formula_raw(size_t raw)
 
 	f->op = F_RAW;
 	f->raw = raw;
+	f->nodes = 1;
 	return f;
 }
 
@@ -31,11 +33,18 @@ struct formula *formula_apply(enum formula_op op, struct formula **args,
 			      size_t n)
 {
 	struct formula *f = xcalloc(1, sizeof(*f));
+	size_t i;
 
 	f->op = op;
 	f->args = xcalloc(n ? n : 1, sizeof(*f->args));
 	memcpy(f->args, args, n * sizeof(*args));
 	f->nargs = n;
+	f->nodes = 1;
+	for (i = 0; i < n; i++) {
+		if (args[i]->depth + 1 > f->depth)
+			f->depth = args[i]->depth + 1;
+		f->nodes += args[i]->nodes;
+	}
 	return f;
 }
 
@@ -135,8 +144,8 @@ void formula_print(struct strbuf *sb, const struct formula *f,
 	case F_RAW:
 		strbuf_addf(sb, "$%zu", column_of(arg, f->raw));
 		break;
-	case F_NEG:
-		strbuf_addstr(sb, "-(");
+	case F_NEG:	/* (-X): as a base of ^, -X would read as -(X^...) */
+		strbuf_addstr(sb, "(-");
 		formula_print(sb, f->args[0], column_of, arg);
 		strbuf_addch(sb, ')');
 		break;
@@ -159,14 +168,37 @@ void formula_print(struct strbuf *sb, const struct formula *f,
 	}
 }
 
-/* Recursive-descent parser over text; errors collected, unknowns listed. */
+/*
+ * Recursive-descent parser over text; errors collected, unknowns listed.
+ * Only parentheses and function calls recurse: depth counts those open at
+ * p->s.  Minus signs and ^ chains are parsed with loops (parse_unary), and
+ * the operators they make, like all others, are levels of the tree, which
+ * made() bounds; nodes counts the nodes made so far.  After the first error
+ * the parse winds down: no name is resolved, no operator made and no loop
+ * goes on, so a refused formula costs no more than an accepted one.
+ */
 struct parser {
 	const char *s, *text;
 	formula_resolver resolve;
 	void *arg;
 	struct strbuf unknown;
 	int syntax_error;
+	unsigned depth;
+	size_t nodes;
 };
+
+/* A limit of formula.h as text, for messages. */
+#define LIMIT_TEXT(n) #n
+#define LIMIT(n) LIMIT_TEXT(n)
+#define TOO_DEEP "nested deeper than " LIMIT(FORMULA_MAX_DEPTH) " levels"
+
+/* Formula text as messages quote it: long text cut to its first 60 bytes. */
+#define QUOTED_MAX 64
+#define QUOTED_CUT 60
+#define QUOTED_FMT "formula '%.*s%s'"
+#define QUOTED_ARGS(t) \
+	strlen(t) > QUOTED_MAX ? QUOTED_CUT : (int)strlen(t), (t), \
+	strlen(t) > QUOTED_MAX ? "..." : ""
 
 static struct formula *parse_expr(struct parser *p);
 
@@ -179,9 +211,59 @@ static void skip_ws(struct parser *p)
 static void syntax(struct parser *p, const char *what)
 {
 	if (!p->syntax_error)
-		hpc_seterr("formula '%s': %s at offset %d", p->text, what,
-			   (int)(p->s - p->text));
+		hpc_seterr(QUOTED_FMT ": %s at offset %d",
+			   QUOTED_ARGS(p->text), what, (int)(p->s - p->text));
 	p->syntax_error = 1;
+}
+
+/* Opens a level of parentheses; 0 (said) when there are too many. */
+static int enter(struct parser *p)
+{
+	if (p->depth == FORMULA_MAX_DEPTH) {
+		syntax(p, TOO_DEEP);
+		return 0;
+	}
+	p->depth++;
+	return 1;
+}
+
+/* Counts f, a new node or a resolved subtree, against the limits. */
+static struct formula *made(struct parser *p, struct formula *f, size_t nodes)
+{
+	p->nodes += nodes;
+	if (f->depth > FORMULA_MAX_DEPTH)
+		syntax(p, TOO_DEEP);
+	else if (p->nodes > FORMULA_MAX_NODES)
+		syntax(p, "more than " LIMIT(FORMULA_MAX_NODES) " terms "
+			  "with the metrics it names expanded");
+	return f;
+}
+
+static struct formula *number(struct parser *p, double v)
+{
+	return made(p, formula_number(v), 1);
+}
+
+/* The operator node over args[0..n), or after an error a number. */
+static struct formula *apply(struct parser *p, enum formula_op op,
+			     struct formula **args, size_t n)
+{
+	size_t i;
+
+	if (p->syntax_error) {
+		for (i = 0; i < n; i++)
+			formula_free(args[i]);
+		return number(p, 0);
+	}
+	return made(p, formula_apply(op, args, n), 1);
+}
+
+/* The resolver's subtree for name, or NULL (also after an error). */
+static struct formula *lookup(struct parser *p, const char *name)
+{
+	struct formula *f = p->syntax_error ? NULL : p->resolve(p->arg, name);
+
+	return f ? made(p, f, f->nodes) : NULL;
 }
 
 static int name_char(int c, int dash)
@@ -192,12 +274,13 @@ static int name_char(int c, int dash)
 
 static struct formula *resolve_name(struct parser *p, const char *name)
 {
-	struct formula *f = p->resolve(p->arg, name);
+	struct formula *f = lookup(p, name);
 
 	if (!f) {
-		strbuf_addf(&p->unknown, "%s'%s'", p->unknown.len ? ", " : "",
-			    name);
-		f = formula_number(0);
+		if (!p->syntax_error)
+			strbuf_addf(&p->unknown, "%s'%s'",
+				    p->unknown.len ? ", " : "", name);
+		f = number(p, 0);
 	}
 	return f;
 }
@@ -211,7 +294,7 @@ static struct formula *parse_name(struct parser *p)
 	while (name_char((unsigned char)*end, 1))
 		end++;
 	name = xstrndup(start, (size_t)(end - start));
-	f = strchr(name, '-') ? p->resolve(p->arg, name) : NULL;
+	f = strchr(name, '-') ? lookup(p, name) : NULL;
 	if (f) {
 		p->s = end;
 		free(name);
@@ -238,8 +321,10 @@ static struct formula *parse_name(struct parser *p)
 		free(name);
 		if (which < 0) {
 			syntax(p, "unknown function");
-			return formula_number(0);
+			return number(p, 0);
 		}
+		if (!enter(p))
+			return number(p, 0);
 		p->s++;
 		do {
 			skip_ws(p);
@@ -249,12 +334,13 @@ static struct formula *parse_name(struct parser *p)
 			}
 			args[n++] = parse_expr(p);
 			skip_ws(p);
-		} while (*p->s == ',' && p->s++);
+		} while (!p->syntax_error && *p->s == ',' && p->s++);
 		if (*p->s != ')')
 			syntax(p, "expected ')'");
 		else
 			p->s++;
-		return formula_apply(fop[which], args, n);
+		p->depth--;
+		return apply(p, fop[which], args, n);
 	}
 	f = resolve_name(p, name);
 	free(name);
@@ -268,6 +354,8 @@ static struct formula *parse_primary(struct parser *p)
 
 	skip_ws(p);
 	if (*p->s == '(') {
+		if (!enter(p))
+			return number(p, 0);
 		p->s++;
 		f = parse_expr(p);
 		skip_ws(p);
@@ -275,6 +363,7 @@ static struct formula *parse_primary(struct parser *p)
 			syntax(p, "expected ')'");
 		else
 			p->s++;
+		p->depth--;
 		return f;
 	}
 	if (*p->s == '{') {
@@ -283,7 +372,7 @@ static struct formula *parse_primary(struct parser *p)
 
 		if (!close) {
 			syntax(p, "expected '}'");
-			return formula_number(0);
+			return number(p, 0);
 		}
 		name = xstrndup(p->s + 1, (size_t)(close - p->s - 1));
 		p->s = close + 1;
@@ -310,37 +399,74 @@ static struct formula *parse_primary(struct parser *p)
 		v = strtod(p->s, &end);
 		if (end == p->s || errno) {
 			syntax(p, "bad number");
-			return formula_number(0);
+			return number(p, 0);
 		}
 		p->s = end;
-		return formula_number(v);
+		return number(p, v);
 	}
 	if (name_char((unsigned char)*p->s, 0))
 		return parse_name(p);
 	syntax(p, *p->s ? "unexpected character" : "unexpected end");
-	return formula_number(0);
+	return number(p, 0);
 }
 
+/* One operand of a ^ chain: its base and the minus signs before it. */
+struct power_link {
+	struct formula *base;
+	unsigned minus;
+};
+
+static struct formula *negate(struct parser *p, struct formula *f,
+			      unsigned minus)
+{
+	while (minus--)
+		f = apply(p, F_NEG, &f, 1);
+	return f;
+}
+
+/*
+ * unary := '-'* primary ('^' unary)?, with loops: each operand's minus
+ * signs are counted and a ^ chain collected, then the nodes are made from
+ * the right (^ is right-associative and binds tighter than the minus
+ * before it: -2^2 is -(2^2)).  levels, the operators of this unary, stops
+ * the loops at the depth limit.
+ */
 static struct formula *parse_unary(struct parser *p)
 {
-	struct formula *f;
+	struct power_link *chain = NULL;
+	size_t n = 0, alloc = 0;
+	unsigned levels = 0;
+	struct formula *f, *a[2];
 
-	skip_ws(p);
-	if (*p->s == '-') {
+	for (;;) {
+		HPC_GROW(chain, n + 1, alloc);
+		chain[n].minus = 0;
+		for (skip_ws(p); *p->s == '-'; skip_ws(p)) {
+			if (levels++ == FORMULA_MAX_DEPTH) {
+				syntax(p, TOO_DEEP);
+				break;
+			}
+			chain[n].minus++;
+			p->s++;
+		}
+		chain[n++].base = parse_primary(p);
+		skip_ws(p);
+		if (p->syntax_error || *p->s != '^')
+			break;
+		if (levels++ == FORMULA_MAX_DEPTH) {
+			syntax(p, TOO_DEEP);
+			break;
+		}
 		p->s++;
-		f = parse_unary(p);
-		return formula_apply(F_NEG, &f, 1);
 	}
-	f = parse_primary(p);
-	skip_ws(p);
-	if (*p->s == '^') {
-		struct formula *a[2];
-
-		p->s++;
-		a[0] = f;
-		a[1] = parse_unary(p);
-		return formula_apply(F_POW, a, 2);
+	n--;
+	f = negate(p, chain[n].base, chain[n].minus);
+	while (n--) {
+		a[0] = chain[n].base;
+		a[1] = f;
+		f = negate(p, apply(p, F_POW, a, 2), chain[n].minus);
 	}
+	free(chain);
 	return f;
 }
 
@@ -354,12 +480,12 @@ static struct formula *parse_term(struct parser *p)
 
 		skip_ws(p);
 		c = *p->s;
-		if (c != '*' && c != '/')
+		if (p->syntax_error || (c != '*' && c != '/'))
 			return f;
 		p->s++;
 		a[0] = f;
 		a[1] = parse_unary(p);
-		f = formula_apply(c == '*' ? F_MUL : F_DIV, a, 2);
+		f = apply(p, c == '*' ? F_MUL : F_DIV, a, 2);
 	}
 }
 
@@ -373,26 +499,26 @@ static struct formula *parse_expr(struct parser *p)
 
 		skip_ws(p);
 		c = *p->s;
-		if (c != '+' && c != '-')
+		if (p->syntax_error || (c != '+' && c != '-'))
 			return f;
 		p->s++;
 		a[0] = f;
 		a[1] = parse_term(p);
-		f = formula_apply(c == '+' ? F_ADD : F_SUB, a, 2);
+		f = apply(p, c == '+' ? F_ADD : F_SUB, a, 2);
 	}
 }
 
 struct formula *formula_parse(const char *text, formula_resolver resolve,
 			      void *arg)
 {
-	struct parser p = { text, text, resolve, arg, STRBUF_INIT, 0 };
+	struct parser p = { text, text, resolve, arg, STRBUF_INIT, 0, 0, 0 };
 	struct formula *f = parse_expr(&p);
 
 	skip_ws(&p);
 	if (*p.s && !p.syntax_error)
 		syntax(&p, "unexpected text");
 	if (!p.syntax_error && p.unknown.len)
-		hpc_seterr("formula '%s': unknown metric %s", text,
+		hpc_seterr(QUOTED_FMT ": unknown metric %s", QUOTED_ARGS(text),
 			   p.unknown.buf);
 	if (p.syntax_error || p.unknown.len) {
 		formula_free(f);

@@ -11,6 +11,19 @@
  * metric N (the resolver is asked for "$N").  Names are resolved when
  * parsing; every unknown one is reported.
  * Division by zero yields NaN, which the writer treats as "no value".
+ *
+ * Limits, so that parsing and every walk over a formula (copy, free,
+ * evaluate, print: all recursive) stay within a small stack, and a formula
+ * stays small however the metrics it names were defined (a=$0+$0, b=a+a,
+ * c=b+b, ... would double at each step):
+ *  1. Depth: at most FORMULA_MAX_DEPTH levels.  Each parenthesis, function
+ *     call, unary minus and right side of ^ opens a level while parsing,
+ *     and in the formula built each operator is a level above its operands,
+ *     including each one of a chain like a+b+c (which is ((a+b)+c)) and
+ *     those of the derived metrics it names.
+ *  2. Size: at most FORMULA_MAX_NODES nodes (operators and operands), the
+ *     formulas of the metrics it names included.
+ * formula_parse() refuses anything beyond them with one message.
  */
 #ifndef HPC_FORMULA_H
 #define HPC_FORMULA_H
@@ -18,6 +31,9 @@
 #include <stddef.h>
 
 struct strbuf;
+
+#define FORMULA_MAX_DEPTH 256
+#define FORMULA_MAX_NODES 65536
 
 enum formula_op {
 	F_NUM, F_RAW, F_NEG, F_ADD, F_SUB, F_MUL, F_DIV, F_POW, F_MIN, F_MAX,
@@ -30,6 +46,8 @@ struct formula {
 	size_t raw;		/* F_RAW */
 	struct formula **args;	/* others */
 	size_t nargs;
+	unsigned depth;		/* levels of operators below: 0 for a leaf */
+	size_t nodes;		/* nodes in this subtree, itself included */
 };
 
 /*
@@ -38,7 +56,11 @@ struct formula {
  */
 typedef struct formula *(*formula_resolver)(void *arg, const char *name);
 
-/* Parses text; NULL with hpc_lasterr() ("unknown metric 'x'", syntax). */
+/*
+ * Parses text; NULL with hpc_lasterr() ("formula 'TEXT': unknown metric
+ * 'x'", syntax errors and the limits above with their offset; TEXT cut to
+ * its first 60 bytes and "..." when longer).
+ */
 struct formula *formula_parse(const char *text, formula_resolver resolve,
 			      void *arg);
 

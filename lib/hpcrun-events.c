@@ -136,3 +136,15 @@ int hpcrun_stack_copy_parse(const char *s, uint32_t *bytes, const char **why)
 	*bytes = (uint32_t)v;
 	return 0;
 }
+
+int hpcrun_data_min_parse(const char *s, uint64_t *bytes, const char **why)
+{
+	uint64_t v;
+
+	if (parse_u64(s, s + strlen(s), 0, &v) || v < 1 || v > ((uint64_t)1 << 40)) {
+		*why = "want a number of bytes from 1 to 2^40";
+		return -1;
+	}
+	*bytes = v;
+	return 0;
+}

@@ -75,4 +75,12 @@ int hpcrun_evspec_parse(const char *spec, struct hpcrun_evspec *out,
  */
 int hpcrun_stack_copy_parse(const char *s, uint32_t *bytes, const char **why);
 
+/*
+ * Parses a --data-min-bytes size (decimal, 1 .. 2^40; HPCRUN_DATA carries
+ * it to the runtime).  Returns 0, or -1 with *why pointing at a static
+ * reason.
+ */
+#define HPCRUN_DATA_MIN_BYTES 1024
+int hpcrun_data_min_parse(const char *s, uint64_t *bytes, const char **why);
+
 #endif

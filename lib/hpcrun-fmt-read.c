@@ -2,7 +2,9 @@
  * hpcrun-fmt-read.c - reader and dumper of .hpcrun 04.00 profiles.
  *
  * Design notes:
- *  1. The whole file is read into memory, then decoded with one bounds-checked
+ *  1. Only a regular file of at most MAX_PROFILE_BYTES is read (infile.h:
+ *     a FIFO or device named *.hpcrun is refused, never waited on).  The
+ *     whole file is read into memory, then decoded with one bounds-checked
  *     cursor per section; no read ever goes past the section's end, so a
  *     truncated or corrupt file yields an error naming the file and the
  *     section, never a crash.  Counts are checked against the bytes left
@@ -25,8 +27,10 @@
 
 #include "error.h"
 #include "hpcrun-fmt.h"
+#include "infile.h"
 #include "strbuf.h"
 
+#define MAX_PROFILE_BYTES ((uint64_t)4 << 30)
 #define FOOTER_SIZE 112
 #define SECTION_ALIGN 1024
 #define HEADER_MAGIC_LEN 24
@@ -468,7 +472,7 @@ struct hpcrun_profile *hpcrun_fmt_read(const char *path)
 	struct strbuf sb = STRBUF_INIT;
 	struct hpcrun_profile *p;
 
-	if (strbuf_read_file(&sb, path)) {
+	if (infile_read(path, MAX_PROFILE_BYTES, "a profile", &sb)) {
 		strbuf_release(&sb);
 		return NULL;
 	}

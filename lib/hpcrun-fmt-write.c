@@ -229,3 +229,27 @@ int hpcrun_fmt_write(int fd, const struct hpcrun_profile *p)
 	flush(&o);
 	return o.err;
 }
+
+void hpcrun_fmt_identity(struct hpcrun_profile *p,
+			 struct hpcrun_idkind_name idk[HPCRUN_NIDKINDS],
+			 struct hpcrun_id_elem tuple[3], uint32_t hostid,
+			 uint64_t thread)
+{
+	static const char *const kinds[HPCRUN_NIDKINDS] = {
+		"SUMMARY", "NODE", "RANK", "THREAD", "GPUDEVICE", "GPUCONTEXT",
+		"GPUSTREAM", "CORE",
+	};
+	uint16_t i;
+
+	for (i = 0; i < HPCRUN_NIDKINDS; i++) {
+		idk[i].kind = i;
+		idk[i].name = kinds[i];
+	}
+	p->idkinds = idk;
+	p->nidkinds = HPCRUN_NIDKINDS;
+	tuple[0] = (struct hpcrun_id_elem){ 0x4001, hostid, 0 };
+	tuple[1] = (struct hpcrun_id_elem){ 0xc007, 0, 0 };
+	tuple[2] = (struct hpcrun_id_elem){ 0xc003, thread, thread };
+	p->idtuple = tuple;
+	p->nidtuple = 3;
+}

@@ -25,6 +25,7 @@
 #define HPCRUN_LM_ANALYZE 0x1ULL
 /* CCT node flag: the node's address came from unwinding. */
 #define HPCRUN_NODE_UNWOUND 0x1
+#define HPCRUN_NODE_VARIABLE 0x2
 
 /* Identifier kinds (the dictionary section). */
 enum hpcrun_idkind {
@@ -105,6 +106,18 @@ struct hpcrun_profile {
  * or the process is ending.  Returns 0, or a negative errno.
  */
 int hpcrun_fmt_write(int fd, const struct hpcrun_profile *p);
+
+/* HPCToolkit's identifier dictionary has this many kinds. */
+#define HPCRUN_NIDKINDS 8
+/*
+ * Sets p's identifier dictionary (into idk) and identity tuple (into
+ * tuple): node hostid, thread; the arrays must live as long as p.
+ * Async-signal-safe.
+ */
+void hpcrun_fmt_identity(struct hpcrun_profile *p,
+			 struct hpcrun_idkind_name idk[HPCRUN_NIDKINDS],
+			 struct hpcrun_id_elem tuple[3], uint32_t hostid,
+			 uint64_t thread);
 
 /*
  * Reads the profile at path.  Returns a profile the caller frees with

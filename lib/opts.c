@@ -31,6 +31,19 @@ void opts_print_version(const char *name)
 	printf("%s (%s) %s\n", name, HPC_PACKAGE, HPC_VERSION);
 }
 
+int opts_flush_stdout(void)
+{
+	int err;
+
+	errno = 0;
+	if (!fflush(stdout) && !ferror(stdout))
+		return 0;
+	err = errno;
+	hpc_error("'standard output': cannot write%s%s", err ? ": " : "",
+		  err ? strerror(err) : "");
+	return -1;
+}
+
 static void print_opt(const char *shortpart, const char *longpart,
 		      const char *argh, const char *help)
 {
@@ -156,11 +169,11 @@ static int parse_one(const struct opts_program *prog, const struct opt *opts,
 
 		if (len == 4 && !strncmp(name, "help", 4)) {
 			opts_print_help(prog, opts);
-			exit(0);
+			exit(opts_flush_stdout() ? 1 : 0);
 		}
 		if (len == 7 && !strncmp(name, "version", 7)) {
 			opts_print_version(prog->name);
-			exit(0);
+			exit(opts_flush_stdout() ? 1 : 0);
 		}
 		o = find_long(opts, name, len);
 		if (!o)
@@ -183,7 +196,7 @@ static int parse_one(const struct opts_program *prog, const struct opt *opts,
 
 		if (*a == 'h') {
 			opts_print_help(prog, opts);
-			exit(0);
+			exit(opts_flush_stdout() ? 1 : 0);
 		}
 		o = find_short(opts, *a);
 		if (!o)

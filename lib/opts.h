@@ -8,7 +8,8 @@
  *
  * Accepted forms: -x, -xVALUE, -x VALUE, bundled flags (-vv), --long,
  * --long=VALUE, --long VALUE, and "--" to end options.  -h/--help and
- * --version are built in: they print to stdout and exit(0).
+ * --version are built in: they print to stdout and exit 0, or 1 when
+ * stdout cannot be written (opts_flush_stdout).
  */
 #ifndef HPC_OPTS_H
 #define HPC_OPTS_H
@@ -74,5 +75,9 @@ int opts_parse(int argc, char **argv, const struct opts_program *prog,
 void opts_print_help(const struct opts_program *prog, const struct opt *opts);
 /* Prints "PROG (hpctoolkit-c) VERSION", as --version does. */
 void opts_print_version(const char *name);
+/* Flushes stdout: 0, or -1 after "PROG: 'standard output': cannot write:
+ * REASON" when it or an earlier write to it failed (a full disk, a closed
+ * pipe, >/dev/full).  For what a program prints before it exits. */
+int opts_flush_stdout(void);
 
 #endif

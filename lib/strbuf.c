@@ -112,21 +112,3 @@ char *strbuf_detach(struct strbuf *sb, size_t *len)
 	strbuf_init(sb);
 	return s;
 }
-
-int strbuf_read_file(struct strbuf *sb, const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char chunk[65536];
-	size_t n;
-	int err;
-
-	if (!f)
-		return hpc_seterr("'%s': %s", path, strerror(errno));
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		strbuf_add(sb, chunk, n);
-	err = ferror(f);
-	fclose(f);
-	if (err)
-		return hpc_seterr("'%s': read error", path);
-	return 0;
-}

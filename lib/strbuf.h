@@ -35,8 +35,7 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...) HPC_PRINTF(2, 3);
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 /* Returns the malloc'ed string (caller frees) and leaves sb empty. */
 char *strbuf_detach(struct strbuf *sb, size_t *len);
-/* Reads a whole file into sb; returns 0 or -1 with hpc_lasterr() set. */
-int strbuf_read_file(struct strbuf *sb, const char *path);
+/* Reading a file into a strbuf: infile_read() (infile.h). */
 
 /*
  * Grows an array so that it holds at least need elements; alloc tracks the

@@ -129,11 +129,11 @@ static void close_tag(struct xmlw *w)
 
 static void indent(struct xmlw *w)
 {
-	size_t i;
+	static const char spaces[XMLW_MAX_INDENT + 2] =
+		"\n                                ";
+	size_t n = w->depth < XMLW_MAX_INDENT ? w->depth : XMLW_MAX_INDENT;
 
-	fputc('\n', w->f);
-	for (i = 0; i < w->depth; i++)
-		fputc(' ', w->f);
+	fwrite(spaces, 1, n + 1, w->f);	/* newline and n spaces */
 }
 
 void xmlw_start(struct xmlw *w, const char *name)

@@ -3,6 +3,8 @@ test_description='every program has --help, --version and a man page that agree'
 . "$(dirname "$0")/test-lib.sh"
 
 PROGRAMS="hpcrun hpcstruct hpcprof hpcviewer-tui"
+# hpcprof-mpi is built only where mpicc is.
+test -x "$HPC_BUILD/bin/hpcprof-mpi" && PROGRAMS="$PROGRAMS hpcprof-mpi"
 
 # Options spelled in the first column of --help output.
 help_options() {

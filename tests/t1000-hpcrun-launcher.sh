@@ -15,14 +15,16 @@ test_expect_success 'the default directory is hpctoolkit-PROG-measurements' '
 	test_line_count = 1 logs
 '
 
-test_expect_success 'a second run gets a fresh directory, the first is untouched' '
-	ls hpctoolkit-rt-work-measurements >before &&
+test_expect_success 'a second run takes the plain name; the first is moved to -2 whole, then -3' '
+	ls -a hpctoolkit-rt-work-measurements >first &&
 	hpcrun ./rt-work split 1 &&
+	ls -a hpctoolkit-rt-work-measurements >second &&
 	hpcrun ./rt-work split 1 &&
-	test -d hpctoolkit-rt-work-measurements-2 &&
-	test -d hpctoolkit-rt-work-measurements-3 &&
-	ls hpctoolkit-rt-work-measurements >after &&
-	test_cmp before after
+	ls -a hpctoolkit-rt-work-measurements-2 >after2 &&
+	test_cmp first after2 &&
+	ls -a hpctoolkit-rt-work-measurements-3 >after3 &&
+	test_cmp second after3 &&
+	! test_cmp first second 2>/dev/null
 '
 
 test_expect_success 'an explicit non-empty -o DIR is refused, nothing runs' '

@@ -41,12 +41,7 @@ folded() {
 test_expect_success 'setup: test program, nm listing, profile reader' '
 	cc -O2 -fomit-frame-pointer -pthread -o rt-work "$TEST_PROGS/rt-work.c" &&
 	nm -S --defined-only rt-work >rt-work.nm &&
-	san= &&
-	if nm "$HPC_BUILD/obj/libhpc.a" 2>/dev/null | grep -q __asan_report; then
-		san="-fsanitize=address,undefined"
-	fi &&
-	cc $san -I"$SRC_ROOT/lib" -o rt-folded "$TEST_PROGS/rt-folded.c" \
-		"$HPC_BUILD/obj/libhpc.a" -lm
+	build_rt_folded
 '
 
 test_expect_success 'a 3:1 split between two functions is measured within 4 points' '
@@ -209,12 +204,14 @@ test_expect_success '50 short-lived threads each write a profile' '
 	for f in many/*.hpcrun; do ./rt-folded "$f" >/dev/null || exit 1; done
 '
 
+# As with pthreads, a sample may fall in libc's thread exit after the start
+# routine returned (__call_tls_dtors, seen once in a sanitizer-build CI run).
 test_expect_success 'C11 threads (thrd_create) are sampled too' '
-	hpcrun -o c11 ./rt-work c11 10 >out &&
+	hpcrun -o c11 ./rt-work c11 30 >out &&
 	echo "c11 thread returned 7" >expect && test_cmp expect out &&
 	folded c11 "*-001-*.hpcrun" | grep -v "^#" >cf &&
 	test -s cf &&
-	! grep -v "^^Primary;|Thread;c11_worker " cf
+	under "^\\^Primary;\\|Thread;c11_worker " 0.99 cf
 '
 
 test_expect_success 'paths through code without unwind info are kept under ^Partial' '

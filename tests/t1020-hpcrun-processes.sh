@@ -6,12 +6,7 @@ test_expect_success 'setup: test program, library, profile reader' '
 	cc -O2 -fomit-frame-pointer -pthread -o rt-work "$TEST_PROGS/rt-work.c" &&
 	cc -O2 -fomit-frame-pointer -shared -fPIC -o rt-dso.so "$TEST_PROGS/rt-dso.c" &&
 	nm -S --defined-only rt-work >rt-work.nm &&
-	san= &&
-	if nm "$HPC_BUILD/obj/libhpc.a" 2>/dev/null | grep -q __asan_report; then
-		san="-fsanitize=address,undefined"
-	fi &&
-	cc $san -I"$SRC_ROOT/lib" -o rt-folded "$TEST_PROGS/rt-folded.c" \
-		"$HPC_BUILD/obj/libhpc.a" -lm
+	build_rt_folded
 '
 
 test_expect_success 'fork: parent and child each get their own profile and log' '

@@ -30,12 +30,7 @@ same_as_without() {
 test_expect_success 'setup: test program, nm listing, profile reader' '
 	cc -O2 -pthread -o rt-fds "$TEST_PROGS/rt-fds.c" &&
 	nm -S --defined-only rt-fds >rt-fds.nm &&
-	san= &&
-	if nm "$HPC_BUILD/obj/libhpc.a" 2>/dev/null | grep -q __asan_report; then
-		san="-fsanitize=address,undefined"
-	fi &&
-	cc $san -I"$SRC_ROOT/lib" -o rt-folded "$TEST_PROGS/rt-folded.c" \
-		"$HPC_BUILD/obj/libhpc.a" -lm
+	build_rt_folded
 '
 
 # One signal per sample: each thread's perf event holds a fd, which the

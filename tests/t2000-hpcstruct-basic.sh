@@ -188,7 +188,7 @@ test_expect_success 'a GNU symbol version (foo@V1, foo@@V2 in .symtab) is not pa
 	cc -O2 -shared -fPIC -Wl,--version-script=ver.map -o libver.so ver.c &&
 	nm libver.so | grep -q " T foo@@V2$" &&
 	hpcstruct -o ver.xml libver.so &&
-	grep -c "<P i=\"[0-9]*\" n=\"foo\" " ver.xml >n &&
+	grep -c "<P i=\"[0-9]*\" n=\"foo \\[libver.so\\]\" ln=\"foo\" " ver.xml >n &&
 	echo 2 >expect && test_cmp expect n
 '
 

@@ -35,6 +35,15 @@ test_expect_success 'a file cut inside its sections is truncated too' '
 	expect_refusal truncated2 "truncated: .*the file at byte 20000$"
 '
 
+test_expect_success 'a FIFO given as the binary is refused at once, not waited on' '
+	mkfifo fifo &&
+	status=0 && timeout 20 hpcstruct -o out.xml fifo 2>err || status=$? &&
+	test $status = 1 &&
+	echo "hpcstruct: '"'"'fifo'"'"': not a regular file (a FIFO), not an ELF file" >expect &&
+	test_cmp expect err &&
+	! test -e out.xml
+'
+
 test_expect_success 'a directory without profiles' '
 	mkdir d &&
 	test_must_fail hpcstruct d 2>err &&
@@ -128,6 +137,19 @@ test_expect_success 'a procedure over the instruction cap: one warning, a valid 
 	if test_have_prereq XMLLINT; then
 		xmllint --noout --nonet --dtdvalid "$DTD_DIR/hpc-structure.dtd" capped.xml
 	fi
+'
+
+test_expect_success 'a full device: one line, the file, "write error" and why' '
+	test_must_fail hpcstruct -o /dev/full good 2>err &&
+	echo "hpcstruct: '"'"'/dev/full'"'"': write error: No space left on device" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success 'a regular file that cannot grow: the same, no file left behind' '
+	(trap "" XFSZ && ulimit -f 2 && test_must_fail hpcstruct -o big.xml good 2>err) &&
+	echo "hpcstruct: '"'"'big.xml'"'"': write error: File too large" >expect &&
+	test_cmp expect err &&
+	! ls big.xml*
 '
 
 test_expect_success 'a failed run leaves an existing output file alone' '

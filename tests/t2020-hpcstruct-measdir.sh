@@ -35,9 +35,67 @@ test_expect_success HPCRUN_WRITER 'every sampled binary gets structs/BASENAME.hp
 test_expect_success HPCRUN_WRITER 'a second run reuses the cache and says so' '
 	rm -r m/structs &&
 	hpcstruct -j 2 m 2>err &&
-	grep -c "reused cached structure (v[0-9.]*-buildid-[0-9a-f]*)" err >n &&
+	grep -c "reused cached structure (v[0-9.]*-f[0-9]*-buildid-[0-9a-f]*)" err >n &&
 	echo 2 >expect && test_cmp expect n &&
 	test_cmp nests.xml m/structs/nests.hpcstruct
+'
+
+build_id() { readelf -n "$1" | sed -n 's/^ *Build ID: //p'; }
+
+test_expect_success HPCRUN_WRITER 'a structure file names its build in a comment after the LM tag' '
+	id=$(build_id nests) && test -n "$id" &&
+	sed -n "/<LM /{n;p;}" m/structs/nests.hpcstruct >got &&
+	echo "<!-- build-id: $id -->" >expect &&
+	test_cmp expect got
+'
+
+# The cache entry of nests.
+nests_entry() {
+	echo "$HPCSTRUCT_CACHE/v$(hpcstruct --version | sed "s/.* //")-f2-buildid-$(build_id nests)-nests.hpcstruct"
+}
+
+# bad_entry WHY: the cache entry of nests, made bad by the test, is said to
+# be bad (WHY) in one line, replaced by a good one, exit 0.
+bad_entry() {
+	entry=$(nests_entry) &&
+	rm -rf m/structs &&
+	timeout 20 hpcstruct -q m 2>err &&
+	echo "hpcstruct: warning: '$entry': $1; analyzing '$PWD/nests' again" >expect &&
+	test_cmp expect err &&
+	test_cmp nests.xml m/structs/nests.hpcstruct &&
+	test -f "$entry" && ! test -L "$entry" &&
+	tail -n 1 "$entry" | grep -x "</HPCToolkitStructure>" &&
+	hpcstruct -q m 2>err && test_line_count = 0 err
+}
+
+test_expect_success HPCRUN_WRITER 'a truncated cache entry is analyzed again, not reused' '
+	entry=$(nests_entry) && test -f "$entry" &&
+	head -c 3000 "$entry" >cut && mv cut "$entry" &&
+	bad_entry "cached structure cut short (no </HPCToolkitStructure>)"
+'
+
+test_expect_success HPCRUN_WRITER 'a cache entry that is a symbolic link (to any file) is not followed' '
+	ln -sf /etc/passwd "$(nests_entry)" &&
+	bad_entry "a symbolic link, not a cached structure" &&
+	grep -q "^root:" /etc/passwd
+'
+
+test_expect_success HPCRUN_WRITER 'a cache entry made for another build is not reused' '
+	id=$(build_id nests) && entry=$(nests_entry) &&
+	sed "s/<!-- build-id: $id -->/<!-- build-id: 0123 -->/" "$entry" >other.xml &&
+	mv other.xml "$entry" &&
+	bad_entry "cached structure of build ID 0123, not of the binary'"'"'s $id"
+'
+
+test_expect_success HPCRUN_WRITER 'a cache entry without a build ID (made before them) is not reused' '
+	entry=$(nests_entry) &&
+	sed "/<!-- build-id: /d" "$entry" >old.xml && mv old.xml "$entry" &&
+	bad_entry "cached structure of build ID none, not of the binary'"'"'s $(build_id nests)"
+'
+
+test_expect_success HPCRUN_WRITER 'a cache entry that is a FIFO is not waited on' '
+	rm "$(nests_entry)" && mkfifo "$(nests_entry)" &&
+	bad_entry "not a regular file (a FIFO), not a structure file"
 '
 
 test_expect_success HPCRUN_WRITER 'a cached structure names the binary it was reused for' '
@@ -53,6 +111,23 @@ test_expect_success HPCRUN_WRITER 'two modules with one basename get two structu
 	hpcstruct -q m4 &&
 	grep -q "<LM i=\"2\" n=\"$PWD/a/lib.so\"" m4/structs/lib.so.hpcstruct &&
 	grep -q "<LM i=\"2\" n=\"$PWD/b/lib.so\"" m4/structs/lib.so-2.hpcstruct
+'
+
+test_expect_success HPCRUN_WRITER 'a load-map path that is a FIFO is skipped, not waited on' '
+	mkfifo lm.fifo &&
+	./mkmeas m6.hpcrun +$PWD/lm.fifo +$PWD/inl && mkdir m6 && mv m6.hpcrun m6/ &&
+	timeout 20 hpcstruct m6 2>err &&
+	grep -x "hpcstruct: '"'"'$PWD/lm.fifo'"'"': not a file, skipped" err &&
+	ls m6/structs >got && echo inl.hpcstruct >expect && test_cmp expect got
+'
+
+test_expect_success HPCRUN_WRITER 'a *.hpcrun FIFO in the directory: one warning, the other profiles read' '
+	mkfifo m6/z.hpcrun &&
+	rm -r m6/structs &&
+	timeout 20 hpcstruct -q m6 2>err &&
+	echo "hpcstruct: warning: '"'"'m6/z.hpcrun'"'"': not a regular file (a FIFO), not a profile" >expect &&
+	test_cmp expect err &&
+	ls m6/structs >got && echo inl.hpcstruct >expect && test_cmp expect got
 '
 
 test_expect_success HPCRUN_WRITER '-q silences notes; a bad binary fails the run but not the others' '

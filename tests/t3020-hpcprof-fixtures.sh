@@ -59,7 +59,7 @@ test_expect_success FIXTURES 'each thread keeps its own values' '
 	EOT
 	test_cmp expect per-thread &&
 	test_line_count = 5 db/threads.tsv &&
-	grep -x "3	testmeas-loops-000000-003-11ac0300-5176-0.hpcrun	NODE=0 CORE=0 THREAD=3" db/threads.tsv
+	grep -x "3	testmeas-loops-000000-003-11ac0300-5176-0.hpcrun	NODE=0 CORE=0 THREAD=3	testmeas-loops	5176	0	3" db/threads.tsv
 '
 
 test_expect_success FIXTURES 'loops from the structure file appear in their calling context' '
@@ -70,11 +70,20 @@ test_expect_success FIXTURES 'loops from the structure file appear in their call
 	grep -q "<Pr .* a=\"1\"" db/experiment.xml
 '
 
-test_expect_success FIXTURES 'an existing database directory is never overwritten' '
+test_expect_success FIXTURES 'an existing database is moved aside, never overwritten' '
 	echo keep >db/marker &&
-	test_must_fail hpcprof -o db "$PERF" 2>err &&
-	grep -x "hpcprof: '"'"'db'"'"': database directory exists (remove it or use -o)" err &&
-	test "$(cat db/marker)" = keep
+	hpcprof -o db "$PERF" 2>err &&
+	grep -x "hpcprof: moved the previous '"'"'db'"'"' to '"'"'db.1'"'"'" err &&
+	test "$(cat db.1/marker)" = keep &&
+	test_cmp db.1/experiment.xml db/experiment.xml
+'
+
+test_expect_success FIXTURES 'a directory that is not a database is refused' '
+	mkdir notdb && echo keep >notdb/marker &&
+	test_must_fail hpcprof -o notdb "$PERF" 2>err &&
+	grep -x "hpcprof: '"'"'notdb'"'"': exists and is not a database (no experiment.xml); not replaced, choose another -o" err &&
+	test "$(ls -A notdb)" = marker &&
+	test "$(ls -a | grep -c "^\.notdb")" = 0
 '
 
 test_expect_success FIXTURES 'default name is hpctoolkit-PROGRAM-database' '
@@ -100,12 +109,20 @@ test_expect_success FIXTURES 'a truncated profile is skipped with a warning, the
 		grep -x "   <M n=\"0\" v=\"2962500000\"/>"
 '
 
-test_expect_success FIXTURES 'profiles of another program are kept apart (skipped, said so)' '
+test_expect_success FIXTURES 'profiles of another program join the experiment under its own node' '
 	mkdir mixed &&
 	cp "$PERF"/*-000-*.hpcrun mixed/a.hpcrun &&
 	sed "s/testmeas-loops/xestmeas-loops/" "$PERF"/*-001-*.hpcrun >mixed/b.hpcrun &&
-	test_must_fail hpcprof -o db3 mixed 2>err &&
-	grep "b.hpcrun.*profile of program .xestmeas-loops., not .testmeas-loops.* skipping it" err
+	hpcprof -o db3 mixed 2>err &&
+	! grep skipping err &&
+	grep -x "hpcprof: wrote '"'"'db3'"'"' (2 programs, 2 processes, 2 threads, [0-9]* scopes)" err &&
+	cut -f 1,4 db3/threads.tsv >programs &&
+	printf "# thread\tprogram\n0\ttestmeas-loops\n1\txestmeas-loops\n" >expect &&
+	test_cmp expect programs &&
+	for p in testmeas xestmeas; do
+		i=$(xmllint --xpath "string(//Procedure[@n=\"<program $p-loops>\"]/@i)" db3/experiment.xml) &&
+		test "$(xmllint --xpath "string(/HPCToolkitExperiment/SecCallPathProfile/SecCallPathProfileData/PF[@n=$i]/M[@n=0]/@v)" db3/experiment.xml)" = 987500000 || exit 1
+	done
 '
 
 test_expect_success 'a directory without profiles is an error' '

@@ -2,12 +2,6 @@
 test_description='hpcprof computes exact inclusive, exclusive, per-thread and derived values'
 . "$(dirname "$0")/test-lib.sh"
 
-# The generator links libhpc.a, which is instrumented in SANITIZE=1 builds.
-build_mkprofile() {
-	cc -I"$SRC_ROOT/lib" -o mkprofile "$TEST_PROGS/pf-mkprofile.c" "$HPC_BUILD/obj/libhpc.a" 2>/dev/null ||
-	cc -fsanitize=address,undefined -I"$SRC_ROOT/lib" -o mkprofile "$TEST_PROGS/pf-mkprofile.c" "$HPC_BUILD/obj/libhpc.a"
-}
-
 # Column ids (hpcprof-database(5)): cycles Sum/Mean/Min/Max/StdDev/CoefVar
 # (I) = 0 2 4 6 8 10, (E) = 1 3 5 7 9 11; instr starts at 12; derived after.
 X() { xmllint --xpath "$1" db/experiment.xml; }

@@ -69,7 +69,7 @@ test_expect_success 'rebuilt binary with a structure file made from it: set asid
 	grep "using addresses only" err &&
 	test_valid_xml "$DTD_DIR/hpc-experiment.dtd" db3/experiment.xml &&
 	! grep "prog\.c" report3 &&
-	! grep "loop at" report3 &&
+	! grep "loop at .* in prog$" report3 &&
 	rm -r m/structs
 '
 
@@ -81,9 +81,11 @@ test_expect_success 'a structure file of another build, matched by name: ignored
 	grep "build ID" err >warnings &&
 	echo "hpcprof: warning: '\''$PWD/prog'\'': structure file '\''other.hpcstruct'\'' describes '\''$PWD/other/prog'\'', whose build ID differs from the measured one (measured $(build_id prog), on disk $(build_id other/prog)); structure file ignored" >expect &&
 	test_cmp expect warnings &&
-	grep "prog.: no structure file; line-level attribution from DWARF only" err &&
+	# prog alone, or prog in the summary line when a sample also fell in
+	# another module (clock_gettime in the vDSO, now and then)
+	grep -E "prog.: no structure file; line-level attribution from DWARF only|modules without a structure file \((.*, )?prog[,)]" err &&
 	grep "three \[prog.c" report4 &&
-	! grep "loop at" report4
+	! grep "loop at .* in prog$" report4
 '
 
 test_expect_success 'no build ID in the rebuilt binary: nothing to compare, no noise' '
@@ -135,8 +137,8 @@ test_expect_success FIXTURES 'a relative vdso/ path is found in the measurement 
 	cp "$FIXTURES"/loops-perf.m/*.hpcrun hm/ &&
 	cp -r "$FIXTURES"/loops-perf.m/vdso hm/ &&
 	mkdir elsewhere && (cd elsewhere && hpcprof -o ../db7 ../hm 2>../err) &&
-	! grep "vdso.*binary not found" err &&
-	grep "vdso/7efc21c89566f551ba9bac284645e9d6.vdso.: no structure file and no DWARF; procedures from symbols only" err &&
+	grep "modules without a structure file (.*): 2 from symbols only, 3 binaries not found" err &&
+	grep "<NV n=\"structure-none\" v=\"vdso/7efc21c89566f551ba9bac284645e9d6.vdso\"/>" db7/experiment.xml &&
 	grep "<Procedure [^>]*n=\"__vdso_clock_gettime\"" db7/experiment.xml
 '
 

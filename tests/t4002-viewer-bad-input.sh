@@ -76,7 +76,7 @@ test_expect_success 'values of undefined metrics and unparsable values' '
 	refuse "'"'"'nan/experiment.xml'"'"': line 41: bad metric value '"'"'5x'"'"'" nan
 '
 
-test_expect_success 'entities are not expanded (no billion laughs, no external files)' '
+test_expect_success 'a document that declares entities is refused (no billion laughs, no external files)' '
 	mkdir ent &&
 	cat >ent/experiment.xml <<-\EOT &&
 	<?xml version="1.0"?>
@@ -98,6 +98,10 @@ test_expect_success 'entities are not expanded (no billion laughs, no external f
 	EOT
 	refuse "'"'"'ent/experiment.xml'"'"': line 14: Attribute references external entity '"'"'x'"'"'" ent &&
 	sed -i -e "s/p&x;/p/" ent/experiment.xml &&
+	refuse "'"'"'ent/experiment.xml'"'"': entity expansion beyond libxml2'"'"'s limits (entities are refused)" ent &&
+	sed -i -e "s/&f;//" ent/experiment.xml &&
+	refuse "'"'"'ent/experiment.xml'"'"': declares the entity '"'"'a'"'"' (entities are refused)" ent &&
+	sed -i -e "/ENTITY/d" ent/experiment.xml &&
 	hpcviewer-tui --csv ent >out &&
 	test_line_count = 4 out &&
 	grep -q "^1,procedure,q,,,2,66.67$" out

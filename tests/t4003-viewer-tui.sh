@@ -1,12 +1,9 @@
 #!/bin/sh
 test_description='hpcviewer-tui screen, driven through tmux'
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/viewer-screen.sh"
 
 DB=$TEST_DIRECTORY/data/viewer/small-db
-SOCK=hpcviewer-test-$$
-tm() { tmux -L "$SOCK" "$@"; }
-# an idle session keeps the server up between the viewer sessions
-test_have_prereq TMUX && tm new-session -d -s keep "sleep 600"
 
 # start_viewer [-x W -y H] ARGS: runs the viewer in a fresh tmux session;
 # when it exits the pane shows EXIT=<status> and whether the tty is sane.
@@ -18,24 +15,6 @@ start_viewer() {
 		"trap : INT; '$BIN/hpcviewer-tui' $*; echo EXIT=\$?; stty -a | grep -q ' icanon .* echo ' && echo TTY=sane; sleep 60" &&
 	wait_for "(? help, q quit)"
 }
-
-screen() { tm capture-pane -p -t v; }
-
-# wait_for PATTERN: the screen shows PATTERN (fixed string) within 5 s.
-wait_for() {
-	i=0
-	while [ $i -lt 50 ]; do
-		screen >screen.txt
-		grep -qF -- "$1" screen.txt && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo "timed out waiting for: $1" >&2
-	cat screen.txt >&2
-	return 1
-}
-
-keys() { tm send-keys -t v "$@"; }
 
 row3_is() { screen | sed -n 3p | grep -q "$1"; }
 no_zoom() { ! screen | grep -q "zoom 1"; }
@@ -51,7 +30,8 @@ status_after() {
 	screen | sed -n '$p'
 }
 
-test_expect_success TMUX 'first screen: title, labelled columns, root expanded' '
+# The top-down view opens along the hot path (views.h, invariant 5).
+test_expect_success TMUX 'first screen: title, labelled columns, hot path expanded' '
 	start_viewer "$DB" &&
 	screen >s &&
 	sed -n 1,4p s >top &&
@@ -59,10 +39,10 @@ test_expect_success TMUX 'first screen: title, labelled columns, root expanded' 
 	 hpcviewer-tui: app | top-down view | sort: CPUTIME (sec):Sum (I) desc
 	CPUTIME (sec):Sum (I)  CPUTIME (sec):Sum (E)  Scope
 	      1.00e+01 100.0%        1.00e+01 100.0%  - Experiment Aggregate Metrics
-	      1.00e+01 100.0%        2.00e+00  20.0%    + main
+	      1.00e+01 100.0%        2.00e+00  20.0%    - main
 	EOT
 	test_cmp expect top &&
-	test "$(sed -n 30p s)" = "row 1/2: Experiment Aggregate Metrics  (? help, q quit)"
+	test "$(sed -n 30p s)" = "row 1/13: Experiment Aggregate Metrics  (? help, q quit)"
 '
 
 test_expect_success TMUX 'hot path from main ends at the hottest line, rows as --stdio' '
@@ -84,7 +64,7 @@ test_expect_success TMUX 'view switches keep each view state' '
 	printf "%s\n" "main" "+ compute" "+ helper" >expect &&
 	test_cmp expect procs &&
 	keys f && wait_for "flat view" &&
-	screen | grep -q "+ app$" &&
+	screen | grep -q "+ compute$" &&
 	keys t && wait_for "row 7/12: [I] vec_add"
 '
 
@@ -122,8 +102,8 @@ test_expect_success TMUX 'zoom into a subtree and back out' '
 test_expect_success TMUX 'flatten the flat view: files, then procedures, then back' '
 	keys f g && wait_for "flat view" &&
 	keys F && wait_for "flatten 1" &&
-	screen | sed -n 4,5p | sed "s/.*%  *//" >tops &&
-	printf "%s\n" "+ ./src/app.c" "+ ./src/util.c" >expect &&
+	screen | sed -n 4,7p | sed "s/.*%  *//" >tops &&
+	printf "%s\n" "- ./src/app.c" "+ main" "+ compute" "+ ./src/util.c" >expect &&
 	test_cmp expect tops &&
 	keys F && wait_for "flatten 2" &&
 	screen | sed -n 4,6p | sed "s/.*%  *//" >tops &&
@@ -161,7 +141,7 @@ test_expect_success TMUX 'metric columns: hide one, add a derived one' '
 	keys m 2 Enter && eventually line_is 2 "CPUTIME (sec):Sum (I)  Scope" &&
 	keys m 2 Enter && eventually not_shown "^CPUTIME (sec):Sum (I)  Scope$" &&
 	keys d "\$1 - \$2" Enter && wait_for "added column 3" &&
-	screen | sed -n 4p | grep -q "^      1.00e+01 100.0%        2.00e+00  20.0%          8.00e+00    + main$" &&
+	screen | sed -n 4p | grep -q "^      1.00e+01 100.0%        2.00e+00  20.0%          8.00e+00    - main$" &&
 	keys d "\$1 +" Enter && wait_for "at offset 4" &&
 	keys d "{CPUTIME (sec):Sum (E)} / 0" Enter && wait_for "added column 4" &&
 	screen | sed -n 2p | grep -q "Scope (+1 columns: m)$"
@@ -175,8 +155,9 @@ test_expect_success TMUX 'T: per-thread distribution of the selected row' '
 	grep -q "^min 4  mean 5  max 6$" s &&
 	test $(grep -c "^ .* 1 #" s) = 2 &&
 	keys x && wait_for "row 2/" &&
-	keys b && sleep 0.2 &&
-	status_after T | grep -q "use the top-down view" &&
+	keys b g && wait_for "row 1/4" &&
+	keys T && wait_for "at Experiment Aggregate Metrics: 2 threads" &&
+	keys x && wait_for "row 1/4" &&
 	keys t
 '
 
@@ -205,5 +186,5 @@ test_expect_success TMUX 'without a terminal the screen refuses clearly' '
 	grep -qx "hpcviewer-tui: not a terminal (use --stdio for text output)" err
 '
 
-tm kill-server 2>/dev/null
+screen_done
 test_done

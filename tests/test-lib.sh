@@ -20,13 +20,15 @@
 TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 SRC_ROOT=$(cd "$TEST_DIRECTORY/.." && pwd)
 TEST_PROGS=$TEST_DIRECTORY/progs
-SHARED_DIR=${HPC_SHARED:-$SRC_ROOT/../shared}
-FIXTURES=$SHARED_DIR/fixtures/hpctoolkit
-DTD_DIR=$SHARED_DIR/dtd
+# Everything the tests read lives in the tree (tests/data/README.md):
+# nothing outside the clone is needed.
+TEST_DATA=$TEST_DIRECTORY/data
+FIXTURES=$TEST_DATA/hpctoolkit
+DTD_DIR=$TEST_DATA/dtd
 HPC_BUILD=${HPC_BUILD:-$SRC_ROOT/build}
 BIN=$HPC_BUILD/bin
 PATH=$BIN:$PATH
-export TEST_DIRECTORY SRC_ROOT TEST_PROGS SHARED_DIR FIXTURES DTD_DIR HPC_BUILD BIN PATH
+export TEST_DIRECTORY SRC_ROOT TEST_PROGS TEST_DATA FIXTURES DTD_DIR HPC_BUILD BIN PATH
 LC_ALL=C
 export LC_ALL
 # Sanitizer builds (make check SANITIZE=1): fail hard on undefined behaviour;
@@ -176,4 +178,37 @@ eventually() {
 # test_valid_xml DTD FILE: FILE validates against DTD (needs XMLLINT).
 test_valid_xml() {
 	xmllint --noout --nonet --dtdvalid "$1" "$2"
+}
+
+# bounded_viewer COMMAND...: COMMAND with a 256 KiB stack (a tree walk
+# that recurses once per level fails), 60 s of CPU and 1 GiB (quadratic
+# work fails on the viewer's 200,000-deep paths, tests/viewer-deep-db.sh);
+# the wall clock only stops a hang.  Sanitizer builds reserve terabytes of
+# address space and run slower: time alone, and more.
+bounded_viewer() {
+	if nm "$HPC_BUILD/bin/hpcviewer-tui" 2>/dev/null | grep -q __asan_report; then
+		(ulimit -s 256 && ulimit -t 600 && timeout 1200 "$@")
+	else
+		(ulimit -s 256 && ulimit -v 1048576 && ulimit -t 60 &&
+		 timeout 300 "$@")
+	fi
+}
+
+# build_rt_folded: ./rt-folded, the profile reader of the hpcrun tests
+# (tests/progs/rt-folded.c), linked against libhpc.a like build_mkprofile.
+build_rt_folded() {
+	san=
+	if nm "$HPC_BUILD/obj/libhpc.a" 2>/dev/null | grep -q __asan_report; then
+		san="-fsanitize=address,undefined"
+	fi
+	cc $san -I"$SRC_ROOT/lib" -o rt-folded "$TEST_PROGS/rt-folded.c" \
+		"$HPC_BUILD/obj/libhpc.a" -lm
+}
+
+# build_mkprofile: ./mkprofile, the synthetic-profile writer
+# (tests/progs/pf-mkprofile.c); it links libhpc.a, which is instrumented in
+# SANITIZE=1 builds.
+build_mkprofile() {
+	cc -I"$SRC_ROOT/lib" -o mkprofile "$TEST_PROGS/pf-mkprofile.c" "$HPC_BUILD/obj/libhpc.a" 2>/dev/null ||
+	cc -fsanitize=address,undefined -I"$SRC_ROOT/lib" -o mkprofile "$TEST_PROGS/pf-mkprofile.c" "$HPC_BUILD/obj/libhpc.a"
 }

@@ -14,25 +14,21 @@
  * DTD depends on output.c, not on the input, and checking it would halve
  * the speed: t2000 checks it.)
  *
- * Files live in a directory made under $TMPDIR at start-up; the runner,
- * tests/fuzz/run-fuzz.sh, points TMPDIR into the build directory.  Run by
- * hand with a file argument, the harness analyzes that file once:
- *   build-fuzz/bin/fuzz-hpcstruct crash-1234
+ * Files live in a directory made under $TMPDIR at start-up (fuzz-file.h).
+ * Run by hand with a file argument, the harness analyzes that file once:
+ *   build-fuzz/bin/fuzz-hpcstruct build-fuzz/artifacts/hpcstruct-crash-1234
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include <libxml/parser.h>
 #include <sanitizer/common_interface_defs.h>
 
-#include "analyze.h"
 #include "error.h"
+#include "fuzz-file.h"
+#include "hpcstruct/analyze.h"
 #include "strbuf.h"
 
 /* Small binaries are enough to reach every path, and keep runs fast. */
@@ -41,31 +37,15 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static struct strbuf dir = STRBUF_INIT, in_path = STRBUF_INIT,
-	out_path = STRBUF_INIT;
-
-static void remove_dir(void)
-{
-	unlink(in_path.buf);
-	unlink(out_path.buf);
-	rmdir(dir.buf);
-}
+static char *in_path, *out_path;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *tmp = getenv("TMPDIR");
-
 	(void)argc;
-	hpc_set_progname((*argv)[0]);
+	in_path = fuzz_file_init((*argv)[0], "a.out");
+	out_path = fuzz_file_path("a.out.hpcstruct");
 	/* debug files are looked up locally only, never over the network */
 	unsetenv("DEBUGINFOD_URLS");
-	strbuf_addf(&dir, "%s/fuzz-hpcstruct.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir.buf))
-		hpc_die(1, "'%s': %s", dir.buf, strerror(errno));
-	strbuf_addf(&in_path, "%s/a.out", dir.buf);
-	strbuf_addf(&out_path, "%s/a.out.hpcstruct", dir.buf);
-	atexit(remove_dir);
-	xmlInitParser();
 	return 0;
 }
 
@@ -77,7 +57,7 @@ static void check_output(void)
 
 	if (!ctx)
 		hpc_die(1, "out of memory");
-	doc = xmlCtxtReadFile(ctx, out_path.buf, NULL, XML_PARSE_NONET |
+	doc = xmlCtxtReadFile(ctx, out_path, NULL, XML_PARSE_NONET |
 			      XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	if (!doc) {
 		const xmlError *e = xmlCtxtGetLastError(ctx);
@@ -93,26 +73,6 @@ static void check_output(void)
 	xmlFreeParserCtxt(ctx);
 }
 
-static void write_input(const uint8_t *data, size_t size)
-{
-	int fd = open(in_path.buf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	size_t done = 0;
-
-	if (fd < 0)
-		hpc_die(1, "'%s': %s", in_path.buf, strerror(errno));
-	while (done < size) {
-		ssize_t n = write(fd, data + done, size - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			hpc_die(1, "'%s': %s", in_path.buf, strerror(errno));
-		done += (size_t)n;
-	}
-	if (close(fd) != 0)
-		hpc_die(1, "'%s': %s", in_path.buf, strerror(errno));
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct analyze_opts opts = {
@@ -121,9 +81,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.insn_cap = FUZZ_INSN_CAP,
 	};
 
-	write_input(data, size);
-	if (analyze_binary(in_path.buf, out_path.buf, &opts) == 0)
+	fuzz_file_write(in_path, data, size);
+	if (analyze_binary(in_path, out_path, &opts) == 0)
 		check_output();
-	unlink(out_path.buf);
+	unlink(out_path);
 	return 0;
 }

@@ -9,8 +9,13 @@
  * Spec lines (one record each, in this order of kinds is not required):
  *   header NAME VALUE
  *   lm ID PATH
- *   metric NAME int|real
- *   node ID PARENT LM ADDR        (ADDR hex; LM 0: ADDR is 8 characters)
+ *   metric NAME int|real          (period 1, description NAME)
+ *   metric NAME int|real PERIOD DESCRIPTION
+ *                                 (NAME and DESCRIPTION: both words, or
+ *                                 both in double quotes: "CPUTIME (sec)")
+ *   node ID PARENT LM ADDR [FLAGS] (ADDR hex; LM 0: ADDR is 8 characters,
+ *                                 "_" for a space; FLAGS: the node's
+ *                                 HPCRUN_NODE_* flags, default 0)
  *   value NODE METRIC VALUE       (values of one node on consecutive lines)
  *   thread N                      (the identity tuple's THREAD logical id)
  */
@@ -43,7 +48,7 @@ int main(int argc, char **argv)
 		{ 0x4000 | HPCRUN_ID_NODE, 0x1234, 0 },
 		{ 0xc000 | HPCRUN_ID_THREAD, 0, 0 },
 	};
-	char line[4096], a[1024], b[1024];
+	char line[4096], a[1024], b[1024], c[1024];
 	int fd, rc;
 
 	if (argc != 2) {
@@ -61,8 +66,9 @@ int main(int argc, char **argv)
 	p.idtuple = tuple;
 	p.nidtuple = 2;
 	while (fgets(line, sizeof(line), stdin)) {
-		unsigned long id, parent, lm, metric;
+		unsigned long id, parent, lm, metric, period = 1, flags = 0;
 		double v;
+		int n;
 
 		if (p.nheader == MAX || p.nlms == MAX || p.nnodes == MAX ||
 		    p.nvalues == MAX || p.nmetrics == 16) {
@@ -76,32 +82,36 @@ int main(int argc, char **argv)
 			lms[p.nlms].id = (uint16_t)id;
 			lms[p.nlms].flags = HPCRUN_LM_ANALYZE;
 			lms[p.nlms++].path = strdup(a);
-		} else if (sscanf(line, "metric %1023s %1023s", a, b) == 2) {
+		} else if ((n = sscanf(line, "metric \"%1023[^\"]\" %1023s %lu \"%1023[^\"]\"",
+				       a, b, &period, c)) == 4 ||
+			   (n = sscanf(line, "metric %1023s %1023s %lu %1023s",
+				       a, b, &period, c)) >= 2) {
 			struct hpcrun_metric *m = &metrics[p.nmetrics++];
 
 			m->name = strdup(a);
-			m->description = strdup(a);
+			m->description = strdup(n == 4 ? c : a);
 			m->formula = "";
 			m->format = "";
 			m->flags[0] = 1;
 			m->flags[2] = strcmp(b, "int") ? 2 : 1;
 			m->flags[6] = 1;
-			m->period = 1;
-		} else if (sscanf(line, "node %lu %lu %lu %1023s", &id, &parent,
-				  &lm, a) == 4) {
-			struct hpcrun_node *n = &nodes[p.nnodes++];
+			m->period = period;
+		} else if ((n = sscanf(line, "node %lu %lu %lu %1023s %lu",
+				       &id, &parent, &lm, a, &flags)) >= 4) {
+			struct hpcrun_node *nd = &nodes[p.nnodes++];
 
-			n->id = (uint32_t)id;
-			n->parent = (uint32_t)parent;
-			n->lm = (uint16_t)lm;
+			nd->id = (uint32_t)id;
+			nd->flags = n == 5 ? (uint8_t)flags : 0;
+			nd->parent = (uint32_t)parent;
+			nd->lm = (uint16_t)lm;
 			if (lm) {
-				n->addr = strtoull(a, NULL, 16);
+				nd->addr = strtoull(a, NULL, 16);
 			} else {
-				int k;
+				size_t k, len = strlen(a);
 
 				for (k = 0; k < 8; k++)
-					n->addr = n->addr << 8 |
-						  (unsigned char)(a[k] ? a[k] : ' ');
+					nd->addr = nd->addr << 8 |
+						   (unsigned char)(k >= len || a[k] == '_' ? ' ' : a[k]);
 			}
 		} else if (sscanf(line, "value %lu %lu %lf", &id, &metric,
 				  &v) == 3 && metric < p.nmetrics) {

@@ -3,7 +3,9 @@
  * one line per (context, metric): "frame;frame;...;leaf METRIC VALUE".
  * Frames in the module named EXE are given function names from NMFILE
  * (the output of "nm -S --defined-only EXE"); return addresses (every frame
- * but the leaf) are looked up at address-1.  Other frames print as
+ * but the leaf) are looked up at address-1, variable nodes (hpcrun --data's
+ * static variables) at their address, among the data symbols.  Integer
+ * metrics (hpcrun --data's DATA:*) print as integers.  Other frames print as
  * "basename+0xOFFSET", placeholders as their text ("^Primary", "|Main").
  * First lines: per metric "# metric NAME period P samples N", per module
  * "# lm ID FLAGS PATH".
@@ -41,7 +43,7 @@ static void load_nm(const char *path)
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%llx %llx %c %127s", &a, &s, &type, name) != 4)
 			continue;
-		if (type != 'T' && type != 't')
+		if (!strchr("TtDdBbRr", type))
 			continue;
 		syms = realloc(syms, (nsyms + 1) * sizeof(*syms));
 		syms[nsyms].lo = a;
@@ -98,7 +100,8 @@ static void print_frame(const struct hpcrun_node *n, int leaf)
 		if (prof->lms[i].id == n->lm)
 			path = prof->lms[i].path;
 	if (exe && !strcmp(path, exe) &&
-	    (name = sym_name(leaf ? n->addr : n->addr - 1))) {
+	    (name = sym_name(leaf || (n->flags & HPCRUN_NODE_VARIABLE) ?
+			     n->addr : n->addr - 1))) {
 		printf("%s", name);
 		return;
 	}
@@ -148,9 +151,14 @@ int main(int argc, char **argv)
 		for (v = p->ctxs[c].first; v < end; v++) {
 			double d;
 
+			const struct hpcrun_metric *met = &p->metrics[p->values[v].metric];
+
 			memcpy(&d, &p->values[v].bits, sizeof(d));
 			print_path(n, 1);
-			printf(" %s %.9g\n", p->metrics[p->values[v].metric].name, d);
+			if (met->flags[2] == 1)
+				printf(" %s %" PRIu64 "\n", met->name, p->values[v].bits);
+			else
+				printf(" %s %.9g\n", met->name, d);
 		}
 	}
 	hpcrun_profile_free(p);

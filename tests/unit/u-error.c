@@ -76,6 +76,13 @@ static void last_error_is_per_thread(void)
 	CHECK_INT(strlen(hpc_lasterr()), 511);	/* cut, never overrun */
 }
 
+static void last_error_takes_itself_as_context(void)
+{
+	hpc_seterr("No space left on device");
+	hpc_seterr("'%s': write error: %s", "/dev/full", hpc_lasterr());
+	CHECK_STR(hpc_lasterr(), "'/dev/full': write error: No space left on device");
+}
+
 static void allocators(void)
 {
 	char *s = xstrndup("profile", 4), *t = xstrdup("x");
@@ -99,6 +106,8 @@ int main(void)
 {
 	unit_run("messages carry the program name", messages_carry_the_program_name);
 	unit_run("the last error is per thread and bounded", last_error_is_per_thread);
+	unit_run("the last error may be an argument of the next",
+		 last_error_takes_itself_as_context);
 	unit_run("x* allocators", allocators);
 	return unit_done();
 }

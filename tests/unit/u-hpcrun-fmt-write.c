@@ -5,8 +5,8 @@
  * the documented layout and reads back field for field; errors are
  * returned, not hidden.
  *
- * The fixtures are found at $HPC_SHARED/fixtures/hpctoolkit (default
- * ../shared, relative to the source root where "make check" runs).
+ * The fixtures are found at $HPC_TESTDATA/hpctoolkit (default tests/data,
+ * relative to the source root where "make check" runs).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "hpcrun-fmt.h"
+#include "infile.h"
 #include "strbuf.h"
 #include "unit.h"
 
@@ -45,25 +46,25 @@ static int write_to_tmp(const struct hpcrun_profile *p)
 
 static void fixtures_round_trip_byte_for_byte(void)
 {
-	const char *shared = getenv("HPC_SHARED");
+	const char *shared = getenv("HPC_TESTDATA");
 	size_t i;
 
 	if (!shared)
-		shared = "../shared";
+		shared = "tests/data";
 	for (i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
 		struct strbuf orig = STRBUF_INIT, mine = STRBUF_INIT;
 		char path[4096];
 		struct hpcrun_profile *p;
 
-		snprintf(path, sizeof(path), "%s/fixtures/hpctoolkit/%s", shared,
+		snprintf(path, sizeof(path), "%s/hpctoolkit/%s", shared,
 			 fixtures[i]);
 		p = hpcrun_fmt_read(path);
 		CHECK(p != NULL);
 		if (!p)
 			continue;
 		CHECK_INT(write_to_tmp(p), 0);
-		CHECK_INT(strbuf_read_file(&orig, path), 0);
-		CHECK_INT(strbuf_read_file(&mine, tmp_path), 0);
+		CHECK_INT(infile_read(path, (uint64_t)1 << 30, "a profile", &orig), 0);
+		CHECK_INT(infile_read(tmp_path, (uint64_t)1 << 30, "a profile", &mine), 0);
 		CHECK_INT(mine.len, orig.len);
 		if (mine.len == orig.len && memcmp(mine.buf, orig.buf, orig.len))
 			unit_fail(__FILE__, __LINE__, "%s: bytes differ", fixtures[i]);
@@ -119,7 +120,7 @@ static void small_profile_layout(void)
 	int s;
 
 	CHECK_INT(write_to_tmp(&small), 0);
-	CHECK_INT(strbuf_read_file(&sb, tmp_path), 0);
+	CHECK_INT(infile_read(tmp_path, (uint64_t)1 << 30, "a profile", &sb), 0);
 	d = sb.buf;
 	CHECK(sb.len > 112 && sb.len % 1024 == 112);
 	if (sb.len <= 112)

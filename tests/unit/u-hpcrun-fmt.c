@@ -3,8 +3,8 @@
  * (lib/hpcrun-fmt-read.c) against HPCToolkit's own files, and robustness
  * against truncated and corrupted files.
  *
- * The fixtures are found at $HPC_SHARED/fixtures/hpctoolkit (default
- * ../shared, relative to the source root where "make check" runs).
+ * The fixtures are found at $HPC_TESTDATA/hpctoolkit (default tests/data,
+ * relative to the source root where "make check" runs).
  */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "hpcrun-fmt.h"
+#include "infile.h"
 #include "strbuf.h"
 #include "unit.h"
 
@@ -20,14 +21,14 @@ static char perf0[4096], cpu0[4096], tmpfile_path[4096];
 
 static int find_fixtures(void)
 {
-	const char *shared = getenv("HPC_SHARED");
+	const char *shared = getenv("HPC_TESTDATA");
 	int fd;
 
 	if (!shared)
-		shared = "../shared";
-	snprintf(perf0, sizeof(perf0), "%s/fixtures/hpctoolkit/loops-perf.m/"
+		shared = "tests/data";
+	snprintf(perf0, sizeof(perf0), "%s/hpctoolkit/loops-perf.m/"
 		 "testmeas-loops-000000-000-11ac0300-5176-0.hpcrun", shared);
-	snprintf(cpu0, sizeof(cpu0), "%s/fixtures/hpctoolkit/loops-cputime-t.m/"
+	snprintf(cpu0, sizeof(cpu0), "%s/hpctoolkit/loops-cputime-t.m/"
 		 "testmeas-loops-000000-000-11ac0300-4974-0.hpcrun", shared);
 	snprintf(tmpfile_path, sizeof(tmpfile_path), "%s/u-hpcrun-fmt-XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -228,7 +229,7 @@ static void truncations_are_errors(void)
 	size_t len;
 	int s;
 
-	CHECK_INT(strbuf_read_file(&sb, perf0), 0);
+	CHECK_INT(infile_read(perf0, (uint64_t)1 << 30, "a profile", &sb), 0);
 	CHECK(sb.len > 112);
 	footer = sb.buf + sb.len - 112;
 	/* Every section boundary, and one byte either side of it. */
@@ -268,7 +269,7 @@ static void corrupt_bytes_never_crash(void)
 	unsigned seed = 12345, accepted = 0, rejected = 0;
 	int round;
 
-	CHECK_INT(strbuf_read_file(&sb, perf0), 0);
+	CHECK_INT(infile_read(perf0, (uint64_t)1 << 30, "a profile", &sb), 0);
 	for (round = 0; round < 3000; round++) {
 		struct strbuf copy = STRBUF_INIT;
 		struct hpcrun_profile *p;
@@ -422,7 +423,7 @@ static void missing_and_foreign_files(void)
 int main(void)
 {
 	if (!find_fixtures()) {
-		printf("# HPCToolkit fixtures not found (set HPC_SHARED); "
+		printf("# HPCToolkit fixtures not found (set HPC_TESTDATA); "
 		       "skipping\n");
 		unit_run("missing_and_foreign_files", missing_and_foreign_files);
 		unlink(tmpfile_path);

@@ -63,21 +63,11 @@ static void grow_array(void)
 	free(a);
 }
 
-static void read_missing_file_sets_error(void)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	CHECK_INT(strbuf_read_file(&sb, "/nonexistent/x"), -1);
-	CHECK(strstr(hpc_lasterr(), "'/nonexistent/x'") != NULL);
-	CHECK(strstr(hpc_lasterr(), "No such file") != NULL);
-}
-
 int main(void)
 {
 	unit_run("an empty strbuf is a valid empty string", empty_is_terminated);
 	unit_run("add, addch and addf append and grow", add_and_format);
 	unit_run("detach hands over the buffer and resets", detach_transfers_ownership);
 	unit_run("HPC_GROW grows arrays keeping contents", grow_array);
-	unit_run("reading a missing file names it in the error", read_missing_file_sets_error);
 	return unit_done();
 }

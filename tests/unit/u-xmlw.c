@@ -40,6 +40,40 @@ static void nesting_and_empty_elements(void)
 	free(s);
 }
 
+#define DEEP 3000
+
+static void doc_deep(struct xmlw *w)
+{
+	int i;
+
+	for (i = 0; i < DEEP; i++)
+		xmlw_start(w, "PF");
+}
+
+/*
+ * A 3,000-deep path: every line within XMLW_MAX_INDENT + 6 bytes, so the
+ * document is linear in the depth.  Its size: 3000 "<PF", 2999 ">" and one
+ * "/>", 2999 "</PF>", 5999 newlines, and 2 * (1 + ... + 32) + 32 * (2967 +
+ * 2966) spaces: 223,907 bytes (indented by the full depth: 9,000,000 more).
+ */
+static void indentation_is_capped(void)
+{
+	char *s = render(doc_deep), *line, *end;
+	size_t n = 0, spaces;
+
+	CHECK_INT(XMLW_MAX_INDENT, 32);
+	CHECK_INT(strlen(s), 223907);
+	for (line = s; *line; line = end + 1, n++) {
+		end = strchr(line, '\n');
+		spaces = strspn(line, " ");
+		CHECK(spaces <= XMLW_MAX_INDENT);
+		CHECK((size_t)(end - line) <= XMLW_MAX_INDENT + 6);
+	}
+	CHECK_INT(n, 2 * DEEP - 1);
+	CHECK(!strncmp(s + strlen(s) - 6, "</PF>\n", 6));
+	free(s);
+}
+
 static void doc_escapes(struct xmlw *w)
 {
 	xmlw_start(w, "P");
@@ -110,6 +144,7 @@ static void write_errors_are_reported(void)
 int main(void)
 {
 	unit_run("nested and empty elements", nesting_and_empty_elements);
+	unit_run("indentation stops at XMLW_MAX_INDENT", indentation_is_capped);
 	unit_run("attribute and text escaping", escaping);
 	unit_run("UTF-8 passes, invalid bytes become '?'", utf8_passes_invalid_bytes_do_not);
 	unit_run("finish closes what is open", finish_closes_open_elements);

@@ -1,0 +1,674 @@
+/* datatree.c - see datatree.h. */
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "datatree.h"
+#include "error.h"
+#include "hashmap.h"
+#include "strbuf.h"
+
+/* An allocation path longer than this is named by its leaf frames. */
+#define MAX_PATH_FRAMES 16
+
+static const char *const kind_names[DATA_NKINDS] = {
+	[DATA_HEAP] = "heap", [DATA_STATIC] = "static",
+	[DATA_STACK] = "stack", [DATA_SMALL] = "small",
+	[DATA_UNKNOWN] = "unknown",
+};
+static const char *const kind_nodes[DATA_NKINDS] = {
+	[DATA_HEAP] = "<heap>", [DATA_STATIC] = "<static>",
+	[DATA_STACK] = "<stack>", [DATA_SMALL] = "<small heap blocks>",
+	[DATA_UNKNOWN] = "<unknown data>",
+};
+/* The roots' placeholders (8 bytes, blank-padded); ^NoAddr is kind
+ * DATA_NKINDS: accesses without an object. */
+static const char *const root_names[DATA_NKINDS + 1] = {
+	[DATA_HEAP] = "^Heap", [DATA_STATIC] = "^Static",
+	[DATA_STACK] = "^Stack", [DATA_SMALL] = "^Small",
+	[DATA_UNKNOWN] = "^Unknown", [DATA_NKINDS] = "^NoAddr",
+};
+static const char *const attr_names[DATTR_COUNT] = {
+	[DATTR_BYTES] = "DATA:bytes", [DATTR_BLOCKS] = "DATA:blocks",
+	[DATTR_OFFSET_LO] = "DATA:offset-lo",
+	[DATTR_OFFSET_HI] = "DATA:offset-hi",
+	[DATTR_THREADS] = "DATA:threads",
+};
+
+const char *datatree_kind_name(enum data_kind k)
+{
+	return k < DATA_NKINDS ? kind_names[k] : "?";
+}
+
+const char *datatree_attr_name(enum data_attr a)
+{
+	return a > DATTR_NONE && a < DATTR_COUNT ? attr_names[a] : "?";
+}
+
+enum data_attr datatree_attr_of(const char *metric)
+{
+	int a;
+
+	for (a = DATTR_BYTES; a < DATTR_THREADS; a++)
+		if (!strcmp(metric, attr_names[a]))
+			return (enum data_attr)a;
+	return DATTR_NONE;
+}
+
+/* Is addr the placeholder name (8 bytes, blank-padded)? */
+static int placeholder_is(uint64_t addr, const char *name)
+{
+	size_t k, len = strlen(name);
+
+	for (k = 0; k < 8; k++) {
+		char ch = k < len ? name[k] : ' ';
+
+		if ((char)(addr >> (56 - 8 * k)) != ch)
+			return 0;
+	}
+	return 1;
+}
+
+static int root_kind(uint64_t addr)
+{
+	int k;
+
+	for (k = 0; k <= DATA_NKINDS; k++)
+		if (placeholder_is(addr, root_names[k]))
+			return k;
+	return -1;
+}
+
+static int is_access(const struct hpcrun_node *nd)
+{
+	return nd->lm == 0 && placeholder_is(nd->addr, "^Access");
+}
+
+void datatree_problem(struct experiment *e, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	if (e->data->problem)
+		return;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	e->data->problem = strbuf_detach(&sb, NULL);
+}
+
+char *datatree_take_problem(struct experiment *e)
+{
+	char *s;
+
+	if (!e->data)
+		return NULL;
+	s = e->data->problem;
+	e->data->problem = NULL;
+	return s;
+}
+
+static struct datatree *tree(struct experiment *e)
+{
+	if (!e->data) {
+		e->data = xcalloc(1, sizeof(*e->data));
+		e->data->by_name = hmap_new();
+		e->data->by_node = hmap_new();
+		e->data->by_var = hmap_new();
+		e->data->names = hmap_new();
+	}
+	return e->data;
+}
+
+/* A NODE_DATA child named name (a procedure of the data module). */
+static struct node *data_node(struct experiment *e, struct node *parent,
+			      uint64_t k1, uint64_t k2, const char *name)
+{
+	int is_new;
+	struct node *n = experiment_child(e, parent, NODE_DATA, k1, k2,
+					  &is_new);
+
+	if (is_new) {
+		n->proc = name_table_intern(&e->procs, name);
+		n->lm = name_table_intern(&e->lms, "<data>");
+		n->file = name_table_intern(&e->files, "");
+	}
+	return n;
+}
+
+/*
+ * The object (kind, id), made when new below its kind's node, named name
+ * (with " #2", " #3", ... when another object of the kind has that name
+ * already: two allocation paths that differ only within a source line);
+ * lm, file and line place it (the allocation's call site, the variable's
+ * module).  id NULL: the name is the identity.
+ */
+static int32_t object_id(struct experiment *e, enum data_kind kind,
+			 const char *id, const char *name, uint32_t lm,
+			 const char *file, uint32_t line)
+{
+	struct datatree *dt = tree(e);
+	struct strbuf key = STRBUF_INIT, shown = STRBUF_INIT;
+	uintptr_t v;
+	struct data_object *o;
+	int n;
+
+	strbuf_addf(&key, "%d\t%s", (int)kind, id ? id : name);
+	v = (uintptr_t)hmap_get_str(dt->by_name, key.buf);
+	if (v) {
+		strbuf_release(&key);
+		return (int32_t)(v - 1);
+	}
+	strbuf_addf(&shown, "%d\t%s", (int)kind, name);
+	for (n = 2; id && hmap_get_str(dt->names, shown.buf); n++) {
+		strbuf_reset(&shown);
+		strbuf_addf(&shown, "%d\t%s #%d", (int)kind, name, n);
+	}
+	hmap_put_str(dt->names, shown.buf, (void *)1);
+	if (!dt->root)
+		dt->root = data_node(e, NULL, 0, 0, "<data objects>");
+	if (!dt->kinds[kind])
+		dt->kinds[kind] = data_node(e, dt->root, 1, kind,
+					    kind_nodes[kind]);
+	HPC_GROW(dt->objs, dt->nobjs + 1, dt->objs_alloc);
+	o = &dt->objs[dt->nobjs];
+	memset(o, 0, sizeof(*o));
+	o->kind = kind;
+	o->node = data_node(e, dt->kinds[kind], 2, dt->nobjs,
+			    strchr(shown.buf, '\t') + 1);
+	o->node->lm = lm;
+	o->node->file = name_table_intern(&e->files, file);
+	o->node->line = line;
+	hmap_put_str(dt->by_name, key.buf, (void *)(uintptr_t)(dt->nobjs + 1));
+	hmap_put(dt->by_node, &o->node->id, sizeof(o->node->id),
+		 (void *)(uintptr_t)(dt->nobjs + 1));
+	strbuf_release(&key);
+	strbuf_release(&shown);
+	return (int32_t)dt->nobjs++;
+}
+
+static int32_t object(struct experiment *e, enum data_kind kind,
+		      const char *name, uint32_t lm, const char *file,
+		      uint32_t line)
+{
+	return object_id(e, kind, NULL, name, lm, file, line);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* The unknown-data object (the place of accesses nothing else names). */
+static int32_t unknown_object(struct experiment *e)
+{
+	return object(e, DATA_UNKNOWN, "unknown", 0, "", 0);
+}
+
+/*
+ * The heap object of the allocation path ending at node idx: its frames
+ * named leaf first, "alloc_b prog.c:12 < main prog.c:30".  Memoized in
+ * dn[idx].obj.
+ */
+static int32_t heap_object(struct experiment *e,
+			   const struct hpcrun_profile *p, const long *parent,
+			   struct module **mods, size_t nmods,
+			   struct data_node *dn, long idx)
+{
+	struct strbuf name = STRBUF_INIT, id = STRBUF_INIT;
+	const char *leaf_file = "";
+	uint32_t leaf_line = 0, leaf_lm = 0;
+	long k;
+	int nframes = 0;
+
+	if (dn[idx].obj >= 0)
+		return dn[idx].obj;
+	for (k = idx; k >= 0 && dn[k].role == DROLE_ALLOC; k = parent[k]) {
+		const struct hpcrun_node *nd = &p->nodes[k];
+		struct module *m = nd->lm && nd->lm < nmods ? mods[nd->lm]
+							    : NULL;
+		const char *proc = "?", *file = "";
+		uint32_t line = 0;
+
+		if (nframes == MAX_PATH_FRAMES) {
+			strbuf_addstr(&name, " < ...");
+			break;
+		}
+		if (m)
+			experiment_call_site(e, m, nd->addr ? nd->addr - 1 : 0,
+					     &proc, &file, &line);
+		strbuf_addf(&id, "%s:%" PRIx64 ";", m ? m->path : "",
+			    nd->addr);
+		if (nframes++)
+			strbuf_addstr(&name, " < ");
+		strbuf_addstr(&name, proc);
+		if (line)
+			strbuf_addf(&name, " %s:%u", base_name(file), line);
+		else if (m)
+			strbuf_addf(&name, " %s+0x%" PRIx64,
+				    base_name(m->path), nd->addr);
+		if (k == idx) {
+			leaf_file = file;
+			leaf_line = line;
+			leaf_lm = m ? m->lm : 0;
+		}
+		if (k <= parent[k])	/* not preorder: stop */
+			break;
+	}
+	dn[idx].obj = object_id(e, DATA_HEAP, id.buf, name.buf, leaf_lm,
+				leaf_file, leaf_line);
+	strbuf_release(&name);
+	strbuf_release(&id);
+	return dn[idx].obj;
+}
+
+/*
+ * The name of the data symbol of module m at module-relative addr, from
+ * its ELF symbol table (then its dynamic one); NULL when none starts
+ * there.  Caller frees.
+ */
+static char *symbol_at(const struct module *m, uint64_t addr)
+{
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	char *found = NULL;
+	int fd = open(m->file, O_RDONLY | O_CLOEXEC), pass;
+
+	if (fd < 0)
+		return NULL;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	for (pass = 0; elf && pass < 2 && !found; pass++) {
+		while ((scn = elf_nextscn(elf, scn)) && !found) {
+			GElf_Shdr sh;
+			Elf_Data *d;
+			size_t i, n;
+
+			if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize ||
+			    sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB))
+				continue;
+			d = elf_getdata(scn, NULL);
+			n = d ? sh.sh_size / sh.sh_entsize : 0;
+			for (i = 0; i < n && !found; i++) {
+				GElf_Sym sym;
+				const char *s;
+				int t;
+
+				if (!gelf_getsym(d, (int)i, &sym))
+					break;
+				t = GELF_ST_TYPE(sym.st_info);
+				if ((t != STT_OBJECT && t != STT_TLS &&
+				     t != STT_NOTYPE) || sym.st_value != addr ||
+				    sym.st_shndx == SHN_UNDEF)
+					continue;
+				s = elf_strptr(elf, sh.sh_link, sym.st_name);
+				if (s && s[0])
+					found = xstrdup(s);
+			}
+		}
+		scn = NULL;
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
+/*
+ * The static object of variable node nd: "VAR [module]".  The module's
+ * symbol table is read once per variable (by_var), not once per profile.
+ */
+static int32_t static_object(struct experiment *e, struct module *m,
+			     const struct hpcrun_node *nd)
+{
+	struct strbuf name = STRBUF_INIT;
+	struct { const struct module *m; uint64_t addr; } key = { m, nd->addr };
+	uintptr_t v = (uintptr_t)hmap_get(tree(e)->by_var, &key, sizeof(key));
+	char *sym;
+	int32_t obj;
+
+	if (v)
+		return (int32_t)(v - 1);
+	sym = symbol_at(m, nd->addr);
+	if (sym)
+		strbuf_addf(&name, "%s [%s]", sym, base_name(m->path));
+	else
+		strbuf_addf(&name, "0x%" PRIx64 " [%s]", nd->addr,
+			    base_name(m->path));
+	obj = object(e, DATA_STATIC, name.buf, m->lm, "", 0);
+	hmap_put(e->data->by_var, &key, sizeof(key),
+		 (void *)(uintptr_t)(obj + 1));
+	free(sym);
+	strbuf_release(&name);
+	return obj;
+}
+
+/* The object a data root's own accesses belong to. */
+static int32_t root_object(struct experiment *e, int kind)
+{
+	struct strbuf name = STRBUF_INIT;
+	int32_t obj;
+
+	switch (kind) {
+	case DATA_STACK:
+		strbuf_addf(&name, "thread %zu", e->nthreads);
+		obj = object(e, DATA_STACK, name.buf, 0, "", 0);
+		strbuf_release(&name);
+		return obj;
+	case DATA_SMALL:
+		return object(e, DATA_SMALL, "small heap blocks", 0, "", 0);
+	case DATA_UNKNOWN:
+		return unknown_object(e);
+	default:
+		return -1;
+	}
+}
+
+struct data_node *datatree_classify(struct experiment *e,
+				    const struct hpcrun_profile *p,
+				    const long *parent, const char *has_values,
+				    struct module **mods, size_t nmods)
+{
+	uint64_t i, n = p->nnodes;
+	struct data_node *dn;
+	int found = 0;
+
+	for (i = 0; i < n && !found; i++)
+		found = parent[i] < 0 && p->nodes[i].lm == 0 &&
+			root_kind(p->nodes[i].addr) >= 0;
+	if (!found)
+		return NULL;
+	tree(e)->nprofiles++;
+	dn = xcalloc(n, sizeof(*dn));
+	for (i = 0; i < n; i++) {
+		const struct hpcrun_node *nd = &p->nodes[i];
+		long k = parent[i];
+		const struct data_node *pd = k >= 0 && (uint64_t)k < i ?
+					     &dn[k] : NULL;
+		struct data_node *d = &dn[i];
+		int kind;
+
+		d->obj = -1;
+		if (!pd || pd->role == DROLE_CODE) {
+			kind = k < 0 && nd->lm == 0 ? root_kind(nd->addr) : -1;
+			if (kind < 0)
+				continue;
+			d->role = DROLE_ROOT;
+			d->kind = (uint8_t)kind;
+			d->obj = root_object(e, kind);
+			continue;
+		}
+		d->kind = pd->kind;
+		switch (pd->role) {
+		case DROLE_ROOT:
+			if (pd->kind == DATA_NKINDS) {
+				d->role = DROLE_ACCESS;
+			} else if (pd->kind == DATA_HEAP && !is_access(nd)) {
+				d->role = DROLE_ALLOC;
+				if (has_values[i])
+					heap_object(e, p, parent, mods, nmods, dn,
+						    (long)i);
+			} else if (pd->kind == DATA_STATIC && !is_access(nd)) {
+				d->role = DROLE_VAR;
+				if ((nd->flags & HPCRUN_NODE_VARIABLE) &&
+				    nd->lm && nd->lm < nmods && mods[nd->lm]) {
+					d->obj = static_object(e, mods[nd->lm],
+							       nd);
+					break;
+				}
+				datatree_problem(e, "node %" PRIu32 " under "
+						 "^Static is no variable of a "
+						 "module in the load map",
+						 nd->id);
+				d->obj = unknown_object(e);
+			} else if (is_access(nd)) {
+				d->role = DROLE_MARK;
+				d->obj = pd->obj >= 0 ? pd->obj
+						      : unknown_object(e);
+				if (pd->kind == DATA_HEAP ||
+				    pd->kind == DATA_STATIC)
+					datatree_problem(e, "^Access node %"
+							 PRIu32 " right below "
+							 "%s", nd->id,
+							 root_names[pd->kind]);
+			} else {
+				datatree_problem(e, "node %" PRIu32 " below "
+						 "%s is not ^Access", nd->id,
+						 root_names[pd->kind]);
+				d->role = DROLE_ACCESS;
+				d->obj = pd->obj;
+			}
+			break;
+		case DROLE_ALLOC:
+			if (is_access(nd)) {
+				d->role = DROLE_MARK;
+				d->obj = heap_object(e, p, parent, mods, nmods, dn, k);
+			} else {
+				d->role = DROLE_ALLOC;
+				if (has_values[i])
+					heap_object(e, p, parent, mods, nmods, dn,
+						    (long)i);
+			}
+			break;
+		case DROLE_VAR:
+			d->obj = pd->obj;
+			if (is_access(nd)) {
+				d->role = DROLE_MARK;
+				break;
+			}
+			datatree_problem(e, "node %" PRIu32 " below a variable "
+					 "is not ^Access", nd->id);
+			d->role = DROLE_ACCESS;
+			break;
+		default:	/* MARK, ACCESS */
+			d->role = DROLE_ACCESS;
+			d->obj = pd->obj;
+			break;
+		}
+	}
+	return dn;
+}
+
+void datatree_set_attr(struct experiment *e, const struct data_node *dn,
+		       enum data_attr a, uint64_t v)
+{
+	struct data_object *o;
+
+	if (!e->data || dn->obj < 0)
+		return;
+	o = &e->data->objs[dn->obj];
+	switch (a) {
+	case DATTR_BYTES:	/* a variable's size is in every profile */
+		o->bytes = o->kind == DATA_STATIC ? (v > o->bytes ? v : o->bytes)
+						  : o->bytes + v;
+		break;
+	case DATTR_BLOCKS:
+		o->blocks = o->kind == DATA_STATIC ? 1 : o->blocks + v;
+		break;
+	case DATTR_OFFSET_LO:
+		if (v && (!o->lo || v < o->lo))
+			o->lo = v;
+		break;
+	case DATTR_OFFSET_HI:
+		if (v > o->hi)
+			o->hi = v;
+		break;
+	default:
+		break;
+	}
+}
+
+void datatree_add_noaddr(struct experiment *e, size_t raw, double v)
+{
+	struct datatree *dt = tree(e);
+
+	if (raw >= dt->nnoaddr) {
+		size_t n = e->metrics.nraw > raw ? e->metrics.nraw : raw + 1;
+
+		dt->noaddr = xrealloc(dt->noaddr, n * sizeof(*dt->noaddr));
+		memset(dt->noaddr + dt->nnoaddr, 0,
+		       (n - dt->nnoaddr) * sizeof(*dt->noaddr));
+		dt->nnoaddr = n;
+	}
+	dt->noaddr[raw] += v;
+}
+
+void datatree_count_thread(struct experiment *e, int32_t obj)
+{
+	struct data_object *o = &e->data->objs[obj];
+	uint32_t t = (uint32_t)e->nthreads + 1;
+
+	if (o->last_thread != t) {
+		o->last_thread = t;
+		o->nthreads++;
+	}
+}
+
+const struct data_object *datatree_object(const struct experiment *e,
+					  const struct node *n)
+{
+	uintptr_t v;
+
+	if (!e->data || n->kind != NODE_DATA)
+		return NULL;
+	v = (uintptr_t)hmap_get(e->data->by_node, &n->id, sizeof(n->id));
+	return v ? &e->data->objs[v - 1] : NULL;
+}
+
+int datatree_attr_value(const struct experiment *e, const struct node *n,
+			enum data_attr a, double *v)
+{
+	const struct data_object *o = datatree_object(e, n);
+
+	if (!o)
+		return 0;
+	switch (a) {
+	case DATTR_BYTES:
+		*v = (double)o->bytes;
+		return o->bytes != 0;
+	case DATTR_BLOCKS:
+		*v = (double)o->blocks;
+		return o->blocks != 0;
+	case DATTR_OFFSET_LO:
+		*v = (double)(o->lo - 1);
+		return o->lo != 0;
+	case DATTR_OFFSET_HI:
+		*v = (double)o->hi;
+		return o->hi != 0;
+	case DATTR_THREADS:
+		*v = (double)o->nthreads;
+		return o->nthreads != 0;
+	default:
+		return 0;
+	}
+}
+
+static double pct(double v, double total)
+{
+	return total != 0 ? 100.0 * v / total : 0;
+}
+
+struct obj_row {
+	const struct data_object *o;
+	double v;
+};
+
+static int cmp_obj(const void *a, const void *b)
+{
+	const struct obj_row *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v > y->v ? -1 : 1;
+	return x->o->node->id < y->o->node->id ? -1
+					       : x->o->node->id > y->o->node->id;
+}
+
+/* The coverage paragraph of raw metric m (datatree.h). */
+static void coverage(FILE *f, const struct experiment *e, size_t m,
+		     const char *label)
+{
+	const struct datatree *dt = e->data;
+	double total = accum_sum(e->root->acc, m, 0);
+	double addr = dt->root ? accum_sum(dt->root->acc, m, 0) : 0;
+	double noaddr = m < dt->nnoaddr ? dt->noaddr[m] : 0;
+	double k[DATA_NKINDS];
+	int i;
+
+	for (i = 0; i < DATA_NKINDS; i++)
+		k[i] = dt->kinds[i] ? accum_sum(dt->kinds[i]->acc, m, 0) : 0;
+	fprintf(f, "\nData coverage of %s: %.2f%% with a data address, "
+		"%.2f%% at memory instructions whose address was not "
+		"computed, %.2f%% at instructions without a memory operand.\n",
+		label, pct(addr, total), pct(noaddr, total),
+		pct(total - addr - noaddr, total));
+	fprintf(f, "Of the samples with an address: %.2f%% on named objects "
+		"(heap %.2f%%, static %.2f%%, stack %.2f%%), %.2f%% on small "
+		"heap blocks, %.2f%% unknown.\n",
+		pct(k[DATA_HEAP] + k[DATA_STATIC] + k[DATA_STACK], addr),
+		pct(k[DATA_HEAP], addr), pct(k[DATA_STATIC], addr),
+		pct(k[DATA_STACK], addr), pct(k[DATA_SMALL], addr),
+		pct(k[DATA_UNKNOWN], addr));
+}
+
+void datatree_report(FILE *f, const struct experiment *e, size_t m,
+		     const char *label, double scale, size_t top)
+{
+	const struct datatree *dt = e->data;
+	double total = accum_sum(e->root->acc, m, 0), addr;
+	struct obj_row *rows;
+	size_t i, nrows = 0;
+
+	if (!dt || !dt->nprofiles)
+		return;
+	coverage(f, e, m, label);
+	addr = dt->root ? accum_sum(dt->root->acc, m, 0) : 0;
+	rows = xcalloc(dt->nobjs ? dt->nobjs : 1, sizeof(*rows));
+	for (i = 0; i < dt->nobjs; i++) {
+		double v = accum_sum(dt->objs[i].node->acc, m, 0);
+
+		if (v != 0) {
+			rows[nrows].o = &dt->objs[i];
+			rows[nrows++].v = v;
+		}
+	}
+	qsort(rows, nrows, sizeof(*rows), cmp_obj);
+	fprintf(f, "\nTop data objects by %s:\n", label);
+	fprintf(f, "%7s %7s %14s %-7s %12s %7s %7s  %-23s  %s\n", "data%",
+		"total%", "inclusive", "kind", "bytes", "blocks", "threads",
+		"offsets accessed", "object");
+	for (i = 0; i < nrows && i < top; i++) {
+		const struct data_object *o = rows[i].o;
+		char range[48] = "-";
+
+		if (o->hi)
+			snprintf(range, sizeof(range), "[%" PRIu64 ", %" PRIu64
+				 ")", o->lo ? o->lo - 1 : 0, o->hi);
+		fprintf(f, "%6.2f%% %6.2f%% %14.6g %-7s %12" PRIu64 " %7"
+			PRIu64 " %7zu  %-23s  %s\n", pct(rows[i].v, addr),
+			pct(rows[i].v, total), rows[i].v * scale,
+			kind_names[o->kind], o->bytes, o->blocks, o->nthreads,
+			range, e->procs.names[o->node->proc]);
+	}
+	if (!nrows)
+		fprintf(f, "  (none)\n");
+	free(rows);
+}
+
+void datatree_free(struct datatree *dt)
+{
+	if (!dt)
+		return;
+	free(dt->objs);
+	hmap_free(dt->by_name);
+	hmap_free(dt->by_node);
+	hmap_free(dt->by_var);
+	hmap_free(dt->names);
+	free(dt->noaddr);
+	free(dt->problem);
+	free(dt);
+}

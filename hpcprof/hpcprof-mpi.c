@@ -1,0 +1,333 @@
+/*
+ * hpcprof-mpi.c - hpcprof on the ranks of an MPI job: each rank reads and
+ * correlates its own contiguous range of the profiles (on -j threads, as
+ * hpcprof does), the ranks' trees are merged up a binomial tree over MPI
+ * point-to-point messages (cct-wire.h), and rank 0 writes the database,
+ * the very one hpcprof writes.
+ *
+ * Invariants:
+ *  1. Every rank runs hpcprof's pipeline (run.c) up to the correlation, so
+ *     all hold the same modules, structures and metrics (cct-wire.h 1);
+ *     only rank 0 writes or prints, the other ranks' stderr is closed
+ *     until they have something of their own to say.
+ *  2. Rank r holds profiles [n*r/R, n*(r+1)/R).  In the reduction, rank r
+ *     merges the tree of rank r + 1, then r + 2's (holding r + 3's), then
+ *     r + 4's and so on: the trees are merged in rank order, hence in
+ *     profile order, and the merged tree is hpcprof's (parallel.h 2).
+ *  3. Rank 0 sends the merged tree to every rank, which finds its own
+ *     nodes' ids in it; each rank then sends its per-thread values with
+ *     those ids to rank 0, which folds them in rank order, hence in thread
+ *     order (parallel.h 3).
+ *  4. Every rank exits with rank 0's status.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cct-wire.h"
+#include "error.h"
+#include "opts.h"
+#include "parallel.h"
+#include "run.h"
+
+static const char *const usage[] = {
+	"[options] MEASUREMENT-DIR-OR-PROFILE...",
+	NULL,
+};
+
+static const struct opts_program prog = {
+	"hpcprof-mpi", usage,
+	"Correlate measurements with program structure on the ranks of an MPI\n"
+	"job (mpirun -np N hpcprof-mpi ...) and write, from rank 0, the\n"
+	"database hpcprof writes (hpcprof-database(5)).",
+};
+
+static int rank, nranks;
+static int correlating;		/* rank 0 reached mpi_correlate */
+static int saved_stderr = -1;	/* a rank's own stderr while it is closed */
+
+/* Says what is wrong on this rank (not rank 0) and ends the job. */
+static void die(const char *what)
+{
+	dprintf(saved_stderr >= 0 ? saved_stderr : 2,
+		"hpcprof-mpi: rank %d: %s\n", rank, what);
+	MPI_Abort(MPI_COMM_WORLD, 1);
+	exit(1);
+}
+
+/* Sends len bytes in pieces MPI counts can hold. */
+static void send_bytes(const char *buf, size_t len, int to)
+{
+	uint64_t n = len;
+
+	MPI_Send(&n, 1, MPI_UINT64_T, to, 0, MPI_COMM_WORLD);
+	while (len) {
+		int k = len > INT_MAX ? INT_MAX : (int)len;
+
+		MPI_Send(buf, k, MPI_BYTE, to, 0, MPI_COMM_WORLD);
+		buf += k;
+		len -= (size_t)k;
+	}
+}
+
+/* Receives what send_bytes sent; caller frees. */
+static char *recv_bytes(int from, size_t *len)
+{
+	uint64_t n;
+	char *buf, *p;
+
+	MPI_Recv(&n, 1, MPI_UINT64_T, from, 0, MPI_COMM_WORLD,
+		 MPI_STATUS_IGNORE);
+	buf = p = xmalloc(n ? n : 1);
+	*len = n;
+	while (n) {
+		int k = n > INT_MAX ? INT_MAX : (int)n;
+
+		MPI_Recv(p, k, MPI_BYTE, from, 0, MPI_COMM_WORLD,
+			 MPI_STATUS_IGNORE);
+		p += k;
+		n -= (uint64_t)k;
+	}
+	return buf;
+}
+
+/* Merges the trees of the ranks below this one in the binomial tree into
+ * g, in rank order, then sends g up (invariant 2). */
+static void reduce(struct experiment *e, struct experiment *g)
+{
+	int mask;
+
+	for (mask = 1; mask < nranks; mask <<= 1) {
+		if (rank & mask) {
+			struct strbuf sb = STRBUF_INIT;
+
+			cct_wire_write(g, &sb);
+			send_bytes(sb.buf, sb.len, rank - mask);
+			strbuf_release(&sb);
+			return;
+		}
+		if (rank + mask < nranks) {
+			size_t len;
+			char *buf = recv_bytes(rank + mask, &len);
+			struct experiment *d = cct_wire_read(e, buf, len);
+
+			if (!d)
+				die(hpc_lasterr());
+			free(experiment_merge(g, d));
+			experiment_free(d);
+			free(buf);
+		}
+	}
+}
+
+/* A per-thread value on its way to rank 0: node is the merged tree's id. */
+struct value {
+	uint32_t thread, node, k, pad;
+	double v;
+};
+
+#define VALUES 4096
+
+struct sender {
+	struct node **ids;	/* this rank's tree -> the merged tree's */
+	struct value buf[VALUES];
+	int n;
+};
+
+static void flush_values(struct sender *s)
+{
+	MPI_Send(s->buf, s->n * (int)sizeof(s->buf[0]), MPI_BYTE, 0, 1,
+		 MPI_COMM_WORLD);
+	s->n = 0;
+}
+
+static void send_value(void *arg, uint32_t thread, struct node *n,
+		       uint32_t k, double v)
+{
+	struct sender *s = arg;
+
+	if (s->n == VALUES)
+		flush_values(s);
+	s->buf[s->n++] = (struct value){ thread, s->ids[n->id]->id, k, 0, v };
+}
+
+/* Rank 0: the values of rank from, folded into e (ids: the merged tree's
+ * ids -> e's nodes). */
+static void fold_values(struct experiment *e, struct node **ids, int from)
+{
+	struct value *buf = xmalloc(VALUES * sizeof(*buf));
+	int bytes, i;
+
+	do {
+		MPI_Status st;
+
+		MPI_Recv(buf, VALUES * (int)sizeof(*buf), MPI_BYTE, from, 1,
+			 MPI_COMM_WORLD, &st);
+		MPI_Get_count(&st, MPI_BYTE, &bytes);
+		for (i = 0; i < bytes / (int)sizeof(*buf); i++)
+			par_fold(e, buf[i].thread, ids[buf[i].node], buf[i].k,
+				 buf[i].v);
+	} while (bytes);
+	free(buf);
+}
+
+/* Rank 0's own values: its tree's nodes -> e's. */
+struct own {
+	struct experiment *e;
+	struct node **ids;
+};
+
+static void fold_own(void *arg, uint32_t thread, struct node *n, uint32_t k,
+		     double v)
+{
+	struct own *o = arg;
+
+	par_fold(o->e, thread, o->ids[n->id], k, v);
+}
+
+/* Rank 0 to all: the merged tree; returns each rank's copy of it. */
+static struct experiment *share_tree(struct experiment *e,
+				     struct experiment *g)
+{
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t len;
+	struct experiment *d, *f;
+
+	if (rank == 0)
+		cct_wire_write(g, &sb);
+	len = sb.len;
+	MPI_Bcast(&len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	strbuf_grow(&sb, len);
+	{
+		char *p = sb.buf;
+		uint64_t left = len;
+
+		while (left) {
+			int k = left > INT_MAX ? INT_MAX : (int)left;
+
+			MPI_Bcast(p, k, MPI_BYTE, 0, MPI_COMM_WORLD);
+			p += k;
+			left -= (uint64_t)k;
+		}
+	}
+	if (rank == 0) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	d = cct_wire_read(e, sb.buf, len);
+	strbuf_release(&sb);
+	if (!d)
+		die(hpc_lasterr());
+	f = experiment_new_worker(e);
+	free(experiment_merge(f, d));
+	experiment_free(d);
+	return f;
+}
+
+static long mpi_correlate(struct experiment *e, const struct par_profile *in,
+			  size_t n, unsigned jobs)
+{
+	size_t lo = n * (size_t)rank / (size_t)nranks;
+	size_t hi = n * (size_t)(rank + 1) / (size_t)nranks;
+	struct par_job *j = par_start(e, in, lo, hi, jobs);
+	long failed = par_failures(j), total = 0;
+	struct experiment *g = experiment_new_worker(e), *f;
+	struct node **ids;
+	int r;
+
+	correlating = 1;
+	if (failed < 0)
+		die(hpc_lasterr());
+	par_merge(j, g);
+	reduce(e, g);
+	f = share_tree(e, g);
+	MPI_Reduce(&failed, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+	if (rank) {
+		struct sender *s = xcalloc(1, sizeof(*s));
+
+		s->ids = experiment_merge(f, g);
+		if (par_records(j, send_value, s))
+			die(hpc_lasterr());
+		if (s->n)
+			flush_values(s);
+		flush_values(s);	/* the end */
+		free(s->ids);
+		free(s);
+		experiment_free(f);
+	} else {
+		struct own own = { e, NULL };
+
+		own.ids = ids = experiment_merge(e, g);
+		experiment_merge_fallbacks(e, g);
+		if (par_records(j, fold_own, &own))
+			total = -1;
+		for (r = 1; r < nranks; r++)
+			fold_values(e, ids, r);
+		free(ids);
+		e->nthreads = n;
+		e->metrics.nthreads = n;
+	}
+	experiment_free(g);
+	par_free(j);
+	return total;
+}
+
+int main(int argc, char **argv)
+{
+	struct hpcprof_options o = { 0 };
+	struct hpcprof_args a = { 0 };
+	int first, status;
+	const struct opt opts[] = {
+		HPCPROF_INPUT_OPTS(o, a),
+		OPT_STRING(0, "text", &o.text, "FILE",
+			   "also write a text report of the hot spots to FILE (- = stdout)"),
+		OPT_INT(0, "top", &o.top, "N",
+			"rows per table of the text report (default 20)"),
+		OPT_INT('j', "jobs", &a.jobs, "N",
+			"threads per rank (default: online CPUs, at most 16)"),
+		OPT_END(),
+	};
+
+	hpc_set_progname(argv[0]);
+	first = opts_parse(argc, argv, &prog, opts, 0);
+	if (first < 0)
+		return 2;
+	if (first == argc && !o.config) {
+		hpc_error("no measurement directory given (see 'hpcprof-mpi "
+			  "--help')");
+		return 2;
+	}
+	if (hpcprof_args_apply(&o, &a, argv + first, argc - first))
+		return 2;
+	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+		hpc_error("MPI_Init failed");
+		return 1;
+	}
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+	if (rank) {
+		int null = open("/dev/null", O_WRONLY);
+
+		saved_stderr = dup(2);
+		if (null >= 0) {
+			dup2(null, 2);
+			dup2(null, 1);
+			close(null);
+		}
+	}
+	o.correlate = mpi_correlate;
+	o.reader_only = rank != 0;
+	status = hpcprof_run(&o);
+	/* rank 0 stopped before the others' trees could reach it: they
+	 * wait for it, so end the job (its message is said) */
+	if (rank == 0 && !correlating && nranks > 1 && status)
+		MPI_Abort(MPI_COMM_WORLD, status);
+	MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	hpcprof_args_release(&a);
+	MPI_Finalize();
+	return status;
+}

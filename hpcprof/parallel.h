@@ -1,0 +1,84 @@
+/*
+ * parallel.h - hpcprof's profiles read and correlated on N threads, into a
+ * database identical byte for byte to the one a single thread writes.
+ *
+ * Invariants:
+ *  1. The profiles are split into N contiguous ranges in input order;
+ *     worker w adds its range, in order, to an experiment of its own
+ *     (experiment_new_worker), so no worker waits for another, and the
+ *     shared modules and structures are only read while workers run.
+ *  2. The workers' trees are merged into the experiment in worker order
+ *     (experiment_merge): node ids, children order and name tables are
+ *     those of adding every profile in order to one tree.
+ *  3. A worker's per-thread values leave it as records (node, metric,
+ *     value) in a temporary file; afterwards one thread reads them in
+ *     thread order, folds them into the statistics and writes them
+ *     (e->thread_cb).  So floating-point sums are added in the same order
+ *     whatever N is, and thread-values.tsv has the same lines.
+ *  4. Memory: a worker holds one profile at a time and a tree no larger
+ *     than the merged one; the records wait on disk.
+ *  5. Messages about profiles are printed by the calling thread, in
+ *     profile order, after the workers are done.
+ *  N = 1 runs the same steps on the calling thread.
+ */
+#ifndef HPCPROF_PARALLEL_H
+#define HPCPROF_PARALLEL_H
+
+#include <stddef.h>
+
+#include "cct.h"
+
+/* hpcprof -j's default: the online CPUs, at most PAR_DEFAULT_MAX. */
+#define PAR_DEFAULT_MAX 16
+unsigned par_default_threads(void);
+
+/*
+ * Reads the n profiles at paths on nthreads threads.  out[i] is profile i
+ * without its CCT and values (free with hpcrun_profile_free), or NULL and
+ * err[i] what is wrong with it (caller frees).
+ */
+void par_read_heads(const char *const *paths, size_t n, unsigned nthreads,
+		    struct hpcrun_profile **out, char **err);
+
+/* One profile to add: its path and metric map (experiment_add_profile). */
+struct par_profile {
+	const char *path;
+	const int *map;
+};
+
+/*
+ * Adds the n profiles to e as its threads 0..n-1 (e registered them with
+ * experiment_register) on nthreads threads, folds their values into the
+ * statistics and reports each thread's to e->thread_cb.  A profile that
+ * cannot be read now is warned about and adds nothing.  Returns the
+ * number of such profiles, or -1 with hpc_lasterr() when a temporary file
+ * fails.
+ */
+long par_correlate(struct experiment *e, const struct par_profile *in,
+		   size_t n, unsigned nthreads);
+
+/*
+ * par_correlate() in steps, for hpcprof-mpi (which merges the trees of
+ * ranks between par_merge and par_records):
+ * par_start runs the workers over in[lo, hi) (thread numbers stay the
+ * indices in in); par_failures warns about the profiles that could not be
+ * read, in order, and returns how many (-1 with hpc_lasterr() when a
+ * temporary file failed); par_merge merges the workers' trees, in order,
+ * into into (e itself or a worker's experiment of e) and frees them;
+ * par_records calls fn for each per-thread value in thread order, with its
+ * node in into (0, or -1 with hpc_lasterr() on a read error); par_fold is
+ * the fn that folds a value into e's statistics (arg e) and reports it to
+ * e->thread_cb.  par_free accepts NULL.
+ */
+struct par_job;
+typedef void par_record_fn(void *arg, uint32_t thread, struct node *n,
+			   uint32_t k, double v);
+struct par_job *par_start(struct experiment *e, const struct par_profile *in,
+			  size_t lo, size_t hi, unsigned nthreads);
+long par_failures(struct par_job *j);
+void par_merge(struct par_job *j, struct experiment *into);
+int par_records(struct par_job *j, par_record_fn *fn, void *arg);
+par_record_fn par_fold;
+void par_free(struct par_job *j);
+
+#endif

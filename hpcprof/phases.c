@@ -1,0 +1,736 @@
+/* phases.c - see phases.h and man/hpcprof-database.5 (phases.tsv). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "hashmap.h"
+#include "phases.h"
+
+/* The metrics at the waiting sites (invariant 2). */
+enum { M_WAIT, M_COMPLETION, M_EPISODES, M_LAST, M_LOCK_WAIT, M_BLOCKED,
+       NMET };
+
+static const char *const met_name[NMET] = {
+	"barrier wait (s)", "barrier completion (s)", "barrier episodes",
+	"last arrivals", "lock wait (s)", "lock blocked calls",
+};
+
+static const char *const met_desc[NMET] = {
+	"seconds from this thread's arrival at a barrier to the last arrival",
+	"seconds from the last arrival at a barrier to this thread's departure",
+	"barrier episodes this thread went through",
+	"barrier episodes this thread arrived at last",
+	"seconds blocked in pthread_mutex_lock, pthread_cond_wait, sem_wait",
+	"lock calls that had to wait",
+};
+
+struct gsite {
+	enum hpcsync_kind kind;
+	uint64_t object;
+	uint32_t nthreads;
+	const struct node *call;	/* where its values went, or NULL */
+	char *label;			/* "f.c:12 [main]" */
+};
+
+/* One site's aggregates in one thread. */
+struct srow {
+	uint32_t site, thread;
+	uint64_t episodes, last, calls, blocked;
+	double wait, completion, work, lock_wait;
+	uint32_t norders;
+	uint64_t orders[HPCSYNC_MAX_ORDERS];
+};
+
+/* One phase kind in one thread (sites: global index + 1, 0 = start). */
+struct prow {
+	uint32_t start, end, thread;
+	uint64_t count;
+	double work, wall;
+};
+
+struct erow {
+	uint32_t site, thread;
+	uint64_t n;
+	double wait, work;
+	int32_t order;
+	int last;
+};
+
+struct phases {
+	int any;
+	size_t raw[NMET];
+	struct gsite *sites;	size_t nsites, sites_alloc;
+	struct hmap *site_index;	/* invariant 1's key -> index + 1 */
+	struct srow *rows;	size_t nrows, rows_alloc;
+	struct prow *prows;	size_t nprows, prows_alloc;
+	struct erow *erows;	size_t nerows, erows_alloc;
+	size_t nthreads;
+	/* the thread being added */
+	struct hmap *local;	/* hpcrun site id -> global index + 1 */
+	struct cct_extra *extra;	size_t nextra, extra_alloc;
+	uint32_t *extra_site;	size_t extra_site_alloc;
+};
+
+struct phases *phases_new(void)
+{
+	struct phases *ph = xcalloc(1, sizeof(*ph));
+
+	ph->site_index = hmap_new();
+	ph->local = hmap_new();
+	return ph;
+}
+
+void phases_free(struct phases *ph)
+{
+	size_t i;
+
+	if (!ph)
+		return;
+	for (i = 0; i < ph->nsites; i++)
+		free(ph->sites[i].label);
+	free(ph->sites);
+	hmap_free(ph->site_index);
+	hmap_free(ph->local);
+	free(ph->rows);
+	free(ph->prows);
+	free(ph->erows);
+	free(ph->extra);
+	free(ph->extra_site);
+	free(ph);
+}
+
+struct hpcsync *phases_read(const char *profile, int *bad)
+{
+	char *path = hpcsync_path_for(profile);
+	struct hpcsync *s = NULL;
+
+	*bad = 0;
+	if (access(path, F_OK) == 0 || errno != ENOENT) {
+		s = hpcsync_read(path);
+		*bad = !s;
+	}
+	free(path);
+	return s;
+}
+
+void phases_register(struct phases *ph, struct metrics *m, int any)
+{
+	int k;
+
+	ph->any = any;
+	if (!any)
+		return;
+	for (k = 0; k < NMET; k++)
+		ph->raw[k] = metrics_raw(m, met_name[k], met_desc[k],
+					 k == M_EPISODES || k == M_LAST ||
+					 k == M_BLOCKED);
+}
+
+int phases_metric(const struct phases *ph, size_t m)
+{
+	int k;
+
+	for (k = 0; ph->any && k < NMET; k++)
+		if (ph->raw[k] == m)
+			return 1;
+	return 0;
+}
+
+const char *phases_thread_columns(const struct phases *ph)
+{
+	return ph->any ? "\tsync-wait-s\tsync-completion-s\tsync-episodes"
+			 "\tlast-arrivals\tphase-work-s\tlock-wait-s" : NULL;
+}
+
+/*
+ * The global index of the thread's hpcrun site (invariant 1); where[] maps
+ * the profile's node ids of the sites to their index in p->nodes + 1.
+ */
+static uint32_t global_site(struct phases *ph, const struct hpcsync_site *st,
+			    const struct hpcrun_profile *p, const char *proc,
+			    struct hmap *where)
+{
+	struct strbuf key = STRBUF_INIT;
+	const char *lm = NULL;
+	uintptr_t v = st->node ? (uintptr_t)hmap_get(where, &st->node,
+						     sizeof(st->node)) : 0;
+	uint64_t addr = 0;
+	size_t k;
+
+	if (v) {
+		addr = p->nodes[v - 1].addr;
+		for (k = 0; k < p->nlms; k++)
+			if (p->lms[k].id == p->nodes[v - 1].lm)
+				lm = p->lms[k].path;
+	}
+	if (lm)
+		strbuf_addf(&key, "%s %s+%" PRIx64, hpcsync_kind_name(st->kind),
+			    lm, addr);
+	else
+		strbuf_addf(&key, "%s %s #%u", hpcsync_kind_name(st->kind),
+			    proc, st->id);
+	v = (uintptr_t)hmap_get_str(ph->site_index, key.buf);
+	if (!v) {
+		struct gsite *g;
+
+		HPC_GROW(ph->sites, ph->nsites + 1, ph->sites_alloc);
+		g = &ph->sites[ph->nsites++];
+		memset(g, 0, sizeof(*g));
+		g->kind = st->kind;
+		g->object = st->object;
+		g->nthreads = st->nthreads;
+		v = ph->nsites;
+		hmap_put_str(ph->site_index, key.buf, (void *)v);
+	}
+	if (st->nthreads > ph->sites[v - 1].nthreads)
+		ph->sites[v - 1].nthreads = st->nthreads;
+	strbuf_release(&key);
+	return (uint32_t)(v - 1);
+}
+
+/* Node id -> index in p->nodes + 1, for the nodes of s's sites: one pass
+ * over the profile, whatever the number of sites. */
+static struct hmap *site_nodes(const struct hpcsync *s,
+			       const struct hpcrun_profile *p)
+{
+	struct hmap *want = hmap_new();
+	uint64_t i;
+
+	for (i = 0; s && i < s->nsites; i++)
+		if (s->sites[i].node)
+			hmap_put(want, &s->sites[i].node, sizeof(uint32_t),
+				 NULL);
+	for (i = 0; s && s->nsites && i < p->nnodes; i++)
+		if (hmap_lookup(want, &p->nodes[i].id, sizeof(uint32_t), NULL))
+			hmap_put(want, &p->nodes[i].id, sizeof(uint32_t),
+				 (void *)(uintptr_t)(i + 1));
+	return want;
+}
+
+/* The global key (index + 1, 0 thread start) of the thread's site id. */
+static uint32_t local_key(struct phases *ph, uint32_t id)
+{
+	return id ? (uint32_t)(uintptr_t)hmap_get(ph->local, &id, sizeof(id))
+		  : 0;
+}
+
+static uint32_t phase_key(void *arg, uint32_t site)
+{
+	return local_key(arg, site);
+}
+
+static void add_extra(struct phases *ph, uint32_t node, uint32_t site,
+		      const char *callee, int met, double v)
+{
+	struct cct_extra *x;
+
+	if (v == 0)
+		return;
+	HPC_GROW(ph->extra, ph->nextra + 1, ph->extra_alloc);
+	HPC_GROW(ph->extra_site, ph->nextra + 1, ph->extra_site_alloc);
+	x = &ph->extra[ph->nextra];
+	x->node = node;
+	x->callee = callee;
+	x->raw = ph->raw[met];
+	x->v = v;
+	x->at = NULL;
+	ph->extra_site[ph->nextra++] = site;
+}
+
+static struct srow *new_row(struct phases *ph, uint32_t site, uint32_t t)
+{
+	struct srow *r;
+
+	HPC_GROW(ph->rows, ph->nrows + 1, ph->rows_alloc);
+	r = &ph->rows[ph->nrows++];
+	memset(r, 0, sizeof(*r));
+	r->site = site;
+	r->thread = t;
+	return r;
+}
+
+/* The callee frame's name for a site kind, as a static string. */
+static const char *callee_name(enum hpcsync_kind k)
+{
+	static char names[HPCSYNC_NKINDS][64];
+
+	if (!names[k][0])
+		snprintf(names[k], sizeof(names[k]), "<wait in %s>",
+			 hpcsync_kind_function(k));
+	return names[k];
+}
+
+/* The episodes kept: wait and work before each (per-thread order). */
+static void add_episodes(struct phases *ph, const struct hpcsync *s,
+			 size_t t)
+{
+	uint64_t prev_cpu = 0;
+	size_t i;
+
+	for (i = 0; i < s->nepisodes; i++) {
+		const struct hpcsync_episode *ep = &s->episodes[i];
+		struct erow *r;
+
+		HPC_GROW(ph->erows, ph->nerows + 1, ph->erows_alloc);
+		r = &ph->erows[ph->nerows++];
+		r->site = local_key(ph, ep->site) - 1;
+		r->thread = (uint32_t)t;
+		r->n = ep->n;
+		r->wait = ep->lastarr >= ep->arrive && ep->lastarr ?
+			  (double)(ep->lastarr - ep->arrive) * 1e-9 :
+			  (double)(ep->depart - ep->arrive) * 1e-9;
+		r->work = ep->cpu_arrive >= prev_cpu ?
+			  (double)(ep->cpu_arrive - prev_cpu) * 1e-9 : 0;
+		r->order = ep->order;
+		r->last = ep->lastarr && ep->lastarr == ep->arrive;
+		prev_cpu = ep->cpu_depart;
+	}
+}
+
+void phases_thread(struct phases *ph, struct experiment *e, size_t t,
+		   struct hpcsync *s, const struct hpcrun_profile *p,
+		   const char *proc, struct cct_extra **extra,
+		   size_t *nextra, struct strbuf *cols)
+{
+	double tot[NMET] = { 0 }, work = 0;
+	struct hmap *rows = hmap_new();	/* global site -> row index + 1 */
+	struct hmap *where;
+	size_t i;
+
+	ph->nextra = 0;
+	hmap_free(ph->local);
+	ph->local = hmap_new();
+	e->phase_key = phase_key;
+	e->phase_arg = ph;
+	ph->nthreads = t + 1 > ph->nthreads ? t + 1 : ph->nthreads;
+	for (i = 0; s && i < NMET; i++)	/* means over these threads */
+		e->metrics.raw[ph->raw[i]].nthreads++;
+	where = site_nodes(s, p);
+	for (i = 0; s && i < s->nsites; i++) {
+		uint32_t g = global_site(ph, &s->sites[i], p, proc, where);
+
+		hmap_put(ph->local, &s->sites[i].id, sizeof(s->sites[i].id),
+			 (void *)(uintptr_t)(g + 1));
+	}
+	for (i = 0; s && i < s->nsyncs; i++) {
+		const struct hpcsync_sync *y = &s->syncs[i];
+		const struct hpcsync_site *st = hpcsync_site(s, y->site);
+		uint32_t g = local_key(ph, y->site) - 1;
+		const char *callee = callee_name(st->kind);
+		struct srow *r = new_row(ph, g, (uint32_t)t);
+
+		r->episodes = y->episodes;
+		r->last = y->last;
+		r->wait = y->wait;
+		r->completion = y->completion;
+		r->norders = y->norders;
+		memcpy(r->orders, y->orders, sizeof(r->orders));
+		hmap_put(rows, &g, sizeof(g), (void *)(uintptr_t)ph->nrows);
+		add_extra(ph, st->node, g, callee, M_WAIT, y->wait);
+		add_extra(ph, st->node, g, callee, M_COMPLETION, y->completion);
+		add_extra(ph, st->node, g, callee, M_EPISODES,
+			  (double)y->episodes);
+		add_extra(ph, st->node, g, callee, M_LAST, (double)y->last);
+		tot[M_WAIT] += y->wait;
+		tot[M_COMPLETION] += y->completion;
+		tot[M_EPISODES] += (double)y->episodes;
+		tot[M_LAST] += (double)y->last;
+	}
+	for (i = 0; s && i < s->nlocks; i++) {
+		const struct hpcsync_lock *l = &s->locks[i];
+		const struct hpcsync_site *st = hpcsync_site(s, l->site);
+		uint32_t g = local_key(ph, l->site) - 1;
+		const char *callee = callee_name(st->kind);
+		struct srow *r = new_row(ph, g, (uint32_t)t);
+
+		r->calls = l->calls;
+		r->blocked = l->blocked;
+		r->lock_wait = l->wait;
+		add_extra(ph, st->node, g, callee, M_LOCK_WAIT, l->wait);
+		add_extra(ph, st->node, g, callee, M_BLOCKED,
+			  (double)l->blocked);
+		tot[M_LOCK_WAIT] += l->wait;
+	}
+	for (i = 0; s && i < s->nphases; i++) {
+		const struct hpcsync_phase *q = &s->phases[i];
+		struct prow *r;
+		uint32_t end = local_key(ph, q->end);
+		uintptr_t row;
+
+		HPC_GROW(ph->prows, ph->nprows + 1, ph->prows_alloc);
+		r = &ph->prows[ph->nprows++];
+		r->start = local_key(ph, q->start);
+		r->end = end;
+		r->thread = (uint32_t)t;
+		r->count = q->count;
+		r->work = q->work;
+		r->wall = q->wall;
+		work += q->work;
+		end--;
+		row = (uintptr_t)hmap_get(rows, &end, sizeof(end));
+		if (row)
+			ph->rows[row - 1].work += q->work;
+	}
+	if (s)
+		add_episodes(ph, s, t);
+	hmap_free(rows);
+	hmap_free(where);
+	if (cols && ph->any) {
+		if (s)
+			strbuf_addf(cols, "\t%.9f\t%.9f\t%.0f\t%.0f\t%.9f\t%.9f",
+				    tot[M_WAIT], tot[M_COMPLETION],
+				    tot[M_EPISODES], tot[M_LAST], work,
+				    tot[M_LOCK_WAIT]);
+		else
+			strbuf_addstr(cols, "\t-\t-\t-\t-\t-\t-");
+	}
+	*extra = ph->extra;
+	*nextra = ph->nextra;
+}
+
+void phases_placed(struct phases *ph, const struct experiment *e)
+{
+	size_t i;
+
+	(void)e;
+	for (i = 0; i < ph->nextra; i++) {
+		struct gsite *g = &ph->sites[ph->extra_site[i]];
+
+		if (!g->call && ph->extra[i].at)
+			g->call = ph->extra[i].at;
+	}
+}
+
+/* "f.c:12 [main]" for the call site n (a CALL node), or its procedure. */
+static char *site_label(const struct experiment *e, const struct node *n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const struct node *f;
+	const char *file, *slash;
+
+	if (!n || n->kind != NODE_CALL) {
+		strbuf_addstr(&sb, "<unknown call path>");
+		return strbuf_detach(&sb, NULL);
+	}
+	file = e->files.names[n->file];
+	slash = strrchr(file, '/');
+	file = slash ? slash + 1 : file;
+	for (f = n->parent; f && f->kind != NODE_PF; f = f->parent)
+		;
+	if (n->line && file[0])
+		strbuf_addf(&sb, "%s:%u", file, n->line);
+	else
+		strbuf_addf(&sb, "%s+0x%" PRIx64,
+			    strrchr(e->lms.names[n->lm], '/') ?
+			    strrchr(e->lms.names[n->lm], '/') + 1 :
+			    e->lms.names[n->lm], n->vma);
+	if (f)
+		strbuf_addf(&sb, " [%s]", e->procs.names[f->proc]);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* Per-site sums over its threads (for phases.tsv and --text). */
+struct site_sum {
+	uint32_t threads;
+	uint64_t episodes, last, calls, blocked;
+	double wait, completion, lock_wait, work_sum, work_max;
+	uint32_t top_last_thread;
+	uint64_t top_last;
+};
+
+static void sum_sites(const struct phases *ph, struct site_sum *ss)
+{
+	size_t i;
+
+	memset(ss, 0, ph->nsites * sizeof(*ss));
+	for (i = 0; i < ph->nrows; i++) {
+		const struct srow *r = &ph->rows[i];
+		struct site_sum *s = &ss[r->site];
+
+		s->threads++;
+		s->episodes = r->episodes > s->episodes ? r->episodes
+							: s->episodes;
+		s->last += r->last;
+		s->calls += r->calls;
+		s->blocked += r->blocked;
+		s->wait += r->wait;
+		s->completion += r->completion;
+		s->lock_wait += r->lock_wait;
+		s->work_sum += r->work;
+		s->work_max = r->work > s->work_max ? r->work : s->work_max;
+		if (r->last > s->top_last) {
+			s->top_last = r->last;
+			s->top_last_thread = r->thread;
+		}
+	}
+}
+
+/* mean / max of the threads' work: 1 when balanced; 0 without work. */
+static double efficiency(double sum, double max, uint32_t threads)
+{
+	return max > 0 && threads ? sum / threads / max : 0;
+}
+
+static int cmp_srow(const void *a, const void *b)
+{
+	const struct srow *x = a, *y = b;
+
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
+	return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+static int cmp_prow(const void *a, const void *b)
+{
+	const struct prow *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+static int cmp_erow(const void *a, const void *b)
+{
+	const struct erow *x = a, *y = b;
+
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return x->n < y->n ? -1 : x->n > y->n;
+}
+
+static void write_orders(FILE *f, const struct srow *r)
+{
+	uint32_t k;
+
+	if (!r->norders)
+		fputc('-', f);
+	for (k = 0; k < r->norders; k++)
+		fprintf(f, "%s%" PRIu64, k ? "," : "", r->orders[k]);
+}
+
+/* The PHASE node id of start key k, or 0. */
+static uint32_t phase_node(const struct experiment *e, uint32_t k)
+{
+	const struct node *n = hmap_get(e->phase_nodes, &k, sizeof(k));
+
+	return n ? n->id : 0;
+}
+
+static void write_tsv(struct phases *ph, const struct experiment *e,
+		      FILE *f)
+{
+	struct site_sum *ss = xcalloc(ph->nsites + 1, sizeof(*ss));
+	size_t i, j;
+
+	sum_sites(ph, ss);
+	fprintf(f, "# hpcprof phases 1\n"
+		"# site\tsite\tkind\tfunction\tobject\tnode\tparticipants\t"
+		"threads\tepisodes\twait-s\tcompletion-s\tlast-arrivals\t"
+		"work-s\tlb-efficiency\timbalance-gain-s\tlock-calls\t"
+		"lock-blocked\tlock-wait-s\tlocation\n"
+		"# thread\tsite\tthread\tepisodes\twait-s\tcompletion-s\t"
+		"last-arrivals\twork-s\torders\tlock-calls\tlock-blocked\t"
+		"lock-wait-s\n"
+		"# phase\tstart\tend\tnode\tthreads\tcount\twork-s\twall-s\t"
+		"lb-efficiency\n"
+		"# phase-thread\tstart\tend\tthread\tcount\twork-s\twall-s\n"
+		"# episode\tsite\tthread\tn\twait-s\twork-s\torder\tlast\n");
+	for (i = 0; i < ph->nsites; i++) {
+		const struct gsite *g = &ph->sites[i];
+		const struct site_sum *s = &ss[i];
+
+		fprintf(f, "site\t%zu\t%s\t%s\t0x%" PRIx64 "\t%" PRIu32 "\t%"
+			PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%.9f\t%.9f\t%" PRIu64
+			"\t%.9f\t%.6f\t%.9f\t%" PRIu64 "\t%" PRIu64 "\t%.9f\t%s\n",
+			i + 1, hpcsync_kind_name(g->kind),
+			hpcsync_kind_function(g->kind), g->object,
+			g->call ? g->call->id : 0, g->nthreads, s->threads,
+			s->episodes, s->wait, s->completion, s->last,
+			s->work_sum, efficiency(s->work_sum, s->work_max,
+						s->threads),
+			s->threads ? s->wait / s->threads : 0, s->calls,
+			s->blocked, s->lock_wait, g->label);
+	}
+	if (ph->nrows)
+		qsort(ph->rows, ph->nrows, sizeof(*ph->rows), cmp_srow);
+	for (i = 0; i < ph->nrows; i++) {
+		const struct srow *r = &ph->rows[i];
+
+		fprintf(f, "thread\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%.9f"
+			"\t%.9f\t%" PRIu64 "\t%.9f\t", r->site + 1, r->thread,
+			r->episodes, r->wait, r->completion, r->last, r->work);
+		write_orders(f, r);
+		fprintf(f, "\t%" PRIu64 "\t%" PRIu64 "\t%.9f\n", r->calls,
+			r->blocked, r->lock_wait);
+	}
+	if (ph->nprows)
+		qsort(ph->prows, ph->nprows, sizeof(*ph->prows), cmp_prow);
+	for (i = 0; i < ph->nprows; i = j) {
+		double sum = 0, max = 0, wall = 0;
+		uint64_t count = 0;
+		uint32_t threads = 0;
+
+		for (j = i; j < ph->nprows && ph->prows[j].start ==
+		     ph->prows[i].start && ph->prows[j].end ==
+		     ph->prows[i].end; j++) {
+			sum += ph->prows[j].work;
+			wall += ph->prows[j].wall;
+			max = ph->prows[j].work > max ? ph->prows[j].work : max;
+			count = ph->prows[j].count > count ? ph->prows[j].count
+							   : count;
+			threads++;
+		}
+		fprintf(f, "phase\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu32 "\t%"
+			PRIu32 "\t%" PRIu64 "\t%.9f\t%.9f\t%.6f\n",
+			ph->prows[i].start, ph->prows[i].end,
+			phase_node(e, ph->prows[i].start), threads, count, sum,
+			wall, efficiency(sum, max, threads));
+		for (; i < j; i++)
+			fprintf(f, "phase-thread\t%" PRIu32 "\t%" PRIu32 "\t%"
+				PRIu32 "\t%" PRIu64 "\t%.9f\t%.9f\n",
+				ph->prows[i].start, ph->prows[i].end,
+				ph->prows[i].thread, ph->prows[i].count,
+				ph->prows[i].work, ph->prows[i].wall);
+	}
+	if (ph->nerows)
+		qsort(ph->erows, ph->nerows, sizeof(*ph->erows), cmp_erow);
+	for (i = 0; i < ph->nerows; i++) {
+		const struct erow *r = &ph->erows[i];
+
+		fprintf(f, "episode\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64
+			"\t%.9f\t%.9f\t%" PRId32 "\t%d\n", r->site + 1,
+			r->thread, r->n, r->wait, r->work, r->order, r->last);
+	}
+	free(ss);
+}
+
+int phases_finish(struct phases *ph, struct experiment *e,
+		  struct database *db)
+{
+	struct strbuf sb = STRBUF_INIT;
+	FILE *f;
+	uint32_t k;
+
+	for (k = 0; k < ph->nsites; k++)
+		ph->sites[k].label = site_label(e, ph->sites[k].call);
+	for (k = 0; k <= ph->nsites; k++) {
+		struct node *n = hmap_get(e->phase_nodes, &k, sizeof(k));
+
+		if (!n)
+			continue;
+		strbuf_reset(&sb);
+		if (k)
+			strbuf_addf(&sb, "<phase after %s %s>",
+				    hpcsync_kind_function(ph->sites[k - 1].kind),
+				    ph->sites[k - 1].label);
+		else
+			strbuf_addstr(&sb, "<phase from thread start>");
+		n->proc = name_table_intern(&e->procs, sb.buf);
+	}
+	strbuf_release(&sb);
+	if (!ph->any)
+		return 0;
+	f = database_open_file(db, "phases.tsv");
+	if (!f)
+		return -1;
+	write_tsv(ph, e, f);
+	return database_close_file(db, f, "phases.tsv");
+}
+
+static const struct phases *sort_ph;
+static const struct site_sum *sort_ss;
+
+static int cmp_site_wait(const void *a, const void *b)
+{
+	const struct site_sum *x = &sort_ss[*(const uint32_t *)a];
+	const struct site_sum *y = &sort_ss[*(const uint32_t *)b];
+	double u = x->wait + x->lock_wait, v = y->wait + y->lock_wait;
+
+	if (u != v)
+		return u > v ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+void phases_report(const struct phases *ph, const struct experiment *e,
+		   FILE *f, size_t top)
+{
+	struct site_sum *ss;
+	uint32_t *order;
+	size_t i, j, shown;
+
+	if (!ph->any)
+		return;
+	(void)e;
+	ss = xcalloc(ph->nsites + 1, sizeof(*ss));
+	order = xcalloc(ph->nsites + 1, sizeof(*order));
+	sum_sites(ph, ss);
+	for (i = 0; i < ph->nsites; i++)
+		order[i] = (uint32_t)i;
+	sort_ph = ph;
+	sort_ss = ss;
+	qsort(order, ph->nsites, sizeof(*order), cmp_site_wait);
+	fprintf(f, "\nBarriers and phases (wait: arrival to last arrival; "
+		"LB eff: mean/max work of the phases ending there; imbalance "
+		"gain: wait / threads):\n");
+	fprintf(f, "%5s %-20s %8s %7s %12s %12s %7s %12s %9s  %s\n", "site",
+		"kind", "episodes", "threads", "wait (s)", "complete (s)",
+		"LB eff", "gain (s)", "last most", "location");
+	for (i = 0; i < ph->nsites && i < top; i++) {
+		const struct gsite *g = &ph->sites[order[i]];
+		const struct site_sum *s = &ss[order[i]];
+		char last[32];
+
+		if (!hpcsync_is_barrier(g->kind))
+			continue;
+		if (s->top_last)
+			snprintf(last, sizeof(last), "t%" PRIu32 " x%" PRIu64,
+				 s->top_last_thread, s->top_last);
+		else
+			snprintf(last, sizeof(last), "-");
+		fprintf(f, "%5u %-20s %8" PRIu64 " %7" PRIu32 " %12.6f %12.6f "
+			"%7.3f %12.6f %9s  %s\n", order[i] + 1,
+			hpcsync_kind_function(g->kind), s->episodes, s->threads,
+			s->wait, s->completion,
+			efficiency(s->work_sum, s->work_max, s->threads),
+			s->threads ? s->wait / s->threads : 0, last, g->label);
+	}
+	fprintf(f, "\nPer thread at each barrier:\n%5s %7s %8s %12s %12s "
+		"%9s\n", "site", "thread", "episodes", "wait (s)", "work (s)",
+		"last arr.");
+	for (i = 0, shown = 0; i < ph->nrows && shown < top * 8; i++) {
+		const struct srow *r = &ph->rows[i];
+
+		if (!hpcsync_is_barrier(ph->sites[r->site].kind))
+			continue;
+		fprintf(f, "%5u %7" PRIu32 " %8" PRIu64 " %12.6f %12.6f %9"
+			PRIu64 "\n", r->site + 1, r->thread, r->episodes,
+			r->wait, r->work, r->last);
+		shown++;
+	}
+	fprintf(f, "\nLock waits (by lock and waiting context):\n%5s %-20s "
+		"%18s %10s %10s %12s  %s\n", "site", "kind", "lock", "calls",
+		"blocked", "wait (s)", "location");
+	for (i = 0, j = 0; i < ph->nsites && j < top; i++) {
+		const struct gsite *g = &ph->sites[order[i]];
+		const struct site_sum *s = &ss[order[i]];
+
+		if (hpcsync_is_barrier(g->kind))
+			continue;
+		fprintf(f, "%5u %-20s 0x%016" PRIx64 " %10" PRIu64 " %10"
+			PRIu64 " %12.6f  %s\n", order[i] + 1,
+			hpcsync_kind_function(g->kind), g->object, s->calls,
+			s->blocked, s->lock_wait, g->label);
+		j++;
+	}
+	if (!j)
+		fprintf(f, "  (none)\n");
+	free(order);
+	free(ss);
+}

@@ -1,0 +1,94 @@
+/*
+ * phases.h - synchronization and phases in hpcprof (issue #15): the
+ * .hpcsync file hpcrun writes beside each thread's profile (hpcrun(5))
+ * becomes metrics at the waiting sites of the calling context tree, columns
+ * of threads.tsv, the database's phases.tsv (hpcprof-database(5)) and the
+ * "Barriers and phases" table of --text.
+ *
+ * Invariants:
+ *  1. A site of the experiment is one (kind, load module, call address) of
+ *     the profiles: the same call in every thread and process is one site,
+ *     whatever hpcrun's process-wide ids were; a site without a call path
+ *     (node 0) is one per (process, hpcrun id).  Site 0 is thread start.
+ *  2. The waiting-site metrics (PHASES_METRICS below) are raw metrics
+ *     registered before any profile is added, and enter the tree as values
+ *     of the thread whose file measured them, below the call site in a
+ *     frame "<wait in FUNCTION>": inclusive up the call path, exclusive in
+ *     that frame; per thread in thread-values.tsv like any metric.
+ *  3. Everything kept is linear in the files read: per-(site, thread),
+ *     per-(phase kind, thread) and per-episode records, never a dense
+ *     site x thread matrix.  Episodes are what hpcrun kept (its bound).
+ *  4. Phase kinds are (start site, end site) pairs; their per-phase
+ *     profile is the PHASE node of the start site (cct.h invariant 4).
+ *  5. Measurements with any .hpcsync file are correlated on one thread,
+ *     profile by profile into the experiment itself (run.c), whatever -j
+ *     says: the phase keys, the values measured at calls and the PHASE
+ *     nodes are not carried through parallel.h's workers, merges or
+ *     cct-wire.c, so hpcprof-mpi refuses such measurements in one line.
+ *
+ * Definitions (phases.tsv and --text): wait = arrival to last arrival
+ * (Scalasca); completion = last arrival to departure; load-balance
+ * efficiency of a site = mean / max over its threads of the work of the
+ * phases ending there (POP); imbalance gain = summed wait / threads
+ * (VTune).
+ */
+#ifndef HPCPROF_PHASES_H
+#define HPCPROF_PHASES_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cct.h"
+#include "database.h"
+#include "hpcsync.h"
+#include "strbuf.h"
+
+struct phases;
+
+struct phases *phases_new(void);
+/* Frees ph and the files it took (NULL accepted). */
+void phases_free(struct phases *ph);
+
+/*
+ * Reads the .hpcsync file beside profile (if there is one).  Returns it
+ * (the caller passes it to phases_thread), NULL when there is none, or
+ * NULL with *bad set and hpc_lasterr() naming the file when it is
+ * malformed (the caller warns; the profile is used without it).
+ */
+struct hpcsync *phases_read(const char *profile, int *bad);
+
+/* Registers the metrics at the waiting sites in m (before any profile is
+ * added) when any file was read (any is 1). */
+void phases_register(struct phases *ph, struct metrics *m, int any);
+
+/* The threads.tsv columns ("\tNAME...") when any file was read, else
+ * NULL; valid while ph lives. */
+const char *phases_thread_columns(const struct phases *ph);
+
+/*
+ * Takes s (NULL: the thread had none) as the file of thread t, whose
+ * profile is p and process key proc ("host:pid").  Sets *extra to the
+ * values to add with experiment_add_profile (owned by ph, valid until the
+ * next call) and their number in *nextra, appends the thread's threads.tsv
+ * columns to cols, and points e's phase keys at this thread's sites.
+ */
+void phases_thread(struct phases *ph, struct experiment *e, size_t t,
+		   struct hpcsync *s, const struct hpcrun_profile *p,
+		   const char *proc, struct cct_extra **extra,
+		   size_t *nextra, struct strbuf *cols);
+/* After experiment_add_profile(): notes where thread t's sites went. */
+void phases_placed(struct phases *ph, const struct experiment *e);
+
+/* Names the PHASE nodes of e for their sites; writes phases.tsv into db
+ * when any file was read.  0, or -1 with hpc_lasterr() naming the file. */
+int phases_finish(struct phases *ph, struct experiment *e,
+		  struct database *db);
+
+/* Is raw metric m one of the waiting-site metrics (invariant 2)? */
+int phases_metric(const struct phases *ph, size_t m);
+
+/* The "Barriers and phases" table of --text (nothing without files). */
+void phases_report(const struct phases *ph, const struct experiment *e,
+		   FILE *f, size_t top);
+
+#endif

@@ -1,0 +1,762 @@
+/*
+ * datacentric.c - hpcrun --data: the data objects of the process and the
+ * object each sample's data address falls in.
+ *
+ * Objects: heap blocks (the malloc family and anonymous mmap, fed by
+ * alloc-interpose.c) named by their allocation call path (a "site"),
+ * static variables (a module's ELF symbols of type OBJECT), thread
+ * stacks, the untracked small blocks together, and the rest (unknown).
+ *
+ * Invariants:
+ *  1. Sites -- an allocation call path as (module id, module-relative
+ *     address) pairs, outermost first -- are made once, under the writers'
+ *     lock, from memory that is never freed (a bump pool of mmap'ed
+ *     chunks), and never change: the handler reads them without locks.
+ *  2. Tracked blocks are one array sorted by address, [lo, hi) -> site,
+ *     changed only under the writers' lock with the sequence counter odd.
+ *     The handler reads it as a seqlock reader and never waits: a read that
+ *     overlaps a change is tried again a few times, then counted
+ *     (lookup-busy) and the address taken as unknown.  A grown array
+ *     replaces the old one, which stays mapped, so a reader's stale pointer
+ *     is always readable, and every index it uses is below that array's
+ *     own capacity.
+ *  3. A block leaves the array before its memory goes back to the
+ *     allocator (free, realloc, munmap: rt_data_forget first), so an
+ *     address reused by another allocation is never found in the old
+ *     object.
+ *  4. The writers' lock is a spin lock never held while calling out (the
+ *     unwinding at an allocation happens before it is taken); a thread
+ *     that re-enters the allocator while holding it (a signal handler of
+ *     the program calling malloc) does not track (alloc-interpose.c's
+ *     per-thread guard), so the lock is never taken twice by one thread.
+ *     In a fork child it is reset (no other thread is left to hold it).
+ *  5. A module's static variables are a sorted immutable table, built from
+ *     its file outside the handler when the module is first seen, and
+ *     published by pointer per module id.
+ *  6. Heap objects go into the allocating thread's tree at allocation,
+ *     with their bytes and blocks (hpcrun(5)), under td->busy as the
+ *     handler's own work is: a sample arriving meanwhile is counted as
+ *     nested, never recorded into a half-made path.
+ */
+#include <elf.h>
+#include <linux/perf_event.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "datacentric.h"
+#include "hpcrun-events.h"
+#include "hpcrun-fmt.h"
+#include "runtime.h"
+
+/* Allocation paths keep at most this many innermost frames. */
+#define SITE_MAX_FRAMES 256
+#define SITE_HASH 4096
+#define POOL_CHUNK ((size_t)1 << 20)
+/* More tracked blocks than this at once: the rest are not tracked. */
+#define MAX_BLOCKS ((size_t)1 << 20)
+/* A read of the block array that overlaps a change is tried this often. */
+#define READ_TRIES 4
+/* Modules with static-variable tables (by id). */
+#define MAX_MODULES 4096
+/* Threads whose stacks are known to every thread. */
+#define MAX_STACKS 1024
+/* glibc's malloc arenas outside the brk heap are 64 MiB aligned heaps. */
+#define GRANULE_SHIFT 26
+#define MAX_GRANULES 256
+
+struct rt_data_config rt_data;
+struct rt_data_counts rt_data_counts;
+
+struct site {
+	struct site *next;		/* in its hash bucket */
+	uint32_t n, hash;
+	struct {
+		uint64_t addr;
+		uint64_t lm;
+	} f[];				/* outermost first */
+};
+
+struct block {
+	uintptr_t lo, hi;
+	const struct site *site;
+};
+
+struct block_array {
+	size_t cap;
+	struct block b[];
+};
+
+struct var {
+	uint64_t lo, size;		/* module-relative */
+};
+
+struct var_table {
+	size_t n;
+	struct var v[];
+};
+
+static int wlock;			/* the writers' spin lock */
+static unsigned seq;			/* odd while the array changes */
+static struct block_array *blocks;
+static size_t nblocks;
+static struct site *site_hash[SITE_HASH];
+static char *pool_cur, *pool_end;
+static struct var_table *vars[MAX_MODULES];
+static unsigned char vars_tried[MAX_MODULES];
+static struct {
+	uintptr_t lo, hi;
+} stacks[MAX_STACKS];
+static uintptr_t granules[MAX_GRANULES];
+static unsigned ngranules;
+
+static void lock(void)
+{
+	while (__atomic_exchange_n(&wlock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static void unlock(void)
+{
+	__atomic_store_n(&wlock, 0, __ATOMIC_RELEASE);
+}
+
+static void *map_zero(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Bump allocation from the pool (under the lock); NULL when no memory. */
+static void *pool_alloc(size_t bytes)
+{
+	void *p;
+
+	bytes = (bytes + 15) & ~(size_t)15;
+	if (bytes > POOL_CHUNK)
+		return NULL;
+	if ((size_t)(pool_end - pool_cur) < bytes) {
+		char *c = map_zero(POOL_CHUNK);
+
+		if (!c)
+			return NULL;
+		pool_cur = c;
+		pool_end = c + POOL_CHUNK;
+	}
+	p = pool_cur;
+	pool_cur += bytes;
+	return p;
+}
+
+void rt_data_init(void)
+{
+	const char *v = getenv("HPCRUN_DATA"), *why;
+
+	if (!v || !*v)
+		return;
+	if (hpcrun_data_min_parse(v, &rt_data.min_bytes, &why)) {
+		rt_note("warning: HPCRUN_DATA: bad --data-min-bytes; using 1024");
+		rt_data.min_bytes = HPCRUN_DATA_MIN_BYTES;
+	}
+	rt_data.on = 1;
+}
+
+void rt_data_after_fork(void)
+{
+	struct rt_thread *td = rt_self;
+
+	wlock = 0;
+	if (seq & 1)
+		seq++;			/* a change cut short by fork: undone
+					 * readers see an array in some state */
+	if (td && td->data) {
+		td->data->small_bytes = td->data->small_blocks = 0;
+		td->data->nomem = 0;
+	}
+}
+
+void rt_data_thread_begin(struct rt_thread *td)
+{
+	struct rt_data_thread *d;
+	int i;
+
+	if (!rt_data.on)
+		return;
+	d = map_zero(sizeof(*d));
+	if (!d)
+		return;
+	d->stack_slot = -1;
+	d->memop = rt_memop_new();
+	for (i = 0; i < MAX_STACKS; i++) {
+		uintptr_t z = 0;
+
+		if (__atomic_compare_exchange_n(&stacks[i].hi, &z, td->stack_hi, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			__atomic_store_n(&stacks[i].lo, td->stack_lo, __ATOMIC_RELEASE);
+			d->stack_slot = i;
+			break;
+		}
+	}
+	td->data = d;
+}
+
+void rt_data_thread_end(struct rt_thread *td)
+{
+	struct rt_data_thread *d = td->data;
+
+	if (!d)
+		return;
+	td->data = NULL;
+	if (d->stack_slot >= 0) {
+		__atomic_store_n(&stacks[d->stack_slot].lo, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&stacks[d->stack_slot].hi, 0, __ATOMIC_RELEASE);
+	}
+	rt_memop_free(d->memop);
+	munmap(d, sizeof(*d));
+}
+
+/* ---- static variables ---- */
+
+static void sort_vars(struct var *v, size_t n)
+{
+	size_t gap, i, j;
+
+	for (gap = n / 2; gap; gap /= 2)
+		for (i = gap; i < n; i++) {
+			struct var t = v[i];
+
+			for (j = i; j >= gap && v[j - gap].lo > t.lo; j -= gap)
+				v[j] = v[j - gap];
+			v[j] = t;
+		}
+}
+
+/* The variables of the ELF file at path, or NULL.  Runs on the fd thread
+ * (rt_fd_private): its fd never takes a number of the program's. */
+static struct var_table *read_vars(const char *path)
+{
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *sh, *symsec = NULL;
+	struct var_table *t = NULL;
+	struct stat st;
+	const unsigned char *f;
+	size_t i, n, k = 0, bytes;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (size_t)st.st_size < sizeof(Elf64_Ehdr)) {
+		close(fd);
+		return NULL;
+	}
+	f = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (f == MAP_FAILED)
+		return NULL;
+	eh = (const Elf64_Ehdr *)(const void *)f;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > (uint64_t)st.st_size ||
+	    eh->e_shnum > ((uint64_t)st.st_size - eh->e_shoff) / sizeof(Elf64_Shdr))
+		goto out;
+	sh = (const Elf64_Shdr *)(const void *)(f + eh->e_shoff);
+	for (i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_type == SHT_SYMTAB ||
+		    (sh[i].sh_type == SHT_DYNSYM && !symsec))
+			symsec = &sh[i];
+	if (!symsec || symsec->sh_entsize != sizeof(Elf64_Sym) ||
+	    symsec->sh_offset > (uint64_t)st.st_size ||
+	    symsec->sh_size > (uint64_t)st.st_size - symsec->sh_offset)
+		goto out;
+	n = symsec->sh_size / sizeof(Elf64_Sym);
+	bytes = sizeof(*t) + n * sizeof(struct var);
+	t = map_zero(bytes);
+	if (!t)
+		goto out;
+	for (i = 0; i < n; i++) {
+		const Elf64_Sym *s = (const Elf64_Sym *)(const void *)
+			(f + symsec->sh_offset) + i;
+
+		if (ELF64_ST_TYPE(s->st_info) != STT_OBJECT || !s->st_size ||
+		    s->st_shndx == SHN_UNDEF || s->st_shndx >= SHN_LORESERVE)
+			continue;
+		t->v[k].lo = s->st_value;
+		t->v[k++].size = s->st_size;
+	}
+	sort_vars(t->v, k);
+	for (i = n = 0; i < k; i++)	/* one per address: the first */
+		if (!n || t->v[i].lo != t->v[n - 1].lo)
+			t->v[n++] = t->v[i];
+	t->n = n;
+out:
+	munmap((void *)(uintptr_t)f, (size_t)st.st_size);
+	return t;
+}
+
+struct vars_job {
+	const char *path;
+	struct var_table *t;
+};
+
+static int vars_job(void *p)
+{
+	struct vars_job *j = p;
+
+	j->t = read_vars(j->path);
+	return 0;
+}
+
+void rt_data_modules(void)
+{
+	const struct rt_module *const *m;
+	size_t n, i;
+
+	if (!rt_data.on)
+		return;
+	m = rt_module_all(&n);
+	for (i = 0; i < n; i++) {
+		struct vars_job j = { m[i]->path, NULL };
+		uint16_t id = m[i]->id;
+
+		if (id >= MAX_MODULES || vars_tried[id] || !m[i]->live)
+			continue;
+		vars_tried[id] = 1;
+		if (m[i]->path[0] != '/')
+			continue;	/* the vDSO */
+		rt_fd_private(vars_job, &j);
+		__atomic_store_n(&vars[id], j.t, __ATOMIC_RELEASE);
+	}
+}
+
+/* The variable holding module-relative address a of module id, or NULL. */
+static const struct var *var_at(uint16_t id, uint64_t a)
+{
+	const struct var_table *t;
+	size_t lo = 0, hi;
+
+	if (id >= MAX_MODULES ||
+	    !(t = __atomic_load_n(&vars[id], __ATOMIC_ACQUIRE)))
+		return NULL;
+	hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || a >= t->v[lo - 1].lo + t->v[lo - 1].size)
+		return NULL;
+	return &t->v[lo - 1];
+}
+
+/* ---- the block array (writers) ---- */
+
+/* Index of the first block with lo >= a (under the lock). */
+static size_t lower_bound(uintptr_t a)
+{
+	size_t lo = 0, hi = nblocks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (blocks->b[mid].lo < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void change_begin(void)
+{
+	__atomic_store_n(&seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static void change_end(void)
+{
+	__atomic_store_n(&seq, seq + 1, __ATOMIC_RELEASE);
+}
+
+/* Adds [lo, hi) -> s; 0, or -1 when the array is full. */
+static int block_add(uintptr_t lo, uintptr_t hi, const struct site *s)
+{
+	size_t i;
+
+	if (!blocks || nblocks == blocks->cap) {
+		size_t cap = blocks ? blocks->cap * 2 : 1024;
+		struct block_array *a;
+
+		if (cap > MAX_BLOCKS || !(a = map_zero(sizeof(*a) + cap * sizeof(a->b[0]))))
+			return -1;
+		a->cap = cap;
+		if (blocks)
+			memcpy(a->b, blocks->b, nblocks * sizeof(a->b[0]));
+		__atomic_store_n(&blocks, a, __ATOMIC_RELEASE);	/* the old stays */
+	}
+	i = lower_bound(lo);
+	change_begin();
+	memmove(&blocks->b[i + 1], &blocks->b[i], (nblocks - i) * sizeof(blocks->b[0]));
+	blocks->b[i].lo = lo;
+	blocks->b[i].hi = hi;
+	blocks->b[i].site = s;
+	__atomic_store_n(&nblocks, nblocks + 1, __ATOMIC_RELAXED);
+	change_end();
+	return 0;
+}
+
+int rt_data_tracking(void)
+{
+	return __atomic_load_n(&nblocks, __ATOMIC_RELAXED) != 0;
+}
+
+void rt_data_forget(void *p, size_t n)
+{
+	uintptr_t lo = (uintptr_t)p, hi = n ? lo + n : lo + 1;
+	size_t i, j;
+
+	lock();
+	if (!nblocks) {
+		unlock();
+		return;
+	}
+	/* blocks starting in [lo, hi); with n, also one reaching into it */
+	i = lower_bound(lo);
+	if (n && i && blocks->b[i - 1].hi > lo)
+		i--;
+	for (j = i; j < nblocks && blocks->b[j].lo < hi; j++)
+		;
+	if (j > i) {
+		change_begin();
+		memmove(&blocks->b[i], &blocks->b[j], (nblocks - j) * sizeof(blocks->b[0]));
+		__atomic_store_n(&nblocks, nblocks - (j - i), __ATOMIC_RELAXED);
+		change_end();
+	}
+	unlock();
+}
+
+/* ---- sites ---- */
+
+static uint32_t path_hash(const uint64_t (*f)[2], uint32_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (f[i][0] * 31 + f[i][1])) * 1099511628211ull;
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* The site of path f[0..n) (outermost first), made when new (under the
+ * lock); NULL when no memory. */
+static const struct site *site_get(const uint64_t (*f)[2], uint32_t n)
+{
+	uint32_t h = path_hash(f, n), i;
+	struct site *s;
+
+	for (s = site_hash[h % SITE_HASH]; s; s = s->next) {
+		if (s->hash != h || s->n != n)
+			continue;
+		for (i = 0; i < n; i++)
+			if (s->f[i].addr != f[i][0] || s->f[i].lm != f[i][1])
+				break;
+		if (i == n)
+			return s;
+	}
+	s = pool_alloc(sizeof(*s) + n * sizeof(s->f[0]));
+	if (!s)
+		return NULL;
+	s->n = n;
+	s->hash = h;
+	for (i = 0; i < n; i++) {
+		s->f[i].addr = f[i][0];
+		s->f[i].lm = f[i][1];
+	}
+	s->next = site_hash[h % SITE_HASH];
+	site_hash[h % SITE_HASH] = s;
+	rt_data_counts.sites++;
+	return s;
+}
+
+/* The object node of site s in c ("^Heap   " -> its path), or NULL. */
+static struct cct_node *site_node(struct cct *c, const struct site *s)
+{
+	struct cct_node *n = cct_xroot(c, CCT_HEAP);
+	uint32_t i;
+
+	for (i = 0; n && i < s->n; i++)
+		n = cct_child(c, n, (uint16_t)s->f[i].lm, s->f[i].addr);
+	return n;
+}
+
+/* ---- allocation ---- */
+
+/* Records that a small block p was allocated by the calling thread. */
+static void count_small(struct rt_data_thread *d, uintptr_t p, size_t n)
+{
+	uintptr_t g = p >> GRANULE_SHIFT;
+	unsigned i, k;
+
+	d->small_bytes += n;
+	d->small_blocks++;
+	if (g == d->last_granule)
+		return;
+	d->last_granule = g;
+	k = __atomic_load_n(&ngranules, __ATOMIC_ACQUIRE);
+	for (i = 0; i < k; i++)
+		if (granules[i] == g)
+			return;
+	lock();
+	for (i = 0; i < ngranules; i++)
+		if (granules[i] == g)
+			break;
+	if (i == ngranules && i < MAX_GRANULES) {
+		granules[i] = g;
+		__atomic_store_n(&ngranules, i + 1, __ATOMIC_RELEASE);
+	}
+	unlock();
+}
+
+/* The calling thread's path of the allocation, outermost first, into f
+ * (hpcrun's frames cut); its length.  td->busy is held. */
+static uint32_t alloc_path(struct rt_thread *td, uint64_t (*f)[2])
+{
+	const struct rt_module *self = rt_module_find((uintptr_t)alloc_path), *m;
+	ucontext_t uc;
+	int n, complete, i, first;
+	uint32_t k = 0;
+
+	if (getcontext(&uc))
+		return 0;
+	n = rt_unwind_guarded(td, &uc, &complete);
+	for (first = 0; first < n; first++) {
+		m = rt_module_find(td->frames[first]);
+		if (!m || m != self)
+			break;
+	}
+	if (n - first > SITE_MAX_FRAMES)
+		n = first + SITE_MAX_FRAMES;
+	for (i = n - 1; i >= first; i--) {
+		m = rt_module_find(td->frames[i]);
+		if (!m)
+			continue;
+		f[k][0] = td->frames[i] - m->bias;
+		f[k++][1] = m->id;
+	}
+	return k;
+}
+
+void rt_data_alloc(void *p, size_t n)
+{
+	struct rt_thread *td = rt_self;
+	uint64_t f[SITE_MAX_FRAMES][2];
+	const struct site *s;
+	struct cct_node *node;
+	uint32_t k;
+	int added;
+
+	if (!p || !td || !td->data || !rt_active)
+		return;
+	if (n < rt_data.min_bytes) {
+		count_small(td->data, (uintptr_t)p, n);
+		return;
+	}
+	if (td->busy)
+		return;
+	__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
+	if (td->closed) {
+		__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
+		return;
+	}
+	k = alloc_path(td, f);
+	lock();
+	s = site_get((const uint64_t (*)[2])f, k);
+	added = s && !block_add((uintptr_t)p, (uintptr_t)p + n, s);
+	unlock();
+	if (added) {
+		rt_data_counts.tracked++;
+		node = site_node(&td->cct, s);
+		if (node) {
+			node->val[rt_cfg.nev + RT_DATA_BYTES] += (double)n;
+			node->val[rt_cfg.nev + RT_DATA_BLOCKS] += 1;
+		}
+	} else {
+		rt_data_counts.untracked_full++;
+	}
+	__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
+}
+
+/* ---- the handler's side ---- */
+
+/* The tracked block holding a: 1 with *b, 0 when none, -1 when every
+ * read overlapped a change (invariant 2). */
+static int block_find(uintptr_t a, struct block *out)
+{
+	int t;
+
+	for (t = 0; t < READ_TRIES; t++) {
+		unsigned s0 = __atomic_load_n(&seq, __ATOMIC_ACQUIRE);
+		const struct block_array *arr;
+		size_t n, lo = 0, hi;
+		struct block b = { 0, 0, NULL };
+
+		if (s0 & 1)
+			continue;
+		arr = __atomic_load_n(&blocks, __ATOMIC_ACQUIRE);
+		n = __atomic_load_n(&nblocks, __ATOMIC_RELAXED);
+		if (!arr)
+			return 0;
+		hi = n < arr->cap ? n : arr->cap;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (arr->b[mid].lo <= a)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo)
+			b = arr->b[lo - 1];
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&seq, __ATOMIC_RELAXED) != s0)
+			continue;
+		if (!b.site || a >= b.hi)
+			return 0;
+		*out = b;
+		return 1;
+	}
+	return -1;
+}
+
+static int in_stack(const struct rt_thread *td, uintptr_t a)
+{
+	int i;
+
+	if (a >= td->stack_lo && a < td->stack_hi)
+		return 1;
+	for (i = 0; i < MAX_STACKS; i++) {
+		uintptr_t hi = __atomic_load_n(&stacks[i].hi, __ATOMIC_ACQUIRE);
+
+		if (hi && a < hi && a >= __atomic_load_n(&stacks[i].lo, __ATOMIC_RELAXED))
+			return 1;
+	}
+	return 0;
+}
+
+static int in_small_heap(uintptr_t a)
+{
+	unsigned i, k = __atomic_load_n(&ngranules, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < k; i++)
+		if (granules[i] == a >> GRANULE_SHIFT)
+			return 1;
+	return 0;
+}
+
+/* "^Access " below obj, its offset range widened by [off, off+size). */
+static struct cct_node *access_node(struct cct *c, struct cct_node *obj,
+				    int ranged, uint64_t off, unsigned size)
+{
+	struct cct_node *acc = obj ? cct_child(c, obj, 0, cct_placeholder("^Access ")) : NULL;
+	double *lo, *hi;
+
+	if (!acc || !ranged)
+		return acc;
+	lo = &acc->val[rt_cfg.nev + RT_DATA_OFFSET_LO];
+	hi = &acc->val[rt_cfg.nev + RT_DATA_OFFSET_HI];
+	if (*lo == 0 || (double)(off + 1) < *lo)
+		*lo = (double)(off + 1);
+	if ((double)(off + size) > *hi)
+		*hi = (double)(off + size);
+	return acc;
+}
+
+/* Is event idx a clock (its samples interrupt at a boundary)? */
+static int is_clock(int idx)
+{
+	const struct hpcrun_evspec *s = &rt_cfg.ev[idx].spec;
+
+	return s->ev->kind == HPCRUN_EV_TIMER ||
+	       (s->ev->type == PERF_TYPE_SOFTWARE &&
+		(s->ev->config == PERF_COUNT_SW_CPU_CLOCK ||
+		 s->ev->config == PERF_COUNT_SW_TASK_CLOCK));
+}
+
+struct cct_node *rt_data_place(struct rt_thread *td, int idx,
+			       const uintptr_t *regs, const uintptr_t *fault,
+			       uint64_t time)
+{
+	struct cct *c = &td->cct;
+	const struct rt_module *m;
+	const struct var *v;
+	struct block b;
+	uintptr_t a = 0;
+	unsigned size = 1;
+	struct cct_node *obj;
+	int r;
+
+	if (fault) {
+		a = *fault;
+	} else {
+		switch (rt_memop_decode(td->data->memop, regs, time,
+					is_clock(idx), &a, &size)) {
+		case MEMOP_NONE:
+			td->data->nomem++;
+			return NULL;
+		case MEMOP_NOADDR:
+			return cct_xroot(c, CCT_NOADDR);
+		case MEMOP_ADDR:
+			break;
+		}
+	}
+	r = block_find(a, &b);
+	if (r > 0)
+		return access_node(c, site_node(c, b.site), 1, a - b.lo, size);
+	if (r < 0) {
+		__atomic_add_fetch(&rt_data_counts.lookup_busy, 1, __ATOMIC_RELAXED);
+		return access_node(c, cct_xroot(c, CCT_UNKNOWN), 0, 0, 0);
+	}
+	m = rt_module_find(a);
+	if (m && (v = var_at(m->id, a - m->bias))) {
+		obj = cct_xroot(c, CCT_STATIC);
+		obj = obj ? cct_child(c, obj, m->id, v->lo) : NULL;
+		if (obj && obj->val[rt_cfg.nev + RT_DATA_BYTES] == 0) {
+			obj->val[rt_cfg.nev + RT_DATA_BYTES] = (double)v->size;
+			obj->val[rt_cfg.nev + RT_DATA_BLOCKS] = 1;
+		}
+		return access_node(c, obj, 1, a - m->bias - v->lo, size);
+	}
+	if (in_stack(td, a))
+		return access_node(c, cct_xroot(c, CCT_STACK), 0, 0, 0);
+	if (in_small_heap(a))
+		return access_node(c, cct_xroot(c, CCT_SMALL), 0, 0, 0);
+	return access_node(c, cct_xroot(c, CCT_UNKNOWN), 0, 0, 0);
+}
+
+size_t rt_data_profile(struct rt_thread *td, struct hpcrun_kv *kv, char num[3][24])
+{
+	struct rt_data_thread *d = td->data;
+	struct cct_node *small;
+
+	if (d->small_blocks && (small = cct_xroot(&td->cct, CCT_SMALL))) {
+		small->val[rt_cfg.nev + RT_DATA_BYTES] += (double)d->small_bytes;
+		small->val[rt_cfg.nev + RT_DATA_BLOCKS] += (double)d->small_blocks;
+		d->small_bytes = d->small_blocks = 0;
+	}
+	rt_fmt_u64(num[0], rt_data.min_bytes, 10, 0);
+	rt_fmt_u64(num[1], d->nomem, 10, 0);
+	kv[0] = (struct hpcrun_kv){ "data-centric", "1" };
+	kv[1] = (struct hpcrun_kv){ "data-min-bytes", num[0] };
+	kv[2] = (struct hpcrun_kv){ "data-samples-nomem", num[1] };
+	return 3;
+}

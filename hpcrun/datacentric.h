@@ -1,0 +1,100 @@
+/*
+ * datacentric.h - hpcrun --data: the objects of the process and where the
+ * data address of a sample falls (datacentric.c), the decoding of that
+ * address (memop.c), and the allocator entry points that feed the objects
+ * (alloc-interpose.c).  The profile's roots and metrics are in hpcrun(5),
+ * "Data-centric roots and metrics".
+ *
+ * Invariants (each file's header says how it keeps them):
+ *  1. Nothing here runs unless rt_data.on (hpcrun --data, HPCRUN_DATA).
+ *  2. What the handler calls (rt_data_place, rt_memop_decode) allocates
+ *     nothing, takes no lock and never waits.
+ *  3. A block leaves the object map before its memory goes back to the
+ *     allocator, so an address reused by another allocation is never
+ *     attributed to the old object.
+ */
+#ifndef HPCRUN_DATACENTRIC_H
+#define HPCRUN_DATACENTRIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rt_thread;
+struct cct_node;
+
+/* Metrics after the event metrics (hpcrun(5)). */
+enum {
+	RT_DATA_BYTES, RT_DATA_BLOCKS, RT_DATA_OFFSET_LO, RT_DATA_OFFSET_HI,
+	RT_DATA_NMETRICS
+};
+
+struct rt_data_config {
+	int on;
+	uint64_t min_bytes;		/* --data-min-bytes */
+};
+extern struct rt_data_config rt_data;
+
+/* Per-thread state (mmap'ed at thread start, freed at its end). */
+struct rt_data_thread {
+	struct rt_memop *memop;
+	uint64_t small_bytes, small_blocks;	/* untracked blocks allocated */
+	uint64_t nomem;			/* samples without a memory operand */
+	uintptr_t last_granule;		/* of the last small block */
+	int stack_slot;			/* in the stack table, or -1 */
+};
+
+/* Process-wide counts for the log. */
+struct rt_data_counts {
+	uint64_t tracked, untracked_full, lookup_busy, sites;
+};
+extern struct rt_data_counts rt_data_counts;
+
+/* datacentric.c, outside the handler */
+/* Reads HPCRUN_DATA (from rt_init, before any thread begins). */
+void rt_data_init(void);
+void rt_data_thread_begin(struct rt_thread *td);
+void rt_data_thread_end(struct rt_thread *td);
+/* Builds the static-variable tables of modules not seen yet (after each
+ * load-map refresh). */
+void rt_data_modules(void);
+/* A block [p, p+n) just allocated by the program: tracked (named by the
+ * calling thread's call path) when n >= min_bytes, else counted as small. */
+void rt_data_alloc(void *p, size_t n);
+/* The block at p (or every block inside [p, p+n) when n) leaves the map;
+ * before the memory goes back. */
+void rt_data_forget(void *p, size_t n);
+/* Is any block tracked?  (A cheap test before rt_data_forget.) */
+int rt_data_tracking(void);
+/* Before td's profile is written: the small blocks' counts on "^Small  ";
+ * the header pairs into kv (at most 3) with numbers in num; returns how
+ * many. */
+struct hpcrun_kv;
+size_t rt_data_profile(struct rt_thread *td, struct hpcrun_kv *kv, char num[3][24]);
+/* After fork in the child: the writers' lock is free again. */
+void rt_data_after_fork(void);
+
+/*
+ * In the handler: the node under which the access path of td's sample
+ * of event idx hangs (regs: its registers, DWARF numbering; fault: its data address
+ * when the event carries one, else NULL to decode), or NULL for the
+ * code-centric tree (no memory operand, or no memory for nodes).
+ */
+struct cct_node *rt_data_place(struct rt_thread *td, int idx,
+			       const uintptr_t *regs, const uintptr_t *fault,
+			       uint64_t time);
+
+/* memop.c */
+enum memop { MEMOP_NONE, MEMOP_ADDR, MEMOP_NOADDR };
+struct rt_memop;
+/* A decoder for the calling thread (outside the handler), or NULL. */
+struct rt_memop *rt_memop_new(void);
+void rt_memop_free(struct rt_memop *m);
+/* The first memory operand of the instruction at regs[16], or with
+ * retired of the one that ends there (a timer's sample: memop.c,
+ * invariant 3): MEMOP_ADDR with its address and size, MEMOP_NONE, or
+ * MEMOP_NOADDR.  Async-signal-safe. */
+enum memop rt_memop_decode(struct rt_memop *m, const uintptr_t *regs,
+			   uint64_t time, int retired, uintptr_t *addr,
+			   unsigned *size);
+
+#endif

@@ -1,0 +1,728 @@
+/*
+ * hang.c - the hang detector: a thread of hpcrun's that looks, four times
+ * a second, for barrier episodes that wait too long and for lock-order
+ * deadlocks among the interposed mutexes, and reports them (hpcrun(5),
+ * "Hang reports"; --hang-timeout and --hang-action in hpcrun(1)).
+ *
+ * Invariants:
+ *  1. The detector thread is hpcrun's own: made with the real
+ *     pthread_create (never measured), every signal blocked, one per
+ *     process (remade lazily in a fork child).  It reads the threads only
+ *     inside rt_threads_apply (under the thread list's lock, so no
+ *     struct rt_thread or sync state goes away meanwhile), copying what it
+ *     needs into its snapshot.
+ *  2. A barrier hang: a thread has waited at a barrier-kind site longer
+ *     than the effective timeout, T = max(--hang-timeout, 100 x the median
+ *     episode), and some participant has not arrived.  The missing threads
+ *     are the participants seen at the object's earlier episodes that are
+ *     not waiting there, or, when there are none, every other measured
+ *     thread not waiting there.  A missing thread is "stuck" when its CPU
+ *     time advanced less than max(10 ms, 2%) over the wait, else "slow".
+ *     Reported at T when some missing thread is stuck (or none is found);
+ *     when all are slow, once one of them has computed 10 T of CPU time
+ *     since the wait began (CPU time, not wall time: a loaded machine
+ *     stretches a serial phase's wall time, not its CPU time), so a thread
+ *     computing alone for long (a serial phase before the next barrier)
+ *     is no hang.
+ *  3. A deadlock: a cycle of threads each blocked in pthread_mutex_lock on
+ *     a mutex whose owner (glibc keeps the owner's tid in the mutex) is the
+ *     next, every one blocked longer than T.
+ *  4. Each hang is reported once: its key (object and episode, or the
+ *     cycle's lowest thread and mutex) is remembered.  Paths come from the
+ *     missing threads themselves: the sampling signal with RT_PATH_PROBE
+ *     makes their handler unwind into their sync state (sample.c).
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sync.h"
+
+#define TICK_NS 250000000L
+#define MAX_SNAP 512
+#define MAX_REPORTED 256
+
+/* One thread as the detector saw it at a tick. */
+struct snap {
+	int index;
+	pid_t tid;
+	struct sync_wait wait;		/* site 0: not waiting */
+	uint64_t cpu;			/* CPU time now */
+	uint64_t seen_bits[4];		/* of the object it waits at */
+	uint32_t obj_gen, obj_n;
+	int probe_n;
+	uintptr_t frames[SYNC_PROBE_FRAMES];
+};
+
+static pid_t detector_pid;
+static uint64_t reports;
+static struct snap *snaps;		/* [MAX_SNAP], the detector's */
+static int nsnap;
+static uint64_t hist[64], now_ns;
+static uint64_t reported[MAX_REPORTED];
+static int nreported;
+static char hang_path[4400];
+static char *text;			/* the report being built */
+static size_t text_len;
+#define TEXT_SIZE (256 << 10)
+
+uint64_t sync_hang_reports(void)
+{
+	return reports;
+}
+
+/* ---- symbols: FUNC of a code address, from the module's own file ---- */
+
+struct symfile {
+	uint16_t id;
+	int tried;
+	const unsigned char *map;
+	size_t size;
+	const Elf64_Sym *sym;
+	size_t nsym;
+	const char *str;
+	size_t strsize;
+};
+static struct symfile symfiles[64];
+static int sym_lock;
+
+struct map_job {
+	const char *path;
+	const unsigned char *map;
+	size_t size;
+};
+
+static int map_file(void *p)
+{
+	struct map_job *j = p;
+	struct stat st;
+	void *m;
+	int fd = open(j->path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+		err = -EINVAL;
+	} else {
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m == MAP_FAILED) {
+			err = -errno;
+		} else {
+			j->map = m;
+			j->size = (size_t)st.st_size;
+		}
+	}
+	close(fd);
+	return err;
+}
+
+/* The symbol table of f's file: .symtab, else .dynsym. */
+static void sym_load(struct symfile *f, const char *path)
+{
+	struct map_job j = { path, NULL, 0 };
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *sh;
+	int pass, i;
+
+	f->tried = 1;
+	if (rt_fd_private(map_file, &j))
+		return;
+	f->map = j.map;
+	f->size = j.size;
+	eh = (const Elf64_Ehdr *)(const void *)j.map;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(*sh) > j.size)
+		return;
+	sh = (const Elf64_Shdr *)(const void *)(j.map + eh->e_shoff);
+	for (pass = 0; pass < 2 && !f->sym; pass++)
+		for (i = 0; i < eh->e_shnum; i++) {
+			const Elf64_Shdr *s = &sh[i], *l;
+
+			if (s->sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB) ||
+			    s->sh_link >= eh->e_shnum || s->sh_offset + s->sh_size > j.size)
+				continue;
+			l = &sh[s->sh_link];
+			if (l->sh_offset + l->sh_size > j.size)
+				continue;
+			f->sym = (const Elf64_Sym *)(const void *)(j.map + s->sh_offset);
+			f->nsym = s->sh_size / sizeof(Elf64_Sym);
+			f->str = (const char *)j.map + l->sh_offset;
+			f->strsize = l->sh_size;
+			break;
+		}
+}
+
+/* The function holding module offset off in f, its start in *start. */
+static const char *sym_find(const struct symfile *f, uint64_t off, uint64_t *start)
+{
+	const Elf64_Sym *best = NULL;
+	size_t i;
+
+	for (i = 0; i < f->nsym; i++) {
+		const Elf64_Sym *s = &f->sym[i];
+
+		if (ELF64_ST_TYPE(s->st_info) != STT_FUNC || !s->st_value ||
+		    s->st_name >= f->strsize)
+			continue;
+		if (off >= s->st_value && (off < s->st_value + s->st_size ||
+		    (!s->st_size && (!best || s->st_value > best->st_value))))
+			if (!best || s->st_value >= best->st_value)
+				best = s;
+	}
+	if (!best)
+		return NULL;
+	*start = best->st_value;
+	return f->str + best->st_name;
+}
+
+void sync_describe_pc(uintptr_t pc, char *buf, size_t size)
+{
+	const struct rt_module *m = pc ? rt_module_find(pc) : NULL;
+	const char *name = NULL, *base;
+	uint64_t off, start = 0;
+	struct symfile *f;
+
+	if (!m) {
+		snprintf(buf, size, "?? (0x%lx)", (unsigned long)pc);
+		return;
+	}
+	off = pc - m->bias;
+	base = strrchr(m->path, '/');
+	base = base ? base + 1 : m->path;
+	while (__atomic_exchange_n(&sym_lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	f = &symfiles[m->id % 64];
+	if (f->id != m->id || !f->tried) {
+		if (f->map)
+			munmap((void *)f->map, f->size);
+		memset(f, 0, sizeof(*f));
+		f->id = m->id;
+		sym_load(f, m->path);
+	}
+	if (f->sym)
+		name = sym_find(f, off, &start);
+	if (name)
+		snprintf(buf, size, "%s+0x%lx (%s+0x%lx)", name,
+			 (unsigned long)(off - start), base, (unsigned long)off);
+	else
+		snprintf(buf, size, "?? (%s+0x%lx)", base, (unsigned long)off);
+	__atomic_store_n(&sym_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* ---- the probe ---- */
+
+void sync_probe_take(struct rt_thread *td, int n)
+{
+	struct sync_thread *st = td->sync;
+	int i;
+
+	if (!st || st->probe_state != 1)
+		return;
+	if (n > SYNC_PROBE_FRAMES)
+		n = SYNC_PROBE_FRAMES;
+	for (i = 0; i < n; i++)
+		st->probe_frames[i] = td->frames[i];
+	st->probe_n = n;
+	__atomic_store_n(&st->probe_state, 2, __ATOMIC_RELEASE);
+}
+
+/* The path of td, taken by its own handler (invariant 4); its length. */
+static int probe_path(struct rt_thread *td, uintptr_t *frames)
+{
+	struct sync_thread *st = td->sync;
+	siginfo_t si;
+	int i, n;
+
+	if (!st)
+		return 0;
+	for (i = 0; i < 3; i++) {
+		struct timespec ms = { 0, 10000000 };
+		int w;
+
+		__atomic_store_n(&st->probe_state, 1, __ATOMIC_RELEASE);
+		memset(&si, 0, sizeof(si));
+		si.si_signo = rt_cfg.signo;
+		si.si_code = SI_TIMER;
+		si.si_value.sival_ptr = (void *)(((uintptr_t)RT_SIGVAL_TAG << 32) |
+						 (uint32_t)RT_PATH_PROBE);
+		if (syscall(SYS_rt_tgsigqueueinfo, rt_pid, td->tid, rt_cfg.signo, &si))
+			return 0;
+		for (w = 0; w < 20 && __atomic_load_n(&st->probe_state,
+						      __ATOMIC_ACQUIRE) != 2; w++)
+			nanosleep(&ms, NULL);
+		if (st->probe_state == 2)
+			break;
+	}
+	if (st->probe_state != 2)
+		return 0;
+	n = st->probe_n;
+	for (i = 0; i < n; i++)
+		frames[i] = st->probe_frames[i];
+	st->probe_state = 0;
+	return n;
+}
+
+/* ---- the snapshot (invariant 1) ---- */
+
+static void snap_thread(struct rt_thread *td)
+{
+	struct sync_thread *st = sync_thread_state(td);
+	struct snap *s;
+	struct timespec ts;
+	unsigned i;
+
+	if (!st || nsnap == MAX_SNAP)
+		return;
+	s = &snaps[nsnap++];
+	memset(s, 0, offsetof(struct snap, frames));
+	s->index = td->index;
+	s->tid = td->tid;
+	for (i = 0; i < 100; i++) {
+		uint64_t seq = __atomic_load_n(&st->wait.seq, __ATOMIC_ACQUIRE);
+
+		if (seq & 1)
+			continue;
+		s->wait.site = st->wait.site;
+		s->wait.kind = st->wait.kind;
+		s->wait.obj = st->wait.obj;
+		s->wait.lock = st->wait.lock;
+		s->wait.episode = st->wait.episode;
+		s->wait.since = st->wait.since;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&st->wait.seq, __ATOMIC_RELAXED) == seq)
+			break;
+	}
+	if (i == 100 || s->wait.since > now_ns)
+		s->wait.site = 0;	/* changing all along: not blocked */
+	if (s->wait.site && s->wait.obj) {
+		memcpy(s->seen_bits, s->wait.obj->seen, sizeof(s->seen_bits));
+		s->obj_gen = s->wait.obj->gen;
+		s->obj_n = s->wait.obj->n;
+	}
+	if (!clock_gettime(rt_thread_clock(td->tid), &ts))
+		s->cpu = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	st->cpu_hist[st->cpu_pos++ % 128].t = now_ns;
+	st->cpu_hist[(st->cpu_pos - 1) % 128].cpu = s->cpu;
+	for (i = 0; i < 64; i++)
+		hist[i] += st->dur_hist[i];
+}
+
+/* The CPU time of thread index at the first tick at or after t. */
+struct cpu_query {
+	int index;
+	uint64_t t, cpu, at;
+	int found;
+};
+static struct cpu_query cq;
+
+static void cpu_at(struct rt_thread *td)
+{
+	struct sync_thread *st = td->sync;
+	unsigned i, n;
+
+	if (td->index != cq.index || !st)
+		return;
+	n = st->cpu_pos < 128 ? st->cpu_pos : 128;
+	for (i = 0; i < n; i++) {
+		unsigned k = (st->cpu_pos - n + i) % 128;
+
+		if (st->cpu_hist[k].t >= cq.t || i == n - 1) {
+			cq.cpu = st->cpu_hist[k].cpu;
+			cq.at = st->cpu_hist[k].t;
+			cq.found = 1;
+			return;
+		}
+	}
+}
+
+/* Probes the threads whose snapshots have probe_n == -1. */
+static void probe_marked(struct rt_thread *td)
+{
+	int i;
+
+	for (i = 0; i < nsnap; i++)
+		if (snaps[i].index == td->index && snaps[i].probe_n == -1)
+			snaps[i].probe_n = probe_path(td, snaps[i].frames);
+}
+
+uint64_t sync_median_episode(void)
+{
+	uint64_t total = 0, acc = 0;
+	int i;
+
+	for (i = 0; i < 64; i++)
+		total += hist[i];
+	if (!total)
+		return 0;
+	for (i = 0; i < 64; i++) {
+		acc += hist[i];
+		if (acc * 2 >= total)
+			return (3ull << i) / 2;
+	}
+	return 0;
+}
+
+/* ---- the report ---- */
+
+static void put(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void put(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (text_len >= TEXT_SIZE - 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(text + text_len, TEXT_SIZE - text_len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		text_len += (size_t)n < TEXT_SIZE - text_len ? (size_t)n :
+			    TEXT_SIZE - text_len - 1;
+}
+
+static void put_frames(const struct snap *s)
+{
+	char where[600];
+	int i;
+
+	if (s->probe_n <= 0)
+		put("  frame: none (the thread did not answer the probe)\n");
+	for (i = 0; i < s->probe_n; i++) {
+		sync_describe_pc(i ? s->frames[i] - 1 : s->frames[i], where, sizeof(where));
+		put("  frame: %d %s\n", i, where);
+	}
+}
+
+static int append_hang(void *p)
+{
+	int fd, err;
+
+	(void)p;
+	if (!hang_path[0]) {
+		fd = rt_create_file(0, ".hang", hang_path, sizeof(hang_path));
+		if (fd < 0)
+			hang_path[0] = '\0';
+	} else {
+		fd = open(hang_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (fd < 0)
+			fd = -errno;
+	}
+	if (fd < 0)
+		return fd;
+	err = rt_write_all(fd, text, text_len);
+	if (close(fd) && !err)
+		err = errno;
+	return -err;
+}
+
+/* Shows the report on stderr, appends it to the .hang file, and ends the
+ * process when --hang-action=abort. */
+static void emit(void)
+{
+	struct rt_io io;
+	size_t i, start = 0;
+	int err;
+
+	reports++;
+	for (i = 0; i < text_len; i++)
+		if (text[i] == '\n') {
+			rt_write_str(2, "hpcrun: ");
+			rt_write_all(2, text + start, i + 1 - start);
+			start = i + 1;
+		}
+	rt_io_begin(&io);
+	err = rt_fd_private(append_hang, NULL);
+	rt_io_end(&io);
+	if (err)
+		rt_say_lost(hang_path[0] ? hang_path : rt_cfg.outdir, -err,
+			    "hang report not written");
+	if (sync_cfg.hang_abort) {
+		rt_write_str(2, "hpcrun: --hang-action=abort: aborting the program\n");
+		kill(rt_pid, SIGABRT);
+	}
+}
+
+static int was_reported(uint64_t key)
+{
+	int i;
+
+	for (i = 0; i < nreported; i++)
+		if (reported[i] == key)
+			return 1;
+	if (nreported < MAX_REPORTED)
+		reported[nreported++] = key;
+	return 0;
+}
+
+static void put_site(uint32_t site)
+{
+	char where[600];
+	uintptr_t obj = 0, ra = 0;
+	int kind = 0;
+
+	sync_site_info(site, &kind, &obj, &ra);
+	sync_describe_pc(ra ? ra - 1 : 0, where, sizeof(where));
+	put("site: %u %s 0x%lx %s\n", site, sync_kind_name(kind),
+	    (unsigned long)obj, where);
+}
+
+static int waits_at(const struct snap *s, const struct snap *w)
+{
+	return s->wait.site && s->wait.obj == w->wait.obj &&
+	       s->wait.episode == w->wait.episode;
+}
+
+/* Is s stuck (invariant 2) over the wait that began at since?  -1: not
+ * known yet (no earlier tick of the thread). */
+static int stuck(const struct snap *s, uint64_t since, double *cpu_s, double *win_s)
+{
+	uint64_t dc, dt;
+
+	cq.index = s->index;
+	cq.t = since;
+	cq.found = 0;
+	rt_threads_apply(cpu_at);
+	if (!cq.found || cq.at >= now_ns)
+		return -1;
+	dc = s->cpu > cq.cpu ? s->cpu - cq.cpu : 0;
+	dt = now_ns - cq.at;
+	*cpu_s = (double)dc / 1e9;
+	*win_s = (double)dt / 1e9;
+	return dc < 10000000u && dc * 50 < dt;
+}
+
+static void check_barrier(int w, uint64_t timeout)
+{
+	const struct snap *ws = &snaps[w];
+	uint64_t waited = now_ns - ws->wait.since, key;
+	int i, nmissing = 0, nstuck = 0, use_seen = 0, nwaiting = 0;
+	double cpu_s[MAX_SNAP], win_s[MAX_SNAP], most_cpu = 0;
+	int missing[MAX_SNAP], is_stuck[MAX_SNAP];
+
+	if (waited < timeout)
+		return;
+	for (i = 0; i < nsnap; i++)
+		nwaiting += waits_at(&snaps[i], ws);
+	if (ws->obj_n && (uint32_t)nwaiting >= ws->obj_n)
+		return;		/* all there: it is ending */
+	for (i = 0; i < nsnap; i++) {
+		unsigned idx = (unsigned)snaps[i].index;
+
+		if (!waits_at(&snaps[i], ws) && idx < 256 &&
+		    (ws->seen_bits[idx / 64] & (1ull << (idx % 64))))
+			use_seen = 1;
+	}
+	for (i = 0; i < nsnap; i++) {
+		unsigned idx = (unsigned)snaps[i].index;
+
+		if (waits_at(&snaps[i], ws))
+			continue;
+		if (use_seen && (idx >= 256 ||
+				 !(ws->seen_bits[idx / 64] & (1ull << (idx % 64)))))
+			continue;
+		missing[nmissing] = i;
+		is_stuck[nmissing] = stuck(&snaps[i], ws->wait.since,
+					   &cpu_s[nmissing], &win_s[nmissing]);
+		if (is_stuck[nmissing] < 0)
+			return;		/* at the next tick */
+		nstuck += is_stuck[nmissing];
+		nmissing++;
+	}
+	for (i = 0; i < nmissing; i++)
+		if (cpu_s[i] > most_cpu)
+			most_cpu = cpu_s[i];
+	if (nmissing && !nstuck && most_cpu < 10 * (double)timeout / 1e9)
+		return;		/* all compute: a long phase, not yet a hang */
+	key = (uint64_t)(uintptr_t)ws->wait.obj ^ ((uint64_t)ws->obj_gen << 48) ^
+	      (ws->wait.episode * 0x9e3779b97f4a7c15ull);
+	if (was_reported(key))
+		return;
+	for (i = 0; i < nmissing; i++)
+		snaps[missing[i]].probe_n = -1;
+	rt_threads_apply(probe_marked);
+	text_len = 0;
+	put("hpcrun-hang: 1\nhang: barrier\ntime: %llu\ntimeout: %.3f\n",
+	    (unsigned long long)now_ns, (double)timeout / 1e9);
+	put_site(ws->wait.site);
+	put("episode: %llu\n", (unsigned long long)ws->wait.episode);
+	for (i = 0; i < nsnap; i++)
+		if (waits_at(&snaps[i], ws))
+			put("waiting: thread %d tid %d for %.3f s\n", snaps[i].index,
+			    (int)snaps[i].tid, (double)(now_ns - snaps[i].wait.since) / 1e9);
+	if (!nmissing)
+		put("missing: none measured (the missing threads ended, or were "
+		    "never measured)\n");
+	for (i = 0; i < nmissing; i++) {
+		const struct snap *s = &snaps[missing[i]];
+
+		put("missing: thread %d tid %d %s cpu %.3f s in the last %.3f s\n",
+		    s->index, (int)s->tid, is_stuck[i] ? "stuck" : "slow",
+		    cpu_s[i], win_s[i]);
+		put_frames(s);
+	}
+	put("end\n");
+	emit();
+}
+
+/* The snapshot of the thread with tid, or -1. */
+static int by_tid(pid_t tid)
+{
+	int i;
+
+	for (i = 0; i < nsnap; i++)
+		if (snaps[i].tid == tid)
+			return i;
+	return -1;
+}
+
+static pid_t mutex_owner(uintptr_t m)
+{
+	return (pid_t)__atomic_load_n(&((pthread_mutex_t *)m)->__data.__owner,
+				      __ATOMIC_RELAXED);
+}
+
+static void check_deadlock(int w, uint64_t timeout)
+{
+	int chain[MAX_SNAP], n = 0, cur = w, i, lowest = w, closed = 0;
+	uint64_t key;
+
+	while (!closed && n < nsnap) {
+		const struct snap *s = &snaps[cur];
+		int next;
+
+		if (!s->wait.site || s->wait.kind != SK_MUTEX ||
+		    now_ns - s->wait.since < timeout)
+			return;
+		chain[n++] = cur;
+		next = by_tid(mutex_owner(s->wait.lock));
+		if (next < 0)
+			return;
+		closed = next == w;
+		for (i = 0; i < n && !closed; i++)
+			if (chain[i] == next)
+				return;		/* a cycle w is not on */
+		cur = next;
+	}
+	if (!closed)
+		return;
+	for (i = 0; i < n; i++)
+		if (snaps[chain[i]].index < snaps[lowest].index)
+			lowest = chain[i];
+	if (lowest != w)
+		return;		/* reported from its lowest thread */
+	key = 0xdead000000000000ull ^ (uint64_t)snaps[w].wait.lock ^
+	      (uint64_t)snaps[w].index;
+	if (was_reported(key))
+		return;
+	for (i = 0; i < n; i++)
+		snaps[chain[i]].probe_n = -1;
+	rt_threads_apply(probe_marked);
+	text_len = 0;
+	put("hpcrun-hang: 1\nhang: deadlock\ntime: %llu\ntimeout: %.3f\n",
+	    (unsigned long long)now_ns, (double)timeout / 1e9);
+	for (i = 0; i < n; i++) {
+		const struct snap *s = &snaps[chain[i]], *o = &snaps[chain[(i + 1) % n]];
+		char where[600];
+		uintptr_t obj = 0, ra = 0;
+		int kind = 0;
+
+		sync_site_info(s->wait.site, &kind, &obj, &ra);
+		sync_describe_pc(ra ? ra - 1 : 0, where, sizeof(where));
+		put("cycle: thread %d waits for mutex 0x%lx held by thread %d at %s\n",
+		    s->index, (unsigned long)s->wait.lock, o->index, where);
+	}
+	for (i = 0; i < n; i++) {
+		const struct snap *s = &snaps[chain[i]];
+
+		put("waiting: thread %d tid %d for %.3f s\n", s->index, (int)s->tid,
+		    (double)(now_ns - s->wait.since) / 1e9);
+		put_frames(s);
+	}
+	put("end\n");
+	emit();
+}
+
+static void *detector(void *arg)
+{
+	sigset_t all;
+	struct timespec tick = { 0, TICK_NS };
+	int i;
+
+	(void)arg;
+	sigfillset(&all);
+	rt_real_sigmask(SIG_SETMASK, &all, NULL);
+	for (;;) {
+		uint64_t timeout, med;
+
+		nanosleep(&tick, NULL);
+		if (!rt_active || detector_pid != getpid())
+			continue;
+		now_ns = sync_now();
+		nsnap = 0;
+		memset(hist, 0, sizeof(hist));
+		rt_threads_apply(snap_thread);
+		med = sync_median_episode();
+		timeout = sync_cfg.hang_ns;
+		if (med * 100 > timeout)
+			timeout = med * 100;
+		for (i = 0; i < nsnap; i++) {
+			if (!snaps[i].wait.site)
+				continue;
+			if (snaps[i].wait.obj)
+				check_barrier(i, timeout);
+			else if (snaps[i].wait.kind == SK_MUTEX)
+				check_deadlock(i, timeout);
+		}
+	}
+	return NULL;
+}
+
+void sync_hang_start(void)
+{
+	typedef int (*create_fn)(pthread_t *, const pthread_attr_t *,
+				 void *(*)(void *), void *);
+	static create_fn create;
+	pthread_attr_t attr;
+	pthread_t t;
+	pid_t me = getpid();
+
+	if (!sync_cfg.hang_ns || __atomic_load_n(&detector_pid, __ATOMIC_ACQUIRE) == me ||
+	    __atomic_exchange_n(&detector_pid, me, __ATOMIC_ACQ_REL) == me)
+		return;
+	if (!snaps)
+		snaps = mmap(NULL, MAX_SNAP * sizeof(*snaps) + TEXT_SIZE,
+			     PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (snaps == MAP_FAILED) {
+		snaps = NULL;
+		return;
+	}
+	text = (char *)(snaps + MAX_SNAP);
+	if (!create)
+		*(void **)&create = dlsym(RTLD_NEXT, "pthread_create");
+	if (!create || pthread_attr_init(&attr))
+		return;
+	pthread_attr_setstacksize(&attr, 256 << 10);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (create(&t, &attr, detector, NULL))
+		rt_note("warning: no thread for the hang detector: no hang reports");
+	pthread_attr_destroy(&attr);
+}
+
+void sync_hang_after_fork(void)
+{
+	nreported = 0;
+	hang_path[0] = '\0';
+	reports = 0;
+}

@@ -1,0 +1,860 @@
+/*
+ * phases.c - barrier episodes, lock waits and phases: sites, objects and
+ * their exact aggregates, and the .hpcsync files (hpcrun(5)).
+ *
+ * Invariants (and sync.h's):
+ *  1. A site is a (kind, call instruction, object key) triple with a
+ *     process-wide id from 1 (0 is the thread's start).  The table only
+ *     grows; an id is published (release) after its entry is whole, so
+ *     lookups take no lock.  Each thread keeps the node of the site's call
+ *     path in its own tree, made at its first call there (the sample
+ *     handler held off by td->busy meanwhile: such a sample counts as
+ *     nested).
+ *  2. A phase of a thread runs from leaving one barrier-kind site to
+ *     arriving at the next; td->sync->phase_start is the site it left,
+ *     which the handler reads to put the sample under ^Phases too.
+ *  3. Only the calling thread writes its struct sync_thread, but for the
+ *     published wait (read by the detector) and the probe and CPU history
+ *     (the detector's).
+ *  4. An episode's position and last arrival come from its object
+ *     (sync.h, invariant 2); for MPI_Barrier the other ranks are other
+ *     processes: position -1 and last arrival 0 (unknown here).
+ *  5. The thread's CPU clock is read at most once a millisecond of wall
+ *     time (thread_cpu): phases and waits of 1 ms or more have their CPU
+ *     time exact to the read, shorter ones as their wall time.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "sync.h"
+
+struct sync_config sync_cfg;
+
+struct site {
+	uintptr_t ra, objkey;
+	uint32_t kind, n;
+};
+
+#define SITE_HASH 8192
+#define OBJ_HASH 8192
+static struct site *sites;		/* [SYNC_MAX_SITES], id - 1 */
+static uint32_t nsites, site_hash[SITE_HASH];
+static struct sync_obj *objs;		/* [SYNC_MAX_OBJS] */
+static uint32_t nobjs, obj_hash[OBJ_HASH], obj_free_list[SYNC_MAX_OBJS], nfree;
+static int table_lock;			/* spin lock: inserts and frees */
+static uint64_t lost_sites, lost_objs, all_episodes, warnings, warn_last;
+static int warn_lock;
+static char warn_log[2048];
+static size_t warn_log_len;
+static uintptr_t self_lo, self_hi;	/* libhpcrun.so's text */
+
+static const char *const kind_names[SK_NKINDS] = {
+	[SK_BARRIER] = "barrier", [SK_OMP_BARRIER] = "omp-barrier",
+	[SK_OMP_LOOP_END] = "omp-loop-end", [SK_OMP_SECTIONS_END] = "omp-sections-end",
+	[SK_OMP_SINGLE_END] = "omp-single-end", [SK_OMP_JOIN] = "omp-join",
+	[SK_KMP_BARRIER] = "kmp-barrier", [SK_MPI_BARRIER] = "mpi-barrier",
+	[SK_MUTEX] = "mutex", [SK_COND] = "cond", [SK_SEM] = "sem",
+};
+
+const char *sync_kind_name(int kind)
+{
+	return kind > 0 && kind < SK_NKINDS ? kind_names[kind] : "?";
+}
+
+static void spin_lock(int *l)
+{
+	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(l, __ATOMIC_RELAXED))
+			__builtin_ia32_pause();
+}
+
+static void spin_unlock(int *l)
+{
+	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+uint64_t sync_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t sync_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void *map_zero(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* libhpcrun.so's executable segment, from its program headers. */
+static void find_self(void)
+{
+	Dl_info info;
+	const ElfW(Ehdr) *eh;
+	const ElfW(Phdr) *ph;
+	int i;
+
+	if (!dladdr((void *)find_self, &info) || !info.dli_fbase)
+		return;
+	eh = info.dli_fbase;
+	ph = (const ElfW(Phdr) *)(void *)((const char *)eh + eh->e_phoff);
+	for (i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
+			self_lo = (uintptr_t)eh + ph[i].p_vaddr;
+			self_hi = self_lo + ph[i].p_memsz;
+		}
+}
+
+int sync_own_call(uintptr_t ra)
+{
+	return ra >= self_lo && ra < self_hi;
+}
+
+void sync_init(void)
+{
+	const char *v = getenv("HPCRUN_SYNC");
+
+	sync_cfg.on = !(v && *v == '0');
+	if (!sync_cfg.on)
+		return;
+	v = getenv("HPCRUN_SYNC_WARN_MS");
+	if (v && *v)
+		sync_cfg.warn_ns = (uint64_t)(strtod(v, NULL) * 1e6);
+	v = getenv("HPCRUN_HANG_TIMEOUT");
+	sync_cfg.hang_ns = (uint64_t)((v && *v ? strtod(v, NULL) : 30.0) * 1e9);
+	v = getenv("HPCRUN_HANG_ACTION");
+	sync_cfg.hang_abort = v && !strcmp(v, "abort");
+	sites = map_zero(SYNC_MAX_SITES * sizeof(*sites));
+	objs = map_zero(SYNC_MAX_OBJS * sizeof(*objs));
+	if (!sites || !objs) {
+		sync_cfg.on = 0;
+		rt_note("warning: no memory for synchronization measurement: off");
+		return;
+	}
+	find_self();
+}
+
+static uint32_t mix(uintptr_t a, uintptr_t b, uint32_t c)
+{
+	uint64_t h = (a * 0x9e3779b97f4a7c15ull) ^ (b * 0xc2b2ae3d27d4eb4full) ^ c;
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* The id of site (kind, ra, objkey), made when new; 0 when the table is
+ * full (invariant 1). */
+static uint32_t site_id(int kind, uintptr_t ra, uintptr_t objkey, uint32_t n)
+{
+	uint32_t h = mix(ra, objkey, (uint32_t)kind), i, id;
+	int locked = 0;
+
+	for (;;) {
+		for (i = 0; i < SITE_HASH; i++) {
+			uint32_t slot = (h + i) & (SITE_HASH - 1);
+			const struct site *s;
+
+			id = __atomic_load_n(&site_hash[slot], __ATOMIC_ACQUIRE);
+			if (!id) {
+				if (!locked)
+					break;
+				if (nsites == SYNC_MAX_SITES) {
+					lost_sites++;
+					spin_unlock(&table_lock);
+					return 0;
+				}
+				id = ++nsites;
+				sites[id - 1] = (struct site){ ra, objkey, (uint32_t)kind, n };
+				__atomic_store_n(&site_hash[slot], id, __ATOMIC_RELEASE);
+				spin_unlock(&table_lock);
+				return id;
+			}
+			s = &sites[id - 1];
+			if (s->ra == ra && s->objkey == objkey && s->kind == (uint32_t)kind) {
+				if (locked)
+					spin_unlock(&table_lock);
+				return id;
+			}
+		}
+		if (locked) {
+			spin_unlock(&table_lock);
+			return 0;
+		}
+		spin_lock(&table_lock);
+		locked = 1;
+	}
+}
+
+int sync_site_info(uint32_t site, int *kind, uintptr_t *obj, uintptr_t *ra)
+{
+	if (!site || site > __atomic_load_n(&nsites, __ATOMIC_ACQUIRE))
+		return -1;
+	*kind = (int)sites[site - 1].kind;
+	*obj = sites[site - 1].objkey;
+	*ra = sites[site - 1].ra;
+	return 0;
+}
+
+static struct sync_obj *obj_take(uintptr_t key)
+{
+	struct sync_obj *o;
+	uint32_t gen;
+
+	if (nfree)
+		o = &objs[obj_free_list[--nfree]];
+	else if (nobjs < SYNC_MAX_OBJS)
+		o = &objs[nobjs++];
+	else
+		return NULL;
+	gen = o->gen;
+	memset(o, 0, sizeof(*o));
+	o->gen = gen;
+	o->key = key;
+	return o;
+}
+
+struct sync_obj *sync_obj_get(uintptr_t key, uint32_t n)
+{
+	uint32_t h = mix(key, 0, 0), i;
+	struct sync_obj *o = NULL;
+
+	if (!objs)
+		return NULL;
+	for (i = 0; i < OBJ_HASH; i++) {	/* without the lock: published whole */
+		uint32_t k = __atomic_load_n(&obj_hash[(h + i) & (OBJ_HASH - 1)],
+					     __ATOMIC_ACQUIRE);
+
+		if (!k)
+			break;
+		if (objs[k - 1].key == key && (!n || objs[k - 1].n == n))
+			return &objs[k - 1];
+	}
+	spin_lock(&table_lock);
+	for (i = 0; i < OBJ_HASH; i++) {
+		uint32_t slot = (h + i) & (OBJ_HASH - 1), k = obj_hash[slot];
+
+		if (k && objs[k - 1].key == key) {
+			o = &objs[k - 1];
+			break;
+		}
+		if (!k) {
+			o = obj_take(key);
+			if (o) {
+				o->n = n;
+				__atomic_store_n(&obj_hash[slot], (uint32_t)(o - objs) + 1,
+						 __ATOMIC_RELEASE);
+			}
+			break;
+		}
+	}
+	if (o && n && o->n != n) {
+		/* (re)initialized with another count: episodes start over */
+		o->gen++;
+		memset(&o->arrivals, 0, sizeof(*o) - offsetof(struct sync_obj, arrivals));
+		o->n = n;
+	}
+	if (!o)
+		lost_objs++;
+	spin_unlock(&table_lock);
+	return o;
+}
+
+void sync_obj_reset(uintptr_t key)
+{
+	struct sync_obj *o = sync_obj_get(key, 0);
+
+	if (!o)
+		return;
+	spin_lock(&table_lock);
+	o->gen++;
+	memset(&o->arrivals, 0, sizeof(*o) - offsetof(struct sync_obj, arrivals));
+	o->n = 0;
+	spin_unlock(&table_lock);
+}
+
+struct sync_obj *sync_obj_new(uintptr_t key)
+{
+	struct sync_obj *o;
+
+	if (!objs)
+		return NULL;
+	spin_lock(&table_lock);
+	o = obj_take(key);
+	if (!o)
+		lost_objs++;
+	spin_unlock(&table_lock);
+	return o;
+}
+
+void sync_obj_free(struct sync_obj *o)
+{
+	if (!o)
+		return;
+	spin_lock(&table_lock);
+	o->gen++;
+	o->key = 0;
+	obj_free_list[nfree++] = (uint32_t)(o - objs);
+	spin_unlock(&table_lock);
+}
+
+struct sync_thread *sync_thread_state(struct rt_thread *td)
+{
+	struct sync_thread *st = __atomic_load_n(&td->sync, __ATOMIC_ACQUIRE), *none = NULL;
+
+	if (st)
+		return st;
+	st = map_zero(sizeof(struct sync_thread));
+	if (!st)
+		return NULL;
+	if (!__atomic_compare_exchange_n(&td->sync, &none, st, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		munmap(st, sizeof(*st));	/* the detector's came first */
+		return none;
+	}
+	return st;
+}
+
+/* The calling thread's state, made at its first sync call; NULL when not
+ * measured. */
+static struct sync_thread *thread_state(struct rt_thread *td)
+{
+	struct sync_thread *st = td->sync;
+
+	if (st && st->phase_wall)
+		return st;
+	st = sync_thread_state(td);
+	if (!st)
+		return NULL;
+	/* the first phase runs from the thread's start, when its CPU clock
+	 * was 0; when that was is not known: its wall time is its CPU time */
+	st->phase_cpu = 0;
+	st->cpu_last = sync_cpu();
+	st->cpu_wall = sync_now();
+	st->phase_wall = st->cpu_wall - st->cpu_last;
+	sync_hang_start();
+	return st;
+}
+
+/*
+ * The node of the calling thread's tree whose path is this call: unwound
+ * here (getcontext), cut below the frame returning to cut, whose address
+ * minus 1 is the leaf; 0 when the path cannot be had.
+ */
+static uint32_t call_node(struct rt_thread *td, uintptr_t cut)
+{
+	ucontext_t uc;
+	struct cct_node *root, *leaf = NULL;
+	int n, i, complete;
+
+	if (rt_cfg.no_unwind || getcontext(&uc))
+		return 0;
+	__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
+	if (td->closed || !rt_active) {
+		__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
+		return 0;
+	}
+	n = rt_unwind_here(td, &uc, &complete);
+	for (i = 0; i < n && td->frames[i] != cut; i++)
+		;
+	if (i < n && complete != 3) {
+		td->frames[i] -= 1;
+		root = complete == 1 ? td->cct.top :
+		       complete == 2 ? td->cct.primary : td->cct.partial;
+		leaf = cct_path_node(&td->cct, root, td->frames + i, n - i);
+	}
+	__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
+	return leaf ? leaf->id : 0;
+}
+
+/* The thread's aggregates of site (kind, ra, objkey) (invariant 1). */
+static struct sync_agg *site_agg(struct rt_thread *td, struct sync_thread *st,
+				 int kind, uintptr_t ra, uintptr_t objkey,
+				 uint32_t n, uintptr_t cut)
+{
+	unsigned c = mix(ra, objkey, (uint32_t)kind) & 63, i;
+	uint32_t id;
+
+	if (st->cache[c].ra == ra && st->cache[c].objkey == objkey &&
+	    st->cache[c].kind == (uint32_t)kind)
+		return st->cache[c].agg;
+	id = site_id(kind, ra, objkey, n);
+	if (!id) {
+		st->lost_sites++;
+		return NULL;
+	}
+	for (i = 0; i < SYNC_THREAD_SITES; i++) {
+		struct sync_agg *a = &st->agg[(id + i) % SYNC_THREAD_SITES];
+
+		if (a->site == id || !a->site) {
+			if (!a->site) {
+				a->site = id;
+				a->node = call_node(td, cut);
+			}
+			st->cache[c].ra = ra;
+			st->cache[c].objkey = objkey;
+			st->cache[c].kind = (uint32_t)kind;
+			st->cache[c].agg = a;
+			return a;
+		}
+	}
+	st->lost_sites++;
+	return NULL;
+}
+
+/*
+ * The thread's CPU time at wall time now (invariant 5): the clock is a
+ * system call (microseconds on a loaded VM), so it is read at most once per
+ * CPU_READ_NS of wall time; in between, CPU time is taken to advance
+ * with wall time.
+ */
+#define CPU_READ_NS 1000000u
+static uint64_t thread_cpu(struct sync_thread *st, uint64_t now)
+{
+	if (now - st->cpu_wall >= CPU_READ_NS) {
+		st->cpu_last = sync_cpu();
+		st->cpu_wall = now;
+		return st->cpu_last;
+	}
+	return st->cpu_last + (now - st->cpu_wall);
+}
+
+static void phase_add(struct sync_thread *st, uint32_t end, uint64_t cpu,
+		      uint64_t wall)
+{
+	uint32_t h = mix(st->phase_start, end, 7), i;
+
+	for (i = 0; i < SYNC_THREAD_SITES; i++) {
+		struct sync_phase *p = &st->phase[(h + i) % SYNC_THREAD_SITES];
+
+		if (!p->end) {
+			p->start = st->phase_start;
+			p->end = end;
+		}
+		if (p->start == st->phase_start && p->end == end) {
+			p->count++;
+			p->work_ns += cpu;
+			p->wall_ns += wall;
+			return;
+		}
+	}
+	st->lost_phases++;
+}
+
+/* The wait the detector reads, under the sequence count (sync.h). */
+static void publish_wait(struct sync_thread *st, uint32_t site, int kind,
+			 struct sync_obj *o, uintptr_t lock, uint64_t e, uint64_t since)
+{
+	__atomic_store_n(&st->wait.seq, st->wait.seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	st->wait.site = site;
+	st->wait.kind = (uint32_t)kind;
+	st->wait.obj = o;
+	st->wait.lock = lock;
+	st->wait.episode = e;
+	st->wait.since = since;
+	__atomic_store_n(&st->wait.seq, st->wait.seq + 1, __ATOMIC_RELEASE);
+}
+
+static void end_wait(struct sync_thread *st)
+{
+	__atomic_store_n(&st->wait.seq, st->wait.seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	st->wait.site = 0;
+	__atomic_store_n(&st->wait.seq, st->wait.seq + 1, __ATOMIC_RELEASE);
+}
+
+static struct sync_thread *measured(struct rt_thread **tdp)
+{
+	struct rt_thread *td = rt_self;
+
+	if (!td || !sync_cfg.on || !rt_active || td->closed)
+		return NULL;
+	*tdp = td;
+	return thread_state(td);
+}
+
+/* Counts the arrival at o (invariant 4), for every thread of the team
+ * whether measured or not, so positions stay right; the episode number. */
+static uint64_t arrive_at(struct sync_episode *ep, struct sync_obj *o,
+			  unsigned idx)
+{
+	ep->c = UINT64_MAX;
+	if (!o)
+		return 0;
+	if (!o->n || ep->kind == SK_MPI_BARRIER)
+		return __atomic_fetch_add(&o->arrivals, 1, __ATOMIC_RELAXED);
+	ep->c = sync_arrive(o, ep->arrive, idx, sync_cfg.warn_ns != 0);
+	return ep->c / o->n;
+}
+
+int sync_barrier_begin(struct sync_episode *ep, int kind, uintptr_t ra,
+		       uintptr_t objkey, struct sync_obj *o, uintptr_t cut)
+{
+	struct sync_thread *st = measured(&ep->td);
+	struct sync_agg *a = NULL;
+	uint64_t e;
+
+	if (st)
+		a = site_agg(ep->td, st, kind, ra, objkey, o ? o->n : 0, cut);
+	ep->kind = kind;
+	ep->o = o;
+	ep->arrive = sync_now();
+	e = arrive_at(ep, o, st ? (unsigned)ep->td->index : 1023);
+	if (!a)
+		return -1;
+	ep->site = a->site;
+	ep->cpu_arrive = thread_cpu(st, ep->arrive);
+	phase_add(st, a->site, ep->cpu_arrive > st->phase_cpu ?
+		  ep->cpu_arrive - st->phase_cpu : 0, ep->arrive - st->phase_wall);
+	ep->e = e;
+	publish_wait(st, ep->site, kind, o, 0, e, ep->arrive);
+	return 0;
+}
+
+static void fmt_ms(char *buf, size_t size, uint64_t ns)
+{
+	snprintf(buf, size, "%.1f ms", (double)ns / 1e6);
+}
+
+/* --sync-warn: the last arriver of an episode whose arrivals spread more
+ * than the warning time says so, at most once a second (the rest counted). */
+static void warn_spread(const struct sync_episode *ep, uint64_t e, unsigned slot)
+{
+	const struct sync_obj *o = ep->o;
+	char line[1024], a[32], b[32], where[512];
+	uint64_t first = o->first[slot], spread = ep->arrive - first, now;
+	size_t len;
+	uint32_t i;
+	int kind;
+	uintptr_t obj, ra;
+
+	__atomic_add_fetch(&warnings, 1, __ATOMIC_RELAXED);
+	now = sync_now();
+	if (__atomic_exchange_n(&warn_lock, 1, __ATOMIC_ACQUIRE))
+		return;
+	if (warn_last && now - warn_last < 1000000000u) {
+		spin_unlock(&warn_lock);
+		return;
+	}
+	warn_last = now;
+	if (sync_site_info(ep->site, &kind, &obj, &ra))
+		ra = 0;
+	sync_describe_pc(ra ? ra - 1 : 0, where, sizeof(where));
+	fmt_ms(a, sizeof(a), spread);
+	fmt_ms(b, sizeof(b), sync_cfg.warn_ns);
+	len = (size_t)snprintf(line, sizeof(line),
+			       "sync-warn: site %u (%s at %s) episode %llu: arrival "
+			       "spread %s > %s; late:", ep->site, sync_kind_name(ep->kind),
+			       where, (unsigned long long)e, a, b);
+	for (i = 0; i < o->n && i < SYNC_ORDERS && len < sizeof(line) - 64; i++) {
+		if (o->when[slot][i] - first <= sync_cfg.warn_ns)
+			continue;
+		fmt_ms(a, sizeof(a), o->when[slot][i] - first);
+		len += (size_t)snprintf(line + len, sizeof(line) - len,
+					" thread %u (+%s)", o->who[slot][i], a);
+	}
+	rt_write_str(2, "hpcrun: ");
+	rt_write_str(2, line);
+	rt_write_str(2, "\n");
+	if (warn_log_len + strlen(line) + 2 < sizeof(warn_log)) {
+		memcpy(warn_log + warn_log_len, line, strlen(line));
+		warn_log_len += strlen(line);
+		warn_log[warn_log_len++] = '\n';
+	}
+	spin_unlock(&warn_lock);
+}
+
+static unsigned log2_bucket(uint64_t v)
+{
+	return v ? 63u - (unsigned)__builtin_clzll(v) : 0;
+}
+
+void sync_barrier_end(struct sync_episode *ep)
+{
+	struct sync_thread *st = ep->td->sync;
+	struct sync_agg *a = NULL;
+	uint64_t depart = sync_now(), cpu = thread_cpu(st, depart), last = 0, e;
+	int32_t order = -1;
+	uint32_t i;
+
+	e = ep->e;
+	end_wait(st);
+	for (i = 0; i < SYNC_THREAD_SITES; i++)
+		if (st->agg[(ep->site + i) % SYNC_THREAD_SITES].site == ep->site) {
+			a = &st->agg[(ep->site + i) % SYNC_THREAD_SITES];
+			break;
+		}
+	if (!a)
+		return;
+	if (ep->c != UINT64_MAX) {
+		unsigned slot = (unsigned)(e & 3);
+		uint64_t pos = ep->c % ep->o->n;
+
+		last = sync_last_arrival(ep->o, ep->c);
+		if (last < ep->arrive)
+			last = ep->arrive;
+		if (last > depart)
+			last = depart;
+		order = (int32_t)pos;
+		a->orders[pos < SYNC_ORDERS ? pos : SYNC_ORDERS - 1]++;
+		if (pos == ep->o->n - 1) {
+			a->last++;
+			if (sync_cfg.warn_ns && ep->arrive - ep->o->first[slot] > sync_cfg.warn_ns)
+				warn_spread(ep, e, slot);
+		}
+		a->wait_ns += last - ep->arrive;
+		a->completion_ns += depart - last;
+	} else {
+		a->wait_ns += depart - ep->arrive;
+	}
+	a->episodes++;
+	st->dur_hist[log2_bucket(depart - ep->arrive)]++;
+	if (st->nkept < SYNC_EPISODES)
+		st->ep[st->nkept++] = (struct sync_erec){
+			ep->site, order, e, ep->arrive, depart, last,
+			ep->cpu_arrive, cpu };
+	st->total_episodes++;
+	st->phase_start = ep->site;
+	st->phase_cpu = cpu;
+	st->phase_wall = depart;
+}
+
+void sync_lock_begin(struct sync_lockwait *w, int kind, uintptr_t ra,
+		     uintptr_t obj, uintptr_t cut)
+{
+	struct sync_thread *st = measured(&w->td);
+	struct sync_agg *a;
+
+	w->site = 0;
+	if (!st || (st->wait.site && st->wait.obj))
+		return;		/* inside a barrier (libomp's own waits): its wait */
+	if (!(a = site_agg(w->td, st, kind, ra, obj, 0, cut)))
+		return;
+	w->site = a->site;
+	w->since = sync_now();
+	publish_wait(st, w->site, kind, NULL, obj, 0, w->since);
+}
+
+void sync_lock_end(struct sync_lockwait *w)
+{
+	struct sync_thread *st;
+	uint64_t t;
+	uint32_t i;
+
+	if (!w->site)
+		return;
+	t = sync_now();
+	st = w->td->sync;
+	end_wait(st);
+	for (i = 0; i < SYNC_THREAD_SITES; i++) {
+		struct sync_agg *a = &st->agg[(w->site + i) % SYNC_THREAD_SITES];
+
+		if (a->site == w->site) {
+			a->calls++;
+			a->blocked++;
+			a->wait_ns += t - w->since;
+			return;
+		}
+	}
+}
+
+void sync_phase_sample(struct rt_thread *td, int n, uint64_t time, int idx,
+		       double val)
+{
+	struct sync_thread *st = td->sync;
+	struct cct_node *node;
+
+	if (!st || !st->phase_start)
+		return;
+	node = cct_phase_node(&td->cct, st->phase_start);
+	if (node)
+		cct_insert(&td->cct, node, td->frames, n, time, idx, val);
+}
+
+/* .hpcsync writing: a buffer flushed to fd. */
+struct out {
+	int fd, err;
+	size_t len;
+	char buf[8192];
+};
+
+static void out_flush(struct out *o)
+{
+	int err;
+
+	if (o->len && !o->err && (err = rt_write_all(o->fd, o->buf, o->len)))
+		o->err = err;
+	o->len = 0;
+}
+
+static void outf(struct out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void outf(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o->len > sizeof(o->buf) - 1024)
+		out_flush(o);
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->len, sizeof(o->buf) - o->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->len += (size_t)n < sizeof(o->buf) - o->len ? (size_t)n :
+			  sizeof(o->buf) - o->len - 1;
+}
+
+struct sync_job {
+	struct rt_thread *td;
+	char path[4400];
+};
+
+static int write_sync(void *arg)
+{
+	struct sync_job *j = arg;
+	const struct sync_thread *st = j->td->sync;
+	struct out *o = map_zero(sizeof(*o));
+	uint32_t i, k;
+	int err;
+
+	if (!o)
+		return -ENOMEM;
+	o->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (o->fd < 0) {
+		err = -errno;
+		munmap(o, sizeof(*o));
+		return err;
+	}
+	outf(o, "hpcsync: 1\nthread: %d\nrank: %u\n", j->td->index, rt_cfg.rank);
+	for (i = 0; i < SYNC_THREAD_SITES; i++) {
+		const struct sync_agg *a = &st->agg[i];
+		const struct site *s;
+
+		if (!a->site)
+			continue;
+		s = &sites[a->site - 1];
+		outf(o, "site %u %s 0x%lx %u %u\n", a->site, sync_kind_name((int)s->kind),
+		     (unsigned long)s->objkey, a->node, s->n);
+	}
+	for (i = 0; i < SYNC_THREAD_SITES; i++) {
+		const struct sync_agg *a = &st->agg[i];
+		const struct site *s;
+		uint32_t norders;
+
+		if (!a->site)
+			continue;
+		s = &sites[a->site - 1];
+		if (sync_kind_is_lock((int)s->kind)) {
+			outf(o, "lock %u %llu %llu %.9f\n", a->site,
+			     (unsigned long long)a->calls, (unsigned long long)a->blocked,
+			     (double)a->wait_ns / 1e9);
+			continue;
+		}
+		outf(o, "sync %u %llu %.9f %.9f %llu ", a->site,
+		     (unsigned long long)a->episodes, (double)a->wait_ns / 1e9,
+		     (double)a->completion_ns / 1e9, (unsigned long long)a->last);
+		norders = s->n < SYNC_ORDERS ? s->n : SYNC_ORDERS;
+		if (s->kind == SK_MPI_BARRIER || !norders)
+			outf(o, "-");
+		for (k = 0; s->kind != SK_MPI_BARRIER && k < norders; k++)
+			outf(o, k ? ",%u" : "%u", a->orders[k]);
+		outf(o, "\n");
+	}
+	for (i = 0; i < SYNC_THREAD_SITES; i++) {
+		const struct sync_phase *p = &st->phase[i];
+
+		if (p->end)
+			outf(o, "phase %u %u %llu %.9f %.9f\n", p->start, p->end,
+			     (unsigned long long)p->count, (double)p->work_ns / 1e9,
+			     (double)p->wall_ns / 1e9);
+	}
+	for (i = 0; i < st->nkept; i++) {
+		const struct sync_erec *r = &st->ep[i];
+
+		outf(o, "episode %u %llu %llu %llu %llu %d %llu %llu\n", r->site,
+		     (unsigned long long)r->n, (unsigned long long)r->arrive,
+		     (unsigned long long)r->depart, (unsigned long long)r->last,
+		     r->order, (unsigned long long)r->cpu_arrive,
+		     (unsigned long long)r->cpu_depart);
+	}
+	outf(o, "episodes: %u %llu\n", st->nkept, (unsigned long long)st->total_episodes);
+	out_flush(o);
+	err = o->err;
+	if (close(o->fd) && !err)
+		err = errno;
+	if (err)
+		unlink(j->path);
+	munmap(o, sizeof(*o));
+	return -err;
+}
+
+void sync_thread_write(struct rt_thread *td, const char *profile)
+{
+	struct sync_job job;
+	size_t len = strlen(profile);
+	int err;
+
+	if (!td->sync || !td->sync->phase_wall || len < 7 || len + 2 > sizeof(job.path) ||
+	    strcmp(profile + len - 7, ".hpcrun"))
+		return;
+	__atomic_add_fetch(&all_episodes, td->sync->total_episodes, __ATOMIC_RELAXED);
+	job.td = td;
+	memcpy(job.path, profile, len - 7);
+	memcpy(job.path + len - 7, ".hpcsync", 9);
+	err = rt_fd_private(write_sync, &job);
+	if (err)
+		rt_say_lost(job.path, -err, "synchronization record lost");
+}
+
+void sync_thread_free(struct rt_thread *td)
+{
+	if (td->sync)
+		munmap(td->sync, sizeof(struct sync_thread));
+	td->sync = NULL;
+}
+
+void sync_log(int fd, void (*put)(int, const char *))
+{
+	char line[128];
+
+	put(fd, sync_cfg.on ? "sync: on\n" : "sync: off\n");
+	if (!sync_cfg.on)
+		return;
+	snprintf(line, sizeof(line), "sync-sites: %u\nsync-episodes: %llu\n"
+		 "sync-warnings: %llu\nhang-reports: %llu\n", nsites,
+		 (unsigned long long)all_episodes, (unsigned long long)warnings,
+		 (unsigned long long)sync_hang_reports());
+	put(fd, line);
+	if (warn_log_len) {
+		warn_log[warn_log_len] = '\0';
+		put(fd, warn_log);
+	}
+	if (lost_sites || lost_objs) {
+		snprintf(line, sizeof(line), "sync-lost: %llu sites, %llu objects\n",
+			 (unsigned long long)lost_sites, (unsigned long long)lost_objs);
+		put(fd, line);
+	}
+}

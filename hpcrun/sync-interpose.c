@@ -1,0 +1,490 @@
+/*
+ * sync-interpose.c - the synchronization entry points libhpcrun.so wraps
+ * (exported through libhpcrun.map; the real ones from dlsym(RTLD_NEXT)),
+ * each around phases.c's episode or lock-wait accounting:
+ *
+ *   pthread_barrier_init, _wait, _destroy            kind barrier
+ *   GOMP_barrier, GOMP_loop_end, GOMP_sections_end   omp-* (libgomp)
+ *   GOMP_parallel and GOMP_parallel_loop_*,          the region's join
+ *   GOMP_parallel_sections                           (omp-join)
+ *   __kmpc_barrier                                   kmp-barrier (libomp)
+ *   MPI_Barrier                                      mpi-barrier (PMPI)
+ *   pthread_mutex_lock, pthread_cond_wait,           lock waits
+ *   pthread_cond_timedwait, sem_wait
+ *
+ * Invariants:
+ *  1. With --no-sync, before hpcrun's start and after its end, and for
+ *     hpcrun's own calls (sync_own_call), a wrapper is the real function.
+ *  2. Locks cost nothing measurable when free: the wrapper tries first
+ *     (pthread_mutex_trylock, sem_trywait) and only a call that would block
+ *     is timed.
+ *  3. A GOMP region runs its body through region_body on every team
+ *     thread, which then waits at one more GOMP_barrier: that is the join,
+ *     measured as an episode (the team's own end barrier right after it
+ *     finds everyone there).  Every team thread goes through it, measured
+ *     or not, so no thread waits alone.  The region's object lives from
+ *     the region's start to its end (all team threads have left the body
+ *     when GOMP_parallel returns).
+ *  4. libomp barriers (LLVM's __kmpc_barrier, which clang calls for
+ *     explicit barriers and the implicit ones of worksharing constructs)
+ *     are keyed by nesting level and team size: teams of one size at one
+ *     level share an object, as consecutive regions do.  Interposing the
+ *     entry point, not OMPT: it is the same mechanism for both runtimes,
+ *     costs one call, and needs no tool registration that a program's own
+ *     OMPT tool would conflict with; the join of a libomp region is not
+ *     seen (libomp's fork call is variadic).
+ *  5. MPI_Barrier calls PMPI_Barrier, found when first called: a program
+ *     without MPI never calls it, so the wrapper exists only in effect
+ *     where libmpi does.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sync.h"
+
+typedef void (*omp_fn)(void *);
+
+/* The wrapped entry points without a header here. */
+RT_API void GOMP_barrier(void);
+RT_API void GOMP_loop_end(void);
+RT_API void GOMP_sections_end(void);
+RT_API void GOMP_parallel(omp_fn fn, void *data, unsigned nthreads, unsigned flags);
+RT_API void GOMP_parallel_sections(omp_fn fn, void *data, unsigned nthreads,
+				   unsigned count, unsigned flags);
+RT_API void __kmpc_barrier(void *loc, int32_t gtid);
+RT_API int MPI_Barrier(void *comm);
+
+static struct {
+	int (*barrier_init)(pthread_barrier_t *, const pthread_barrierattr_t *,
+			    unsigned);
+	int (*barrier_wait)(pthread_barrier_t *);
+	int (*barrier_destroy)(pthread_barrier_t *);
+	int (*mutex_lock)(pthread_mutex_t *);
+	int (*cond_wait)(pthread_cond_t *, pthread_mutex_t *);
+	int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *,
+			      const struct timespec *);
+	int (*sem_wait)(sem_t *);
+	void (*gomp_barrier)(void);
+	void (*gomp_loop_end)(void);
+	void (*gomp_sections_end)(void);
+	void (*gomp_parallel)(omp_fn, void *, unsigned, unsigned);
+	void (*gomp_parallel_loop[5])(omp_fn, void *, unsigned, long, long,
+				      long, long, unsigned);
+	void (*gomp_parallel_loop_runtime[3])(omp_fn, void *, unsigned, long,
+					      long, long, unsigned);
+	void (*gomp_parallel_sections)(omp_fn, void *, unsigned, unsigned,
+				       unsigned);
+	int (*omp_get_num_threads)(void);
+	int (*omp_get_level)(void);
+	void (*kmpc_barrier)(void *, int32_t);
+	int (*pmpi_barrier)(void *);
+	int (*pmpi_comm_size)(void *, int *);
+} real;
+
+/* The real function name; dlsym fails only for a program that does not
+ * have it, which then cannot have called us. */
+static void *next(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+
+	if (!p) {
+		rt_write_str(2, "hpcrun: no real '");
+		rt_write_str(2, name);
+		rt_write_str(2, "' to call\n");
+		abort();
+	}
+	return p;
+}
+
+#define REAL(field, name) \
+	do { \
+		if (!real.field) \
+			*(void **)&real.field = next(name); \
+	} while (0)
+
+/* The condition variable calls of glibc's current ABI: dlsym alone may
+ * give the 2.2.5 compatibility versions. */
+#define REAL_COND(field, name) \
+	do { \
+		if (!real.field) { \
+			*(void **)&real.field = dlvsym(RTLD_NEXT, name, "GLIBC_2.3.2"); \
+			if (!real.field) \
+				*(void **)&real.field = next(name); \
+		} \
+	} while (0)
+
+static int on(uintptr_t ra)
+{
+	return sync_cfg.on && rt_active && !sync_own_call(ra);
+}
+
+/* ---- pthread barriers ---- */
+
+RT_API int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *a,
+				unsigned count)
+{
+	int r;
+
+	REAL(barrier_init, "pthread_barrier_init");
+	r = real.barrier_init(b, a, count);
+	if (!r && sync_cfg.on)
+		sync_obj_get((uintptr_t)b, count);
+	return r;
+}
+
+RT_API int pthread_barrier_destroy(pthread_barrier_t *b)
+{
+	REAL(barrier_destroy, "pthread_barrier_destroy");
+	if (sync_cfg.on)
+		sync_obj_reset((uintptr_t)b);
+	return real.barrier_destroy(b);
+}
+
+RT_API int pthread_barrier_wait(pthread_barrier_t *b)
+{
+	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+	struct sync_episode ep;
+	int r;
+
+	REAL(barrier_wait, "pthread_barrier_wait");
+	if (!on(ra) ||
+	    sync_barrier_begin(&ep, SK_BARRIER, ra, (uintptr_t)b,
+			       sync_obj_get((uintptr_t)b, 0), ra))
+		return real.barrier_wait(b);
+	r = real.barrier_wait(b);
+	sync_barrier_end(&ep);
+	return r;
+}
+
+/* ---- libgomp (invariant 3) ---- */
+
+struct omp_region {
+	omp_fn fn;
+	void *data;
+	uintptr_t ra;			/* of the GOMP_parallel* call */
+	struct sync_obj *obj;
+};
+static __thread struct omp_region *cur_region
+	__attribute__((tls_model("initial-exec")));
+
+static uint32_t team_size(void)
+{
+	if (!real.omp_get_num_threads)
+		*(void **)&real.omp_get_num_threads =
+			dlsym(RTLD_DEFAULT, "omp_get_num_threads");
+	return real.omp_get_num_threads ?
+	       (uint32_t)real.omp_get_num_threads() : 0;
+}
+
+/* The team's size in the region's object, set by its first arrival. */
+static struct sync_obj *region_obj(struct omp_region *r)
+{
+	uint32_t zero = 0;
+
+	if (r->obj && !__atomic_load_n(&r->obj->n, __ATOMIC_ACQUIRE))
+		__atomic_compare_exchange_n(&r->obj->n, &zero, team_size(), 0,
+					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	return r->obj;
+}
+
+/* An episode at a libgomp barrier entry point of the current region. */
+static void omp_episode(int kind, void (*fn)(void), uintptr_t ra, uintptr_t cut)
+{
+	struct omp_region *r = cur_region;
+	struct sync_episode ep;
+
+	if (!r || !on(ra) ||
+	    sync_barrier_begin(&ep, kind, ra, (uintptr_t)r->fn, region_obj(r), cut)) {
+		fn();
+		return;
+	}
+	fn();
+	sync_barrier_end(&ep);
+}
+
+RT_API void GOMP_barrier(void)
+{
+	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+
+	REAL(gomp_barrier, "GOMP_barrier");
+	omp_episode(SK_OMP_BARRIER, real.gomp_barrier, ra, ra);
+}
+
+RT_API void GOMP_loop_end(void)
+{
+	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+
+	REAL(gomp_loop_end, "GOMP_loop_end");
+	omp_episode(SK_OMP_LOOP_END, real.gomp_loop_end, ra, ra);
+}
+
+RT_API void GOMP_sections_end(void)
+{
+	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+
+	REAL(gomp_sections_end, "GOMP_sections_end");
+	omp_episode(SK_OMP_SECTIONS_END, real.gomp_sections_end, ra, ra);
+}
+
+/* Every team thread's body of a wrapped region, then the join. */
+__attribute__((noinline)) static void region_body(void *p)
+{
+	struct omp_region *r = p, *outer = cur_region;
+	uintptr_t cut = (uintptr_t)__builtin_return_address(0);
+	struct sync_episode ep;
+
+	cur_region = r;
+	r->fn(r->data);
+	if (!sync_cfg.on || !rt_active ||
+	    sync_barrier_begin(&ep, SK_OMP_JOIN, r->ra, (uintptr_t)r->fn,
+			       region_obj(r), cut)) {
+		real.gomp_barrier();
+	} else {
+		real.gomp_barrier();
+		sync_barrier_end(&ep);
+	}
+	cur_region = outer;
+	__asm__ volatile("" ::: "memory");	/* keep this frame */
+}
+
+/* Runs a region through region_body when measured: start(body, arg). */
+#define REGION(realcall, fn, data) \
+	do { \
+		uintptr_t ra_ = (uintptr_t)__builtin_return_address(0); \
+		struct omp_region r_ = { fn, data, ra_, NULL }; \
+		REAL(gomp_barrier, "GOMP_barrier"); \
+		if (!on(ra_)) { \
+			realcall(fn, data); \
+			break; \
+		} \
+		r_.obj = sync_obj_new((uintptr_t)&r_); \
+		realcall(region_body, &r_); \
+		sync_obj_free(r_.obj); \
+	} while (0)
+
+RT_API void GOMP_parallel(omp_fn fn, void *data, unsigned nthreads,
+			  unsigned flags)
+{
+	REAL(gomp_parallel, "GOMP_parallel");
+#define CALL(f, d) real.gomp_parallel(f, d, nthreads, flags)
+	REGION(CALL, fn, data);
+#undef CALL
+}
+
+static const char *const loop_names[5] = {
+	"GOMP_parallel_loop_static", "GOMP_parallel_loop_dynamic",
+	"GOMP_parallel_loop_guided", "GOMP_parallel_loop_nonmonotonic_dynamic",
+	"GOMP_parallel_loop_nonmonotonic_guided",
+};
+
+static void parallel_loop(int i, uintptr_t ra, omp_fn fn, void *data,
+			  unsigned nthreads, long start, long end, long incr,
+			  long chunk, unsigned flags)
+{
+	struct omp_region r = { fn, data, ra, NULL };
+
+	REAL(gomp_parallel_loop[i], loop_names[i]);
+	REAL(gomp_barrier, "GOMP_barrier");
+	if (!on(ra)) {
+		real.gomp_parallel_loop[i](fn, data, nthreads, start, end, incr,
+					   chunk, flags);
+		return;
+	}
+	r.obj = sync_obj_new((uintptr_t)&r);
+	real.gomp_parallel_loop[i](region_body, &r, nthreads, start, end, incr,
+				   chunk, flags);
+	sync_obj_free(r.obj);
+}
+
+#define PARALLEL_LOOP(i, name) \
+	RT_API void name(omp_fn fn, void *data, unsigned nthreads, long start, \
+			 long end, long incr, long chunk, unsigned flags); \
+	RT_API void name(omp_fn fn, void *data, unsigned nthreads, long start, \
+			 long end, long incr, long chunk, unsigned flags) \
+	{ \
+		parallel_loop(i, (uintptr_t)__builtin_return_address(0), fn, \
+			      data, nthreads, start, end, incr, chunk, flags); \
+	}
+PARALLEL_LOOP(0, GOMP_parallel_loop_static)
+PARALLEL_LOOP(1, GOMP_parallel_loop_dynamic)
+PARALLEL_LOOP(2, GOMP_parallel_loop_guided)
+PARALLEL_LOOP(3, GOMP_parallel_loop_nonmonotonic_dynamic)
+PARALLEL_LOOP(4, GOMP_parallel_loop_nonmonotonic_guided)
+
+static const char *const runtime_names[3] = {
+	"GOMP_parallel_loop_runtime", "GOMP_parallel_loop_nonmonotonic_runtime",
+	"GOMP_parallel_loop_maybe_nonmonotonic_runtime",
+};
+
+static void parallel_runtime(int i, uintptr_t ra, omp_fn fn, void *data,
+			     unsigned nthreads, long start, long end, long incr,
+			     unsigned flags)
+{
+	struct omp_region r = { fn, data, ra, NULL };
+
+	REAL(gomp_parallel_loop_runtime[i], runtime_names[i]);
+	REAL(gomp_barrier, "GOMP_barrier");
+	if (!on(ra)) {
+		real.gomp_parallel_loop_runtime[i](fn, data, nthreads, start, end,
+						   incr, flags);
+		return;
+	}
+	r.obj = sync_obj_new((uintptr_t)&r);
+	real.gomp_parallel_loop_runtime[i](region_body, &r, nthreads, start, end,
+					   incr, flags);
+	sync_obj_free(r.obj);
+}
+
+#define PARALLEL_RUNTIME(i, name) \
+	RT_API void name(omp_fn fn, void *data, unsigned nthreads, long start, \
+			 long end, long incr, unsigned flags); \
+	RT_API void name(omp_fn fn, void *data, unsigned nthreads, long start, \
+			 long end, long incr, unsigned flags) \
+	{ \
+		parallel_runtime(i, (uintptr_t)__builtin_return_address(0), fn, \
+				 data, nthreads, start, end, incr, flags); \
+	}
+PARALLEL_RUNTIME(0, GOMP_parallel_loop_runtime)
+PARALLEL_RUNTIME(1, GOMP_parallel_loop_nonmonotonic_runtime)
+PARALLEL_RUNTIME(2, GOMP_parallel_loop_maybe_nonmonotonic_runtime)
+
+RT_API void GOMP_parallel_sections(omp_fn fn, void *data, unsigned nthreads,
+				   unsigned count, unsigned flags)
+{
+	REAL(gomp_parallel_sections, "GOMP_parallel_sections");
+#define CALL(f, d) real.gomp_parallel_sections(f, d, nthreads, count, flags)
+	REGION(CALL, fn, data);
+#undef CALL
+}
+
+/* ---- libomp (invariant 4) ---- */
+
+RT_API void __kmpc_barrier(void *loc, int32_t gtid)
+{
+	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+	struct sync_episode ep;
+	uint32_t n;
+	int level;
+
+	REAL(kmpc_barrier, "__kmpc_barrier");
+	if (!on(ra)) {
+		real.kmpc_barrier(loc, gtid);
+		return;
+	}
+	if (!real.omp_get_level)
+		*(void **)&real.omp_get_level = dlsym(RTLD_DEFAULT, "omp_get_level");
+	n = team_size();
+	level = real.omp_get_level ? real.omp_get_level() : 1;
+	if (n < 1 ||
+	    sync_barrier_begin(&ep, SK_KMP_BARRIER, ra, n,
+			       sync_obj_get((((uintptr_t)n << 8 | (unsigned)level) << 4) | 1, n),
+			       ra)) {
+		real.kmpc_barrier(loc, gtid);
+		return;
+	}
+	real.kmpc_barrier(loc, gtid);
+	sync_barrier_end(&ep);
+}
+
+/* ---- MPI (invariant 5) ---- */
+
+RT_API int MPI_Barrier(void *comm)
+{
+	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+	struct sync_episode ep;
+	int r, size = 0;
+
+	REAL(pmpi_barrier, "PMPI_Barrier");
+	if (!on(ra))
+		return real.pmpi_barrier(comm);
+	if (!real.pmpi_comm_size)
+		*(void **)&real.pmpi_comm_size = dlsym(RTLD_NEXT, "PMPI_Comm_size");
+	if (real.pmpi_comm_size)
+		real.pmpi_comm_size(comm, &size);
+	if (sync_barrier_begin(&ep, SK_MPI_BARRIER, ra, (uintptr_t)comm,
+			       sync_obj_get((uintptr_t)comm | 2,
+					    size > 0 ? (uint32_t)size : 0), ra))
+		return real.pmpi_barrier(comm);
+	r = real.pmpi_barrier(comm);
+	sync_barrier_end(&ep);
+	return r;
+}
+
+/* ---- lock waits (invariant 2) ---- */
+
+RT_API int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+	struct sync_lockwait w;
+	int r;
+
+	REAL(mutex_lock, "pthread_mutex_lock");
+	if (!sync_cfg.on || !rt_active)
+		return real.mutex_lock(m);
+	r = pthread_mutex_trylock(m);
+	if (r != EBUSY || sync_own_call(ra))
+		return r != EBUSY ? r : real.mutex_lock(m);
+	sync_lock_begin(&w, SK_MUTEX, ra, (uintptr_t)m, ra);
+	r = real.mutex_lock(m);
+	sync_lock_end(&w);
+	return r;
+}
+
+RT_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+	struct sync_lockwait w;
+	int r;
+
+	REAL_COND(cond_wait, "pthread_cond_wait");
+	if (!on(ra))
+		return real.cond_wait(c, m);
+	sync_lock_begin(&w, SK_COND, ra, (uintptr_t)c, ra);
+	r = real.cond_wait(c, m);
+	sync_lock_end(&w);
+	return r;
+}
+
+RT_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+				  const struct timespec *t)
+{
+	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+	struct sync_lockwait w;
+	int r;
+
+	REAL_COND(cond_timedwait, "pthread_cond_timedwait");
+	if (!on(ra))
+		return real.cond_timedwait(c, m, t);
+	sync_lock_begin(&w, SK_COND, ra, (uintptr_t)c, ra);
+	r = real.cond_timedwait(c, m, t);
+	sync_lock_end(&w);
+	return r;
+}
+
+RT_API int sem_wait(sem_t *s)
+{
+	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+	struct sync_lockwait w;
+	int r, err;
+
+	REAL(sem_wait, "sem_wait");
+	if (!on(ra))
+		return real.sem_wait(s);
+	err = errno;
+	if (!sem_trywait(s))
+		return 0;
+	if (errno != EAGAIN)
+		return -1;
+	errno = err;
+	sync_lock_begin(&w, SK_SEM, ra, (uintptr_t)s, ra);
+	r = real.sem_wait(s);
+	err = errno;
+	sync_lock_end(&w);
+	errno = err;
+	return r;
+}

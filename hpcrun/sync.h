@@ -1,0 +1,194 @@
+/*
+ * sync.h - synchronization measurement inside libhpcrun.so (issue #15):
+ * barrier episodes, lock waits, phases and the hang detector.
+ *
+ *   sync-interpose.c  the wrappers (pthread barriers, mutexes, condition
+ *                     variables, semaphores, libgomp, libomp, MPI_Barrier)
+ *   phases.c          sites, barrier objects, episodes, phases and their
+ *                     exact aggregates; the .hpcsync files (hpcrun(5))
+ *   hang.c            the hang detector's thread and its reports
+ *
+ * Invariants:
+ *  1. Everything here runs in the program's threads outside any signal
+ *     handler, or on hpcrun's detector thread -- except sync_phase_sample
+ *     and sync_probe_take, which the sample handler calls (sample.c's
+ *     rules: they only touch the thread's own state and tree).
+ *  2. A barrier object counts arrivals (sync-episode.h).
+ *  3. Storage is bounded: SYNC_MAX_SITES sites and SYNC_MAX_OBJS objects
+ *     per process, per thread SYNC_THREAD_SITES site and phase aggregates
+ *     and the first SYNC_EPISODES episode records; what does not fit is
+ *     counted, never written past.
+ *  4. No malloc: per-thread state and tables are mmap'ed (a thread's first
+ *     malloc would give it a glibc arena of its own).
+ */
+#ifndef HPCRUN_SYNC_H
+#define HPCRUN_SYNC_H
+
+#include <stdint.h>
+
+#include "runtime.h"
+#include "sync-episode.h"
+
+#define SYNC_MAX_SITES 4096
+#define SYNC_MAX_OBJS 4096
+#define SYNC_THREAD_SITES 512
+#define SYNC_EPISODES 4096
+#define SYNC_PROBE_FRAMES 64
+
+enum sync_kind {
+	SK_BARRIER = 1, SK_OMP_BARRIER, SK_OMP_LOOP_END, SK_OMP_SECTIONS_END,
+	SK_OMP_SINGLE_END, SK_OMP_JOIN, SK_KMP_BARRIER, SK_MPI_BARRIER,
+	SK_MUTEX, SK_COND, SK_SEM, SK_NKINDS
+};
+/* The kind's name in the .hpcsync files ("barrier", "omp-join", ...). */
+const char *sync_kind_name(int kind);
+static inline int sync_kind_is_lock(int kind)
+{
+	return kind >= SK_MUTEX;
+}
+
+/* What a thread is blocked in, for the hang detector: written by its
+ * thread under the sequence count seq (odd while being written), read
+ * whole by the detector when seq is even and the same before and after. */
+struct sync_wait {
+	uint64_t seq;
+	uint32_t site;			/* 0: not waiting */
+	uint32_t kind;
+	struct sync_obj *obj;		/* barrier kinds */
+	uintptr_t lock;			/* mutex kind: the mutex */
+	uint64_t episode;
+	uint64_t since;			/* CLOCK_MONOTONIC ns */
+};
+
+/* A thread's aggregates of one site (exact; invariant 3). */
+struct sync_agg {
+	uint32_t site, node;		/* site 0: free slot */
+	uint64_t episodes, last, calls, blocked;
+	uint64_t wait_ns, completion_ns;
+	uint32_t orders[SYNC_ORDERS];
+};
+
+/* A thread's aggregates of one phase kind. */
+struct sync_phase {
+	uint32_t start, end;		/* end 0: free slot */
+	uint64_t count, work_ns, wall_ns;
+};
+
+/* One kept episode record. */
+struct sync_erec {
+	uint32_t site;
+	int32_t order;
+	uint64_t n, arrive, depart, last, cpu_arrive, cpu_depart;
+};
+
+/* A thread's synchronization state (mmap'ed at its first sync call,
+ * td->sync; freed by its own thread at its end). */
+struct sync_thread {
+	struct sync_wait wait;		/* published for the detector */
+	uint32_t phase_start;		/* site the thread left last; 0 none */
+	uint64_t phase_cpu, phase_wall;	/* when it left */
+	uint64_t cpu_last, cpu_wall;	/* the last read of its CPU clock */
+	struct {
+		uintptr_t ra, objkey;
+		uint32_t kind;
+		struct sync_agg *agg;
+	} cache[64];
+	struct sync_agg agg[SYNC_THREAD_SITES];
+	struct sync_phase phase[SYNC_THREAD_SITES];
+	uint64_t dur_hist[64];		/* episode durations, log2 ns buckets */
+	uint64_t lost_sites, lost_phases, total_episodes;
+	uint32_t nkept;
+	struct sync_erec ep[SYNC_EPISODES];
+	/* the detector's: the thread's CPU time at its ticks */
+	struct {
+		uint64_t t, cpu;
+	} cpu_hist[128];
+	unsigned cpu_pos;
+	/* the path probe (hang.c): 1 asked, 2 taken */
+	volatile int probe_state;
+	int probe_n;
+	uintptr_t probe_frames[SYNC_PROBE_FRAMES];
+};
+
+/* Configuration (HPCRUN_SYNC, HPCRUN_SYNC_WARN_MS, HPCRUN_HANG_TIMEOUT,
+ * HPCRUN_HANG_ACTION; hpcrun(1)). */
+struct sync_config {
+	int on;
+	uint64_t warn_ns;		/* 0: no warnings */
+	uint64_t hang_ns;		/* 0: no detector */
+	int hang_abort;
+};
+extern struct sync_config sync_cfg;
+
+/* phases.c */
+void sync_init(void);			/* from rt_init */
+uint64_t sync_now(void);		/* CLOCK_MONOTONIC ns */
+uint64_t sync_cpu(void);		/* the calling thread's CPU ns */
+/* td's state, made when missing (by its thread, or by the detector for
+ * a thread still without it; sync.h invariant 4); NULL without memory. */
+struct sync_thread *sync_thread_state(struct rt_thread *td);
+/* Is ra (a return address) inside libhpcrun.so? (its own calls) */
+int sync_own_call(uintptr_t ra);
+/* The object of key (a barrier's address, a region) with n participants,
+ * made when missing (n: 0 keeps a known count); NULL when the pool is full. */
+struct sync_obj *sync_obj_get(uintptr_t key, uint32_t n);
+/* The barrier of key was destroyed: its episodes start over at the next
+ * init (the key stays in the table). */
+void sync_obj_reset(uintptr_t key);
+/* A fresh object for a key used once (an OpenMP region), and its end. */
+struct sync_obj *sync_obj_new(uintptr_t key);
+void sync_obj_free(struct sync_obj *o);
+
+/* One barrier episode of the calling thread, around the real call:
+ * begin before it (kind, site key ra/objkey, object o; cut: the return
+ * address up to which the site's path is unwound), end after it. */
+struct sync_episode {
+	struct rt_thread *td;
+	struct sync_obj *o;
+	uint32_t site;
+	int kind;
+	uint64_t c, e, arrive, cpu_arrive;
+};
+int sync_barrier_begin(struct sync_episode *ep, int kind, uintptr_t ra,
+		       uintptr_t objkey, struct sync_obj *o, uintptr_t cut);
+void sync_barrier_end(struct sync_episode *ep);
+
+/* A lock wait of the calling thread: begin when the try failed (publishes
+ * the wait for the detector), end when it got the lock. */
+struct sync_lockwait {
+	struct rt_thread *td;
+	uint32_t site;
+	uint64_t since;
+};
+void sync_lock_begin(struct sync_lockwait *w, int kind, uintptr_t ra,
+		     uintptr_t obj, uintptr_t cut);
+void sync_lock_end(struct sync_lockwait *w);
+
+/* In the sample handler: records the sample's path td->frames[0..n)
+ * under ^Phases for the thread's current phase (sample.c). */
+void sync_phase_sample(struct rt_thread *td, int n, uint64_t time, int idx,
+		       double val);
+/* Writes the thread's .hpcsync next to its profile (profile: the
+ * profile's path) and frees its state (done: the thread ended). */
+void sync_thread_write(struct rt_thread *td, const char *profile);
+void sync_thread_free(struct rt_thread *td);
+/* The log's sync lines through put(fd, text). */
+void sync_log(int fd, void (*put)(int, const char *));
+/* The site's kind, object and call (for reports); 0 or -1. */
+int sync_site_info(uint32_t site, int *kind, uintptr_t *obj, uintptr_t *ra);
+/* The median of the episodes' durations so far (ns; 0 none). */
+uint64_t sync_median_episode(void);
+
+/* hang.c */
+/* "FUNC+0xOFF (MODULE+0xOFF)" of code address pc into buf (outside
+ * handlers; symbols from the module's .symtab, else .dynsym). */
+void sync_describe_pc(uintptr_t pc, char *buf, size_t size);
+/* Starts the detector thread once per process (outside handlers). */
+void sync_hang_start(void);
+/* In the sample handler: the path probe of the detector (RT_PATH_PROBE). */
+void sync_probe_take(struct rt_thread *td, int n);
+/* After fork in the child: no detector thread there yet. */
+void sync_hang_after_fork(void);
+uint64_t sync_hang_reports(void);
+
+#endif

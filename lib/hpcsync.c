@@ -1,0 +1,365 @@
+/* hpcsync.c - see hpcsync.h and man/hpcrun.5. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "hashmap.h"
+#include "hpcsync.h"
+#include "infile.h"
+#include "strbuf.h"
+
+#define MAX_FIELDS 12
+
+static const char *const kind_names[HPCSYNC_NKINDS] = {
+	"barrier", "omp-barrier", "omp-loop-end", "omp-sections-end",
+	"omp-single-end", "omp-join", "kmp-barrier", "mpi-barrier",
+	"mutex", "cond", "sem",
+};
+
+static const char *const kind_functions[HPCSYNC_NKINDS] = {
+	"pthread_barrier_wait", "GOMP_barrier", "GOMP_loop_end",
+	"GOMP_sections_end", "GOMP_single_copy_end", "GOMP_parallel",
+	"__kmpc_barrier", "MPI_Barrier", "pthread_mutex_lock",
+	"pthread_cond_wait", "sem_wait",
+};
+
+const char *hpcsync_kind_name(enum hpcsync_kind k)
+{
+	return k < HPCSYNC_NKINDS ? kind_names[k] : "?";
+}
+
+const char *hpcsync_kind_function(enum hpcsync_kind k)
+{
+	return k < HPCSYNC_NKINDS ? kind_functions[k] : "?";
+}
+
+int hpcsync_is_barrier(enum hpcsync_kind k)
+{
+	return k <= HPCSYNC_MPI_BARRIER;
+}
+
+char *hpcsync_path_for(const char *profile)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = strlen(profile);
+
+	if (n > 7 && !strcmp(profile + n - 7, ".hpcrun"))
+		n -= 7;
+	strbuf_add(&sb, profile, n);
+	strbuf_addstr(&sb, HPCSYNC_SUFFIX);
+	return strbuf_detach(&sb, NULL);
+}
+
+void hpcsync_free(struct hpcsync *s)
+{
+	if (!s)
+		return;
+	free(s->path);
+	free(s->sites);
+	free(s->syncs);
+	free(s->locks);
+	free(s->phases);
+	free(s->episodes);
+	hmap_free(s->index);
+	free(s);
+}
+
+const struct hpcsync_site *hpcsync_site(const struct hpcsync *s, uint32_t id)
+{
+	uintptr_t v = (uintptr_t)hmap_get(s->index, &id, sizeof(id));
+
+	return v ? &s->sites[v - 1] : NULL;
+}
+
+/* The parse of one file: the line being read and where errors point. */
+struct parser {
+	struct hpcsync *s;
+	size_t lineno;
+	char *f[MAX_FIELDS];
+	int nf;
+	size_t sites_alloc, syncs_alloc, locks_alloc, phases_alloc,
+	       episodes_alloc;
+};
+
+static int bad(struct parser *p, const char *what)
+{
+	return hpc_seterr("'%s': line %zu: %s", p->s->path, p->lineno, what);
+}
+
+static int u64(struct parser *p, int i, uint64_t *out)
+{
+	char *end;
+	const char *s = p->f[i];
+
+	if (s[0] < '0' || s[0] > '9')
+		return bad(p, "expected a number");
+	errno = 0;
+	*out = strtoull(s, &end, s[0] == '0' && s[1] == 'x' ? 16 : 10);
+	if (*end || errno)
+		return bad(p, "expected a number");
+	return 0;
+}
+
+static int u32(struct parser *p, int i, uint32_t *out)
+{
+	uint64_t v;
+
+	if (u64(p, i, &v))
+		return -1;
+	if (v > UINT32_MAX)
+		return bad(p, "number out of range");
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int seconds(struct parser *p, int i, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(p->f[i], &end);
+	if (end == p->f[i] || *end || errno || !isfinite(*out) || *out < 0)
+		return bad(p, "expected seconds (a number >= 0)");
+	return 0;
+}
+
+/* Index of site id in s->sites, or -1 after an error naming the record. */
+static long site_index(struct parser *p, uint32_t id, const char *rec)
+{
+	uintptr_t v = id ? (uintptr_t)hmap_get(p->s->index, &id, sizeof(id)) : 0;
+	char msg[96];
+
+	if (v)
+		return (long)v - 1;
+	snprintf(msg, sizeof(msg), "%s names unknown site %u", rec, id);
+	return bad(p, msg);
+}
+
+static int rec_site(struct parser *p)
+{
+	struct hpcsync_site st;
+	int k;
+
+	if (p->nf != 6)
+		return bad(p, "site wants ID KIND OBJECT NODE NTHREADS");
+	if (u32(p, 1, &st.id) || u64(p, 3, &st.object) ||
+	    u32(p, 4, &st.node) || u32(p, 5, &st.nthreads))
+		return -1;
+	for (k = 0; k < HPCSYNC_NKINDS; k++)
+		if (!strcmp(p->f[2], kind_names[k]))
+			break;
+	if (k == HPCSYNC_NKINDS)
+		return bad(p, "unknown site kind");
+	st.kind = (enum hpcsync_kind)k;
+	if (!st.id)
+		return bad(p, "site id 0 is reserved for thread start");
+	if (hmap_get(p->s->index, &st.id, sizeof(st.id)))
+		return bad(p, "site defined twice");
+	HPC_GROW(p->s->sites, p->s->nsites + 1, p->sites_alloc);
+	p->s->sites[p->s->nsites++] = st;
+	hmap_put(p->s->index, &st.id, sizeof(st.id),
+		 (void *)(uintptr_t)p->s->nsites);
+	return 0;
+}
+
+static int rec_sync(struct parser *p)
+{
+	struct hpcsync_sync y;
+	char *c, *next;
+	long k;
+
+	memset(&y, 0, sizeof(y));
+	if (p->nf != 7)
+		return bad(p, "sync wants SITE EPISODES WAIT COMPLETION LAST "
+			   "ORDERS");
+	if (u32(p, 1, &y.site) || u64(p, 2, &y.episodes) ||
+	    seconds(p, 3, &y.wait) || seconds(p, 4, &y.completion) ||
+	    u64(p, 5, &y.last) || (k = site_index(p, y.site, "sync")) < 0)
+		return -1;
+	if (!hpcsync_is_barrier(p->s->sites[k].kind))
+		return bad(p, "sync names a lock site");
+	if (strcmp(p->f[6], "-")) {
+		for (c = p->f[6]; c; c = next) {
+			next = strchr(c, ',');
+			if (next)
+				*next++ = '\0';
+			if (y.norders == HPCSYNC_MAX_ORDERS)
+				return bad(p, "more than 64 arrival orders");
+			p->f[6] = c;
+			if (u64(p, 6, &y.orders[y.norders++]))
+				return -1;
+		}
+	}
+	HPC_GROW(p->s->syncs, p->s->nsyncs + 1, p->syncs_alloc);
+	p->s->syncs[p->s->nsyncs++] = y;
+	return 0;
+}
+
+static int rec_lock(struct parser *p)
+{
+	struct hpcsync_lock l;
+	long k;
+
+	if (p->nf != 5)
+		return bad(p, "lock wants SITE CALLS BLOCKED WAIT");
+	if (u32(p, 1, &l.site) || u64(p, 2, &l.calls) ||
+	    u64(p, 3, &l.blocked) || seconds(p, 4, &l.wait) ||
+	    (k = site_index(p, l.site, "lock")) < 0)
+		return -1;
+	if (hpcsync_is_barrier(p->s->sites[k].kind))
+		return bad(p, "lock names a barrier site");
+	HPC_GROW(p->s->locks, p->s->nlocks + 1, p->locks_alloc);
+	p->s->locks[p->s->nlocks++] = l;
+	return 0;
+}
+
+static int rec_phase(struct parser *p)
+{
+	struct hpcsync_phase ph;
+
+	if (p->nf != 6)
+		return bad(p, "phase wants START END COUNT WORK WALL");
+	if (u32(p, 1, &ph.start) || u32(p, 2, &ph.end) ||
+	    u64(p, 3, &ph.count) || seconds(p, 4, &ph.work) ||
+	    seconds(p, 5, &ph.wall) ||
+	    (ph.start && site_index(p, ph.start, "phase") < 0) ||
+	    site_index(p, ph.end, "phase") < 0)
+		return -1;
+	HPC_GROW(p->s->phases, p->s->nphases + 1, p->phases_alloc);
+	p->s->phases[p->s->nphases++] = ph;
+	return 0;
+}
+
+static int rec_episode(struct parser *p)
+{
+	struct hpcsync_episode ep;
+	char *end;
+	long order;
+
+	if (p->nf != 9)
+		return bad(p, "episode wants SITE N ARRIVE DEPART LASTARR "
+			   "ORDER CPUARRIVE CPUDEPART");
+	if (u32(p, 1, &ep.site) || u64(p, 2, &ep.n) ||
+	    u64(p, 3, &ep.arrive) || u64(p, 4, &ep.depart) ||
+	    u64(p, 5, &ep.lastarr) || u64(p, 7, &ep.cpu_arrive) ||
+	    u64(p, 8, &ep.cpu_depart) ||
+	    site_index(p, ep.site, "episode") < 0)
+		return -1;
+	errno = 0;
+	order = strtol(p->f[6], &end, 10);
+	if (*end || end == p->f[6] || errno || order < -1 || order > INT32_MAX)
+		return bad(p, "expected an arrival position (-1 or more)");
+	ep.order = (int32_t)order;
+	if (ep.depart < ep.arrive)
+		return bad(p, "departure before arrival");
+	HPC_GROW(p->s->episodes, p->s->nepisodes + 1, p->episodes_alloc);
+	p->s->episodes[p->s->nepisodes++] = ep;
+	return 0;
+}
+
+/* Splits line at single spaces into p->f; -1 when too many fields. */
+static int split(struct parser *p, char *line)
+{
+	char *c = line;
+
+	p->nf = 0;
+	while (*c) {
+		if (p->nf == MAX_FIELDS)
+			return bad(p, "too many fields");
+		p->f[p->nf++] = c;
+		c = strchr(c, ' ');
+		if (!c)
+			break;
+		*c++ = '\0';
+	}
+	return 0;
+}
+
+static int parse_line(struct parser *p, char *line)
+{
+	long v;
+	char *end;
+
+	if (split(p, line) || p->nf == 0)
+		return p->nf == 0 ? bad(p, "empty line") : -1;
+	if (p->lineno == 1)
+		return !strcmp(p->f[0], "hpcsync:") && p->nf == 2 &&
+		       !strcmp(p->f[1], "1") ? 0
+			: bad(p, "not a synchronization file (no "
+			      "'hpcsync: 1')");
+	if (!strcmp(p->f[0], "thread:") || !strcmp(p->f[0], "rank:")) {
+		if (p->nf != 2)
+			return bad(p, "expected a number");
+		errno = 0;
+		v = strtol(p->f[1], &end, 10);
+		if (*end || end == p->f[1] || errno || v < 0)
+			return bad(p, "expected a number");
+		*(p->f[0][0] == 't' ? &p->s->thread : &p->s->rank) = v;
+		return 0;
+	}
+	if (!strcmp(p->f[0], "site"))
+		return rec_site(p);
+	if (!strcmp(p->f[0], "sync"))
+		return rec_sync(p);
+	if (!strcmp(p->f[0], "lock"))
+		return rec_lock(p);
+	if (!strcmp(p->f[0], "phase"))
+		return rec_phase(p);
+	if (!strcmp(p->f[0], "episode"))
+		return rec_episode(p);
+	if (!strcmp(p->f[0], "episodes:")) {
+		if (p->nf != 3 || u64(p, 1, &p->s->kept) ||
+		    u64(p, 2, &p->s->total))
+			return p->nf != 3 ? bad(p, "episodes: wants KEPT "
+						"TOTAL") : -1;
+		if (p->s->kept != p->s->nepisodes || p->s->kept > p->s->total)
+			return bad(p, "episodes: KEPT differs from the "
+				   "episode records");
+		return 0;
+	}
+	return 0;	/* a record of a later version */
+}
+
+struct hpcsync *hpcsync_read(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct parser p;
+	char *line, *nl;
+	int ret = 0;
+
+	if (infile_read(path, HPCSYNC_MAX_BYTES, "a synchronization file",
+			&sb))
+		return NULL;
+	memset(&p, 0, sizeof(p));
+	p.s = xcalloc(1, sizeof(*p.s));
+	p.s->path = xstrdup(path);
+	p.s->thread = p.s->rank = -1;
+	p.s->index = hmap_new();
+	if (memchr(sb.buf, '\0', sb.len))
+		ret = hpc_seterr("'%s': not a synchronization file (binary "
+				 "data)", path);
+	for (line = sb.buf; !ret && line < sb.buf + sb.len; line = nl + 1) {
+		nl = strchr(line, '\n');
+		p.lineno++;
+		if (!nl) {
+			ret = bad(&p, "truncated (no newline at the end)");
+			break;
+		}
+		if (nl - line > HPCSYNC_MAX_LINE) {
+			ret = bad(&p, "line too long");
+			break;
+		}
+		*nl = '\0';
+		ret = parse_line(&p, line);
+	}
+	if (!ret && p.lineno == 0)
+		ret = hpc_seterr("'%s': empty synchronization file", path);
+	strbuf_release(&sb);
+	if (ret) {
+		hpcsync_free(p.s);
+		return NULL;
+	}
+	return p.s;
+}

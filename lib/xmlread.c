@@ -1,0 +1,321 @@
+/* xmlread.c - see xmlread.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libxml/parser.h>
+#include <libxml/parserInternals.h>
+
+#include "infile.h"
+#include "strbuf.h"
+#include "xmlread.h"
+
+const struct xmlread_format xmlread_structure = {
+	"a structure file", (uint64_t)4 << 30, 4096,
+};
+const struct xmlread_format xmlread_config = {
+	"a metric configuration", (uint64_t)16 << 20, 256,
+};
+const struct xmlread_format xmlread_experiment = {
+	"an experiment database", (uint64_t)64 << 30, 1u << 20,
+};
+
+static int report(const struct xmlread *x)
+{
+	return hpc_seterr("'%s': %s", x->path, x->err);
+}
+
+static void record(struct xmlread *x, long line, const char *fmt, ...)
+	HPC_PRINTF(3, 4);
+
+/* Keeps the first error: "line N: MESSAGE" (line 0: "MESSAGE"). */
+static void record(struct xmlread *x, long line, const char *fmt, ...)
+{
+	size_t n = 0;
+	va_list ap;
+
+	if (x->failed)
+		return;
+	x->failed = 1;
+	if (line > 0)
+		n = (size_t)snprintf(x->err, sizeof(x->err), "line %ld: ", line);
+	va_start(ap, fmt);
+	vsnprintf(x->err + n, sizeof(x->err) - n, fmt, ap);
+	va_end(ap);
+	n = strlen(x->err);
+	while (n && strchr("\n ", x->err[n - 1]))
+		x->err[--n] = 0;
+}
+
+static int starts(const char *s, const char *prefix)
+{
+	return s && !strncmp(s, prefix, strlen(prefix));
+}
+
+/*
+ * 1 when e says the document ended early: libxml2 says "Extra content at
+ * the end of the document" when the input ends with elements still open
+ * or inside the prolog, "Premature end of data in tag", or whatever a cut
+ * left unfinished (then the file's last byte, blanks aside, is not the '>'
+ * of the root element's end tag).
+ */
+static int cut_short(const struct xmlread *x, xmlErrorPtr e)
+{
+	xmlParserCtxtPtr ctxt = e->domain == XML_FROM_PARSER ? e->ctxt : NULL;
+
+	if (!x->eof)
+		return 0;
+	if (x->last != '>' || e->code == XML_ERR_TAG_NOT_FINISHED)
+		return 1;
+	return e->code == XML_ERR_DOCUMENT_END && ctxt &&
+	       (ctxt->nameNr > 0 || ctxt->instate != XML_PARSER_EPILOG);
+}
+
+/* libxml2's errors, said in our words where its own are unclear. */
+static void on_error(void *arg, xmlErrorPtr e)
+{
+	struct xmlread *x = arg;
+	const char *msg = e->message ? e->message : "malformed XML";
+
+	if (e->level < XML_ERR_ERROR)
+		return;
+	if (cut_short(x, e))
+		record(x, 0, "the file ends early (truncated?)");
+	else if (starts(msg, "Excessive depth"))
+		record(x, e->line, "elements nested deeper than %u",
+		       x->fmt->max_depth);
+	else if (e->code == XML_ERR_ENTITY_LOOP)
+		record(x, 0, "entity expansion beyond libxml2's limits "
+		       "(entities are refused)");
+	else if (e->code == XML_ERR_DOCUMENT_EMPTY)
+		record(x, e->line, "not XML (no element found)");
+	else
+		record(x, e->line, "%s", msg);
+}
+
+static xmlParserInputPtr refuse_entity(const char *url, const char *id,
+				       xmlParserCtxtPtr ctx)
+{
+	(void)ctx;
+	(void)url;
+	(void)id;
+	return NULL;
+}
+
+/*
+ * libxml2 reads through here: no more than the format allows, and no more
+ * than MAX_PROLOG bytes before the root element has started.  The push
+ * parser looks for the end of the internal subset from its start again
+ * after each chunk while inside a quoted literal, so a DTD of megabytes of
+ * quoted '>' took minutes; our formats' DTDs are a few KiB.
+ */
+#define MAX_PROLOG (256 << 10)
+
+/*
+ * The same retrying makes one long tag quadratic (a 9 MB attribute value
+ * took minutes), so no run of more than MAX_RUN bytes may go without a
+ * '<': a start tag with its attributes, or a text, is at most that long
+ * ('<' cannot appear in an attribute value).  Also notes the lines read
+ * and the file's last byte, blanks aside.
+ */
+#define MAX_RUN (256 << 10)
+
+static int scan(struct xmlread *x, const char *buf, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (buf[i] == '<') {
+			x->run = 0;
+			x->run_line = x->line;
+		} else if (++x->run > MAX_RUN) {
+			record(x, x->run_line, "a tag or text longer than %d "
+			       "bytes", MAX_RUN);
+			return -1;
+		}
+		if (buf[i] == '\n')
+			x->line++;
+		if (!strchr(" \t\r\n", buf[i]))
+			x->last = buf[i];
+	}
+	return 0;
+}
+
+static int read_cb(void *arg, char *buf, int len)
+{
+	struct xmlread *x = arg;
+	uint64_t left = x->fmt->max_bytes - x->nread;
+	ssize_t n;
+
+	do
+		n = read(x->fd, buf, left < (uint64_t)len ? (size_t)left + 1
+							  : (size_t)len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		record(x, 0, "%s", strerror(errno));
+		return -1;
+	}
+	x->nread += (uint64_t)n;
+	x->eof = n == 0;
+	if (scan(x, buf, (size_t)n))
+		return -1;
+	if (!x->started && x->nread > MAX_PROLOG) {
+		record(x, 0, "more than %d bytes before the root element "
+		       "(the DTD is too large)", MAX_PROLOG);
+		return -1;
+	}
+	if (x->nread > x->fmt->max_bytes) {
+		record(x, 0, "larger than %s may be (%" PRIu64 " bytes)",
+		       x->fmt->what, x->fmt->max_bytes);
+		return -1;
+	}
+	return (int)n;
+}
+
+struct xmlread *xmlread_open(const char *path,
+			     const struct xmlread_format *fmt)
+{
+	struct xmlread *x;
+	uint64_t size;
+	int fd = infile_open(path, fmt->max_bytes, fmt->what, &size);
+
+	if (fd < 0)
+		return NULL;
+	if (!size) {
+		close(fd);
+		hpc_seterr("'%s': empty file, not %s", path, fmt->what);
+		return NULL;
+	}
+	x = xcalloc(1, sizeof(*x));
+	x->path = path;
+	x->fmt = fmt;
+	x->fd = fd;
+	x->line = x->run_line = 1;
+	xmlSetExternalEntityLoader(refuse_entity);
+	xmlSetStructuredErrorFunc(x, on_error);
+	xmlParserMaxDepth = fmt->max_depth;
+	x->r = xmlReaderForIO(read_cb, NULL, x, path, NULL,
+			      XML_PARSE_NONET | XML_PARSE_NOBLANKS |
+			      XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+			      XML_PARSE_BIG_LINES);
+	if (!x->r) {
+		record(x, 0, "cannot start the XML parser");
+		report(x);
+		xmlread_close(x);
+		return NULL;
+	}
+	xmlTextReaderSetStructuredErrorHandler(x->r, on_error, x);
+	return x;
+}
+
+void xmlread_close(struct xmlread *x)
+{
+	if (!x)
+		return;
+	if (x->r)
+		xmlFreeTextReader(x->r);
+	xmlSetStructuredErrorFunc(NULL, NULL);
+	close(x->fd);
+	free(x);
+}
+
+static void first_entity(void *payload, void *data, const xmlChar *name)
+{
+	const char **first = data;
+
+	(void)payload;
+	if (!*first || strcmp((const char *)name, *first) < 0)
+		*first = (const char *)name;
+}
+
+/* Policy 3: runs once the prolog (and with it the DTD) has been read. */
+static void check_entities(struct xmlread *x)
+{
+	xmlNodePtr n = xmlTextReaderCurrentNode(x->r);
+	xmlDtdPtr dtd = n && n->doc ? n->doc->intSubset : NULL;
+	const char *name = NULL;
+
+	if (!dtd || !dtd->entities)
+		return;
+	xmlHashScan(dtd->entities, first_entity, &name);
+	if (name)
+		record(x, 0, "declares the entity '%s' (entities are refused)",
+		       name);
+}
+
+static int after_move(struct xmlread *x, int rc)
+{
+	if (rc == 1 && !x->started) {
+		x->started = 1;
+		check_entities(x);
+	}
+	if (rc < 0 && !x->failed)
+		record(x, 0, "malformed XML");
+	return x->failed ? report(x) : rc;
+}
+
+int xmlread_next(struct xmlread *x)
+{
+	if (x->failed)
+		return report(x);
+	return after_move(x, xmlTextReaderRead(x->r));
+}
+
+int xmlread_skip(struct xmlread *x)
+{
+	if (x->failed)
+		return report(x);
+	return after_move(x, xmlTextReaderNext(x->r));
+}
+
+xmlNodePtr xmlread_expand(struct xmlread *x)
+{
+	xmlNodePtr n;
+
+	if (x->failed) {
+		report(x);
+		return NULL;
+	}
+	n = xmlTextReaderExpand(x->r);
+	if (!n && !x->failed)
+		record(x, 0, "malformed XML");
+	if (x->failed) {
+		report(x);
+		return NULL;
+	}
+	return n;
+}
+
+const char *xmlread_attr(struct xmlread *x, const char *name)
+{
+	const char *v = NULL;
+
+	if (xmlTextReaderMoveToAttribute(x->r, (const xmlChar *)name) == 1)
+		v = (const char *)xmlTextReaderConstValue(x->r);
+	xmlTextReaderMoveToElement(x->r);
+	return v;
+}
+
+int xmlread_fail(struct xmlread *x, xmlNodePtr n, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	if (!n)
+		n = xmlTextReaderCurrentNode(x->r);
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	record(x, n ? xmlGetLineNo(n) : 0, "%s", sb.buf);
+	strbuf_release(&sb);
+	return report(x);
+}
+
+int xmlread_check(struct xmlread *x)
+{
+	return x->failed ? report(x) : 0;
+}

@@ -1,0 +1,335 @@
+/*
+ * rt-data.c - test program for hpcrun --data (t1070-t1072), one mode per
+ * argument; each prints a result that depends only on its input, so a run
+ * with and without --data must print the same.
+ *
+ *   arrays REPS   sweep() reads three arrays of 1024 longs: static_arr
+ *                 (static) once, the block of make_a twice and the block of
+ *                 make_b three times per repetition: work 1:2:3 in one
+ *                 function
+ *   faults        three threads each first touch one heap block of 64, 128
+ *                 and 192 pages (allocated by main, untouched before)
+ *   churn N       N malloc/free pairs of small blocks (and a few large)
+ *   safety        malloc and free in a signal handler while the program
+ *                 allocates, a block from a constructor, fork without exec,
+ *                 free(NULL), realloc(NULL, n), memory of a custom
+ *                 allocator (never given to free), aligned forms
+ *
+ * Build: cc -O2 -g -pthread -o rt-data rt-data.c   (gcc and clang)
+ *        cc -O2 -g -DOWN_MALLOC -o rt-data-own rt-data.c   (the program
+ *        replaces malloc, free, calloc and realloc with its own)
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Array length: the three arrays (24 KiB) fit in L1 together, so every
+ * pass costs the same whichever array was read before it. */
+#define N 1024
+
+#ifdef OWN_MALLOC
+/* A bump allocator with a size header: the program's own malloc. */
+static char own_heap[64 << 20] __attribute__((aligned(16)));
+static size_t own_used;
+
+void *malloc(size_t n)
+{
+	size_t at = __atomic_fetch_add(&own_used, (n + 31) & ~(size_t)15,
+				       __ATOMIC_RELAXED);
+
+	if (at + n + 16 > sizeof(own_heap))
+		return NULL;
+	memcpy(own_heap + at, &n, sizeof(n));
+	return own_heap + at + 16;
+}
+
+void free(void *p)
+{
+	(void)p;
+}
+
+void *calloc(size_t k, size_t n)
+{
+	return malloc(k * n);	/* static memory, never reused: zero */
+}
+
+void *realloc(void *p, size_t n)
+{
+	void *q = malloc(n);
+	size_t old;
+
+	if (p && q) {
+		memcpy(&old, (char *)p - 16, sizeof(old));
+		memcpy(q, p, old < n ? old : n);
+	}
+	return q;
+}
+#endif
+
+long static_arr[N];
+
+__attribute__((noinline)) static long *make_a(void)
+{
+	long *p = malloc(N * sizeof(long));
+
+	if (!p)
+		exit(1);
+	return p;
+}
+
+__attribute__((noinline)) static long *make_b(void)
+{
+	long *p = calloc(N, sizeof(long));
+
+	if (!p)
+		exit(1);
+	return p;
+}
+
+/* One function reads the three arrays: the same instructions for each
+ * (not copies a compiler could lay out differently). */
+__attribute__((noinline)) static long sweep(const long *x)
+{
+	long sum = 0, i;
+
+	for (i = 0; i < N; i++)
+		sum += x[i];
+	return sum;
+}
+
+/* Passes 1:2:3 over the static and the two heap arrays. */
+static long passes(const long *s, const long *a, const long *b, long reps)
+{
+	const long *pass[6] = { s, a, a, b, b, b };
+	long sum = 0, r;
+	int k;
+
+	for (r = 0; r < reps; r++)
+		for (k = 0; k < 6; k++) {
+			sum += sweep(pass[k]);
+			/* the arrays may have changed: no pass saved */
+			__asm__ volatile("" ::: "memory");
+		}
+	return sum;
+}
+
+static int arrays(long reps)
+{
+	long *a = make_a(), *b = make_b(), i;
+
+	for (i = 0; i < N; i++) {
+		static_arr[i] = i;
+		a[i] = 2 * i;
+		b[i] = 3 * i;
+	}
+	printf("%ld\n", passes(static_arr, a, b, reps));
+	free(a);
+	free(b);
+	return 0;
+}
+
+struct touch {
+	char *p;
+	size_t pages;
+	long sum;
+};
+
+__attribute__((noinline)) static void *toucher(void *arg)
+{
+	struct touch *t = arg;
+	size_t i;
+
+	for (i = 0; i < t->pages; i++)
+		((volatile char *)t->p)[i * 4096] = (char)i;
+	for (i = 0; i < t->pages; i++)
+		t->sum += t->p[i * 4096];
+	return NULL;
+}
+
+__attribute__((noinline)) static char *block_of(size_t pages)
+{
+	/* mmap'ed by malloc (above its threshold): no page touched yet,
+	 * but the header page, which malloc wrote */
+	char *p = malloc(pages * 4096);
+
+	if (!p)
+		exit(1);
+	return p;
+}
+
+static int faults(void)
+{
+	struct touch t[3] = { { block_of(64), 64, 0 }, { block_of(128), 128, 0 },
+			      { block_of(192), 192, 0 } };
+	pthread_t th;
+	int i;
+
+	for (i = 0; i < 3; i++) {	/* one after the other: no overlap */
+		if (pthread_create(&th, NULL, toucher, &t[i]))
+			return 1;
+		pthread_join(th, NULL);
+		printf("block %d: %ld\n", i, t[i].sum);
+	}
+	for (i = 0; i < 3; i++)
+		free(t[i].p);
+	return 0;
+}
+
+__attribute__((noinline)) static int churn(long n)
+{
+	long i, sum = 0;
+
+	for (i = 0; i < n; i++) {
+		char *p = malloc((size_t)(16 + i % 200));
+
+		p[0] = (char)i;
+		__asm__ volatile("" : : "r"(p) : "memory");	/* kept */
+		sum += p[0];
+		free(p);
+		if (i % 1000 == 0) {
+			char *q = malloc(4096);
+
+			q[0] = 1;
+			__asm__ volatile("" : : "r"(q) : "memory");
+			sum += q[0];
+			free(q);
+		}
+	}
+	printf("%ld\n", sum);
+	return 0;
+}
+
+static char *from_ctor;
+static volatile sig_atomic_t in_handler_allocs;
+
+__attribute__((constructor)) static void ctor(void)
+{
+	from_ctor = malloc(8192);
+	if (from_ctor)
+		strcpy(from_ctor, "constructor");
+}
+
+/* malloc in a signal handler: safe here only because the code it
+ * interrupts never is in malloc (it maps and unmaps pages), but with
+ * hpcrun --data it may be in hpcrun's tracking of those mappings. */
+static void on_alarm(int sig)
+{
+	char *p = malloc(2048), *q = malloc(32);
+
+	(void)sig;
+	if (p && q) {
+		p[0] = q[0] = 1;
+		in_handler_allocs++;
+	}
+	free(q);
+	free(p);
+}
+
+/* A custom allocator: pieces of one mapping, never given to free. */
+static char *arena_next, *arena_end;
+
+static void *arena_alloc(size_t n)
+{
+	char *p = arena_next;
+
+	if ((size_t)(arena_end - arena_next) < n)
+		return NULL;
+	arena_next += (n + 15) & ~(size_t)15;
+	return p;
+}
+
+static int safety(void)
+{
+	struct sigaction sa;
+	struct itimerval it = { { 0, 500 }, { 0, 500 } };
+	long i, sum = 0;
+	void *al = NULL;
+	char *r, *c;
+	pid_t pid;
+	int st;
+
+	printf("ctor: %s\n", from_ctor ? from_ctor : "(none)");
+	free(from_ctor);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (i = 0; i < 100000 || !in_handler_allocs; i++) {
+		char *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return 1;
+		p[0] = (char)i;
+		sum += p[0] & 1;
+		munmap(p, 8192);
+	}
+	it.it_value.tv_usec = it.it_interval.tv_usec = 0;
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (i = 0; i < 20000; i++) {
+		char *p = malloc((size_t)(i % 3 ? 40 : 3000));
+
+		p[0] = (char)i;
+		sum += p[0] & 1;
+		free(p);
+	}
+	printf("loop: %ld handler: %s\n", sum, in_handler_allocs ? "ran" : "idle");
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		char *p = malloc(100000);
+
+		memset(p, 7, 100000);
+		sum = p[99999];
+		free(p);
+		printf("child: %ld\n", sum);
+		fflush(stdout);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	printf("parent: child exited %d\n", WEXITSTATUS(st));
+
+	free(NULL);
+	r = realloc(NULL, 5000);
+	strcpy(r, "realloc");
+	r = realloc(r, 50000);
+	c = calloc(1, 3000);
+	printf("%s %d\n", r, c[2999]);
+	free(c);
+	free(r);
+	arena_next = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	arena_end = arena_next + (1 << 20);
+	r = arena_alloc(4000);
+	strcpy(r, "arena");
+	printf("%s\n", r);
+	munmap(arena_end - (1 << 20), 1 << 20);
+	if (posix_memalign(&al, 4096, 10000))
+		return 1;
+	free(al);
+	al = aligned_alloc(64, 6400);
+	free(al);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "arrays"))
+		return arrays(argc > 2 ? atol(argv[2]) : 2000);
+	if (argc >= 2 && !strcmp(argv[1], "faults"))
+		return faults();
+	if (argc >= 2 && !strcmp(argv[1], "churn"))
+		return churn(argc > 2 ? atol(argv[2]) : 1000000);
+	if (argc >= 2 && !strcmp(argv[1], "safety"))
+		return safety();
+	fprintf(stderr, "usage: rt-data arrays|faults|churn|safety [N]\n");
+	return 2;
+}

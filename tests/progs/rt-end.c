@@ -1,0 +1,300 @@
+/*
+ * rt-end.c - every way a process can end, and programs hostile to the
+ * profiler's writes and memory, for the hpcrun tests; the mode is argv[1].
+ *
+ * Build: cc -O2 -fomit-frame-pointer -pthread -o rt-end rt-end.c
+ *
+ * Each mode first does N units of work in work() (about 10 ms of CPU a
+ * unit), prints "cpu MS" (the main thread's CPU time since main began)
+ * and then ends:
+ *   exit N, _exit N, return N   with status 3
+ *   default SIG N     raise(SIG), no handler ever set (SIG by number)
+ *   reraise SIG N     a handler (signal()) notes SIG; after it ran, main
+ *                     does signal(SIG, SIG_DFL); raise(SIG), as xz and
+ *                     CPython's KeyboardInterrupt do
+ *   inhandler SIG N   raise(SIG); the work is done inside the handler,
+ *                     which then does signal(SIG, SIG_DFL); raise(SIG)
+ *   resethand SIG N   an SA_RESETHAND handler; raise(SIG) twice
+ *   abort N           abort()
+ *   aborth N          a SIGABRT handler that returns; abort()
+ *   threads N T       T threads spin in spin_thread; raise(SIGTERM)
+ *   exec N            exec's itself as "exit N"
+ *   pause N           then prints "pid PID" and waits to be killed
+ *   spin T            T threads spin in spin_thread; main does 40 units,
+ *                     prints "pid PID" a second later and works until
+ *                     killed
+ *   query             no work: sets and reads back actions of fatal
+ *                     signals, printing what it reads (must match a run
+ *                     without hpcrun)
+ *   fsize N [hard]    RLIMIT_FSIZE lowered to 1000 bytes (soft, or soft
+ *                     and hard), some buffered output, then exit(5)
+ *   nofile N [hard]   RLIMIT_NOFILE lowered to 3 (soft, or soft and hard)
+ *                     then exit(4)
+ *   memory N          RLIMIT_AS lowered to 64 MiB: malloc(1 MiB) and a
+ *                     thread must work; prints "memory ok" or what failed
+ *   threads-as T      creates T threads that wait; prints how many it could
+ *                     once they all run
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile double sink;
+static volatile sig_atomic_t seen;
+static long units;
+
+#define UNIT 10000000L
+
+__attribute__((noinline)) void work(long n)
+{
+	double s = sink;
+	long i;
+
+	for (i = 0; i < n * UNIT; i++)
+		s += (double)i * 0.5;
+	sink = s;
+}
+
+static long start_ms;
+
+static long cpu_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void print_cpu(void)
+{
+	printf("cpu %ld\n", cpu_ms() - start_ms);
+	fflush(stdout);
+}
+
+static void on_note(int sig)
+{
+	seen = sig;
+}
+
+static void on_work(int sig)
+{
+	work(units);
+	print_cpu();
+	signal(sig, SIG_DFL);
+	raise(sig);
+	sink += 1;	/* no tail call */
+}
+
+static void on_once(int sig)
+{
+	(void)sig;
+	work(units);
+	sink += 1;
+}
+
+static void on_abrt(int sig)
+{
+	(void)sig;
+	seen = 1;
+}
+
+static void *spin_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		work(1);
+	return NULL;
+}
+
+static int started;
+
+static void *wait_thread(void *arg)
+{
+	(void)arg;
+	__atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST);
+	pause();
+	return NULL;
+}
+
+static void show(int sig, const char *what)
+{
+	struct sigaction o;
+
+	sigaction(sig, NULL, &o);
+	printf("%s %d: %s flags %#x mask-self %d mask-usr2 %d\n", what, sig,
+	       (o.sa_flags & SA_SIGINFO) ? "siginfo" :
+	       o.sa_handler == SIG_DFL ? "default" :
+	       o.sa_handler == SIG_IGN ? "ignore" :
+	       o.sa_handler == on_note ? "on_note" :
+	       o.sa_handler == on_once ? "on_once" : "other",
+	       (unsigned)o.sa_flags, sigismember(&o.sa_mask, sig),
+	       sigismember(&o.sa_mask, SIGUSR2));
+}
+
+static void query(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGSEGV, SIGUSR1, SIGPIPE };
+	struct sigaction sa, old;
+	size_t i;
+
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		int s = sigs[i];
+
+		show(s, "start");
+		printf("signal() gave %s\n", signal(s, on_note) == SIG_DFL ? "default" : "other");
+		show(s, "handler");
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_once;
+		sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		sigaddset(&sa.sa_mask, SIGUSR2);
+		sigaction(s, &sa, &old);
+		printf("old %s flags %#x\n", old.sa_handler == on_note ? "on_note" : "other",
+		       (unsigned)old.sa_flags);
+		show(s, "resethand");
+		signal(s, SIG_IGN);
+		show(s, "ignore");
+		signal(s, SIG_DFL);
+		show(s, "default");
+	}
+}
+
+static void limit(int res, rlim_t cur, int hard)
+{
+	struct rlimit rl;
+
+	getrlimit(res, &rl);
+	rl.rlim_cur = cur;
+	if (hard)
+		rl.rlim_max = cur;
+	if (setrlimit(res, &rl))
+		perror("setrlimit");
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "exit";
+	int sig = 0;
+	pthread_t t;
+	long i;
+
+	start_ms = cpu_ms();
+	if (!strcmp(mode, "default") || !strcmp(mode, "reraise") ||
+	    !strcmp(mode, "inhandler") || !strcmp(mode, "resethand")) {
+		sig = argc > 2 ? atoi(argv[2]) : SIGTERM;
+		units = argc > 3 ? atol(argv[3]) : 10;
+	} else {
+		units = argc > 2 ? atol(argv[2]) : 10;
+	}
+	if (!strcmp(mode, "query")) {
+		query();
+		return 0;
+	}
+	if (!strcmp(mode, "inhandler")) {
+		signal(sig, on_work);
+		raise(sig);
+		return 1;
+	}
+	if (!strcmp(mode, "resethand")) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_once;
+		sa.sa_flags = SA_RESETHAND;
+		sigaction(sig, &sa, NULL);
+		raise(sig);
+		print_cpu();
+		raise(sig);
+		return 1;
+	}
+	if (!strcmp(mode, "threads-as")) {
+		for (i = 0; i < units; i++)
+			if (pthread_create(&t, NULL, wait_thread, NULL))
+				break;
+		while (__atomic_load_n(&started, __ATOMIC_SEQ_CST) < i)
+			usleep(1000);
+		printf("threads %ld\n", i);
+		return 0;
+	}
+	if (!strcmp(mode, "memory")) {
+		void *p;
+
+		limit(RLIMIT_AS, (rlim_t)64 << 20, 0);
+		p = malloc((size_t)1 << 20);
+		memset(p, 1, (size_t)1 << 20);
+		if (pthread_create(&t, NULL, wait_thread, NULL))
+			printf("pthread_create failed\n");
+		else if (!p)
+			printf("malloc failed\n");
+		else
+			printf("memory ok\n");
+		work(units);
+		return 0;
+	}
+	if (!strcmp(mode, "reraise"))
+		signal(sig, on_note);
+	if (!strcmp(mode, "reraise"))
+		raise(sig);
+	if (!strcmp(mode, "aborth"))
+		signal(SIGABRT, on_abrt);
+	if (!strcmp(mode, "threads"))
+		for (i = 0; i < (argc > 3 ? atol(argv[3]) : 2); i++)
+			pthread_create(&t, NULL, spin_thread, NULL);
+	if (!strcmp(mode, "spin")) {
+		/* T threads and main, each past 40 units of work */
+		for (i = 0; i < units; i++)
+			pthread_create(&t, NULL, spin_thread, NULL);
+		work(40);
+		sleep(1);
+		printf("pid %d\n", (int)getpid());
+		fflush(stdout);
+		for (;;)
+			work(1);
+	}
+	work(units);
+	print_cpu();
+	if (!strcmp(mode, "exit"))
+		exit(3);
+	if (!strcmp(mode, "_exit"))
+		_exit(3);
+	if (!strcmp(mode, "return"))
+		return 3;
+	if (!strcmp(mode, "default"))
+		raise(sig);
+	if (!strcmp(mode, "reraise") && seen == sig) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	if (!strcmp(mode, "abort") || !strcmp(mode, "aborth"))
+		abort();
+	if (!strcmp(mode, "threads"))
+		raise(SIGTERM);
+	if (!strcmp(mode, "exec")) {
+		char n[24];
+
+		snprintf(n, sizeof(n), "%ld", units);
+		execl("/proc/self/exe", argv[0], "exit", n, (char *)NULL);
+	}
+	if (!strcmp(mode, "pause")) {
+		printf("pid %d\n", (int)getpid());
+		fflush(stdout);
+		for (;;)
+			pause();
+	}
+	if (!strcmp(mode, "fsize")) {
+		limit(RLIMIT_FSIZE, 1000, argc > 3);
+		printf("buffered output survives\n");
+		exit(5);
+	}
+	if (!strcmp(mode, "nofile")) {
+		limit(RLIMIT_NOFILE, 3, argc > 3);
+		printf("nofile lowered\n");
+		exit(4);
+	}
+	return 1;
+}

@@ -1,0 +1,169 @@
+/*
+ * rt-signals.c - a program that uses real-time signals and masks as if it
+ * were alone, for t1062: under hpcrun it must print what it prints alone.
+ *
+ *   cc -O2 -pthread -o rt-signals rt-signals.c
+ *
+ *   rtmin8 N     a handler for SIGRTMIN+8, raised N times between units of
+ *                work: "rtmin8 handler ran N times"
+ *   claimall N   a handler for every real-time signal (hpcrun's too, from
+ *                SIGRTMAX down), each
+ *                raised N times (and sigqueue'd with a value), work between;
+ *                then each action read back: one line per signal that
+ *                differs, and "claimall: RAISED raised, HANDLED handled"
+ *   blockall N   blocks every signal (sigfillset, SIG_SETMASK), works N
+ *                units, reads the mask back in this thread and in a thread
+ *                created now: "blocked: K, thread blocked: K"; then
+ *                SIGRTMIN+8 raised while blocked is pending, and runs its
+ *                handler once unblocked
+ *   range        prints SIGRTMIN and SIGRTMAX: "34 64"
+ *   sigwait N    blocks SIGRTMAX alone and takes N of it with sigwaitinfo,
+ *                sent with sigqueue: "sigwait got N of N, values ok"
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile double sink;
+static volatile sig_atomic_t hits[65];
+static volatile sig_atomic_t bad_value;
+
+static void work(long units)
+{
+	long i;
+
+	for (i = 0; i < units * 2000000L; i++)
+		sink += (double)i * 0.5;
+}
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (si->si_code == SI_QUEUE && si->si_value.sival_int != sig * 10)
+		bad_value = 1;
+	hits[sig]++;
+}
+
+static void set_handler(int sig)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(sig, &sa, NULL))
+		perror("sigaction");
+}
+
+static int count_blocked(const sigset_t *s)
+{
+	int sig, n = 0;
+
+	for (sig = 1; sig < 65; sig++)
+		n += sigismember(s, sig) == 1;
+	return n;
+}
+
+static void *read_mask(void *out)
+{
+	sigset_t cur;
+
+	pthread_sigmask(SIG_BLOCK, NULL, &cur);
+	*(int *)out = count_blocked(&cur);
+	work(5);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	long n = argc > 2 ? atol(argv[2]) : 10, i;
+	int sig;
+
+	if (!strcmp(mode, "range")) {
+		printf("%d %d\n", SIGRTMIN, SIGRTMAX);
+	} else if (!strcmp(mode, "rtmin8")) {
+		set_handler(SIGRTMIN + 8);
+		for (i = 0; i < n; i++) {
+			work(2);
+			raise(SIGRTMIN + 8);
+		}
+		printf("rtmin8 handler ran %d times\n", (int)hits[SIGRTMIN + 8]);
+	} else if (!strcmp(mode, "claimall")) {
+		long raised = 0, handled = 0;
+
+		for (sig = SIGRTMAX; sig >= SIGRTMIN; sig--)
+			set_handler(sig);
+		for (i = 0; i < n; i++)
+			for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++) {
+				union sigval v = { .sival_int = sig * 10 };
+
+				work(1);
+				raise(sig);
+				sigqueue(getpid(), sig, v);
+				raised += 2;
+			}
+		for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++) {
+			struct sigaction old;
+
+			handled += hits[sig];
+			if (hits[sig] != 2 * n)
+				printf("signal %d: handler ran %d times\n", sig, (int)hits[sig]);
+			sigaction(sig, NULL, &old);
+			if (old.sa_sigaction != on_signal ||
+			    (old.sa_flags & (SA_SIGINFO | SA_RESTART)) != (SA_SIGINFO | SA_RESTART))
+				printf("signal %d: action reads back changed\n", sig);
+		}
+		printf("claimall: %ld raised, %ld handled%s\n", raised, handled,
+		       bad_value ? ", a value was wrong" : "");
+	} else if (!strcmp(mode, "blockall")) {
+		sigset_t all, cur, pend;
+		pthread_t t;
+		int in_thread = -1;
+
+		set_handler(SIGRTMIN + 8);
+		sigfillset(&all);
+		sigprocmask(SIG_SETMASK, &all, NULL);
+		work(n);
+		sigprocmask(SIG_SETMASK, NULL, &cur);
+		pthread_create(&t, NULL, read_mask, &in_thread);
+		pthread_join(t, NULL);
+		printf("blocked: %d, thread blocked: %d\n", count_blocked(&cur), in_thread);
+		raise(SIGRTMIN + 8);
+		sigpending(&pend);
+		printf("pending SIGRTMIN+8: %d, handler ran %d times\n",
+		       sigismember(&pend, SIGRTMIN + 8), (int)hits[SIGRTMIN + 8]);
+		sigemptyset(&cur);
+		sigaddset(&cur, SIGRTMIN + 8);
+		pthread_sigmask(SIG_UNBLOCK, &cur, NULL);
+		printf("after unblock the handler ran %d times\n", (int)hits[SIGRTMIN + 8]);
+	} else if (!strcmp(mode, "sigwait")) {
+		sigset_t set;
+		siginfo_t si;
+		long got = 0, ok = 0;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGRTMAX);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+		for (i = 0; i < n; i++) {
+			union sigval v = { .sival_int = (int)i };
+
+			work(2);
+			sigqueue(getpid(), SIGRTMAX, v);
+			if (sigwaitinfo(&set, &si) == SIGRTMAX) {
+				got++;
+				ok += si.si_code == SI_QUEUE && si.si_value.sival_int == (int)i;
+			}
+		}
+		printf("sigwait got %ld of %ld, values %s\n", got, n,
+		       ok == n ? "ok" : "wrong");
+	} else {
+		fprintf(stderr, "usage: rt-signals range|rtmin8|claimall|blockall|sigwait N\n");
+		return 2;
+	}
+	return 0;
+}

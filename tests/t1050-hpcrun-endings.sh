@@ -1,0 +1,184 @@
+#!/bin/sh
+test_description='hpcrun: every way a process ends leaves its profiles, kill -9 included'
+. "$(dirname "$0")/test-lib.sh"
+
+# folded DIR GLOB: the folded paths of the profiles matching the glob.
+folded() {
+	for f in $1/$2; do ./rt-folded "$f" "$TRASH/rt-end" rt-end.nm || return 1; done
+}
+
+# samples FOLDED: the cpu-clock samples of the (one) profile folded.
+samples() {
+	sed -n "s/^# metric perf::cpu-clock period 1 samples //p" "$1"
+}
+
+# matches CPU N: N samples (1 kHz) account for the CPU ms main used, less
+# what is lost at the end (at most the last drain's, RT_DRAIN_NS), plus
+# the few taken before main.
+matches() {
+	test "$2" -ge $(($1 * 80 / 100)) && test "$2" -le $(($1 + 30))
+}
+
+# under ERE MIN FOLDED: at least the fraction MIN of the metric total lies
+# on paths matching ERE.
+under() {
+	RE=$1 awk -v min="$2" '!/^#/ { t += $NF; if ($0 ~ ENVIRON["RE"]) ok += $NF }
+		END { exit !(t > 0 && ok / t >= min) }' "$3"
+}
+
+# ended DIR STATUS WANT: the run ended with status WANT, one whole profile
+# of the main thread with the samples of its CPU time on main;work, and a
+# log; no live files left.
+ended() {
+	test "$2" = "$3" &&
+	ls "$1"/*-000-*.hpcrun >files && test_line_count = 1 files &&
+	ls "$1"/*.log >logs && test_line_count = 1 logs &&
+	! ls "$1"/*.hpcrun-live "$1"/*.hpcrun-proc 2>/dev/null &&
+	folded "$1" "*-000-*.hpcrun" >"$1.f" &&
+	matches "$(sed -n "s/^cpu //p" "$1.out")" "$(samples "$1.f")" &&
+	under "^\\^Primary;\\|Main;main;(.*;on_work;)?work " 0.95 "$1.f"
+}
+
+test_expect_success 'setup: test program, nm listing, profile reader' '
+	cc -O2 -fomit-frame-pointer -pthread -o rt-end "$TEST_PROGS/rt-end.c" &&
+	nm -S --defined-only rt-end >rt-end.nm &&
+	build_rt_folded
+'
+
+test_expect_success 'exit, _exit and return from main: written, status kept' '
+	for m in exit _exit return; do
+		s=0 && hpcrun -o $m ./rt-end $m 20 >$m.out || s=$?
+		ended $m $s 3 || exit 1
+	done &&
+	grep -q "^end: _exit$" _exit/*.log &&
+	grep -q "^end: exit$" return/*.log
+'
+
+test_expect_success 'a fatal signal with the default action, never a handler' '
+	s=0 && hpcrun -o term ./rt-end default 15 20 >term.out || s=$?
+	ended term $s 143 &&
+	grep -q "^end: signal 15$" term/*.log &&
+	s=0 && hpcrun -o usr1 ./rt-end default 10 20 >usr1.out || s=$?
+	ended usr1 $s 138
+'
+
+test_expect_success 'a handler, then signal(s, SIG_DFL); raise(s) (xz, CPython)' '
+	s=0 && hpcrun -o reraise ./rt-end reraise 2 20 >reraise.out || s=$?
+	ended reraise $s 130 &&
+	grep -q "^end: signal 2$" reraise/*.log
+'
+
+test_expect_success 'the same inside the handler: its work is on the handler path' '
+	s=0 && hpcrun -o inh ./rt-end inhandler 2 20 >inh.out || s=$?
+	ended inh $s 130 &&
+	under "^\\^Primary;\\|Main;main;.*;on_work;work " 0.95 inh.f
+'
+
+test_expect_success 'an SA_RESETHAND handler runs once, the second signal ends it written' '
+	s=0 && hpcrun -o reset ./rt-end resethand 10 5 >reset.out || s=$?
+	test $s = 138 &&
+	grep -q "^end: signal 10$" reset/*.log &&
+	ls reset/*-000-*.hpcrun
+'
+
+test_expect_success 'abort, with no handler and past a handler that returns' '
+	s=0 && hpcrun -o abort ./rt-end abort 20 >abort.out || s=$?
+	ended abort $s 134 &&
+	s=0 && hpcrun -o aborth ./rt-end aborth 20 >aborth.out || s=$?
+	ended aborth $s 134 &&
+	grep -q "^end: signal 6$" aborth/*.log
+'
+
+test_expect_success 'exec: both images written' '
+	hpcrun -o exec ./rt-end exec 10 >exec.out || test $? = 3 &&
+	ls exec/*.hpcrun >files && test_line_count = 2 files &&
+	grep -l "^end: exec$" exec/*.log &&
+	for f in exec/*.hpcrun; do
+		./rt-folded "$f" "$TRASH/rt-end" rt-end.nm >one &&
+		under "^\\^Primary;\\|Main;main;work " 0.95 one || exit 1
+	done
+'
+
+test_expect_success 'threads killed with their process: each thread written' '
+	s=0 && hpcrun -o thr ./rt-end threads 20 2 >thr.out || s=$?
+	test $s = 143 &&
+	ls thr/*.hpcrun >files && test_line_count = 3 files &&
+	folded thr "*-00[12]-*.hpcrun" >thr.f &&
+	under "^\\^Primary;\\|Thread;spin_thread;work " 0.95 thr.f
+'
+
+test_expect_success 'the program reads back the actions it set, as without hpcrun' '
+	./rt-end query >native &&
+	hpcrun -o query ./rt-end query >measured &&
+	test_cmp native measured
+'
+
+# killed PID FILE: waits (up to 30 s) until FILE says "pid PID", then
+# kills PID with SIGKILL whatever happened and reaps it.
+killed() {
+	_i=0
+	while ! grep -q "^pid $1$" "$2" && [ $_i -lt 300 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	kill -9 "$1" && wait "$1"
+	grep -q "^pid $1$" "$2"
+}
+
+test_expect_success 'kill -9: hpcprof recovers the profile, samples and paths whole' '
+	hpcrun -o k9 ./rt-end pause 30 >k9.out &
+	pid=$! &&
+	_i=0 && while ! grep -q "^pid" k9.out && [ $_i -lt 300 ]; do
+		sleep 0.1; _i=$((_i + 1)); done &&
+	running=no &&
+	if ! hpcprof -o k9run k9 2>run && ls k9/*.hpcrun-live; then running=left; fi &&
+	killed $pid k9.out &&
+	test $running = left &&
+	grep "hpcprof: warning: .k9.: process $pid still runs: its live profiles are left alone" run &&
+	ls k9/*.hpcrun-live k9/*.hpcrun-proc &&
+	! ls k9/*.hpcrun 2>/dev/null &&
+	hpcprof -o k9db k9 2>err &&
+	grep "recovered 1 profile of killed process $pid (rt-end)" err &&
+	! ls k9/*.hpcrun-live k9/*.hpcrun-proc 2>/dev/null &&
+	folded k9 "*.hpcrun" >k9.f &&
+	matches "$(sed -n "s/^cpu //p" k9.out)" "$(samples k9.f)" &&
+	under "^\\^Primary;\\|Main;main;work " 0.95 k9.f &&
+	hpcprof --dump k9/*.hpcrun | grep -q "hpcrun-recovered = \"killed\"" &&
+	hpcprof -o k9db2 k9 2>err2 && ! grep recovered err2
+'
+
+test_expect_success 'kill -9 while working, threads too: every thread recovered' '
+	hpcrun -o k9t ./rt-end spin 2 >k9t.out &
+	pid=$! &&
+	killed $pid k9t.out &&
+	hpcprof -o k9tdb k9t 2>err &&
+	grep "recovered 3 profiles of killed process $pid (rt-end)" err &&
+	folded k9t "*-00[12]-*.hpcrun" >k9t.f &&
+	under "^\\^Primary;\\|Thread;spin_thread;work " 0.95 k9t.f &&
+	for n in $(samples k9t.f); do test "$n" -ge 200 || exit 1; done &&
+	folded k9t "*-000-*.hpcrun" >k9m.f &&
+	under "^\\^Primary;\\|Main;main;work " 0.95 k9m.f
+'
+
+test_expect_success 'kill -9: hpcstruct on the directory recovers the profiles too' '
+	hpcrun -o k9s ./rt-end pause 30 >k9s.out &
+	pid=$! &&
+	killed $pid k9s.out &&
+	! ls k9s/*.hpcrun 2>/dev/null &&
+	hpcstruct k9s 2>err &&
+	grep "recovered 1 profile of killed process $pid (rt-end)" err &&
+	ls k9s/structs/rt-end.hpcstruct &&
+	ls k9s/*.hpcrun
+'
+
+test_expect_success 'a live file cut short or damaged is said, not read past' '
+	hpcrun -o dmg ./rt-end pause 5 >dmg.out &
+	pid=$! &&
+	killed $pid dmg.out &&
+	f=$(ls dmg/*.hpcrun-live) &&
+	head -c 100 "$f" >cut && mv cut "$f" &&
+	hpcprof -o dmgdb dmg 2>err || true &&
+	grep "hpcprof: warning: .$f.: truncated live file: not recovered" err
+'
+
+test_done

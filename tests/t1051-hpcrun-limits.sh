@@ -1,0 +1,107 @@
+#!/bin/sh
+test_description='hpcrun under the program'\''s limits: file size, fds, a full disk, address space'
+. "$(dirname "$0")/test-lib.sh"
+
+test_lazy_prereq TMPFS_MOUNT '
+	mkdir -p "$TRASH/probe" && mount -t tmpfs -o size=64k tmpfs "$TRASH/probe" 2>/dev/null &&
+	umount "$TRASH/probe"
+'
+
+test_expect_success 'setup: test program and profile reader' '
+	cc -O2 -fomit-frame-pointer -pthread -o rt-end "$TEST_PROGS/rt-end.c" &&
+	build_rt_folded
+'
+
+test_expect_success 'RLIMIT_FSIZE at 1000 bytes: the program exits as natively, profile whole' '
+	s=0 && ./rt-end fsize 5 >native || s=$? &&
+	test $s = 5 &&
+	s=0 && hpcrun -o fs ./rt-end fsize 5 >measured 2>err || s=$? &&
+	test $s = 5 &&
+	grep -v "^cpu" native >n && grep -v "^cpu" measured >m && test_cmp n m &&
+	echo "buffered output survives" >expect && test_cmp expect m &&
+	./rt-folded fs/*.hpcrun >f && grep -q "^# metric perf::cpu-clock" f &&
+	grep -q "^write-errors: 0$" fs/*.log &&
+	! grep -i "profile" err
+'
+
+test_expect_success 'the hard limit lowered too: the profile is said not written, then recovered' '
+	s=0 && hpcrun -o fsh ./rt-end fsize 5 hard >measured 2>err || s=$? &&
+	test $s = 5 &&
+	grep -q "^buffered output survives$" measured &&
+	grep "^hpcrun: .*fsh/rt-end-000000-000-.*\.hpcrun.: File too large: profile not written (hpcprof recovers it from its .hpcrun-live file)$" err &&
+	! ls fsh/*.hpcrun 2>/dev/null &&
+	hpcprof -o fshdb fsh 2>perr &&
+	grep -q "recovered 1 profile of killed process" perr &&
+	./rt-folded fsh/*.hpcrun >f && grep -q "^# metric perf::cpu-clock" f
+'
+
+test_expect_success 'RLIMIT_NOFILE lowered: soft, the profile and log are written' '
+	s=0 && hpcrun -o nf ./rt-end nofile 5 >out 2>err || s=$? &&
+	test $s = 4 &&
+	ls nf/*.hpcrun nf/*.log &&
+	! grep -i "lost\|not written" err
+'
+
+# A thread's profile is written in hpcrun's own fd table (source-perf.c,
+# THE PRIVATE TABLE), where the program's 3 fds take no room; the log is
+# not (it says what went wrong on stderr).
+test_expect_success 'RLIMIT_NOFILE lowered, hard limit too: the profile written, the lost log said' '
+	s=0 && hpcrun -o nfh ./rt-end nofile 5 hard >out 2>err || s=$? &&
+	test $s = 4 &&
+	ls nfh/rt-end-000000-000-*.hpcrun &&
+	! grep "not written" err &&
+	grep "^hpcrun: .*nfh/rt-end-000000-000-.*\.log.: Too many open files: log lost$" err
+'
+
+test_expect_success TMPFS_MOUNT 'a full disk: the lost profile and log are said, no empty files left' '
+	mkdir full && mount -t tmpfs -o size=64k tmpfs full &&
+	dd if=/dev/zero of=full/fill bs=1k count=56 2>/dev/null &&
+	s=0 && hpcrun -o full/m ./rt-end exit 5 >out 2>err || s=$?
+	ls full/m >left; umount full &&
+	test $s = 3 &&
+	! grep "hpcrun\|log" left &&
+	grep "^hpcrun: .*full/m/rt-end-000000-000-.*\.hpcrun.: No space left on device: profile lost$" err &&
+	grep "^hpcrun: .*full/m/rt-end-000000-000-.*\.log.: No space left on device: log lost$" err
+'
+
+test_expect_success TMPFS_MOUNT 'no room for the vDSO copy: said, and no cut copy left' '
+	mkdir novdso && mount -t tmpfs -o size=64k tmpfs novdso &&
+	dd if=/dev/zero of=novdso/fill bs=1k count=60 2>/dev/null &&
+	s=0 && hpcrun -o novdso/m ./rt-end exit 5 >out 2>err || s=$?
+	ls novdso/m/vdso >vdso-left; umount novdso &&
+	test $s = 3 &&
+	test_line_count = 0 vdso-left &&
+	grep "^hpcrun: .*novdso/m/vdso/[0-9a-f]*\.vdso.: No space left on device: vDSO copy lost (its samples keep their addresses)$" err
+'
+
+test_expect_success TMPFS_MOUNT 'no room for a live file: said in the log, the profile written' '
+	mkdir room && mount -t tmpfs -o size=64k tmpfs room &&
+	s=0 && hpcrun -o room/m ./rt-end exit 5 >out 2>err || s=$?
+	cp -r room/m roomcopy; umount room &&
+	test $s = 3 &&
+	ls roomcopy/*.hpcrun &&
+	! ls roomcopy/*.hpcrun-live 2>/dev/null &&
+	grep -q "^warning: no live profile could be kept (No space left on device): a killed process loses its profile$" roomcopy/*.log
+'
+
+test_expect_success 'ulimit -v 1 GiB: 20 threads created as natively, each measured' '
+	(ulimit -v 1048576 && ./rt-end threads-as 20) >native &&
+	echo "threads 20" >expect && test_cmp expect native &&
+	# the limit is set inside the measured process, so a sanitizer-built
+	# launcher (which reserves terabytes of shadow) is not under it
+	hpcrun -o as sh -c "ulimit -v 1048576 && exec ./rt-end threads-as 20" >measured &&
+	test_cmp expect measured &&
+	grep -q "^threads: 21$" as/*.log &&
+	grep -q "^threads-unmeasured: 0$" as/*.log
+'
+
+test_expect_success 'RLIMIT_AS at 64 MiB: malloc(1 MiB) and pthread_create work as natively' '
+	./rt-end memory 5 >native &&
+	hpcrun -o mem ./rt-end memory 5 >measured &&
+	echo "memory ok" >expect &&
+	test_cmp expect native && test_cmp expect measured &&
+	./rt-folded mem/*-000-*.hpcrun >f &&
+	test "$(sed -n "s/^# metric perf::cpu-clock period 1 samples //p" f)" -ge 20
+'
+
+test_done

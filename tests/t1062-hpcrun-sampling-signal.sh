@@ -1,0 +1,72 @@
+#!/bin/sh
+test_description='hpcrun: the program cannot observe the sampling signal (its handlers run, its masks read back, its sigwait gets its own)'
+. "$(dirname "$0")/test-lib.sh"
+
+# same MODE N DIR [OPTS...]: rt-signals MODE N prints the same with and
+# without hpcrun -o DIR OPTS, and exits 0 both times; the output is in DIR.out.
+same() {
+	mode=$1 n=$2 dir=$3 &&
+	shift 3 &&
+	./rt-signals $mode $n >plain.out &&
+	hpcrun -o $dir "$@" ./rt-signals $mode $n >$dir.out &&
+	test_cmp plain.out $dir.out
+}
+
+# recorded DIR: the samples the log says were recorded.
+recorded() {
+	sed -n "s/^samples-recorded: //p" $1/*.log
+}
+
+test_expect_success 'setup: test program' '
+	cc -O2 -pthread -o rt-signals "$TEST_PROGS/rt-signals.c" &&
+	./rt-signals range >range
+'
+RTMIN=$(cut -d" " -f1 range) RTMAX=$(cut -d" " -f2 range)
+
+test_expect_success 'the program'\''s SIGRTMIN+8 handler runs as often as it is raised' '
+	same rtmin8 20 rtmin8 &&
+	echo "rtmin8 handler ran 20 times" >expect &&
+	test_cmp expect rtmin8.out &&
+	test "$(recorded rtmin8)" -gt 20
+'
+
+test_expect_success 'a block-all mask reads back with all 60 signals, in a new thread too; a raised signal stays pending' '
+	same blockall 10 block &&
+	cat >expect <<-\EOT &&
+	blocked: 60, thread blocked: 60
+	pending SIGRTMIN+8: 1, handler ran 0 times
+	after unblock the handler ran 1 times
+	EOT
+	test_cmp expect block.out &&
+	grep -q "^blocked-signal-attempts: 1$" block/*.log &&
+	test "$(recorded block)" -gt 50
+'
+
+# Handlers on every real-time signal from SIGRTMAX down: hpcrun moves from
+# each signal the program takes to the next free one, and shares the last.
+for opts in "" "--no-stack-copy" "-e CPUTIME"; do
+	dir=claim$(echo "$opts" | tr -d " -")
+	prereq=
+	test "$opts" = "-e CPUTIME" || prereq=PERF_EVENTS
+	test_expect_success $prereq "handlers on every real-time signal all run, read back as set ($opts)" '
+		same claimall 3 '$dir' '"$opts"' &&
+		n=$(( (RTMAX - RTMIN + 1) * 6 )) &&
+		echo "claimall: $n raised, $n handled" >expect &&
+		test_cmp expect '$dir'.out &&
+		grep -q "^the program installed an action for signal $RTMAX: hpcrun samples with signal $((RTMAX - 1)) from now on$" '$dir'/*.log &&
+		grep -q "^the program installed an action for signal $RTMIN and no other real-time signal is free: hpcrun shares it$" '$dir'/*.log &&
+		grep -q "^foreign-signals: 0$" '$dir'/*.log &&
+		test "$(recorded '$dir')" -gt 50
+	'
+done
+
+test_expect_success 'a program that blocks SIGRTMAX and takes it with sigwaitinfo gets every one, its values kept' '
+	same sigwait 20 wait &&
+	echo "sigwait got 20 of 20, values ok" >expect &&
+	test_cmp expect wait.out &&
+	grep -q "^the program blocked signal $RTMAX: hpcrun samples with signal $((RTMAX - 1)) from now on$" wait/*.log &&
+	grep -q "^signal: $((RTMAX - 1))$" wait/*.log &&
+	test "$(recorded wait)" -gt 20
+'
+
+test_done

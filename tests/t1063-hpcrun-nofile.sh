@@ -1,0 +1,44 @@
+#!/bin/sh
+test_description='hpcrun: a program with RLIMIT_NOFILE lowered to 4 gets fd 3 from every open(), as without hpcrun'
+. "$(dirname "$0")/test-lib.sh"
+
+test_expect_success 'setup: test program; natively every open gives fd 3' '
+	cc -O2 -pthread -o rt-nofile "$TEST_PROGS/rt-nofile.c" &&
+	./rt-nofile 1500 >out &&
+	echo "fd 3 in 1500 of 1500 opens" >expect &&
+	test_cmp expect out &&
+	./rt-nofile hold >out &&
+	echo "with a thread running, open gave fd 3" >hold.expect &&
+	test_cmp hold.expect out
+'
+
+# Each thread start opened its ring event, and each thread end its profile,
+# in the program's fd table for a moment: an open() of the program at that
+# moment got EMFILE (2-12 times in 2000 rounds, every run).  Now hpcrun's
+# fds of a thread's start and end are opened in hpcrun's own table
+# (source-perf.c, THE PRIVATE TABLE).
+test_expect_success PERF_EVENTS 'thread starts and ends never take the program'\''s fd 3: 2 x 1500 opens' '
+	for i in 1 2; do
+		hpcrun -o ring$i ./rt-nofile 1500 >out &&
+		test_cmp expect out &&
+		grep -q "^threads: 1501$" ring$i/*.log || exit 1
+	done
+'
+
+test_expect_success 'CPUTIME (timers; the profiles'\'' files): 1500 opens, all fd 3' '
+	hpcrun -e CPUTIME -o timer ./rt-nofile 1500 >out &&
+	test_cmp expect out &&
+	grep -q "^threads: 1501$" timer/*.log
+'
+
+# A perf event with a signal per sample keeps a fd; placed at 3/4 of the
+# soft limit, it took fd 3 itself once the program had lowered the limit
+# to 4, and the program'\''s open() failed every time.
+test_expect_success PERF_EVENTS 'a thread'\''s perf fd (signal per sample) stays above a soft limit of 4' '
+	hpcrun --no-stack-copy -o held ./rt-nofile hold >out &&
+	test_cmp hold.expect out &&
+	grep -q "^threads: 2$" held/*.log &&
+	grep -q "^sampling-stopped: 0$" held/*.log
+'
+
+test_done

@@ -1,0 +1,57 @@
+#!/bin/sh
+test_description='hpcrun --data changes nothing the program does: signal handlers, own allocators, fork'
+. "$(dirname "$0")/test-lib.sh"
+
+# An ASan build of the launcher cannot start with another malloc preloaded
+# (its allocator must come first): the jemalloc run is for plain builds.
+test_lazy_prereq JEMALLOC 'test -f /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 &&
+	! nm "$HPC_BUILD/bin/hpcrun" 2>/dev/null | grep -q __asan_init'
+
+test_expect_success 'setup: test programs' '
+	cc -O2 -g -pthread -o rt-data "$TEST_PROGS/rt-data.c" &&
+	cc -O2 -g -pthread -DOWN_MALLOC -o rt-data-own "$TEST_PROGS/rt-data.c"
+'
+
+# malloc in a signal handler that interrupts hpcrun tracking mmap, a block
+# from a constructor, fork without exec (the child allocates), free(NULL),
+# realloc(NULL, n), a custom allocator never given to free, aligned forms;
+# dlsym resolving the real malloc (it calls calloc) at every start.
+test_expect_success 'the safety program prints the same with and without --data' '
+	./rt-data safety >plain &&
+	grep "handler: ran" plain &&
+	hpcrun -q --data -o m ./rt-data safety >out &&
+	test_cmp plain out &&
+	ls m/*.hpcrun >profiles &&
+	test_line_count = 2 profiles &&
+	for f in m/*.hpcrun; do hpcprof --dump "$f" >/dev/null || return 1; done
+'
+
+test_expect_success 'the parent tracked the constructor block and the mappings' '
+	hpcprof --dump m/*-000-*.hpcrun >dump &&
+	grep "data-centric = \"1\"" dump &&
+	grep "addr \"^Heap   \"" dump
+'
+
+test_expect_success 'a program replacing malloc: the same output, nothing tracked from it' '
+	./rt-data-own safety >plain-own &&
+	hpcrun -q --data -o own ./rt-data-own safety >out-own &&
+	test_cmp plain-own out-own
+'
+
+test_expect_success JEMALLOC 'jemalloc preloaded: the same output, its blocks tracked' '
+	LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ./rt-data safety >plain-je &&
+	LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 \
+		hpcrun -q --data -o je ./rt-data safety >out-je &&
+	test_cmp plain-je out-je &&
+	hpcprof --dump je/*-000-*.hpcrun | grep "addr \"^Heap   \""
+'
+
+test_expect_success 'a churn of a million small blocks: the same output' '
+	./rt-data churn 1000000 >plain-churn &&
+	hpcrun -q --data -o churn ./rt-data churn 1000000 >out-churn &&
+	test_cmp plain-churn out-churn &&
+	hpcprof --dump churn/*.hpcrun >cdump &&
+	grep "addr \"^Small  \"" cdump
+'
+
+test_done

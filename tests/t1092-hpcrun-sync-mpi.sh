@@ -1,0 +1,35 @@
+#!/bin/sh
+test_description='hpcrun: MPI_Barrier through PMPI in Open MPI programs of 2 to 4 ranks'
+. "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/sync-lib.sh"
+
+test_lazy_prereq MPI 'command -v mpicc && command -v mpirun'
+MPIRUN="mpirun --oversubscribe -np"
+
+test_expect_success MPI 'setup: the MPI test program' '
+	mpicc -O2 -g -o rt-sync-mpi "$TEST_PROGS/rt-sync-mpi.c"
+'
+
+# rt-sync-mpi R MS: in round r rank r % size sleeps 4 MS, the others MS.
+for n in 2 4; do
+test_expect_success MPI "$n ranks: each rank has its MPI_Barrier site and episodes; the late rank arrives last" '
+	mkdir r'$n' && (cd r'$n' &&
+	$MPIRUN '$n' hpcrun -o m ../rt-sync-mpi 12 15 >out 2>err &&
+	echo "rounds 12 ranks '$n'" >expect && test_cmp expect out) &&
+	ls r'$n'/m/*-000-*.hpcsync >files && test_line_count = '$n' files &&
+	for f in r'$n'/m/*-000-*.hpcsync; do
+		site=$(sed -n "s/^site \([0-9]*\) mpi-barrier .*/\1/p" $f) &&
+		grep -q "^site $site mpi-barrier 0x[0-9a-f]* [1-9][0-9]* '$n'$" $f &&
+		grep -q "^sync $site 12 [0-9.]* 0.000000000 0 -$" $f || exit 1
+	done &&
+	set -- $(mpi_lasts_right r'$n'/m '$n') && test "$2" = 12 && test "$1" -ge 11
+'
+done
+
+test_expect_success 'a program without MPI runs with the MPI_Barrier wrapper unused' '
+	cc -O2 -pthread -o rt-sync "$TEST_PROGS/rt-sync.c" &&
+	hpcrun -o nompi ./rt-sync barrier 2 2 sleep 1 >out &&
+	! grep -q mpi-barrier nompi/*.hpcsync
+'
+
+test_done

@@ -1,0 +1,120 @@
+#!/bin/sh
+test_description='hpcrun: the hang detector (a missing thread, a lock-order deadlock, no alarm on a long serial phase) and --sync-warn'
+. "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/sync-lib.sh"
+
+test_expect_success 'setup: the test programs' '
+	cc -O2 -g -pthread -o rt-sync "$TEST_PROGS/rt-sync.c" &&
+	cc -O2 -g -fopenmp -pthread -o rt-sync-gomp "$TEST_PROGS/rt-sync.c"
+'
+
+# rt-sync hang 3: threads 0 and 2 wait at a barrier of 4; thread 1 sleeps
+# forever in never_arrives().
+test_expect_success 'a thread that never arrives: reported with its path, then aborted (--hang-action=abort)' '
+	st=0 && hpcrun -o h1 --hang-timeout 1 --hang-action=abort ./rt-sync hang 3 \
+		>out 2>err || st=$? &&
+	test $st = 134 &&
+	ls h1/*.hang >files && test_line_count = 1 files &&
+	grep -c "^hpcrun-hang: 1$" h1/*.hang >n && echo 1 >one && test_cmp one n &&
+	grep -q "^hang: barrier$" h1/*.hang &&
+	grep -q "^site: [0-9]* barrier 0x[0-9a-f]* hang_thread" h1/*.hang &&
+	grep "^waiting: thread" h1/*.hang >waiting && test_line_count = 2 waiting &&
+	grep -q "^missing: thread 1 tid [0-9]* stuck " h1/*.hang &&
+	grep -q "^  frame: [0-9]* never_arrives+0x" h1/*.hang &&
+	grep -q "^hpcrun: missing: thread 1 tid [0-9]* stuck " err &&
+	grep -q "^hpcrun:   frame: [0-9]* never_arrives+0x" err &&
+	grep -q "^hang-reports: 1$" h1/*.log &&
+	ls h1/*-000-*.hpcrun && ! ls h1/*.hpcrun-live 2>/dev/null
+'
+
+test_expect_success 'the report says how long the waiters had waited: the longest within the timeout plus 2 s' '
+	sed -n "s/^waiting: thread [0-9]* tid [0-9]* for \([0-9.]*\) s$/\1/p" h1/*.hang >secs &&
+	awk "{ if (\$1 > m) m = \$1 } END { exit !(m >= 1 && m <= 3) }" secs
+'
+
+test_expect_success 'a thread computing forever instead (a livelock): slow, reported once it has used 10 timeouts of CPU' '
+	st=0 && hpcrun -o h3 --hang-timeout 0.1 --hang-action=abort ./rt-sync spinhang 2 \
+		>out 2>err || st=$? &&
+	test $st = 134 &&
+	grep -q "^missing: thread 1 tid [0-9]* slow cpu " h3/*.hang &&
+	cpu=$(sed -n "s/^missing: thread 1 tid [0-9]* slow cpu \([0-9.]*\) s .*/\1/p" h3/*.hang) &&
+	awk -v c="$cpu" "BEGIN { exit !(c >= 1) }" &&
+	grep -q "^  frame: [0-9]* spins_forever+0x" h3/*.hang
+'
+
+# rt-sync hangafter 4 8 20: 8 rounds in which 3 of 4 threads wait about
+# 60 ms, then thread 1 never arrives.
+test_expect_success 'the timeout scales with the median episode: 100 x about 60 ms, not the 0.2 s asked' '
+	st=0 && hpcrun -o h4 --hang-timeout 0.2 --hang-action=abort ./rt-sync hangafter 4 8 20 \
+		>out 2>err || st=$? &&
+	test $st = 134 &&
+	t=$(sed -n "s/^timeout: //p" h4/*.hang) &&
+	awk -v t="$t" "BEGIN { exit !(t >= 2 && t <= 21) }" &&
+	grep -q "^episode: 8$" h4/*.hang &&
+	grep -q "^missing: thread 1 tid [0-9]* stuck " h4/*.hang &&
+	grep -q "^  frame: [0-9]* never_arrives+0x" h4/*.hang
+'
+
+test_expect_success '--hang-action=report: the program runs on, the hang reported once' '
+	st=0 && timeout -s KILL 5 hpcrun -o h2 --hang-timeout 1 ./rt-sync hang 2 \
+		>out 2>err || st=$? &&
+	test $st = 137 &&
+	grep -c "^hpcrun-hang: 1$" h2/*.hang >n && test_cmp one n &&
+	grep -c "^hpcrun: hpcrun-hang: 1$" err >n && test_cmp one n
+'
+
+test_expect_success 'a lock-order deadlock of two threads: the cycle, each thread holding the other one' '
+	st=0 && hpcrun -o d1 --hang-timeout 1 --hang-action=abort ./rt-sync deadlock \
+		>out 2>err || st=$? &&
+	test $st = 134 &&
+	grep -q "^hang: deadlock$" d1/*.hang &&
+	sed -n "s/^cycle: thread \([01]\) waits for mutex \(0x[0-9a-f]*\) held by thread \([01]\) at .*/\1 \2 \3/p" \
+		d1/*.hang >cycle &&
+	test_line_count = 2 cycle &&
+	set -- $(cat cycle) &&
+	test "$1" = "$6" && test "$3" = "$4" && test "$1" != "$3" && test "$2" != "$5" &&
+	grep "^  frame: [0-9]* pthread_mutex_lock+" d1/*.hang >frames &&
+	test_line_count = 2 frames
+'
+
+test_expect_success 'a serial phase of 1 s of CPU while the other thread waits: no report (it computes)' '
+	hpcrun -o s1 --hang-timeout 0.5 ./rt-sync serial 2 1000 >out 2>err &&
+	echo "serial done" >expect && test_cmp expect out &&
+	! ls s1/*.hang 2>/dev/null && ! grep -q hang err &&
+	grep -q "^hang-reports: 0$" s1/*.log
+'
+
+test_expect_success 'a 3 s serial phase between OpenMP regions (6 timeouts): no report' '
+	hpcrun -o s2 --hang-timeout 0.5 ./rt-sync-gomp ompserial 3000 >out 2>err &&
+	echo "sum 4" >expect && test_cmp expect out &&
+	! ls s2/*.hang 2>/dev/null &&
+	grep -q "^hang-reports: 0$" s2/*.log
+'
+
+test_expect_success '--hang-timeout 0: no detector' '
+	st=0 && timeout -s KILL 3 hpcrun -o h0 --hang-timeout 0 ./rt-sync hang 1 \
+		>out 2>err || st=$? &&
+	test $st = 137 && ! ls h0/*.hang 2>/dev/null
+'
+
+# rt-sync barrier 2 6 sleep 20: the late thread sleeps 80 ms, the other 20.
+test_expect_success '--sync-warn 30: one line a second on stderr naming the site, the episode and the late thread; all counted in the log' '
+	hpcrun -o w1 --sync-warn 30 ./rt-sync barrier 2 6 sleep 20 >out 2>err &&
+	grep "^hpcrun: sync-warn: " err >warned &&
+	test_line_count -ge 1 warned &&
+	test_line_count -le 2 warned &&
+	grep -q "^hpcrun: sync-warn: site [0-9]* (barrier at [a-z_]*+0x[0-9a-f]* (rt-sync+0x[0-9a-f]*)) episode [0-9]*: arrival spread [0-9.]* ms > 30.0 ms; late: thread [01] (+[0-9.]* ms)$" err &&
+	n=$(sed -n "s/^sync-warnings: //p" w1/*.log) && test "$n" -ge 5 &&
+	grep -q "^sync-warn: site" w1/*.log
+'
+
+test_expect_success 'bad values of the options are refused, naming the option' '
+	test_must_fail hpcrun --hang-timeout x ./rt-sync many 1 2>err &&
+	grep -q "^hpcrun: option .--hang-timeout.: not a number" err &&
+	test_must_fail hpcrun --sync-warn -1 ./rt-sync many 1 2>err &&
+	grep -q "^hpcrun: option .--sync-warn.: not a number" err &&
+	test_must_fail hpcrun --hang-action=stop ./rt-sync many 1 2>err &&
+	grep -q "^hpcrun: option .--hang-action.: .report. or .abort., not .stop.$" err
+'
+
+test_done

@@ -1,0 +1,118 @@
+#!/bin/sh
+test_description='hpcprof -j N writes the database -j 1 writes, byte for byte'
+. "$(dirname "$0")/test-lib.sh"
+
+# exits_with N CMD...: CMD exits with status N.
+exits_with() {
+	want=$1; shift
+	"$@"; got=$?
+	test "$got" = "$want" || { echo "exit status $got, expected $want: $*"; return 1; }
+}
+
+# 48 profiles of two programs (PROGRAM nodes), each thread with its own
+# real-valued metric (sums in floating point depend on the order they are
+# added in), a placeholder with values, a library without a structure
+# file or binary (addresses kept, scopes made on demand) and a module
+# whose structure is given; then two bad profiles.
+make_spec() {
+	awk -v t="$1" -v prog="$2" 'BEGIN {
+		srand(t + 7)
+		printf "header program-name %s\nheader process-id %d\n", prog, 100 + t
+		print "lm 1 /nonexistent/prog"; print "lm 2 /nonexistent/libgone.so"
+		print "metric cycles int"; print "metric time real"
+		printf "thread %d\n", t
+		print "node 2 0 0 ^Primary"
+		printf "value 2 0 %d\n", 1 + t
+		# a call tree over main, work (a loop) and the library
+		n = 40 + t % 7
+		for (i = 1; i <= n; i++) {
+			parent = i == 1 ? 2 : 2 * (1 + int((i - 1) / 3))
+			lm = i % 5 == 0 ? 2 : 1
+			addr = lm == 2 ? 0x500 + 16 * (i % 4) : (i % 2 ? 0x1005 : 0x2015 + (i % 3) * 16)
+			printf "node %d %d %d %x\n", 2 * (i + 1), parent, lm, addr
+		}
+		for (i = 1; i <= n; i++)
+			if ((i + t) % 3 == 0)
+				printf "value %d 0 %d\nvalue %d 1 %.9f\n", 2 * (i + 1), 1 + int(rand() * 1000), 2 * (i + 1), rand() / 3
+	}'
+}
+
+test_expect_success 'build the profile generator and 48 profiles of two programs' '
+	build_mkprofile &&
+	cat >prog.hpcstruct <<-\EOT &&
+	<?xml version="1.0"?>
+	<HPCToolkitStructure i="0" version="4.9" n="">
+	<LM i="1" n="/nonexistent/prog" has-calls="1" v="{}">
+	<F i="2" n="/src/prog.c">
+	<P i="3" n="main" l="10" v="{[0x1000-0x1001)}">
+	<S i="4" l="11" v="{[0x1000-0x1010)}"/>
+	</P>
+	<P i="6" n="work" l="20" v="{[0x2000-0x2001)}">
+	<S i="7" l="21" v="{[0x2000-0x2010)}"/>
+	<L i="8" l="22" f="/src/prog.c" v="{[0x2010-0x2011)}">
+	<S i="9" l="23" v="{[0x2010-0x2020)}"/>
+	<S i="10" l="24" v="{[0x2020-0x2040)}"/>
+	</L>
+	</P>
+	</F>
+	</LM>
+	</HPCToolkitStructure>
+	EOT
+	mkdir meas &&
+	t=0 &&
+	while [ $t -lt 48 ]; do
+		prog=alpha && [ $((t % 4)) -eq 3 ] && prog=beta
+		make_spec $t $prog >spec &&
+		./mkprofile meas/$prog-000000-$(printf %03d $t)-a8c00001-$((100 + t))-0.hpcrun <spec || return 1
+		t=$((t + 1))
+	done &&
+	ls meas/*.hpcrun >list && test_line_count = 48 list
+'
+
+# run_j N DIR: hpcprof -j N in DIR (made), database DIR/db, stderr DIR/err.
+run_j() {
+	mkdir $2 && (cd $2 && hpcprof -j $1 -S ../prog.hpcstruct -o db ../meas 2>err)
+}
+
+test_expect_success '-j 1, 2, 3, 7 and 64 write the same database' '
+	run_j 1 j1 &&
+	for j in 2 3 7 64; do
+		run_j $j j$j &&
+		diff -r j1/db j$j/db &&
+		test_cmp j1/err j$j/err || return 1
+	done &&
+	grep "wrote .db. (2 programs, 48 processes, 48 threads" j1/err
+'
+
+test_expect_success 'the merged tree holds every thread: sums over threads are exact' '
+	for f in meas/*.hpcrun; do hpcprof --dump $f; done |
+	awk "/^  ctx / { for (i = 3; i < NF; i++) if (\$i == \"[0]\") s += \$(i + 1) } END { print s }" >want &&
+	xmllint --xpath "string(//SecCallPathProfileData/M[@n=\"0\"]/@v)" j3/db/experiment.xml >got &&
+	test_cmp want got &&
+	grep "&lt;program alpha&gt;" j3/db/experiment.xml &&
+	grep "&lt;program beta&gt;" j3/db/experiment.xml &&
+	grep "&lt;unknown&gt; 0x1f" j7/db/experiment.xml &&
+	grep "Primary&gt;" j7/db/experiment.xml
+'
+
+test_expect_success 'bad profiles: one line each in profile order, exit 1, same database' '
+	head -c 100 meas/alpha-000000-000-a8c00001-100-0.hpcrun >meas/alpha-000000-900-a8c00001-900-0.hpcrun &&
+	echo garbage >meas/alpha-000000-901-a8c00001-901-0.hpcrun &&
+	! run_j 1 b1 && exits_with 1 run_j 4 b4 &&
+	exits_with 1 hpcprof -j 1 -S prog.hpcstruct -o b1again meas 2>/dev/null &&
+	test_cmp b1/err b4/err &&
+	diff -r b1/db b4/db &&
+	grep "900-0.hpcrun.: truncated.*; skipping it" b1/err >l900 && test_line_count = 1 l900 &&
+	grep "901-0.hpcrun.*; skipping it" b1/err >l901 && test_line_count = 1 l901 &&
+	grep -n skipping b1/err | cut -d: -f1 | tr "\n" " " >order &&
+	printf "1 2 " >want && test_cmp want order
+'
+
+test_expect_success '-j takes a number of threads from 1 to 1024' '
+	exits_with 2 hpcprof -j 5000 -o dbx meas 2>err &&
+	grep "expected a number of threads" err &&
+	exits_with 2 hpcprof -j -3 -o dbx meas 2>err &&
+	! test -e dbx
+'
+
+test_done

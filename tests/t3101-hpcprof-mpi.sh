@@ -1,0 +1,93 @@
+#!/bin/sh
+test_description='hpcprof-mpi on 1, 3 and 4 ranks writes the database hpcprof writes'
+. "$(dirname "$0")/test-lib.sh"
+
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+test_lazy_prereq MPI 'command -v mpirun && test -x "$HPC_BUILD/bin/hpcprof-mpi"'
+MPIRUN="mpirun --oversubscribe -np"
+N=2000
+
+test_expect_success MPI "build $N small profiles of two programs" '
+	build_mkprofile &&
+	cat >prog.hpcstruct <<-\EOT &&
+	<?xml version="1.0"?>
+	<HPCToolkitStructure i="0" version="4.9" n="">
+	<LM i="1" n="/nonexistent/prog" has-calls="1" v="{}">
+	<F i="2" n="/src/prog.c">
+	<P i="3" n="main" l="10" v="{[0x1000-0x1001)}">
+	<S i="4" l="11" v="{[0x1000-0x1010)}"/>
+	</P>
+	<P i="5" n="solve" l="20" v="{[0x2000-0x2001)}">
+	<L i="6" l="22" f="/src/prog.c" v="{[0x2010-0x2011)}">
+	<S i="7" l="23" v="{[0x2010-0x2020)}"/>
+	<S i="8" l="24" v="{[0x2020-0x2040)}"/>
+	</L>
+	</P>
+	</F>
+	</LM>
+	</HPCToolkitStructure>
+	EOT
+	mkdir meas specs &&
+	# rank r of program app (every 5th: io) calls main -> solve -> the
+	# loop, and a library with neither structure nor binary; the
+	# placeholder has values; times are reals (summed in thread order)
+	awk -v n=$N "BEGIN {
+		srand(3)
+		for (t = 0; t < n; t++) {
+			f = sprintf(\"specs/%05d\", t)
+			prog = t % 5 == 4 ? \"io\" : \"app\"
+			printf \"header program-name %s\nheader process-id %d\nheader mpi-rank %d\n\", prog, 1000 + t, t >f
+			print \"lm 1 /nonexistent/prog\" >f
+			print \"lm 2 /nonexistent/libmpi-gone.so\" >f
+			print \"metric cycles int\" >f
+			print \"metric time real\" >f
+			printf \"thread 0\nnode 2 0 0 ^Primary\nvalue 2 0 1\n\" >f
+			printf \"node 4 0 1 1005\nnode 6 4 1 2015\nnode 8 4 1 2025\nnode 10 6 2 %x\n\", 16 * (t % 9) >f
+			printf \"value 6 0 %d\nvalue 6 1 %.7f\n\", 1 + int(rand() * 100), rand() >f
+			printf \"value 8 0 %d\nvalue 10 0 %d\nvalue 10 1 %.7f\n\", 1 + t % 13, 1 + t % 3, rand() / 7 >f
+			close(f)
+		}
+	}" &&
+	for s in specs/*; do
+		t=${s#specs/} &&
+		p=app && [ $((1$t % 5)) -eq 4 ] && p=io
+		./mkprofile meas/$p-$t-000-a8c00001-$t-0.hpcrun <$s || return 1
+	done &&
+	ls meas >list && test_line_count = $N list
+'
+
+test_expect_success MPI 'hpcprof -j 2 makes the reference database' '
+	mkdir ref && (cd ref && hpcprof -j 2 -S ../prog.hpcstruct -o db ../meas 2>err) &&
+	grep "wrote .db. (2 programs, $N processes, $N threads" ref/err &&
+	grep "&lt;program io&gt;" ref/db/experiment.xml &&
+	grep "&lt;unknown&gt; 0x80" ref/db/experiment.xml &&
+	grep "Primary&gt;" ref/db/experiment.xml
+'
+
+for run in "1 1" "3 2" "4 1"; do
+	set -- $run
+	test_expect_success MPI "mpirun -np $1 hpcprof-mpi -j $2: the same database, the same messages" "
+		mkdir np$1 && (cd np$1 && $MPIRUN $1 hpcprof-mpi -j $2 -S ../prog.hpcstruct -o db ../meas 2>err) &&
+		diff -r ref/db np$1/db &&
+		sed s/^hpcprof-mpi:/hpcprof:/ np$1/err >np$1/err.hpcprof &&
+		test_cmp ref/err np$1/err.hpcprof
+	"
+done
+
+test_expect_success MPI 'a bad profile: one line naming it, exit 1 from every rank, same database' '
+	echo garbage >meas/app-99999-000-a8c00001-99999-0.hpcrun &&
+	mkdir bref && (cd bref && ! hpcprof -j 1 -S ../prog.hpcstruct -o db ../meas 2>err) &&
+	mkdir bnp && (cd bnp && status=0 && $MPIRUN 4 hpcprof-mpi -j 1 -S ../prog.hpcstruct -o db ../meas 2>err || status=$? && test $status = 1) &&
+	diff -r bref/db bnp/db &&
+	grep "99999-0.hpcrun.*; skipping it" bnp/err >lines &&
+	test_line_count = 1 lines
+'
+
+test_expect_success MPI 'hpcprof-mpi --help runs without MPI and names its options' '
+	hpcprof-mpi --help >out &&
+	grep -e "--jobs" out &&
+	test_must_fail hpcprof-mpi -j 0x -o db meas 2>err
+'
+
+test_done
