@@ -143,6 +143,7 @@ void experiment_free(struct experiment *e)
 	datatree_free(e->data);
 	free(e->nodes);
 	free(e->children);
+	free(e->places);
 	name_table_release(&e->lms);
 	name_table_release(&e->files);
 	name_table_release(&e->procs);
@@ -568,13 +569,86 @@ static struct node *leaf(struct experiment *e, struct place *at,
 	return c;
 }
 
+/* A place_addr() already made: (x, m, addr, kind) -> its leaf. */
+struct place_slot {
+	const struct node *x;
+	const struct module *m;
+	uint64_t addr;
+	enum node_kind kind;
+	struct node *leaf;	/* NULL: empty */
+};
+
+static uint64_t place_hash(const struct node *x, const struct module *m,
+			   uint64_t addr, enum node_kind kind)
+{
+	return child_hash(x->id, kind, addr, m->index);
+}
+
+/* The slot of (x, m, addr, kind) in e's place memo: its own or empty. */
+static struct place_slot *place_slot(struct experiment *e,
+				     const struct node *x,
+				     const struct module *m, uint64_t addr,
+				     enum node_kind kind)
+{
+	size_t mask = e->places_cap - 1;
+	size_t i = place_hash(x, m, addr, kind) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		struct place_slot *s = &e->places[i];
+
+		if (!s->leaf || (s->x == x && s->addr == addr && s->m == m &&
+				 s->kind == kind))
+			return s;
+	}
+}
+
+/* Doubles the place memo (it stays at most half full). */
+static void grow_places(struct experiment *e)
+{
+	struct place_slot *old = e->places;
+	size_t n = e->places_cap, i;
+
+	e->places_cap = n ? 2 * n : 1024;
+	e->places = xcalloc(e->places_cap, sizeof(*e->places));
+	for (i = 0; i < n; i++)
+		if (old[i].leaf)
+			*place_slot(e, old[i].x, old[i].m, old[i].addr,
+				    old[i].kind) = old[i];
+	free(old);
+}
+
+static struct node *place_addr_new(struct experiment *e, struct node *x,
+				   const struct module *m, uint64_t addr,
+				   enum node_kind kind);
+
 /*
  * Places the context of addr in module m below the canonical node x:
- * PF -> aliens and loops -> a STMT (kind NODE_STMT) or CALL leaf.
+ * PF -> aliens and loops -> a STMT (kind NODE_STMT) or CALL leaf.  The
+ * same arguments always give the same nodes (made by the first call), so
+ * later calls find the leaf in e's place memo.
  */
 static struct node *place_addr(struct experiment *e, struct node *x,
 			       const struct module *m, uint64_t addr,
 			       enum node_kind kind)
+{
+	struct place_slot *s;
+	struct node *n;
+
+	if (2 * (e->nplaces + 1) > e->places_cap)
+		grow_places(e);
+	s = place_slot(e, x, m, addr, kind);
+	if (s->leaf)
+		return s->leaf;
+	n = place_addr_new(e, x, m, addr, kind);
+	/* place_addr_new() does not touch the memo: s stays valid */
+	*s = (struct place_slot){ x, m, addr, kind, n };
+	e->nplaces++;
+	return n;
+}
+
+static struct node *place_addr_new(struct experiment *e, struct node *x,
+				   const struct module *m, uint64_t addr,
+				   enum node_kind kind)
 {
 	struct structure *st;
 	uint32_t s = resolve(e, m, addr, &st), chain[256], k, n = 0;

@@ -155,6 +155,8 @@ struct experiment {
 	size_t nnodes;
 	/* (parent, kind, k1, k2) -> node: open addressing on the hash */
 	struct child_slot *children;	size_t children_cap, nchildren;
+	/* (x, module, addr, kind) -> the leaf place_addr() gave (cct.c) */
+	struct place_slot *places;	size_t places_cap, nplaces;
 	struct name_table lms, files, procs;
 	struct module **modules;	size_t nmodules, modules_alloc;
 	struct structure **structs;	size_t nstructs, structs_alloc;
