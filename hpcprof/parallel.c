@@ -247,18 +247,22 @@ void par_merge(struct par_job *j, struct experiment *into)
 
 int par_records(struct par_job *j, par_record_fn *fn, void *arg)
 {
+	struct record *buf = xmalloc(RECORDS * sizeof(*buf));
 	unsigned k;
+	int ret = 0;
 
-	for (k = 0; k < j->n; k++) {
-		struct worker *w = &j->w[k];
+	/* pread: two threads may read the records at once (par_correlate) */
+	for (k = 0; k < j->n && !ret; k++) {
+		int fd = fileno(j->w[k].spill);
 		uint32_t thread = 0;
-		size_t got, i;
+		off_t at = 0;
+		ssize_t got;
+		size_t i;
 
-		rewind(w->spill);
-		while ((got = fread(w->buf, sizeof(w->buf[0]), RECORDS,
-				    w->spill))) {
-			for (i = 0; i < got; i++) {
-				const struct record *r = &w->buf[i];
+		while ((got = pread(fd, buf, RECORDS * sizeof(*buf), at)) > 0) {
+			at += got;
+			for (i = 0; i < (size_t)got / sizeof(*buf); i++) {
+				const struct record *r = &buf[i];
 
 				if (!r->node)
 					thread = r->k;
@@ -267,10 +271,11 @@ int par_records(struct par_job *j, par_record_fn *fn, void *arg)
 					   r->k, r->v);
 			}
 		}
-		if (ferror(w->spill))
-			return hpc_seterr("temporary file: read error");
+		if (got < 0 || at % (off_t)sizeof(*buf))
+			ret = hpc_seterr("temporary file: read error");
 	}
-	return 0;
+	free(buf);
+	return ret;
 }
 
 void par_free(struct par_job *j)
@@ -306,6 +311,57 @@ void par_fold(void *arg, uint32_t thread, struct node *n, uint32_t k,
 	accum_fold_value(n->acc, k, v);
 }
 
+/* par_fold's halves: the statistics, and the report to e->thread_cb. */
+static void fold_only(void *arg, uint32_t thread, struct node *n, uint32_t k,
+		      double v)
+{
+	(void)thread;
+	if (!n->acc)
+		n->acc = accum_new(&((struct experiment *)arg)->metrics);
+	accum_fold_value(n->acc, k, v);
+}
+
+static void report_only(void *arg, uint32_t thread, struct node *n,
+			uint32_t k, double v)
+{
+	struct experiment *e = arg;
+
+	e->thread_cb(e->thread_arg, thread, n, k / 2, (int)(k % 2), v);
+}
+
+struct report_job {
+	struct par_job *j;
+	struct experiment *e;
+	int ret;
+};
+
+static void *report_all(void *arg)
+{
+	struct report_job *r = arg;
+
+	r->ret = par_records(r->j, report_only, r->e);
+	return NULL;
+}
+
+/*
+ * par_records(j, par_fold, e) on two threads: the statistics on this one,
+ * the report to e->thread_cb (thread-values.tsv) on another, each over
+ * all the records in order.  The reporting thread reads only the nodes'
+ * ids, which no one changes now.
+ */
+static int fold_and_report(struct par_job *j, struct experiment *e)
+{
+	struct report_job r = { j, e, 0 };
+	pthread_t t;
+	int ret;
+
+	if (!e->thread_cb || pthread_create(&t, NULL, report_all, &r))
+		return par_records(j, par_fold, e);
+	ret = par_records(j, fold_only, e);
+	pthread_join(t, NULL);
+	return ret ? ret : r.ret;
+}
+
 long par_correlate(struct experiment *e, const struct par_profile *in,
 		   size_t n, unsigned nthreads)
 {
@@ -314,7 +370,8 @@ long par_correlate(struct experiment *e, const struct par_profile *in,
 
 	if (failed >= 0) {
 		par_merge(j, e);
-		if (par_records(j, par_fold, e))
+		if (nthreads > 1 ? fold_and_report(j, e)
+				 : par_records(j, par_fold, e))
 			failed = -1;
 	}
 	e->nthreads = n;
