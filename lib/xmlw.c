@@ -9,6 +9,11 @@
 
 #include "strbuf.h"
 
+/* The writer is f's only user while it writes (xmlw.h): no stdio locks. */
+#define fputc fputc_unlocked
+#define fputs fputs_unlocked
+#define fwrite fwrite_unlocked
+
 struct xmlw {
 	FILE *f;
 	const char **stack;	/* open element names (static strings) */
@@ -161,8 +166,18 @@ void xmlw_attr(struct xmlw *w, const char *name, const char *value)
 void xmlw_attrf(struct xmlw *w, const char *name, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
+	char buf[64];
 	va_list ap;
+	int n;
 
+	/* most values are numbers: no allocation for them */
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < sizeof(buf)) {
+		xmlw_attr(w, name, buf);
+		return;
+	}
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);

@@ -25,7 +25,9 @@
 
 struct xmlw;
 
-/* Writes to f (not closed by the writer). The caller frees with xmlw_finish. */
+/* Writes to f (not closed by the writer), which no other thread may use
+ * until xmlw_finish (the writer skips stdio's locks).  The caller frees
+ * with xmlw_finish. */
 struct xmlw *xmlw_new(FILE *f);
 /* Writes the XML declaration; call first. */
 void xmlw_declaration(struct xmlw *w);
