@@ -947,33 +947,6 @@ static int is_phases_root(uint64_t addr)
 	return !strcmp(name, "^Phases");
 }
 
-struct id_index {
-	uint32_t id, index;
-};
-
-static int cmp_id(const void *a, const void *b)
-{
-	const struct id_index *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/* Index of node id in the profile (ids[] sorted), or -1. */
-static long node_index(const struct id_index *ids, uint64_t n, uint32_t id)
-{
-	uint64_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (ids[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && ids[lo].id == id ? (long)ids[lo].index : -1;
-}
-
 static const char *program_name(const struct hpcrun_profile *p)
 {
 	const char *name = hpcrun_profile_header(p, "program-name");
@@ -1102,18 +1075,18 @@ static int leaf_class(const struct experiment *e,
  * site of its node, attached where the node's parent was (attach[]).
  */
 static void add_extra(struct experiment *e, const struct hpcrun_profile *p,
-		      const struct id_index *ids, struct node **attach,
+		      struct node **attach,
 		      struct module **mods, size_t nmods, struct node *top,
 		      struct cct_extra *extra, size_t nextra)
 {
 	size_t i;
 
 	for (i = 0; i < nextra; i++) {
-		long k = extra[i].node ? node_index(ids, p->nnodes,
-						    extra[i].node) : -1;
+		long k = extra[i].node ? hpcrun_node_position(p, extra[i].node)
+				       : -1;
 		const struct hpcrun_node *nd = k >= 0 ? &p->nodes[k] : NULL;
-		long pk = nd && nd->parent ? node_index(ids, p->nnodes,
-							nd->parent) : -1;
+		long pk = nd && nd->parent ?
+			  hpcrun_node_position(p, nd->parent) : -1;
 		struct node *x = pk >= 0 && attach[pk] ? attach[pk] : top;
 
 		if (nd && nd->lm && nd->lm < nmods && mods[nd->lm])
@@ -1139,7 +1112,6 @@ void experiment_add_profile_extra(struct experiment *e,
 				  struct cct_extra *extra, size_t nextra)
 {
 	uint64_t i, j, n = p->nnodes;
-	struct id_index *ids = xcalloc(n ? n : 1, sizeof(*ids));
 	struct node **attach = xcalloc(n ? n : 1, sizeof(*attach));
 	struct node **leaves = xcalloc(n ? n : 1, sizeof(*leaves));
 	char *has_child = xcalloc(n ? n : 1, 1), *has_values = xcalloc(n ? n : 1, 1);
@@ -1160,21 +1132,15 @@ void experiment_add_profile_extra(struct experiment *e,
 			e, p->lms[i].path,
 			hpc_buildid_measured(p, p->lms[i].id));
 	for (i = 0; i < n; i++) {
-		ids[i].id = p->nodes[i].id;
-		ids[i].index = (uint32_t)i;
-	}
-	if (n)
-		qsort(ids, n, sizeof(*ids), cmp_id);
-	for (i = 0; i < n; i++) {
 		long k = p->nodes[i].parent ?
-			 node_index(ids, n, p->nodes[i].parent) : -1;
+			 hpcrun_node_position(p, p->nodes[i].parent) : -1;
 
 		parent[i] = k;
 		if (k >= 0)
 			has_child[k] = 1;
 	}
 	for (i = 0; i < p->nctxs; i++) {
-		long k = node_index(ids, n, p->ctxs[i].ctx);
+		long k = hpcrun_node_position(p, p->ctxs[i].ctx);
 
 		if (k >= 0)
 			has_values[k] = 1;
@@ -1232,7 +1198,7 @@ void experiment_add_profile_extra(struct experiment *e,
 					       NODE_STMT);
 	}
 	for (i = 0; i < p->nctxs; i++) {
-		long k = node_index(ids, n, p->ctxs[i].ctx);
+		long k = hpcrun_node_position(p, p->ctxs[i].ctx);
 		struct node *lf = k >= 0 ? leaves[k] : NULL;
 		struct data_node *dd = dn && k >= 0 ? &dn[k] : NULL;
 		uint64_t end = i + 1 < p->nctxs ? p->ctxs[i + 1].first
@@ -1274,7 +1240,7 @@ void experiment_add_profile_extra(struct experiment *e,
 			}
 		}
 	}
-	add_extra(e, p, ids, attach, mods, nmods, top, extra, nextra);
+	add_extra(e, p, attach, mods, nmods, top, extra, nextra);
 	for (i = 0; i < e->ntouched; i++) {
 		struct fold_arg a = { e, e->touched[i] };
 
@@ -1285,7 +1251,6 @@ void experiment_add_profile_extra(struct experiment *e,
 	e->nthreads++;
 	e->metrics.nthreads = e->nthreads;
 	free(mods);
-	free(ids);
 	free(attach);
 	free(leaves);
 	free(has_child);

@@ -75,16 +75,8 @@ static void *read_heads(void *arg)
 
 		j->out[i] = p;
 		j->err[i] = p ? NULL : xstrdup(hpc_lasterr());
-		if (!p)
-			continue;
-		free(p->nodes);
-		free(p->values);
-		free(p->ctxs);
-		p->nodes = NULL;
-		p->values = NULL;
-		p->ctxs = NULL;
-		p->nnodes = p->nvalues = 0;
-		p->nctxs = 0;
+		if (p)
+			hpcrun_profile_shed(p);
 	}
 	return NULL;
 }

@@ -18,6 +18,8 @@
  *     before children, load-module ids present in the load map; contexts with
  *     values name CCT nodes, their value ranges ascend and end at the number
  *     of values, and every value's metric exists.  Consumers may rely on it.
+ *     The nodes are indexed by id on the way (hpcrun_node_position), in a
+ *     table by id when the ids are dense, as hpcrun's are: no sort.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -312,6 +314,17 @@ struct id_pos {
 	uint32_t id, pos;
 };
 
+/*
+ * Nodes by id: a table of positions by id when the ids are dense (at most
+ * DENSE_SLACK times the number of nodes, as hpcrun's: 12, 14, 16, ...),
+ * else (id, position) pairs sorted by id.
+ */
+struct hpcrun_node_index {
+	int32_t *pos;		uint64_t npos;	/* pos[id], -1: none */
+	struct id_pos *ids;	uint64_t nids;
+};
+#define DENSE_SLACK 4
+
 static int cmp_id_pos(const void *a, const void *b)
 {
 	const struct id_pos *x = a, *y = b;
@@ -321,45 +334,91 @@ static int cmp_id_pos(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-/* Position of node id in the CCT (ids sorted by id), or -1. */
-static long id_position(const struct id_pos *ids, uint64_t n, uint32_t id)
+/*
+ * Indexes p's nodes by id.  Returns the smallest id that two nodes share,
+ * or 0 when the ids are unique.
+ */
+static uint32_t index_nodes(struct hpcrun_profile *p)
 {
-	uint64_t lo = 0, hi = n;
+	struct hpcrun_node_index *x = xcalloc(1, sizeof(*x));
+	uint32_t max = 0, dup = 0;
+	uint64_t i;
 
+	p->index = x;
+	for (i = 0; i < p->nnodes; i++)
+		if (p->nodes[i].id > max)
+			max = p->nodes[i].id;
+	if (max <= DENSE_SLACK * p->nnodes + 64) {
+		x->npos = (uint64_t)max + 1;
+		x->pos = xmalloc(x->npos * sizeof(*x->pos));
+		memset(x->pos, 0xff, x->npos * sizeof(*x->pos));
+		for (i = 0; i < p->nnodes; i++) {
+			uint32_t id = p->nodes[i].id;
+
+			if (x->pos[id] >= 0 && (!dup || id < dup))
+				dup = id;
+			else if (x->pos[id] < 0)
+				x->pos[id] = (int32_t)i;
+		}
+		return dup;
+	}
+	x->ids = xcalloc(p->nnodes ? p->nnodes : 1, sizeof(*x->ids));
+	x->nids = p->nnodes;
+	for (i = 0; i < p->nnodes; i++) {
+		x->ids[i].id = p->nodes[i].id;
+		x->ids[i].pos = (uint32_t)i;
+	}
+	if (p->nnodes)
+		qsort(x->ids, p->nnodes, sizeof(*x->ids), cmp_id_pos);
+	for (i = 1; i < p->nnodes && !dup; i++)
+		if (x->ids[i].id == x->ids[i - 1].id)
+			dup = x->ids[i].id;
+	return dup;
+}
+
+long hpcrun_node_position(const struct hpcrun_profile *p, uint32_t id)
+{
+	const struct hpcrun_node_index *x = p->index;
+	uint64_t lo = 0, hi;
+
+	if (!x) {
+		for (lo = 0; lo < p->nnodes; lo++)
+			if (p->nodes[lo].id == id)
+				return (long)lo;
+		return -1;
+	}
+	if (x->pos)
+		return id < x->npos ? x->pos[id] : -1;
+	hi = x->nids;
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (ids[mid].id < id)
+		if (x->ids[mid].id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < n && ids[lo].id == id ? (long)ids[lo].pos : -1;
+	return lo < x->nids && x->ids[lo].id == id ? (long)x->ids[lo].pos
+						   : -1;
 }
 
-/* The consistency checks of design note 3 (sorted ids, no hashing). */
-static int check_profile(const char *path, const struct hpcrun_profile *p)
+/* The consistency checks of design note 3 (nodes indexed by id). */
+static int check_profile(const char *path, struct hpcrun_profile *p)
 {
-	struct id_pos *ids = xcalloc(p->nnodes ? p->nnodes : 1, sizeof(*ids));
 	unsigned char *lms = xcalloc(65536 / 8, 1);
 	uint64_t i, prev = 0;
+	uint32_t dup;
 	int ret = 0;
 
 	for (i = 0; i < p->nlms; i++)
 		lms[p->lms[i].id / 8] |= (unsigned char)(1u << (p->lms[i].id % 8));
-	for (i = 0; i < p->nnodes; i++) {
-		ids[i].id = p->nodes[i].id;
-		ids[i].pos = (uint32_t)i;
-	}
-	if (p->nnodes)
-		qsort(ids, p->nnodes, sizeof(*ids), cmp_id_pos);
-	for (i = 1; i < p->nnodes && !ret; i++)
-		if (ids[i].id == ids[i - 1].id)
-			ret = hpc_seterr("'%s': CCT section: duplicate node id "
-					 "%" PRIu32, path, ids[i].id);
+	dup = index_nodes(p);
+	if (dup)
+		ret = hpc_seterr("'%s': CCT section: duplicate node id "
+				 "%" PRIu32, path, dup);
 	for (i = 0; i < p->nnodes && !ret; i++) {
 		const struct hpcrun_node *nd = &p->nodes[i];
-		long pp = nd->parent ? id_position(ids, p->nnodes, nd->parent)
+		long pp = nd->parent ? hpcrun_node_position(p, nd->parent)
 				     : -1;
 
 		if (nd->id == 0 || nd->id == HPCRUN_FMT_END_ID)
@@ -379,7 +438,7 @@ static int check_profile(const char *path, const struct hpcrun_profile *p)
 	for (i = 0; i < p->nctxs && !ret; i++) {
 		const struct hpcrun_ctx_values *cv = &p->ctxs[i];
 
-		if (id_position(ids, p->nnodes, cv->ctx) < 0)
+		if (hpcrun_node_position(p, cv->ctx) < 0)
 			ret = hpc_seterr("'%s': sparse values section: context "
 					 "%" PRIu32 " is not in the CCT", path,
 					 cv->ctx);
@@ -396,7 +455,6 @@ static int check_profile(const char *path, const struct hpcrun_profile *p)
 					 PRIu64 " names metric %u of %" PRIu32,
 					 path, i, p->values[i].metric,
 					 p->nmetrics);
-	free(ids);
 	free(lms);
 	return ret;
 }
@@ -490,6 +548,24 @@ static void free_str(const char *s)
 	free((char *)s);
 }
 
+void hpcrun_profile_shed(struct hpcrun_profile *p)
+{
+	free(p->nodes);
+	free(p->values);
+	free(p->ctxs);
+	if (p->index) {
+		free(p->index->pos);
+		free(p->index->ids);
+		free(p->index);
+	}
+	p->nodes = NULL;
+	p->values = NULL;
+	p->ctxs = NULL;
+	p->index = NULL;
+	p->nnodes = p->nvalues = 0;
+	p->nctxs = 0;
+}
+
 void hpcrun_profile_free(struct hpcrun_profile *p)
 {
 	size_t i;
@@ -510,14 +586,12 @@ void hpcrun_profile_free(struct hpcrun_profile *p)
 	}
 	for (i = 0; i < p->nidkinds; i++)
 		free_str(p->idkinds[i].name);
+	hpcrun_profile_shed(p);
 	free(p->header);
 	free(p->lms);
-	free(p->nodes);
 	free(p->metrics);
 	free(p->idkinds);
 	free(p->idtuple);
-	free(p->values);
-	free(p->ctxs);
 	free(p);
 }
 

@@ -97,6 +97,9 @@ struct hpcrun_profile {
 	struct hpcrun_value *values;		uint64_t nvalues;
 	/* Non-empty contexts, without the trailing "end!" pair. */
 	struct hpcrun_ctx_values *ctxs;		uint32_t nctxs;
+	/* The reader's index of the nodes by id (hpcrun_node_position);
+	 * NULL in a profile made otherwise. */
+	struct hpcrun_node_index *index;
 };
 
 /*
@@ -125,6 +128,16 @@ void hpcrun_fmt_identity(struct hpcrun_profile *p,
  * naming the file and the section ("'f.hpcrun': truncated CCT section").
  */
 struct hpcrun_profile *hpcrun_fmt_read(const char *path);
+/*
+ * The position in p->nodes of the node with id, or -1 when there is none:
+ * constant time in a profile from hpcrun_fmt_read() whose ids are dense
+ * (hpcrun's are), a binary search when they are not, a linear one in a
+ * profile made otherwise (no index).
+ */
+long hpcrun_node_position(const struct hpcrun_profile *p, uint32_t id);
+/* Frees p's CCT, values and index, keeping its header, load map, metrics
+ * and identity (counts of what is freed become 0). */
+void hpcrun_profile_shed(struct hpcrun_profile *p);
 /* Frees a profile from hpcrun_fmt_read(). Accepts NULL. */
 void hpcrun_profile_free(struct hpcrun_profile *p);
 

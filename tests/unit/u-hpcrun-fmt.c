@@ -337,7 +337,7 @@ static void write_read_round_trip(void)
 		(struct hpcrun_node *)nodes, 4, metrics, 2,
 		(struct hpcrun_idkind_name *)kinds, 2,
 		(struct hpcrun_id_elem *)tuple, 2, values, 3,
-		(struct hpcrun_ctx_values *)ctxs, 2,
+		(struct hpcrun_ctx_values *)ctxs, 2, NULL,
 	};
 	struct hpcrun_profile *q;
 	FILE *f;
@@ -403,6 +403,75 @@ static void write_read_round_trip(void)
 	hpcrun_profile_free(q);
 }
 
+/* Writes a profile of the nodes (one module, no values) and reads it. */
+static struct hpcrun_profile *nodes_profile(const struct hpcrun_node *nodes,
+					    uint64_t n)
+{
+	static const struct hpcrun_lm lm = { 1, "/bin/prog", 0 };
+	struct hpcrun_profile p = { 0 };
+	FILE *f = fopen(tmpfile_path, "wb");
+
+	p.lms = (struct hpcrun_lm *)&lm;
+	p.nlms = 1;
+	p.nodes = (struct hpcrun_node *)nodes;
+	p.nnodes = n;
+	if (!f)
+		return NULL;
+	CHECK_INT(hpcrun_fmt_write(fileno(f), &p), 0);
+	fclose(f);
+	return hpcrun_fmt_read(tmpfile_path);
+}
+
+/* hpcrun_node_position: dense ids (a table), sparse ones (a search), and
+ * the smallest duplicate named either way. */
+static void node_positions(void)
+{
+	static const struct hpcrun_node dense[] = {
+		{ 12, 0, 1, 1, 0 }, { 16, 12, 1, 2, 0 }, { 14, 12, 1, 3, 0 },
+	};
+	static const struct hpcrun_node sparse[] = {
+		{ 4000000, 0, 1, 1, 0 }, { 7, 4000000, 1, 2, 0 },
+		{ 3000000000u, 7, 1, 3, 0 },
+	};
+	static const struct hpcrun_node dups[] = {
+		{ 12, 0, 1, 1, 0 }, { 20, 12, 1, 2, 0 }, { 14, 12, 1, 3, 0 },
+		{ 20, 12, 1, 4, 0 }, { 14, 12, 1, 5, 0 },
+	};
+	static const struct hpcrun_node sparse_dups[] = {
+		{ 4000000, 0, 1, 1, 0 }, { 9, 4000000, 1, 2, 0 },
+		{ 4000000, 9, 1, 3, 0 }, { 9, 9, 1, 3, 0 },
+	};
+	struct hpcrun_profile *q = nodes_profile(dense, 3);
+
+	CHECK(q != NULL);
+	if (q) {
+		CHECK_INT(hpcrun_node_position(q, 12), 0);
+		CHECK_INT(hpcrun_node_position(q, 14), 2);
+		CHECK_INT(hpcrun_node_position(q, 16), 1);
+		CHECK_INT(hpcrun_node_position(q, 13), -1);
+		CHECK_INT(hpcrun_node_position(q, 0), -1);
+		CHECK_INT(hpcrun_node_position(q, 4000000), -1);
+		hpcrun_profile_shed(q);
+		CHECK(q->nodes == NULL && q->nnodes == 0);
+		CHECK_INT(hpcrun_node_position(q, 12), -1);
+		CHECK_STR(q->lms[0].path, "/bin/prog");
+	}
+	hpcrun_profile_free(q);
+	q = nodes_profile(sparse, 3);
+	CHECK(q != NULL);
+	if (q) {
+		CHECK_INT(hpcrun_node_position(q, 4000000), 0);
+		CHECK_INT(hpcrun_node_position(q, 7), 1);
+		CHECK_INT(hpcrun_node_position(q, 3000000000u), 2);
+		CHECK_INT(hpcrun_node_position(q, 8), -1);
+	}
+	hpcrun_profile_free(q);
+	CHECK(nodes_profile(dups, 5) == NULL);
+	CHECK(strstr(hpc_lasterr(), "duplicate node id 14") != NULL);
+	CHECK(nodes_profile(sparse_dups, 4) == NULL);
+	CHECK(strstr(hpc_lasterr(), "duplicate node id 9") != NULL);
+}
+
 static void missing_and_foreign_files(void)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -436,6 +505,7 @@ int main(void)
 	unit_run("corrupt_bytes_never_crash", corrupt_bytes_never_crash);
 	unit_run("missing_and_foreign_files", missing_and_foreign_files);
 	unit_run("write_read_round_trip", write_read_round_trip);
+	unit_run("node_positions", node_positions);
 	unlink(tmpfile_path);
 	return unit_done();
 }
