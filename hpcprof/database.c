@@ -6,6 +6,8 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,6 +28,7 @@ struct database {
 	FILE *values;		/* thread-values.tsv */
 	FILE *threads;		/* threads.tsv */
 	int values_errno;	/* first failed write to values, or 0 */
+	unsigned jobs;		/* threads writing experiment.xml */
 	char **file_copies;	/* per file index: "./src/..." or NULL */
 };
 
@@ -283,6 +286,11 @@ static void identity(const struct hpcrun_profile *p, const char *base,
 		snprintf(out, len, "%s", h);
 	else if (!name_field(base, field, out, len))
 		snprintf(out, len, "-");
+}
+
+void database_set_jobs(struct database *db, unsigned n)
+{
+	db->jobs = n;
 }
 
 void database_thread(struct database *db, size_t t, const char *path,
@@ -553,34 +561,211 @@ static const char *const cct_tag[] = {
 	[NODE_PHASE] = "PF", [NODE_DATA] = "PF",
 };
 
+/*
+ * experiment.xml's calling context tree on several threads: the tree is
+ * cut into subtrees (chunks) of at most CHUNK_NODES nodes or a share of
+ * the tree, in document order.  The calling thread writes the document
+ * from the front, each chunk it reaches straight to the file; helpers take
+ * chunks from the back and write each to memory (xmlw_new_at), which the
+ * calling thread puts in place when it reaches that chunk.  The bytes are
+ * those one thread writes; memory is at most the text of the chunks the
+ * helpers wrote ahead of the calling thread.
+ */
+#define CHUNK_NODES 4096
+
+struct chunks {
+	const struct experiment *e;
+	const struct node **root;	size_t n, alloc;
+	uint32_t *of;		/* by node id: chunk index + 1, or 0 */
+	size_t *depth;		/* per chunk: its writer's depth */
+	char **buf;		size_t *len;	/* helpers' chunks */
+	char *done;
+	size_t lo, hi;		/* [lo, hi): no one has taken them */
+	int failed;		/* a helper could not write a chunk */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+static void write_node(struct xmlw *w, const struct experiment *e,
+		       const struct node *n, struct chunks *ck);
 static void write_cct(struct xmlw *w, const struct experiment *e,
-		      const struct node *n)
+		      const struct node *n, struct chunks *ck);
+
+/* Cuts the tree below top into chunks of at most max nodes (sizes by id:
+ * size[id] is the node count of id's subtree). */
+static void cut_chunks(struct chunks *ck, const struct node *top,
+		       const uint32_t *size, uint32_t max, size_t depth)
+{
+	const struct node *c;
+
+	for (c = top->first; c; c = c->next) {
+		if (size[c->id] > max) {
+			cut_chunks(ck, c, size, max, depth + 1);
+			continue;
+		}
+		HPC_GROW(ck->root, ck->n + 1, ck->alloc);
+		ck->of[c->id] = (uint32_t)(ck->n + 1);
+		ck->depth = xrealloc(ck->depth, ck->alloc * sizeof(*ck->depth));
+		ck->root[ck->n] = c;
+		ck->depth[ck->n++] = depth;
+	}
+}
+
+/* The chunks of e's calling context tree for nthreads threads. */
+static void chunks_init(struct chunks *ck, const struct experiment *e,
+			unsigned nthreads)
+{
+	uint32_t *size = xcalloc((size_t)e->next_id + 1, sizeof(*size));
+	uint32_t id, max;
+
+	memset(ck, 0, sizeof(*ck));
+	ck->e = e;
+	ck->of = xcalloc((size_t)e->next_id + 1, sizeof(*ck->of));
+	/* a parent is made before its children: ids grow downwards */
+	for (id = e->next_id; id > 0; id--) {
+		const struct node *n = e->nodes[id - 1];
+
+		size[id]++;
+		if (n->parent)
+			size[n->parent->id] += size[id];
+	}
+	max = size[e->root->id] / (8 * nthreads);
+	if (max > CHUNK_NODES)
+		max = CHUNK_NODES;
+	if (max < 64)
+		max = 64;
+	/* the root's children are written at depth 3 (write_experiment) */
+	cut_chunks(ck, e->root, size, max, 3);
+	free(size);
+	ck->buf = xcalloc(ck->n + 1, sizeof(*ck->buf));
+	ck->len = xcalloc(ck->n + 1, sizeof(*ck->len));
+	ck->done = xcalloc(ck->n + 1, 1);
+	ck->hi = ck->n;
+	pthread_mutex_init(&ck->lock, NULL);
+	pthread_cond_init(&ck->cond, NULL);
+}
+
+static void chunks_release(struct chunks *ck)
+{
+	size_t i;
+
+	for (i = 0; i < ck->n; i++)
+		free(ck->buf[i]);
+	free(ck->root);
+	free(ck->of);
+	free(ck->depth);
+	free(ck->buf);
+	free(ck->len);
+	free(ck->done);
+	pthread_mutex_destroy(&ck->lock);
+	pthread_cond_destroy(&ck->cond);
+}
+
+/* A helper: takes chunks from the back and writes each to memory. */
+static void *chunk_helper(void *arg)
+{
+	struct chunks *ck = arg;
+
+	for (;;) {
+		size_t k;
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f;
+		int bad;
+
+		pthread_mutex_lock(&ck->lock);
+		if (ck->hi <= ck->lo) {
+			pthread_mutex_unlock(&ck->lock);
+			return NULL;
+		}
+		k = --ck->hi;
+		pthread_mutex_unlock(&ck->lock);
+		f = open_memstream(&buf, &len);
+		bad = !f;
+		if (f) {
+			struct xmlw *w = xmlw_new_at(f, ck->depth[k]);
+
+			write_node(w, ck->e, ck->root[k], NULL);
+			bad = xmlw_finish(w) != 0;
+			bad |= fclose(f) != 0;
+		}
+		pthread_mutex_lock(&ck->lock);
+		ck->buf[k] = buf;
+		ck->len[k] = bad ? 0 : len;
+		ck->failed |= bad;
+		ck->done[k] = 1;
+		pthread_cond_broadcast(&ck->cond);
+		pthread_mutex_unlock(&ck->lock);
+	}
+}
+
+/*
+ * The calling thread at chunk root n: 1 when a helper wrote it (now put
+ * in place), 0 when this thread is to write it.
+ */
+static int chunk_taken(struct xmlw *w, struct chunks *ck,
+		       const struct node *n)
+{
+	size_t k = ck->of[n->id] - 1;
+
+	pthread_mutex_lock(&ck->lock);
+	if (k < ck->hi) {
+		ck->lo = k + 1;
+		pthread_mutex_unlock(&ck->lock);
+		return 0;
+	}
+	while (!ck->done[k])
+		pthread_cond_wait(&ck->cond, &ck->lock);
+	pthread_mutex_unlock(&ck->lock);
+	xmlw_fragment(w, ck->buf[k], ck->len[k]);
+	free(ck->buf[k]);
+	ck->buf[k] = NULL;
+	return 1;
+}
+
+/* Writes n with its subtree (chunks below it as ck says; NULL: none). */
+static void write_node(struct xmlw *w, const struct experiment *e,
+		       const struct node *n, struct chunks *ck)
 {
 	const struct metrics *m = &e->metrics;
 
+	xmlw_start(w, cct_tag[n->kind]);
+	xmlw_attrf(w, "i", "%" PRIu32, n->id);
+	if (n->flat)
+		xmlw_attrf(w, "s", "%" PRIu32, n->flat->id);
+	if (n->kind == NODE_PF || n->kind == NODE_ALIEN ||
+	    n->kind == NODE_PROGRAM || n->kind == NODE_PHASE ||
+	    n->kind == NODE_DATA) {
+		xmlw_attrf(w, "n", "%" PRIu32, n->proc);
+		xmlw_attrf(w, "lm", "%" PRIu32, n->lm);
+	}
+	if (n->kind != NODE_CALL)
+		xmlw_attrf(w, "f", "%" PRIu32, n->file);
+	xmlw_attrf(w, "l", "%" PRIu32, n->line);
+	if (n->kind == NODE_ALIEN)
+		xmlw_attr(w, "a", "1");
+	if (n->kind != NODE_ALIEN)
+		xmlw_attrf(w, "v", "0x%" PRIx64, n->vma);
+	write_values(w, m, n->acc);
+	if (n->kind == NODE_DATA)
+		write_data_values(w, e, n);
+	write_cct(w, e, n->first, ck);
+	xmlw_end(w);
+}
+
+/*
+ * Writes n and its siblings after it, with their subtrees; with ck
+ * (NULL: one thread), the chunks among them are written or put in place
+ * as above.
+ */
+static void write_cct(struct xmlw *w, const struct experiment *e,
+		      const struct node *n, struct chunks *ck)
+{
 	for (; n; n = n->next) {
-		xmlw_start(w, cct_tag[n->kind]);
-		xmlw_attrf(w, "i", "%" PRIu32, n->id);
-		if (n->flat)
-			xmlw_attrf(w, "s", "%" PRIu32, n->flat->id);
-		if (n->kind == NODE_PF || n->kind == NODE_ALIEN ||
-		    n->kind == NODE_PROGRAM || n->kind == NODE_PHASE ||
-		    n->kind == NODE_DATA) {
-			xmlw_attrf(w, "n", "%" PRIu32, n->proc);
-			xmlw_attrf(w, "lm", "%" PRIu32, n->lm);
-		}
-		if (n->kind != NODE_CALL)
-			xmlw_attrf(w, "f", "%" PRIu32, n->file);
-		xmlw_attrf(w, "l", "%" PRIu32, n->line);
-		if (n->kind == NODE_ALIEN)
-			xmlw_attr(w, "a", "1");
-		if (n->kind != NODE_ALIEN)
-			xmlw_attrf(w, "v", "0x%" PRIx64, n->vma);
-		write_values(w, m, n->acc);
-		if (n->kind == NODE_DATA)
-			write_data_values(w, e, n);
-		write_cct(w, e, n->first);
-		xmlw_end(w);
+		if (!ck || !ck->of[n->id])
+			write_node(w, e, n, ck);
+		else if (!chunk_taken(w, ck, n))
+			write_node(w, e, n, NULL);	/* chunks do not nest */
 	}
 }
 
@@ -826,10 +1011,37 @@ static int copy_sources(struct database *db, const struct source_paths *sp)
 	return ret;
 }
 
-static void write_experiment(struct database *db, struct xmlw *w,
-			     const char *title)
+/* Writes e's calling context tree on nthreads threads (see struct
+ * chunks); 0, or -1 when a helper ran out of memory. */
+static int write_cct_threads(struct xmlw *w, const struct experiment *e,
+			     unsigned nthreads)
+{
+	struct chunks ck;
+	pthread_t *t = xcalloc(nthreads, sizeof(*t));
+	char *started = xcalloc(nthreads, 1);
+	unsigned k;
+	int failed;
+
+	chunks_init(&ck, e, nthreads);
+	for (k = 1; k < nthreads; k++)
+		started[k] = !pthread_create(&t[k], NULL, chunk_helper, &ck);
+	write_cct(w, e, e->root->first, &ck);
+	for (k = 1; k < nthreads; k++)
+		if (started[k])
+			pthread_join(t[k], NULL);
+	failed = ck.failed;
+	chunks_release(&ck);
+	free(started);
+	free(t);
+	return failed ? -1 : 0;
+}
+
+/* Writes experiment.xml; 0, or -1 when memory ran out on the way. */
+static int write_experiment(struct database *db, struct xmlw *w,
+			    const char *title)
 {
 	const struct experiment *e = db->e;
+	int failed = 0;
 
 	xmlw_declaration(w);
 	xmlw_doctype(w, "HPCToolkitExperiment", experiment_dtd);
@@ -847,9 +1059,12 @@ static void write_experiment(struct database *db, struct xmlw *w,
 	xmlw_end(w);
 	xmlw_start(w, "SecCallPathProfileData");
 	write_values(w, &e->metrics, e->root->acc);
-	write_cct(w, e, e->root->first);
+	if (db->jobs > 1)
+		failed = write_cct_threads(w, e, db->jobs);
+	else
+		write_cct(w, e, e->root->first, NULL);
 	if (e->data && e->data->root)
-		write_cct(w, e, e->data->root);
+		write_cct(w, e, e->data->root, NULL);
 	xmlw_end(w);
 	xmlw_end(w);
 	xmlw_start(w, "SecFlatProfile");
@@ -863,6 +1078,7 @@ static void write_experiment(struct database *db, struct xmlw *w,
 	xmlw_end(w);
 	xmlw_end(w);
 	xmlw_end(w);
+	return failed;
 }
 
 /* Flushes and closes the per-thread files; 0 or -1 naming the file. */
@@ -947,8 +1163,9 @@ int database_finish(struct database *db, const char *title,
 		return -1;
 	}
 	w = xmlw_new(f);
-	write_experiment(db, w, title);
-	if (xmlw_finish(w))
+	if (write_experiment(db, w, title))
+		ret = file_err(db, "experiment.xml", "out of memory");
+	if (xmlw_finish(w) && !ret)
 		ret = file_err(db, "experiment.xml", hpc_lasterr());
 	if (fclose(f) && !ret)
 		ret = file_err(db, "experiment.xml", strerror(errno));

@@ -38,6 +38,10 @@ struct database;
 struct database *database_create(const char *dir, struct experiment *e,
 				 const char *thread_columns);
 
+/* Writes experiment.xml's calling context tree on n threads (hpcprof -j;
+ * the same bytes as one writes, the default). */
+void database_set_jobs(struct database *db, unsigned n);
+
 /*
  * Records thread number t's profile path and identity (threads.tsv): the
  * identity tuple, program, process, rank and thread id, then columns

@@ -773,6 +773,7 @@ static int correlate_and_write(struct run *r, int any_sync)
 		ret = -1;
 		goto out_maps;
 	}
+	database_set_jobs(db, r->jobs);
 	if (data || any_sync) {
 		failed = correlate_one_thread(r, db, maps);
 	} else {

@@ -18,6 +18,7 @@ struct xmlw {
 	FILE *f;
 	const char **stack;	/* open element names (static strings) */
 	size_t depth, alloc;
+	size_t base;		/* levels open above a fragment's writer */
 	int tag_open;		/* start tag not yet closed with '>' */
 	int has_text;		/* current element has character data */
 };
@@ -141,6 +142,23 @@ static void indent(struct xmlw *w)
 	fwrite(spaces, 1, n + 1, w->f);	/* newline and n spaces */
 }
 
+struct xmlw *xmlw_new_at(FILE *f, size_t depth)
+{
+	struct xmlw *w = xmlw_new(f);
+
+	HPC_GROW(w->stack, depth + 1, w->alloc);
+	memset(w->stack, 0, depth * sizeof(*w->stack));
+	w->depth = w->base = depth;
+	return w;
+}
+
+void xmlw_fragment(struct xmlw *w, const char *buf, size_t len)
+{
+	close_tag(w);
+	fwrite(buf, 1, len, w->f);
+	w->has_text = 0;
+}
+
 void xmlw_start(struct xmlw *w, const char *name)
 {
 	close_tag(w);
@@ -197,7 +215,7 @@ void xmlw_end(struct xmlw *w)
 	const char *name;
 	int had_children;
 
-	if (!w->depth)
+	if (w->depth <= w->base)
 		return;
 	name = w->stack[--w->depth];
 	if (w->tag_open) {
@@ -222,7 +240,7 @@ int xmlw_finish(struct xmlw *w)
 
 	if (!w)
 		return 0;
-	while (w->depth)
+	while (w->depth > w->base)
 		xmlw_end(w);
 	if (fflush(w->f) || ferror(w->f))
 		ret = hpc_seterr("write error: %s", strerror(errno));

@@ -29,6 +29,17 @@ struct xmlw;
  * until xmlw_finish (the writer skips stdio's locks).  The caller frees
  * with xmlw_finish. */
 struct xmlw *xmlw_new(FILE *f);
+/*
+ * A writer of a fragment: elements that go depth levels deep in a
+ * document (their parents written by another writer), written exactly as
+ * that writer would write them; xmlw_finish closes only its own.  So a
+ * document's subtrees may be written on several threads, each to a file
+ * of its own, and put in place with xmlw_fragment().
+ */
+struct xmlw *xmlw_new_at(FILE *f, size_t depth);
+/* Writes len bytes of a fragment written at w's depth (xmlw_new_at) as
+ * the next children of the current element. */
+void xmlw_fragment(struct xmlw *w, const char *buf, size_t len);
 /* Writes the XML declaration; call first. */
 void xmlw_declaration(struct xmlw *w);
 /* Writes <!DOCTYPE root [ dtd ]> with the DTD text inlined (NULL: none). */

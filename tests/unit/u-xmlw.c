@@ -124,6 +124,70 @@ static void finish_closes_open_elements(void)
 	free(s);
 }
 
+/* A document whose middle children are written by fragment writers. */
+static void doc_fragments(struct xmlw *w)
+{
+	char *frag[2] = { NULL, NULL };
+	size_t len[2] = { 0, 0 };
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		FILE *f = open_memstream(&frag[k], &len[k]);
+		struct xmlw *x = xmlw_new_at(f, 2);
+
+		xmlw_start(x, "C");
+		xmlw_attrf(x, "i", "%d", k);
+		if (k) {
+			xmlw_start(x, "D");
+			xmlw_start(x, "E");	/* left open: finish closes */
+		}
+		CHECK_INT(xmlw_finish(x), 0);
+		fclose(f);
+	}
+	xmlw_start(w, "A");
+	xmlw_start(w, "B");		/* its tag still open */
+	xmlw_fragment(w, frag[0], len[0]);
+	xmlw_fragment(w, frag[1], len[1]);
+	xmlw_start(w, "C");
+	xmlw_end(w);
+	xmlw_end(w);
+	xmlw_end(w);
+	free(frag[0]);
+	free(frag[1]);
+}
+
+static void doc_whole(struct xmlw *w)
+{
+	int k;
+
+	xmlw_start(w, "A");
+	xmlw_start(w, "B");
+	for (k = 0; k < 2; k++) {
+		xmlw_start(w, "C");
+		xmlw_attrf(w, "i", "%d", k);
+		if (k) {
+			xmlw_start(w, "D");
+			xmlw_start(w, "E");
+			xmlw_end(w);
+			xmlw_end(w);
+		}
+		xmlw_end(w);
+	}
+	xmlw_start(w, "C");
+	xmlw_end(w);
+	xmlw_end(w);
+	xmlw_end(w);
+}
+
+static void fragments_are_what_one_writer_writes(void)
+{
+	char *a = render(doc_fragments), *b = render(doc_whole);
+
+	CHECK_STR(a, b);
+	free(a);
+	free(b);
+}
+
 static void write_errors_are_reported(void)
 {
 	FILE *f = fopen("/dev/full", "w");
@@ -149,5 +213,7 @@ int main(void)
 	unit_run("UTF-8 passes, invalid bytes become '?'", utf8_passes_invalid_bytes_do_not);
 	unit_run("finish closes what is open", finish_closes_open_elements);
 	unit_run("a full disk is reported by finish", write_errors_are_reported);
+	unit_run("fragments are what one writer writes",
+		 fragments_are_what_one_writer_writes);
 	return unit_done();
 }
