@@ -93,15 +93,47 @@ struct experiment *experiment_new(void)
 	return e;
 }
 
-static void free_tree(struct node *n)
+/* Frees n, its siblings after it and their subtrees, with their
+ * accumulators but those of e's block. */
+static void free_tree(const struct experiment *e, struct node *n)
 {
 	while (n) {
 		struct node *next = n->next;
+		const char *a = (const char *)n->acc;
 
-		free_tree(n->first);
-		free(n->acc);
+		free_tree(e, n->first);
+		if (!e->acc_block || a < e->acc_block ||
+		    a >= e->acc_block + e->acc_count * e->acc_stride)
+			free(n->acc);
 		free(n);
 		n = next;
+	}
+}
+
+void experiment_acc_block(struct experiment *e)
+{
+	struct accum *one = accum_new(&e->metrics);
+	size_t i;
+
+	free(e->acc_block);
+	e->acc_stride = sizeof(*one) + one->n * sizeof(one->v[0]);
+	e->acc_count = (size_t)e->next_id + 1;
+	e->acc_block = xcalloc(e->acc_count, e->acc_stride);
+	for (i = 0; i < e->acc_count; i++)
+		experiment_acc_of(e, (uint32_t)i)->n = one->n;
+	free(one);
+}
+
+void experiment_acc_attach(struct experiment *e)
+{
+	uint32_t id;
+
+	for (id = 1; id < e->acc_count; id++) {
+		struct node *n = e->nodes[id - 1];
+		struct accum *a = experiment_acc_of(e, id);
+
+		if (!n->acc && !accum_empty(a))
+			n->acc = a;
 	}
 }
 
@@ -136,10 +168,11 @@ void experiment_free(struct experiment *e)
 
 	if (!e)
 		return;
-	free_tree(e->root);
-	free_tree(e->flat_root);
+	free_tree(e, e->root);
+	free_tree(e, e->flat_root);
 	if (e->data)
-		free_tree(e->data->root);
+		free_tree(e, e->data->root);
+	free(e->acc_block);
 	datatree_free(e->data);
 	free(e->nodes);
 	free(e->children);

@@ -166,6 +166,9 @@ struct experiment {
 	/* Per-thread values, reported as each thread is folded in. */
 	void (*thread_cb)(void *arg, uint32_t thread, const struct node *n,
 			  size_t raw, int ie, double v);
+	/* the same by node id, when set (parallel.c, reading ids only) */
+	void (*thread_id_cb)(void *arg, uint32_t thread, uint32_t node,
+			     size_t raw, int ie, double v);
 	void *thread_arg;
 	char *program;			/* the program the experiment is named
 					 * for (run.c sets it; else the first
@@ -179,6 +182,8 @@ struct experiment {
 	struct datatree *data;		/* data-centric tree, or NULL when no
 					 * profile has data roots */
 	struct node **nodes;		size_t nodes_alloc;	/* by id - 1 */
+	/* Accumulators by node id in one block (experiment_acc_block). */
+	char *acc_block;		size_t acc_stride, acc_count;
 	/*
 	 * Scopes made on demand for addresses no structure file covers
 	 * (dwarf-fallback.h), one overlay per module index, and the
@@ -286,6 +291,21 @@ struct node **experiment_merge(struct experiment *e,
  * (cct-wire.c's received trees are only merged from). */
 struct node *experiment_node(struct experiment *e, struct node *parent,
 			     enum node_kind kind);
+
+/*
+ * Accumulators for folding values by node id (parallel.h): a zeroed block
+ * of one for every id e has now, node id's at e->acc_block + id *
+ * e->acc_stride, so a fold touches no node.  experiment_acc_attach() then
+ * gives each node without an accumulator its block's, when a value was
+ * folded into it.  The block lives until experiment_free(e).
+ */
+void experiment_acc_block(struct experiment *e);
+void experiment_acc_attach(struct experiment *e);
+static inline struct accum *experiment_acc_of(const struct experiment *e,
+					      uint32_t id)
+{
+	return (struct accum *)(void *)(e->acc_block + id * e->acc_stride);
+}
 
 /* e's overlay of module index module, and of the placeholders; made when
  * first asked for; valid until experiment_free(e). */

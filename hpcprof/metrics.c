@@ -119,6 +119,16 @@ void accum_fold_value(struct accum *a, size_t k, double x)
 	s[COUNT] += 1;
 }
 
+int accum_empty(const struct accum *a)
+{
+	size_t k;
+
+	for (k = 0; k < a->n; k++)
+		if (a->v[k][COUNT] != 0)
+			return 0;
+	return 1;
+}
+
 double accum_sum(const struct accum *a, size_t raw, int ie)
 {
 	return a ? a->v[2 * raw + ie][SUM] : 0;

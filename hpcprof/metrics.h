@@ -116,6 +116,9 @@ void metrics_column_info(const struct metrics *m, size_t c, long *raw,
 int metrics_value(const struct metrics *m, const struct accum *a, size_t c,
 		  double *out);
 
+/* 1 when no thread's value was folded into a (accum_fold_value). */
+int accum_empty(const struct accum *a);
+
 /* Sum over threads of (raw, ie) at a; 0 when a is NULL. */
 double accum_sum(const struct accum *a, size_t raw, int ie);
 

@@ -163,6 +163,7 @@ struct par_job {
 	unsigned n;		/* workers */
 	struct worker *w;
 	struct node ***maps;	/* per worker: its ids -> the merged nodes */
+	size_t *nmaps;		/* their lengths (par_merge) */
 	char **err;
 	size_t lo, hi;
 	int failed;		/* a temporary file could not be made */
@@ -177,6 +178,7 @@ struct par_job *par_start(struct experiment *e, const struct par_profile *in,
 	j->n = jobs_for(nthreads, hi - lo);
 	j->w = xcalloc(j->n, sizeof(*j->w));
 	j->maps = xcalloc(j->n, sizeof(*j->maps));
+	j->nmaps = xcalloc(j->n, sizeof(*j->nmaps));
 	j->err = xcalloc(hi - lo + 1, sizeof(*j->err));
 	j->lo = lo;
 	j->hi = hi;
@@ -228,8 +230,10 @@ void par_merge(struct par_job *j, struct experiment *into)
 {
 	unsigned k;
 
-	for (k = 0; k < j->n; k++)
+	for (k = 0; k < j->n; k++) {
 		j->maps[k] = experiment_merge(into, j->w[k].w);
+		j->nmaps[k] = (size_t)j->w[k].w->next_id + 1;
+	}
 	for (k = 0; k < j->n; k++) {
 		experiment_merge_fallbacks(into, j->w[k].w);
 		experiment_free(j->w[k].w);
@@ -237,13 +241,18 @@ void par_merge(struct par_job *j, struct experiment *into)
 	}
 }
 
-int par_records(struct par_job *j, par_record_fn *fn, void *arg)
+/* What scan() gives fn: a record of worker w, its node in w's tree. */
+typedef void scan_fn(void *arg, unsigned w, uint32_t thread, uint32_t node,
+		     uint32_t k, double v);
+
+/* Calls fn for every record in thread order; 0 or -1 with hpc_lasterr().
+ * pread: several threads may scan at once. */
+static int scan(const struct par_job *j, scan_fn *fn, void *arg)
 {
 	struct record *buf = xmalloc(RECORDS * sizeof(*buf));
 	unsigned k;
 	int ret = 0;
 
-	/* pread: two threads may read the records at once (par_correlate) */
 	for (k = 0; k < j->n && !ret; k++) {
 		int fd = fileno(j->w[k].spill);
 		uint32_t thread = 0;
@@ -259,8 +268,7 @@ int par_records(struct par_job *j, par_record_fn *fn, void *arg)
 				if (!r->node)
 					thread = r->k;
 				else
-					fn(arg, thread, j->maps[k][r->node],
-					   r->k, r->v);
+					fn(arg, k, thread, r->node, r->k, r->v);
 			}
 		}
 		if (got < 0 || at % (off_t)sizeof(*buf))
@@ -268,6 +276,27 @@ int par_records(struct par_job *j, par_record_fn *fn, void *arg)
 	}
 	free(buf);
 	return ret;
+}
+
+struct records_arg {
+	const struct par_job *j;
+	par_record_fn *fn;
+	void *arg;
+};
+
+static void record_node(void *arg, unsigned w, uint32_t thread,
+			uint32_t node, uint32_t k, double v)
+{
+	struct records_arg *a = arg;
+
+	a->fn(a->arg, thread, a->j->maps[w][node], k, v);
+}
+
+int par_records(struct par_job *j, par_record_fn *fn, void *arg)
+{
+	struct records_arg a = { j, fn, arg };
+
+	return scan(j, record_node, &a);
 }
 
 void par_free(struct par_job *j)
@@ -287,6 +316,7 @@ void par_free(struct par_job *j)
 		free(j->err[i]);
 	free(j->err);
 	free(j->maps);
+	free(j->nmaps);
 	free(j->w);
 	free(j);
 }
@@ -303,55 +333,78 @@ void par_fold(void *arg, uint32_t thread, struct node *n, uint32_t k,
 	accum_fold_value(n->acc, k, v);
 }
 
-/* par_fold's halves: the statistics, and the report to e->thread_cb. */
-static void fold_only(void *arg, uint32_t thread, struct node *n, uint32_t k,
-		      double v)
-{
-	(void)thread;
-	if (!n->acc)
-		n->acc = accum_new(&((struct experiment *)arg)->metrics);
-	accum_fold_value(n->acc, k, v);
-}
-
-static void report_only(void *arg, uint32_t thread, struct node *n,
-			uint32_t k, double v)
-{
-	struct experiment *e = arg;
-
-	e->thread_cb(e->thread_arg, thread, n, k / 2, (int)(k % 2), v);
-}
-
-struct report_job {
-	struct par_job *j;
+/* Folding and reporting by id: ids[w][node] is worker w's node's id in
+ * e; folding into e's block of accumulators (cct.h). */
+struct by_id {
+	const struct par_job *j;
 	struct experiment *e;
-	int ret;
+	uint32_t **ids;
+	int ret;		/* the reporting thread's */
 };
+
+static void fold_id(void *arg, unsigned w, uint32_t thread, uint32_t node,
+		    uint32_t k, double v)
+{
+	struct by_id *b = arg;
+
+	(void)thread;
+	accum_fold_value(experiment_acc_of(b->e, b->ids[w][node]), k, v);
+}
+
+static void report_id(void *arg, unsigned w, uint32_t thread, uint32_t node,
+		      uint32_t k, double v)
+{
+	struct by_id *b = arg;
+
+	b->e->thread_id_cb(b->e->thread_arg, thread, b->ids[w][node], k / 2,
+			   (int)(k % 2), v);
+}
 
 static void *report_all(void *arg)
 {
-	struct report_job *r = arg;
+	struct by_id *b = arg;
 
-	r->ret = par_records(r->j, report_only, r->e);
+	b->ret = scan(b->j, report_id, b);
 	return NULL;
 }
 
 /*
- * par_records(j, par_fold, e) on two threads: the statistics on this one,
- * the report to e->thread_cb (thread-values.tsv) on another, each over
- * all the records in order.  The reporting thread reads only the nodes'
- * ids, which no one changes now.
+ * par_records(j, par_fold, e), faster: the statistics by id into e's block
+ * of accumulators, the report to e->thread_id_cb (thread-values.tsv) on
+ * another thread when nthreads > 1, each over all the records in order.
+ * Neither reads a node.
  */
-static int fold_and_report(struct par_job *j, struct experiment *e)
+static int fold_and_report(struct par_job *j, struct experiment *e,
+			   unsigned nthreads)
 {
-	struct report_job r = { j, e, 0 };
+	struct by_id b = { j, e, NULL, 0 };
 	pthread_t t;
-	int ret;
+	unsigned k;
+	size_t i;
+	int ret, started = 0;
 
-	if (!e->thread_cb || pthread_create(&t, NULL, report_all, &r))
+	if (e->thread_cb && !e->thread_id_cb)
 		return par_records(j, par_fold, e);
-	ret = par_records(j, fold_only, e);
-	pthread_join(t, NULL);
-	return ret ? ret : r.ret;
+	b.ids = xcalloc(j->n, sizeof(*b.ids));
+
+	for (k = 0; k < j->n; k++) {
+		b.ids[k] = xcalloc(j->nmaps[k], sizeof(**b.ids));
+		for (i = 1; i < j->nmaps[k]; i++)
+			b.ids[k][i] = j->maps[k][i] ? j->maps[k][i]->id : 0;
+	}
+	experiment_acc_block(e);
+	if (e->thread_id_cb && nthreads > 1)
+		started = !pthread_create(&t, NULL, report_all, &b);
+	ret = scan(j, fold_id, &b);
+	if (started)
+		pthread_join(t, NULL);
+	else if (e->thread_id_cb && !ret)
+		ret = scan(j, report_id, &b);
+	experiment_acc_attach(e);
+	for (k = 0; k < j->n; k++)
+		free(b.ids[k]);
+	free(b.ids);
+	return ret ? ret : b.ret;
 }
 
 long par_correlate(struct experiment *e, const struct par_profile *in,
@@ -362,8 +415,7 @@ long par_correlate(struct experiment *e, const struct par_profile *in,
 
 	if (failed >= 0) {
 		par_merge(j, e);
-		if (nthreads > 1 ? fold_and_report(j, e)
-				 : par_records(j, par_fold, e))
+		if (fold_and_report(j, e, nthreads))
 			failed = -1;
 	}
 	e->nthreads = n;

@@ -12,9 +12,12 @@
  *     those of adding every profile in order to one tree.
  *  3. A worker's per-thread values leave it as records (node, metric,
  *     value) in a temporary file; afterwards one thread reads them in
- *     thread order, folds them into the statistics and writes them
- *     (e->thread_cb).  So floating-point sums are added in the same order
- *     whatever N is, and thread-values.tsv has the same lines.
+ *     thread order and folds them into the statistics (by node id, into
+ *     e's block of accumulators, cct.h), while another (the same when
+ *     N = 1) reads them in thread order too and writes them
+ *     (e->thread_id_cb, else e->thread_cb).  So floating-point sums are
+ *     added in the same order whatever N is, and thread-values.tsv has
+ *     the same lines.
  *  4. Memory: a worker holds one profile at a time and a tree no larger
  *     than the merged one; the records wait on disk.
  *  5. Messages about profiles are printed by the calling thread, in
