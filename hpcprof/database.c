@@ -377,7 +377,7 @@ static void fmt_double(char *buf, size_t len, double d)
 		while (v /= 10);
 		if (d < 0)
 			*--p = '-';
-		snprintf(buf, len, "%s", p);
+		memcpy(buf, p, (size_t)(digits + sizeof(digits) - p));
 		return;
 	}
 
@@ -395,7 +395,7 @@ static void write_m(struct xmlw *w, size_t c, double v)
 
 	fmt_double(buf, sizeof(buf), v);
 	xmlw_start(w, "M");
-	xmlw_attrf(w, "n", "%zu", c);
+	xmlw_attr_u64(w, "n", c);
 	xmlw_attr(w, "v", buf);
 	xmlw_end(w);
 }
@@ -743,22 +743,22 @@ static void write_node(struct xmlw *w, const struct experiment *e,
 	const struct metrics *m = &e->metrics;
 
 	xmlw_start(w, cct_tag[n->kind]);
-	xmlw_attrf(w, "i", "%" PRIu32, n->id);
+	xmlw_attr_u64(w, "i", n->id);
 	if (n->flat)
-		xmlw_attrf(w, "s", "%" PRIu32, n->flat->id);
+		xmlw_attr_u64(w, "s", n->flat->id);
 	if (n->kind == NODE_PF || n->kind == NODE_ALIEN ||
 	    n->kind == NODE_PROGRAM || n->kind == NODE_PHASE ||
 	    n->kind == NODE_DATA) {
-		xmlw_attrf(w, "n", "%" PRIu32, n->proc);
-		xmlw_attrf(w, "lm", "%" PRIu32, n->lm);
+		xmlw_attr_u64(w, "n", n->proc);
+		xmlw_attr_u64(w, "lm", n->lm);
 	}
 	if (n->kind != NODE_CALL)
-		xmlw_attrf(w, "f", "%" PRIu32, n->file);
-	xmlw_attrf(w, "l", "%" PRIu32, n->line);
+		xmlw_attr_u64(w, "f", n->file);
+	xmlw_attr_u64(w, "l", n->line);
 	if (n->kind == NODE_ALIEN)
 		xmlw_attr(w, "a", "1");
 	if (n->kind != NODE_ALIEN)
-		xmlw_attrf(w, "v", "0x%" PRIx64, n->vma);
+		xmlw_attr_hex(w, "v", n->vma);
 	write_values(w, m, n->acc);
 	if (n->kind == NODE_DATA)
 		write_data_values(w, e, n);
@@ -795,7 +795,7 @@ static void write_flat(struct database *db, struct xmlw *w,
 
 	for (; n; n = n->next) {
 		xmlw_start(w, flat_tag[n->kind]);
-		xmlw_attrf(w, "i", "%" PRIu32, n->id);
+		xmlw_attr_u64(w, "i", n->id);
 		switch (n->kind) {
 		case NODE_LM:
 			xmlw_attr(w, "n", e->lms.names[n->lm]);
@@ -805,22 +805,22 @@ static void write_flat(struct database *db, struct xmlw *w,
 			break;
 		case NODE_PROC:
 			xmlw_attr(w, "n", e->procs.names[n->proc]);
-			xmlw_attrf(w, "l", "%" PRIu32, n->line);
-			xmlw_attrf(w, "v", "0x%" PRIx64, n->vma);
+			xmlw_attr_u64(w, "l", n->line);
+			xmlw_attr_hex(w, "v", n->vma);
 			break;
 		case NODE_ALIEN:
 			xmlw_attr(w, "n", e->procs.names[n->proc]);
 			xmlw_attr(w, "f", e->files.names[n->file]);
-			xmlw_attrf(w, "l", "%" PRIu32, n->line);
+			xmlw_attr_u64(w, "l", n->line);
 			break;
 		case NODE_LOOP:
 			xmlw_attr(w, "f", e->files.names[n->file]);
-			xmlw_attrf(w, "l", "%" PRIu32, n->line);
-			xmlw_attrf(w, "v", "0x%" PRIx64, n->vma);
+			xmlw_attr_u64(w, "l", n->line);
+			xmlw_attr_hex(w, "v", n->vma);
 			break;
 		default:
-			xmlw_attrf(w, "l", "%" PRIu32, n->line);
-			xmlw_attrf(w, "v", "0x%" PRIx64, n->vma);
+			xmlw_attr_u64(w, "l", n->line);
+			xmlw_attr_hex(w, "v", n->vma);
 			break;
 		}
 		write_values(w, &e->metrics, n->acc);

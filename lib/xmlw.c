@@ -203,6 +203,39 @@ void xmlw_attrf(struct xmlw *w, const char *name, const char *fmt, ...)
 	strbuf_release(&sb);
 }
 
+/* Writes ' name="DIGITS"', the digits ending at end. */
+static void attr_digits(struct xmlw *w, const char *name, const char *digits,
+			const char *end)
+{
+	fputc(' ', w->f);
+	fputs(name, w->f);
+	fputs("=\"", w->f);
+	fwrite(digits, 1, (size_t)(end - digits), w->f);
+	fputc('"', w->f);
+}
+
+void xmlw_attr_u64(struct xmlw *w, const char *name, uint64_t v)
+{
+	char buf[24], *end = buf + sizeof(buf), *p = end;
+
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	attr_digits(w, name, p, end);
+}
+
+void xmlw_attr_hex(struct xmlw *w, const char *name, uint64_t v)
+{
+	char buf[24], *end = buf + sizeof(buf), *p = end;
+
+	do
+		*--p = "0123456789abcdef"[v & 15];
+	while (v >>= 4);
+	*--p = 'x';
+	*--p = '0';
+	attr_digits(w, name, p, end);
+}
+
 void xmlw_text(struct xmlw *w, const char *text)
 {
 	close_tag(w);

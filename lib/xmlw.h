@@ -17,6 +17,7 @@
 #ifndef HPC_XMLW_H
 #define HPC_XMLW_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "error.h"
@@ -48,6 +49,10 @@ void xmlw_start(struct xmlw *w, const char *name);
 void xmlw_attr(struct xmlw *w, const char *name, const char *value);
 void xmlw_attrf(struct xmlw *w, const char *name, const char *fmt, ...)
 	HPC_PRINTF(3, 4);
+/* xmlw_attrf(w, name, "%" PRIu64, v) and (w, name, "0x%" PRIx64, v),
+ * without printf. */
+void xmlw_attr_u64(struct xmlw *w, const char *name, uint64_t v);
+void xmlw_attr_hex(struct xmlw *w, const char *name, uint64_t v);
 /* Escaped character data inside the current element. */
 void xmlw_text(struct xmlw *w, const char *text);
 void xmlw_end(struct xmlw *w);

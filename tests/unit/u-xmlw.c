@@ -26,6 +26,10 @@ static void doc_nested(struct xmlw *w)
 	xmlw_attr(w, "n", "x");
 	xmlw_start(w, "B");
 	xmlw_attrf(w, "i", "%d", 7);
+	xmlw_attr_u64(w, "u", 0);
+	xmlw_attr_u64(w, "w", UINT64_MAX);
+	xmlw_attr_hex(w, "v", 0);
+	xmlw_attr_hex(w, "x", 0x7f3a0c);
 	xmlw_end(w);
 	xmlw_start(w, "C");
 	xmlw_end(w);
@@ -36,7 +40,9 @@ static void nesting_and_empty_elements(void)
 {
 	char *s = render(doc_nested);
 
-	CHECK_STR(s, "<A n=\"x\">\n <B i=\"7\"/>\n <C/>\n</A>\n");
+	CHECK_STR(s, "<A n=\"x\">\n <B i=\"7\" u=\"0\" "
+		  "w=\"18446744073709551615\" v=\"0x0\" x=\"0x7f3a0c\"/>\n"
+		  " <C/>\n</A>\n");
 	free(s);
 }
 
