@@ -173,6 +173,7 @@ void experiment_free(struct experiment *e)
 	if (e->data)
 		free_tree(e, e->data->root);
 	free(e->acc_block);
+	free(e->scratch);
 	datatree_free(e->data);
 	free(e->nodes);
 	free(e->children);
@@ -743,17 +744,38 @@ void experiment_call_site(struct experiment *e, const struct module *m,
 	*line = sc->kind == SCOPE_PROC ? 0 : sc->line;
 }
 
-static void touch(struct experiment *e, struct node *n)
+/* Values per (raw metric, ie) of a node's row in e->scratch. */
+static size_t row_len(const struct experiment *e)
+{
+	return 2 * (e->metrics.nraw ? e->metrics.nraw : 1);
+}
+
+/*
+ * n's row of this thread's values (e->scratch), n listed as touched by
+ * this thread.  The rows are by id, side by side: a sample's walk up the
+ * tree stays in a small array, not in accumulators beside each node.
+ */
+static double *touch(struct experiment *e, struct node *n)
 {
 	uint32_t t = (uint32_t)e->nthreads + 1;
+	size_t k = row_len(e);
 
-	if (!n->acc)
-		n->acc = accum_new(&e->metrics);
+	if (n->id >= e->scratch_rows) {
+		size_t rows = e->scratch_rows ? 2 * e->scratch_rows : 4096;
+
+		while (rows <= n->id)
+			rows *= 2;
+		e->scratch = xrealloc(e->scratch, rows * k * sizeof(double));
+		memset(e->scratch + e->scratch_rows * k, 0,
+		       (rows - e->scratch_rows) * k * sizeof(double));
+		e->scratch_rows = rows;
+	}
 	if (n->tstamp != t) {
 		n->tstamp = t;
 		HPC_GROW(e->touched, e->ntouched + 1, e->touched_alloc);
 		e->touched[e->ntouched++] = n;
 	}
+	return e->scratch + (size_t)n->id * k;
 }
 
 /* Flat counterpart of a canonical node (and, for a PF, its FILE and LM). */
@@ -763,13 +785,15 @@ static void add_flat(struct experiment *e, struct node *f, size_t raw,
 	int up = with_parents ? 3 : 1;
 
 	for (; f && up-- > 0; f = f->parent) {
+		double *row;
+
 		if (f->stamp == e->sample_serial)
 			continue;
 		f->stamp = e->sample_serial;
-		touch(e, f);
-		accum_add(f->acc, raw, 0, v);
+		row = touch(e, f);
+		row[2 * raw] += v;
 		if (excl)
-			accum_add(f->acc, raw, 1, v);
+			row[2 * raw + 1] += v;
 	}
 }
 
@@ -786,21 +810,23 @@ static void add_sample(struct experiment *e, struct node *leaf_node,
 
 	e->sample_serial++;
 	for (c = leaf_node; c; c = c->parent) {
+		double *row;
+
 		if (c->kind == NODE_CALL || c->kind == NODE_PROGRAM ||
 		    c->kind == NODE_PHASE)
 			excl = 0;
-		touch(e, c);
-		accum_add(c->acc, raw, 0, v);
+		row = touch(e, c);
+		row[2 * raw] += v;
 		if (in_phase) {
 			if (excl)
-				accum_add(c->acc, raw, 1, v);
+				row[2 * raw + 1] += v;
 			if (c->kind == NODE_PHASE)
 				break;
 			continue;
 		}
 		/* The experiment's exclusive total is its total. */
 		if (excl || c->kind == NODE_ROOT)
-			accum_add(c->acc, raw, 1, v);
+			row[2 * raw + 1] += v;
 		if (c->kind == NODE_ROOT)
 			add_flat(e, e->flat_root, raw, v, 1, 0);
 		else
@@ -822,27 +848,46 @@ static void add_data_sample(struct experiment *e, struct node *leaf_node,
 	int excl = 1;
 
 	for (c = leaf_node; c; c = c->parent) {
+		double *row;
+
 		if (c->kind == NODE_CALL || c->kind == NODE_DATA)
 			excl = 0;
-		touch(e, c);
-		accum_add(c->acc, raw, 0, v);
+		row = touch(e, c);
+		row[2 * raw] += v;
 		/* the data root's exclusive total is its total */
 		if (excl || !c->parent)
-			accum_add(c->acc, raw, 1, v);
+			row[2 * raw + 1] += v;
 	}
 }
 
-struct fold_arg {
-	struct experiment *e;
-	const struct node *n;
-};
-
-static void fold_cb(void *arg, size_t raw, int ie, double v)
+/*
+ * The end of a thread: each node it touched reports its values to
+ * e->thread_cb and, but in a worker (which keeps no statistics), folds
+ * them into its accumulator; the rows are cleared for the next thread.
+ */
+static void end_thread(struct experiment *e)
 {
-	struct fold_arg *a = arg;
+	size_t i, k, n = row_len(e);
 
-	a->e->thread_cb(a->e->thread_arg, (uint32_t)a->e->nthreads, a->n, raw,
-			ie, v);
+	for (i = 0; i < e->ntouched; i++) {
+		struct node *x = e->touched[i];
+		double *row = e->scratch + (size_t)x->id * n;
+
+		if (!e->shared && !x->acc)
+			x->acc = accum_new(&e->metrics);
+		for (k = 0; k < n; k++) {
+			if (row[k] == 0)
+				continue;
+			if (e->thread_cb)
+				e->thread_cb(e->thread_arg,
+					     (uint32_t)e->nthreads, x, k / 2,
+					     (int)(k % 2), row[k]);
+			if (!e->shared)
+				accum_fold_value(x->acc, k, row[k]);
+			row[k] = 0;
+		}
+	}
+	e->ntouched = 0;
 }
 
 /* A placeholder root's 8 ASCII bytes, trimmed. */
@@ -1274,13 +1319,7 @@ void experiment_add_profile_extra(struct experiment *e,
 		}
 	}
 	add_extra(e, p, attach, mods, nmods, top, extra, nextra);
-	for (i = 0; i < e->ntouched; i++) {
-		struct fold_arg a = { e, e->touched[i] };
-
-		accum_fold(e->touched[i]->acc, &e->metrics,
-			   e->thread_cb ? fold_cb : NULL, &a);
-	}
-	e->ntouched = 0;
+	end_thread(e);
 	e->nthreads++;
 	e->metrics.nthreads = e->nthreads;
 	free(mods);

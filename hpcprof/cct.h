@@ -163,6 +163,9 @@ struct experiment {
 	struct metrics metrics;
 	uint32_t sample_serial;
 	struct node **touched;		size_t ntouched, touched_alloc;
+	/* This thread's values by node id, (raw, ie) at [id * 2 * nraw +
+	 * 2 * raw + ie] (cct.c); folded at the thread's end. */
+	double *scratch;		size_t scratch_rows;
 	/* Per-thread values, reported as each thread is folded in. */
 	void (*thread_cb)(void *arg, uint32_t thread, const struct node *n,
 			  size_t raw, int ie, double v);

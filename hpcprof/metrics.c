@@ -9,7 +9,7 @@
 #include "metrics.h"
 #include "strbuf.h"
 
-enum { SCRATCH, SUM, SUMSQ, MIN, MAX, COUNT };
+enum { SUM, SUMSQ, MIN, MAX, COUNT };
 
 static const char *const stat_name[NSTATS] = {
 	"Sum", "Mean", "Min", "Max", "StdDev", "CoefVar",
@@ -82,28 +82,10 @@ long metrics_find(const struct metrics *m, const char *name)
 struct accum *accum_new(const struct metrics *m)
 {
 	size_t n = 2 * (m->nraw ? m->nraw : 1);
-	struct accum *a = xcalloc(1, sizeof(*a) + sizeof(double[6]) * n);
+	struct accum *a = xcalloc(1, sizeof(*a) + sizeof(double[5]) * n);
 
 	a->n = n;
 	return a;
-}
-
-void accum_fold(struct accum *a, const struct metrics *m,
-		void (*cb)(void *arg, size_t metric, int ie, double v),
-		void *arg)
-{
-	size_t k;
-
-	for (k = 0; k < 2 * m->nraw; k++) {
-		double *s = a->v[k], x = s[SCRATCH];
-
-		if (x == 0)
-			continue;
-		if (cb)
-			cb(arg, k / 2, (int)(k % 2), x);
-		accum_fold_value(a, k, x);
-		s[SCRATCH] = 0;
-	}
 }
 
 void accum_fold_value(struct accum *a, size_t k, double x)

@@ -4,9 +4,10 @@
  *
  * Raw metrics are registered (by name) before any value is accumulated, so
  * every accumulator has the same layout: for each raw metric m and each of
- * inclusive (0) / exclusive (1), a per-thread scratch value and the running
- * sum, sum of squares, minimum, maximum and count over the threads that had
- * a non-zero value.  A thread that never touched a scope counts as 0 there
+ * inclusive (0) / exclusive (1), the running sum, sum of squares, minimum,
+ * maximum and count over the threads that had a non-zero value (a
+ * thread's own values are summed apart, cct.c, and folded in when it
+ * ends).  A thread that never touched a scope counts as 0 there
  * (so the minimum is 0 and the mean divides by all threads).
  *
  * Columns: for every raw metric, Sum, Mean, Min, Max, StdDev and CoefVar,
@@ -50,8 +51,8 @@ struct derived_metric {
 
 struct accum {
 	size_t n;		/* 2 * number of raw metrics */
-	/* [2 * m + ie]: scratch (this thread), sum, sumsq, min, max, count */
-	double v[][6];
+	/* [2 * m + ie]: sum, sumsq, min, max, count */
+	double v[][5];
 };
 
 struct metrics {
@@ -79,22 +80,8 @@ long metrics_find(const struct metrics *m, const char *name);
 /* A zeroed accumulator for the registered raw metrics. */
 struct accum *accum_new(const struct metrics *m);
 
-/* Adds v to this thread's scratch value of (metric, ie). */
-static inline void accum_add(struct accum *a, size_t metric, int ie, double v)
-{
-	a->v[2 * metric + ie][0] += v;
-}
-
-/*
- * Folds the scratch values into the statistics and clears them; calls
- * cb(arg, metric, ie, value) for each non-zero scratch value first.
- */
-void accum_fold(struct accum *a, const struct metrics *m,
-		void (*cb)(void *arg, size_t metric, int ie, double v),
-		void *arg);
-
 /* Folds one thread's value x of (metric, ie) = (k / 2, k % 2) into the
- * statistics, as accum_fold() does with a scratch value. */
+ * statistics. */
 void accum_fold_value(struct accum *a, size_t k, double x);
 
 /* Number of columns (see the header comment). */
