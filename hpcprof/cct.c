@@ -1153,18 +1153,18 @@ static int leaf_class(const struct experiment *e,
  * site of its node, attached where the node's parent was (attach[]).
  */
 static void add_extra(struct experiment *e, const struct hpcrun_profile *p,
-		      struct node **attach,
+		      const struct hpcrun_node_index *ids, struct node **attach,
 		      struct module **mods, size_t nmods, struct node *top,
 		      struct cct_extra *extra, size_t nextra)
 {
 	size_t i;
 
 	for (i = 0; i < nextra; i++) {
-		long k = extra[i].node ? hpcrun_node_position(p, extra[i].node)
+		long k = extra[i].node ? hpcrun_node_position(ids, extra[i].node)
 				       : -1;
 		const struct hpcrun_node *nd = k >= 0 ? &p->nodes[k] : NULL;
 		long pk = nd && nd->parent ?
-			  hpcrun_node_position(p, nd->parent) : -1;
+			  hpcrun_node_position(ids, nd->parent) : -1;
 		struct node *x = pk >= 0 && attach[pk] ? attach[pk] : top;
 
 		if (nd && nd->lm && nd->lm < nmods && mods[nd->lm])
@@ -1190,6 +1190,8 @@ void experiment_add_profile_extra(struct experiment *e,
 				  struct cct_extra *extra, size_t nextra)
 {
 	uint64_t i, j, n = p->nnodes;
+	uint32_t dup;
+	struct hpcrun_node_index *ids = hpcrun_node_index_new(p, &dup);
 	struct node **attach = xcalloc(n ? n : 1, sizeof(*attach));
 	struct node **leaves = xcalloc(n ? n : 1, sizeof(*leaves));
 	char *has_child = xcalloc(n ? n : 1, 1), *has_values = xcalloc(n ? n : 1, 1);
@@ -1211,14 +1213,14 @@ void experiment_add_profile_extra(struct experiment *e,
 			hpc_buildid_measured(p, p->lms[i].id));
 	for (i = 0; i < n; i++) {
 		long k = p->nodes[i].parent ?
-			 hpcrun_node_position(p, p->nodes[i].parent) : -1;
+			 hpcrun_node_position(ids, p->nodes[i].parent) : -1;
 
 		parent[i] = k;
 		if (k >= 0)
 			has_child[k] = 1;
 	}
 	for (i = 0; i < p->nctxs; i++) {
-		long k = hpcrun_node_position(p, p->ctxs[i].ctx);
+		long k = hpcrun_node_position(ids, p->ctxs[i].ctx);
 
 		if (k >= 0)
 			has_values[k] = 1;
@@ -1276,7 +1278,7 @@ void experiment_add_profile_extra(struct experiment *e,
 					       NODE_STMT);
 	}
 	for (i = 0; i < p->nctxs; i++) {
-		long k = hpcrun_node_position(p, p->ctxs[i].ctx);
+		long k = hpcrun_node_position(ids, p->ctxs[i].ctx);
 		struct node *lf = k >= 0 ? leaves[k] : NULL;
 		struct data_node *dd = dn && k >= 0 ? &dn[k] : NULL;
 		uint64_t end = i + 1 < p->nctxs ? p->ctxs[i + 1].first
@@ -1318,11 +1320,12 @@ void experiment_add_profile_extra(struct experiment *e,
 			}
 		}
 	}
-	add_extra(e, p, attach, mods, nmods, top, extra, nextra);
+	add_extra(e, p, ids, attach, mods, nmods, top, extra, nextra);
 	end_thread(e);
 	e->nthreads++;
 	e->metrics.nthreads = e->nthreads;
 	free(mods);
+	hpcrun_node_index_free(ids);
 	free(attach);
 	free(leaves);
 	free(has_child);

@@ -18,7 +18,7 @@
  *     before children, load-module ids present in the load map; contexts with
  *     values name CCT nodes, their value ranges ascend and end at the number
  *     of values, and every value's metric exists.  Consumers may rely on it.
- *     The nodes are indexed by id on the way (hpcrun_node_position), in a
+ *     The nodes are indexed by id for it (hpcrun_node_index_new), in a
  *     table by id when the ids are dense, as hpcrun's are: no sort.
  */
 #include <errno.h>
@@ -334,17 +334,14 @@ static int cmp_id_pos(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-/*
- * Indexes p's nodes by id.  Returns the smallest id that two nodes share,
- * or 0 when the ids are unique.
- */
-static uint32_t index_nodes(struct hpcrun_profile *p)
+struct hpcrun_node_index *hpcrun_node_index_new(const struct hpcrun_profile *p,
+						 uint32_t *dup)
 {
 	struct hpcrun_node_index *x = xcalloc(1, sizeof(*x));
-	uint32_t max = 0, dup = 0;
+	uint32_t max = 0;
 	uint64_t i;
 
-	p->index = x;
+	*dup = 0;
 	for (i = 0; i < p->nnodes; i++)
 		if (p->nodes[i].id > max)
 			max = p->nodes[i].id;
@@ -355,12 +352,12 @@ static uint32_t index_nodes(struct hpcrun_profile *p)
 		for (i = 0; i < p->nnodes; i++) {
 			uint32_t id = p->nodes[i].id;
 
-			if (x->pos[id] >= 0 && (!dup || id < dup))
-				dup = id;
-			else if (x->pos[id] < 0)
+			if (x->pos[id] < 0)
 				x->pos[id] = (int32_t)i;
+			else if (!*dup || id < *dup)
+				*dup = id;
 		}
-		return dup;
+		return x;
 	}
 	x->ids = xcalloc(p->nnodes ? p->nnodes : 1, sizeof(*x->ids));
 	x->nids = p->nnodes;
@@ -370,23 +367,25 @@ static uint32_t index_nodes(struct hpcrun_profile *p)
 	}
 	if (p->nnodes)
 		qsort(x->ids, p->nnodes, sizeof(*x->ids), cmp_id_pos);
-	for (i = 1; i < p->nnodes && !dup; i++)
+	for (i = 1; i < p->nnodes && !*dup; i++)
 		if (x->ids[i].id == x->ids[i - 1].id)
-			dup = x->ids[i].id;
-	return dup;
+			*dup = x->ids[i].id;
+	return x;
 }
 
-long hpcrun_node_position(const struct hpcrun_profile *p, uint32_t id)
+void hpcrun_node_index_free(struct hpcrun_node_index *x)
 {
-	const struct hpcrun_node_index *x = p->index;
+	if (!x)
+		return;
+	free(x->pos);
+	free(x->ids);
+	free(x);
+}
+
+long hpcrun_node_position(const struct hpcrun_node_index *x, uint32_t id)
+{
 	uint64_t lo = 0, hi;
 
-	if (!x) {
-		for (lo = 0; lo < p->nnodes; lo++)
-			if (p->nodes[lo].id == id)
-				return (long)lo;
-		return -1;
-	}
 	if (x->pos)
 		return id < x->npos ? x->pos[id] : -1;
 	hi = x->nids;
@@ -403,22 +402,23 @@ long hpcrun_node_position(const struct hpcrun_profile *p, uint32_t id)
 }
 
 /* The consistency checks of design note 3 (nodes indexed by id). */
-static int check_profile(const char *path, struct hpcrun_profile *p)
+static int check_profile(const char *path, const struct hpcrun_profile *p)
 {
 	unsigned char *lms = xcalloc(65536 / 8, 1);
+	struct hpcrun_node_index *x;
 	uint64_t i, prev = 0;
 	uint32_t dup;
 	int ret = 0;
 
 	for (i = 0; i < p->nlms; i++)
 		lms[p->lms[i].id / 8] |= (unsigned char)(1u << (p->lms[i].id % 8));
-	dup = index_nodes(p);
+	x = hpcrun_node_index_new(p, &dup);
 	if (dup)
 		ret = hpc_seterr("'%s': CCT section: duplicate node id "
 				 "%" PRIu32, path, dup);
 	for (i = 0; i < p->nnodes && !ret; i++) {
 		const struct hpcrun_node *nd = &p->nodes[i];
-		long pp = nd->parent ? hpcrun_node_position(p, nd->parent)
+		long pp = nd->parent ? hpcrun_node_position(x, nd->parent)
 				     : -1;
 
 		if (nd->id == 0 || nd->id == HPCRUN_FMT_END_ID)
@@ -438,7 +438,7 @@ static int check_profile(const char *path, struct hpcrun_profile *p)
 	for (i = 0; i < p->nctxs && !ret; i++) {
 		const struct hpcrun_ctx_values *cv = &p->ctxs[i];
 
-		if (hpcrun_node_position(p, cv->ctx) < 0)
+		if (hpcrun_node_position(x, cv->ctx) < 0)
 			ret = hpc_seterr("'%s': sparse values section: context "
 					 "%" PRIu32 " is not in the CCT", path,
 					 cv->ctx);
@@ -455,6 +455,7 @@ static int check_profile(const char *path, struct hpcrun_profile *p)
 					 PRIu64 " names metric %u of %" PRIu32,
 					 path, i, p->values[i].metric,
 					 p->nmetrics);
+	hpcrun_node_index_free(x);
 	free(lms);
 	return ret;
 }
@@ -553,15 +554,9 @@ void hpcrun_profile_shed(struct hpcrun_profile *p)
 	free(p->nodes);
 	free(p->values);
 	free(p->ctxs);
-	if (p->index) {
-		free(p->index->pos);
-		free(p->index->ids);
-		free(p->index);
-	}
 	p->nodes = NULL;
 	p->values = NULL;
 	p->ctxs = NULL;
-	p->index = NULL;
 	p->nnodes = p->nvalues = 0;
 	p->nctxs = 0;
 }

@@ -97,9 +97,6 @@ struct hpcrun_profile {
 	struct hpcrun_value *values;		uint64_t nvalues;
 	/* Non-empty contexts, without the trailing "end!" pair. */
 	struct hpcrun_ctx_values *ctxs;		uint32_t nctxs;
-	/* The reader's index of the nodes by id (hpcrun_node_position);
-	 * NULL in a profile made otherwise. */
-	struct hpcrun_node_index *index;
 };
 
 /*
@@ -129,14 +126,20 @@ void hpcrun_fmt_identity(struct hpcrun_profile *p,
  */
 struct hpcrun_profile *hpcrun_fmt_read(const char *path);
 /*
- * The position in p->nodes of the node with id, or -1 when there is none:
- * constant time in a profile from hpcrun_fmt_read() whose ids are dense
- * (hpcrun's are), a binary search when they are not, a linear one in a
- * profile made otherwise (no index).
+ * p's nodes indexed by id: a table by id when the ids are dense (at most a
+ * few times the number of nodes, as hpcrun's are), else sorted; valid
+ * while p's nodes stay as they are.  *dup is the smallest id that two
+ * nodes share, or 0.  Free with hpcrun_node_index_free (NULL accepted).
  */
-long hpcrun_node_position(const struct hpcrun_profile *p, uint32_t id);
-/* Frees p's CCT, values and index, keeping its header, load map, metrics
- * and identity (counts of what is freed become 0). */
+struct hpcrun_node_index;
+struct hpcrun_node_index *hpcrun_node_index_new(const struct hpcrun_profile *p,
+						 uint32_t *dup);
+void hpcrun_node_index_free(struct hpcrun_node_index *x);
+/* The position in the profile's nodes of the node with id, or -1: constant
+ * time for dense ids, a binary search else. */
+long hpcrun_node_position(const struct hpcrun_node_index *x, uint32_t id);
+/* Frees p's CCT and values, keeping its header, load map, metrics and
+ * identity (counts of what is freed become 0). */
 void hpcrun_profile_shed(struct hpcrun_profile *p);
 /* Frees a profile from hpcrun_fmt_read(). Accepts NULL. */
 void hpcrun_profile_free(struct hpcrun_profile *p);

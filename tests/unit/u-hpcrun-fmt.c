@@ -337,7 +337,7 @@ static void write_read_round_trip(void)
 		(struct hpcrun_node *)nodes, 4, metrics, 2,
 		(struct hpcrun_idkind_name *)kinds, 2,
 		(struct hpcrun_id_elem *)tuple, 2, values, 3,
-		(struct hpcrun_ctx_values *)ctxs, 2, NULL,
+		(struct hpcrun_ctx_values *)ctxs, 2,
 	};
 	struct hpcrun_profile *q;
 	FILE *f;
@@ -442,34 +442,42 @@ static void node_positions(void)
 		{ 4000000, 9, 1, 3, 0 }, { 9, 9, 1, 3, 0 },
 	};
 	struct hpcrun_profile *q = nodes_profile(dense, 3);
+	struct hpcrun_node_index *x;
+	uint32_t dup;
 
 	CHECK(q != NULL);
 	if (q) {
-		CHECK_INT(hpcrun_node_position(q, 12), 0);
-		CHECK_INT(hpcrun_node_position(q, 14), 2);
-		CHECK_INT(hpcrun_node_position(q, 16), 1);
-		CHECK_INT(hpcrun_node_position(q, 13), -1);
-		CHECK_INT(hpcrun_node_position(q, 0), -1);
-		CHECK_INT(hpcrun_node_position(q, 4000000), -1);
+		x = hpcrun_node_index_new(q, &dup);
+		CHECK_INT(dup, 0);
+		CHECK_INT(hpcrun_node_position(x, 12), 0);
+		CHECK_INT(hpcrun_node_position(x, 14), 2);
+		CHECK_INT(hpcrun_node_position(x, 16), 1);
+		CHECK_INT(hpcrun_node_position(x, 13), -1);
+		CHECK_INT(hpcrun_node_position(x, 0), -1);
+		CHECK_INT(hpcrun_node_position(x, 4000000), -1);
+		hpcrun_node_index_free(x);
 		hpcrun_profile_shed(q);
 		CHECK(q->nodes == NULL && q->nnodes == 0);
-		CHECK_INT(hpcrun_node_position(q, 12), -1);
 		CHECK_STR(q->lms[0].path, "/bin/prog");
 	}
 	hpcrun_profile_free(q);
 	q = nodes_profile(sparse, 3);
 	CHECK(q != NULL);
 	if (q) {
-		CHECK_INT(hpcrun_node_position(q, 4000000), 0);
-		CHECK_INT(hpcrun_node_position(q, 7), 1);
-		CHECK_INT(hpcrun_node_position(q, 3000000000u), 2);
-		CHECK_INT(hpcrun_node_position(q, 8), -1);
+		x = hpcrun_node_index_new(q, &dup);
+		CHECK_INT(dup, 0);
+		CHECK_INT(hpcrun_node_position(x, 4000000), 0);
+		CHECK_INT(hpcrun_node_position(x, 7), 1);
+		CHECK_INT(hpcrun_node_position(x, 3000000000u), 2);
+		CHECK_INT(hpcrun_node_position(x, 8), -1);
+		hpcrun_node_index_free(x);
 	}
 	hpcrun_profile_free(q);
 	CHECK(nodes_profile(dups, 5) == NULL);
 	CHECK(strstr(hpc_lasterr(), "duplicate node id 14") != NULL);
 	CHECK(nodes_profile(sparse_dups, 4) == NULL);
 	CHECK(strstr(hpc_lasterr(), "duplicate node id 9") != NULL);
+	hpcrun_node_index_free(NULL);
 }
 
 static void missing_and_foreign_files(void)
