@@ -6,7 +6,7 @@
 #
 #   bench/hpcprof-scale.sh [COUNTS [NODES]]
 #     COUNTS  profile counts, default "64 256 1024"
-#     NODES   CCT nodes per profile, default 20000 (bench/hpcprof-threads.sh's
+#     NODES   CCT nodes per profile, default 20000 (tests/syn-tree.sh's
 #             synthetic set: one 4-ary call tree over 64 procedures with a
 #             loop of 16 statements each, values differing per thread)
 #   RUNS=N (default 5).  Needs /usr/bin/time; hpcprof-mpi rows need mpirun
@@ -25,33 +25,15 @@ trap 'rm -rf "$dir"' EXIT
 cd "$dir"
 
 cc -I"$SRC_ROOT/lib" -o mkprofile "$SRC_ROOT/tests/progs/pf-mkprofile.c" "$BUILD/obj/libhpc.a"
-awk 'BEGIN {
-	print "<HPCToolkitStructure i=\"0\" version=\"4.9\"><LM i=\"1\" n=\"/syn/prog\" has-calls=\"1\"><F i=\"2\" n=\"/syn/prog.c\">"
-	for (p = 0; p < 64; p++) {
-		base = 4096 + p * 256
-		printf "<P i=\"%d\" n=\"f%d\" l=\"%d\" v=\"{[0x%x-0x%x)}\"><L i=\"%d\" l=\"%d\" v=\"{[0x%x-0x%x)}\">\n", 3 + p * 20, p, p * 20, base, base + 1, 4 + p * 20, p * 20 + 1, base, base + 1
-		for (s = 0; s < 16; s++)
-			printf "<S i=\"%d\" l=\"%d\" v=\"{[0x%x-0x%x)}\"/>\n", 5 + p * 20 + s, p * 20 + 2 + s, base + s * 16, base + s * 16 + 16
-		print "</L></P>"
-	}
-	print "</F></LM></HPCToolkitStructure>"
-}' >syn.hpcstruct
+sh "$SRC_ROOT/tests/syn-tree.sh" struct >syn.hpcstruct
 
 # make_profiles N: syn/ holds N profiles (adds to what is there).
 make_profiles() {
 	mkdir -p syn
 	t=$(ls syn | wc -l)
 	while [ "$t" -lt "$1" ]; do
-		awk -v n="$NODES" -v t="$t" 'BEGIN {
-			srand(1)
-			print "header program-name syn"; print "lm 1 /syn/prog"; print "metric cycles int"
-			printf "thread %d\n", t
-			for (i = 1; i <= n; i++)
-				printf "node %d %d 1 %x\n", 2 * i, (i > 1 ? 2 * int((i + 2) / 4) : 0), 4096 + int(rand() * 16384)
-			srand(t + 2)
-			for (i = n / 2; i <= n; i++)
-				printf "value %d 0 %d\n", 2 * i, 1 + int(rand() * 100)
-		}' | ./mkprofile syn/syn-$(printf %05d "$t").hpcrun
+		sh "$SRC_ROOT/tests/syn-tree.sh" profile "$t" "$NODES" |
+			./mkprofile syn/syn-$(printf %05d "$t").hpcrun
 		t=$((t + 1))
 	done
 }

@@ -60,30 +60,12 @@ printf 'perf report --stdio (%s samples): call graph %.3f s, flat (-g none) %.3f
 SYN_NODES=${SYN_NODES:-20000}
 cc -I"$SRC_ROOT/lib" -o mkprofile "$SRC_ROOT/tests/progs/pf-mkprofile.c" \
 	"${HPC_BUILD:-$SRC_ROOT/build}/obj/libhpc.a"
-awk 'BEGIN {
-	print "<HPCToolkitStructure i=\"0\" version=\"4.9\"><LM i=\"1\" n=\"/syn/prog\" has-calls=\"1\"><F i=\"2\" n=\"/syn/prog.c\">"
-	for (p = 0; p < 64; p++) {
-		base = 4096 + p * 256
-		printf "<P i=\"%d\" n=\"f%d\" l=\"%d\" v=\"{[0x%x-0x%x)}\"><L i=\"%d\" l=\"%d\" v=\"{[0x%x-0x%x)}\">\n", 3 + p * 20, p, p * 20, base, base + 1, 4 + p * 20, p * 20 + 1, base, base + 1
-		for (s = 0; s < 16; s++)
-			printf "<S i=\"%d\" l=\"%d\" v=\"{[0x%x-0x%x)}\"/>\n", 5 + p * 20 + s, p * 20 + 2 + s, base + s * 16, base + s * 16 + 16
-		print "</L></P>"
-	}
-	print "</F></LM></HPCToolkitStructure>"
-}' >syn.hpcstruct
+sh "$SRC_ROOT/tests/syn-tree.sh" struct >syn.hpcstruct
 mkdir syn
 t=0
 while [ $t -lt "$N" ]; do
-	awk -v n="$SYN_NODES" -v t="$t" 'BEGIN {
-		srand(1)	# every thread runs the same code (same CCT) ...
-		print "header program-name syn"; print "lm 1 /syn/prog"; print "metric cycles int"
-		printf "thread %d\n", t
-		for (i = 1; i <= n; i++)
-			printf "node %d %d 1 %x\n", 2 * i, (i > 1 ? 2 * int((i + 2) / 4) : 0), 4096 + int(rand() * 16384)
-		srand(t + 2)	# ... with its own values
-		for (i = n / 2; i <= n; i++)
-			printf "value %d 0 %d\n", 2 * i, 1 + int(rand() * 100)
-	}' | ./mkprofile syn/syn-$t.hpcrun
+	sh "$SRC_ROOT/tests/syn-tree.sh" profile "$t" "$SYN_NODES" |
+		./mkprofile syn/syn-$t.hpcrun
 	t=$((t + 1))
 done
 hyperfine -N --runs 5 --warmup 1 --prepare 'rm -rf dbsyn' --export-json syn.json \

@@ -108,42 +108,16 @@ test_expect_success 'bad profiles: one line each in profile order, exit 1, same 
 	printf "1 2 " >want && test_cmp want order
 '
 
-# bench/hpcprof-scale.sh's shape, smaller: a 4-ary call tree over 64
-# procedures with a loop each, values on its lower half; node ids dense
-# (as hpcrun writes them) or spread out (SPREAD: the reader's other index).
-make_deep() {
-	awk -v n=3000 -v t="$1" -v spread="$2" 'BEGIN {
-		srand(1)
-		print "header program-name deep"; print "lm 1 /syn/prog"; print "metric cycles int"
-		printf "thread %d\n", t
-		for (i = 1; i <= n; i++)
-			printf "node %d %d 1 %x\n", spread * i, (i > 1 ? spread * int((i + 2) / 4) : 0), 4096 + int(rand() * 16384)
-		srand(t + 2)
-		for (i = n / 2; i <= n; i++)
-			printf "value %d 0 %d\n", spread * i, 1 + int(rand() * 100)
-	}'
-}
-
-make_deep_struct() {
-	awk 'BEGIN {
-		print "<HPCToolkitStructure i=\"0\" version=\"4.9\"><LM i=\"1\" n=\"/syn/prog\" has-calls=\"1\"><F i=\"2\" n=\"/syn/prog.c\">"
-		for (p = 0; p < 64; p++) {
-			b = 4096 + p * 256
-			printf "<P i=\"%d\" n=\"f%d\" l=\"%d\" v=\"{[0x%x-0x%x)}\"><L i=\"%d\" l=\"%d\" v=\"{[0x%x-0x%x)}\">\n", 3 + p * 20, p, p * 20, b, b + 1, 4 + p * 20, p * 20 + 1, b, b + 1
-			for (s = 0; s < 16; s++)
-				printf "<S i=\"%d\" l=\"%d\" v=\"{[0x%x-0x%x)}\"/>\n", 5 + p * 20 + s, p * 20 + 2 + s, b + s * 16, b + s * 16 + 16
-			print "</L></P>"
-		}
-		print "</F></LM></HPCToolkitStructure>"
-	}'
-}
-
+# The benchmarks' tree (tests/syn-tree.sh), smaller; node ids dense (as
+# hpcrun writes them) and spread out (the reader's other index).
 test_expect_success 'a deep tree of 8 x 3,000 contexts: -j 1, 2 and 5 write the same database, whatever the ids' '
-	make_deep_struct >deep.hpcstruct &&
+	sh "$SRC_ROOT/tests/syn-tree.sh" struct >deep.hpcstruct &&
 	mkdir deep spread &&
 	for t in 0 1 2 3 4 5 6 7; do
-		make_deep $t 2 | ./mkprofile deep/deep-$t.hpcrun &&
-		make_deep $t 100003 | ./mkprofile spread/deep-$t.hpcrun || return 1
+		sh "$SRC_ROOT/tests/syn-tree.sh" profile $t 3000 |
+			./mkprofile deep/deep-$t.hpcrun &&
+		sh "$SRC_ROOT/tests/syn-tree.sh" profile $t 3000 100003 |
+			./mkprofile spread/deep-$t.hpcrun || return 1
 	done &&
 	for j in 1 2 5; do
 		hpcprof -j $j -S deep.hpcstruct -o deep-j$j deep 2>err-j$j || return 1
