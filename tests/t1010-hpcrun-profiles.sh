@@ -81,6 +81,7 @@ test_expect_success 'the profile holds every recorded sample, the log adds up' '
 
 test_expect_success 'the load map: program first with analyze bit, absolute paths' '
 	grep "^# lm " f >lm &&
+	cat lm &&
 	head -n 1 lm >first &&
 	echo "# lm 1 1 $TRASH/rt-work" >expect && test_cmp expect first &&
 	grep -q "^# lm [0-9]* 0 .*/libhpcrun.so\$" lm &&
