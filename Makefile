@@ -173,6 +173,13 @@ $(BUILD)/tests/u-par-%: $(BUILD)/obj/tests/unit/u-par-%.o $(BUILD)/obj/tests/uni
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread -lm
 
+# u-sharing-*: hpcprof's sharing classifier, linked with hpcprof's modules.
+$(BUILD)/obj/tests/unit/u-sharing-%.o: ALL_CFLAGS += -Ihpcprof
+$(BUILD)/tests/u-sharing-%: $(BUILD)/obj/tests/unit/u-sharing-%.o $(BUILD)/obj/tests/unit/unit.o \
+		$(call obj,$(filter-out hpcprof/hpcprof.c,$(HPCPROF_SRCS))) $(LIBHPC)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread -lm
+
 # unit tests of a tool's module link that module too
 $(BUILD)/tests/u-dataview-label: $(BUILD)/obj/hpcviewer-tui/dataview.o
 
