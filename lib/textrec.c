@@ -50,8 +50,8 @@ int textrec_long(const struct textrec *r, int i, long lo, long hi, long *out)
 	return 0;
 }
 
-/* Splits line at single spaces into r->f; -1 when too many fields. */
-static int split(struct textrec *r, char *line)
+/* Splits line at each sep into r->f; -1 when too many fields. */
+static int split(struct textrec *r, char *line, int sep)
 {
 	char *c = line;
 
@@ -60,7 +60,7 @@ static int split(struct textrec *r, char *line)
 		if (r->nf == TEXTREC_MAX_FIELDS)
 			return textrec_bad(r, "too many fields");
 		r->f[r->nf++] = c;
-		c = strchr(c, ' ');
+		c = strchr(c, sep);
 		if (!c)
 			break;
 		*c++ = '\0';
@@ -68,9 +68,10 @@ static int split(struct textrec *r, char *line)
 	return r->nf ? 0 : textrec_bad(r, "empty line");
 }
 
-long textrec_read(const char *path, uint64_t max_bytes, size_t max_line,
-		 const char *what, int (*line)(struct textrec *r, void *arg),
-		 void *arg)
+static long read_sep(const char *path, uint64_t max_bytes, size_t max_line,
+		     const char *what,
+		     int (*line)(struct textrec *r, void *arg), void *arg,
+		     int sep)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct textrec r;
@@ -96,10 +97,24 @@ long textrec_read(const char *path, uint64_t max_bytes, size_t max_line,
 			break;
 		}
 		*nl = '\0';
-		ret = split(&r, c) ? -1 : line(&r, arg);
+		ret = split(&r, c, sep) ? -1 : line(&r, arg);
 	}
 	strbuf_release(&sb);
 	return ret ? -1 : (long)r.lineno;
+}
+
+long textrec_read(const char *path, uint64_t max_bytes, size_t max_line,
+		 const char *what, int (*line)(struct textrec *r, void *arg),
+		 void *arg)
+{
+	return read_sep(path, max_bytes, max_line, what, line, arg, ' ');
+}
+
+long textrec_read_tsv(const char *path, uint64_t max_bytes, size_t max_line,
+		      const char *what,
+		      int (*line)(struct textrec *r, void *arg), void *arg)
+{
+	return read_sep(path, max_bytes, max_line, what, line, arg, '\t');
 }
 
 char *textrec_path_for(const char *profile, const char *suffix)

@@ -7,7 +7,7 @@
  *  1. The file is a regular file of at most max_bytes (lib/infile), read
  *     whole; no line is longer than max_line; the file ends with a
  *     newline; it holds no NUL byte.  Memory used is linear in its size.
- *  2. Each line is split at single spaces into at most TEXTREC_MAX_FIELDS
+ *  2. Each line is split at single spaces (tabs: textrec_read_tsv) into at most TEXTREC_MAX_FIELDS
  *     fields and handed to the reader's callback with its number (comment
  *     lines too: the format says what a comment is).  An empty line is
  *     refused.
@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TEXTREC_MAX_FIELDS 12
+#define TEXTREC_MAX_FIELDS 16
 
 /* One line being read: where errors point and its fields. */
 struct textrec {
@@ -39,6 +39,11 @@ struct textrec {
 long textrec_read(const char *path, uint64_t max_bytes, size_t max_line,
 		 const char *what, int (*line)(struct textrec *r, void *arg),
 		 void *arg);
+
+/* The same for a tab-separated file (fields may hold spaces). */
+long textrec_read_tsv(const char *path, uint64_t max_bytes, size_t max_line,
+		      const char *what,
+		      int (*line)(struct textrec *r, void *arg), void *arg);
 
 /* Sets hpc_lasterr() to "'PATH': line N: what"; returns -1. */
 int textrec_bad(const struct textrec *r, const char *what);
