@@ -161,18 +161,15 @@ static int rec_object(struct parser *p)
 		o.kind = HPCSHARE_STATIC;
 	else
 		return bad(p, "object kind is not heap or static");
-	if (!o.id)
-		return bad(p, "object id 0 is reserved");
 	if (!o.bytes)
 		return bad(p, "object of 0 bytes");
 	if (o.start + o.bytes < o.start)
 		return bad(p, "object beyond the address space");
-	if (hmap_get(p->s->index, &o.id, sizeof(o.id)))
-		return bad(p, "object defined twice");
+	if (textrec_define(p->r, p->s->index, o.id, p->s->nobjs + 1,
+			   "object id 0 is reserved", "object defined twice"))
+		return -1;
 	HPC_GROW(p->s->objs, p->s->nobjs + 1, p->objs_alloc);
 	p->s->objs[p->s->nobjs++] = o;
-	hmap_put(p->s->index, &o.id, sizeof(o.id),
-		 (void *)(uintptr_t)p->s->nobjs);
 	return 0;
 }
 

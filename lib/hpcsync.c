@@ -127,14 +127,12 @@ static int rec_site(struct parser *p)
 	if (k == HPCSYNC_NKINDS)
 		return bad(p, "unknown site kind");
 	st.kind = (enum hpcsync_kind)k;
-	if (!st.id)
-		return bad(p, "site id 0 is reserved for thread start");
-	if (hmap_get(p->s->index, &st.id, sizeof(st.id)))
-		return bad(p, "site defined twice");
+	if (textrec_define(p->r, p->s->index, st.id, p->s->nsites + 1,
+			   "site id 0 is reserved for thread start",
+			   "site defined twice"))
+		return -1;
 	HPC_GROW(p->s->sites, p->s->nsites + 1, p->sites_alloc);
 	p->s->sites[p->s->nsites++] = st;
-	hmap_put(p->s->index, &st.id, sizeof(st.id),
-		 (void *)(uintptr_t)p->s->nsites);
 	return 0;
 }
 

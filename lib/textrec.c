@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "hashmap.h"
 #include "infile.h"
 #include "strbuf.h"
 #include "textrec.h"
@@ -115,6 +116,17 @@ long textrec_read_tsv(const char *path, uint64_t max_bytes, size_t max_line,
 		      int (*line)(struct textrec *r, void *arg), void *arg)
 {
 	return read_sep(path, max_bytes, max_line, what, line, arg, '\t');
+}
+
+int textrec_define(const struct textrec *r, struct hmap *index, uint32_t id,
+		   size_t n, const char *zero, const char *what)
+{
+	if (!id)
+		return textrec_bad(r, zero);
+	if (hmap_get(index, &id, sizeof(id)))
+		return textrec_bad(r, what);
+	hmap_put(index, &id, sizeof(id), (void *)(uintptr_t)n);
+	return 0;
 }
 
 char *textrec_path_for(const char *profile, const char *suffix)

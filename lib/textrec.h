@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct hmap;
+
 #define TEXTREC_MAX_FIELDS 16
 
 /* One line being read: where errors point and its fields. */
@@ -55,6 +57,16 @@ int textrec_u64(const struct textrec *r, int i, uint64_t *out);
 int textrec_u32(const struct textrec *r, int i, uint32_t *out);
 /* Field i as a signed decimal number from lo to hi. */
 int textrec_long(const struct textrec *r, int i, long lo, long hi, long *out);
+
+/*
+ * Files whose records define numbered things (sites, objects): index maps
+ * an id to its position + 1.  textrec_define() refuses id 0 (zero, the
+ * message for it) and an id index has already (what: "site defined
+ * twice"); else it maps id to n - 1 (n: the count after the caller
+ * appended it) and returns 0.
+ */
+int textrec_define(const struct textrec *r, struct hmap *index, uint32_t id,
+		   size_t n, const char *zero, const char *what);
 
 /* The side file beside a profile: ("d/p-0.hpcrun", ".hpcsync") ->
  * "d/p-0.hpcsync".  Caller frees. */
