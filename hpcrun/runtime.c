@@ -36,6 +36,7 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -803,6 +804,84 @@ void rt_thread_end(struct rt_thread *td)
 	cct_release(&td->cct);
 	sync_thread_free(td);
 	munmap(td, TD_BYTES);
+}
+
+static void out_flush(struct rt_out *o)
+{
+	int err;
+
+	if (o->len && !o->err && (err = rt_write_all(o->fd, o->buf, o->len)))
+		o->err = err;
+	o->len = 0;
+}
+
+void rt_outf(struct rt_out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o->len > sizeof(o->buf) - 1024)
+		out_flush(o);
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->len, sizeof(o->buf) - o->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->len += (size_t)n < sizeof(o->buf) - o->len ? (size_t)n :
+			  sizeof(o->buf) - o->len - 1;
+}
+
+struct side_job {
+	void (*fill)(struct rt_out *, void *);
+	void *arg;
+	char path[4400];
+};
+
+static int side_job(void *p)
+{
+	struct side_job *j = p;
+	struct rt_out *o = mmap(NULL, sizeof(*o), PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int err;
+
+	if (o == MAP_FAILED)
+		return -ENOMEM;
+	o->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (o->fd < 0) {
+		err = -errno;
+		munmap(o, sizeof(*o));
+		return err;
+	}
+	o->err = 0;
+	o->len = 0;
+	j->fill(o, j->arg);
+	out_flush(o);
+	err = o->err;
+	if (close(o->fd) && !err)
+		err = errno;
+	if (err)
+		unlink(j->path);
+	munmap(o, sizeof(*o));
+	return -err;
+}
+
+void rt_side_file(const char *profile, const char *suffix,
+		  void (*fill)(struct rt_out *o, void *arg), void *arg,
+		  const char *what)
+{
+	struct side_job job;
+	size_t len = strlen(profile), sl = strlen(suffix);
+	int err;
+
+	if (len < 7 || len - 7 + sl + 1 > sizeof(job.path) ||
+	    strcmp(profile + len - 7, ".hpcrun"))
+		return;
+	job.fill = fill;
+	job.arg = arg;
+	memcpy(job.path, profile, len - 7);
+	memcpy(job.path + len - 7, suffix, sl + 1);
+	err = rt_fd_private(side_job, &job);
+	if (err)
+		rt_say_lost(job.path, -err, what);
 }
 
 size_t rt_file_path(char *path, int thread, unsigned gen, const char *suffix)

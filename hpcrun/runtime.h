@@ -447,6 +447,24 @@ void rt_fsize_restore(const struct rlimit *old);
  * everything is written (runtime.c). */
 void rt_live_proc_modules(void);
 
+/*
+ * Side files beside a thread's profile (.hpcsync, .hpcshare: hpcrun(5)):
+ * PROFILE-STEM SUFFIX, written by fill(o, arg) through a buffer on the fd
+ * thread (THE PRIVATE TABLE), created with O_EXCL and removed when any
+ * write fails, the loss said on stderr ("hpcrun: 'FILE': why: what").
+ * profile: the profile's path, ending in ".hpcrun".  Outside handlers.
+ */
+struct rt_out {
+	int fd, err;
+	size_t len;
+	char buf[8192];
+};
+void rt_outf(struct rt_out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void rt_side_file(const char *profile, const char *suffix,
+		  void (*fill)(struct rt_out *o, void *arg), void *arg,
+		  const char *what);
+
 /* Async-signal-safe text helpers (runtime.c). */
 size_t rt_fmt_u64(char *buf, uint64_t v, int base, int width);
 /* Write all n bytes of buf (or all of s) to fd; 0 or the errno of the
