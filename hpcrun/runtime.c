@@ -46,6 +46,7 @@
 
 #include "datacentric.h"
 #include "runtime.h"
+#include "sharing.h"
 #include "sync.h"
 
 struct rt_config rt_cfg;
@@ -368,8 +369,10 @@ static uint32_t mpi_rank(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-		if ((v = getenv(vars[i])) && *v)
+		if ((v = getenv(vars[i])) && *v) {
+			rt_cfg.rank_known = 1;
 			return (uint32_t)strtoul(v, NULL, 10);
+		}
 	return 0;
 }
 
@@ -485,6 +488,7 @@ void rt_init(void)
 	stack_copy_config();
 	sync_init();
 	rt_data_init();
+	rt_sharing_init();
 	if (rt_signal_take()) {
 		rt_note("no free real-time signal to sample with; not measuring");
 		return;
@@ -503,6 +507,7 @@ void rt_init(void)
 	rt_install_fatal_handlers();
 	rt_active = 1;
 	rt_thread_begin(0);
+	rt_sharing_start();
 	if (rt_cfg.verbose)
 		verbose_report();
 }
@@ -680,6 +685,7 @@ struct rt_thread *rt_thread_begin(int index)
 		pthread_setspecific(thread_key, td);
 	rt_self = td;
 	rt_data_thread_begin(td);
+	rt_sharing_thread_begin(td);
 	for (i = 0; i < rt_cfg.nev; i++) {
 		err = rt_cfg.ev[i].src->start(td, i);
 		if (!err) {
@@ -762,8 +768,10 @@ static void write_thread(struct rt_thread *td)
 	if (!err)
 		cct_unlink(&td->cct);
 	rt_io_end(&io);
-	if (!err)
+	if (!err) {
 		sync_thread_write(td, path);
+		rt_sharing_write(td, path);
+	}
 	if (err) {
 		__atomic_add_fetch(&write_errors, 1, __ATOMIC_RELAXED);
 		if (td->cct.live)
@@ -801,6 +809,7 @@ void rt_thread_end(struct rt_thread *td)
 	write_thread(td);
 	__atomic_sub_fetch(&writers, 1, __ATOMIC_ACQ_REL);
 	rt_data_thread_end(td);
+	rt_sharing_thread_end(td);
 	cct_release(&td->cct);
 	sync_thread_free(td);
 	munmap(td, TD_BYTES);
@@ -1087,6 +1096,7 @@ static void write_log(const char *why)
 		log_line(fd, "data-allocation-paths", rt_data_counts.sites);
 		log_line(fd, "data-lookups-busy", rt_data_counts.lookup_busy);
 	}
+	rt_sharing_log(fd, log_put);
 	err = log_errno;
 	log_errno = 0;
 	if (close(fd) && !err)
@@ -1177,6 +1187,7 @@ void rt_after_fork_child(void)
 	rt_pid = getpid();
 	rt_fds_after_fork(threads);
 	rt_data_after_fork();
+	rt_sharing_after_fork();
 	if (!self || !rt_active)
 		return;
 	threads = NULL;

@@ -145,6 +145,7 @@ struct rt_config {
 	const char *progname;		/* basename of exe */
 	uint32_t hostid;
 	uint32_t rank;
+	int rank_known;			/* a launcher gave the rank */
 };
 extern struct rt_config rt_cfg;
 /* Metrics of a profile: the events', then hpcrun --data's (hpcrun(5)). */
@@ -226,6 +227,7 @@ struct rt_thread {
 	struct uw_cache *uwc;		/* unwinder's cache, after the struct */
 	struct sync_thread *sync;	/* sync.h; NULL until its first sync */
 	struct rt_data_thread *data;	/* hpcrun --data, or NULL */
+	struct rt_share_thread *share;	/* hpcrun --sharing, or NULL */
 	uintptr_t frames[RT_MAX_FRAMES];
 	unsigned char rec[65536];	/* a ring record that wraps around */
 	struct rt_thread *next;
