@@ -808,7 +808,7 @@ struct cct_node *rt_data_place(struct rt_thread *td, int idx,
 	r = block_find(a, &b);
 	if (r > 0) {
 		if (rt_sharing.on)
-			rt_sharing_heat(0, b.lo, b.hi - b.lo);
+			rt_sharing_heat(-1, b.lo, b.hi - b.lo);
 		return access_node(c, site_node(c, b.site), 1, a - b.lo, size);
 	}
 	if (r < 0) {
@@ -818,7 +818,7 @@ struct cct_node *rt_data_place(struct rt_thread *td, int idx,
 	m = rt_module_find(a);
 	if (m && (v = var_at(m->id, a - m->bias))) {
 		if (rt_sharing.on)
-			rt_sharing_heat(1, m->bias + v->lo, v->size);
+			rt_sharing_heat(m->id, m->bias + v->lo, v->size);
 		obj = var_node(c, m, v);
 		return access_node(c, obj, 1, a - m->bias - v->lo, size);
 	}

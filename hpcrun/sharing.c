@@ -452,11 +452,40 @@ void rt_sharing_forget(uintptr_t lo, uintptr_t hi)
 	unlock(&old);
 }
 
-void rt_sharing_heat(int kind, uintptr_t start, uint64_t bytes)
+/* The modules whose variables are never watched for their heat: hpcrun's
+ * own, and the C library's, the dynamic linker's and the decoder's, which
+ * hpcrun itself uses in its handlers and the kernel in futex calls of
+ * their internal locks. */
+static uint16_t quiet_lm[8];
+static int nquiet;
+
+static void quiet_modules(void)
 {
-	/* heap blocks are candidates from their allocation on; static
-	 * variables from their first sample */
-	struct wobj *o = kind ? obj_get(start, bytes, kind) : obj_find(start);
+	const struct rt_module *const *m, *self = rt_module_find((uintptr_t)quiet_modules);
+	size_t n, i;
+
+	m = rt_module_all(&n);
+	for (i = 0; i < n && nquiet < 8; i++) {
+		const char *b = strrchr(m[i]->path, '/');
+
+		b = b ? b + 1 : m[i]->path;
+		if (m[i] == self || !strncmp(b, "libc.so", 7) || !strncmp(b, "ld-linux", 8) ||
+		    !strncmp(b, "libcapstone", 11))
+			quiet_lm[nquiet++] = m[i]->id;
+	}
+}
+
+void rt_sharing_heat(int lm, uintptr_t start, uint64_t bytes)
+{
+	/* heap blocks (lm -1) are candidates from their allocation on;
+	 * static variables from their first sample */
+	struct wobj *o;
+	int i;
+
+	for (i = 0; i < nquiet; i++)
+		if (lm == quiet_lm[i])
+			return;
+	o = lm >= 0 ? obj_get(start, bytes, 1) : obj_find(start);
 
 	if (o)
 		__atomic_add_fetch(&o->heat, 1, __ATOMIC_RELAXED);
@@ -766,6 +795,8 @@ void rt_sharing_start(void)
 
 	if (!rt_sharing.on || __atomic_exchange_n(&epoch_pid, me, __ATOMIC_ACQ_REL) == me)
 		return;
+	if (!nquiet)
+		quiet_modules();
 	if (!create)
 		*(void **)&create = dlsym(RTLD_NEXT, "pthread_create");
 	if (!create || pthread_attr_init(&attr))

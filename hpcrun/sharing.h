@@ -78,9 +78,9 @@ void rt_sharing_alloc(uintptr_t p, size_t n, const uint64_t (*f)[2], uint32_t k)
 /* The memory [lo, hi) goes back to the allocator or is mprotected by the
  * program: its pages leave the watch, opened (invariant 4). */
 void rt_sharing_forget(uintptr_t lo, uintptr_t hi);
-/* In the sample handler: a data sample fell into the object at start
- * (heap: kind 0, static: 1) of bytes. */
-void rt_sharing_heat(int kind, uintptr_t start, uint64_t bytes);
+/* In the sample handler: a data sample fell into the object at start of
+ * bytes: a heap block (lm -1) or a static variable of module lm. */
+void rt_sharing_heat(int lm, uintptr_t start, uint64_t bytes);
 /* In the SIGSEGV handler: 1 when the fault was on a page we protected
  * (recorded and opened: return and let the access run again), else 0. */
 int rt_sharing_fault(const siginfo_t *si, void *uc);
