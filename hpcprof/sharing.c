@@ -707,7 +707,10 @@ static void page_rows(struct sharing *sh, const uint32_t *ix, size_t a,
 		}
 		r->per_node[x->node >= 0 ? (size_t)x->node : sh->nnodes]++;
 		*(x->rw == HPCSHARE_R ? &r->reads : &r->writes) += 1;
-		if (home && home->node >= 0 && x->node >= 0) {
+		/* a first touch places its page: always local, and always
+		 * seen (the page is protected from its allocation on), so
+		 * counting it would bias the sampled share (invariant 5) */
+		if (home && home->node >= 0 && x->node >= 0 && !x->first) {
 			so->homed++;
 			if (x->node != home->node) {
 				so->remote++;

@@ -49,7 +49,10 @@
  *  5. NUMA (hpcshare.h topology): a page's home is the node of the CPU of
  *     its earliest first-touch access (FIRST 1), unknown without one; an
  *     access with a known home is remote when its CPU's node differs.
- *     Remote shares are over accesses with a known home.
+ *     Remote shares are over the accesses with a known home that are not
+ *     first touches: a first touch is local by definition and always
+ *     recorded (its page is protected from the allocation on) while later
+ *     accesses are sampled, so counting them would bias the share.
  *  6. Memory is linear in the accesses read; nothing is written and no
  *     column added when no .hpcshare file was read (every other output
  *     stays as it was).

@@ -8,13 +8,15 @@
 #   sarr [vars] (static, start 0x601000): line 0 written by thread 0 at
 #     bytes 0-7 and thread 1 at bytes 8-15 -> false-sharing; lines at
 #     offsets 128 and 192 one thread each.  Page 0x601000 first touched by
-#     thread 0: thread 1's 2 accesses remote of 4 -> 50.0%.
+#     thread 0: of the 3 accesses that are not first touches, thread 1's
+#     2 are remote -> 66.7%.
 #   b (heap, alloc_b): block 0x10000 written by thread 0, read by thread
 #     1, written by thread 0 again -> producer-consumer; block 0x30000
 #     (alignment 0): thread 0 writes bytes 48-63, thread 1 bytes 64-79 ->
 #     private lines, latent false sharing at alignments 16, 32, 48.
-#     Remote: 2 of 5 -> 40.0%.
-#   a (heap, alloc_a, thread 0 only, start 0x20010) -> private, 0.0%.
+#     Remote: 2 of 3 -> 66.7%.
+#   a (heap, alloc_a, thread 0 only, start 0x20010) -> private, 0.0% (of
+#     1).
 set -e
 sh "$(dirname "$0")/data-synthetic.sh"
 SARR=$(nm vars | awk '$3 == "sarr" { sub(/^0+/, "", $1); print $1 }')

@@ -1,6 +1,7 @@
 #!/bin/sh
 test_description='hpcrun --sharing, hpcprof: every object of rt-sharing patterns gets its true label (2 threads, 4 threads on 2 CPUs), the latent case is predicted, NUMA remote shares of rt-sharing numa'
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/share-lib.sh"
 
 # The truth (tests/progs/rt-sharing.c, the contract of issue #16):
 # alloc_private private, table read-shared, counters false-sharing, padded
@@ -10,13 +11,15 @@ test_lazy_prereq SHARING 'test -f "$TEST_PROGS/rt-sharing.c" &&
 	hpcrun --help 2>&1 | grep -q -- --sharing'
 
 # label DB NAME: the label of the object NAME of sharing.tsv (a heap
-# object: the allocation path whose leaf function is NAME).
+# object: the allocation paths whose leaf function is NAME, their labels
+# once each: alloc_private is two paths, from main and from a thread).
 label() {
-	awk -F"\t" -v n="$2" '"'"'$1 == "object" && ($13 == n || index($13, n " ") == 1) { print $3 }'"'"' $1/sharing.tsv
+	awk -F'\t' -v n="$2" '$1 == "object" && ($13 == n || index($13, n " ") == 1) { print $3 }' $1/sharing.tsv |
+		sort -u | paste -sd, -
 }
 # field DB NAME COLUMN
 field() {
-	awk -F"\t" -v n="$2" -v c=$3 '"'"'$1 == "object" && ($13 == n || index($13, n " ") == 1) { print $c }'"'"' $1/sharing.tsv
+	awk -F'\t' -v n="$2" -v c=$3 '$1 == "object" && ($13 == n || index($13, n " ") == 1) { print $c }' $1/sharing.tsv
 }
 
 truth() {
@@ -42,13 +45,15 @@ check() {
 	done
 }
 
+WATCH="table,counters,padded,cell,flag,alloc_*"
+
 test_expect_success SHARING 'build rt-sharing' '
-	cc -O1 -g -pthread -o rt-sharing "$TEST_PROGS/rt-sharing.c"
+	build_rt_sharing
 '
 
 test_expect_success SHARING 'patterns, 2 threads: every label is the truth' '
 	./rt-sharing patterns 2 >plain &&
-	hpcrun --sharing -o m2 ./rt-sharing patterns 2 >out &&
+	hpcrun --sharing --watch "$WATCH" -o m2 ./rt-sharing patterns 2 >out &&
 	test_cmp plain out &&
 	hpcstruct m2 >/dev/null 2>&1 &&
 	hpcprof -o db2 --text report2 m2 2>err &&
@@ -68,7 +73,7 @@ test_expect_success SHARING 'patterns, 2 threads: no false sharing in padded, al
 '
 
 test_expect_success SHARING 'patterns, 4 threads on 2 CPUs: every label is the truth' '
-	hpcrun --sharing -o m4 ./rt-sharing patterns 4 >out &&
+	hpcrun --sharing --watch "$WATCH" -o m4 ./rt-sharing patterns 4 >out &&
 	./rt-sharing patterns 4 >plain && test_cmp plain out &&
 	hpcstruct m4 >/dev/null 2>&1 &&
 	hpcprof -o db4 m4 2>err &&
@@ -77,8 +82,8 @@ test_expect_success SHARING 'patterns, 4 threads on 2 CPUs: every label is the t
 '
 
 test_expect_success SHARING 'numa serial: about half the accesses remote; parallel: almost none' '
-	hpcrun --sharing --numa-nodes 0:1 -o ms ./rt-sharing numa serial >/dev/null &&
-	hpcrun --sharing --numa-nodes 0:1 -o mp ./rt-sharing numa parallel >/dev/null &&
+	hpcrun --sharing --watch alloc_numa --numa-nodes 0:1 -o ms ./rt-sharing numa serial >/dev/null &&
+	hpcrun --sharing --watch alloc_numa --numa-nodes 0:1 -o mp ./rt-sharing numa parallel >/dev/null &&
 	hpcstruct ms >/dev/null 2>&1 && hpcstruct mp >/dev/null 2>&1 &&
 	hpcprof -o dbs --text reps ms 2>/dev/null &&
 	hpcprof -o dbp mp 2>/dev/null &&

@@ -29,8 +29,8 @@ test_expect_success 'CSV: the sharing column holds each object its label, empty 
 
 test_expect_success 'the label of an object ends with its label and remote share' '
 	hpcviewer-tui --stdio --view data --depth 1 db >out &&
-	grep "sarr \[vars\] (8000 bytes in 1 block, 2 threads, offsets \[0, 8000), false-sharing, 50.0% remote)$" out &&
-	grep "alloc_b prog.c:31 < main prog.c:13 (.*, producer-consumer, 40.0% remote)$" out
+	grep "sarr \[vars\] (8000 bytes in 1 block, 2 threads, offsets \[0, 8000), false-sharing, 66.7% remote)$" out &&
+	grep "alloc_b prog.c:31 < main prog.c:13 (.*, producer-consumer, 66.7% remote)$" out
 '
 
 test_expect_success 'without sharing data the CSV and labels are as before' '
@@ -47,7 +47,7 @@ test_expect_success '--detail: threads x lines and page x node of one object' '
 	hpcviewer-tui --detail "sarr [vars]" db >detail &&
 	cat >expect <<-\EOT &&
 	sharing: false-sharing, latent false sharing at alignment -, 2 threads, 4 accesses (0 reads, 4 writes)
-	NUMA: 50.0% remote of 4 with a home, first toucher thread 0; initialize in parallel: let each thread first-touch the part it uses
+	NUMA: 66.7% remote of 3 with a home, first toucher thread 0; initialize in parallel: let each thread first-touch the part it uses
 	threads x lines (reads/writes):
 	  block               offset  label                 thread 0     thread 1
 	  0x601000                 0  false-sharing              0/1          0/1
