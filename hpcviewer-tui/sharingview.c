@@ -130,10 +130,16 @@ static void lines_table(const struct sharingview *sv, uint32_t node,
 			continue;
 		for (k = 0; k < nt && threads[k] != sv->lines[i].thread; k++)
 			;
-		if (k == nt && nt < SHARINGVIEW_MAX_THREADS)
-			threads[nt++] = sv->lines[i].thread;
-		else if (k == nt)
+		if (k < nt)
+			continue;
+		if (nt == SHARINGVIEW_MAX_THREADS) {
 			extra = 1;
+			continue;
+		}
+		for (k = nt++; k > 0 && threads[k - 1] > sv->lines[i].thread;
+		     k--)
+			threads[k] = threads[k - 1];
+		threads[k] = sv->lines[i].thread;
 	}
 	strbuf_addstr(out, "threads x lines (reads/writes):\n");
 	strbuf_addf(out, "  %-18s %7s  %-17s", "block", "offset", "label");
@@ -218,10 +224,13 @@ int sharingview_detail(const struct sharingview *sv, uint32_t node,
 		    "%s threads, %s accesses (%s reads, %s writes)\n",
 		    o->text[0], o->text[1], o->text[2], o->text[3],
 		    o->text[4], o->text[5]);
-	strbuf_addf(out, "NUMA: %s%s remote of %s with a home, first toucher "
-		    "thread %s; %s\n", o->text[6],
-		    strcmp(o->text[6], "-") ? "%" : "", o->text[7],
-		    o->text[8], o->text[9]);
+	if (strcmp(o->text[6], "-"))
+		strbuf_addf(out, "NUMA: %s%% remote of %s with a home, first "
+			    "toucher thread %s; %s\n", o->text[6], o->text[7],
+			    o->text[8], o->text[9]);
+	else
+		strbuf_addstr(out, "NUMA: no access with a known home on "
+			      "another node\n");
 	lines_table(sv, node, out);
 	pages_table(sv, node, out);
 	return 0;

@@ -2,6 +2,10 @@
 test_description='hpcviewer-tui: the data view shows each object its sharing label (a CSV column named sharing) and, for the selected object, threads x lines and page x node'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/viewer-screen.sh"
+. "$TEST_DIRECTORY/share-lib.sh"
+
+test_lazy_prereq SHARING 'test -f "$TEST_PROGS/rt-sharing.c" &&
+	hpcrun --help 2>&1 | grep -q -- --sharing'
 
 # The synthetic measurement of tests/share-synthetic.sh (its truth there).
 test_expect_success 'a database with sharing data and one without' '
@@ -85,6 +89,34 @@ test_expect_success TMUX 'screen: v in the data view shows the selected object i
 	keys j j && wait_for "sharing: false-sharing" &&
 	screen >s &&
 	grep -q "^  0x601000 *false-sharing *0 *2  2,2" s
+'
+
+test_expect_success SHARING 'rt-sharing patterns: the CSV sharing column holds each object its true label' '
+	build_rt_sharing &&
+	hpcrun --sharing --watch "table,counters,padded,cell,flag,alloc_*" -o m ./rt-sharing patterns 2 >/dev/null &&
+	hpcstruct m >/dev/null 2>&1 &&
+	hpcprof -o dbr m 2>/dev/null &&
+	hpcviewer-tui --csv --view data --depth 1 dbr >csv &&
+	sed "1d; s/\"[^\"]*\"/X/" csv | awk -F, "\$6 != \"\" { print \$6 }" | sort | uniq -c |
+		awk "{ print \$2, \$1 }" >actual &&
+	cat >expect <<-\EOT &&
+	false-sharing 1
+	migratory 1
+	private 4
+	producer-consumer 1
+	read-shared 1
+	write-shared 1
+	EOT
+	test_cmp expect actual &&
+	for o in "counters false-sharing" "padded private" "table read-shared" \
+		"cell migratory" "flag write-shared"; do
+		set -- $o &&
+		grep -q "^1,static,\"$1 \[rt-sharing\] (.*)\",,,$2," csv || exit 1
+	done &&
+	grep -q "^1,heap,\"alloc_ring .*,producer-consumer," csv &&
+	grep -q "^1,heap,\"alloc_latent .*,private," csv &&
+	hpcviewer-tui --detail "counters [rt-sharing]" dbr >detail &&
+	grep "^  0x[0-9a-f]* *0  false-sharing  *0/[1-9][0-9]* *0/[1-9][0-9]*$" detail
 '
 
 screen_done
