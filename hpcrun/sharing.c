@@ -113,7 +113,7 @@ static char node_list[MAX_NODES][128];
 static int nnodes;
 static pid_t epoch_pid;
 static uint64_t epochs, total_faults, pages_revoked, first_pages, lost_pages,
-	lost_objs;
+	lost_objs, pins_opened;
 
 /* ---- configuration ---- */
 
@@ -514,8 +514,10 @@ static void pin_range(const void *p, size_t n, int d)
 			continue;
 		if (d > 0) {
 			w->pins++;
-			if (w->state != OPEN)
+			if (w->state != OPEN) {
 				page_set(w, OPEN);
+				pins_opened++;
+			}
 		} else if (w->pins) {
 			w->pins--;
 		}
@@ -871,13 +873,13 @@ void rt_sharing_log(int fd, void (*put)(int, const char *))
 		 "sharing-epochs: %llu\nsharing-pages-revoked: %llu\n"
 		 "sharing-faults: %llu\nsharing-pages-watched: %llu\n"
 		 "sharing-first-touch-pending: %llu\nsharing-pages-lost: %llu\n"
-		 "sharing-objects-lost: %llu\n",
+		 "sharing-objects-lost: %llu\nsharing-pins-opened: %llu\n",
 		 rt_sharing.epochs, rt_sharing.pages, nglobs,
 		 rt_sharing.virtual_nodes ? "virtual" : "real", nnodes,
 		 (unsigned long long)epochs, (unsigned long long)pages_revoked,
 		 (unsigned long long)total_faults, (unsigned long long)watched_pages(),
 		 (unsigned long long)first_pages, (unsigned long long)lost_pages,
-		 (unsigned long long)lost_objs);
+		 (unsigned long long)lost_objs, (unsigned long long)pins_opened);
 	put(fd, line);
 }
 
