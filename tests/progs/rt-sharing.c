@@ -26,7 +26,7 @@
  *   cell           static long under cell_lock: read, then       migratory
  *                  write cell + 1, by each thread in turn
  *   flag           static long, every thread stores              write-shared
- *   alloc_latent   heap 128 bytes, aligned_alloc(64, 128):       private, latent
+ *   alloc_latent   heap 128 bytes, aligned_alloc(4096, 128):     private, latent
  *                  thread 0 bytes 48-63, thread 1 bytes 64-79    false sharing
  * Each static object starts a page of its own, so that one object's
  * accesses never open another's page.
@@ -85,9 +85,11 @@ __attribute__((noinline)) static void *alloc_ring(void)
 	return calloc(RING_LONGS, sizeof(long));
 }
 
+/* 128 bytes at the start of a page (so 64-byte aligned) that no other
+ * object shares: both threads' writes fault on it. */
 __attribute__((noinline)) static void *alloc_latent(void)
 {
-	void *p = aligned_alloc(64, 128);
+	void *p = aligned_alloc(4096, 128);
 
 	if (p)
 		memset(p, 0, 128);
@@ -106,6 +108,10 @@ static void *worker(void *arg)
 	if (!priv)
 		return NULL;
 	for (r = 0; r < ROUNDS; r++) {
+		if (i == 0)
+			memset((void *)(latent + 48), (int)(r & 0x7f), 16);
+		else if (i == 1)
+			memset((void *)(latent + 64), (int)(r & 0x7f), 16);
 		for (k = 0; k < 16; k++) {
 			long at = (r * 16 + k) % PRIVATE_LONGS;
 
@@ -129,10 +135,6 @@ static void *worker(void *arg)
 			pthread_mutex_unlock(&cell_lock);
 		}
 		*(volatile long *)&flag = i;
-		if (i == 0)
-			memset((void *)(latent + 48), (int)(r & 0x7f), 16);
-		else if (i == 1)
-			memset((void *)(latent + 64), (int)(r & 0x7f), 16);
 	}
 	for (k = 0; k < PRIVATE_LONGS; k++)
 		private_sum[i] += priv[k];
