@@ -112,8 +112,12 @@ static unsigned nfuncs;
 static char node_list[MAX_NODES][128];
 static int nnodes;
 static pid_t epoch_pid;
+/* Pages that may still be protected from their allocation on this epoch
+ * when --watch did not name their block (the epoch thread refills it):
+ * first touches cost at most as many faults as the epochs do. */
+static int first_tokens = RT_SHARING_PAGES;
 static uint64_t epochs, total_faults, pages_revoked, first_pages, lost_pages,
-	lost_objs;
+	lost_objs, pins_opened;
 
 /* ---- configuration ---- */
 
@@ -415,10 +419,14 @@ void rt_sharing_alloc(uintptr_t p, size_t n, const uint64_t (*f)[2], uint32_t k)
 	/* whole pages from the allocation on: their first touch is seen */
 	lock(&old);
 	for (a = lo; a < hi && first_pages < MAX_FIRST_PAGES; a += PAGE) {
-		struct wpage *w = page_get(a);
+		struct wpage *w;
 
-		if (!w || w->pins)
+		if (!watch && first_tokens <= 0)
+			break;
+		if (!(w = page_get(a)) || w->pins)
 			continue;
+		if (!watch)
+			first_tokens--;
 		w->first = 1;
 		first_pages++;
 		page_set(w, NONE);
@@ -514,8 +522,10 @@ static void pin_range(const void *p, size_t n, int d)
 			continue;
 		if (d > 0) {
 			w->pins++;
-			if (w->state != OPEN)
+			if (w->state != OPEN) {
 				page_set(w, OPEN);
+				pins_opened++;
+			}
 		} else if (w->pins) {
 			w->pins--;
 		}
@@ -741,6 +751,7 @@ static void epoch(void)
 	sigset_t old;
 
 	lock(&old);
+	first_tokens = (int)rt_sharing.pages;
 	n = choose();
 	for (i = 0; i < n && budget; i++) {
 		share = budget / (unsigned)(n - i);
@@ -871,13 +882,13 @@ void rt_sharing_log(int fd, void (*put)(int, const char *))
 		 "sharing-epochs: %llu\nsharing-pages-revoked: %llu\n"
 		 "sharing-faults: %llu\nsharing-pages-watched: %llu\n"
 		 "sharing-first-touch-pending: %llu\nsharing-pages-lost: %llu\n"
-		 "sharing-objects-lost: %llu\n",
+		 "sharing-objects-lost: %llu\nsharing-pins-opened: %llu\n",
 		 rt_sharing.epochs, rt_sharing.pages, nglobs,
 		 rt_sharing.virtual_nodes ? "virtual" : "real", nnodes,
 		 (unsigned long long)epochs, (unsigned long long)pages_revoked,
 		 (unsigned long long)total_faults, (unsigned long long)watched_pages(),
 		 (unsigned long long)first_pages, (unsigned long long)lost_pages,
-		 (unsigned long long)lost_objs);
+		 (unsigned long long)lost_objs, (unsigned long long)pins_opened);
 	put(fd, line);
 }
 

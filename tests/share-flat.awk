@@ -1,5 +1,5 @@
 # share-flat.awk NM DUMP HPCSHARE: the accesses of one .hpcshare file as
-# "THREAD NAME RW OFFSET FIRST CPU TIME SIZE PATH START" (share-lib.sh, share_flat).
+# "THREAD NAME RW OFFSET FIRST CPU TIME SIZE PATH START PAGE" (share-lib.sh, share_flat).
 # NM: nm -S --defined-only of a non-PIE program, sorted; DUMP: hpcprof --dump
 # of the thread's profile.
 
@@ -38,6 +38,7 @@ $1 == "object" {
 		oname[$2] = "?"
 	onode[$2] = $6
 	ostart[$2] = $4
+	olow[$2] = hex(substr($4, length($4) - 2)) % 4096
 }
 $1 == "access" {
 	p = "none"
@@ -46,5 +47,6 @@ $1 == "access" {
 		for (n = $9; n in parent && n != 0; n = parent[n])
 			if (n == onode[$4]) { p = "ok"; break }
 	}
-	print thread, oname[$4], $7, $5, $8, $3, $2, $6, p, ostart[$4]
+	print thread, oname[$4], $7, $5, $8, $3, $2, $6, p, ostart[$4],
+		int((olow[$4] + $5) / 4096)
 }

@@ -9,11 +9,12 @@ build_rt_sharing() {
 }
 
 # share_flat DIR: every access of the .hpcshare files in DIR as one line
-#   THREAD NAME RW OFFSET FIRST CPU TIME SIZE PATH START
+#   THREAD NAME RW OFFSET FIRST CPU TIME SIZE PATH START PAGE
 # NAME: a static's symbol, a heap block's allocating function (the
 # function of its object node in the thread's profile), "?" when unknown.
 # PATH: "ok" when the access node lies below the object node in the
 # thread's profile, "none" for node 0, "bad" otherwise (hpcprof --dump).
+# PAGE: the index of the access's page among the object's pages.
 share_flat() {
 	for f in "$1"/*.hpcshare; do
 		hpcprof --dump "${f%.hpcshare}.hpcrun" >"$f.dump" || return 1

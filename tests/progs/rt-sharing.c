@@ -26,7 +26,7 @@
  *   cell           static long under cell_lock: read, then       migratory
  *                  write cell + 1, by each thread in turn
  *   flag           static long, every thread stores              write-shared
- *   alloc_latent   heap 128 bytes, aligned_alloc(64, 128):       private, latent
+ *   alloc_latent   heap 128 bytes, aligned_alloc(4096, 128):     private, latent
  *                  thread 0 bytes 48-63, thread 1 bytes 64-79    false sharing
  * Each static object starts a page of its own, so that one object's
  * accesses never open another's page.
@@ -85,9 +85,11 @@ __attribute__((noinline)) static void *alloc_ring(void)
 	return calloc(RING_LONGS, sizeof(long));
 }
 
+/* 128 bytes at the start of a page (so 64-byte aligned) that no other
+ * object shares: both threads' writes fault on it. */
 __attribute__((noinline)) static void *alloc_latent(void)
 {
-	void *p = aligned_alloc(64, 128);
+	void *p = aligned_alloc(4096, 128);
 
 	if (p)
 		memset(p, 0, 128);
@@ -106,6 +108,10 @@ static void *worker(void *arg)
 	if (!priv)
 		return NULL;
 	for (r = 0; r < ROUNDS; r++) {
+		if (i == 0)
+			memset((void *)(latent + 48), (int)(r & 0x7f), 16);
+		else if (i == 1)
+			memset((void *)(latent + 64), (int)(r & 0x7f), 16);
 		for (k = 0; k < 16; k++) {
 			long at = (r * 16 + k) % PRIVATE_LONGS;
 
@@ -129,10 +135,6 @@ static void *worker(void *arg)
 			pthread_mutex_unlock(&cell_lock);
 		}
 		*(volatile long *)&flag = i;
-		if (i == 0)
-			memset((void *)(latent + 48), (int)(r & 0x7f), 16);
-		else if (i == 1)
-			memset((void *)(latent + 64), (int)(r & 0x7f), 16);
 	}
 	for (k = 0; k < PRIVATE_LONGS; k++)
 		private_sum[i] += priv[k];
@@ -197,17 +199,25 @@ static void numa_init(long lo, long hi)
 static void *numa_worker(void *arg)
 {
 	int i = (int)(intptr_t)arg, p;
-	long lo = 0, hi = NUMA_LONGS, k, s = 0;
+	long lo = 0, pages = NUMA_LONGS / 512, k, w, s = 0;
+	/* the threads visit the pages in different orders (odd steps: each
+	 * page once a pass), so which one comes first to a page is a coin
+	 * toss, not fixed by where each started */
+	long step = i ? 389 : 1;
 
 	pin(i);
 	if (numa_parallel) {
-		lo = i * (NUMA_LONGS / 2);
-		hi = lo + NUMA_LONGS / 2;
-		numa_init(lo, hi);
+		pages /= 2;
+		lo = i * pages * 512;
+		numa_init(lo, lo + pages * 512);
 	}
 	for (p = 0; p < NUMA_PASSES; p++)
-		for (k = lo; k < hi; k += 8)	/* a long a line */
-			s += numa_block[k];
+		for (k = 0; k < pages; k++) {
+			volatile long *pg = numa_block + lo + ((k * step) % pages) * 512;
+
+			for (w = 0; w < 512; w += 8)	/* a long a line */
+				s += pg[w];
+		}
 	numa_sum[i] = s;
 	return NULL;
 }
@@ -272,8 +282,9 @@ static int syscalls(void)
 	struct iovec v[2];
 	unsigned long s = 0;
 	pid_t child;
+	FILE *tf = tmpfile();
 
-	if (!h || pipe(p) || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) ||
+	if (!h || !tf || pipe(p) || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) ||
 	    (fd = mkstemp(path)) < 0)
 		return 1;
 	unlink(path);
@@ -301,7 +312,13 @@ static int syscalls(void)
 		if (writev(p[1], v, 2) != 200 || readv(p[0], v, 2) != 200)
 			return 1;
 		s += sum_bytes(iobuf + 8192, 100) + sum_bytes(h + 20480, 100);
+		usleep(2000);
+		if (fseek(tf, 0, SEEK_SET) || fwrite(iobuf, 1, 3000, tf) != 3000 ||
+		    fflush(tf) || fseek(tf, 0, SEEK_SET) || fread(h + 24576, 1, 3000, tf) != 3000)
+			return 1;
+		s += sum_bytes(h + 24576, 3000);
 	}
+	fclose(tf);
 	printf("syscalls io checksum %lu\n", s);
 
 	/* its own handler, for a fault on a page it protected itself */
