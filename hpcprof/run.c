@@ -755,12 +755,15 @@ static int correlate_and_write(struct run *r, int any_sync)
 	mix_register(&r->e->metrics, r->e->structs, r->e->nstructs);
 	phases_register(r->ph, &r->e->metrics, any_sync);
 	data = data_centric(r);
-	if (r->o->correlate && (data || any_sync)) {
+	if (r->o->correlate && (data || any_sync || r->any_share)) {
 		hpc_error(data ? "data-centric measurements (hpcrun --data) "
 				 "are analyzed by hpcprof, not by this program"
-			       : "measurements with synchronization data "
+			  : any_sync ? "measurements with synchronization data "
 				 "(.hpcsync files) are analyzed by hpcprof, "
-				 "not by this program");
+				 "not by this program"
+			  : "measurements with sharing data (.hpcshare "
+			    "files) are analyzed by hpcprof, not by this "
+			    "program");
 		ret = -1;
 		goto out_maps;
 	}
