@@ -105,7 +105,7 @@ FUZZ_CC ?= clang
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
 FUZZ_TARGETS ?= hpcstruct hpcrun-fmt structfile config experiment kallsyms \
-	hpcsync phases formula
+	hpcsync hpcshare phases formula
 FUZZ_SRCS_hpcstruct = $(filter-out hpcstruct/hpcstruct.c,$(HPCSTRUCT_SRCS))
 FUZZ_SRCS_structfile = $(filter-out hpcprof/hpcprof.c,$(HPCPROF_SRCS))
 FUZZ_SRCS_config = $(FUZZ_SRCS_structfile)
@@ -169,6 +169,13 @@ $(BUILD)/tests/u-%: $(BUILD)/obj/tests/unit/u-%.o $(BUILD)/obj/tests/unit/unit.o
 # u-par-*: hpcprof's tree merge, linked with hpcprof's modules.
 $(BUILD)/obj/tests/unit/u-par-%.o: ALL_CFLAGS += -Ihpcprof
 $(BUILD)/tests/u-par-%: $(BUILD)/obj/tests/unit/u-par-%.o $(BUILD)/obj/tests/unit/unit.o \
+		$(call obj,$(filter-out hpcprof/hpcprof.c,$(HPCPROF_SRCS))) $(LIBHPC)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread -lm
+
+# u-sharing-*: hpcprof's sharing classifier, linked with hpcprof's modules.
+$(BUILD)/obj/tests/unit/u-sharing-%.o: ALL_CFLAGS += -Ihpcprof
+$(BUILD)/tests/u-sharing-%: $(BUILD)/obj/tests/unit/u-sharing-%.o $(BUILD)/obj/tests/unit/unit.o \
 		$(call obj,$(filter-out hpcprof/hpcprof.c,$(HPCPROF_SRCS))) $(LIBHPC)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread -lm

@@ -435,22 +435,34 @@ static size_t sum_column(void *arg, size_t raw)
 	return (raw * NSTATS + STAT_SUM) * 2 + (size_t)*ie;
 }
 
+/* The end of the data object columns: the sharing ones only with sharing
+ * data (sharing.h). */
+static int data_columns(const struct experiment *e)
+{
+	return e->data->sharing ? DATTR_COUNT : DATTR_SHARING;
+}
+
 /*
  * With a data tree, the object attributes follow the metric columns as
  * columns of their own: never shown by default (show="4"), values on
  * object nodes only, not additive (hpcprof-database(5), DATA-CENTRIC).
  */
-static void write_data_columns(struct xmlw *w, const struct metrics *m)
+static void write_data_columns(struct xmlw *w, const struct experiment *e)
 {
-	size_t c = metrics_ncolumns(m);
+	size_t c = metrics_ncolumns(&e->metrics);
 	int a;
 
-	for (a = DATTR_BYTES; a < DATTR_COUNT; a++, c++) {
+	for (a = DATTR_BYTES; a < data_columns(e); a++, c++) {
 		xmlw_start(w, "Metric");
 		xmlw_attrf(w, "i", "%zu", c);
 		xmlw_attr(w, "n", datatree_attr_name((enum data_attr)a));
 		xmlw_attrf(w, "o", "%zu", c);
-		xmlw_attr(w, "md", "data object attribute");
+		xmlw_attr(w, "md", a == DATTR_SHARING ? "data object "
+			  "attribute: sharing label 1 private, 2 read-shared, "
+			  "3 producer-consumer, 4 migratory, 5 write-shared, "
+			  "6 false-sharing" : a == DATTR_REMOTE ? "data object "
+			  "attribute: percent of sampled accesses remote "
+			  "(NUMA)" : "data object attribute");
 		xmlw_attr(w, "v", "final");
 		xmlw_attr(w, "t", "nil");
 		xmlw_attr(w, "show", "4");
@@ -467,7 +479,7 @@ static void write_data_values(struct xmlw *w, const struct experiment *e,
 	double v;
 	int a;
 
-	for (a = DATTR_BYTES; a < DATTR_COUNT; a++, c++)
+	for (a = DATTR_BYTES; a < data_columns(e); a++, c++)
 		if (datatree_attr_value(e, n, (enum data_attr)a, &v))
 			write_m(w, c, v);
 }
@@ -537,7 +549,7 @@ static void write_metric_table(struct xmlw *w, const struct experiment *e)
 		free(name);
 	}
 	if (e->data)
-		write_data_columns(w, m);
+		write_data_columns(w, e);
 	xmlw_end(w);
 }
 

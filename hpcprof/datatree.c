@@ -37,6 +37,7 @@ static const char *const attr_names[DATTR_COUNT] = {
 	[DATTR_OFFSET_LO] = "DATA:offset-lo",
 	[DATTR_OFFSET_HI] = "DATA:offset-hi",
 	[DATTR_THREADS] = "DATA:threads",
+	[DATTR_SHARING] = "DATA:sharing", [DATTR_REMOTE] = "DATA:remote%",
 };
 
 const char *datatree_kind_name(enum data_kind k)
@@ -178,6 +179,7 @@ static int32_t object_id(struct experiment *e, enum data_kind kind,
 	o = &dt->objs[dt->nobjs];
 	memset(o, 0, sizeof(*o));
 	o->kind = kind;
+	o->remote = -1;
 	o->node = data_node(e, dt->kinds[kind], 2, dt->nobjs,
 			    strchr(shown.buf, '\t') + 1);
 	o->node->lm = lm;
@@ -369,6 +371,49 @@ static int32_t root_object(struct experiment *e, int kind)
 	}
 }
 
+void datatree_keep_ids(struct experiment *e, int on)
+{
+	tree(e)->keep_ids = on;
+}
+
+const struct data_id *datatree_id(const struct experiment *e, uint32_t id)
+{
+	uintptr_t v;
+
+	if (!e->data || !e->data->id_index)
+		return NULL;
+	v = (uintptr_t)hmap_get(e->data->id_index, &id, sizeof(id));
+	return v ? &e->data->ids[v - 1] : NULL;
+}
+
+/* Keeps the data nodes of p (datatree_keep_ids). */
+static void keep_ids(struct datatree *dt, const struct hpcrun_profile *p,
+		     const struct data_node *dn, struct module **mods,
+		     size_t nmods)
+{
+	uint64_t i;
+
+	hmap_free(dt->id_index);
+	dt->id_index = hmap_new();
+	dt->nids = 0;
+	for (i = 0; i < p->nnodes; i++) {
+		const struct hpcrun_node *nd = &p->nodes[i];
+		struct data_id *d;
+
+		if (dn[i].role == DROLE_CODE)
+			continue;
+		HPC_GROW(dt->ids, dt->nids + 1, dt->ids_alloc);
+		d = &dt->ids[dt->nids++];
+		d->id = nd->id;
+		d->role = dn[i].role;
+		d->obj = dn[i].obj;
+		d->m = nd->lm && nd->lm < nmods ? mods[nd->lm] : NULL;
+		d->addr = nd->addr;
+		hmap_put(dt->id_index, &d->id, sizeof(d->id),
+			 (void *)(uintptr_t)dt->nids);
+	}
+}
+
 struct data_node *datatree_classify(struct experiment *e,
 				    const struct hpcrun_profile *p,
 				    const long *parent, const char *has_values,
@@ -378,6 +423,10 @@ struct data_node *datatree_classify(struct experiment *e,
 	struct data_node *dn;
 	int found = 0;
 
+	if (e->data && e->data->keep_ids) {
+		hmap_free(e->data->id_index);
+		e->data->id_index = NULL;
+	}
 	for (i = 0; i < n && !found; i++)
 		found = parent[i] < 0 && p->nodes[i].lm == 0 &&
 			root_kind(p->nodes[i].addr) >= 0;
@@ -471,6 +520,8 @@ struct data_node *datatree_classify(struct experiment *e,
 			break;
 		}
 	}
+	if (e->data->keep_ids)
+		keep_ids(e->data, p, dn, mods, nmods);
 	return dn;
 }
 
@@ -563,6 +614,12 @@ int datatree_attr_value(const struct experiment *e, const struct node *n,
 	case DATTR_THREADS:
 		*v = (double)o->nthreads;
 		return o->nthreads != 0;
+	case DATTR_SHARING:
+		*v = (double)o->sharing;
+		return o->sharing != 0;
+	case DATTR_REMOTE:
+		*v = o->remote;
+		return o->remote >= 0;
 	default:
 		return 0;
 	}
@@ -670,5 +727,7 @@ void datatree_free(struct datatree *dt)
 	hmap_free(dt->names);
 	free(dt->noaddr);
 	free(dt->problem);
+	free(dt->ids);
+	hmap_free(dt->id_index);
 	free(dt);
 }

@@ -65,12 +65,18 @@ enum data_kind {
 /* Object attributes: the DATA:* metrics of the profiles, and threads. */
 enum data_attr {
 	DATTR_NONE, DATTR_BYTES, DATTR_BLOCKS, DATTR_OFFSET_LO,
-	DATTR_OFFSET_HI, DATTR_THREADS, DATTR_COUNT
+	DATTR_OFFSET_HI, DATTR_THREADS,
+	/* only with sharing data (sharing.h): the label's code and the
+	 * NUMA remote share */
+	DATTR_SHARING, DATTR_REMOTE, DATTR_COUNT
 };
 
 struct data_object {
 	struct node *node;	/* its NODE_DATA node; node->proc names it */
 	enum data_kind kind;
+	int8_t sharing;		/* enum share_label + 1 (sharing.h), 0: none */
+	double remote;		/* % of homed sampled accesses remote, or
+				 * -1: no NUMA data */
 	uint64_t bytes, blocks;
 	uint64_t lo, hi;	/* offsets accessed: [lo - 1, hi); lo 0 =
 				 * none recorded */
@@ -92,6 +98,21 @@ struct datatree {
 	uint64_t nomem;			/* data-samples-nomem, summed */
 	size_t nprofiles;		/* profiles with data roots */
 	char *problem;			/* this profile's first problem */
+	/* sharing.h: the data nodes of the profile last classified, kept
+	 * when keep_ids is set (node id -> index in ids + 1) */
+	int keep_ids;
+	struct data_id *ids;		size_t nids, ids_alloc;
+	struct hmap *id_index;
+	struct sharing *sharing;	/* set by run.c; not owned */
+};
+
+/* A node of a data root in the profile last classified (keep_ids). */
+struct data_id {
+	uint32_t id;
+	uint8_t role;			/* enum data_role */
+	int32_t obj;			/* object index, -1 none */
+	const struct module *m;		/* its module (frames), or NULL */
+	uint64_t addr;			/* module-relative address */
 };
 
 /* Role of one node of a profile being added (see datatree_classify). */
@@ -124,6 +145,16 @@ struct data_node *datatree_classify(struct experiment *e,
 				    const struct hpcrun_profile *p,
 				    const long *parent, const char *has_values,
 				    struct module **mods, size_t nmods);
+
+/*
+ * Keeps (on 1) the data nodes of each profile classified from now on, for
+ * datatree_id(); makes e's data tree when there is none yet.
+ */
+void datatree_keep_ids(struct experiment *e, int on);
+
+/* The node id of the profile last classified, when it is in a data root
+ * and keep_ids was set; else NULL.  Valid until the next profile. */
+const struct data_id *datatree_id(const struct experiment *e, uint32_t id);
 
 /* The attribute a profile metric's name is (DATA:bytes, ...), or
  * DATTR_NONE for a sample metric. */

@@ -11,6 +11,7 @@
 #include "error.h"
 #include "mix.h"
 #include "report.h"
+#include "sharing.h"
 #include "strbuf.h"
 #include "units.h"
 
@@ -268,6 +269,8 @@ int report_write(const struct experiment *e, const struct phases *ph,
 		strbuf_reset(&sb);
 	}
 	strbuf_release(&sb);
+	if (e->data)
+		sharing_report(e->data->sharing, e, f, top);
 	if (ph)
 		phases_report(ph, e, f, top);
 	return report_close(f, path);

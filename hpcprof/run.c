@@ -19,6 +19,7 @@
 #include "hpcrun-live.h"
 #include "mix.h"
 #include "phases.h"
+#include "sharing.h"
 #include "parallel.h"
 #include "report.h"
 #include "run.h"
@@ -30,6 +31,7 @@ struct input {
 	int all_metrics;		/* named on the command line */
 	struct hpcrun_profile *p;
 	struct hpcsync *sync;		/* its .hpcsync file, or NULL */
+	struct hpcshare *share;		/* its .hpcshare file, or NULL */
 };
 
 struct run {
@@ -41,6 +43,8 @@ struct run {
 	size_t ngiven;		/* structs[0..ngiven): -S and STRUCTURE */
 	struct experiment *e;
 	struct phases *ph;
+	struct sharing *sh;
+	int any_share;		/* some profile has a .hpcshare file */
 	unsigned jobs;		/* threads (-j) */
 	int status;
 };
@@ -401,6 +405,13 @@ static int read_profiles(struct run *r)
 			r->status = 1;
 		}
 		any |= r->in[i].sync != NULL;
+		r->in[i].share = sharing_read(r->in[i].path, &bad);
+		if (bad) {
+			hpc_warn("%s; sharing data of this thread ignored",
+				 hpc_lasterr());
+			r->status = 1;
+		}
+		r->any_share |= r->in[i].share != NULL;
 	}
 	for (i = 0; i < r->nin; i++) {
 		char *dir;
@@ -700,15 +711,23 @@ static long correlate_one_thread(struct run *r, struct database *db,
 		database_thread(db, used++, in->path, in->p,
 				cols.len ? cols.buf : NULL);
 		strbuf_release(&cols);
-		strbuf_release(&proc);
 		hpcrun_profile_free(in->p);
 		in->p = NULL;
 		if (!p) {
+			strbuf_release(&proc);
 			r->e->nthreads++;
 			continue;
 		}
+		sharing_before(r->sh, r->e, in->share);
 		experiment_add_profile_extra(r->e, p, maps[i], extra, nextra);
 		phases_placed(r->ph, r->e);
+		if (sharing_thread(r->sh, r->e, used - 1, in->share,
+				   proc.buf)) {
+			hpc_warn("%s; those objects are left out",
+				 hpc_lasterr());
+			r->status = 1;
+		}
+		strbuf_release(&proc);
 		problem = datatree_take_problem(r->e);
 		if (problem)
 			hpc_warn("'%s': data-centric tree: %s; the rest is "
@@ -736,12 +755,15 @@ static int correlate_and_write(struct run *r, int any_sync)
 	mix_register(&r->e->metrics, r->e->structs, r->e->nstructs);
 	phases_register(r->ph, &r->e->metrics, any_sync);
 	data = data_centric(r);
-	if (r->o->correlate && (data || any_sync)) {
+	if (r->o->correlate && (data || any_sync || r->any_share)) {
 		hpc_error(data ? "data-centric measurements (hpcrun --data) "
 				 "are analyzed by hpcprof, not by this program"
-			       : "measurements with synchronization data "
+			  : any_sync ? "measurements with synchronization data "
 				 "(.hpcsync files) are analyzed by hpcprof, "
-				 "not by this program");
+				 "not by this program"
+			  : "measurements with sharing data (.hpcshare "
+			    "files) are analyzed by hpcprof, not by this "
+			    "program");
 		ret = -1;
 		goto out_maps;
 	}
@@ -774,7 +796,7 @@ static int correlate_and_write(struct run *r, int any_sync)
 		goto out_maps;
 	}
 	database_set_jobs(db, r->jobs);
-	if (data || any_sync) {
+	if (data || any_sync || r->any_share) {
 		failed = correlate_one_thread(r, db, maps);
 	} else {
 		todo = xcalloc(r->nin ? r->nin : 1, sizeof(*todo));
@@ -812,7 +834,7 @@ static int correlate_and_write(struct run *r, int any_sync)
 	source_paths(r, &sp, tmp);
 	title = r->cfg.title ? r->cfg.title
 			     : r->e->program ? r->e->program : "unknown";
-	if (phases_finish(r->ph, r->e, db)) {
+	if (sharing_finish(r->sh, r->e, db) || phases_finish(r->ph, r->e, db)) {
 		hpc_error("%s", hpc_lasterr());
 		database_abort(db);
 		ret = -1;
@@ -900,6 +922,7 @@ int hpcprof_run(const struct hpcprof_options *o)
 	memset(&r, 0, sizeof(r));
 	r.o = o;
 	r.ph = phases_new();
+	r.sh = sharing_new();
 	r.jobs = o->jobs ? o->jobs : par_default_threads();
 	r.seen = hmap_new();
 	r.e = experiment_new();
@@ -941,6 +964,7 @@ int hpcprof_run(const struct hpcprof_options *o)
 	for (i = 0; i < r.nin; i++) {
 		hpcrun_profile_free(r.in[i].p);
 		hpcsync_free(r.in[i].sync);
+		hpcshare_free(r.in[i].share);
 		free(r.in[i].path);
 	}
 	free(r.in);
@@ -951,5 +975,6 @@ int hpcprof_run(const struct hpcprof_options *o)
 	config_release(&r.cfg);
 	experiment_free(r.e);
 	phases_free(r.ph);
+	sharing_free(r.sh);
 	return r.status;
 }

@@ -54,6 +54,7 @@
 #include "hpcrun-events.h"
 #include "hpcrun-fmt.h"
 #include "runtime.h"
+#include "sharing.h"
 
 /* Allocation paths keep at most this many innermost frames. */
 #define SITE_MAX_FRAMES 256
@@ -239,34 +240,34 @@ static void sort_vars(struct var *v, size_t n)
 		}
 }
 
-/* The variables of the ELF file at path, or NULL.  Runs on the fd thread
- * (rt_fd_private): its fd never takes a number of the program's. */
-static struct var_table *read_vars(const char *path)
+int rt_elf_syms_open(const char *path, struct rt_elf_syms *s)
 {
 	const Elf64_Ehdr *eh;
-	const Elf64_Shdr *sh, *symsec = NULL;
-	struct var_table *t = NULL;
+	const Elf64_Shdr *sh, *symsec = NULL, *strsec;
 	struct stat st;
 	const unsigned char *f;
-	size_t i, n, k = 0, bytes;
+	size_t i;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
+	memset(s, 0, sizeof(*s));
 	if (fd < 0)
-		return NULL;
+		return -1;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
 	    (size_t)st.st_size < sizeof(Elf64_Ehdr)) {
 		close(fd);
-		return NULL;
+		return -1;
 	}
 	f = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (f == MAP_FAILED)
-		return NULL;
+		return -1;
+	s->map = f;
+	s->size = (size_t)st.st_size;
 	eh = (const Elf64_Ehdr *)(const void *)f;
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > (uint64_t)st.st_size ||
 	    eh->e_shnum > ((uint64_t)st.st_size - eh->e_shoff) / sizeof(Elf64_Shdr))
-		goto out;
+		goto bad;
 	sh = (const Elf64_Shdr *)(const void *)(f + eh->e_shoff);
 	for (i = 0; i < eh->e_shnum; i++)
 		if (sh[i].sh_type == SHT_SYMTAB ||
@@ -274,43 +275,85 @@ static struct var_table *read_vars(const char *path)
 			symsec = &sh[i];
 	if (!symsec || symsec->sh_entsize != sizeof(Elf64_Sym) ||
 	    symsec->sh_offset > (uint64_t)st.st_size ||
-	    symsec->sh_size > (uint64_t)st.st_size - symsec->sh_offset)
-		goto out;
-	n = symsec->sh_size / sizeof(Elf64_Sym);
-	bytes = sizeof(*t) + n * sizeof(struct var);
-	t = map_zero(bytes);
-	if (!t)
-		goto out;
-	for (i = 0; i < n; i++) {
-		const Elf64_Sym *s = (const Elf64_Sym *)(const void *)
-			(f + symsec->sh_offset) + i;
+	    symsec->sh_size > (uint64_t)st.st_size - symsec->sh_offset ||
+	    symsec->sh_link >= eh->e_shnum)
+		goto bad;
+	strsec = &sh[symsec->sh_link];
+	if (strsec->sh_offset > (uint64_t)st.st_size ||
+	    strsec->sh_size > (uint64_t)st.st_size - strsec->sh_offset)
+		goto bad;
+	s->sym = f + symsec->sh_offset;
+	s->n = symsec->sh_size / sizeof(Elf64_Sym);
+	s->str = (const char *)f + strsec->sh_offset;
+	s->strsize = strsec->sh_size;
+	return 0;
+bad:
+	rt_elf_syms_close(s);
+	return -1;
+}
 
-		if (ELF64_ST_TYPE(s->st_info) != STT_OBJECT || !s->st_size ||
-		    s->st_shndx == SHN_UNDEF || s->st_shndx >= SHN_LORESERVE)
+void rt_elf_syms_close(struct rt_elf_syms *s)
+{
+	if (s->map)
+		munmap((void *)(uintptr_t)s->map, s->size);
+	memset(s, 0, sizeof(*s));
+}
+
+const char *rt_elf_sym_name(const struct rt_elf_syms *s, size_t i)
+{
+	const Elf64_Sym *y = (const Elf64_Sym *)s->sym + i;
+
+	if (y->st_name >= s->strsize || !memchr(s->str + y->st_name, 0,
+						 s->strsize - y->st_name))
+		return "";
+	return s->str + y->st_name;
+}
+
+/* The variables among the symbols s, or NULL. */
+static struct var_table *read_vars(const struct rt_elf_syms *s)
+{
+	struct var_table *t;
+	size_t i, n, k = 0;
+
+	t = map_zero(sizeof(*t) + s->n * sizeof(struct var));
+	if (!t)
+		return NULL;
+	for (i = 0; i < s->n; i++) {
+		const Elf64_Sym *y = (const Elf64_Sym *)s->sym + i;
+
+		if (ELF64_ST_TYPE(y->st_info) != STT_OBJECT || !y->st_size ||
+		    y->st_shndx == SHN_UNDEF || y->st_shndx >= SHN_LORESERVE)
 			continue;
-		t->v[k].lo = s->st_value;
-		t->v[k++].size = s->st_size;
+		t->v[k].lo = y->st_value;
+		t->v[k++].size = y->st_size;
 	}
 	sort_vars(t->v, k);
 	for (i = n = 0; i < k; i++)	/* one per address: the first */
 		if (!n || t->v[i].lo != t->v[n - 1].lo)
 			t->v[n++] = t->v[i];
 	t->n = n;
-out:
-	munmap((void *)(uintptr_t)f, (size_t)st.st_size);
 	return t;
 }
 
 struct vars_job {
-	const char *path;
+	const struct rt_module *m;
 	struct var_table *t;
 };
 
+/* The module's variables, and what --sharing watches in it.  Runs on the
+ * fd thread (rt_fd_private): its fd never takes a number of the
+ * program's. */
 static int vars_job(void *p)
 {
 	struct vars_job *j = p;
+	struct rt_elf_syms s;
 
-	j->t = read_vars(j->path);
+	if (rt_elf_syms_open(j->m->path, &s))
+		return 0;
+	j->t = read_vars(&s);
+	if (rt_sharing.on)
+		rt_sharing_module(j->m, &s);
+	rt_elf_syms_close(&s);
 	return 0;
 }
 
@@ -323,7 +366,7 @@ void rt_data_modules(void)
 		return;
 	m = rt_module_all(&n);
 	for (i = 0; i < n; i++) {
-		struct vars_job j = { m[i]->path, NULL };
+		struct vars_job j = { m[i], NULL };
 		uint16_t id = m[i]->id;
 
 		if (id >= MAX_MODULES || vars_tried[id] || !m[i]->live)
@@ -423,7 +466,7 @@ int rt_data_tracking(void)
 void rt_data_forget(void *p, size_t n)
 {
 	uintptr_t lo = (uintptr_t)p, hi = n ? lo + n : lo + 1;
-	size_t i, j;
+	size_t i, j, k;
 
 	lock();
 	if (!nblocks) {
@@ -437,6 +480,8 @@ void rt_data_forget(void *p, size_t n)
 	for (j = i; j < nblocks && blocks->b[j].lo < hi; j++)
 		;
 	if (j > i) {
+		for (k = i; rt_sharing.on && k < j; k++)
+			rt_sharing_forget(blocks->b[k].lo, blocks->b[k].hi);
 		change_begin();
 		memmove(&blocks->b[i], &blocks->b[j], (nblocks - j) * sizeof(blocks->b[0]));
 		__atomic_store_n(&nblocks, nblocks - (j - i), __ATOMIC_RELAXED);
@@ -585,6 +630,8 @@ void rt_data_alloc(void *p, size_t n)
 	unlock();
 	if (added) {
 		rt_data_counts.tracked++;
+		if (rt_sharing.on)
+			rt_sharing_alloc((uintptr_t)p, n, (const uint64_t (*)[2])f, k);
 		node = site_node(&td->cct, s);
 		if (node) {
 			node->val[rt_cfg.nev + RT_DATA_BYTES] += (double)n;
@@ -681,6 +728,45 @@ static struct cct_node *access_node(struct cct *c, struct cct_node *obj,
 	return acc;
 }
 
+/* The node of static variable v of module m under "^Static " (its bytes
+ * set when new), or NULL. */
+static struct cct_node *var_node(struct cct *c, const struct rt_module *m,
+				 const struct var *v)
+{
+	struct cct_node *obj = cct_xroot(c, CCT_STATIC);
+
+	obj = obj ? cct_child(c, obj, m->id, v->lo) : NULL;
+	if (obj && obj->val[rt_cfg.nev + RT_DATA_BYTES] == 0) {
+		obj->val[rt_cfg.nev + RT_DATA_BYTES] = (double)v->size;
+		obj->val[rt_cfg.nev + RT_DATA_BLOCKS] = 1;
+	}
+	return obj;
+}
+
+int rt_data_object(struct rt_thread *td, uintptr_t a, struct rt_data_obj *o)
+{
+	const struct rt_module *m;
+	const struct var *v;
+	struct block b;
+
+	if (block_find(a, &b) > 0) {
+		o->kind = 0;
+		o->start = b.lo;
+		o->bytes = b.hi - b.lo;
+		o->node = site_node(&td->cct, b.site);
+		return 1;
+	}
+	m = rt_module_find(a);
+	if (m && (v = var_at(m->id, a - m->bias))) {
+		o->kind = 1;
+		o->start = m->bias + v->lo;
+		o->bytes = v->size;
+		o->node = var_node(&td->cct, m, v);
+		return 1;
+	}
+	return 0;
+}
+
 /* Is event idx a clock (its samples interrupt at a boundary)? */
 static int is_clock(int idx)
 {
@@ -720,20 +806,20 @@ struct cct_node *rt_data_place(struct rt_thread *td, int idx,
 		}
 	}
 	r = block_find(a, &b);
-	if (r > 0)
+	if (r > 0) {
+		if (rt_sharing.on)
+			rt_sharing_heat(-1, b.lo, b.hi - b.lo);
 		return access_node(c, site_node(c, b.site), 1, a - b.lo, size);
+	}
 	if (r < 0) {
 		__atomic_add_fetch(&rt_data_counts.lookup_busy, 1, __ATOMIC_RELAXED);
 		return access_node(c, cct_xroot(c, CCT_UNKNOWN), 0, 0, 0);
 	}
 	m = rt_module_find(a);
 	if (m && (v = var_at(m->id, a - m->bias))) {
-		obj = cct_xroot(c, CCT_STATIC);
-		obj = obj ? cct_child(c, obj, m->id, v->lo) : NULL;
-		if (obj && obj->val[rt_cfg.nev + RT_DATA_BYTES] == 0) {
-			obj->val[rt_cfg.nev + RT_DATA_BYTES] = (double)v->size;
-			obj->val[rt_cfg.nev + RT_DATA_BLOCKS] = 1;
-		}
+		if (rt_sharing.on)
+			rt_sharing_heat(m->id, m->bias + v->lo, v->size);
+		obj = var_node(c, m, v);
 		return access_node(c, obj, 1, a - m->bias - v->lo, size);
 	}
 	if (in_stack(td, a))

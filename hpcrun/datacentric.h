@@ -83,6 +83,34 @@ struct cct_node *rt_data_place(struct rt_thread *td, int idx,
 			       const uintptr_t *regs, const uintptr_t *fault,
 			       uint64_t time);
 
+/* The symbols of an ELF file, mapped (outside handlers): sym[0..n) with
+ * their names in str[0..strsize); from .symtab, else .dynsym. */
+struct rt_elf_syms {
+	const unsigned char *map;
+	size_t size;
+	const void *sym;		/* Elf64_Sym[n] */
+	size_t n;
+	const char *str;
+	size_t strsize;
+};
+/* Maps path's symbols into *s; 0 or -1.  rt_elf_syms_close unmaps. */
+int rt_elf_syms_open(const char *path, struct rt_elf_syms *s);
+void rt_elf_syms_close(struct rt_elf_syms *s);
+/* The name of symbol i, or "" (its string lies outside the table). */
+const char *rt_elf_sym_name(const struct rt_elf_syms *s, size_t i);
+
+/* In a handler: the tracked heap block (kind 0) or static variable (kind
+ * 1) holding address a, its start and bytes, and its node in td's tree
+ * (made when missing; NULL when the arena is full): 1, or 0 when a is in
+ * none of them (or the block array was busy). */
+struct rt_data_obj {
+	int kind;
+	uintptr_t start;
+	uint64_t bytes;
+	struct cct_node *node;
+};
+int rt_data_object(struct rt_thread *td, uintptr_t a, struct rt_data_obj *o);
+
 /* memop.c */
 enum memop { MEMOP_NONE, MEMOP_ADDR, MEMOP_NOADDR };
 struct rt_memop;

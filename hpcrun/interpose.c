@@ -47,6 +47,11 @@
  *     fatal_handler; before, hpcrun gave its handler up for good.  A fault
  *     in the unwinder still jumps back to the sample (sample.c) while
  *     fatal_handler holds SIGSEGV and SIGBUS (rt_fault_recovery).
+ *  4. With hpcrun --sharing the kernel holds fatal_handler for SIGSEGV
+ *     whatever the program set: a fault on a page sharing.c protected is
+ *     taken there first (and the access runs again); any other goes to
+ *     the program's action as above, its handler called with the mask
+ *     the kernel would have set (SA_ONSTACK is then always on).
  * What no handler sees (SIGKILL, the OOM killer, glibc's internal reset
  * of SIGABRT past a handler that returns in assert) leaves the live files
  * (hpcrun-live.h) for hpcprof to recover.
@@ -63,6 +68,7 @@
 
 #include "datacentric.h"
 #include "runtime.h"
+#include "sharing.h"
 
 typedef int (*main_fn)(int, char **, char **);
 typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void),
@@ -439,10 +445,24 @@ static int is_default(const struct sigaction *act)
  * reset the kernel would do unseen) as fatal_handler with its mask and
  * flags, which resets and calls it.
  */
+/* Does fatal_handler take every sig, to hand the faults on pages hpcrun
+ * --sharing protected to sharing.c (THE FATAL SIGNALS, 4)? */
+static int dispatched(int sig)
+{
+	return sig == SIGSEGV && rt_sharing.on;
+}
+
 static int install_fatal(int sig, const struct sigaction *act)
 {
 	struct sigaction k;
 
+	if (dispatched(sig)) {
+		memset(&k, 0, sizeof(k));
+		k.sa_sigaction = fatal_handler;
+		k.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+		sigemptyset(&k.sa_mask);
+		return rt_real_sigaction(sig, &k, NULL);
+	}
 	if (!is_default(act) && !(act->sa_flags & SA_RESETHAND))
 		return rt_real_sigaction(sig, act, NULL);
 	memset(&k, 0, sizeof(k));
@@ -485,8 +505,11 @@ RT_API void abort(void)
 static void fatal_handler(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction act, dfl;
-	sigset_t set;
+	sigset_t set, old;
+	int masked = 0;
 
+	if (sig == SIGSEGV && rt_sharing_fault(si, uc))
+		return;		/* ours: the access runs again */
 	sigemptyset(&set);
 	sigaddset(&set, sig);
 	if ((sig == SIGSEGV || sig == SIGBUS) && rt_self && rt_self->in_unwind) {
@@ -496,18 +519,33 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 		siglongjmp(rt_self->unwind_jmp, 1);
 	}
 	act = program_act[sig];
-	if (act.sa_handler == SIG_IGN && !(act.sa_flags & SA_SIGINFO))
+	if (act.sa_handler == SIG_IGN && !(act.sa_flags & SA_SIGINFO)) {
+		if (dispatched(sig) && si->si_code > 0)
+			rt_die_of_signal(sig);	/* a fault the kernel would not
+						 * have let it ignore */
 		return;		/* set while this signal was on its way */
+	}
 	if (!is_default(&act)) {
-		/* SA_RESETHAND, done here */
-		memset(&dfl, 0, sizeof(dfl));
-		dfl.sa_handler = SIG_DFL;
-		program_act[sig] = dfl;
-		install_fatal(sig, &dfl);
+		if (act.sa_flags & SA_RESETHAND) {
+			/* SA_RESETHAND, done here */
+			memset(&dfl, 0, sizeof(dfl));
+			dfl.sa_handler = SIG_DFL;
+			program_act[sig] = dfl;
+			install_fatal(sig, &dfl);
+		}
+		if (dispatched(sig)) {
+			/* the mask the kernel would have set for it */
+			set = act.sa_mask;
+			if (!(act.sa_flags & SA_NODEFER))
+				sigaddset(&set, sig);
+			masked = !rt_real_sigmask(SIG_BLOCK, &set, &old);
+		}
 		if (act.sa_flags & SA_SIGINFO)
 			act.sa_sigaction(sig, si, uc);
 		else
 			act.sa_handler(sig);
+		if (masked)
+			rt_real_sigmask(SIG_SETMASK, &old, NULL);
 		return;
 	}
 	rt_die_of_signal(sig);
@@ -560,7 +598,7 @@ void rt_install_fatal_handlers(void)
 		int sig = fatal_signals[i];
 
 		if (!rt_real_sigaction(sig, NULL, &program_act[sig]) &&
-		    is_default(&program_act[sig]))
+		    (is_default(&program_act[sig]) || dispatched(sig)))
 			install_fatal(sig, &program_act[sig]);
 	}
 }

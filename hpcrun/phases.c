@@ -694,61 +694,14 @@ void sync_phase_sample(struct rt_thread *td, int n, uint64_t time, int idx,
 		cct_insert(&td->cct, node, td->frames, n, time, idx, val);
 }
 
-/* .hpcsync writing: a buffer flushed to fd. */
-struct out {
-	int fd, err;
-	size_t len;
-	char buf[8192];
-};
-
-static void out_flush(struct out *o)
+/* The .hpcsync file of thread arg (hpcrun(5)). */
+static void fill_sync(struct rt_out *o, void *arg)
 {
-	int err;
-
-	if (o->len && !o->err && (err = rt_write_all(o->fd, o->buf, o->len)))
-		o->err = err;
-	o->len = 0;
-}
-
-static void outf(struct out *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void outf(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (o->len > sizeof(o->buf) - 1024)
-		out_flush(o);
-	va_start(ap, fmt);
-	n = vsnprintf(o->buf + o->len, sizeof(o->buf) - o->len, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		o->len += (size_t)n < sizeof(o->buf) - o->len ? (size_t)n :
-			  sizeof(o->buf) - o->len - 1;
-}
-
-struct sync_job {
-	struct rt_thread *td;
-	char path[4400];
-};
-
-static int write_sync(void *arg)
-{
-	struct sync_job *j = arg;
-	const struct sync_thread *st = j->td->sync;
-	struct out *o = map_zero(sizeof(*o));
+	const struct rt_thread *td = arg;
+	const struct sync_thread *st = td->sync;
 	uint32_t i, k;
-	int err;
 
-	if (!o)
-		return -ENOMEM;
-	o->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (o->fd < 0) {
-		err = -errno;
-		munmap(o, sizeof(*o));
-		return err;
-	}
-	outf(o, "hpcsync: 1\nthread: %d\nrank: %u\n", j->td->index, rt_cfg.rank);
+	rt_outf(o, "hpcsync: 1\nthread: %d\nrank: %u\n", td->index, rt_cfg.rank);
 	for (i = 0; i < SYNC_THREAD_SITES; i++) {
 		const struct sync_agg *a = &st->agg[i];
 		const struct site *s;
@@ -756,7 +709,7 @@ static int write_sync(void *arg)
 		if (!a->site)
 			continue;
 		s = &sites[a->site - 1];
-		outf(o, "site %u %s 0x%lx %u %u\n", a->site, sync_kind_name((int)s->kind),
+		rt_outf(o, "site %u %s 0x%lx %u %u\n", a->site, sync_kind_name((int)s->kind),
 		     (unsigned long)s->objkey, a->node, s->n);
 	}
 	for (i = 0; i < SYNC_THREAD_SITES; i++) {
@@ -768,65 +721,47 @@ static int write_sync(void *arg)
 			continue;
 		s = &sites[a->site - 1];
 		if (sync_kind_is_lock((int)s->kind)) {
-			outf(o, "lock %u %llu %llu %.9f\n", a->site,
+			rt_outf(o, "lock %u %llu %llu %.9f\n", a->site,
 			     (unsigned long long)a->calls, (unsigned long long)a->blocked,
 			     (double)a->wait_ns / 1e9);
 			continue;
 		}
-		outf(o, "sync %u %llu %.9f %.9f %llu ", a->site,
+		rt_outf(o, "sync %u %llu %.9f %.9f %llu ", a->site,
 		     (unsigned long long)a->episodes, (double)a->wait_ns / 1e9,
 		     (double)a->completion_ns / 1e9, (unsigned long long)a->last);
 		norders = s->n < SYNC_ORDERS ? s->n : SYNC_ORDERS;
 		if (s->kind == SK_MPI_BARRIER || !norders)
-			outf(o, "-");
+			rt_outf(o, "-");
 		for (k = 0; s->kind != SK_MPI_BARRIER && k < norders; k++)
-			outf(o, k ? ",%u" : "%u", a->orders[k]);
-		outf(o, "\n");
+			rt_outf(o, k ? ",%u" : "%u", a->orders[k]);
+		rt_outf(o, "\n");
 	}
 	for (i = 0; i < SYNC_THREAD_SITES; i++) {
 		const struct sync_phase *p = &st->phase[i];
 
 		if (p->end)
-			outf(o, "phase %u %u %llu %.9f %.9f\n", p->start, p->end,
+			rt_outf(o, "phase %u %u %llu %.9f %.9f\n", p->start, p->end,
 			     (unsigned long long)p->count, (double)p->work_ns / 1e9,
 			     (double)p->wall_ns / 1e9);
 	}
 	for (i = 0; i < st->nkept; i++) {
 		const struct sync_erec *r = &st->ep[i];
 
-		outf(o, "episode %u %llu %llu %llu %llu %d %llu %llu\n", r->site,
+		rt_outf(o, "episode %u %llu %llu %llu %llu %d %llu %llu\n", r->site,
 		     (unsigned long long)r->n, (unsigned long long)r->arrive,
 		     (unsigned long long)r->depart, (unsigned long long)r->last,
 		     r->order, (unsigned long long)r->cpu_arrive,
 		     (unsigned long long)r->cpu_depart);
 	}
-	outf(o, "episodes: %u %llu\n", st->nkept, (unsigned long long)st->total_episodes);
-	out_flush(o);
-	err = o->err;
-	if (close(o->fd) && !err)
-		err = errno;
-	if (err)
-		unlink(j->path);
-	munmap(o, sizeof(*o));
-	return -err;
+	rt_outf(o, "episodes: %u %llu\n", st->nkept, (unsigned long long)st->total_episodes);
 }
 
 void sync_thread_write(struct rt_thread *td, const char *profile)
 {
-	struct sync_job job;
-	size_t len = strlen(profile);
-	int err;
-
-	if (!td->sync || !td->sync->phase_wall || len < 7 || len + 2 > sizeof(job.path) ||
-	    strcmp(profile + len - 7, ".hpcrun"))
+	if (!td->sync || !td->sync->phase_wall)
 		return;
 	__atomic_add_fetch(&all_episodes, td->sync->total_episodes, __ATOMIC_RELAXED);
-	job.td = td;
-	memcpy(job.path, profile, len - 7);
-	memcpy(job.path + len - 7, ".hpcsync", 9);
-	err = rt_fd_private(write_sync, &job);
-	if (err)
-		rt_say_lost(job.path, -err, "synchronization record lost");
+	rt_side_file(profile, ".hpcsync", fill_sync, td, "synchronization record lost");
 }
 
 void sync_thread_free(struct rt_thread *td)

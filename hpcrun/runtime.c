@@ -36,6 +36,7 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@
 
 #include "datacentric.h"
 #include "runtime.h"
+#include "sharing.h"
 #include "sync.h"
 
 struct rt_config rt_cfg;
@@ -367,8 +369,10 @@ static uint32_t mpi_rank(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-		if ((v = getenv(vars[i])) && *v)
+		if ((v = getenv(vars[i])) && *v) {
+			rt_cfg.rank_known = 1;
 			return (uint32_t)strtoul(v, NULL, 10);
+		}
 	return 0;
 }
 
@@ -484,6 +488,7 @@ void rt_init(void)
 	stack_copy_config();
 	sync_init();
 	rt_data_init();
+	rt_sharing_init();
 	if (rt_signal_take()) {
 		rt_note("no free real-time signal to sample with; not measuring");
 		return;
@@ -502,6 +507,7 @@ void rt_init(void)
 	rt_install_fatal_handlers();
 	rt_active = 1;
 	rt_thread_begin(0);
+	rt_sharing_start();
 	if (rt_cfg.verbose)
 		verbose_report();
 }
@@ -679,6 +685,7 @@ struct rt_thread *rt_thread_begin(int index)
 		pthread_setspecific(thread_key, td);
 	rt_self = td;
 	rt_data_thread_begin(td);
+	rt_sharing_thread_begin(td);
 	for (i = 0; i < rt_cfg.nev; i++) {
 		err = rt_cfg.ev[i].src->start(td, i);
 		if (!err) {
@@ -761,8 +768,10 @@ static void write_thread(struct rt_thread *td)
 	if (!err)
 		cct_unlink(&td->cct);
 	rt_io_end(&io);
-	if (!err)
+	if (!err) {
 		sync_thread_write(td, path);
+		rt_sharing_write(td, path);
+	}
 	if (err) {
 		__atomic_add_fetch(&write_errors, 1, __ATOMIC_RELAXED);
 		if (td->cct.live)
@@ -800,9 +809,88 @@ void rt_thread_end(struct rt_thread *td)
 	write_thread(td);
 	__atomic_sub_fetch(&writers, 1, __ATOMIC_ACQ_REL);
 	rt_data_thread_end(td);
+	rt_sharing_thread_end(td);
 	cct_release(&td->cct);
 	sync_thread_free(td);
 	munmap(td, TD_BYTES);
+}
+
+static void out_flush(struct rt_out *o)
+{
+	int err;
+
+	if (o->len && !o->err && (err = rt_write_all(o->fd, o->buf, o->len)))
+		o->err = err;
+	o->len = 0;
+}
+
+void rt_outf(struct rt_out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o->len > sizeof(o->buf) - 1024)
+		out_flush(o);
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->len, sizeof(o->buf) - o->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->len += (size_t)n < sizeof(o->buf) - o->len ? (size_t)n :
+			  sizeof(o->buf) - o->len - 1;
+}
+
+struct side_job {
+	void (*fill)(struct rt_out *, void *);
+	void *arg;
+	char path[4400];
+};
+
+static int side_job(void *p)
+{
+	struct side_job *j = p;
+	struct rt_out *o = mmap(NULL, sizeof(*o), PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int err;
+
+	if (o == MAP_FAILED)
+		return -ENOMEM;
+	o->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (o->fd < 0) {
+		err = -errno;
+		munmap(o, sizeof(*o));
+		return err;
+	}
+	o->err = 0;
+	o->len = 0;
+	j->fill(o, j->arg);
+	out_flush(o);
+	err = o->err;
+	if (close(o->fd) && !err)
+		err = errno;
+	if (err)
+		unlink(j->path);
+	munmap(o, sizeof(*o));
+	return -err;
+}
+
+void rt_side_file(const char *profile, const char *suffix,
+		  void (*fill)(struct rt_out *o, void *arg), void *arg,
+		  const char *what)
+{
+	struct side_job job;
+	size_t len = strlen(profile), sl = strlen(suffix);
+	int err;
+
+	if (len < 7 || len - 7 + sl + 1 > sizeof(job.path) ||
+	    strcmp(profile + len - 7, ".hpcrun"))
+		return;
+	job.fill = fill;
+	job.arg = arg;
+	memcpy(job.path, profile, len - 7);
+	memcpy(job.path + len - 7, suffix, sl + 1);
+	err = rt_fd_private(side_job, &job);
+	if (err)
+		rt_say_lost(job.path, -err, what);
 }
 
 size_t rt_file_path(char *path, int thread, unsigned gen, const char *suffix)
@@ -1008,6 +1096,7 @@ static void write_log(const char *why)
 		log_line(fd, "data-allocation-paths", rt_data_counts.sites);
 		log_line(fd, "data-lookups-busy", rt_data_counts.lookup_busy);
 	}
+	rt_sharing_log(fd, log_put);
 	err = log_errno;
 	log_errno = 0;
 	if (close(fd) && !err)
@@ -1098,6 +1187,7 @@ void rt_after_fork_child(void)
 	rt_pid = getpid();
 	rt_fds_after_fork(threads);
 	rt_data_after_fork();
+	rt_sharing_after_fork();
 	if (!self || !rt_active)
 		return;
 	threads = NULL;

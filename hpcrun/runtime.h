@@ -145,6 +145,7 @@ struct rt_config {
 	const char *progname;		/* basename of exe */
 	uint32_t hostid;
 	uint32_t rank;
+	int rank_known;			/* a launcher gave the rank */
 };
 extern struct rt_config rt_cfg;
 /* Metrics of a profile: the events', then hpcrun --data's (hpcrun(5)). */
@@ -226,6 +227,7 @@ struct rt_thread {
 	struct uw_cache *uwc;		/* unwinder's cache, after the struct */
 	struct sync_thread *sync;	/* sync.h; NULL until its first sync */
 	struct rt_data_thread *data;	/* hpcrun --data, or NULL */
+	struct rt_share_thread *share;	/* hpcrun --sharing, or NULL */
 	uintptr_t frames[RT_MAX_FRAMES];
 	unsigned char rec[65536];	/* a ring record that wraps around */
 	struct rt_thread *next;
@@ -446,6 +448,24 @@ void rt_fsize_restore(const struct rlimit *old);
  * metrics and modules, then each new module appended; removed once
  * everything is written (runtime.c). */
 void rt_live_proc_modules(void);
+
+/*
+ * Side files beside a thread's profile (.hpcsync, .hpcshare: hpcrun(5)):
+ * PROFILE-STEM SUFFIX, written by fill(o, arg) through a buffer on the fd
+ * thread (THE PRIVATE TABLE), created with O_EXCL and removed when any
+ * write fails, the loss said on stderr ("hpcrun: 'FILE': why: what").
+ * profile: the profile's path, ending in ".hpcrun".  Outside handlers.
+ */
+struct rt_out {
+	int fd, err;
+	size_t len;
+	char buf[8192];
+};
+void rt_outf(struct rt_out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void rt_side_file(const char *profile, const char *suffix,
+		  void (*fill)(struct rt_out *o, void *arg), void *arg,
+		  const char *what);
 
 /* Async-signal-safe text helpers (runtime.c). */
 size_t rt_fmt_u64(char *buf, uint64_t v, int base, int width);

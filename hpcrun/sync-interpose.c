@@ -12,6 +12,10 @@
  *   pthread_mutex_lock, pthread_cond_wait,           lock waits
  *   pthread_cond_timedwait, sem_wait
  *
+ * With hpcrun --sharing the object's pages are pinned (sharing.h) around
+ * every call that may wait in the kernel on its futex word: a futex
+ * system call never meets a page hpcrun protected.
+ *
  * Invariants:
  *  1. With --no-sync, before hpcrun's start and after its end, and for
  *     hpcrun's own calls (sync_own_call), a wrapper is the real function.
@@ -45,6 +49,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sharing.h"
 #include "sync.h"
 
 typedef void (*omp_fn)(void *);
@@ -123,6 +128,53 @@ static int on(uintptr_t ra)
 	return sync_cfg.on && rt_active && !sync_own_call(ra);
 }
 
+/* ---- the real calls that may wait in the kernel, pinned ---- */
+
+static int barrier_wait_pinned(pthread_barrier_t *b)
+{
+	int r;
+
+	rt_sharing_pin(b, sizeof(*b));
+	r = real.barrier_wait(b);
+	rt_sharing_unpin(b, sizeof(*b));
+	return r;
+}
+
+static int mutex_lock_pinned(pthread_mutex_t *m)
+{
+	int r;
+
+	rt_sharing_pin(m, sizeof(*m));
+	r = real.mutex_lock(m);
+	rt_sharing_unpin(m, sizeof(*m));
+	return r;
+}
+
+static int cond_wait_pinned(pthread_cond_t *c, pthread_mutex_t *m,
+			    const struct timespec *t)
+{
+	int r;
+
+	rt_sharing_pin(c, sizeof(*c));
+	rt_sharing_pin(m, sizeof(*m));
+	r = t ? real.cond_timedwait(c, m, t) : real.cond_wait(c, m);
+	rt_sharing_unpin(c, sizeof(*c));
+	rt_sharing_unpin(m, sizeof(*m));
+	return r;
+}
+
+static int sem_wait_pinned(sem_t *s)
+{
+	int r, err;
+
+	rt_sharing_pin(s, sizeof(*s));
+	r = real.sem_wait(s);
+	err = errno;
+	rt_sharing_unpin(s, sizeof(*s));
+	errno = err;
+	return r;
+}
+
 /* ---- pthread barriers ---- */
 
 RT_API int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *a,
@@ -155,8 +207,8 @@ RT_API int pthread_barrier_wait(pthread_barrier_t *b)
 	if (!on(ra) ||
 	    sync_barrier_begin(&ep, SK_BARRIER, ra, (uintptr_t)b,
 			       sync_obj_get((uintptr_t)b, 0), ra))
-		return real.barrier_wait(b);
-	r = real.barrier_wait(b);
+		return barrier_wait_pinned(b);
+	r = barrier_wait_pinned(b);
 	sync_barrier_end(&ep);
 	return r;
 }
@@ -425,12 +477,12 @@ RT_API int pthread_mutex_lock(pthread_mutex_t *m)
 
 	REAL(mutex_lock, "pthread_mutex_lock");
 	if (!sync_cfg.on || !rt_active)
-		return real.mutex_lock(m);
+		return mutex_lock_pinned(m);
 	r = pthread_mutex_trylock(m);
 	if (r != EBUSY || sync_own_call(ra))
-		return r != EBUSY ? r : real.mutex_lock(m);
+		return r != EBUSY ? r : mutex_lock_pinned(m);
 	sync_lock_begin(&w, SK_MUTEX, ra, (uintptr_t)m, ra);
-	r = real.mutex_lock(m);
+	r = mutex_lock_pinned(m);
 	sync_lock_end(&w);
 	return r;
 }
@@ -443,9 +495,9 @@ RT_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 
 	REAL_COND(cond_wait, "pthread_cond_wait");
 	if (!on(ra))
-		return real.cond_wait(c, m);
+		return cond_wait_pinned(c, m, NULL);
 	sync_lock_begin(&w, SK_COND, ra, (uintptr_t)c, ra);
-	r = real.cond_wait(c, m);
+	r = cond_wait_pinned(c, m, NULL);
 	sync_lock_end(&w);
 	return r;
 }
@@ -459,9 +511,9 @@ RT_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 
 	REAL_COND(cond_timedwait, "pthread_cond_timedwait");
 	if (!on(ra))
-		return real.cond_timedwait(c, m, t);
+		return cond_wait_pinned(c, m, t);
 	sync_lock_begin(&w, SK_COND, ra, (uintptr_t)c, ra);
-	r = real.cond_timedwait(c, m, t);
+	r = cond_wait_pinned(c, m, t);
 	sync_lock_end(&w);
 	return r;
 }
@@ -474,7 +526,7 @@ RT_API int sem_wait(sem_t *s)
 
 	REAL(sem_wait, "sem_wait");
 	if (!on(ra))
-		return real.sem_wait(s);
+		return sem_wait_pinned(s);
 	err = errno;
 	if (!sem_trywait(s))
 		return 0;
@@ -482,7 +534,7 @@ RT_API int sem_wait(sem_t *s)
 		return -1;
 	errno = err;
 	sync_lock_begin(&w, SK_SEM, ra, (uintptr_t)s, ra);
-	r = real.sem_wait(s);
+	r = sem_wait_pinned(s);
 	err = errno;
 	sync_lock_end(&w);
 	errno = err;

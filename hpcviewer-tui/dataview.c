@@ -15,10 +15,21 @@ static const struct {
 };
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
-static const char *const attr_names[5] = {
+static const char *const attr_names[7] = {
 	"DATA:bytes", "DATA:blocks", "DATA:offset-lo", "DATA:offset-hi",
-	"DATA:threads",
+	"DATA:threads", "DATA:sharing", "DATA:remote%",
 };
+
+/* The label of a DATA:sharing code (hpcprof-database(5)), "" if none. */
+static const char *sharing_name(double v)
+{
+	static const char *const labels[] = {
+		"", "private", "read-shared", "producer-consumer",
+		"migratory", "write-shared", "false-sharing",
+	};
+
+	return v >= 1 && v <= 6 ? labels[(int)v] : "";
+}
 
 int dataview_is_object(int kind)
 {
@@ -35,7 +46,7 @@ void dataview_classify(struct model *m)
 	uint32_t g, o;
 	size_t i, k;
 
-	for (k = 0; k < 5; k++) {
+	for (k = 0; k < 7; k++) {
 		m->data_attr[k] = -1;
 		for (i = 0; i < m->nmetrics; i++)
 			if (!strcmp(m->metrics[i].name, attr_names[k]))
@@ -77,7 +88,7 @@ static int attr(const struct model *m, uint32_t s, int k, double *v)
 
 void dataview_label(const struct model *m, uint32_t s, struct strbuf *out)
 {
-	double bytes = 0, blocks = 0, lo = 0, hi = 0, threads = 0;
+	double bytes = 0, blocks = 0, lo = 0, hi = 0, threads = 0, v;
 	int has_bytes = attr(m, s, 0, &bytes), has_blocks = attr(m, s, 1, &blocks);
 	int has_range = attr(m, s, 3, &hi), has_threads = attr(m, s, 4, &threads);
 	const char *sep = " (";
@@ -101,6 +112,38 @@ void dataview_label(const struct model *m, uint32_t s, struct strbuf *out)
 		strbuf_addf(out, "%soffsets [%.0f, %.0f)", sep, lo, hi);
 		sep = ", ";
 	}
+	if (attr(m, s, 5, &v)) {
+		strbuf_addf(out, "%s%s", sep, sharing_name(v));
+		sep = ", ";
+	}
+	if (attr(m, s, 6, &v)) {
+		strbuf_addf(out, "%s%.1f%% remote", sep, v);
+		sep = ", ";
+	}
 	if (sep[0] == ',')
 		strbuf_addch(out, ')');
+}
+
+const char *dataview_sharing(const struct model *m, uint32_t s)
+{
+	double v;
+
+	return dataview_is_object(m->scopes[s].kind) && attr(m, s, 5, &v) ?
+	       sharing_name(v) : "";
+}
+
+uint32_t dataview_find(const struct model *m, const char *name)
+{
+	uint32_t s;
+
+	for (s = 0; s < m->nscopes_all; s++)
+		if (dataview_is_object(m->scopes[s].kind) &&
+		    !strcmp(model_str(m, m->scopes[s].name), name))
+			return s;
+	return MODEL_NONE;
+}
+
+int dataview_has_sharing(const struct model *m)
+{
+	return m->data_attr[5] >= 0;
 }

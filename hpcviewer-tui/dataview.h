@@ -17,7 +17,10 @@
  *  3. An object's label is its name (a heap object's: its allocation path,
  *     leaf first, with the functions' names) and, when the database has
  *     them, its attributes: "(16384 bytes in 4 blocks, 2 threads, offsets
- *     [0, 16384))".  The screen, --stdio and --csv print the same label.
+ *     [0, 16384))", with sharing data (hpcrun --sharing) its sharing
+ *     label and remote share too: "(..., false-sharing, 50.0% remote)".
+ *     The screen, --stdio and --csv print the same label; the CSV of the
+ *     data view has a column "sharing" besides (dataview_sharing).
  */
 #ifndef HPCVIEWER_DATAVIEW_H
 #define HPCVIEWER_DATAVIEW_H
@@ -40,6 +43,17 @@ int dataview_is_object(int kind);
 
 /* The CSV kind of an object kind ("heap"), or NULL for another kind. */
 const char *dataview_kind_name(int kind);
+
+/* The sharing label of scope s ("false-sharing"): "" for a scope that is
+ * no object or has none. */
+const char *dataview_sharing(const struct model *m, uint32_t s);
+
+/* The object scope named name (its name without attributes), or
+ * MODEL_NONE. */
+uint32_t dataview_find(const struct model *m, const char *name);
+
+/* Does the database have sharing labels (DATA:sharing)? */
+int dataview_has_sharing(const struct model *m);
 
 /* Appends the label of object scope s (invariant 3) to out. */
 void dataview_label(const struct model *m, uint32_t s, struct strbuf *out);

@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "dataview.h"
 #include "error.h"
 #include "flame.h"
 #include "flamegraph.h"
@@ -14,6 +15,7 @@
 #include "model.h"
 #include "opts.h"
 #include "phaseview.h"
+#include "sharingview.h"
 #include "stdio-out.h"
 #include "tui.h"
 #include "views.h"
@@ -157,11 +159,47 @@ static int print_phases(struct browser *b, int csv, size_t depth,
 	return ret;
 }
 
+/* --detail NAME: the sharing detail of data object NAME (sharingview.h);
+ * returns the exit status. */
+static int print_detail(const struct model *m, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct sharingview *sv;
+	uint32_t s = dataview_find(m, name);
+	int missing, ret = 0;
+
+	if (s == MODEL_NONE) {
+		hpc_error("'%s': no data object of that name", name);
+		return 1;
+	}
+	sv = sharingview_load(m->dbdir, &missing);
+	if (!sv) {
+		if (missing)
+			hpc_error("'%s': no sharing data in this database "
+				  "(profiles of hpcrun --sharing)", m->dbdir);
+		else
+			hpc_error("%s", hpc_lasterr());
+		return 1;
+	}
+	if (sharingview_detail(sv, m->scopes[s].id, &sb) < 0) {
+		hpc_error("'%s': no sharing data for this object", name);
+		ret = 1;
+	}
+	fputs(sb.buf, stdout);
+	if (fflush(stdout) || ferror(stdout)) {
+		hpc_error("standard output: %s", strerror(errno));
+		ret = 1;
+	}
+	strbuf_release(&sb);
+	sharingview_free(sv);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	int stdio_mode = 0, csv = 0, short_names = 0, ret = 0, phases;
 	const char *view = NULL, *metric = NULL, *limit = NULL;
-	const char *folded = NULL, *svg = NULL;
+	const char *folded = NULL, *svg = NULL, *detail = NULL;
 	long depth = LONG_MIN, width = -1;
 	const struct opt opts[] = {
 		OPT_FLAG(0, "stdio", &stdio_mode, "print the view as text and exit"),
@@ -178,6 +216,8 @@ int main(int argc, char **argv)
 			"text: lines of at most N characters"),
 		OPT_FLAG(0, "short-names", &short_names,
 			 "collapse long template and parameter lists"),
+		OPT_STRING(0, "detail", &detail, "OBJECT",
+			   "print the sharing detail of data object OBJECT and exit"),
 		OPT_STRING(0, "folded", &folded, "FILE",
 			   "write folded stacks of the calling contexts to FILE (- for stdout)"),
 		OPT_STRING(0, "flame-graph", &svg, "FILE",
@@ -253,7 +293,9 @@ int main(int argc, char **argv)
 	so.names = names;
 	if (!metric && kind == VIEW_FUNCTIONS)
 		browser_sort_exclusive(b);
-	if (folded || svg) {
+	if (detail) {
+		ret = print_detail(m, detail);
+	} else if (folded || svg) {
 		ret = pictures(b, metric, folded, svg);
 	} else if (metric && sort_by_metric(b, metric) < 0) {
 		ret = 1;

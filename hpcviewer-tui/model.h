@@ -113,9 +113,9 @@ struct model {
 	size_t nscopes, scopes_alloc;	/* nscopes: the code scopes */
 	size_t nscopes_all;		/* code and data scopes (invariant 7) */
 	uint32_t data_root;		/* MODEL_NONE: no data tree */
-	int data_attr[5];		/* dataview.h: metric index of DATA:bytes,
-					 * blocks, offset-lo, offset-hi, threads;
-					 * -1 when absent */
+	int data_attr[7];		/* dataview.h: metric index of DATA:bytes,
+					 * blocks, offset-lo, offset-hi, threads,
+					 * sharing, remote%; -1 when absent */
 	struct scope_val *vals;
 	size_t nvals, vals_alloc;
 	char **strs;

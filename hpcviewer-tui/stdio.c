@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "dataview.h"
 #include "error.h"
 #include "stdio-out.h"
 #include "strbuf.h"
@@ -261,8 +262,12 @@ int stdio_print_csv(struct view *v, const struct stdio_opts *o, FILE *out)
 	const struct model *m = b->m;
 	struct strbuf sb = STRBUF_INIT;
 	size_t r, c;
+	/* the data view's sharing column (dataview.h invariant 3) */
+	int sharing = v->kind == VIEW_DATA && dataview_has_sharing(m);
 
 	fputs("depth,kind,scope,file,line", out);
+	if (sharing)
+		fputs(",sharing", out);
 	for (c = 0; c < b->ncols; c++) {
 		if (b->cols[c].hidden)
 			continue;
@@ -289,6 +294,11 @@ int stdio_print_csv(struct view *v, const struct stdio_opts *o, FILE *out)
 			fprintf(out, ",%u", nd->line);
 		else
 			fputs(",", out);
+		if (sharing) {
+			putc(',', out);
+			if (nd->scope != MODEL_NONE)
+				fputs(dataview_sharing(m, nd->scope), out);
+		}
 		for (c = 0; c < b->ncols; c++) {
 			double pct;
 

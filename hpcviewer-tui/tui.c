@@ -25,10 +25,12 @@
 
 #include <curses.h>
 
+#include "dataview.h"
 #include "disasm.h"
 #include "error.h"
 #include "infile.h"
 #include "phaseview.h"
+#include "sharingview.h"
 #include "stdio-out.h"
 #include "strbuf.h"
 #include "tui.h"
@@ -74,6 +76,8 @@ struct tui {
 	int short_names;
 	size_t hscroll;		/* scope columns scrolled off to the left */
 	struct phaseview *pv;	/* the phases view, loaded on first use */
+	struct sharingview *sv;	/* sharing.tsv, loaded on first use */
+	int sv_tried;
 	int in_phases;		/* showing it */
 	size_t psel, ptop;	/* its selected and first line on screen */
 };
@@ -320,6 +324,46 @@ static int draw_code(struct tui *t, int top, int height)
 			attroff(A_REVERSE);
 		}
 	}
+	return 1;
+}
+
+/*
+ * The data view's detail pane: the sharing detail of the selected object
+ * (sharingview.h).  Returns 0 when there is none (the source pane then).
+ */
+static int draw_sharing(struct tui *t, int top, int height)
+{
+	const struct vnode *nd = &t->v->nodes[sel_node(t)];
+	struct strbuf sb = STRBUF_INIT;
+	const char *line, *nl;
+	int missing, y = 0;
+
+	if (t->v->kind != VIEW_DATA || nd->scope == MODEL_NONE ||
+	    !dataview_is_object(nd->kind))
+		return 0;
+	if (!t->sv_tried) {
+		t->sv_tried = 1;
+		t->sv = sharingview_load(t->b->m->dbdir, &missing);
+		if (!t->sv && !missing)
+			set_status(t, "%s", hpc_lasterr());
+	}
+	if (!t->sv || sharingview_detail(t->sv, t->b->m->scopes[nd->scope].id,
+					 &sb) < 0) {
+		strbuf_release(&sb);
+		return 0;
+	}
+	move(top, 0);
+	clrtoeol();
+	attron(A_BOLD);
+	mvprintw(top, 0, "-- sharing of the selected object --");
+	attroff(A_BOLD);
+	for (line = sb.buf; *line && y < height; line = nl + 1, y++) {
+		nl = strchr(line, '\n');
+		move(top + 1 + y, 0);
+		clrtoeol();
+		addnstr(line, (int)(nl - line) < COLS ? (int)(nl - line) : COLS);
+	}
+	strbuf_release(&sb);
 	return 1;
 }
 
@@ -673,7 +717,7 @@ static void draw(struct tui *t)
 	attroff(A_BOLD | A_UNDERLINE);
 	for (y = 0; y < h && v->top + (size_t)y < v->nrows; y++)
 		draw_row(t, 2 + y, v->top + (size_t)y);
-	if (t->show_source)
+	if (t->show_source && !draw_sharing(t, 2 + h, LINES - 3 - h - 1))
 		draw_source(t, 2 + h, LINES - 3 - h - 1);
 	strbuf_reset(&sb);
 	if (t->status.len)
@@ -708,7 +752,8 @@ static const char *const help_text[] = {
 	"  z  Z             zoom into the row's subtree / zoom back out",
 	"  m                show or hide a metric column",
 	"  d                add a derived column: formula over $N or \"name\"",
-	"  v                toggle the source pane",
+	"  v                toggle the source pane (data view: an object's",
+	"                   sharing: threads x lines, page x node)",
 	"  T                per-thread distribution of the row's metric",
 	"  <                short C++ names: <...> and (...) for long lists",
 	"  [  ]             scroll the scope column left / right (whole names)",
@@ -1167,6 +1212,7 @@ int tui_run(struct browser *b, enum view_kind kind, int phases,
 	code_release(&t.code);
 	names_free(t.names);
 	phaseview_free(t.pv);
+	sharingview_free(t.sv);
 	strbuf_release(&t.status);
 	return 0;
 }

@@ -1,16 +1,15 @@
 /* hpcsync.c - see hpcsync.h and man/hpcrun.5. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 #include "hashmap.h"
 #include "hpcsync.h"
-#include "infile.h"
 #include "strbuf.h"
-
-#define MAX_FIELDS 12
+#include "textrec.h"
 
 static const char *const kind_names[HPCSYNC_NKINDS] = {
 	"barrier", "omp-barrier", "omp-loop-end", "omp-sections-end",
@@ -42,14 +41,7 @@ int hpcsync_is_barrier(enum hpcsync_kind k)
 
 char *hpcsync_path_for(const char *profile)
 {
-	struct strbuf sb = STRBUF_INIT;
-	size_t n = strlen(profile);
-
-	if (n > 7 && !strcmp(profile + n - 7, ".hpcrun"))
-		n -= 7;
-	strbuf_add(&sb, profile, n);
-	strbuf_addstr(&sb, HPCSYNC_SUFFIX);
-	return strbuf_detach(&sb, NULL);
+	return textrec_path_for(profile, HPCSYNC_SUFFIX);
 }
 
 void hpcsync_free(struct hpcsync *s)
@@ -75,43 +67,25 @@ const struct hpcsync_site *hpcsync_site(const struct hpcsync *s, uint32_t id)
 
 /* The parse of one file: the line being read and where errors point. */
 struct parser {
+	struct textrec *r;
 	struct hpcsync *s;
-	size_t lineno;
-	char *f[MAX_FIELDS];
-	int nf;
 	size_t sites_alloc, syncs_alloc, locks_alloc, phases_alloc,
 	       episodes_alloc;
 };
 
 static int bad(struct parser *p, const char *what)
 {
-	return hpc_seterr("'%s': line %zu: %s", p->s->path, p->lineno, what);
+	return textrec_bad(p->r, what);
 }
 
 static int u64(struct parser *p, int i, uint64_t *out)
 {
-	char *end;
-	const char *s = p->f[i];
-
-	if (s[0] < '0' || s[0] > '9')
-		return bad(p, "expected a number");
-	errno = 0;
-	*out = strtoull(s, &end, s[0] == '0' && s[1] == 'x' ? 16 : 10);
-	if (*end || errno)
-		return bad(p, "expected a number");
-	return 0;
+	return textrec_u64(p->r, i, out);
 }
 
 static int u32(struct parser *p, int i, uint32_t *out)
 {
-	uint64_t v;
-
-	if (u64(p, i, &v))
-		return -1;
-	if (v > UINT32_MAX)
-		return bad(p, "number out of range");
-	*out = (uint32_t)v;
-	return 0;
+	return textrec_u32(p->r, i, out);
 }
 
 static int seconds(struct parser *p, int i, double *out)
@@ -119,8 +93,8 @@ static int seconds(struct parser *p, int i, double *out)
 	char *end;
 
 	errno = 0;
-	*out = strtod(p->f[i], &end);
-	if (end == p->f[i] || *end || errno || !isfinite(*out) || *out < 0)
+	*out = strtod(p->r->f[i], &end);
+	if (end == p->r->f[i] || *end || errno || !isfinite(*out) || *out < 0)
 		return bad(p, "expected seconds (a number >= 0)");
 	return 0;
 }
@@ -142,25 +116,23 @@ static int rec_site(struct parser *p)
 	struct hpcsync_site st;
 	int k;
 
-	if (p->nf != 6)
+	if (p->r->nf != 6)
 		return bad(p, "site wants ID KIND OBJECT NODE NTHREADS");
 	if (u32(p, 1, &st.id) || u64(p, 3, &st.object) ||
 	    u32(p, 4, &st.node) || u32(p, 5, &st.nthreads))
 		return -1;
 	for (k = 0; k < HPCSYNC_NKINDS; k++)
-		if (!strcmp(p->f[2], kind_names[k]))
+		if (!strcmp(p->r->f[2], kind_names[k]))
 			break;
 	if (k == HPCSYNC_NKINDS)
 		return bad(p, "unknown site kind");
 	st.kind = (enum hpcsync_kind)k;
-	if (!st.id)
-		return bad(p, "site id 0 is reserved for thread start");
-	if (hmap_get(p->s->index, &st.id, sizeof(st.id)))
-		return bad(p, "site defined twice");
+	if (textrec_define(p->r, p->s->index, st.id, p->s->nsites + 1,
+			   "site id 0 is reserved for thread start",
+			   "site defined twice"))
+		return -1;
 	HPC_GROW(p->s->sites, p->s->nsites + 1, p->sites_alloc);
 	p->s->sites[p->s->nsites++] = st;
-	hmap_put(p->s->index, &st.id, sizeof(st.id),
-		 (void *)(uintptr_t)p->s->nsites);
 	return 0;
 }
 
@@ -171,7 +143,7 @@ static int rec_sync(struct parser *p)
 	long k;
 
 	memset(&y, 0, sizeof(y));
-	if (p->nf != 7)
+	if (p->r->nf != 7)
 		return bad(p, "sync wants SITE EPISODES WAIT COMPLETION LAST "
 			   "ORDERS");
 	if (u32(p, 1, &y.site) || u64(p, 2, &y.episodes) ||
@@ -180,14 +152,14 @@ static int rec_sync(struct parser *p)
 		return -1;
 	if (!hpcsync_is_barrier(p->s->sites[k].kind))
 		return bad(p, "sync names a lock site");
-	if (strcmp(p->f[6], "-")) {
-		for (c = p->f[6]; c; c = next) {
+	if (strcmp(p->r->f[6], "-")) {
+		for (c = p->r->f[6]; c; c = next) {
 			next = strchr(c, ',');
 			if (next)
 				*next++ = '\0';
 			if (y.norders == HPCSYNC_MAX_ORDERS)
 				return bad(p, "more than 64 arrival orders");
-			p->f[6] = c;
+			p->r->f[6] = c;
 			if (u64(p, 6, &y.orders[y.norders++]))
 				return -1;
 		}
@@ -202,7 +174,7 @@ static int rec_lock(struct parser *p)
 	struct hpcsync_lock l;
 	long k;
 
-	if (p->nf != 5)
+	if (p->r->nf != 5)
 		return bad(p, "lock wants SITE CALLS BLOCKED WAIT");
 	if (u32(p, 1, &l.site) || u64(p, 2, &l.calls) ||
 	    u64(p, 3, &l.blocked) || seconds(p, 4, &l.wait) ||
@@ -219,7 +191,7 @@ static int rec_phase(struct parser *p)
 {
 	struct hpcsync_phase ph;
 
-	if (p->nf != 6)
+	if (p->r->nf != 6)
 		return bad(p, "phase wants START END COUNT WORK WALL");
 	if (u32(p, 1, &ph.start) || u32(p, 2, &ph.end) ||
 	    u64(p, 3, &ph.count) || seconds(p, 4, &ph.work) ||
@@ -238,7 +210,7 @@ static int rec_episode(struct parser *p)
 	char *end;
 	long order;
 
-	if (p->nf != 9)
+	if (p->r->nf != 9)
 		return bad(p, "episode wants SITE N ARRIVE DEPART LASTARR "
 			   "ORDER CPUARRIVE CPUDEPART");
 	if (u32(p, 1, &ep.site) || u64(p, 2, &ep.n) ||
@@ -248,8 +220,8 @@ static int rec_episode(struct parser *p)
 	    site_index(p, ep.site, "episode") < 0)
 		return -1;
 	errno = 0;
-	order = strtol(p->f[6], &end, 10);
-	if (*end || end == p->f[6] || errno || order < -1 || order > INT32_MAX)
+	order = strtol(p->r->f[6], &end, 10);
+	if (*end || end == p->r->f[6] || errno || order < -1 || order > INT32_MAX)
 		return bad(p, "expected an arrival position (-1 or more)");
 	ep.order = (int32_t)order;
 	if (ep.depart < ep.arrive)
@@ -259,60 +231,42 @@ static int rec_episode(struct parser *p)
 	return 0;
 }
 
-/* Splits line at single spaces into p->f; -1 when too many fields. */
-static int split(struct parser *p, char *line)
+static int parse_line(struct textrec *r, void *arg)
 {
-	char *c = line;
-
-	p->nf = 0;
-	while (*c) {
-		if (p->nf == MAX_FIELDS)
-			return bad(p, "too many fields");
-		p->f[p->nf++] = c;
-		c = strchr(c, ' ');
-		if (!c)
-			break;
-		*c++ = '\0';
-	}
-	return 0;
-}
-
-static int parse_line(struct parser *p, char *line)
-{
+	struct parser *p = arg;
 	long v;
 	char *end;
 
-	if (split(p, line) || p->nf == 0)
-		return p->nf == 0 ? bad(p, "empty line") : -1;
-	if (p->lineno == 1)
-		return !strcmp(p->f[0], "hpcsync:") && p->nf == 2 &&
-		       !strcmp(p->f[1], "1") ? 0
+	p->r = r;
+	if (p->r->lineno == 1)
+		return !strcmp(p->r->f[0], "hpcsync:") && p->r->nf == 2 &&
+		       !strcmp(p->r->f[1], "1") ? 0
 			: bad(p, "not a synchronization file (no "
 			      "'hpcsync: 1')");
-	if (!strcmp(p->f[0], "thread:") || !strcmp(p->f[0], "rank:")) {
-		if (p->nf != 2)
+	if (!strcmp(p->r->f[0], "thread:") || !strcmp(p->r->f[0], "rank:")) {
+		if (p->r->nf != 2)
 			return bad(p, "expected a number");
 		errno = 0;
-		v = strtol(p->f[1], &end, 10);
-		if (*end || end == p->f[1] || errno || v < 0)
+		v = strtol(p->r->f[1], &end, 10);
+		if (*end || end == p->r->f[1] || errno || v < 0)
 			return bad(p, "expected a number");
-		*(p->f[0][0] == 't' ? &p->s->thread : &p->s->rank) = v;
+		*(p->r->f[0][0] == 't' ? &p->s->thread : &p->s->rank) = v;
 		return 0;
 	}
-	if (!strcmp(p->f[0], "site"))
+	if (!strcmp(p->r->f[0], "site"))
 		return rec_site(p);
-	if (!strcmp(p->f[0], "sync"))
+	if (!strcmp(p->r->f[0], "sync"))
 		return rec_sync(p);
-	if (!strcmp(p->f[0], "lock"))
+	if (!strcmp(p->r->f[0], "lock"))
 		return rec_lock(p);
-	if (!strcmp(p->f[0], "phase"))
+	if (!strcmp(p->r->f[0], "phase"))
 		return rec_phase(p);
-	if (!strcmp(p->f[0], "episode"))
+	if (!strcmp(p->r->f[0], "episode"))
 		return rec_episode(p);
-	if (!strcmp(p->f[0], "episodes:")) {
-		if (p->nf != 3 || u64(p, 1, &p->s->kept) ||
+	if (!strcmp(p->r->f[0], "episodes:")) {
+		if (p->r->nf != 3 || u64(p, 1, &p->s->kept) ||
 		    u64(p, 2, &p->s->total))
-			return p->nf != 3 ? bad(p, "episodes: wants KEPT "
+			return p->r->nf != 3 ? bad(p, "episodes: wants KEPT "
 						"TOTAL") : -1;
 		if (p->s->kept != p->s->nepisodes || p->s->kept > p->s->total)
 			return bad(p, "episodes: KEPT differs from the "
@@ -324,40 +278,19 @@ static int parse_line(struct parser *p, char *line)
 
 struct hpcsync *hpcsync_read(const char *path)
 {
-	struct strbuf sb = STRBUF_INIT;
 	struct parser p;
-	char *line, *nl;
-	int ret = 0;
+	long n;
 
-	if (infile_read(path, HPCSYNC_MAX_BYTES, "a synchronization file",
-			&sb))
-		return NULL;
 	memset(&p, 0, sizeof(p));
 	p.s = xcalloc(1, sizeof(*p.s));
 	p.s->path = xstrdup(path);
 	p.s->thread = p.s->rank = -1;
 	p.s->index = hmap_new();
-	if (memchr(sb.buf, '\0', sb.len))
-		ret = hpc_seterr("'%s': not a synchronization file (binary "
-				 "data)", path);
-	for (line = sb.buf; !ret && line < sb.buf + sb.len; line = nl + 1) {
-		nl = strchr(line, '\n');
-		p.lineno++;
-		if (!nl) {
-			ret = bad(&p, "truncated (no newline at the end)");
-			break;
-		}
-		if (nl - line > HPCSYNC_MAX_LINE) {
-			ret = bad(&p, "line too long");
-			break;
-		}
-		*nl = '\0';
-		ret = parse_line(&p, line);
-	}
-	if (!ret && p.lineno == 0)
-		ret = hpc_seterr("'%s': empty synchronization file", path);
-	strbuf_release(&sb);
-	if (ret) {
+	n = textrec_read(path, HPCSYNC_MAX_BYTES, HPCSYNC_MAX_LINE,
+			 "a synchronization file", parse_line, &p);
+	if (n == 0)
+		hpc_seterr("'%s': empty synchronization file", path);
+	if (n <= 0) {
 		hpcsync_free(p.s);
 		return NULL;
 	}

@@ -79,13 +79,17 @@ test_expect_success 'the profile holds every recorded sample, the log adds up' '
 	test_within "$total" "$recorded" "$((recorded / 20))"
 '
 
+# The analyze bit of libhpcrun.so and the vDSO is not asked for: a sample
+# may land in the malloc wrapper under printf or in the vDSO entry of
+# clock_gettime (it failed once so in CI, under the sanitizers).
 test_expect_success 'the load map: program first with analyze bit, absolute paths' '
 	grep "^# lm " f >lm &&
+	cat lm &&
 	head -n 1 lm >first &&
 	echo "# lm 1 1 $TRASH/rt-work" >expect && test_cmp expect first &&
-	grep -q "^# lm [0-9]* 0 .*/libhpcrun.so\$" lm &&
+	grep -q "^# lm [0-9]* [01] .*/libhpcrun.so\$" lm &&
 	grep -q "^# lm [0-9]* [01] .*/libc.so.6\$" lm &&
-	grep -q "^# lm [0-9]* 0 $TRASH/split/vdso/[0-9a-f]*.vdso\$" lm &&
+	grep -q "^# lm [0-9]* [01] $TRASH/split/vdso/[0-9a-f]*.vdso\$" lm &&
 	! grep -v "^# lm [0-9]* [01] /" lm
 '
 

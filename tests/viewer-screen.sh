@@ -20,10 +20,11 @@ open_viewer() {
 screen() { tm capture-pane -p -t v; }
 keys() { tm send-keys -t v "$@"; }
 
-# wait_for STRING: the screen shows STRING within 5 s (then in screen.txt).
+# wait_for STRING: the screen shows STRING within 20 s (then in
+# screen.txt); the sanitizer build on a loaded machine is slow to draw.
 wait_for() {
 	_i=0
-	while [ $_i -lt 50 ]; do
+	while [ $_i -lt 200 ]; do
 		screen >screen.txt
 		grep -qF -- "$1" screen.txt && return 0
 		sleep 0.1

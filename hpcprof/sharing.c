@@ -1,0 +1,1106 @@
+/* sharing.c - see sharing.h and man/hpcprof-database.5 (sharing.tsv). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "datatree.h"
+#include "error.h"
+#include "hashmap.h"
+#include "sharing.h"
+#include "strbuf.h"
+
+#define LINE 64
+/* False-sharing lines detailed per object in --text. */
+#define MAX_FS_LINES 4
+/* Sources named per thread and word. */
+#define MAX_WORD_SITES 2
+
+static const char *const label_names[SHARE_NLABELS] = {
+	"private", "read-shared", "producer-consumer", "migratory",
+	"write-shared", "false-sharing",
+};
+
+const char *sharing_label_name(enum share_label l)
+{
+	return (unsigned)l < SHARE_NLABELS ? label_names[l] : "?";
+}
+
+/* The bytes of a line an access covers (invariant 3: size 0 is 1 byte). */
+static uint64_t byte_mask(uint64_t off_in_line, unsigned size)
+{
+	uint64_t end = off_in_line + (size ? size : 1);
+
+	if (end > LINE)
+		end = LINE;
+	return (end - off_in_line == 64 ? ~(uint64_t)0
+		: (((uint64_t)1 << (end - off_in_line)) - 1)) << off_in_line;
+}
+
+/* One thread's part of a line. */
+struct lthread {
+	uint32_t thread;
+	uint64_t wmask, first, last_write;
+	uint64_t writes;
+};
+
+static struct lthread *lthread_of(struct lthread **v, size_t *n,
+				  size_t *alloc, uint32_t thread,
+				  uint64_t time)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*v)[i].thread == thread)
+			return &(*v)[i];
+	HPC_GROW(*v, *n + 1, *alloc);
+	memset(&(*v)[*n], 0, sizeof(**v));
+	(*v)[*n].thread = thread;
+	(*v)[*n].first = time;
+	return &(*v)[(*n)++];
+}
+
+enum share_label sharing_line_label(const struct share_access *a, size_t n)
+{
+	struct lthread *t = NULL, *w = NULL;
+	size_t nt = 0, alloc = 0, i, j, writers = 0;
+	size_t runs = 0, read_first = 0;
+	enum share_label l;
+	int overlap = 0, run_read = 0, run_wrote = 0;
+	uint64_t other_first = UINT64_MAX;
+
+	for (i = 0; i < n; i++) {
+		struct lthread *x = lthread_of(&t, &nt, &alloc, a[i].thread,
+					       a[i].time);
+
+		if (a[i].rw == HPCSHARE_R)
+			continue;
+		x->wmask |= byte_mask(a[i].addr % LINE, a[i].size);
+		x->writes++;
+		x->last_write = a[i].time;
+	}
+	for (i = 0; i < nt; i++) {
+		if (!t[i].writes)
+			continue;
+		writers++;
+		w = &t[i];
+		for (j = i + 1; j < nt; j++)
+			overlap |= (t[i].wmask & t[j].wmask) != 0;
+	}
+	if (nt == 1) {
+		l = SHARE_PRIVATE;
+	} else if (writers == 0) {
+		l = SHARE_READ;
+	} else if (writers == 1) {
+		for (i = 0; i < nt; i++)
+			if (&t[i] != w && t[i].first < other_first)
+				other_first = t[i].first;
+		l = w->last_write < other_first ? SHARE_READ : SHARE_PRODCONS;
+	} else if (!overlap) {
+		l = SHARE_FALSE;
+	} else {
+		/* runs: maximal stretches of one thread's accesses */
+		for (i = 0; i < n; i++) {
+			if (i == 0 || a[i].thread != a[i - 1].thread) {
+				if (run_wrote) {
+					runs++;
+					read_first += (size_t)run_read;
+				}
+				run_read = a[i].rw == HPCSHARE_R;
+				run_wrote = 0;
+			}
+			if (a[i].rw != HPCSHARE_R)
+				run_wrote = 1;
+		}
+		if (run_wrote) {
+			runs++;
+			read_first += (size_t)run_read;
+		}
+		l = 2 * read_first >= runs ? SHARE_MIGRATORY : SHARE_WRITE;
+	}
+	free(t);
+	return l;
+}
+
+/* A write placed at one alignment: its line, thread and bytes. */
+struct placed {
+	uint64_t line, mask;
+	uint32_t thread;
+};
+
+static int cmp_placed(const void *a, const void *b)
+{
+	const struct placed *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+/* Does some line of p[0..n) (sorted) have two writing threads and no
+ * byte written by two of them? */
+static int has_false_line(const struct placed *p, size_t n)
+{
+	size_t i = 0, j, k;
+
+	while (i < n) {
+		uint64_t seen = 0, twice = 0, mine = 0;
+		size_t threads = 0;
+
+		for (j = i; j < n && p[j].line == p[i].line; j = k) {
+			mine = 0;
+			for (k = j; k < n && p[k].line == p[i].line &&
+			     p[k].thread == p[j].thread; k++)
+				mine |= p[k].mask;
+			twice |= seen & mine;
+			seen |= mine;
+			threads++;
+		}
+		if (threads >= 2 && !twice)
+			return 1;
+		i = j;
+	}
+	return 0;
+}
+
+uint64_t sharing_false_alignments(const struct share_write *w, size_t n,
+				  uint64_t start, int heap)
+{
+	struct placed *p = xcalloc(n ? 2 * n : 1, sizeof(*p));
+	uint64_t step = heap ? 16 : (start & -start), a, out = 0;
+	uint64_t observed = start % LINE;
+	size_t i, np;
+
+	if (!step || step > LINE)
+		step = LINE;
+	for (a = 0; a < LINE; a++) {
+		if (a != observed && (a % step || (!heap && step == LINE)))
+			continue;
+		for (i = np = 0; i < n; i++) {
+			uint64_t b = a + w[i].offset;
+			uint64_t end = b + (w[i].size ? w[i].size : 1);
+
+			/* an access that straddles two lines covers both */
+			p[np].line = b / LINE;
+			p[np].thread = w[i].thread;
+			p[np++].mask = byte_mask(b % LINE, (unsigned)(end - b));
+			if ((end - 1) / LINE != b / LINE) {
+				p[np].line = b / LINE + 1;
+				p[np].thread = w[i].thread;
+				p[np++].mask = byte_mask(0, (unsigned)(end % LINE));
+			}
+		}
+		qsort(p, np, sizeof(*p), cmp_placed);
+		if (has_false_line(p, np))
+			out |= (uint64_t)1 << a;
+	}
+	free(p);
+	return out;
+}
+
+/* One access of the experiment. */
+struct sacc {
+	uint64_t time, addr;
+	uint32_t thread, proc, block, seq;
+	uint32_t site;		/* index in sites + 1, 0: none */
+	int32_t node;		/* the CPU's NUMA node, -1: unknown */
+	uint32_t cpu;
+	uint8_t size, rw, first;
+};
+
+/* One block (a heap block or a variable) of one process. */
+struct sblock {
+	uint32_t proc;
+	uint64_t start, bytes;
+	int32_t obj;
+	int heap;
+};
+
+/* A (line or page, object, thread) row of sharing.tsv. */
+struct srow {
+	int32_t obj;
+	uint32_t proc, thread, block;
+	uint64_t addr, reads, writes, wmask;
+	int label, home;
+	uint64_t remote, *per_node;	/* pages: accesses per node */
+};
+
+/* What is known of one data object. */
+struct sobj {
+	int label;		/* -1: no access */
+	uint64_t accesses, reads, writes, homed, remote;
+	uint64_t latent;	/* alignments of predicted false sharing */
+	size_t nthreads, npages, multi_node_pages, nfs;
+	long toucher;		/* thread of most first touches, -1 none */
+	size_t touchers;	/* threads that first-touched pages */
+	const char *advice;
+	struct strbuf fs;	/* the false-sharing lines, described */
+};
+
+struct sharing {
+	int any, virtual_topology;
+	size_t nnodes, nfiles, nthreads;	/* nthreads: the database's */
+	uint64_t epochs, faults, dropped;
+	struct sacc *acc;	size_t nacc, acc_alloc;
+	struct sblock *blocks;	size_t nblocks, blocks_alloc;
+	struct hmap *block_index;	/* (proc, start, obj) -> index + 1 */
+	char **sites;		size_t nsites, sites_alloc;
+	struct hmap *site_index;	/* "proc file:line" -> index + 1 */
+	struct hmap *proc_index;	/* "host:pid" -> index + 1 */
+	uint64_t *page_size;	size_t nprocs, procs_alloc;
+	struct sobj *objs;	size_t nobjs;
+	struct srow *lines;	size_t nlines, lines_alloc;
+	struct srow *pages;	size_t npages, pages_alloc;
+};
+
+struct sharing *sharing_new(void)
+{
+	struct sharing *sh = xcalloc(1, sizeof(*sh));
+
+	sh->block_index = hmap_new();
+	sh->site_index = hmap_new();
+	sh->proc_index = hmap_new();
+	return sh;
+}
+
+void sharing_free(struct sharing *sh)
+{
+	size_t i;
+
+	if (!sh)
+		return;
+	for (i = 0; i < sh->nsites; i++)
+		free(sh->sites[i]);
+	for (i = 0; i < sh->nobjs; i++)
+		strbuf_release(&sh->objs[i].fs);
+	for (i = 0; i < sh->npages; i++)
+		free(sh->pages[i].per_node);
+	free(sh->sites);
+	free(sh->acc);
+	free(sh->blocks);
+	free(sh->page_size);
+	free(sh->objs);
+	free(sh->lines);
+	free(sh->pages);
+	hmap_free(sh->block_index);
+	hmap_free(sh->site_index);
+	hmap_free(sh->proc_index);
+	free(sh);
+}
+
+struct hpcshare *sharing_read(const char *profile, int *bad)
+{
+	char *path = hpcshare_path_for(profile);
+	struct hpcshare *s = NULL;
+
+	*bad = 0;
+	if (access(path, F_OK) == 0 || errno != ENOENT) {
+		s = hpcshare_read(path);
+		*bad = !s;
+	}
+	free(path);
+	return s;
+}
+
+void sharing_before(struct sharing *sh, struct experiment *e,
+		    const struct hpcshare *s)
+{
+	(void)sh;
+	if (s || e->data)
+		datatree_keep_ids(e, s != NULL);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* The source of access node id ("work prog.c:44"): index + 1, or 0. */
+static uint32_t site_of(struct sharing *sh, struct experiment *e,
+			uint32_t id, struct hmap *memo)
+{
+	const struct data_id *d;
+	struct strbuf sb = STRBUF_INIT;
+	const char *proc, *file;
+	uint32_t line;
+	uintptr_t v;
+
+	if (!id)
+		return 0;
+	v = (uintptr_t)hmap_get(memo, &id, sizeof(id));
+	if (v)
+		return (uint32_t)(v - 1);
+	d = datatree_id(e, id);
+	if (d && d->m && d->role == DROLE_ACCESS) {
+		experiment_call_site(e, d->m, d->addr, &proc, &file, &line);
+		strbuf_addstr(&sb, proc);
+		if (line)
+			strbuf_addf(&sb, " %s:%" PRIu32, base_name(file), line);
+		else
+			strbuf_addf(&sb, " %s+0x%" PRIx64,
+				    base_name(d->m->path), d->addr);
+		v = (uintptr_t)hmap_get_str(sh->site_index, sb.buf);
+		if (!v) {
+			HPC_GROW(sh->sites, sh->nsites + 1, sh->sites_alloc);
+			sh->sites[sh->nsites++] = strbuf_detach(&sb, NULL);
+			v = sh->nsites;
+			hmap_put_str(sh->site_index, sh->sites[v - 1],
+				     (void *)v);
+		}
+	}
+	strbuf_release(&sb);
+	hmap_put(memo, &id, sizeof(id), (void *)(uintptr_t)(v + 1));
+	return (uint32_t)v;
+}
+
+/* The block of file object o of process proc (data tree object obj). */
+static uint32_t block_of(struct sharing *sh, uint32_t proc,
+			 const struct hpcshare_object *o, int32_t obj)
+{
+	struct { uint32_t proc; int32_t obj; uint64_t start; } key;
+	uintptr_t v;
+	struct sblock *b;
+
+	memset(&key, 0, sizeof(key));
+	key.proc = proc;
+	key.obj = obj;
+	key.start = o->start;
+	v = (uintptr_t)hmap_get(sh->block_index, &key, sizeof(key));
+	if (v) {
+		b = &sh->blocks[v - 1];
+		if (o->bytes > b->bytes)
+			b->bytes = o->bytes;
+		return (uint32_t)(v - 1);
+	}
+	HPC_GROW(sh->blocks, sh->nblocks + 1, sh->blocks_alloc);
+	b = &sh->blocks[sh->nblocks++];
+	b->proc = proc;
+	b->start = o->start;
+	b->bytes = o->bytes;
+	b->obj = obj;
+	b->heap = o->kind == HPCSHARE_HEAP;
+	hmap_put(sh->block_index, &key, sizeof(key),
+		 (void *)(uintptr_t)sh->nblocks);
+	return (uint32_t)(sh->nblocks - 1);
+}
+
+int sharing_thread(struct sharing *sh, struct experiment *e, size_t t,
+		   const struct hpcshare *s, const char *proc)
+{
+	uint32_t *blk, pi, bad = 0;
+	struct hmap *memo;
+	uintptr_t v;
+	size_t i;
+	int ret = 0;
+
+	if (!s)
+		return 0;
+	sh->any = 1;
+	sh->nfiles++;
+	sh->epochs += s->epochs;
+	sh->faults += s->faults;
+	sh->dropped += s->dropped;
+	if (s->nnodes > sh->nnodes)
+		sh->nnodes = s->nnodes;
+	sh->virtual_topology |= s->virtual_topology;
+	v = (uintptr_t)hmap_get_str(sh->proc_index, proc);
+	if (!v) {
+		HPC_GROW(sh->page_size, sh->nprocs + 1, sh->procs_alloc);
+		sh->page_size[sh->nprocs++] = s->page_size;
+		v = sh->nprocs;
+		hmap_put_str(sh->proc_index, proc, (void *)v);
+	}
+	pi = (uint32_t)(v - 1);
+	blk = xcalloc(s->nobjs ? s->nobjs : 1, sizeof(*blk));
+	for (i = 0; i < s->nobjs; i++) {
+		const struct data_id *d = datatree_id(e, s->objs[i].node);
+
+		if (!d || d->obj < 0 || (d->role != DROLE_ALLOC &&
+					 d->role != DROLE_VAR)) {
+			blk[i] = UINT32_MAX;
+			if (!bad++)
+				ret = hpc_seterr("'%s': object %" PRIu32
+						 " names node %" PRIu32 ", no "
+						 "allocation path or variable "
+						 "of the profile", s->path,
+						 s->objs[i].id,
+						 s->objs[i].node);
+			continue;
+		}
+		blk[i] = block_of(sh, pi, &s->objs[i], d->obj);
+	}
+	memo = hmap_new();
+	for (i = 0; i < s->naccesses; i++) {
+		const struct hpcshare_access *a = &s->accesses[i];
+		struct sacc *x;
+
+		if (blk[a->obj] == UINT32_MAX)
+			continue;
+		HPC_GROW(sh->acc, sh->nacc + 1, sh->acc_alloc);
+		x = &sh->acc[sh->nacc];
+		x->time = a->time;
+		x->addr = s->objs[a->obj].start + a->offset;
+		x->thread = (uint32_t)t;
+		x->proc = pi;
+		x->block = blk[a->obj];
+		x->seq = (uint32_t)sh->nacc++;
+		x->site = site_of(sh, e, a->node, memo);
+		x->node = (int32_t)hpcshare_cpu_node(s, a->cpu);
+		x->cpu = a->cpu;
+		x->size = a->size;
+		x->rw = a->rw;
+		x->first = a->first;
+	}
+	hmap_free(memo);
+	free(blk);
+	return ret;
+}
+
+static const struct sharing *sort_sh;
+
+/* Accesses by process, line, time, thread, file order (invariant 2). */
+static int cmp_line(const void *a, const void *b)
+{
+	const struct sacc *x = &sort_sh->acc[*(const uint32_t *)a];
+	const struct sacc *y = &sort_sh->acc[*(const uint32_t *)b];
+
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	if (x->addr / LINE != y->addr / LINE)
+		return x->addr / LINE < y->addr / LINE ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Accesses by block, then file order. */
+static int cmp_block(const void *a, const void *b)
+{
+	const struct sacc *x = &sort_sh->acc[*(const uint32_t *)a];
+	const struct sacc *y = &sort_sh->acc[*(const uint32_t *)b];
+
+	if (x->block != y->block)
+		return x->block < y->block ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static uint64_t page_of(const struct sharing *sh, const struct sacc *a)
+{
+	return a->addr & ~(sh->page_size[a->proc] - 1);
+}
+
+/* The row of (obj, thread) among rows[from..], made when new. */
+static struct srow *row_of(struct srow **rows, size_t *n, size_t *alloc,
+			   size_t from, const struct sacc *a, int32_t obj,
+			   uint32_t thread, uint64_t addr)
+{
+	size_t i;
+
+	for (i = from; i < *n; i++)
+		if ((*rows)[i].obj == obj && (*rows)[i].thread == thread)
+			return &(*rows)[i];
+	HPC_GROW(*rows, *n + 1, *alloc);
+	memset(&(*rows)[*n], 0, sizeof(**rows));
+	(*rows)[*n].obj = obj;
+	(*rows)[*n].thread = thread;
+	(*rows)[*n].proc = a->proc;
+	(*rows)[*n].block = a->block;
+	(*rows)[*n].addr = addr;
+	(*rows)[*n].home = -1;
+	return &(*rows)[(*n)++];
+}
+
+static const char *obj_name(const struct experiment *e, int32_t obj)
+{
+	return e->procs.names[e->data->objs[obj].node->proc];
+}
+
+/* The fix for a false-sharing object (sharing.h, --text). */
+static void fix_text(const struct experiment *e, const struct sblock *b,
+		     int32_t obj, struct strbuf *sb)
+{
+	const char *name = obj_name(e, obj);
+	const char *br = strstr(name, " [");
+
+	if (!b->heap)
+		strbuf_addf(sb, "    fix: pad each thread's part of '%.*s' to "
+			    "64 bytes (a 64-byte line per thread: "
+			    "_Alignas(64) on the per-thread element) and "
+			    "align the variable to 64 bytes, or make it "
+			    "thread-local\n",
+			    br ? (int)(br - name) : (int)strlen(name), name);
+	else
+		strbuf_addstr(sb, "    fix: align the block to 64 bytes "
+			      "(aligned_alloc(64, ...)) and give each thread "
+			      "its own 64-byte line, or make the data "
+			      "thread-local\n");
+}
+
+/* Describes false-sharing line [a, b) of ix (its accesses) for obj. */
+static void describe_false(struct sharing *sh, const struct experiment *e,
+			   const uint32_t *ix, size_t a, size_t b,
+			   int32_t obj)
+{
+	struct sobj *so = &sh->objs[obj];
+	const struct sacc *first = &sh->acc[ix[a]];
+	const struct sblock *bl = &sh->blocks[first->block];
+	uint64_t line = first->addr & ~(uint64_t)(LINE - 1);
+	uint32_t *threads = NULL;
+	size_t nthreads = 0, alloc = 0, i, k, w, transfers = 0;
+	long last_writer = -1;
+
+	if (so->nfs == 0)
+		strbuf_addf(&so->fs, "\n%s: %s, start 0x%" PRIx64 ", %" PRIu64
+			    " bytes, alignment %" PRIu64 " (start %% 64)\n",
+			    obj_name(e, obj), bl->heap ? "heap" : "static",
+			    bl->start, bl->bytes, bl->start % LINE);
+	if (++so->nfs > MAX_FS_LINES)
+		return;
+	for (i = a; i < b; i++) {
+		const struct sacc *x = &sh->acc[ix[i]];
+
+		if (x->rw != HPCSHARE_R) {
+			transfers += last_writer >= 0 &&
+				     (uint32_t)last_writer != x->thread;
+			last_writer = x->thread;
+		}
+		for (k = 0; k < nthreads && threads[k] != x->thread; k++)
+			;
+		if (k == nthreads) {
+			HPC_GROW(threads, nthreads + 1, alloc);
+			threads[nthreads++] = x->thread;
+		}
+	}
+	strbuf_addf(&so->fs, "  line 0x%" PRIx64 ", offset %" PRId64 " in the "
+		    "object: %zu sampled accesses, %zu threads, %zu write "
+		    "transfers between threads\n", line,
+		    (int64_t)(line - bl->start), b - a, nthreads, transfers);
+	strbuf_addf(&so->fs, "    %4s %7s %6s %6s %6s  %s\n", "word", "offset",
+		    "thread", "reads", "writes", "source");
+	for (w = 0; w < LINE / 8; w++)
+		for (k = 0; k < nthreads; k++) {
+			uint64_t r = 0, wr = 0;
+			uint32_t sites[MAX_WORD_SITES];
+			size_t ns = 0, j;
+
+			for (i = a; i < b; i++) {
+				const struct sacc *x = &sh->acc[ix[i]];
+
+				if (x->thread != threads[k] ||
+				    x->addr % LINE / 8 != w)
+					continue;
+				*(x->rw == HPCSHARE_R ? &r : &wr) += 1;
+				for (j = 0; j < ns && sites[j] != x->site; j++)
+					;
+				if (j == ns && ns < MAX_WORD_SITES && x->site)
+					sites[ns++] = x->site;
+			}
+			if (!r && !wr)
+				continue;
+			strbuf_addf(&so->fs, "    %4zu %7" PRId64 " %6" PRIu32
+				    " %6" PRIu64 " %6" PRIu64 "  ", w,
+				    (int64_t)(line + 8 * w - bl->start),
+				    threads[k], r, wr);
+			for (j = 0; j < ns; j++)
+				strbuf_addf(&so->fs, "%s%s", j ? "; " : "",
+					    sh->sites[sites[j] - 1]);
+			strbuf_addstr(&so->fs, ns ? "\n" : "-\n");
+		}
+	if (so->nfs == 1)
+		fix_text(e, bl, obj, &so->fs);
+	free(threads);
+}
+
+/* Labels the lines of ix[a..b) (one page, whose rows are pages[pf..])
+ * and fills the line rows; a page row's label is its lines' most
+ * serious. */
+static void classify_lines(struct sharing *sh, const struct experiment *e,
+			   const uint32_t *ix, size_t a, size_t b, size_t pf)
+{
+	struct share_access *sa = xcalloc(b - a, sizeof(*sa));
+	size_t i, j, k, from, from2;
+
+	for (i = a; i < b; i = j) {
+		uint64_t line = sh->acc[ix[i]].addr / LINE;
+		enum share_label l;
+
+		for (j = i; j < b && sh->acc[ix[j]].addr / LINE == line; j++) {
+			const struct sacc *x = &sh->acc[ix[j]];
+
+			sa[j - i].time = x->time;
+			sa[j - i].addr = x->addr;
+			sa[j - i].thread = x->thread;
+			sa[j - i].size = x->size;
+			sa[j - i].rw = x->rw;
+		}
+		l = sharing_line_label(sa, j - i);
+		from = sh->nlines;
+		for (k = i; k < j; k++) {
+			const struct sacc *x = &sh->acc[ix[k]];
+			int32_t obj = sh->blocks[x->block].obj;
+			struct srow *r = row_of(&sh->lines, &sh->nlines,
+						&sh->lines_alloc, from, x, obj,
+						x->thread, line * LINE);
+
+			r->label = (int)l;
+			if (x->rw == HPCSHARE_R) {
+				r->reads++;
+			} else {
+				r->writes++;
+				r->wmask |= byte_mask(x->addr % LINE, x->size);
+			}
+			if ((int)l > sh->objs[obj].label)
+				sh->objs[obj].label = (int)l;
+		}
+		for (k = pf; k < sh->npages; k++)
+			for (from2 = from; from2 < sh->nlines; from2++)
+				if (sh->lines[from2].obj == sh->pages[k].obj &&
+				    (int)l > sh->pages[k].label)
+					sh->pages[k].label = (int)l;
+		for (k = from; l == SHARE_FALSE && k < sh->nlines; k++) {
+			size_t m;
+
+			for (m = from; m < k; m++)
+				if (sh->lines[m].obj == sh->lines[k].obj)
+					break;
+			if (m == k)
+				describe_false(sh, e, ix, i, j,
+					       sh->lines[k].obj);
+		}
+	}
+	free(sa);
+}
+
+/* The NUMA rows of page ix[a..b): its home, per-object node counts. */
+static void page_rows(struct sharing *sh, const uint32_t *ix, size_t a,
+		      size_t b, size_t *touches)
+{
+	const struct sacc *home = NULL;
+	size_t i, from = sh->npages, k;
+
+	for (i = a; i < b; i++) {
+		const struct sacc *x = &sh->acc[ix[i]];
+
+		if (x->first && (!home || x->time < home->time ||
+				 (x->time == home->time &&
+				  x->thread < home->thread)))
+			home = x;
+	}
+	for (i = a; i < b; i++) {
+		const struct sacc *x = &sh->acc[ix[i]];
+		int32_t obj = sh->blocks[x->block].obj;
+		struct srow *r = row_of(&sh->pages, &sh->npages,
+					&sh->pages_alloc, from, x, obj, 0,
+					page_of(sh, x));
+		struct sobj *so = &sh->objs[obj];
+
+		if (!r->per_node) {
+			r->per_node = xcalloc(sh->nnodes + 1,
+					      sizeof(*r->per_node));
+			r->home = home ? home->node : -1;
+			r->label = -1;
+		}
+		r->per_node[x->node >= 0 ? (size_t)x->node : sh->nnodes]++;
+		*(x->rw == HPCSHARE_R ? &r->reads : &r->writes) += 1;
+		/* a first touch places its page: always local, and always
+		 * seen (the page is protected from its allocation on), so
+		 * counting it would bias the sampled share (invariant 5) */
+		if (home && home->node >= 0 && x->node >= 0 && !x->first) {
+			so->homed++;
+			if (x->node != home->node) {
+				so->remote++;
+				r->remote++;
+			}
+		}
+	}
+	for (k = from; k < sh->npages; k++) {
+		struct srow *r = &sh->pages[k];
+		struct sobj *so = &sh->objs[r->obj];
+		size_t n, used = 0;
+
+		for (n = 0; n < sh->nnodes; n++)
+			used += r->per_node[n] != 0;
+		so->npages++;
+		so->multi_node_pages += used >= 2;
+		if (home && home->thread < sh->nthreads)
+			touches[(size_t)r->obj * sh->nthreads + home->thread]++;
+		r->thread = home ? home->thread : UINT32_MAX;
+	}
+}
+
+/* The latent predictions of every block (invariant 4). */
+static void latent(struct sharing *sh, uint32_t *ix)
+{
+	struct share_write *w = xcalloc(sh->nacc ? sh->nacc : 1, sizeof(*w));
+	size_t i, j, n;
+
+	sort_sh = sh;
+	qsort(ix, sh->nacc, sizeof(*ix), cmp_block);
+	for (i = 0; i < sh->nacc; i = j) {
+		const struct sblock *b = &sh->blocks[sh->acc[ix[i]].block];
+		uint64_t mask, observed = (uint64_t)1 << (b->start % LINE);
+
+		for (j = i, n = 0; j < sh->nacc &&
+		     sh->acc[ix[j]].block == sh->acc[ix[i]].block; j++) {
+			const struct sacc *x = &sh->acc[ix[j]];
+
+			if (x->rw == HPCSHARE_R)
+				continue;
+			w[n].offset = x->addr - b->start;
+			w[n].thread = x->thread;
+			w[n++].size = x->size;
+		}
+		mask = sharing_false_alignments(w, n, b->start, b->heap);
+		if (!(mask & observed))
+			sh->objs[b->obj].latent |= mask;
+	}
+	free(w);
+}
+
+/* Counts, first toucher and advice of each object. */
+static void summarize(struct sharing *sh, const size_t *touches)
+{
+	struct hmap *seen = hmap_new();
+	size_t i, t;
+
+	for (i = 0; i < sh->nacc; i++) {
+		const struct sacc *x = &sh->acc[i];
+		struct sobj *so = &sh->objs[sh->blocks[x->block].obj];
+		struct { int32_t obj; uint32_t thread; } key;
+
+		key.obj = sh->blocks[x->block].obj;
+		key.thread = x->thread;
+		so->accesses++;
+		*(x->rw == HPCSHARE_R ? &so->reads : &so->writes) += 1;
+		if (!hmap_get(seen, &key, sizeof(key))) {
+			hmap_put(seen, &key, sizeof(key), (void *)1);
+			so->nthreads++;
+		}
+	}
+	hmap_free(seen);
+	for (i = 0; i < sh->nobjs; i++) {
+		struct sobj *so = &sh->objs[i];
+		size_t best = 0;
+
+		so->toucher = -1;
+		for (t = 0; t < sh->nthreads; t++) {
+			size_t c = touches[i * sh->nthreads + t];
+
+			so->touchers += c != 0;
+			if (c > best) {
+				best = c;
+				so->toucher = (long)t;
+			}
+		}
+		if (so->label < 0 || sh->nnodes < 2 || !so->homed)
+			so->advice = "-";
+		else if (10 * so->remote < so->homed)
+			so->advice = "local: no change";
+		else if (so->touchers == 1 && so->nthreads > 1)
+			so->advice = "initialize in parallel: let each thread "
+				     "first-touch the part it uses";
+		else if (2 * so->multi_node_pages >= so->npages)
+			so->advice = "interleave the pages (numactl "
+				     "--interleave, mbind MPOL_INTERLEAVE)";
+		else
+			so->advice = "move the threads to their pages' nodes, "
+				     "or the pages to them (move_pages)";
+	}
+}
+
+/* "48,56" for the alignments of mask, "-" for none. */
+static void alignments(uint64_t mask, struct strbuf *sb)
+{
+	int a, n = 0;
+
+	for (a = 0; a < LINE; a++)
+		if (mask >> a & 1)
+			strbuf_addf(sb, "%s%d", n++ ? "," : "", a);
+	if (!n)
+		strbuf_addch(sb, '-');
+}
+
+/* "0-7,16-23" for the bytes of mask, "-" for none. */
+static void byte_ranges(uint64_t mask, struct strbuf *sb)
+{
+	int a = 0, b, n = 0;
+
+	while (a < LINE) {
+		if (!(mask >> a & 1)) {
+			a++;
+			continue;
+		}
+		for (b = a; b + 1 < LINE && (mask >> (b + 1) & 1); b++)
+			;
+		strbuf_addf(sb, "%s%d-%d", n++ ? "," : "", a, b);
+		a = b + 1;
+	}
+	if (!n)
+		strbuf_addch(sb, '-');
+}
+
+static void write_tsv(const struct sharing *sh, const struct experiment *e,
+		      FILE *f)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, n;
+
+	fprintf(f, "# object\tnode\tlabel\tlatent\tthreads\taccesses\treads"
+		"\twrites\tremote%%\thomed\tfirst-toucher\tadvice\tname\n");
+	for (i = 0; i < sh->nobjs; i++) {
+		const struct sobj *so = &sh->objs[i];
+
+		if (so->label < 0)
+			continue;
+		strbuf_reset(&sb);
+		alignments(so->latent, &sb);
+		fprintf(f, "object\t%" PRIu32 "\t%s\t%s\t%zu\t%" PRIu64 "\t%"
+			PRIu64 "\t%" PRIu64 "\t", e->data->objs[i].node->id,
+			label_names[so->label], sb.buf, so->nthreads,
+			so->accesses, so->reads, so->writes);
+		if (so->homed)
+			fprintf(f, "%.1f", 100.0 * (double)so->remote /
+					   (double)so->homed);
+		else
+			fputc('-', f);
+		fprintf(f, "\t%" PRIu64 "\t", so->homed);
+		if (so->toucher >= 0)
+			fprintf(f, "%ld", so->toucher);
+		else
+			fputc('-', f);
+		fprintf(f, "\t%s\t%s\n", so->advice, obj_name(e, (int32_t)i));
+	}
+	fprintf(f, "# line\tnode\tprocess\tstart\toffset\tlabel\tthread\treads"
+		"\twrites\tbytes-written\n");
+	for (i = 0; i < sh->nlines; i++) {
+		const struct srow *r = &sh->lines[i];
+		const struct sblock *b = &sh->blocks[r->block];
+
+		strbuf_reset(&sb);
+		byte_ranges(r->wmask, &sb);
+		fprintf(f, "line\t%" PRIu32 "\t%" PRIu32 "\t0x%" PRIx64 "\t%"
+			PRId64 "\t%s\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64
+			"\t%s\n", e->data->objs[r->obj].node->id, r->proc,
+			b->start, (int64_t)(r->addr - b->start),
+			label_names[r->label], r->thread, r->reads, r->writes,
+			sb.buf);
+	}
+	fprintf(f, "# page\tnode\tprocess\taddress\tlabel\thome\tfirst-toucher"
+		"\tremote\taccesses-per-node\n");
+	for (i = 0; i < sh->npages; i++) {
+		const struct srow *r = &sh->pages[i];
+
+		fprintf(f, "page\t%" PRIu32 "\t%" PRIu32 "\t0x%" PRIx64 "\t%s\t",
+			e->data->objs[r->obj].node->id, r->proc, r->addr,
+			r->label >= 0 ? label_names[r->label] : "-");
+		if (r->home >= 0)
+			fprintf(f, "%d\t", r->home);
+		else
+			fputs("-\t", f);
+		if (r->thread != UINT32_MAX)
+			fprintf(f, "%" PRIu32 "\t", r->thread);
+		else
+			fputs("-\t", f);
+		fprintf(f, "%" PRIu64 "\t", r->remote);
+		for (n = 0; n < sh->nnodes; n++)
+			fprintf(f, "%s%" PRIu64, n ? "," : "", r->per_node[n]);
+		if (!sh->nnodes)
+			fputc('-', f);
+		fputc('\n', f);
+	}
+	strbuf_release(&sb);
+}
+
+int sharing_finish(struct sharing *sh, struct experiment *e,
+		   struct database *db)
+{
+	uint32_t *ix;
+	size_t i, j, k, *touches;
+	FILE *f;
+
+	if (!sh->any || !e->data)
+		return 0;
+	e->data->sharing = sh;
+	sh->nobjs = e->data->nobjs;
+	sh->objs = xcalloc(sh->nobjs ? sh->nobjs : 1, sizeof(*sh->objs));
+	for (i = 0; i < sh->nobjs; i++) {
+		sh->objs[i].label = -1;
+		strbuf_init(&sh->objs[i].fs);
+	}
+	sh->nthreads = e->nthreads;
+	touches = xcalloc(sh->nobjs * sh->nthreads + 1, sizeof(*touches));
+	ix = xcalloc(sh->nacc ? sh->nacc : 1, sizeof(*ix));
+	for (i = 0; i < sh->nacc; i++)
+		ix[i] = (uint32_t)i;
+	sort_sh = sh;
+	qsort(ix, sh->nacc, sizeof(*ix), cmp_line);
+	for (i = 0; i < sh->nacc; i = j) {
+		const struct sacc *x = &sh->acc[ix[i]];
+		uint64_t page = page_of(sh, x);
+
+		for (j = i; j < sh->nacc && sh->acc[ix[j]].proc == x->proc &&
+		     page_of(sh, &sh->acc[ix[j]]) == page; j++)
+			;
+		k = sh->npages;
+		page_rows(sh, ix, i, j, touches);
+		classify_lines(sh, e, ix, i, j, k);
+	}
+	latent(sh, ix);
+	summarize(sh, touches);
+	free(ix);
+	free(touches);
+	for (i = 0; i < sh->nobjs; i++) {
+		struct data_object *o = &e->data->objs[i];
+
+		o->sharing = (int8_t)(sh->objs[i].label + 1);
+		if (sh->objs[i].homed && sh->nnodes >= 2)
+			o->remote = 100.0 * (double)sh->objs[i].remote /
+				    (double)sh->objs[i].homed;
+	}
+	if (!db)
+		return 0;
+	f = database_open_file(db, "sharing.tsv");
+	if (!f)
+		return -1;
+	write_tsv(sh, e, f);
+	return database_close_file(db, f, "sharing.tsv");
+}
+
+static const struct sharing *cmp_objs_sh;
+
+/* Objects by label (most serious first), then accesses, then node id. */
+static int cmp_objs(const void *a, const void *b)
+{
+	const struct sobj *x = &cmp_objs_sh->objs[*(const size_t *)a];
+	const struct sobj *y = &cmp_objs_sh->objs[*(const size_t *)b];
+
+	if (x->label != y->label)
+		return x->label > y->label ? -1 : 1;
+	if (x->accesses != y->accesses)
+		return x->accesses > y->accesses ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+void sharing_report(const struct sharing *sh, const struct experiment *e,
+		    FILE *f, size_t top)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t *order, n = 0, i, k;
+	int any_latent = 0;
+
+	if (!sh || !sh->any || !sh->objs)
+		return;
+	order = xcalloc(sh->nobjs ? sh->nobjs : 1, sizeof(*order));
+	for (i = 0; i < sh->nobjs; i++)
+		if (sh->objs[i].label >= 0)
+			order[n++] = i;
+	cmp_objs_sh = sh;
+	qsort(order, n, sizeof(*order), cmp_objs);
+	fprintf(f, "\nSharing (hpcrun --sharing: %zu sampled accesses in %zu "
+		"threads, %" PRIu64 " dropped; a 64-byte line's label from "
+		"its accesses, an object's the most serious of its lines):\n",
+		sh->nacc, sh->nfiles, sh->dropped);
+	fprintf(f, "%-17s %-11s %7s %9s %7s %7s  %s\n", "label", "latent",
+		"threads", "accesses", "reads", "writes", "object");
+	for (i = 0; i < n && i < top; i++) {
+		const struct sobj *so = &sh->objs[order[i]];
+
+		strbuf_reset(&sb);
+		alignments(so->latent, &sb);
+		any_latent |= so->latent != 0;
+		fprintf(f, "%-17s %-11s %7zu %9" PRIu64 " %7" PRIu64 " %7"
+			PRIu64 "  %s\n", label_names[so->label], sb.buf,
+			so->nthreads, so->accesses, so->reads, so->writes,
+			obj_name(e, (int32_t)order[i]));
+	}
+	if (!n)
+		fprintf(f, "  (none)\n");
+	for (i = 0; i < n; i++)
+		if (sh->objs[order[i]].nfs)
+			break;
+	fprintf(f, "\nFalse sharing (observed; per 8-byte word the threads "
+		"that read and wrote it, and where):%s", i < n ? "\n" : " none\n");
+	for (; i < n; i++) {
+		const struct sobj *so = &sh->objs[order[i]];
+
+		if (!so->nfs)
+			continue;
+		fputs(so->fs.buf + 1, f);
+		if (so->nfs > MAX_FS_LINES)
+			fprintf(f, "  (%zu more false-sharing lines)\n",
+				so->nfs - MAX_FS_LINES);
+	}
+	if (any_latent) {
+		fprintf(f, "\nLatent false sharing (predicted, not observed: "
+			"the threads' writes would share a line at another "
+			"alignment of the same allocation):\n");
+		for (i = 0; i < n; i++) {
+			const struct sobj *so = &sh->objs[order[i]];
+
+			if (!so->latent)
+				continue;
+			strbuf_reset(&sb);
+			alignments(so->latent, &sb);
+			fprintf(f, "  %s: false sharing at alignment %s (start "
+				"%% 64); fix: align it to 64 bytes "
+				"(aligned_alloc(64, ...) or _Alignas(64)) and "
+				"keep each thread's part on lines of its own\n",
+				obj_name(e, (int32_t)order[i]), sb.buf);
+		}
+	}
+	fprintf(f, "\nNUMA (%s topology, %zu node%s; a page's home is the node "
+		"of its first touch):\n", sh->virtual_topology ? "virtual"
+		: "real", sh->nnodes, sh->nnodes == 1 ? "" : "s");
+	fprintf(f, "%8s %9s %6s %13s  %-40s  %s\n", "remote%", "homed",
+		"pages", "first-toucher", "advice", "object");
+	for (i = 0; i < n && i < top; i++) {
+		const struct sobj *so = &sh->objs[order[i]];
+		char remote[32] = "-", toucher[32] = "-";
+
+		if (so->homed)
+			snprintf(remote, sizeof(remote), "%.1f%%",
+				 100.0 * (double)so->remote /
+				 (double)so->homed);
+		if (so->toucher >= 0)
+			snprintf(toucher, sizeof(toucher), "thread %ld%s",
+				 so->toucher, so->touchers > 1 ? "+" : "");
+		fprintf(f, "%8s %9" PRIu64 " %6zu %13s  %-40s  %s\n", remote,
+			so->homed, so->npages, toucher, so->advice,
+			obj_name(e, (int32_t)order[i]));
+	}
+	for (i = 0; sh->nnodes >= 2 && i < n && i < top; i++) {
+		const struct sobj *so = &sh->objs[order[i]];
+		size_t shown = 0;
+
+		if (!so->homed || 10 * so->remote < so->homed)
+			continue;
+		fprintf(f, "\nPage x node accesses of %s:\n  %-18s %5s",
+			obj_name(e, (int32_t)order[i]), "page", "home");
+		for (k = 0; k < sh->nnodes; k++)
+			fprintf(f, " %8s%zu", "node ", k);
+		fputc('\n', f);
+		for (k = 0; k < sh->npages && shown < top; k++) {
+			const struct srow *r = &sh->pages[k];
+			size_t m;
+
+			if (r->obj != (int32_t)order[i])
+				continue;
+			shown++;
+			fprintf(f, "  0x%-16" PRIx64, r->addr);
+			if (r->home >= 0)
+				fprintf(f, " %5d", r->home);
+			else
+				fprintf(f, " %5s", "-");
+			for (m = 0; m < sh->nnodes; m++)
+				fprintf(f, " %9" PRIu64, r->per_node[m]);
+			fputc('\n', f);
+		}
+	}
+	strbuf_release(&sb);
+	free(order);
+}

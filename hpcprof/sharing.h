@@ -1,0 +1,146 @@
+/*
+ * sharing.h - sharing patterns, false sharing and NUMA locality per data
+ * object (issue #16): the .hpcshare file hpcrun --sharing writes beside
+ * each thread's profile (hpcrun(5), lib/hpcshare.h) becomes a label per
+ * object of the data tree (experiment.xml's DATA:sharing and DATA:remote%
+ * columns), the database's sharing.tsv (hpcprof-database(5)) and the
+ * "Sharing" and "NUMA" sections of --text.
+ *
+ * Invariants:
+ *  1. An access belongs to the data tree object its file's object names:
+ *     the object's NODE is looked up among the data nodes of the thread's
+ *     own profile as datatree_classify() made them (datatree_id), so an
+ *     object is named exactly as the data tree names it.  An object whose
+ *     node is no allocation path or variable of that profile is left out
+ *     with one warning naming the file.
+ *  2. The accesses of all threads are merged in time order (ties: thread
+ *     number, then file order).  A 64-byte line is (process, address &
+ *     ~63), a page (process, address & ~(page size - 1)): blocks of one
+ *     allocation path in two threads are never one line.
+ *  3. The label of a line, from its sampled accesses (the protocol view
+ *     of Blizzard / Paradyn: owner, sharers, read/write transitions; an
+ *     access of unknown size covers one byte at its address):
+ *       private            one thread;
+ *       read-shared        several threads, and every write is by one
+ *                          thread and comes before the first access of
+ *                          any other thread (initialization, then only
+ *                          reads);
+ *       producer-consumer  one writing thread that writes again after
+ *                          another thread accessed the line;
+ *       false-sharing      several writing threads, no byte written by
+ *                          two of them;
+ *       migratory          several threads write a common byte, and at
+ *                          least half of the runs (maximal same-thread
+ *                          stretches) that write start with a read before
+ *                          their first write (ownership moves: read, then
+ *                          upgrade, then the next thread does the same);
+ *       write-shared       several threads write a common byte otherwise.
+ *     A page's label, and an object's, is the most serious label of its
+ *     lines in the order false-sharing > write-shared > migratory >
+ *     producer-consumer > read-shared > private: a page shared without a
+ *     line conflict is never false sharing.
+ *  4. Latent false sharing of a block: its threads' written byte ranges
+ *     (offsets in the block), placed at another alignment (start % 64)
+ *     the same allocation could have (a heap block: 0, 16, 32, 48; a
+ *     static variable whose start's alignment A is below 64: the
+ *     multiples of A), would make a line false-sharing (two threads write
+ *     it, no byte written by both) while at the observed alignment no line
+ *     is: predicted, never observed.
+ *  5. NUMA (hpcshare.h topology): a page's home is the node of the CPU of
+ *     its earliest first-touch access (FIRST 1), unknown without one; an
+ *     access with a known home is remote when its CPU's node differs.
+ *     Remote shares are over the accesses with a known home that are not
+ *     first touches: a first touch is local by definition and always
+ *     recorded (its page is protected from the allocation on) while later
+ *     accesses are sampled, so counting them would bias the share.
+ *  6. Memory is linear in the accesses read; nothing is written and no
+ *     column added when no .hpcshare file was read (every other output
+ *     stays as it was).
+ */
+#ifndef HPCPROF_SHARING_H
+#define HPCPROF_SHARING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cct.h"
+#include "database.h"
+#include "hpcshare.h"
+
+/* Labels, least serious first (invariant 3). */
+enum share_label {
+	SHARE_PRIVATE, SHARE_READ, SHARE_PRODCONS, SHARE_MIGRATORY,
+	SHARE_WRITE, SHARE_FALSE, SHARE_NLABELS
+};
+
+/* "private", "read-shared", "producer-consumer", "migratory",
+ * "write-shared", "false-sharing". */
+const char *sharing_label_name(enum share_label l);
+
+/* One access of a line (sharing_line_label). */
+struct share_access {
+	uint64_t time, addr;
+	uint32_t thread;
+	uint8_t size, rw;	/* 0: unknown (1 byte); enum hpcshare_rw */
+};
+
+/* The label of one line from its n >= 1 accesses in time order. */
+enum share_label sharing_line_label(const struct share_access *a, size_t n);
+
+/* A write of a block: its offset, size (0: 1 byte) and thread. */
+struct share_write {
+	uint64_t offset;
+	uint32_t thread;
+	uint8_t size;
+};
+
+/*
+ * The alignments (start % 64) at which the writes w[0..n) of a block
+ * that starts at start make a false-sharing line: bit a of the result for
+ * alignment a.  heap: the candidates are 0, 16, 32, 48; else the
+ * multiples of start's alignment when it is below 64 (invariant 4); the
+ * observed alignment is always a candidate.
+ */
+uint64_t sharing_false_alignments(const struct share_write *w, size_t n,
+				  uint64_t start, int heap);
+
+struct sharing;
+
+struct sharing *sharing_new(void);
+/* Frees sh (NULL accepted). */
+void sharing_free(struct sharing *sh);
+
+/*
+ * Reads the .hpcshare file beside profile (if there is one).  Returns it,
+ * NULL when there is none, or NULL with *bad set and hpc_lasterr()
+ * naming the file when it is malformed (the caller warns).
+ */
+struct hpcshare *sharing_read(const char *profile, int *bad);
+
+/* Before a profile whose file is s (NULL: none) is added to e. */
+void sharing_before(struct sharing *sh, struct experiment *e,
+		    const struct hpcshare *s);
+
+/*
+ * After experiment_add_profile(): takes the accesses of s (NULL: none) as
+ * thread t's, of process proc ("host:pid").  Returns 0, or -1 with
+ * hpc_lasterr() naming the file when some of its objects name no data
+ * object (the rest is used).
+ */
+int sharing_thread(struct sharing *sh, struct experiment *e, size_t t,
+		   const struct hpcshare *s, const char *proc);
+
+/*
+ * Classifies, sets each object's label and remote share in e's data tree
+ * and writes sharing.tsv into db (db NULL: no file) when any file was
+ * read.  0, or -1 with hpc_lasterr() naming the file.
+ */
+int sharing_finish(struct sharing *sh, struct experiment *e,
+		   struct database *db);
+
+/* The "Sharing" and "NUMA" sections of --text (nothing without files). */
+void sharing_report(const struct sharing *sh, const struct experiment *e,
+		    FILE *f, size_t top);
+
+#endif

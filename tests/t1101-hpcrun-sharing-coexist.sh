@@ -1,0 +1,43 @@
+#!/bin/sh
+test_description='hpcrun --sharing: programs run as without it (system calls on watched buffers, their own mprotect and SIGSEGV handler, fork)'
+. "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/share-lib.sh"
+
+test_expect_success 'setup: the test programs' '
+	build_rt_sharing &&
+	./rt-sharing syscalls >plain &&
+	printf "int main(void) { *(volatile int *)0 = 1; return 0; }\n" >null.c &&
+	cc -o null null.c
+'
+
+test_expect_success 'syscalls with watched buffers: same output and exit status, the kernel met protected pages' '
+	hpcrun -q --sharing --watch iobuf,alloc_iobuf -o w ./rt-sharing syscalls >out &&
+	test_cmp plain out &&
+	grep -q "^sharing-faults: [1-9]" w/*.log &&
+	grep -q "^sharing-pins-opened: [1-9]" w/*.log &&
+	share_check w
+'
+
+test_expect_success 'the same with the objects chosen by their samples' '
+	hpcrun -q --sharing -o h ./rt-sharing syscalls >out &&
+	test_cmp plain out
+'
+
+test_expect_success 'its own SIGSEGV handler caught both faults on pages it protected itself' '
+	grep -q "^syscalls own faults caught 2, page 3$" out
+'
+
+test_expect_success 'fork: the child ran and wrote its profile; the parent records on' '
+	grep -q "^syscalls child exit 0 read " out &&
+	ls w/*.hpcrun >profiles && test_line_count = 2 profiles &&
+	ls w/*.hpcshare >shares && test_line_count = 1 shares
+'
+
+test_expect_success 'a real fault still ends the program by SIGSEGV, its profile written' '
+	plain=0 && { ./null || plain=$?; } 2>/dev/null &&
+	st=0 && { hpcrun -q --sharing -o n ./null || st=$?; } 2>/dev/null &&
+	test "$plain" = 139 && test "$st" = 139 &&
+	ls n/*.hpcrun
+'
+
+test_done

@@ -1,0 +1,100 @@
+#!/bin/sh
+test_description='hpcprof labels the data objects of hand-written .hpcshare files: false sharing, producer-consumer, latent, NUMA remote shares, exact'
+. "$(dirname "$0")/test-lib.sh"
+
+# The truth is in tests/share-synthetic.sh.
+X() { xmllint --xpath "$1" db/experiment.xml; }
+OBJ() { echo "//PF[@n=//Procedure[@n=\"$1\"]/@i]"; }
+COL() { X "string(//Metric[@n=\"$1\"]/@i)"; }
+V() { X "string($1/M[@n=\"$2\"]/@v)"; }
+B="alloc_b prog.c:31 < main prog.c:13"
+A="alloc_a prog.c:21 < main prog.c:12"
+
+test_expect_success 'synthetic sharing files beside two data-centric profiles' '
+	build_mkprofile &&
+	sh "$TEST_DIRECTORY/share-synthetic.sh" &&
+	hpcprof -S prog.hpcstruct -o db --text report.txt data 2>err &&
+	test_must_fail grep -i "sharing\|data-centric tree" err &&
+	test_valid_xml "$DTD_DIR/hpc-experiment.dtd" db/experiment.xml
+'
+
+test_expect_success 'each object its label and remote share in experiment.xml' '
+	S=$(COL DATA:sharing) && R=$(COL "DATA:remote%") &&
+	for o in "sarr [vars]" "$B" "$A" "thread 0"; do
+		echo "$(V "$(OBJ "$o")" $S) $(V "$(OBJ "$o")" $R)"
+	done >actual &&
+	printf "6 66.66666666666667\n3 66.66666666666667\n1 0\n \n" >expect &&
+	test_cmp expect actual &&
+	X "string(//Metric[@n=\"DATA:sharing\"]/@md)" | grep "6 false-sharing"
+'
+
+test_expect_success 'sharing.tsv: object rows' '
+	grep "^object" db/sharing.tsv | cut -f3-13 >actual &&
+	cat >expect <<-EOT &&
+	private	-	1	2	1	1	0.0	1	0	local: no change	$A
+	producer-consumer	16,32,48	2	5	1	4	66.7	3	0	initialize in parallel: let each thread first-touch the part it uses	$B
+	false-sharing	-	2	4	0	4	66.7	3	0	initialize in parallel: let each thread first-touch the part it uses	sarr [vars]
+	EOT
+	test_cmp expect actual &&
+	id=$(X "string($(OBJ "sarr [vars]")/@i)") &&
+	grep "^object	$id	false-sharing	" db/sharing.tsv
+'
+
+test_expect_success 'sharing.tsv: line rows per thread, page rows per node' '
+	grep "^line" db/sharing.tsv | cut -f3- >actual &&
+	cat >expect <<-EOT &&
+	0	0x10000	0	producer-consumer	0	0	2	0-7
+	0	0x10000	0	producer-consumer	1	1	0	-
+	0	0x20010	-16	private	0	1	1	24-31
+	0	0x30000	0	private	0	0	1	48-63
+	0	0x30000	64	private	1	0	1	0-15
+	0	0x601000	0	false-sharing	0	0	1	0-7
+	0	0x601000	0	false-sharing	1	0	1	8-15
+	0	0x601000	128	private	0	0	1	0-7
+	0	0x601000	192	private	1	0	1	0-7
+	EOT
+	test_cmp expect actual &&
+	grep "^page" db/sharing.tsv | cut -f3- >actual &&
+	cat >expect <<-EOT &&
+	0	0x10000	producer-consumer	0	0	1	2,1
+	0	0x20000	private	0	0	0	2,0
+	0	0x30000	private	0	0	1	1,1
+	0	0x601000	false-sharing	0	0	2	2,2
+	EOT
+	test_cmp expect actual
+'
+
+test_expect_success '--text: false sharing per word with threads, sources and a fix' '
+	sed -n "/^False sharing/,/^Latent/p" report.txt >fs &&
+	grep "^sarr \[vars\]: static, start 0x601000, 8000 bytes, alignment 0 (start % 64)$" fs &&
+	grep "^  line 0x601000, offset 0 in the object: 2 sampled accesses, 2 threads" fs &&
+	grep "^ *0 *0 *0 *0 *1  work prog.c:45$" fs &&
+	grep "^ *1 *8 *1 *0 *1  work prog.c:45$" fs &&
+	grep "fix: pad each thread.s part of .sarr. to 64 bytes" fs &&
+	test $(grep -c "^  line" fs) = 1
+'
+
+test_expect_success '--text: the latent case is predicted, the labels listed' '
+	grep "^  $B: false sharing at alignment 16,32,48 (start % 64)" report.txt &&
+	sed -n "/^Sharing/,/^\$/p" report.txt | sed "1,2d;\$d" | awk "{print \$1, \$2}" >actual &&
+	printf "false-sharing -\nproducer-consumer 16,32,48\nprivate -\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success '--text: NUMA remote shares, first toucher, page x node matrix' '
+	sed -n "/^NUMA/,\$p" report.txt >numa &&
+	grep "^NUMA (virtual topology, 2 nodes" numa &&
+	grep "^ *66.7% *3 *1 *thread 0  initialize in parallel.*  sarr \[vars\]$" numa &&
+	grep "^ *0.0% *1 *1 *thread 0  local: no change" numa &&
+	grep "^  0x601000 *0 *2 *2$" numa
+'
+
+test_expect_success 'without .hpcshare files nothing of it appears' '
+	rm data/*.hpcshare &&
+	hpcprof -S prog.hpcstruct -o db2 --text plain.txt data 2>err &&
+	test ! -e db2/sharing.tsv &&
+	test_must_fail grep -i "sharing\|NUMA" plain.txt &&
+	test "$(xmllint --xpath "count(//Metric[@n=\"DATA:sharing\"])" db2/experiment.xml)" = 0
+'
+
+test_done

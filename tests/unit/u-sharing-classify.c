@@ -1,0 +1,110 @@
+/*
+ * u-sharing-classify.c - unit tests for hpcprof/sharing.c's classifier
+ * (sharing.h invariants 3 and 4): synthetic access sequences of one
+ * 64-byte line for every label, the padded pair, and latent false sharing.
+ */
+#include <string.h>
+
+#include "hpcshare.h"
+#include "sharing.h"
+#include "unit.h"
+
+#define R HPCSHARE_R
+#define W HPCSHARE_W
+#define U HPCSHARE_U
+
+/* "T RW OFF SIZE" quadruples, times 1, 2, ... in order. */
+static enum share_label label_of(const int (*q)[4], size_t n)
+{
+	struct share_access a[32];
+	size_t i;
+
+	memset(a, 0, sizeof(a));
+	for (i = 0; i < n; i++) {
+		a[i].time = i + 1;
+		a[i].thread = (uint32_t)q[i][0];
+		a[i].rw = (uint8_t)q[i][1];
+		a[i].addr = 0x1000 + (uint64_t)q[i][2];
+		a[i].size = (uint8_t)q[i][3];
+	}
+	return sharing_line_label(a, n);
+}
+
+#define LABEL(q) label_of(q, sizeof(q) / sizeof(q[0]))
+
+static void every_label(void)
+{
+	static const int priv[][4] = { { 0, W, 0, 8 }, { 0, R, 8, 8 },
+				       { 0, U, 8, 8 } };
+	static const int read[][4] = { { 1, R, 0, 8 }, { 2, R, 8, 8 },
+				       { 1, R, 16, 8 } };
+	/* main fills it, then the threads only read it */
+	static const int init[][4] = { { 0, W, 0, 8 }, { 0, W, 8, 8 },
+				       { 1, R, 0, 8 }, { 2, R, 8, 8 } };
+	static const int prod[][4] = { { 0, W, 0, 8 }, { 1, R, 0, 8 },
+				       { 0, W, 0, 8 }, { 2, R, 0, 8 } };
+	static const int mig[][4] = { { 0, R, 0, 8 }, { 0, U, 0, 8 },
+				      { 1, R, 0, 8 }, { 1, U, 0, 8 },
+				      { 2, R, 0, 8 }, { 2, U, 0, 8 } };
+	static const int wsh[][4] = { { 0, W, 0, 8 }, { 1, W, 0, 8 },
+				      { 0, W, 0, 8 }, { 1, W, 0, 8 } };
+	static const int fs[][4] = { { 0, W, 0, 8 }, { 1, W, 8, 8 },
+				     { 0, R, 8, 8 }, { 1, W, 8, 8 } };
+	/* unknown sizes: one byte each, disjoint */
+	static const int fs0[][4] = { { 0, W, 0, 0 }, { 1, W, 1, 0 } };
+	/* overlapping bytes (0-7 and 4-11) are true sharing */
+	static const int overlap[][4] = { { 0, W, 0, 8 }, { 1, W, 4, 8 } };
+
+	CHECK_INT(LABEL(priv), SHARE_PRIVATE);
+	CHECK_INT(LABEL(read), SHARE_READ);
+	CHECK_INT(LABEL(init), SHARE_READ);
+	CHECK_INT(LABEL(prod), SHARE_PRODCONS);
+	CHECK_INT(LABEL(mig), SHARE_MIGRATORY);
+	CHECK_INT(LABEL(wsh), SHARE_WRITE);
+	CHECK_INT(LABEL(fs), SHARE_FALSE);
+	CHECK_INT(LABEL(fs0), SHARE_FALSE);
+	CHECK_INT(LABEL(overlap), SHARE_WRITE);
+	CHECK_STR(sharing_label_name(SHARE_PRODCONS), "producer-consumer");
+	CHECK_STR(sharing_label_name(SHARE_FALSE), "false-sharing");
+}
+
+/* Counters 128 bytes apart: each line has one writer -> private; and
+ * no alignment of a heap block brings them into one line. */
+static void padded_pair(void)
+{
+	static const int line0[][4] = { { 0, W, 0, 8 }, { 0, W, 0, 8 } };
+	struct share_write w[2] = { { 0, 0, 8 }, { 128, 1, 8 } };
+
+	CHECK_INT(LABEL(line0), SHARE_PRIVATE);
+	CHECK_INT(sharing_false_alignments(w, 2, 0x601000, 0), 0);
+	CHECK_INT(sharing_false_alignments(w, 2, 0x7f0000001000, 1), 0);
+}
+
+/* Thread 0 writes bytes 48-63, thread 1 64-79 of a 64-aligned block:
+ * apart now, one line at alignments 16, 32 and 48. */
+static void latent(void)
+{
+	struct share_write w[4] = { { 48, 0, 8 }, { 56, 0, 8 },
+				    { 64, 1, 8 }, { 72, 1, 8 } };
+	struct share_write one[2] = { { 48, 0, 8 }, { 56, 0, 8 } };
+	uint64_t m = sharing_false_alignments(w, 4, 0x7f0000001000, 1);
+
+	CHECK_INT(m, (1ull << 16) | (1ull << 32) | (1ull << 48));
+	/* observed at alignment 16: bit 16 set, so not latent there */
+	CHECK(sharing_false_alignments(w, 4, 0x7f0000001010, 1) >> 16 & 1);
+	/* a static variable aligned to 64 has no other alignment */
+	CHECK_INT(sharing_false_alignments(w, 4, 0x601000, 0), 0);
+	/* one aligned to 16: 0, 16, 32, 48 are its candidates */
+	CHECK_INT(sharing_false_alignments(w, 4, 0x601010, 0),
+		  (1ull << 16) | (1ull << 32) | (1ull << 48));
+	/* one thread alone never shares */
+	CHECK_INT(sharing_false_alignments(one, 2, 0x7f0000001000, 1), 0);
+}
+
+int main(void)
+{
+	unit_run("every label from a synthetic line", every_label);
+	unit_run("the padded pair is private at every alignment", padded_pair);
+	unit_run("latent false sharing at the other alignments", latent);
+	return unit_done();
+}
