@@ -422,6 +422,30 @@ static struct hpcrun_profile *nodes_profile(const struct hpcrun_node *nodes,
 	return hpcrun_fmt_read(tmpfile_path);
 }
 
+/* Reads back the profile of nodes[0..n) and checks that each of ids[0..k)
+ * is at position want[] (-1: absent) in its index. */
+static void check_positions(const struct hpcrun_node *nodes, uint64_t n,
+			    const uint32_t *ids, const long *want, size_t k)
+{
+	struct hpcrun_profile *q = nodes_profile(nodes, n);
+	struct hpcrun_node_index *x;
+	uint32_t dup;
+	size_t i;
+
+	CHECK(q != NULL);
+	if (!q)
+		return;
+	x = hpcrun_node_index_new(q, &dup);
+	CHECK_INT(dup, 0);
+	for (i = 0; i < k; i++)
+		CHECK_INT(hpcrun_node_position(x, ids[i]), want[i]);
+	hpcrun_node_index_free(x);
+	hpcrun_profile_shed(q);
+	CHECK(q->nodes == NULL && q->nnodes == 0);
+	CHECK_STR(q->lms[0].path, "/bin/prog");
+	hpcrun_profile_free(q);
+}
+
 /* hpcrun_node_position: dense ids (a table), sparse ones (a search), and
  * the smallest duplicate named either way. */
 static void node_positions(void)
@@ -429,10 +453,14 @@ static void node_positions(void)
 	static const struct hpcrun_node dense[] = {
 		{ 12, 0, 1, 1, 0 }, { 16, 12, 1, 2, 0 }, { 14, 12, 1, 3, 0 },
 	};
+	static const uint32_t dense_ids[] = { 12, 14, 16, 13, 0, 4000000 };
+	static const long dense_at[] = { 0, 2, 1, -1, -1, -1 };
 	static const struct hpcrun_node sparse[] = {
 		{ 4000000, 0, 1, 1, 0 }, { 7, 4000000, 1, 2, 0 },
 		{ 3000000000u, 7, 1, 3, 0 },
 	};
+	static const uint32_t sparse_ids[] = { 4000000, 7, 3000000000u, 8 };
+	static const long sparse_at[] = { 0, 1, 2, -1 };
 	static const struct hpcrun_node dups[] = {
 		{ 12, 0, 1, 1, 0 }, { 20, 12, 1, 2, 0 }, { 14, 12, 1, 3, 0 },
 		{ 20, 12, 1, 4, 0 }, { 14, 12, 1, 5, 0 },
@@ -441,38 +469,9 @@ static void node_positions(void)
 		{ 4000000, 0, 1, 1, 0 }, { 9, 4000000, 1, 2, 0 },
 		{ 4000000, 9, 1, 3, 0 }, { 9, 9, 1, 3, 0 },
 	};
-	struct hpcrun_profile *q = nodes_profile(dense, 3);
-	struct hpcrun_node_index *x;
-	uint32_t dup;
 
-	CHECK(q != NULL);
-	if (q) {
-		x = hpcrun_node_index_new(q, &dup);
-		CHECK_INT(dup, 0);
-		CHECK_INT(hpcrun_node_position(x, 12), 0);
-		CHECK_INT(hpcrun_node_position(x, 14), 2);
-		CHECK_INT(hpcrun_node_position(x, 16), 1);
-		CHECK_INT(hpcrun_node_position(x, 13), -1);
-		CHECK_INT(hpcrun_node_position(x, 0), -1);
-		CHECK_INT(hpcrun_node_position(x, 4000000), -1);
-		hpcrun_node_index_free(x);
-		hpcrun_profile_shed(q);
-		CHECK(q->nodes == NULL && q->nnodes == 0);
-		CHECK_STR(q->lms[0].path, "/bin/prog");
-	}
-	hpcrun_profile_free(q);
-	q = nodes_profile(sparse, 3);
-	CHECK(q != NULL);
-	if (q) {
-		x = hpcrun_node_index_new(q, &dup);
-		CHECK_INT(dup, 0);
-		CHECK_INT(hpcrun_node_position(x, 4000000), 0);
-		CHECK_INT(hpcrun_node_position(x, 7), 1);
-		CHECK_INT(hpcrun_node_position(x, 3000000000u), 2);
-		CHECK_INT(hpcrun_node_position(x, 8), -1);
-		hpcrun_node_index_free(x);
-	}
-	hpcrun_profile_free(q);
+	check_positions(dense, 3, dense_ids, dense_at, 6);
+	check_positions(sparse, 3, sparse_ids, sparse_at, 4);
 	CHECK(nodes_profile(dups, 5) == NULL);
 	CHECK(strstr(hpc_lasterr(), "duplicate node id 14") != NULL);
 	CHECK(nodes_profile(sparse_dups, 4) == NULL);
