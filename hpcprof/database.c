@@ -615,13 +615,17 @@ static const char *const cct_tag[] = {
  */
 #define CHUNK_NODES 4096
 
+struct chunk {
+	const struct node *root;
+	size_t depth;		/* its writer's depth */
+	char *buf;		size_t len;	/* written by a helper */
+	int done;		/* by a helper */
+};
+
 struct chunks {
 	const struct experiment *e;
-	const struct node **root;	size_t n, alloc;
+	struct chunk *c;	size_t n, alloc;
 	uint32_t *of;		/* by node id: chunk index + 1, or 0 */
-	size_t *depth;		/* per chunk: its writer's depth */
-	char **buf;		size_t *len;	/* helpers' chunks */
-	char *done;
 	size_t lo, hi;		/* [lo, hi): no one has taken them */
 	int failed;		/* a helper could not write a chunk */
 	pthread_mutex_t lock;
@@ -645,11 +649,9 @@ static void cut_chunks(struct chunks *ck, const struct node *top,
 			cut_chunks(ck, c, size, max, depth + 1);
 			continue;
 		}
-		HPC_GROW(ck->root, ck->n + 1, ck->alloc);
+		HPC_GROW(ck->c, ck->n + 1, ck->alloc);
 		ck->of[c->id] = (uint32_t)(ck->n + 1);
-		ck->depth = xrealloc(ck->depth, ck->alloc * sizeof(*ck->depth));
-		ck->root[ck->n] = c;
-		ck->depth[ck->n++] = depth;
+		ck->c[ck->n++] = (struct chunk){ .root = c, .depth = depth };
 	}
 }
 
@@ -679,9 +681,6 @@ static void chunks_init(struct chunks *ck, const struct experiment *e,
 	/* the root's children are written at depth 3 (write_experiment) */
 	cut_chunks(ck, e->root, size, max, 3);
 	free(size);
-	ck->buf = xcalloc(ck->n + 1, sizeof(*ck->buf));
-	ck->len = xcalloc(ck->n + 1, sizeof(*ck->len));
-	ck->done = xcalloc(ck->n + 1, 1);
 	ck->hi = ck->n;
 	pthread_mutex_init(&ck->lock, NULL);
 	pthread_cond_init(&ck->cond, NULL);
@@ -692,13 +691,9 @@ static void chunks_release(struct chunks *ck)
 	size_t i;
 
 	for (i = 0; i < ck->n; i++)
-		free(ck->buf[i]);
-	free(ck->root);
+		free(ck->c[i].buf);
+	free(ck->c);
 	free(ck->of);
-	free(ck->depth);
-	free(ck->buf);
-	free(ck->len);
-	free(ck->done);
 	pthread_mutex_destroy(&ck->lock);
 	pthread_cond_destroy(&ck->cond);
 }
@@ -725,17 +720,17 @@ static void *chunk_helper(void *arg)
 		f = open_memstream(&buf, &len);
 		bad = !f;
 		if (f) {
-			struct xmlw *w = xmlw_new_at(f, ck->depth[k]);
+			struct xmlw *w = xmlw_new_at(f, ck->c[k].depth);
 
-			write_node(w, ck->e, ck->root[k], NULL);
+			write_node(w, ck->e, ck->c[k].root, NULL);
 			bad = xmlw_finish(w) != 0;
 			bad |= fclose(f) != 0;
 		}
 		pthread_mutex_lock(&ck->lock);
-		ck->buf[k] = buf;
-		ck->len[k] = bad ? 0 : len;
+		ck->c[k].buf = buf;
+		ck->c[k].len = bad ? 0 : len;
 		ck->failed |= bad;
-		ck->done[k] = 1;
+		ck->c[k].done = 1;
 		pthread_cond_broadcast(&ck->cond);
 		pthread_mutex_unlock(&ck->lock);
 	}
@@ -756,12 +751,12 @@ static int chunk_taken(struct xmlw *w, struct chunks *ck,
 		pthread_mutex_unlock(&ck->lock);
 		return 0;
 	}
-	while (!ck->done[k])
+	while (!ck->c[k].done)
 		pthread_cond_wait(&ck->cond, &ck->lock);
 	pthread_mutex_unlock(&ck->lock);
-	xmlw_fragment(w, ck->buf[k], ck->len[k]);
-	free(ck->buf[k]);
-	ck->buf[k] = NULL;
+	xmlw_fragment(w, ck->c[k].buf, ck->c[k].len);
+	free(ck->c[k].buf);
+	ck->c[k].buf = NULL;
 	return 1;
 }
 
