@@ -32,7 +32,6 @@
 typedef ssize_t (*rw_fn)(int, void *, size_t);
 typedef ssize_t (*prw_fn)(int, void *, size_t, off_t);
 typedef ssize_t (*iov_fn)(int, const struct iovec *, int);
-typedef ssize_t (*sr_fn)(int, void *, size_t, int);
 typedef ssize_t (*srto_fn)(int, void *, size_t, int, void *, void *);
 typedef ssize_t (*msg_fn)(int, void *, int);
 typedef size_t (*stdio_fn)(void *, size_t, size_t, FILE *);
@@ -42,7 +41,6 @@ static struct {
 	rw_fn read, write;
 	prw_fn pread, pwrite, pread64, pwrite64;
 	iov_fn readv, writev;
-	sr_fn recv, send;
 	srto_fn recvfrom, sendto;
 	msg_fn recvmsg, sendmsg;
 	stdio_fn fread, fwrite;
@@ -162,29 +160,6 @@ RT_API ssize_t writev(int fd, const struct iovec *v, int n)
 	return iov(real.writev, fd, v, n);
 }
 
-static ssize_t sr(sr_fn fn, int fd, void *buf, size_t n, int flags)
-{
-	ssize_t r;
-
-	if (!rt_sharing.on)
-		return fn(fd, buf, n, flags);
-	rt_sharing_pin(buf, n);
-	r = fn(fd, buf, n, flags);
-	UNPIN_RETURN(buf, n, r);
-}
-
-RT_API ssize_t recv(int fd, void *buf, size_t n, int flags)
-{
-	REAL(recv, "recv");
-	return sr(real.recv, fd, buf, n, flags);
-}
-
-RT_API ssize_t send(int fd, const void *buf, size_t n, int flags)
-{
-	REAL(send, "send");
-	return sr(real.send, fd, (void *)(uintptr_t)buf, n, flags);
-}
-
 static ssize_t srto(srto_fn fn, int fd, void *buf, size_t n, int flags,
 		    void *addr, void *alen)
 {
@@ -195,6 +170,19 @@ static ssize_t srto(srto_fn fn, int fd, void *buf, size_t n, int flags,
 	rt_sharing_pin(buf, n);
 	r = fn(fd, buf, n, flags, addr, alen);
 	UNPIN_RETURN(buf, n, r);
+}
+
+/* recv and send are recvfrom and sendto without an address. */
+RT_API ssize_t recv(int fd, void *buf, size_t n, int flags)
+{
+	REAL(recvfrom, "recvfrom");
+	return srto(real.recvfrom, fd, buf, n, flags, NULL, NULL);
+}
+
+RT_API ssize_t send(int fd, const void *buf, size_t n, int flags)
+{
+	REAL(sendto, "sendto");
+	return srto(real.sendto, fd, (void *)(uintptr_t)buf, n, flags, NULL, 0);
 }
 
 RT_API ssize_t recvfrom(int fd, void *buf, size_t n, int flags,

@@ -248,6 +248,10 @@ void rt_resume_after_failed_exec(int err);
 int rt_next_thread_index(void);
 void rt_note(const char *msg);
 void rt_count_blocked_signal(void);
+/* Starts fn(arg) on a thread of hpcrun's own (made with the real
+ * pthread_create, so never measured; detached; a stack of stack bytes);
+ * 0 or an error number.  Outside handlers. */
+int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack);
 /* Calls fn for every thread still sampled, under the thread list's lock
  * (outside the handler). */
 void rt_threads_apply(void (*fn)(struct rt_thread *td));

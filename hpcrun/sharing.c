@@ -797,26 +797,14 @@ static void *epoch_main(void *arg)
 
 void rt_sharing_start(void)
 {
-	typedef int (*create_fn)(pthread_t *, const pthread_attr_t *,
-				 void *(*)(void *), void *);
-	static create_fn create;
-	pthread_attr_t attr;
-	pthread_t t;
 	pid_t me = getpid();
 
 	if (!rt_sharing.on || __atomic_exchange_n(&epoch_pid, me, __ATOMIC_ACQ_REL) == me)
 		return;
 	if (!nquiet)
 		quiet_modules();
-	if (!create)
-		*(void **)&create = dlsym(RTLD_NEXT, "pthread_create");
-	if (!create || pthread_attr_init(&attr))
-		return;
-	pthread_attr_setstacksize(&attr, 256 << 10);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (create(&t, &attr, epoch_main, NULL))
+	if (rt_own_thread(epoch_main, NULL, 256 << 10))
 		rt_note("warning: no thread for --sharing's epochs: only first touches seen");
-	pthread_attr_destroy(&attr);
 }
 
 /* ---- threads, fork, output ---- */
