@@ -449,7 +449,7 @@ static int is_default(const struct sigaction *act)
  * --sharing protected to sharing.c (THE FATAL SIGNALS, 4)? */
 static int dispatched(int sig)
 {
-	return sig == SIGSEGV && rt_sharing.on;
+	return sig == SIGSEGV && rt_sharing.dispatch;
 }
 
 static int install_fatal(int sig, const struct sigaction *act)

@@ -87,8 +87,6 @@ struct srec {
 
 struct rt_share_thread {
 	uint64_t n, dropped, faults;
-	uintptr_t last_addr;
-	unsigned spurious;
 	int in_fault;
 	struct srec rec[THREAD_RECORDS];
 };
@@ -99,6 +97,10 @@ struct func_range {
 };
 
 struct rt_sharing_config rt_sharing;
+/* The calling thread's faults in a row at one address that changed
+ * nothing (any thread, measured or not). */
+static __thread uintptr_t spurious_addr __attribute__((tls_model("initial-exec")));
+static __thread unsigned spurious __attribute__((tls_model("initial-exec")));
 
 static struct wpage pages[BUCKETS][BUCKET_WAYS];
 static struct wobj objs[OBJ_BUCKETS][BUCKET_WAYS];
@@ -183,6 +185,7 @@ void rt_sharing_init(void)
 	if (!v || *v != '1' || !rt_data.on)
 		return;
 	rt_sharing.on = 1;
+	rt_sharing.dispatch = 1;
 	rt_sharing.epochs = RT_SHARING_EPOCHS;
 	rt_sharing.pages = RT_SHARING_PAGES;
 	v = getenv("HPCRUN_SHARING_RATE");
@@ -644,13 +647,14 @@ int rt_sharing_fault(const siginfo_t *si, void *uc)
 		} else {
 			/* another thread opened it, or a pin: run again */
 			protect(page, prot_of(s));
-			if (st && st->last_addr == a && ++st->spurious > MAX_SPURIOUS) {
-				st->spurious = 0;
+			if (spurious_addr != a) {
+				spurious_addr = a;
+				spurious = 0;
+			}
+			if (++spurious > MAX_SPURIOUS) {
+				spurious = 0;
 				errno = saved;
 				return 0;	/* not ours after all */
-			}
-			if (st) {
-				st->last_addr = a;
 			}
 			errno = saved;
 			return 1;
@@ -664,9 +668,9 @@ int rt_sharing_fault(const siginfo_t *si, void *uc)
 		__atomic_sub_fetch(&first_pages, 1, __ATOMIC_RELAXED);
 	protect(page, prot_of(to));
 	__atomic_add_fetch(&total_faults, 1, __ATOMIC_RELAXED);
+	spurious = 0;
 	if (st && !st->in_fault) {
 		st->in_fault = 1;
-		st->spurious = 0;
 		st->faults++;
 		record(td, a, rw, first, uc);
 		st->in_fault = 0;

@@ -56,6 +56,8 @@ struct rt_sharing_config {
 	unsigned epochs;		/* per second */
 	unsigned pages;			/* re-protected per epoch */
 	int virtual_nodes;		/* --numa-nodes given */
+	int dispatch;			/* SIGSEGV goes through rt_sharing_fault
+					 * (set once, kept in fork children) */
 };
 extern struct rt_sharing_config rt_sharing;
 
