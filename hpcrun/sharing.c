@@ -242,6 +242,8 @@ static struct wpage *page_find(uintptr_t page)
 	struct wpage *b = pages[hash_addr(page >> 8, BUCKETS)];
 	int i;
 
+	if (!page)
+		return NULL;		/* 0 marks a free slot */
 	for (i = 0; i < BUCKET_WAYS; i++)
 		if (__atomic_load_n(&b[i].page, __ATOMIC_ACQUIRE) == page)
 			return &b[i];
@@ -365,9 +367,11 @@ void rt_sharing_module(const struct rt_module *m, const struct rt_elf_syms *s)
 		    !matches(rt_elf_sym_name(s, i)))
 			continue;
 		if (type == STT_FUNC) {
-			if (nfuncs < MAX_FUNCS)
-				funcs[nfuncs++] = (struct func_range){ m->id, y->st_value,
+			if (nfuncs < MAX_FUNCS) {
+				funcs[nfuncs] = (struct func_range){ m->id, y->st_value,
 					y->st_value + y->st_size };
+				__atomic_store_n(&nfuncs, nfuncs + 1, __ATOMIC_RELEASE);
+			}
 			continue;
 		}
 		lock(&old);
@@ -381,11 +385,11 @@ void rt_sharing_module(const struct rt_module *m, const struct rt_elf_syms *s)
 /* Does the allocation path f[0..k) run through a function --watch names? */
 static int path_watched(const uint64_t (*f)[2], uint32_t k)
 {
+	unsigned j, n = __atomic_load_n(&nfuncs, __ATOMIC_ACQUIRE);
 	uint32_t i;
-	unsigned j;
 
 	for (i = 0; i < k; i++)
-		for (j = 0; j < nfuncs; j++)
+		for (j = 0; j < n; j++)
 			/* return addresses: the call ends at f - 1 */
 			if (f[i][1] == funcs[j].lm && f[i][0] > funcs[j].lo &&
 			    f[i][0] <= funcs[j].hi)
@@ -443,13 +447,16 @@ void rt_sharing_forget(uintptr_t lo, uintptr_t hi)
 	uintptr_t a;
 	sigset_t old;
 
-	if (o)
-		__atomic_store_n(&o->start, 0, __ATOMIC_RELEASE);
-	if (hi <= lo || PAGE_OF(lo) >= __atomic_load_n(&range_hi, __ATOMIC_RELAXED) ||
-	    hi <= __atomic_load_n(&range_lo, __ATOMIC_RELAXED))
+	if (!o && (hi <= lo || PAGE_OF(lo) >= __atomic_load_n(&range_hi, __ATOMIC_RELAXED) ||
+		   hi <= __atomic_load_n(&range_lo, __ATOMIC_RELAXED)))
 		return;
+	/* under the lock: an epoch never revokes pages of a freed block */
 	lock(&old);
-	for (a = PAGE_OF(lo); a < hi; a += PAGE) {
+	if (o && __atomic_load_n(&o->start, __ATOMIC_RELAXED) == lo)
+		__atomic_store_n(&o->start, 0, __ATOMIC_RELEASE);
+	if (hi > range_hi)
+		hi = range_hi;
+	for (a = PAGE_OF(lo) < range_lo ? range_lo : PAGE_OF(lo); a < hi; a += PAGE) {
 		struct wpage *w = page_find(a);
 
 		if (!w)
@@ -721,15 +728,18 @@ static int choose(void)
  * (under the lock). */
 static unsigned revoke_pages(struct wobj *o, unsigned budget)
 {
-	uintptr_t first = PAGE_OF(o->start), end = PAGE_OF(o->start + o->bytes - 1) + PAGE;
+	uintptr_t start = o->start, first = PAGE_OF(start);
+	uintptr_t end = PAGE_OF(start + o->bytes - 1) + PAGE;
 	uint64_t npages, i;
 	unsigned done = 0;
 
+	if (!start || !o->bytes)
+		return 0;	/* claimed by a sample, not ready yet */
 	if (o->kind == 0 && !o->chosen) {
 		/* a page shared with blocks the program did not name (stdio's
 		 * buffers among them) is not ours to protect */
-		first = (o->start + PAGE - 1) & ~(PAGE - 1);
-		end = PAGE_OF(o->start + o->bytes);
+		first = (start + PAGE - 1) & ~(PAGE - 1);
+		end = PAGE_OF(start + o->bytes);
 		if (first >= end)
 			return 0;
 	}
