@@ -17,6 +17,10 @@
  *                  design note: the fd gate)
  *   sync-interpose.c, phases.c, hang.c   barriers, lock waits, phases and
  *                  the hang detector (sync.h, sync-episode.h)
+ *   datacentric.c, memop.c, alloc-interpose.c   hpcrun --data
+ *                  (datacentric.h)
+ *   sharing.c, io-interpose.c   hpcrun --sharing: page-protection access
+ *                  sampling and the .hpcshare files (sharing.h)
  *
  * Invariants:
  *  1. The signal handler only touches its own thread's struct rt_thread,
