@@ -67,6 +67,7 @@ struct wpage {
 	int state;
 	int pins;
 	int first;			/* protected from allocation, untouched */
+	uintptr_t owner;		/* start of the object that watched it */
 };
 
 struct wobj {
@@ -76,6 +77,7 @@ struct wobj {
 	uint32_t oid;
 	int kind;			/* 0 heap, 1 static */
 	int chosen;			/* by --watch or at allocation */
+	int stack;			/* a thread ran on it: never watched again */
 	uint64_t cursor;		/* next page to revoke (index) */
 };
 
@@ -85,9 +87,13 @@ struct srec {
 	uint8_t size, rw, first, kind;
 };
 
+/* The alternate signal stack a thread gets when it has none (invariant 7). */
+#define ALT_STACK (256 << 10)
+
 struct rt_share_thread {
 	uint64_t n, dropped, faults;
 	int in_fault;
+	void *alt;			/* its alternate stack (guard page first), or NULL */
 	struct srec rec[THREAD_RECORDS];
 };
 
@@ -119,7 +125,7 @@ static pid_t epoch_pid;
  * first touches cost at most as many faults as the epochs do. */
 static int first_tokens = RT_SHARING_PAGES;
 static uint64_t epochs, total_faults, pages_revoked, first_pages, lost_pages,
-	lost_objs, pins_opened;
+	lost_objs, pins_opened, stacks_seen;
 
 /* ---- configuration ---- */
 
@@ -250,9 +256,9 @@ static struct wpage *page_find(uintptr_t page)
 	return NULL;
 }
 
-/* The slot of page, made (OPEN) when missing, or NULL when its bucket is
- * full (under the lock). */
-static struct wpage *page_get(uintptr_t page)
+/* The slot of page, made (OPEN, for the object at owner) when missing,
+ * or NULL when its bucket is full (under the lock). */
+static struct wpage *page_get(uintptr_t page, uintptr_t owner)
 {
 	struct wpage *w = page_find(page), *b;
 	int i;
@@ -265,6 +271,7 @@ static struct wpage *page_get(uintptr_t page)
 			b[i].state = OPEN;
 			b[i].pins = 0;
 			b[i].first = 0;
+			b[i].owner = owner;
 			if (page < range_lo)
 				__atomic_store_n(&range_lo, page, __ATOMIC_RELAXED);
 			if (page + PAGE > range_hi)
@@ -328,6 +335,7 @@ static struct wobj *obj_get(uintptr_t start, uint64_t bytes, int kind)
 			continue;
 		b[i].heat = 0;
 		b[i].chosen = 0;
+		b[i].stack = 0;
 		b[i].cursor = 0;
 		b[i].kind = kind;
 		b[i].oid = __atomic_add_fetch(&next_oid, 1, __ATOMIC_RELAXED);
@@ -430,7 +438,7 @@ void rt_sharing_alloc(uintptr_t p, size_t n, const uint64_t (*f)[2], uint32_t k)
 
 		if (!watch && first_tokens <= 0)
 			break;
-		if (!(w = page_get(a)) || w->pins)
+		if (!(w = page_get(a, p)) || w->pins)
 			continue;
 		if (!watch)
 			first_tokens--;
@@ -470,43 +478,18 @@ void rt_sharing_forget(uintptr_t lo, uintptr_t hi)
 	unlock(&old);
 }
 
-/* The modules whose variables are never watched for their heat: hpcrun's
- * own, and the C library's, the dynamic linker's and the decoder's, which
- * hpcrun itself uses in its handlers and the kernel in futex calls of
- * their internal locks. */
-static uint16_t quiet_lm[8];
-static int nquiet;
-
-static void quiet_modules(void)
-{
-	const struct rt_module *const *m, *self = rt_module_find((uintptr_t)quiet_modules);
-	size_t n, i;
-
-	m = rt_module_all(&n);
-	for (i = 0; i < n && nquiet < 8; i++) {
-		const char *b = strrchr(m[i]->path, '/');
-
-		b = b ? b + 1 : m[i]->path;
-		if (m[i] == self || !strncmp(b, "libc.so", 7) || !strncmp(b, "ld-linux", 8) ||
-		    !strncmp(b, "libcapstone", 11))
-			quiet_lm[nquiet++] = m[i]->id;
-	}
-}
-
 void rt_sharing_heat(int lm, uintptr_t start, uint64_t bytes)
 {
-	/* heap blocks (lm -1) are candidates from their allocation on;
-	 * static variables from their first sample */
 	struct wobj *o;
-	int i;
 
-	for (i = 0; i < nquiet; i++)
-		if (lm == quiet_lm[i])
-			return;
-	o = lm >= 0 ? obj_get(start, bytes, 1) : obj_find(start);
-
-	if (o)
-		__atomic_add_fetch(&o->heat, 1, __ATOMIC_RELAXED);
+	(void)bytes;
+	/* heap blocks only: they are candidates from their allocation on.
+	 * Static variables are watched only when --watch names them: the C
+	 * library hands them to system calls hpcrun cannot see (the signal
+	 * mask swapcontext saves), which would fail on a protected page. */
+	if (lm >= 0 || !(o = obj_find(start)))
+		return;
+	__atomic_add_fetch(&o->heat, 1, __ATOMIC_RELAXED);
 }
 
 /* ---- pins (invariant 5) ---- */
@@ -627,6 +610,40 @@ out:
 	__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
 }
 
+/* Is a within 64 KiB of the stack pointer sp (an access to the stack a
+ * thread runs on)? */
+static int near_sp(uintptr_t a, uintptr_t sp)
+{
+	return a + 65536 > sp && a < sp + 65536;
+}
+
+/* The object of w is a stack a thread runs on (a coroutine's, on the
+ * heap): every page of it opened, never watched again -- the kernel must
+ * be able to write signal frames there (in the fault handler: atomics and
+ * system calls only). */
+static void open_stack(struct wpage *w)
+{
+	struct wobj *o = obj_find(w->owner);
+	uintptr_t a, lo = PAGE_OF(w->page), hi = w->page + PAGE;
+
+	if (o) {
+		__atomic_store_n(&o->stack, 1, __ATOMIC_RELEASE);
+		lo = PAGE_OF(o->start);
+		hi = o->start + o->bytes;
+	}
+	for (a = lo; a < hi; a += PAGE) {
+		struct wpage *p = page_find(a);
+
+		if (!p)
+			continue;
+		__atomic_store_n(&p->state, OPEN, __ATOMIC_RELEASE);
+		if (__atomic_exchange_n(&p->first, 0, __ATOMIC_ACQ_REL))
+			__atomic_sub_fetch(&first_pages, 1, __ATOMIC_RELAXED);
+		protect(a, PROT_READ | PROT_WRITE);
+	}
+	__atomic_add_fetch(&stacks_seen, 1, __ATOMIC_RELAXED);
+}
+
 int rt_sharing_fault(const siginfo_t *si, void *uc)
 {
 	const ucontext_t *u = uc;
@@ -643,6 +660,11 @@ int rt_sharing_fault(const siginfo_t *si, void *uc)
 		return 0;
 	saved = errno;
 	write = (u->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+	if (near_sp(a, (uintptr_t)u->uc_mcontext.gregs[REG_RSP])) {
+		open_stack(w);
+		errno = saved;
+		return 1;
+	}
 	for (;;) {
 		s = __atomic_load_n(&w->state, __ATOMIC_ACQUIRE);
 		if (s == NONE) {
@@ -702,7 +724,7 @@ static int choose(void)
 
 			if (!__atomic_load_n(&o->start, __ATOMIC_ACQUIRE) ||
 			    !__atomic_load_n(&o->bytes, __ATOMIC_ACQUIRE) ||
-			    (nglobs && !o->chosen) || (!o->chosen && !o->heat))
+			    (nglobs && !o->chosen) || (!o->chosen && !o->heat) || o->stack)
 				continue;
 			key = o->heat + (o->chosen ? (uint64_t)1 << 62 : 0);
 			if (n == MAX_CHOSEN) {
@@ -747,7 +769,7 @@ static unsigned revoke_pages(struct wobj *o, unsigned budget)
 
 	for (i = 0; i < npages && done < budget; i++) {
 		uintptr_t a = first + ((o->cursor + i) % npages) * PAGE;
-		struct wpage *w = page_get(a);
+		struct wpage *w = page_get(a, start);
 
 		if (!w || w->pins || w->state == NONE)
 			continue;
@@ -815,8 +837,6 @@ void rt_sharing_start(void)
 
 	if (!rt_sharing.on || __atomic_exchange_n(&epoch_pid, me, __ATOMIC_ACQ_REL) == me)
 		return;
-	if (!nquiet)
-		quiet_modules();
 	if (rt_own_thread(epoch_main, NULL, 256 << 10))
 		rt_note("warning: no thread for --sharing's epochs: only first touches seen");
 }
@@ -825,20 +845,52 @@ void rt_sharing_start(void)
 
 void rt_sharing_thread_begin(struct rt_thread *td)
 {
+	struct rt_share_thread *st;
+	stack_t ss;
 	void *p;
 
 	if (!rt_sharing.on)
 		return;
 	p = mmap(NULL, sizeof(struct rt_share_thread), PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	td->share = p == MAP_FAILED ? NULL : p;
+	if (p == MAP_FAILED)
+		return;
+	st = p;
+	td->share = st;
+	/* a fault on a stack we protected (a coroutine's, allocated on the
+	 * heap) needs another stack for its handler */
+	if (sigaltstack(NULL, &ss) || !(ss.ss_flags & SS_DISABLE))
+		return;
+	p = mmap(NULL, ALT_STACK + PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	protect((uintptr_t)p, PROT_NONE);	/* the guard page */
+	ss.ss_sp = (char *)p + PAGE;
+	ss.ss_size = ALT_STACK;
+	ss.ss_flags = 0;
+	if (sigaltstack(&ss, NULL))
+		munmap(p, ALT_STACK + PAGE);
+	else
+		st->alt = p;
 }
 
 void rt_sharing_thread_end(struct rt_thread *td)
 {
-	if (td->share)
-		munmap(td->share, sizeof(struct rt_share_thread));
+	struct rt_share_thread *st = td->share;
+	stack_t ss;
+
+	if (!st)
+		return;
 	td->share = NULL;
+	/* on the ending thread (else its stack is not the one asked about) */
+	if (st->alt && !sigaltstack(NULL, &ss) &&
+	    ss.ss_sp == (char *)st->alt + PAGE && !(ss.ss_flags & SS_ONSTACK)) {
+		ss.ss_flags = SS_DISABLE;
+		if (!sigaltstack(&ss, NULL))
+			munmap(st->alt, ALT_STACK + PAGE);
+	}
+	munmap(st, sizeof(*st));
 }
 
 void rt_sharing_after_fork(void)
@@ -884,13 +936,15 @@ void rt_sharing_log(int fd, void (*put)(int, const char *))
 		 "sharing-epochs: %llu\nsharing-pages-revoked: %llu\n"
 		 "sharing-faults: %llu\nsharing-pages-watched: %llu\n"
 		 "sharing-first-touch-pending: %llu\nsharing-pages-lost: %llu\n"
-		 "sharing-objects-lost: %llu\nsharing-pins-opened: %llu\n",
+		 "sharing-objects-lost: %llu\nsharing-pins-opened: %llu\n"
+		 "sharing-stacks-left: %llu\n",
 		 rt_sharing.epochs, rt_sharing.pages, nglobs,
 		 rt_sharing.virtual_nodes ? "virtual" : "real", nnodes,
 		 (unsigned long long)epochs, (unsigned long long)pages_revoked,
 		 (unsigned long long)total_faults, (unsigned long long)watched_pages(),
 		 (unsigned long long)first_pages, (unsigned long long)lost_pages,
-		 (unsigned long long)lost_objs, (unsigned long long)pins_opened);
+		 (unsigned long long)lost_objs, (unsigned long long)pins_opened,
+		 (unsigned long long)stacks_seen);
 	put(fd, line);
 }
 

@@ -35,6 +35,11 @@
  *  6. Writers of the tables (the epoch thread, allocation hooks, pins)
  *     take one spin lock with signals blocked, never held while calling
  *     out; the fault handler never takes it.
+ *  7. The SIGSEGV handler runs on an alternate signal stack: a measured
+ *     thread without one gets one (a guard page below it), so a fault on
+ *     a protected page that is itself the thread's stack (a coroutine's
+ *     stack on the heap) can be taken; the program's own alternate stack
+ *     is never replaced.
  */
 #ifndef HPCRUN_SHARING_H
 #define HPCRUN_SHARING_H
