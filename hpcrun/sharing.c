@@ -53,6 +53,11 @@
 #define MAX_FIRST_PAGES 8192
 /* Records a thread keeps (the rest counted as dropped). */
 #define THREAD_RECORDS 16384
+/* Faults a page takes in an epoch with the page protected again after the
+ * faulting instruction (single-stepped), so the first access of each
+ * thread faults; past them it stays open for the epoch. */
+#define TRAP_BUDGET 4
+#define EFLAGS_TF 0x100
 /* Faults in a row at one address that change nothing: not ours after all. */
 #define MAX_SPURIOUS 64
 #define MAX_GLOBS 32
@@ -68,6 +73,9 @@ struct wpage {
 	int pins;
 	int first;			/* protected from allocation, untouched */
 	uintptr_t owner;		/* start of the object that watched it */
+	uint64_t rmask, wmask;		/* threads (index % 64) that read, wrote
+					 * it this epoch */
+	unsigned traps;			/* faults stepped over this epoch */
 };
 
 struct wobj {
@@ -107,6 +115,8 @@ struct rt_sharing_config rt_sharing;
  * nothing (any thread, measured or not). */
 static __thread uintptr_t spurious_addr __attribute__((tls_model("initial-exec")));
 static __thread unsigned spurious __attribute__((tls_model("initial-exec")));
+/* The page the calling thread steps over one instruction on, or 0. */
+static __thread uintptr_t step_page __attribute__((tls_model("initial-exec")));
 
 static struct wpage pages[BUCKETS][BUCKET_WAYS];
 static struct wobj objs[OBJ_BUCKETS][BUCKET_WAYS];
@@ -124,6 +134,11 @@ static pid_t epoch_pid;
  * when --watch did not name their block (the epoch thread refills it):
  * first touches cost at most as many faults as the epochs do. */
 static int first_tokens = RT_SHARING_PAGES;
+/* Faults that may still be stepped over this epoch, all pages together
+ * (the epoch thread refills it): the cost of the steps is bounded. */
+static int step_tokens = RT_SHARING_PAGES;
+/* Measured threads alive: with one, stepping would find no other. */
+static int nthreads;
 static uint64_t epochs, total_faults, pages_revoked, first_pages, lost_pages,
 	lost_objs, pins_opened, stacks_seen;
 
@@ -296,9 +311,15 @@ static void protect(uintptr_t page, int prot)
 	syscall(SYS_mprotect, page, PAGE, prot);
 }
 
-/* Sets w's state and protection (under the lock). */
+/* Sets w's state and protection (under the lock); NONE starts its epoch:
+ * no thread has touched it yet. */
 static void page_set(struct wpage *w, int state)
 {
+	if (state == NONE) {
+		__atomic_store_n(&w->rmask, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->wmask, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->traps, 0, __ATOMIC_RELAXED);
+	}
 	__atomic_store_n(&w->state, state, __ATOMIC_RELEASE);
 	protect(w->page, prot_of(state));
 }
@@ -610,11 +631,13 @@ out:
 	__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
 }
 
-/* Is a within 64 KiB of the stack pointer sp (an access to the stack a
- * thread runs on)? */
-static int near_sp(uintptr_t a, uintptr_t sp)
+/* Does the stack pointer sp lie in the heap block that watched w (a thread
+ * runs on it as its stack)? */
+static int runs_on(const struct wpage *w, uintptr_t sp)
 {
-	return a + 65536 > sp && a < sp + 65536;
+	const struct wobj *o = obj_find(w->owner);
+
+	return o && o->kind == 0 && sp >= o->start && sp - o->start < o->bytes;
 }
 
 /* The object of w is a stack a thread runs on (a coroutine's, on the
@@ -644,14 +667,34 @@ static void open_stack(struct wpage *w)
 	__atomic_add_fetch(&stacks_seen, 1, __ATOMIC_RELAXED);
 }
 
+/* Is this the first access of its kind by the thread of bit to w this
+ * epoch?  rw then says which (r, w, or u: a write after its read). */
+static int first_of_thread(struct wpage *w, uint64_t bit, int write, int *rw)
+{
+	uint64_t old;
+
+	if (write) {
+		old = __atomic_fetch_or(&w->wmask, bit, __ATOMIC_ACQ_REL);
+		*rw = __atomic_load_n(&w->rmask, __ATOMIC_ACQUIRE) & bit ? 'u' : 'w';
+		return !(old & bit);
+	}
+	if ((__atomic_load_n(&w->rmask, __ATOMIC_ACQUIRE) |
+	     __atomic_load_n(&w->wmask, __ATOMIC_ACQUIRE)) & bit)
+		return 0;
+	old = __atomic_fetch_or(&w->rmask, bit, __ATOMIC_ACQ_REL);
+	*rw = 'r';
+	return !(old & bit);
+}
+
 int rt_sharing_fault(const siginfo_t *si, void *uc)
 {
-	const ucontext_t *u = uc;
+	ucontext_t *u = uc;
 	uintptr_t a = (uintptr_t)si->si_addr, page = PAGE_OF(a);
 	struct rt_thread *td = rt_self;
 	struct rt_share_thread *st = td ? td->share : NULL;
+	uint64_t bit = td ? (uint64_t)1 << (td->index & 63) : 0;
 	struct wpage *w;
-	int write, s, to, rw, first, saved;
+	int write, s, to, rw, first, saved, rec;
 
 	if (!rt_sharing.on || si->si_code != SEGV_ACCERR ||
 	    page < __atomic_load_n(&range_lo, __ATOMIC_RELAXED) ||
@@ -660,51 +703,74 @@ int rt_sharing_fault(const siginfo_t *si, void *uc)
 		return 0;
 	saved = errno;
 	write = (u->uc_mcontext.gregs[REG_ERR] & 2) != 0;
-	if (near_sp(a, (uintptr_t)u->uc_mcontext.gregs[REG_RSP])) {
+	if (runs_on(w, (uintptr_t)u->uc_mcontext.gregs[REG_RSP])) {
 		open_stack(w);
 		errno = saved;
 		return 1;
 	}
-	for (;;) {
-		s = __atomic_load_n(&w->state, __ATOMIC_ACQUIRE);
-		if (s == NONE) {
-			to = write ? OPEN : READ;
-			rw = write ? 'w' : 'r';
-		} else if (s == READ && write) {
-			to = OPEN;
-			rw = 'u';
-		} else {
-			/* another thread opened it, or a pin: run again */
-			protect(page, prot_of(s));
-			if (spurious_addr != a) {
-				spurious_addr = a;
-				spurious = 0;
-			}
-			if (++spurious > MAX_SPURIOUS) {
-				spurious = 0;
-				errno = saved;
-				return 0;	/* not ours after all */
-			}
-			errno = saved;
-			return 1;
+	s = __atomic_load_n(&w->state, __ATOMIC_ACQUIRE);
+	if (s != NONE && !(s == READ && write)) {
+		/* another thread opened it, or a pin: run again */
+		protect(page, prot_of(s));
+		if (spurious_addr != a) {
+			spurious_addr = a;
+			spurious = 0;
 		}
-		if (__atomic_compare_exchange_n(&w->state, &s, to, 0, __ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE))
-			break;
+		if (++spurious > MAX_SPURIOUS) {
+			spurious = 0;
+			errno = saved;
+			return 0;	/* not ours after all */
+		}
+		errno = saved;
+		return 1;
 	}
+	spurious = 0;
 	first = __atomic_exchange_n(&w->first, 0, __ATOMIC_ACQ_REL);
 	if (first)
 		__atomic_sub_fetch(&first_pages, 1, __ATOMIC_RELAXED);
-	protect(page, prot_of(to));
 	__atomic_add_fetch(&total_faults, 1, __ATOMIC_RELAXED);
-	spurious = 0;
-	if (st && !st->in_fault) {
+	rw = s == READ ? 'u' : write ? 'w' : 'r';
+	rec = bit ? first_of_thread(w, bit, write, &rw) : 1;
+	if (bit && !step_page && __atomic_load_n(&nthreads, __ATOMIC_RELAXED) > 1 &&
+	    __atomic_add_fetch(&w->traps, 1, __ATOMIC_ACQ_REL) <= TRAP_BUDGET &&
+	    __atomic_sub_fetch(&step_tokens, 1, __ATOMIC_ACQ_REL) >= 0) {
+		/* open it for this one instruction: the SIGTRAP after it
+		 * protects it again (rt_sharing_trap) */
+		protect(page, write ? PROT_READ | PROT_WRITE : PROT_READ);
+		step_page = page;
+		u->uc_mcontext.gregs[REG_EFL] |= EFLAGS_TF;
+	} else {
+		/* past the budget: open for the rest of the epoch */
+		to = write ? OPEN : READ;
+		if (__atomic_compare_exchange_n(&w->state, &s, to, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			protect(page, prot_of(to));
+		else
+			protect(page, prot_of(s));
+	}
+	if (rec && st && !st->in_fault) {
 		st->in_fault = 1;
 		st->faults++;
 		record(td, a, rw, first, uc);
 		st->in_fault = 0;
 	}
 	errno = saved;
+	return 1;
+}
+
+int rt_sharing_trap(const siginfo_t *si, void *uc)
+{
+	ucontext_t *u = uc;
+	struct wpage *w;
+	uintptr_t page = step_page;
+
+	if (!page || !(u->uc_mcontext.gregs[REG_EFL] & EFLAGS_TF))
+		return 0;
+	(void)si;
+	u->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)EFLAGS_TF;
+	step_page = 0;
+	if ((w = page_find(page)))
+		protect(page, prot_of(__atomic_load_n(&w->state, __ATOMIC_ACQUIRE)));
 	return 1;
 }
 
@@ -788,6 +854,7 @@ static void epoch(void)
 
 	lock(&old);
 	first_tokens = (int)rt_sharing.pages;
+	__atomic_store_n(&step_tokens, (int)rt_sharing.pages, __ATOMIC_RELEASE);
 	n = choose();
 	for (i = 0; i < n && budget; i++) {
 		share = budget / (unsigned)(n - i);
@@ -857,6 +924,7 @@ void rt_sharing_thread_begin(struct rt_thread *td)
 		return;
 	st = p;
 	td->share = st;
+	__atomic_add_fetch(&nthreads, 1, __ATOMIC_RELAXED);
 	/* a fault on a stack we protected (a coroutine's, allocated on the
 	 * heap) needs another stack for its handler */
 	if (sigaltstack(NULL, &ss) || !(ss.ss_flags & SS_DISABLE))
@@ -883,6 +951,7 @@ void rt_sharing_thread_end(struct rt_thread *td)
 	if (!st)
 		return;
 	td->share = NULL;
+	__atomic_sub_fetch(&nthreads, 1, __ATOMIC_RELAXED);
 	/* on the ending thread (else its stack is not the one asked about) */
 	if (st->alt && !sigaltstack(NULL, &ss) &&
 	    ss.ss_sp == (char *)st->alt + PAGE && !(ss.ss_flags & SS_ONSTACK)) {
