@@ -12,6 +12,9 @@
  *  3. A block leaves the object map before its memory goes back to the
  *     allocator, so an address reused by another allocation is never
  *     attributed to the old object.
+ *  4. With hpcrun --sharing (sharing.h) the map feeds it: tracked blocks
+ *     at allocation and before they go back, each module's symbols, and
+ *     the data samples' objects (their heat).
  */
 #ifndef HPCRUN_DATACENTRIC_H
 #define HPCRUN_DATACENTRIC_H

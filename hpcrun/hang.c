@@ -691,11 +691,6 @@ static void *detector(void *arg)
 
 void sync_hang_start(void)
 {
-	typedef int (*create_fn)(pthread_t *, const pthread_attr_t *,
-				 void *(*)(void *), void *);
-	static create_fn create;
-	pthread_attr_t attr;
-	pthread_t t;
 	pid_t me = getpid();
 
 	if (!sync_cfg.hang_ns || __atomic_load_n(&detector_pid, __ATOMIC_ACQUIRE) == me ||
@@ -709,15 +704,8 @@ void sync_hang_start(void)
 		return;
 	}
 	text = (char *)(snaps + MAX_SNAP);
-	if (!create)
-		*(void **)&create = dlsym(RTLD_NEXT, "pthread_create");
-	if (!create || pthread_attr_init(&attr))
-		return;
-	pthread_attr_setstacksize(&attr, 256 << 10);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (create(&t, &attr, detector, NULL))
+	if (rt_own_thread(detector, NULL, 256 << 10))
 		rt_note("warning: no thread for the hang detector: no hang reports");
-	pthread_attr_destroy(&attr);
 }
 
 void sync_hang_after_fork(void)

@@ -622,7 +622,7 @@ int main(int argc, char **argv)
 		OPT_FLAG(0, "data", &data,
 			 "attribute samples to data objects too (hpcrun(5))"),
 		OPT_STRING(0, "data-min-bytes", &data_min, "N",
-			   "track heap blocks of N bytes or more; default 1024"),
+			   "track heap blocks of N bytes or more; default 1024 (64 with --sharing)"),
 		OPT_FLAG(0, "sharing", &sharing,
 			 "sample which threads touch which bytes (.hpcshare); implies --data"),
 		OPT_STRING(0, "watch", &watch, "NAME[,NAME...]",

@@ -48,9 +48,10 @@
  *     in the unwinder still jumps back to the sample (sample.c) while
  *     fatal_handler holds SIGSEGV and SIGBUS (rt_fault_recovery).
  *  4. With hpcrun --sharing the kernel holds fatal_handler for SIGSEGV
- *     whatever the program set: a fault on a page sharing.c protected is
- *     taken there first (and the access runs again); any other goes to
- *     the program's action as above, its handler called with the mask
+ *     and SIGTRAP whatever the program set: a fault on a page sharing.c
+ *     protected, and the trap after the faulting instruction it steps
+ *     over, are taken there first; any other goes to the program's
+ *     action as above, its handler called with the mask
  *     the kernel would have set (SA_ONSTACK is then always on).
  * What no handler sees (SIGKILL, the OOM killer, glibc's internal reset
  * of SIGABRT past a handler that returns in assert) leaves the live files
@@ -116,7 +117,7 @@ static main_fn program_main;
 static const int fatal_signals[] = {
 	SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT, SIGTERM, SIGQUIT,
 	SIGHUP, SIGPIPE, SIGXCPU, SIGXFSZ, SIGALRM, SIGVTALRM, SIGUSR1,
-	SIGUSR2, SIGSYS, SIGSTKFLT, SIGPWR,
+	SIGUSR2, SIGSYS, SIGSTKFLT, SIGPWR, SIGTRAP,
 };
 /* The kernel's flag glibc adds to every action (x86-64). */
 #ifndef SA_RESTORER
@@ -449,7 +450,7 @@ static int is_default(const struct sigaction *act)
  * --sharing protected to sharing.c (THE FATAL SIGNALS, 4)? */
 static int dispatched(int sig)
 {
-	return sig == SIGSEGV && rt_sharing.on;
+	return (sig == SIGSEGV || sig == SIGTRAP) && rt_sharing.dispatch;
 }
 
 static int install_fatal(int sig, const struct sigaction *act)
@@ -510,6 +511,8 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 
 	if (sig == SIGSEGV && rt_sharing_fault(si, uc))
 		return;		/* ours: the access runs again */
+	if (sig == SIGTRAP && rt_sharing_trap(si, uc))
+		return;		/* ours: the step over a faulting access */
 	sigemptyset(&set);
 	sigaddset(&set, sig);
 	if ((sig == SIGSEGV || sig == SIGBUS) && rt_self && rt_self->in_unwind) {

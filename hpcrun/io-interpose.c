@@ -9,6 +9,9 @@
  *   recv, recvfrom, recvmsg, send, sendto, sendmsg   the buffers (and a
  *                       message's name and control data)
  *   fread, fwrite       the buffer and the stream's own buffer
+ *   poll, select, epoll_wait, pipe, pipe2, waitpid, fstat, stat, lstat,
+ *   nanosleep, clock_nanosleep, accept, getsockopt   what the kernel
+ *                       writes back (the array, sets, status, ...)
  *   mprotect            the program protects memory itself: its pages
  *                       leave the watch first (sharing.h, invariant 4)
  *
@@ -20,10 +23,16 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/select.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -32,21 +41,44 @@
 typedef ssize_t (*rw_fn)(int, void *, size_t);
 typedef ssize_t (*prw_fn)(int, void *, size_t, off_t);
 typedef ssize_t (*iov_fn)(int, const struct iovec *, int);
-typedef ssize_t (*sr_fn)(int, void *, size_t, int);
 typedef ssize_t (*srto_fn)(int, void *, size_t, int, void *, void *);
 typedef ssize_t (*msg_fn)(int, void *, int);
 typedef size_t (*stdio_fn)(void *, size_t, size_t, FILE *);
 typedef int (*mprotect_fn)(void *, size_t, int);
+typedef int (*poll_fn)(struct pollfd *, nfds_t, int);
+typedef int (*select_fn)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
+typedef int (*epoll_wait_fn)(int, struct epoll_event *, int, int);
+typedef int (*pipe_fn)(int *);
+typedef int (*pipe2_fn)(int *, int);
+typedef pid_t (*waitpid_fn)(pid_t, int *, int);
+typedef int (*fstat_fn)(int, struct stat *);
+typedef int (*stat_fn)(const char *, struct stat *);
+typedef int (*nanosleep_fn)(const struct timespec *, struct timespec *);
+typedef int (*clock_nanosleep_fn)(clockid_t, int, const struct timespec *,
+				  struct timespec *);
+typedef int (*accept_fn)(int, struct sockaddr *, socklen_t *);
+typedef int (*getsockopt_fn)(int, int, int, void *, socklen_t *);
 
 static struct {
 	rw_fn read, write;
 	prw_fn pread, pwrite, pread64, pwrite64;
 	iov_fn readv, writev;
-	sr_fn recv, send;
 	srto_fn recvfrom, sendto;
 	msg_fn recvmsg, sendmsg;
 	stdio_fn fread, fwrite;
 	mprotect_fn mprotect;
+	poll_fn poll;
+	select_fn select;
+	epoll_wait_fn epoll_wait;
+	pipe_fn pipe;
+	pipe2_fn pipe2;
+	waitpid_fn waitpid;
+	fstat_fn fstat;
+	stat_fn stat, lstat;
+	nanosleep_fn nanosleep;
+	clock_nanosleep_fn clock_nanosleep;
+	accept_fn accept;
+	getsockopt_fn getsockopt;
 } real;
 
 #define REAL(field, name) \
@@ -162,29 +194,6 @@ RT_API ssize_t writev(int fd, const struct iovec *v, int n)
 	return iov(real.writev, fd, v, n);
 }
 
-static ssize_t sr(sr_fn fn, int fd, void *buf, size_t n, int flags)
-{
-	ssize_t r;
-
-	if (!rt_sharing.on)
-		return fn(fd, buf, n, flags);
-	rt_sharing_pin(buf, n);
-	r = fn(fd, buf, n, flags);
-	UNPIN_RETURN(buf, n, r);
-}
-
-RT_API ssize_t recv(int fd, void *buf, size_t n, int flags)
-{
-	REAL(recv, "recv");
-	return sr(real.recv, fd, buf, n, flags);
-}
-
-RT_API ssize_t send(int fd, const void *buf, size_t n, int flags)
-{
-	REAL(send, "send");
-	return sr(real.send, fd, (void *)(uintptr_t)buf, n, flags);
-}
-
 static ssize_t srto(srto_fn fn, int fd, void *buf, size_t n, int flags,
 		    void *addr, void *alen)
 {
@@ -195,6 +204,19 @@ static ssize_t srto(srto_fn fn, int fd, void *buf, size_t n, int flags,
 	rt_sharing_pin(buf, n);
 	r = fn(fd, buf, n, flags, addr, alen);
 	UNPIN_RETURN(buf, n, r);
+}
+
+/* recv and send are recvfrom and sendto without an address. */
+RT_API ssize_t recv(int fd, void *buf, size_t n, int flags)
+{
+	REAL(recvfrom, "recvfrom");
+	return srto(real.recvfrom, fd, buf, n, flags, NULL, NULL);
+}
+
+RT_API ssize_t send(int fd, const void *buf, size_t n, int flags)
+{
+	REAL(sendto, "sendto");
+	return srto(real.sendto, fd, (void *)(uintptr_t)buf, n, flags, NULL, 0);
 }
 
 RT_API ssize_t recvfrom(int fd, void *buf, size_t n, int flags,
@@ -275,6 +297,210 @@ RT_API size_t fwrite(const void *p, size_t size, size_t n, FILE *f)
 {
 	REAL(fwrite, "fwrite");
 	return stdio(real.fwrite, (void *)(uintptr_t)p, size, n, f);
+}
+
+/* ---- calls the kernel writes results back through ---- */
+
+/* Up to four buffers of one call, pinned around it. */
+struct pins {
+	const void *p[4];
+	size_t n[4];
+	int k;
+};
+
+static void pins_add(struct pins *s, const void *p, size_t n)
+{
+	if (p && n && s->k < 4) {
+		s->p[s->k] = p;
+		s->n[s->k++] = n;
+	}
+}
+
+static void pins_take(const struct pins *s)
+{
+	int i;
+
+	for (i = 0; i < s->k; i++)
+		rt_sharing_pin(s->p[i], s->n[i]);
+}
+
+/* r, the call's result, after the pins are given back (errno kept). */
+static long pins_give(const struct pins *s, long r)
+{
+	int i, err = errno;
+
+	for (i = 0; i < s->k; i++)
+		rt_sharing_unpin(s->p[i], s->n[i]);
+	errno = err;
+	return r;
+}
+
+RT_API int poll(struct pollfd *f, nfds_t n, int timeout)
+{
+	struct pins s = { .k = 0 };
+
+	REAL(poll, "poll");
+	if (!rt_sharing.on)
+		return real.poll(f, n, timeout);
+	pins_add(&s, f, n * sizeof(*f));
+	pins_take(&s);
+	return (int)pins_give(&s, real.poll(f, n, timeout));
+}
+
+RT_API int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *t)
+{
+	struct pins s = { .k = 0 };
+
+	REAL(select, "select");
+	if (!rt_sharing.on)
+		return real.select(n, r, w, e, t);
+	pins_add(&s, r, sizeof(*r));
+	pins_add(&s, w, sizeof(*w));
+	pins_add(&s, e, sizeof(*e));
+	pins_add(&s, t, sizeof(*t));
+	pins_take(&s);
+	return (int)pins_give(&s, real.select(n, r, w, e, t));
+}
+
+RT_API int epoll_wait(int fd, struct epoll_event *ev, int n, int timeout)
+{
+	struct pins s = { .k = 0 };
+
+	REAL(epoll_wait, "epoll_wait");
+	if (!rt_sharing.on || n <= 0)
+		return real.epoll_wait(fd, ev, n, timeout);
+	pins_add(&s, ev, (size_t)n * sizeof(*ev));
+	pins_take(&s);
+	return (int)pins_give(&s, real.epoll_wait(fd, ev, n, timeout));
+}
+
+RT_API int pipe(int fd[2])
+{
+	struct pins s = { .k = 0 };
+
+	REAL(pipe, "pipe");
+	if (!rt_sharing.on)
+		return real.pipe(fd);
+	pins_add(&s, fd, 2 * sizeof(int));
+	pins_take(&s);
+	return (int)pins_give(&s, real.pipe(fd));
+}
+
+RT_API int pipe2(int fd[2], int flags)
+{
+	struct pins s = { .k = 0 };
+
+	REAL(pipe2, "pipe2");
+	if (!rt_sharing.on)
+		return real.pipe2(fd, flags);
+	pins_add(&s, fd, 2 * sizeof(int));
+	pins_take(&s);
+	return (int)pins_give(&s, real.pipe2(fd, flags));
+}
+
+RT_API pid_t waitpid(pid_t pid, int *status, int options)
+{
+	struct pins s = { .k = 0 };
+
+	REAL(waitpid, "waitpid");
+	if (!rt_sharing.on)
+		return real.waitpid(pid, status, options);
+	pins_add(&s, status, sizeof(*status));
+	pins_take(&s);
+	return (pid_t)pins_give(&s, real.waitpid(pid, status, options));
+}
+
+RT_API int fstat(int fd, struct stat *st)
+{
+	struct pins s = { .k = 0 };
+
+	REAL(fstat, "fstat");
+	if (!rt_sharing.on)
+		return real.fstat(fd, st);
+	pins_add(&s, st, sizeof(*st));
+	pins_take(&s);
+	return (int)pins_give(&s, real.fstat(fd, st));
+}
+
+/* stat and lstat. */
+static int stat_pinned(stat_fn fn, const char *path, struct stat *st)
+{
+	struct pins s = { .k = 0 };
+
+	if (!rt_sharing.on)
+		return fn(path, st);
+	pins_add(&s, st, sizeof(*st));
+	pins_take(&s);
+	return (int)pins_give(&s, fn(path, st));
+}
+
+RT_API int stat(const char *path, struct stat *st)
+{
+	REAL(stat, "stat");
+	return stat_pinned(real.stat, path, st);
+}
+
+RT_API int lstat(const char *path, struct stat *st)
+{
+	REAL(lstat, "lstat");
+	return stat_pinned(real.lstat, path, st);
+}
+
+RT_API int nanosleep(const struct timespec *t, struct timespec *rem)
+{
+	struct pins s = { .k = 0 };
+
+	REAL(nanosleep, "nanosleep");
+	if (!rt_sharing.on)
+		return real.nanosleep(t, rem);
+	pins_add(&s, t, sizeof(*t));
+	pins_add(&s, rem, sizeof(*rem));
+	pins_take(&s);
+	return (int)pins_give(&s, real.nanosleep(t, rem));
+}
+
+RT_API int clock_nanosleep(clockid_t c, int flags, const struct timespec *t,
+			   struct timespec *rem)
+{
+	struct pins s = { .k = 0 };
+
+	REAL(clock_nanosleep, "clock_nanosleep");
+	if (!rt_sharing.on)
+		return real.clock_nanosleep(c, flags, t, rem);
+	pins_add(&s, t, sizeof(*t));
+	pins_add(&s, rem, sizeof(*rem));
+	pins_take(&s);
+	return (int)pins_give(&s, real.clock_nanosleep(c, flags, t, rem));
+}
+
+RT_API int accept(int fd, struct sockaddr *a, socklen_t *len)
+{
+	struct pins s = { .k = 0 };
+
+	REAL(accept, "accept");
+	if (!rt_sharing.on)
+		return real.accept(fd, a, len);
+	if (len) {
+		pins_add(&s, len, sizeof(*len));
+		pins_add(&s, a, *len);
+	}
+	pins_take(&s);
+	return (int)pins_give(&s, real.accept(fd, a, len));
+}
+
+RT_API int getsockopt(int fd, int level, int name, void *v, socklen_t *len)
+{
+	struct pins s = { .k = 0 };
+
+	REAL(getsockopt, "getsockopt");
+	if (!rt_sharing.on)
+		return real.getsockopt(fd, level, name, v, len);
+	if (len) {
+		pins_add(&s, len, sizeof(*len));
+		pins_add(&s, v, *len);
+	}
+	pins_take(&s);
+	return (int)pins_give(&s, real.getsockopt(fd, level, name, v, len));
 }
 
 RT_API int mprotect(void *p, size_t n, int prot)

@@ -710,7 +710,7 @@ static void fill_sync(struct rt_out *o, void *arg)
 			continue;
 		s = &sites[a->site - 1];
 		rt_outf(o, "site %u %s 0x%lx %u %u\n", a->site, sync_kind_name((int)s->kind),
-		     (unsigned long)s->objkey, a->node, s->n);
+			(unsigned long)s->objkey, a->node, s->n);
 	}
 	for (i = 0; i < SYNC_THREAD_SITES; i++) {
 		const struct sync_agg *a = &st->agg[i];
@@ -722,13 +722,13 @@ static void fill_sync(struct rt_out *o, void *arg)
 		s = &sites[a->site - 1];
 		if (sync_kind_is_lock((int)s->kind)) {
 			rt_outf(o, "lock %u %llu %llu %.9f\n", a->site,
-			     (unsigned long long)a->calls, (unsigned long long)a->blocked,
-			     (double)a->wait_ns / 1e9);
+				(unsigned long long)a->calls, (unsigned long long)a->blocked,
+				(double)a->wait_ns / 1e9);
 			continue;
 		}
 		rt_outf(o, "sync %u %llu %.9f %.9f %llu ", a->site,
-		     (unsigned long long)a->episodes, (double)a->wait_ns / 1e9,
-		     (double)a->completion_ns / 1e9, (unsigned long long)a->last);
+			(unsigned long long)a->episodes, (double)a->wait_ns / 1e9,
+			(double)a->completion_ns / 1e9, (unsigned long long)a->last);
 		norders = s->n < SYNC_ORDERS ? s->n : SYNC_ORDERS;
 		if (s->kind == SK_MPI_BARRIER || !norders)
 			rt_outf(o, "-");
@@ -741,17 +741,17 @@ static void fill_sync(struct rt_out *o, void *arg)
 
 		if (p->end)
 			rt_outf(o, "phase %u %u %llu %.9f %.9f\n", p->start, p->end,
-			     (unsigned long long)p->count, (double)p->work_ns / 1e9,
-			     (double)p->wall_ns / 1e9);
+				(unsigned long long)p->count, (double)p->work_ns / 1e9,
+				(double)p->wall_ns / 1e9);
 	}
 	for (i = 0; i < st->nkept; i++) {
 		const struct sync_erec *r = &st->ep[i];
 
 		rt_outf(o, "episode %u %llu %llu %llu %llu %d %llu %llu\n", r->site,
-		     (unsigned long long)r->n, (unsigned long long)r->arrive,
-		     (unsigned long long)r->depart, (unsigned long long)r->last,
-		     r->order, (unsigned long long)r->cpu_arrive,
-		     (unsigned long long)r->cpu_depart);
+			(unsigned long long)r->n, (unsigned long long)r->arrive,
+			(unsigned long long)r->depart, (unsigned long long)r->last,
+			r->order, (unsigned long long)r->cpu_arrive,
+			(unsigned long long)r->cpu_depart);
 	}
 	rt_outf(o, "episodes: %u %llu\n", st->nkept, (unsigned long long)st->total_episodes);
 }

@@ -28,10 +28,12 @@
  *
  * Configuration comes from the environment the launcher sets (hpcrun(1)):
  * HPCRUN_OUT_PATH, HPCRUN_EVENT_LIST, HPCRUN_NO_UNWIND, HPCRUN_NO_STACK_COPY,
- * HPCRUN_STACK_COPY, HPCRUN_VERBOSE (and phases.c's HPCRUN_SYNC...).
+ * HPCRUN_STACK_COPY, HPCRUN_VERBOSE (and phases.c's HPCRUN_SYNC...,
+ * datacentric.c's HPCRUN_DATA, sharing.c's HPCRUN_SHARING...).
  * Everything that can fail is reported (stderr once per run, and the log);
  * nothing here ever stops the program.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -146,6 +148,28 @@ void rt_threads_apply(void (*fn)(struct rt_thread *td))
 		if (!td->closed)
 			fn(td);
 	pthread_mutex_unlock(&threads_lock);
+}
+
+int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack)
+{
+	typedef int (*create_fn)(pthread_t *, const pthread_attr_t *,
+				 void *(*)(void *), void *);
+	static create_fn create;
+	pthread_attr_t attr;
+	pthread_t t;
+	int err;
+
+	if (!create)
+		*(void **)&create = dlsym(RTLD_NEXT, "pthread_create");
+	if (!create)
+		return ENOSYS;
+	if ((err = pthread_attr_init(&attr)))
+		return err;
+	pthread_attr_setstacksize(&attr, stack);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	err = create(&t, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return err;
 }
 
 int rt_next_thread_index(void)

@@ -17,6 +17,10 @@
  *                  design note: the fd gate)
  *   sync-interpose.c, phases.c, hang.c   barriers, lock waits, phases and
  *                  the hang detector (sync.h, sync-episode.h)
+ *   datacentric.c, memop.c, alloc-interpose.c   hpcrun --data
+ *                  (datacentric.h)
+ *   sharing.c, io-interpose.c   hpcrun --sharing: page-protection access
+ *                  sampling and the .hpcshare files (sharing.h)
  *
  * Invariants:
  *  1. The signal handler only touches its own thread's struct rt_thread,
@@ -248,6 +252,10 @@ void rt_resume_after_failed_exec(int err);
 int rt_next_thread_index(void);
 void rt_note(const char *msg);
 void rt_count_blocked_signal(void);
+/* Starts fn(arg) on a thread of hpcrun's own (made with the real
+ * pthread_create, so never measured; detached; a stack of stack bytes);
+ * 0 or an error number.  Outside handlers. */
+int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack);
 /* Calls fn for every thread still sampled, under the thread list's lock
  * (outside the handler). */
 void rt_threads_apply(void (*fn)(struct rt_thread *td));

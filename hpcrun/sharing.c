@@ -53,6 +53,11 @@
 #define MAX_FIRST_PAGES 8192
 /* Records a thread keeps (the rest counted as dropped). */
 #define THREAD_RECORDS 16384
+/* Faults a page takes in an epoch with the page protected again after the
+ * faulting instruction (single-stepped), so the first access of each
+ * thread faults; past them it stays open for the epoch. */
+#define TRAP_BUDGET 4
+#define EFLAGS_TF 0x100
 /* Faults in a row at one address that change nothing: not ours after all. */
 #define MAX_SPURIOUS 64
 #define MAX_GLOBS 32
@@ -67,6 +72,10 @@ struct wpage {
 	int state;
 	int pins;
 	int first;			/* protected from allocation, untouched */
+	uintptr_t owner;		/* start of the object that watched it */
+	uint64_t rmask, wmask;		/* threads (index % 64) that read, wrote
+					 * it this epoch */
+	unsigned traps;			/* faults stepped over this epoch */
 };
 
 struct wobj {
@@ -76,6 +85,7 @@ struct wobj {
 	uint32_t oid;
 	int kind;			/* 0 heap, 1 static */
 	int chosen;			/* by --watch or at allocation */
+	int stack;			/* a thread ran on it: never watched again */
 	uint64_t cursor;		/* next page to revoke (index) */
 };
 
@@ -85,11 +95,13 @@ struct srec {
 	uint8_t size, rw, first, kind;
 };
 
+/* The alternate signal stack a thread gets when it has none (invariant 7). */
+#define ALT_STACK (256 << 10)
+
 struct rt_share_thread {
 	uint64_t n, dropped, faults;
-	uintptr_t last_addr;
-	unsigned spurious;
 	int in_fault;
+	void *alt;			/* its alternate stack (guard page first), or NULL */
 	struct srec rec[THREAD_RECORDS];
 };
 
@@ -99,6 +111,12 @@ struct func_range {
 };
 
 struct rt_sharing_config rt_sharing;
+/* The calling thread's faults in a row at one address that changed
+ * nothing (any thread, measured or not). */
+static __thread uintptr_t spurious_addr __attribute__((tls_model("initial-exec")));
+static __thread unsigned spurious __attribute__((tls_model("initial-exec")));
+/* The page the calling thread steps over one instruction on, or 0. */
+static __thread uintptr_t step_page __attribute__((tls_model("initial-exec")));
 
 static struct wpage pages[BUCKETS][BUCKET_WAYS];
 static struct wobj objs[OBJ_BUCKETS][BUCKET_WAYS];
@@ -116,8 +134,13 @@ static pid_t epoch_pid;
  * when --watch did not name their block (the epoch thread refills it):
  * first touches cost at most as many faults as the epochs do. */
 static int first_tokens = RT_SHARING_PAGES;
+/* Faults that may still be stepped over this epoch, all pages together
+ * (the epoch thread refills it): the cost of the steps is bounded. */
+static int step_tokens = RT_SHARING_PAGES;
+/* Measured threads alive: with one, stepping would find no other. */
+static int nthreads;
 static uint64_t epochs, total_faults, pages_revoked, first_pages, lost_pages,
-	lost_objs, pins_opened;
+	lost_objs, pins_opened, stacks_seen;
 
 /* ---- configuration ---- */
 
@@ -183,6 +206,7 @@ void rt_sharing_init(void)
 	if (!v || *v != '1' || !rt_data.on)
 		return;
 	rt_sharing.on = 1;
+	rt_sharing.dispatch = 1;
 	rt_sharing.epochs = RT_SHARING_EPOCHS;
 	rt_sharing.pages = RT_SHARING_PAGES;
 	v = getenv("HPCRUN_SHARING_RATE");
@@ -239,15 +263,17 @@ static struct wpage *page_find(uintptr_t page)
 	struct wpage *b = pages[hash_addr(page >> 8, BUCKETS)];
 	int i;
 
+	if (!page)
+		return NULL;		/* 0 marks a free slot */
 	for (i = 0; i < BUCKET_WAYS; i++)
 		if (__atomic_load_n(&b[i].page, __ATOMIC_ACQUIRE) == page)
 			return &b[i];
 	return NULL;
 }
 
-/* The slot of page, made (OPEN) when missing, or NULL when its bucket is
- * full (under the lock). */
-static struct wpage *page_get(uintptr_t page)
+/* The slot of page, made (OPEN, for the object at owner) when missing,
+ * or NULL when its bucket is full (under the lock). */
+static struct wpage *page_get(uintptr_t page, uintptr_t owner)
 {
 	struct wpage *w = page_find(page), *b;
 	int i;
@@ -260,6 +286,7 @@ static struct wpage *page_get(uintptr_t page)
 			b[i].state = OPEN;
 			b[i].pins = 0;
 			b[i].first = 0;
+			b[i].owner = owner;
 			if (page < range_lo)
 				__atomic_store_n(&range_lo, page, __ATOMIC_RELAXED);
 			if (page + PAGE > range_hi)
@@ -284,9 +311,15 @@ static void protect(uintptr_t page, int prot)
 	syscall(SYS_mprotect, page, PAGE, prot);
 }
 
-/* Sets w's state and protection (under the lock). */
+/* Sets w's state and protection (under the lock); NONE starts its epoch:
+ * no thread has touched it yet. */
 static void page_set(struct wpage *w, int state)
 {
+	if (state == NONE) {
+		__atomic_store_n(&w->rmask, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->wmask, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->traps, 0, __ATOMIC_RELAXED);
+	}
 	__atomic_store_n(&w->state, state, __ATOMIC_RELEASE);
 	protect(w->page, prot_of(state));
 }
@@ -323,6 +356,7 @@ static struct wobj *obj_get(uintptr_t start, uint64_t bytes, int kind)
 			continue;
 		b[i].heat = 0;
 		b[i].chosen = 0;
+		b[i].stack = 0;
 		b[i].cursor = 0;
 		b[i].kind = kind;
 		b[i].oid = __atomic_add_fetch(&next_oid, 1, __ATOMIC_RELAXED);
@@ -362,9 +396,11 @@ void rt_sharing_module(const struct rt_module *m, const struct rt_elf_syms *s)
 		    !matches(rt_elf_sym_name(s, i)))
 			continue;
 		if (type == STT_FUNC) {
-			if (nfuncs < MAX_FUNCS)
-				funcs[nfuncs++] = (struct func_range){ m->id, y->st_value,
+			if (nfuncs < MAX_FUNCS) {
+				funcs[nfuncs] = (struct func_range){ m->id, y->st_value,
 					y->st_value + y->st_size };
+				__atomic_store_n(&nfuncs, nfuncs + 1, __ATOMIC_RELEASE);
+			}
 			continue;
 		}
 		lock(&old);
@@ -378,11 +414,11 @@ void rt_sharing_module(const struct rt_module *m, const struct rt_elf_syms *s)
 /* Does the allocation path f[0..k) run through a function --watch names? */
 static int path_watched(const uint64_t (*f)[2], uint32_t k)
 {
+	unsigned j, n = __atomic_load_n(&nfuncs, __ATOMIC_ACQUIRE);
 	uint32_t i;
-	unsigned j;
 
 	for (i = 0; i < k; i++)
-		for (j = 0; j < nfuncs; j++)
+		for (j = 0; j < n; j++)
 			/* return addresses: the call ends at f - 1 */
 			if (f[i][1] == funcs[j].lm && f[i][0] > funcs[j].lo &&
 			    f[i][0] <= funcs[j].hi)
@@ -423,7 +459,7 @@ void rt_sharing_alloc(uintptr_t p, size_t n, const uint64_t (*f)[2], uint32_t k)
 
 		if (!watch && first_tokens <= 0)
 			break;
-		if (!(w = page_get(a)) || w->pins)
+		if (!(w = page_get(a, p)) || w->pins)
 			continue;
 		if (!watch)
 			first_tokens--;
@@ -440,13 +476,16 @@ void rt_sharing_forget(uintptr_t lo, uintptr_t hi)
 	uintptr_t a;
 	sigset_t old;
 
-	if (o)
-		__atomic_store_n(&o->start, 0, __ATOMIC_RELEASE);
-	if (hi <= lo || PAGE_OF(lo) >= __atomic_load_n(&range_hi, __ATOMIC_RELAXED) ||
-	    hi <= __atomic_load_n(&range_lo, __ATOMIC_RELAXED))
+	if (!o && (hi <= lo || PAGE_OF(lo) >= __atomic_load_n(&range_hi, __ATOMIC_RELAXED) ||
+		   hi <= __atomic_load_n(&range_lo, __ATOMIC_RELAXED)))
 		return;
+	/* under the lock: an epoch never revokes pages of a freed block */
 	lock(&old);
-	for (a = PAGE_OF(lo); a < hi; a += PAGE) {
+	if (o && __atomic_load_n(&o->start, __ATOMIC_RELAXED) == lo)
+		__atomic_store_n(&o->start, 0, __ATOMIC_RELEASE);
+	if (hi > range_hi)
+		hi = range_hi;
+	for (a = PAGE_OF(lo) < range_lo ? range_lo : PAGE_OF(lo); a < hi; a += PAGE) {
 		struct wpage *w = page_find(a);
 
 		if (!w)
@@ -460,43 +499,18 @@ void rt_sharing_forget(uintptr_t lo, uintptr_t hi)
 	unlock(&old);
 }
 
-/* The modules whose variables are never watched for their heat: hpcrun's
- * own, and the C library's, the dynamic linker's and the decoder's, which
- * hpcrun itself uses in its handlers and the kernel in futex calls of
- * their internal locks. */
-static uint16_t quiet_lm[8];
-static int nquiet;
-
-static void quiet_modules(void)
-{
-	const struct rt_module *const *m, *self = rt_module_find((uintptr_t)quiet_modules);
-	size_t n, i;
-
-	m = rt_module_all(&n);
-	for (i = 0; i < n && nquiet < 8; i++) {
-		const char *b = strrchr(m[i]->path, '/');
-
-		b = b ? b + 1 : m[i]->path;
-		if (m[i] == self || !strncmp(b, "libc.so", 7) || !strncmp(b, "ld-linux", 8) ||
-		    !strncmp(b, "libcapstone", 11))
-			quiet_lm[nquiet++] = m[i]->id;
-	}
-}
-
 void rt_sharing_heat(int lm, uintptr_t start, uint64_t bytes)
 {
-	/* heap blocks (lm -1) are candidates from their allocation on;
-	 * static variables from their first sample */
 	struct wobj *o;
-	int i;
 
-	for (i = 0; i < nquiet; i++)
-		if (lm == quiet_lm[i])
-			return;
-	o = lm >= 0 ? obj_get(start, bytes, 1) : obj_find(start);
-
-	if (o)
-		__atomic_add_fetch(&o->heat, 1, __ATOMIC_RELAXED);
+	(void)bytes;
+	/* heap blocks only: they are candidates from their allocation on.
+	 * Static variables are watched only when --watch names them: the C
+	 * library hands them to system calls hpcrun cannot see (the signal
+	 * mask swapcontext saves), which would fail on a protected page. */
+	if (lm >= 0 || !(o = obj_find(start)))
+		return;
+	__atomic_add_fetch(&o->heat, 1, __ATOMIC_RELAXED);
 }
 
 /* ---- pins (invariant 5) ---- */
@@ -617,14 +631,70 @@ out:
 	__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
 }
 
+/* Does the stack pointer sp lie in the heap block that watched w (a thread
+ * runs on it as its stack)? */
+static int runs_on(const struct wpage *w, uintptr_t sp)
+{
+	const struct wobj *o = obj_find(w->owner);
+
+	return o && o->kind == 0 && sp >= o->start && sp - o->start < o->bytes;
+}
+
+/* The object of w is a stack a thread runs on (a coroutine's, on the
+ * heap): every page of it opened, never watched again -- the kernel must
+ * be able to write signal frames there (in the fault handler: atomics and
+ * system calls only). */
+static void open_stack(struct wpage *w)
+{
+	struct wobj *o = obj_find(w->owner);
+	uintptr_t a, lo = PAGE_OF(w->page), hi = w->page + PAGE;
+
+	if (o) {
+		__atomic_store_n(&o->stack, 1, __ATOMIC_RELEASE);
+		lo = PAGE_OF(o->start);
+		hi = o->start + o->bytes;
+	}
+	for (a = lo; a < hi; a += PAGE) {
+		struct wpage *p = page_find(a);
+
+		if (!p)
+			continue;
+		__atomic_store_n(&p->state, OPEN, __ATOMIC_RELEASE);
+		if (__atomic_exchange_n(&p->first, 0, __ATOMIC_ACQ_REL))
+			__atomic_sub_fetch(&first_pages, 1, __ATOMIC_RELAXED);
+		protect(a, PROT_READ | PROT_WRITE);
+	}
+	__atomic_add_fetch(&stacks_seen, 1, __ATOMIC_RELAXED);
+}
+
+/* Is this the first access of its kind by the thread of bit to w this
+ * epoch?  rw then says which (r, w, or u: a write after its read). */
+static int first_of_thread(struct wpage *w, uint64_t bit, int write, int *rw)
+{
+	uint64_t old;
+
+	if (write) {
+		old = __atomic_fetch_or(&w->wmask, bit, __ATOMIC_ACQ_REL);
+		*rw = __atomic_load_n(&w->rmask, __ATOMIC_ACQUIRE) & bit ? 'u' : 'w';
+		return !(old & bit);
+	}
+	if ((__atomic_load_n(&w->rmask, __ATOMIC_ACQUIRE) |
+	     __atomic_load_n(&w->wmask, __ATOMIC_ACQUIRE)) & bit)
+		return 0;
+	old = __atomic_fetch_or(&w->rmask, bit, __ATOMIC_ACQ_REL);
+	*rw = 'r';
+	return !(old & bit);
+}
+
 int rt_sharing_fault(const siginfo_t *si, void *uc)
 {
-	const ucontext_t *u = uc;
+	ucontext_t *u = uc;
 	uintptr_t a = (uintptr_t)si->si_addr, page = PAGE_OF(a);
 	struct rt_thread *td = rt_self;
 	struct rt_share_thread *st = td ? td->share : NULL;
+	uint64_t bit = td ? (uint64_t)1 << (td->index & 63) : 0;
 	struct wpage *w;
-	int write, s, to, rw, first, saved;
+	int write, s, to, rw, first, saved, rec;
 
 	if (!rt_sharing.on || si->si_code != SEGV_ACCERR ||
 	    page < __atomic_load_n(&range_lo, __ATOMIC_RELAXED) ||
@@ -633,45 +703,74 @@ int rt_sharing_fault(const siginfo_t *si, void *uc)
 		return 0;
 	saved = errno;
 	write = (u->uc_mcontext.gregs[REG_ERR] & 2) != 0;
-	for (;;) {
-		s = __atomic_load_n(&w->state, __ATOMIC_ACQUIRE);
-		if (s == NONE) {
-			to = write ? OPEN : READ;
-			rw = write ? 'w' : 'r';
-		} else if (s == READ && write) {
-			to = OPEN;
-			rw = 'u';
-		} else {
-			/* another thread opened it, or a pin: run again */
-			protect(page, prot_of(s));
-			if (st && st->last_addr == a && ++st->spurious > MAX_SPURIOUS) {
-				st->spurious = 0;
-				errno = saved;
-				return 0;	/* not ours after all */
-			}
-			if (st) {
-				st->last_addr = a;
-			}
-			errno = saved;
-			return 1;
-		}
-		if (__atomic_compare_exchange_n(&w->state, &s, to, 0, __ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE))
-			break;
+	if (runs_on(w, (uintptr_t)u->uc_mcontext.gregs[REG_RSP])) {
+		open_stack(w);
+		errno = saved;
+		return 1;
 	}
+	s = __atomic_load_n(&w->state, __ATOMIC_ACQUIRE);
+	if (s != NONE && !(s == READ && write)) {
+		/* another thread opened it, or a pin: run again */
+		protect(page, prot_of(s));
+		if (spurious_addr != a) {
+			spurious_addr = a;
+			spurious = 0;
+		}
+		if (++spurious > MAX_SPURIOUS) {
+			spurious = 0;
+			errno = saved;
+			return 0;	/* not ours after all */
+		}
+		errno = saved;
+		return 1;
+	}
+	spurious = 0;
 	first = __atomic_exchange_n(&w->first, 0, __ATOMIC_ACQ_REL);
 	if (first)
 		__atomic_sub_fetch(&first_pages, 1, __ATOMIC_RELAXED);
-	protect(page, prot_of(to));
 	__atomic_add_fetch(&total_faults, 1, __ATOMIC_RELAXED);
-	if (st && !st->in_fault) {
+	rw = s == READ ? 'u' : write ? 'w' : 'r';
+	rec = bit ? first_of_thread(w, bit, write, &rw) : 1;
+	if (bit && !step_page && __atomic_load_n(&nthreads, __ATOMIC_RELAXED) > 1 &&
+	    __atomic_add_fetch(&w->traps, 1, __ATOMIC_ACQ_REL) <= TRAP_BUDGET &&
+	    __atomic_sub_fetch(&step_tokens, 1, __ATOMIC_ACQ_REL) >= 0) {
+		/* open it for this one instruction: the SIGTRAP after it
+		 * protects it again (rt_sharing_trap) */
+		protect(page, write ? PROT_READ | PROT_WRITE : PROT_READ);
+		step_page = page;
+		u->uc_mcontext.gregs[REG_EFL] |= EFLAGS_TF;
+	} else {
+		/* past the budget: open for the rest of the epoch */
+		to = write ? OPEN : READ;
+		if (__atomic_compare_exchange_n(&w->state, &s, to, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			protect(page, prot_of(to));
+		else
+			protect(page, prot_of(s));
+	}
+	if (rec && st && !st->in_fault) {
 		st->in_fault = 1;
-		st->spurious = 0;
 		st->faults++;
 		record(td, a, rw, first, uc);
 		st->in_fault = 0;
 	}
 	errno = saved;
+	return 1;
+}
+
+int rt_sharing_trap(const siginfo_t *si, void *uc)
+{
+	ucontext_t *u = uc;
+	struct wpage *w;
+	uintptr_t page = step_page;
+
+	if (!page || !(u->uc_mcontext.gregs[REG_EFL] & EFLAGS_TF))
+		return 0;
+	(void)si;
+	u->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)EFLAGS_TF;
+	step_page = 0;
+	if ((w = page_find(page)))
+		protect(page, prot_of(__atomic_load_n(&w->state, __ATOMIC_ACQUIRE)));
 	return 1;
 }
 
@@ -691,7 +790,7 @@ static int choose(void)
 
 			if (!__atomic_load_n(&o->start, __ATOMIC_ACQUIRE) ||
 			    !__atomic_load_n(&o->bytes, __ATOMIC_ACQUIRE) ||
-			    (nglobs && !o->chosen) || (!o->chosen && !o->heat))
+			    (nglobs && !o->chosen) || (!o->chosen && !o->heat) || o->stack)
 				continue;
 			key = o->heat + (o->chosen ? (uint64_t)1 << 62 : 0);
 			if (n == MAX_CHOSEN) {
@@ -717,15 +816,18 @@ static int choose(void)
  * (under the lock). */
 static unsigned revoke_pages(struct wobj *o, unsigned budget)
 {
-	uintptr_t first = PAGE_OF(o->start), end = PAGE_OF(o->start + o->bytes - 1) + PAGE;
+	uintptr_t start = o->start, first = PAGE_OF(start);
+	uintptr_t end = PAGE_OF(start + o->bytes - 1) + PAGE;
 	uint64_t npages, i;
 	unsigned done = 0;
 
+	if (!start || !o->bytes)
+		return 0;	/* claimed by a sample, not ready yet */
 	if (o->kind == 0 && !o->chosen) {
 		/* a page shared with blocks the program did not name (stdio's
 		 * buffers among them) is not ours to protect */
-		first = (o->start + PAGE - 1) & ~(PAGE - 1);
-		end = PAGE_OF(o->start + o->bytes);
+		first = (start + PAGE - 1) & ~(PAGE - 1);
+		end = PAGE_OF(start + o->bytes);
 		if (first >= end)
 			return 0;
 	}
@@ -733,7 +835,7 @@ static unsigned revoke_pages(struct wobj *o, unsigned budget)
 
 	for (i = 0; i < npages && done < budget; i++) {
 		uintptr_t a = first + ((o->cursor + i) % npages) * PAGE;
-		struct wpage *w = page_get(a);
+		struct wpage *w = page_get(a, start);
 
 		if (!w || w->pins || w->state == NONE)
 			continue;
@@ -752,6 +854,7 @@ static void epoch(void)
 
 	lock(&old);
 	first_tokens = (int)rt_sharing.pages;
+	__atomic_store_n(&step_tokens, (int)rt_sharing.pages, __ATOMIC_RELEASE);
 	n = choose();
 	for (i = 0; i < n && budget; i++) {
 		share = budget / (unsigned)(n - i);
@@ -797,46 +900,66 @@ static void *epoch_main(void *arg)
 
 void rt_sharing_start(void)
 {
-	typedef int (*create_fn)(pthread_t *, const pthread_attr_t *,
-				 void *(*)(void *), void *);
-	static create_fn create;
-	pthread_attr_t attr;
-	pthread_t t;
 	pid_t me = getpid();
 
 	if (!rt_sharing.on || __atomic_exchange_n(&epoch_pid, me, __ATOMIC_ACQ_REL) == me)
 		return;
-	if (!nquiet)
-		quiet_modules();
-	if (!create)
-		*(void **)&create = dlsym(RTLD_NEXT, "pthread_create");
-	if (!create || pthread_attr_init(&attr))
-		return;
-	pthread_attr_setstacksize(&attr, 256 << 10);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (create(&t, &attr, epoch_main, NULL))
+	if (rt_own_thread(epoch_main, NULL, 256 << 10))
 		rt_note("warning: no thread for --sharing's epochs: only first touches seen");
-	pthread_attr_destroy(&attr);
 }
 
 /* ---- threads, fork, output ---- */
 
 void rt_sharing_thread_begin(struct rt_thread *td)
 {
+	struct rt_share_thread *st;
+	stack_t ss;
 	void *p;
 
 	if (!rt_sharing.on)
 		return;
 	p = mmap(NULL, sizeof(struct rt_share_thread), PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	td->share = p == MAP_FAILED ? NULL : p;
+	if (p == MAP_FAILED)
+		return;
+	st = p;
+	td->share = st;
+	__atomic_add_fetch(&nthreads, 1, __ATOMIC_RELAXED);
+	/* a fault on a stack we protected (a coroutine's, allocated on the
+	 * heap) needs another stack for its handler */
+	if (sigaltstack(NULL, &ss) || !(ss.ss_flags & SS_DISABLE))
+		return;
+	p = mmap(NULL, ALT_STACK + PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	protect((uintptr_t)p, PROT_NONE);	/* the guard page */
+	ss.ss_sp = (char *)p + PAGE;
+	ss.ss_size = ALT_STACK;
+	ss.ss_flags = 0;
+	if (sigaltstack(&ss, NULL))
+		munmap(p, ALT_STACK + PAGE);
+	else
+		st->alt = p;
 }
 
 void rt_sharing_thread_end(struct rt_thread *td)
 {
-	if (td->share)
-		munmap(td->share, sizeof(struct rt_share_thread));
+	struct rt_share_thread *st = td->share;
+	stack_t ss;
+
+	if (!st)
+		return;
 	td->share = NULL;
+	__atomic_sub_fetch(&nthreads, 1, __ATOMIC_RELAXED);
+	/* on the ending thread (else its stack is not the one asked about) */
+	if (st->alt && !sigaltstack(NULL, &ss) &&
+	    ss.ss_sp == (char *)st->alt + PAGE && !(ss.ss_flags & SS_ONSTACK)) {
+		ss.ss_flags = SS_DISABLE;
+		if (!sigaltstack(&ss, NULL))
+			munmap(st->alt, ALT_STACK + PAGE);
+	}
+	munmap(st, sizeof(*st));
 }
 
 void rt_sharing_after_fork(void)
@@ -882,13 +1005,15 @@ void rt_sharing_log(int fd, void (*put)(int, const char *))
 		 "sharing-epochs: %llu\nsharing-pages-revoked: %llu\n"
 		 "sharing-faults: %llu\nsharing-pages-watched: %llu\n"
 		 "sharing-first-touch-pending: %llu\nsharing-pages-lost: %llu\n"
-		 "sharing-objects-lost: %llu\nsharing-pins-opened: %llu\n",
+		 "sharing-objects-lost: %llu\nsharing-pins-opened: %llu\n"
+		 "sharing-stacks-left: %llu\n",
 		 rt_sharing.epochs, rt_sharing.pages, nglobs,
 		 rt_sharing.virtual_nodes ? "virtual" : "real", nnodes,
 		 (unsigned long long)epochs, (unsigned long long)pages_revoked,
 		 (unsigned long long)total_faults, (unsigned long long)watched_pages(),
 		 (unsigned long long)first_pages, (unsigned long long)lost_pages,
-		 (unsigned long long)lost_objs, (unsigned long long)pins_opened);
+		 (unsigned long long)lost_objs, (unsigned long long)pins_opened,
+		 (unsigned long long)stacks_seen);
 	put(fd, line);
 }
 

@@ -7,9 +7,13 @@
  * (PROT_NONE) to a bounded set of pages of the watched objects; the first
  * access to such a page faults, and the SIGSEGV handler (interpose.c, THE
  * FATAL SIGNALS) hands the fault here: the thread, CPU, read or write, the
- * address, the access size and the calling context are recorded, and the
- * page is opened, read only after a read (a later write is then seen as
- * an upgrade), read-write after a write.  Watched heap blocks of a page
+ * address, the access size and the calling context are recorded when it
+ * is the thread's first access of that kind to the page in the epoch
+ * (a write after its read: an upgrade).  The page is opened for the one
+ * faulting instruction (single-stepped: the trap flag, then SIGTRAP
+ * protects it again), so every thread's first access faults, up to a
+ * budget of faults per page and epoch; past it the page is opened for the
+ * epoch, read only after a read, read-write after a write.  Watched heap blocks of a page
  * or more have their whole pages protected from the allocation on, so the
  * first touch of each page (its NUMA home) is seen.
  *
@@ -35,6 +39,11 @@
  *  6. Writers of the tables (the epoch thread, allocation hooks, pins)
  *     take one spin lock with signals blocked, never held while calling
  *     out; the fault handler never takes it.
+ *  7. The SIGSEGV handler runs on an alternate signal stack: a measured
+ *     thread without one gets one (a guard page below it), so a fault on
+ *     a protected page that is itself the thread's stack (a coroutine's
+ *     stack on the heap) can be taken; the program's own alternate stack
+ *     is never replaced.
  */
 #ifndef HPCRUN_SHARING_H
 #define HPCRUN_SHARING_H
@@ -56,6 +65,8 @@ struct rt_sharing_config {
 	unsigned epochs;		/* per second */
 	unsigned pages;			/* re-protected per epoch */
 	int virtual_nodes;		/* --numa-nodes given */
+	int dispatch;			/* SIGSEGV goes through rt_sharing_fault
+					 * (set once, kept in fork children) */
 };
 extern struct rt_sharing_config rt_sharing;
 
@@ -82,8 +93,13 @@ void rt_sharing_forget(uintptr_t lo, uintptr_t hi);
  * bytes: a heap block (lm -1) or a static variable of module lm. */
 void rt_sharing_heat(int lm, uintptr_t start, uint64_t bytes);
 /* In the SIGSEGV handler: 1 when the fault was on a page we protected
- * (recorded and opened: return and let the access run again), else 0. */
+ * (recorded and opened: return and let the access run again), else 0.
+ * While a page's epoch budget lasts, it is opened for the faulting
+ * instruction only, the trap flag set in uc ... */
 int rt_sharing_fault(const siginfo_t *si, void *uc);
+/* ... and in the SIGTRAP handler after that instruction: 1 when the trap
+ * was that step (the page protected again, the flag cleared), else 0. */
+int rt_sharing_trap(const siginfo_t *si, void *uc);
 /* Keeps the watched pages of [p, p+n) read-write until rt_sharing_unpin
  * with the same range (around a system call reading or writing it). */
 void rt_sharing_pin(const void *p, size_t n);

@@ -33,6 +33,26 @@ test_expect_success 'fork: the child ran and wrote its profile; the parent recor
 	ls w/*.hpcshare >shares && test_line_count = 1 shares
 '
 
+test_expect_success 'a watched mutex: 4 threads wait on it in the kernel, the run is the plain one' '
+	./rt-sharing patterns 4 >plain4 &&
+	hpcrun -q --sharing --sharing-rate 1000 --watch "cell*" -o mx ./rt-sharing patterns 4 >out4 &&
+	test_cmp plain4 out4 &&
+	share_flat mx >flat &&
+	grep -q " cell_lock " flat
+'
+
+test_expect_success 'a coroutine on a heap stack, and swapcontext saving its mask into static variables' '
+	cc -O1 -g -o rt-coroutine "$TEST_PROGS/rt-coroutine.c" &&
+	./rt-coroutine >plain-co &&
+	k=0 &&
+	for w in "" "--watch alloc_costack" "--sharing-rate 1000/64"; do
+		k=$((k + 1)) &&
+		hpcrun -q --sharing $w -o co$k ./rt-coroutine >out-co &&
+		test_cmp plain-co out-co &&
+		grep -q "^sharing-stacks-left: 1$" co$k/*.log || exit 1
+	done
+'
+
 test_expect_success 'a real fault still ends the program by SIGSEGV, its profile written' '
 	plain=0 && { ./null || plain=$?; } 2>/dev/null &&
 	st=0 && { hpcrun -q --sharing -o n ./null || st=$?; } 2>/dev/null &&

@@ -5,10 +5,9 @@ test_description='hpcrun --sharing: first touches and remote accesses on a virtu
 
 test "$(getconf _NPROCESSORS_ONLN)" -ge 2 && test_set_prereq CPUS2
 
-# The serial case is about half remote when both threads read alike; on a
-# machine shared with other work one thread may get less of its CPU than
-# the other (20-60% seen), hence the wide band: what it separates is about
-# half from almost none.
+# The serial case is about half remote: each thread's first access to a
+# page in an epoch faults (hpcrun(1)), whichever thread comes first
+# (51-56% seen under load).
 
 # remote DIR: the percentage of remote accesses among the sampled ones.
 remote() {
@@ -44,7 +43,7 @@ test_expect_success CPUS2 'numa serial: thread 0 touched every page first; about
 	share_flat serial >flat &&
 	awk "\$5 == 1 && \$1 != 0" flat >others && test_line_count = 0 others &&
 	pct=$(remote serial) &&
-	test "$pct" -ge 15 && test "$pct" -le 85
+	test "$pct" -ge 30 && test "$pct" -le 70
 '
 
 test_expect_success CPUS2 'numa parallel: each thread touched its half first; almost no access is remote' '

@@ -7,9 +7,9 @@
  *   rt-sharing patterns [NTHREADS]   one object per pattern (below)
  *   rt-sharing numa serial|parallel  a 4 MiB block initialized by one
  *                                    thread, or by each for its half
- *   rt-sharing syscalls              read/write/pread/recv... into and
- *                                    from watched buffers, its own mprotect
- *                                    and SIGSEGV handler, a fork
+ *   rt-sharing syscalls              read/write/pread/recv/poll/fstat...
+ *                                    into and from watched buffers, its own
+ *                                    mprotect and SIGSEGV handler, a fork
  *
  * Thread i runs on CPU i % (online CPUs); the main thread is thread 0.
  * Output: checksums that do not depend on timing, so a run under hpcrun
@@ -34,6 +34,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -44,6 +45,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -283,6 +285,8 @@ static int syscalls(void)
 	unsigned long s = 0;
 	pid_t child;
 	FILE *tf = tmpfile();
+	struct pollfd *pf = (struct pollfd *)(void *)(h + 28672);
+	struct stat *st = (struct stat *)(void *)(iobuf + 8704);
 
 	if (!h || !tf || pipe(p) || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) ||
 	    (fd = mkstemp(path)) < 0)
@@ -317,6 +321,14 @@ static int syscalls(void)
 		    fflush(tf) || fseek(tf, 0, SEEK_SET) || fread(h + 24576, 1, 3000, tf) != 3000)
 			return 1;
 		s += sum_bytes(h + 24576, 3000);
+		/* what the kernel writes back: poll's array, fstat's struct */
+		usleep(2000);
+		pf->fd = p[0];
+		pf->events = POLLIN;
+		if (write(p[1], "x", 1) != 1 || poll(pf, 1, 1000) != 1 ||
+		    !(pf->revents & POLLIN) || read(p[0], iobuf + 9000, 1) != 1 ||
+		    fstat(fd, st) || st->st_size != 4096)
+			return 1;
 	}
 	fclose(tf);
 	printf("syscalls io checksum %lu\n", s);
