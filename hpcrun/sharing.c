@@ -725,6 +725,8 @@ int rt_sharing_fault(const siginfo_t *si, void *uc)
 		return 1;
 	}
 	spurious = 0;
+	if (step_page && !(u->uc_mcontext.gregs[REG_EFL] & EFLAGS_TF))
+		step_page = 0;	/* a step that never ended (a longjmp out) */
 	first = __atomic_exchange_n(&w->first, 0, __ATOMIC_ACQ_REL);
 	if (first)
 		__atomic_sub_fetch(&first_pages, 1, __ATOMIC_RELAXED);

@@ -7,7 +7,22 @@ test_expect_success 'setup: the test programs' '
 	build_rt_sharing &&
 	./rt-sharing syscalls >plain &&
 	printf "int main(void) { *(volatile int *)0 = 1; return 0; }\n" >null.c &&
-	cc -o null null.c
+	cc -o null null.c &&
+	cat >trap.c <<-\EOF &&
+	#include <signal.h>
+	#include <stdio.h>
+	static volatile sig_atomic_t n;
+	static void on_trap(int sig) { (void)sig; n++; }
+	int main(void)
+	{
+		signal(SIGTRAP, on_trap);
+		raise(SIGTRAP);
+		__asm__ volatile("int3");
+		printf("traps caught %d\n", (int)n);
+		return 0;
+	}
+	EOF
+	cc -o trap trap.c && ./trap >plain-trap
 '
 
 test_expect_success 'syscalls with watched buffers: same output and exit status, the kernel met protected pages' '
@@ -51,6 +66,12 @@ test_expect_success 'a coroutine on a heap stack, and swapcontext saving its mas
 		test_cmp plain-co out-co &&
 		grep -q "^sharing-stacks-left: 1$" co$k/*.log || exit 1
 	done
+'
+
+test_expect_success 'its own SIGTRAP handler sees its raise and its int3' '
+	hpcrun -q --sharing --watch iobuf -o tr ./trap >out-trap &&
+	test_cmp plain-trap out-trap &&
+	grep -q "^traps caught 2$" out-trap
 '
 
 test_expect_success 'a real fault still ends the program by SIGSEGV, its profile written' '
