@@ -58,6 +58,10 @@
  * thread faults; past them it stays open for the epoch. */
 #define TRAP_BUDGET 4
 #define EFLAGS_TF 0x100
+/* Steps one thread may have pending at once: a signal handler that runs
+ * before a stepped instruction and faults on a watched page itself steps
+ * over its own access first (its trap comes first, so they nest). */
+#define STEP_MAX 4
 /* Faults in a row at one address that change nothing: not ours after all. */
 #define MAX_SPURIOUS 64
 #define MAX_GLOBS 32
@@ -115,8 +119,10 @@ struct rt_sharing_config rt_sharing;
  * nothing (any thread, measured or not). */
 static __thread uintptr_t spurious_addr __attribute__((tls_model("initial-exec")));
 static __thread unsigned spurious __attribute__((tls_model("initial-exec")));
-/* The page the calling thread steps over one instruction on, or 0. */
-static __thread uintptr_t step_page __attribute__((tls_model("initial-exec")));
+/* The pages the calling thread steps over one instruction on, innermost
+ * last (STEP_MAX). */
+static __thread uintptr_t step_pages[STEP_MAX] __attribute__((tls_model("initial-exec")));
+static __thread unsigned step_n __attribute__((tls_model("initial-exec")));
 
 static struct wpage pages[BUCKETS][BUCKET_WAYS];
 static struct wobj objs[OBJ_BUCKETS][BUCKET_WAYS];
@@ -696,7 +702,11 @@ int rt_sharing_fault(const siginfo_t *si, void *uc)
 	struct wpage *w;
 	int write, s, to, rw, first, saved, rec;
 
+	/* hpcrun's unwinder reading a watched page (a register it took for
+	 * a frame pointer): not the program's access; interpose.c jumps
+	 * back to the sample */
 	if (!rt_sharing.on || si->si_code != SEGV_ACCERR ||
+	    (td && td->in_unwind) ||
 	    page < __atomic_load_n(&range_lo, __ATOMIC_RELAXED) ||
 	    page >= __atomic_load_n(&range_hi, __ATOMIC_RELAXED) ||
 	    !(w = page_find(page)))
@@ -725,21 +735,23 @@ int rt_sharing_fault(const siginfo_t *si, void *uc)
 		return 1;
 	}
 	spurious = 0;
-	if (step_page && !(u->uc_mcontext.gregs[REG_EFL] & EFLAGS_TF))
-		step_page = 0;	/* a step that never ended (a longjmp out) */
 	first = __atomic_exchange_n(&w->first, 0, __ATOMIC_ACQ_REL);
 	if (first)
 		__atomic_sub_fetch(&first_pages, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&total_faults, 1, __ATOMIC_RELAXED);
 	rw = s == READ ? 'u' : write ? 'w' : 'r';
 	rec = bit ? first_of_thread(w, bit, write, &rw) : 1;
-	if (bit && !step_page && __atomic_load_n(&nthreads, __ATOMIC_RELAXED) > 1 &&
+	/* no new step when this access is already being stepped over (its
+	 * page protected again by another thread meanwhile) */
+	if (bit && !(u->uc_mcontext.gregs[REG_EFL] & EFLAGS_TF) &&
+	    step_n < STEP_MAX &&
+	    __atomic_load_n(&nthreads, __ATOMIC_RELAXED) > 1 &&
 	    __atomic_add_fetch(&w->traps, 1, __ATOMIC_ACQ_REL) <= TRAP_BUDGET &&
 	    __atomic_sub_fetch(&step_tokens, 1, __ATOMIC_ACQ_REL) >= 0) {
 		/* open it for this one instruction: the SIGTRAP after it
 		 * protects it again (rt_sharing_trap) */
 		protect(page, write ? PROT_READ | PROT_WRITE : PROT_READ);
-		step_page = page;
+		step_pages[step_n++] = page;
 		u->uc_mcontext.gregs[REG_EFL] |= EFLAGS_TF;
 	} else {
 		/* past the budget: open for the rest of the epoch */
@@ -764,13 +776,17 @@ int rt_sharing_trap(const siginfo_t *si, void *uc)
 {
 	ucontext_t *u = uc;
 	struct wpage *w;
-	uintptr_t page = step_page;
+	uintptr_t page;
 
-	if (!page || !(u->uc_mcontext.gregs[REG_EFL] & EFLAGS_TF))
+	/* A step that never ended (a longjmp out of the stepped
+	 * instruction) stays counted: the thread steps less, and a
+	 * single-step trap of the program's own while one is left is taken
+	 * for ours once. */
+	if (!step_n || si->si_code != TRAP_TRACE ||
+	    !(u->uc_mcontext.gregs[REG_EFL] & EFLAGS_TF))
 		return 0;
-	(void)si;
 	u->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)EFLAGS_TF;
-	step_page = 0;
+	page = step_pages[--step_n];
 	if ((w = page_find(page)))
 		protect(page, prot_of(__atomic_load_n(&w->state, __ATOMIC_ACQUIRE)));
 	return 1;

@@ -11,7 +11,9 @@
  * is the thread's first access of that kind to the page in the epoch
  * (a write after its read: an upgrade).  The page is opened for the one
  * faulting instruction (single-stepped: the trap flag, then SIGTRAP
- * protects it again), so every thread's first access faults, up to a
+ * protects it again; a signal handler that runs before the step and
+ * faults itself steps first, so a thread's pending steps nest, at most
+ * STEP_MAX), so every thread's first access faults, up to a
  * budget of faults per page and epoch; past it the page is opened for the
  * epoch, read only after a read, read-write after a write.  Watched heap blocks of a page
  * or more have their whole pages protected from the allocation on, so the
@@ -93,6 +95,8 @@ void rt_sharing_forget(uintptr_t lo, uintptr_t hi);
  * bytes: a heap block (lm -1) or a static variable of module lm. */
 void rt_sharing_heat(int lm, uintptr_t start, uint64_t bytes);
 /* In the SIGSEGV handler: 1 when the fault was on a page we protected
+ * and not hpcrun's own unwinder reading it (td->in_unwind: 0, so that
+ * interpose.c jumps back to the sample)
  * (recorded and opened: return and let the access run again), else 0.
  * While a page's epoch budget lasts, it is opened for the faulting
  * instruction only, the trap flag set in uc ... */
