@@ -39,6 +39,9 @@ arrays() {
 }
 
 # shares CC POINTS: each array's share of CC.obj within POINTS of 1:2:3.
+# (Samples are not timing, but what a sample lands on is time: a process
+# sharing the machine can slow one array's reads, so a run outside the
+# band is tried once more; ground truth: tests/progs/rt-data.c, arrays.)
 shares() {
 	test_within "$(pct "^\\^Static;static_arr$" "$1.obj")" 16.67 "$2" &&
 	test_within "$(pct "^\\^Heap;main;make_a$" "$1.obj")" 33.33 "$2" &&
@@ -50,21 +53,16 @@ test_expect_success 'setup: test program and profile reader' '
 '
 
 test_expect_success 'work 1:2:3 on a static and two heap arrays is 1/6, 1/3, 1/2 of the data samples (gcc)' '
-	arrays gcc 800000 && shares gcc 3
+	{ { arrays gcc 800000 && shares gcc 3; } ||
+	  { arrays gcc 800000 && shares gcc 3; }; }
 '
 
-# clang vectorizes the sweep (4 times faster than gcc code, so 4 times the
-# repetitions).  A third of its samples fall at register-only instructions
-# and count as no access; of the rest, on a quiet machine the shares are
-# 1:2:3 within 2 points, but under load static_arr has taken up to 26%
-# (twice in CI-like runs), so only the order and the naming are asked here.
-test_expect_success CLANG 'clang -O2 (vectorized): every array named, make_b the most, nothing unknown' '
-	arrays clang 3200000 &&
-	s=$(pct "^\\^Static;static_arr$" clang.obj) &&
-	a=$(pct "^\\^Heap;main;make_a$" clang.obj) &&
-	b=$(pct "^\\^Heap;main;make_b$" clang.obj) &&
-	u=$(pct "^\\^(Unknown|NoAddr|Small)" clang.obj) &&
-	awk -v s="$s" -v a="$a" -v b="$b" -v u="$u" "BEGIN { exit !(s >= 8 && a >= 15 && b > a && b > s && u < 2) }"
+# clang vectorizes the sweep: 4 times the repetitions of gcc code; a third
+# of its samples fall at register-only instructions (paddq after paddq)
+# and count as no access, and the rest sit 1-2 points off 1:2:3.
+test_expect_success CLANG 'the same with clang -O2 (vectorized), within 4 points' '
+	{ { arrays clang 3200000 && shares clang 4; } ||
+	  { arrays clang 3200000 && shares clang 4; }; }
 '
 
 test_expect_success 'a program whose data are all tracked: 95% on named objects, unknown under 2%' '
@@ -75,16 +73,16 @@ test_expect_success 'a program whose data are all tracked: 95% on named objects,
 '
 
 test_expect_success 'each object has its bytes, blocks and offset range' '
-	test "$(value "^\\^Heap;main;make_a$" DATA:bytes gcc.folded)" = 8192 &&
+	test "$(value "^\\^Heap;main;make_a$" DATA:bytes gcc.folded)" = 16384 &&
 	test "$(value "^\\^Heap;main;make_a$" DATA:blocks gcc.folded)" = 1 &&
-	test "$(value "^\\^Heap;main;make_b$" DATA:bytes gcc.folded)" = 8192 &&
+	test "$(value "^\\^Heap;main;make_b$" DATA:bytes gcc.folded)" = 24576 &&
 	test "$(value "^\\^Static;static_arr$" DATA:bytes gcc.folded)" = 8192 &&
 	test "$(value "^\\^Static;static_arr$" DATA:blocks gcc.folded)" = 1 &&
 	lo=$(value "^\\^Heap;main;make_b;\\^Access$" DATA:offset-lo gcc.folded) &&
 	hi=$(value "^\\^Heap;main;make_b;\\^Access$" DATA:offset-hi gcc.folded) &&
 	echo "make_b accessed from $lo to $hi" &&
-	test "$lo" -ge 1 && test "$lo" -le 820 &&
-	test "$hi" -le 8192 && test "$hi" -ge 7372
+	test "$lo" -ge 1 && test "$lo" -le 2458 &&
+	test "$hi" -le 24576 && test "$hi" -ge 22118
 '
 
 test_expect_success 'the access paths are the code paths: moved back, one procedure does all' '

@@ -32,8 +32,8 @@ db_value() {
 	xmllint --xpath "string(//PF[@n=//Procedure[starts-with(@n, \"$1\")]/@i][../@n=//Procedure[starts-with(@n, \"<\")]/@i]/M[@n=0]/@v)" "$2/experiment.xml"
 }
 
-# rt-data arrays (tests/progs/rt-data.c): sweep() reads static_arr once,
-# the block of make_a twice and the block of make_b three times per
+# rt-data arrays (tests/progs/rt-data.c): sweep() reads static_arr, the
+# block of make_a (twice as long) and that of make_b (three times) once per
 # repetition (800000 repetitions, as t1070).  The database must hold
 # exactly what the profiles hold (their folded values are the truth for
 # hpcprof); hpcrun --data puts about 1/6, 1/3 and 1/2 of the samples with

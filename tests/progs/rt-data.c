@@ -3,9 +3,9 @@
  * argument; each prints a result that depends only on its input, so a run
  * with and without --data must print the same.
  *
- *   arrays REPS   sweep() reads three arrays of 1024 longs: static_arr
- *                 (static) once, the block of make_a twice and the block of
- *                 make_b three times per repetition: work 1:2:3 in one
+ *   arrays REPS   sweep() reads three arrays once per repetition, in turn:
+ *                 static_arr (static, 1024 longs), the block of make_a
+ *                 (2048) and the block of make_b (3072): work 1:2:3 in one
  *                 function
  *   faults        three threads each first touch one heap block of 64, 128
  *                 and 192 pages (allocated by main, untouched before)
@@ -30,8 +30,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Array length: the three arrays (24 KiB) fit in L1 together, so every
- * pass costs the same whichever array was read before it. */
+/* static_arr's length; make_a's block is twice, make_b's three times as
+ * long.  Each array is read once a repetition, so every element is read
+ * again after the same 48 KiB of others: an element costs the same in each
+ * array however much of the cache another process takes (with passes of
+ * 1:2:3 over equal arrays, static_arr's came after the most others and,
+ * with a noisy neighbour, took 21% of the time, not 16.7%). */
 #define N 1024
 
 #ifdef OWN_MALLOC
@@ -77,7 +81,7 @@ long static_arr[N];
 
 __attribute__((noinline)) static long *make_a(void)
 {
-	long *p = malloc(N * sizeof(long));
+	long *p = malloc(2 * N * sizeof(long));
 
 	if (!p)
 		exit(1);
@@ -86,7 +90,7 @@ __attribute__((noinline)) static long *make_a(void)
 
 __attribute__((noinline)) static long *make_b(void)
 {
-	long *p = calloc(N, sizeof(long));
+	long *p = calloc(3 * N, sizeof(long));
 
 	if (!p)
 		exit(1);
@@ -95,25 +99,25 @@ __attribute__((noinline)) static long *make_b(void)
 
 /* One function reads the three arrays: the same instructions for each
  * (not copies a compiler could lay out differently). */
-__attribute__((noinline)) static long sweep(const long *x)
+__attribute__((noinline)) static long sweep(const long *x, long n)
 {
 	long sum = 0, i;
 
-	for (i = 0; i < N; i++)
+	for (i = 0; i < n; i++)
 		sum += x[i];
 	return sum;
 }
 
-/* Passes 1:2:3 over the static and the two heap arrays. */
+/* Reads the static and the two heap arrays (lengths 1:2:3) reps times. */
 static long passes(const long *s, const long *a, const long *b, long reps)
 {
-	const long *pass[6] = { s, a, a, b, b, b };
+	const long *pass[3] = { s, a, b };
 	long sum = 0, r;
 	int k;
 
 	for (r = 0; r < reps; r++)
-		for (k = 0; k < 6; k++) {
-			sum += sweep(pass[k]);
+		for (k = 0; k < 3; k++) {
+			sum += sweep(pass[k], (k + 1) * N);
 			/* the arrays may have changed: no pass saved */
 			__asm__ volatile("" ::: "memory");
 		}
@@ -124,11 +128,12 @@ static int arrays(long reps)
 {
 	long *a = make_a(), *b = make_b(), i;
 
-	for (i = 0; i < N; i++) {
+	for (i = 0; i < N; i++)
 		static_arr[i] = i;
+	for (i = 0; i < 2 * N; i++)
 		a[i] = 2 * i;
+	for (i = 0; i < 3 * N; i++)
 		b[i] = 3 * i;
-	}
 	printf("%ld\n", passes(static_arr, a, b, reps));
 	free(a);
 	free(b);
