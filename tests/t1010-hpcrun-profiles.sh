@@ -55,7 +55,9 @@ test_expect_success 'a 3:1 split between two functions is measured within 4 poin
 # Samples the kernel takes while hpcrun's own handler runs (ring buffers,
 # hpcrun(1)) are dropped as nested: hpcrun's time, not the program's.  Under
 # load there are more (probably: a thread scheduled back in runs a pending drain
-# first): 0.1% on a quiet machine, 3% seen on a loaded one.
+# first): 0.1% on a quiet machine, 3% seen on a loaded one.  A thread that
+# gets no CPU for long may find its ring buffer full: the kernel's lost
+# samples are dropped and counted (1 in 1043 seen in CI under load).
 test_expect_success '99% of the split reaches main, the rest the stack bottom' '
 	grep -v "^#" f >paths &&
 	under "^\\^Primary;\\|Main;main;" 0.99 paths &&
@@ -63,16 +65,18 @@ test_expect_success '99% of the split reaches main, the rest the stack bottom' '
 	grep -q "^samples-partial: 0$" split/*.log &&
 	dropped=$(sed -n "s/^samples-dropped: //p" split/*.log) &&
 	nested=$(sed -n "s/^dropped-nested: //p" split/*.log) &&
+	ringfull=$(sed -n "s/^dropped-ring-full: //p" split/*.log) &&
 	taken=$(sed -n "s/^samples-taken: //p" split/*.log) &&
-	test "$dropped" -eq "$nested" &&
-	test $((nested * 10)) -le "$taken"
+	test "$dropped" -eq $((nested + ringfull)) &&
+	test $((nested * 10)) -le "$taken" &&
+	test $((ringfull * 100)) -le "$taken"
 '
 
 test_expect_success 'the profile holds every recorded sample, the log adds up' '
 	recorded=$(sed -n "s/^samples-recorded: //p" split/*.log) &&
 	taken=$(sed -n "s/^samples-taken: //p" split/*.log) &&
-	nested=$(sed -n "s/^dropped-nested: //p" split/*.log) &&
-	test $((recorded + nested)) -eq "$taken" &&
+	dropped=$(sed -n "s/^samples-dropped: //p" split/*.log) &&
+	test $((recorded + dropped)) -eq "$taken" &&
 	test "$recorded" -gt 300 &&
 	grep -q "^# metric perf::cpu-clock period 1 samples $recorded\$" f &&
 	total=$(awk "!/^#/ { t += \$NF } END { printf \"%d\", t / 1e6 }" f) &&
