@@ -4,8 +4,8 @@
  * One in-memory model, struct hpcrun_profile, shared by the writer (linked
  * into libhpcrun.so, lib/hpcrun-fmt-write.c) and the reader and dumper
  * (hpcprof and tests, lib/hpcrun-fmt-read.c).  The byte layout is described
- * in ../shared/formats/hpcrun-04.md and in man/hpcrun.5; the fixtures in
- * ../shared/fixtures/hpctoolkit/ are the reference.  Invariant: for every
+ * in man/hpcrun.5; HPCToolkit's measurements in tests/data/hpctoolkit/ are
+ * the reference.  Invariant: for every
  * profile p, read(write(p)) yields p field for field (tests check it).
  *
  * All integers in the model are host order; the file is big-endian.
