@@ -63,7 +63,6 @@ static struct {
 } real;
 
 static __thread int guard __attribute__((tls_model("initial-exec")));
-static uintptr_t self_lo, self_hi;	/* hpcrun's text, once known */
 
 /* The bootstrap buffer (invariant 2). */
 static char boot[65536] __attribute__((aligned(16)));
@@ -112,25 +111,10 @@ static void resolve(void)
 	resolving = 0;
 }
 
-/* Called once the load map is known (rt_data_modules). */
-static void find_self(void)
-{
-	const struct rt_module *m = rt_module_find((uintptr_t)find_self);
-
-	if (m) {
-		self_lo = m->xlo;
-		self_hi = m->xhi;
-	}
-}
-
 /* Is the program's call at return address ra one to watch? */
 static int watched(const void *ra)
 {
-	if (!rt_data.on || guard)
-		return 0;
-	if (!self_hi)
-		find_self();
-	return (uintptr_t)ra < self_lo || (uintptr_t)ra >= self_hi;
+	return rt_data.on && !guard && !rt_in_hpcrun((uintptr_t)ra);
 }
 
 static void note_alloc(void *p, size_t n)

@@ -57,7 +57,6 @@ static uint64_t lost_sites, lost_objs, all_episodes, warnings, warn_last;
 static int warn_lock;
 static char warn_log[2048];
 static size_t warn_log_len;
-static uintptr_t self_lo, self_hi;	/* libhpcrun.so's text */
 
 static const char *const kind_names[SK_NKINDS] = {
 	[SK_BARRIER] = "barrier", [SK_OMP_BARRIER] = "omp-barrier",
@@ -108,30 +107,6 @@ static void *map_zero(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* libhpcrun.so's executable segment, from its program headers. */
-static void find_self(void)
-{
-	Dl_info info;
-	const ElfW(Ehdr) *eh;
-	const ElfW(Phdr) *ph;
-	int i;
-
-	if (!dladdr((void *)find_self, &info) || !info.dli_fbase)
-		return;
-	eh = info.dli_fbase;
-	ph = (const ElfW(Phdr) *)(void *)((const char *)eh + eh->e_phoff);
-	for (i = 0; i < eh->e_phnum; i++)
-		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
-			self_lo = (uintptr_t)eh + ph[i].p_vaddr;
-			self_hi = self_lo + ph[i].p_memsz;
-		}
-}
-
-int sync_own_call(uintptr_t ra)
-{
-	return ra >= self_lo && ra < self_hi;
-}
-
 void sync_init(void)
 {
 	const char *v = getenv("HPCRUN_SYNC");
@@ -153,7 +128,6 @@ void sync_init(void)
 		rt_note("warning: no memory for synchronization measurement: off");
 		return;
 	}
-	find_self();
 }
 
 static uint32_t mix(uintptr_t a, uintptr_t b, uint32_t c)

@@ -291,6 +291,9 @@ void rt_die_of_signal(int sig);
 int rt_real_sigmask(int how, const sigset_t *set, sigset_t *old);
 void rt_interpose_init(void);
 int rt_is_stop_function(uintptr_t fn_start);
+/* Is pc (or a return address) in libhpcrun.so?  From the linker's symbols
+ * for its first and last byte; async-signal-safe (unwind.c). */
+int rt_in_hpcrun(uintptr_t pc);
 void rt_install_fatal_handlers(void);
 /* 1 while our SIGSEGV and SIGBUS handlers are installed, so a fault in the
  * unwinder jumps back to the sample handler (async-signal-safe: two

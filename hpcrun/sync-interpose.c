@@ -18,7 +18,7 @@
  *
  * Invariants:
  *  1. With --no-sync, before hpcrun's start and after its end, and for
- *     hpcrun's own calls (sync_own_call), a wrapper is the real function.
+ *     hpcrun's own calls (rt_in_hpcrun), a wrapper is the real function.
  *  2. Locks cost nothing measurable when free: the wrapper tries first
  *     (pthread_mutex_trylock, sem_trywait) and only a call that would block
  *     is timed.
@@ -125,7 +125,7 @@ static void *next(const char *name)
 
 static int on(uintptr_t ra)
 {
-	return sync_cfg.on && rt_active && !sync_own_call(ra);
+	return sync_cfg.on && rt_active && !rt_in_hpcrun(ra);
 }
 
 /* ---- the real calls that may wait in the kernel, pinned ---- */
@@ -479,7 +479,7 @@ RT_API int pthread_mutex_lock(pthread_mutex_t *m)
 	if (!sync_cfg.on || !rt_active)
 		return mutex_lock_pinned(m);
 	r = pthread_mutex_trylock(m);
-	if (r != EBUSY || sync_own_call(ra))
+	if (r != EBUSY || rt_in_hpcrun(ra))
 		return r != EBUSY ? r : mutex_lock_pinned(m);
 	sync_lock_begin(&w, SK_MUTEX, ra, (uintptr_t)m, ra);
 	r = mutex_lock_pinned(m);

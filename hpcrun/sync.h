@@ -127,8 +127,6 @@ uint64_t sync_cpu(void);		/* the calling thread's CPU ns */
 /* td's state, made when missing (by its thread, or by the detector for
  * a thread still without it; sync.h invariant 4); NULL without memory. */
 struct sync_thread *sync_thread_state(struct rt_thread *td);
-/* Is ra (a return address) inside libhpcrun.so? (its own calls) */
-int sync_own_call(uintptr_t ra);
 /* The object of key (a barrier's address, a region) with n participants,
  * made when missing (n: 0 keeps a known count); NULL when the pool is full. */
 struct sync_obj *sync_obj_get(uintptr_t key, uint32_t n);

@@ -805,9 +805,7 @@ static const ucontext_t *ucontext_at(const struct frame *f, uintptr_t uc)
 	return (const ucontext_t *)uc;
 }
 
-/* Is pc in libhpcrun.so (the linker's symbols for its first and last
- * byte)? */
-static int in_hpcrun(uintptr_t pc)
+int rt_in_hpcrun(uintptr_t pc)
 {
 	extern const char __ehdr_start[], _end[];
 
@@ -865,7 +863,7 @@ static int walk(struct rt_thread *td, struct frame *f, uintptr_t *frames,
 			uintptr_t at = f->r[REG_RSP_DW], hi = f->hi;
 			const ucontext_t *uc = ucontext_at(f, at);
 
-			if (n > 0 ? in_hpcrun(frames[n - 1]) : f->sample != NULL) {
+			if (n > 0 ? rt_in_hpcrun(frames[n - 1]) : f->sample != NULL) {
 				/* the handler that returns here is hpcrun's
 				 * (or, from a copy, the pc is at a handler's
 				 * return: the program's or hpcrun's) */
@@ -949,7 +947,7 @@ int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
 	 * stack gone on since: hpcrun's work all the same, as walk() says
 	 * when it finds that frame. */
 	for (i = 0; !*complete && i < n && i < 2; i++)
-		if (in_hpcrun(frames[i]))
+		if (rt_in_hpcrun(frames[i]))
 			*complete = 3;
 	return n;
 }
