@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 	const struct opt opts[] = {
 		HPCPROF_INPUT_OPTS(o, a),
 		OPT_STRING(0, "text", &o.text, "FILE",
-			   "also write a text report of the hot spots (data objects, barriers and phases) to FILE (- = stdout)"),
+			   "also write a text report of the hot spots (data objects, sharing, NUMA, barriers and phases) to FILE (- = stdout)"),
 		OPT_INT(0, "top", &o.top, "N",
 			"rows per table of the text report (default 20)"),
 		OPT_INT('j', "jobs", &a.jobs, "N",
