@@ -3,10 +3,10 @@
  * argument; each prints a result that depends only on its input, so a run
  * with and without --data must print the same.
  *
- *   arrays REPS   sweep() reads three arrays once per repetition, in turn:
- *                 static_arr (static, 1024 longs), the block of make_a
- *                 (2048) and the block of make_b (3072): work 1:2:3 in one
- *                 function
+ *   arrays REPS   sweep() reads three arrays once per repetition, in six
+ *                 sweeps of 1024 longs: static_arr (static, 1024 longs,
+ *                 one sweep), the block of make_a (2048, two) and the
+ *                 block of make_b (3072, three): work 1:2:3 in one function
  *   faults        three threads each first touch one heap block of 64, 128
  *                 and 192 pages (allocated by main, untouched before)
  *   churn N       N malloc/free pairs of small blocks (and a few large)
@@ -35,7 +35,8 @@
  * again after the same 48 KiB of others: an element costs the same in each
  * array however much of the cache another process takes (with passes of
  * 1:2:3 over equal arrays, static_arr's came after the most others and,
- * with a noisy neighbour, took 21% of the time, not 16.7%). */
+ * with a noisy neighbour, took 21% of the time, not 16.7%; read in one
+ * sweep each, on CI's machine static_arr, the shortest, took 25%). */
 #define N 1024
 
 #ifdef OWN_MALLOC
@@ -108,17 +109,26 @@ __attribute__((noinline)) static long sweep(const long *x, long n)
 	return sum;
 }
 
-/* Reads the static and the two heap arrays (lengths 1:2:3) reps times. */
+/* Reads the static and the two heap arrays (lengths 1:2:3) reps times, in
+ * six sweeps of N longs: every sweep is as long as every other (a hardware
+ * prefetcher's start-up costs each sweep the same, not the shortest array
+ * the most), and no sweep starts where the one before it ended (make_b's
+ * block may follow make_a's in memory), so none rides on a stream the one
+ * before it started. */
 static long passes(const long *s, const long *a, const long *b, long reps)
 {
-	const long *pass[3] = { s, a, b };
+	/* the length from memory, not a constant gcc would clone sweep
+	 * for (sweep.constprop.0: t3133 looks for sweep) */
+	static volatile long n = N;
+	long len = n;
+	const long *sweeps[6] = { a, b, s, b + N, a + N, b + 2 * N };
 	long sum = 0, r;
 	int k;
 
 	for (r = 0; r < reps; r++)
-		for (k = 0; k < 3; k++) {
-			sum += sweep(pass[k], (k + 1) * N);
-			/* the arrays may have changed: no pass saved */
+		for (k = 0; k < 6; k++) {
+			sum += sweep(sweeps[k], len);
+			/* the arrays may have changed: no sweep saved */
 			__asm__ volatile("" ::: "memory");
 		}
 	return sum;
