@@ -22,7 +22,7 @@ not_shown() { ! screen | grep -q "$1"; }
 line_is() { test "$(screen | sed -n "$1p" | cut -c"1-${3:-999}")" = "$2"; }
 last_line_not() { test "$(screen | sed -n '$p')" != "$1"; }
 
-# status line after keys, once it changed (or after 5 s)
+# status line after keys, once it changed (or after 20 s)
 status_after() {
 	old=$(screen | sed -n '$p') &&
 	keys "$@" &&

@@ -162,11 +162,12 @@ true_share() {
 	awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' "$2"
 }
 
-# eventually COMMAND...: COMMAND succeeds within 5 s (tried every 0.1 s);
-# for what a key changes on a terminal screen (tmux tests).
+# eventually COMMAND...: COMMAND succeeds within 20 s (tried every 0.1 s);
+# for what a key changes on a terminal screen (tmux tests; the sanitizer
+# build on a loaded machine is slow to draw).
 eventually() {
 	_i=0
-	while [ $_i -lt 50 ]; do
+	while [ $_i -lt 200 ]; do
 		"$@" && return 0
 		sleep 0.1
 		_i=$((_i + 1))

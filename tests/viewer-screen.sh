@@ -22,11 +22,17 @@ keys() { tm send-keys -t v "$@"; }
 
 # wait_for STRING: the screen shows STRING within 20 s (then in
 # screen.txt); the sanitizer build on a loaded machine is slow to draw.
+# The screen must also be the same 0.1 s later: a capture can fall between
+# the redraw of the heading and that of the rows below it.
 wait_for() {
 	_i=0
 	while [ $_i -lt 200 ]; do
 		screen >screen.txt
-		grep -qF -- "$1" screen.txt && return 0
+		if grep -qF -- "$1" screen.txt; then
+			sleep 0.1
+			screen >screen.again
+			cmp -s screen.txt screen.again && return 0
+		fi
 		sleep 0.1
 		_i=$((_i + 1))
 	done
