@@ -674,11 +674,12 @@ static int data_centric(const struct run *r)
 }
 
 /*
- * Measurements with data roots (hpcrun --data) or synchronization files
- * (.hpcsync) are correlated on this thread, profile by profile into e
- * itself: par_correlate's workers merge neither data trees (datatree.h)
- * nor per-phase profiles (cct.h invariant 4) yet, so -j N writes what
- * -j 1 writes.  Each thread's row goes to db with its synchronization
+ * Measurements with data roots (hpcrun --data), synchronization files
+ * (.hpcsync) or sharing files (.hpcshare) are correlated on this thread,
+ * profile by profile into e itself: par_correlate's workers merge neither
+ * data trees (datatree.h) nor per-phase profiles (cct.h invariant 4) yet,
+ * so -j N writes what -j 1 writes (and hpcprof-mpi's rank 0, alone, what
+ * hpcprof writes).  Each thread's row goes to db with its synchronization
  * columns, its values measured at calls into the tree (phases.h).  A
  * malformed data subtree is said in one line naming the profile.  Returns
  * the number of profiles that could not be read again (warned about;
@@ -756,16 +757,15 @@ static int correlate_and_write(struct run *r, int any_sync)
 	phases_register(r->ph, &r->e->metrics, any_sync);
 	data = data_centric(r);
 	if (r->o->correlate && (data || any_sync || r->any_share)) {
-		hpc_error(data ? "data-centric measurements (hpcrun --data) "
-				 "are analyzed by hpcprof, not by this program"
-			  : any_sync ? "measurements with synchronization data "
-				 "(.hpcsync files) are analyzed by hpcprof, "
-				 "not by this program"
-			  : "measurements with sharing data (.hpcshare "
-			    "files) are analyzed by hpcprof, not by this "
-			    "program");
-		ret = -1;
-		goto out_maps;
+		/* hpcprof-mpi: rank 0 correlates these as hpcprof does */
+		if (r->o->reader_only)
+			goto out_maps;
+		fprintf(stderr, "%s: %s are correlated by rank 0 alone, as "
+			"hpcprof does\n", hpc_progname(),
+			data ? "data-centric measurements (hpcrun --data)"
+			: any_sync ? "measurements with synchronization data "
+				     "(.hpcsync files)"
+			: "measurements with sharing data (.hpcshare files)");
 	}
 	if (r->o->reader_only) {
 		todo = xcalloc(r->nin ? r->nin : 1, sizeof(*todo));

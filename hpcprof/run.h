@@ -25,7 +25,10 @@ struct hpcprof_options {
 	unsigned jobs;			/* threads; 0: par_default_threads() */
 	/* hpcprof-mpi: adds the profiles instead of par_correlate (same
 	 * contract); with reader_only set, nothing is written or said
-	 * after the profiles are registered (its ranks but 0). */
+	 * after the profiles are registered (its ranks but 0).
+	 * Measurements with data roots, .hpcsync or .hpcshare files are
+	 * correlated as hpcprof does, by the caller alone that is not
+	 * reader_only: correlate is not called for them. */
 	long (*correlate)(struct experiment *e, const struct par_profile *in,
 			  size_t n, unsigned jobs);
 	int reader_only;

@@ -99,15 +99,9 @@ test_expect_success 'hpcprof -j 2 writes the database of -j 1, byte for byte' '
 	test_cmp j1.txt report.txt
 '
 
-test_lazy_prereq MPI 'command -v mpirun && test -x "$HPC_BUILD/bin/hpcprof-mpi"'
-test_expect_success MPI 'hpcprof-mpi refuses data-centric measurements in one line per rank' '
-	status=0 &&
-	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-		mpirun --oversubscribe -np 2 hpcprof-mpi -S prog.hpcstruct -o dbm data 2>err || status=$? &&
-	test $status != 0 &&
-	grep "^hpcprof-mpi: data-centric measurements (hpcrun --data) are analyzed by hpcprof, not by this program$" err >lines &&
-	test -s lines &&
-	test ! -e dbm
+test_expect_success HPCPROF_MPI 'hpcprof-mpi: data-centric measurements correlated by rank 0 alone, the database of hpcprof' '
+	mpi_as_hpcprof "data-centric measurements (hpcrun --data) are correlated by rank 0 alone, as hpcprof does" \
+		-S prog.hpcstruct data
 '
 
 test_done

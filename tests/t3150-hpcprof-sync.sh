@@ -143,15 +143,9 @@ test_expect_success 'hpcprof -j 2 writes the database of -j 1, byte for byte (wi
 	test_cmp db-plain/experiment.xml dbp2/experiment.xml
 '
 
-test_lazy_prereq MPI 'command -v mpirun && test -x "$HPC_BUILD/bin/hpcprof-mpi"'
-test_expect_success MPI 'hpcprof-mpi refuses measurements with .hpcsync files in one line per rank' '
-	status=0 &&
-	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-		mpirun --oversubscribe -np 2 hpcprof-mpi -S meas/prog.hpcstruct -o dbm meas 2>err || status=$? &&
-	test $status != 0 &&
-	grep "^hpcprof-mpi: measurements with synchronization data (.hpcsync files) are analyzed by hpcprof, not by this program$" err >lines &&
-	test -s lines &&
-	test ! -e dbm
+test_expect_success HPCPROF_MPI 'hpcprof-mpi: measurements with .hpcsync files correlated by rank 0 alone, the database of hpcprof' '
+	mpi_as_hpcprof "measurements with synchronization data (.hpcsync files) are correlated by rank 0 alone, as hpcprof does" \
+		-S meas/prog.hpcstruct meas
 '
 
 test_done

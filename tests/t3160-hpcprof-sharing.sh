@@ -89,6 +89,12 @@ test_expect_success '--text: NUMA remote shares, first toucher, page x node matr
 	grep "^  0x601000 *0 *2 *2$" numa
 '
 
+test_expect_success HPCPROF_MPI 'hpcprof-mpi on 2 ranks writes the database of hpcprof, sharing.tsv included' '
+	mpi_as_hpcprof "data-centric measurements (hpcrun --data) are correlated by rank 0 alone, as hpcprof does" \
+		-S prog.hpcstruct data &&
+	test -s dbm/sharing.tsv
+'
+
 test_expect_success 'without .hpcshare files nothing of it appears' '
 	rm data/*.hpcshare &&
 	hpcprof -S prog.hpcstruct -o db2 --text plain.txt data 2>err &&

@@ -213,3 +213,22 @@ build_mkprofile() {
 	cc -I"$SRC_ROOT/lib" -o mkprofile "$TEST_PROGS/pf-mkprofile.c" "$HPC_BUILD/obj/libhpc.a" 2>/dev/null ||
 	cc -fsanitize=address,undefined -I"$SRC_ROOT/lib" -o mkprofile "$TEST_PROGS/pf-mkprofile.c" "$HPC_BUILD/obj/libhpc.a"
 }
+
+# mpi_as_hpcprof NOTICE HPCPROF-ARGS...: hpcprof (into dbh, report h.txt)
+# and hpcprof-mpi on 2 ranks (dbm, mpi.txt) write the same database and
+# report, and say the same, but for the line NOTICE hpcprof-mpi says once
+# (prerequisite HPCPROF_MPI).
+test_lazy_prereq HPCPROF_MPI 'command -v mpirun && test -x "$HPC_BUILD/bin/hpcprof-mpi"'
+mpi_as_hpcprof() {
+	notice=$1 && shift &&
+	hpcprof -o dbh --text h.txt "$@" 2>errh &&
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+		mpirun --oversubscribe -np 2 hpcprof-mpi -j 2 -o dbm --text mpi.txt "$@" 2>errm &&
+	diff -r dbh dbm &&
+	test_cmp h.txt mpi.txt &&
+	grep -x "hpcprof-mpi: $notice" errm >lines &&
+	test_line_count = 1 lines &&
+	grep -vx "hpcprof-mpi: $notice" errm | sed "s/^hpcprof-mpi:/hpcprof:/" >errm.hpcprof &&
+	sed s/dbh/dbm/ errh >errh.m &&
+	test_cmp errh.m errm.hpcprof
+}
