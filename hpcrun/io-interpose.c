@@ -9,9 +9,13 @@
  *   recv, recvfrom, recvmsg, send, sendto, sendmsg   the buffers (and a
  *                       message's name and control data)
  *   fread, fwrite       the buffer and the stream's own buffer
- *   poll, select, epoll_wait, pipe, pipe2, waitpid, fstat, stat, lstat,
- *   nanosleep, clock_nanosleep, accept, getsockopt   what the kernel
- *                       writes back (the array, sets, status, ...)
+ *   poll, select, epoll_wait, pipe, pipe2, waitpid, nanosleep,
+ *   clock_nanosleep, accept, getsockopt   what the kernel writes back
+ *                       (the array, sets, status, ...)
+ *   stat, lstat, fstat, fstatat, statx and the 64 forms (what programs
+ *   built with _FILE_OFFSET_BITS=64 call)   the struct written back and
+ *                       the path read (the PATH_MAX bytes from its start:
+ *                       its length is not known without reading it)
  *   mprotect            the program protects memory itself: its pages
  *                       leave the watch first (sharing.h, invariant 4)
  *
@@ -23,6 +27,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <sys/epoll.h>
@@ -51,8 +56,10 @@ typedef int (*epoll_wait_fn)(int, struct epoll_event *, int, int);
 typedef int (*pipe_fn)(int *);
 typedef int (*pipe2_fn)(int *, int);
 typedef pid_t (*waitpid_fn)(pid_t, int *, int);
-typedef int (*fstat_fn)(int, struct stat *);
-typedef int (*stat_fn)(const char *, struct stat *);
+typedef int (*fstat_fn)(int, void *);
+typedef int (*stat_fn)(const char *, void *);
+typedef int (*fstatat_fn)(int, const char *, void *, int);
+typedef int (*statx_fn)(int, const char *, int, unsigned, struct statx *);
 typedef int (*nanosleep_fn)(const struct timespec *, struct timespec *);
 typedef int (*clock_nanosleep_fn)(clockid_t, int, const struct timespec *,
 				  struct timespec *);
@@ -73,8 +80,10 @@ static struct {
 	pipe_fn pipe;
 	pipe2_fn pipe2;
 	waitpid_fn waitpid;
-	fstat_fn fstat;
-	stat_fn stat, lstat;
+	fstat_fn fstat, fstat64;
+	stat_fn stat, lstat, stat64, lstat64;
+	fstatat_fn fstatat, fstatat64;
+	statx_fn statx;
 	nanosleep_fn nanosleep;
 	clock_nanosleep_fn clock_nanosleep;
 	accept_fn accept;
@@ -410,40 +419,95 @@ RT_API pid_t waitpid(pid_t pid, int *status, int options)
 	return (pid_t)pins_give(&s, real.waitpid(pid, status, options));
 }
 
-RT_API int fstat(int fd, struct stat *st)
+/* fstat and fstat64 (struct stat64 is struct stat here). */
+static int fstat_pinned(fstat_fn fn, int fd, void *st)
 {
 	struct pins s = { .k = 0 };
 
-	REAL(fstat, "fstat");
 	if (!rt_sharing.on)
-		return real.fstat(fd, st);
-	pins_add(&s, st, sizeof(*st));
+		return fn(fd, st);
+	pins_add(&s, st, sizeof(struct stat));
 	pins_take(&s);
-	return (int)pins_give(&s, real.fstat(fd, st));
+	return (int)pins_give(&s, fn(fd, st));
 }
 
-/* stat and lstat. */
-static int stat_pinned(stat_fn fn, const char *path, struct stat *st)
+RT_API int fstat(int fd, struct stat *st)
+{
+	REAL(fstat, "fstat");
+	return fstat_pinned(real.fstat, fd, st);
+}
+
+RT_API int fstat64(int fd, struct stat64 *st)
+{
+	REAL(fstat64, "fstat64");
+	return fstat_pinned(real.fstat64, fd, st);
+}
+
+/* stat, lstat and their 64 forms. */
+static int stat_pinned(stat_fn fn, const char *path, void *st)
 {
 	struct pins s = { .k = 0 };
 
 	if (!rt_sharing.on)
 		return fn(path, st);
-	pins_add(&s, st, sizeof(*st));
+	pins_add(&s, path, PATH_MAX);
+	pins_add(&s, st, sizeof(struct stat));
 	pins_take(&s);
 	return (int)pins_give(&s, fn(path, st));
 }
 
-RT_API int stat(const char *path, struct stat *st)
+/* One exported form of stat: NAME(path, TYPE *st). */
+#define STAT_FORM(name, type) \
+	RT_API int name(const char *path, type *st) \
+	{ \
+		REAL(name, #name); \
+		return stat_pinned(real.name, path, st); \
+	}
+
+STAT_FORM(stat, struct stat)
+STAT_FORM(lstat, struct stat)
+STAT_FORM(stat64, struct stat64)
+STAT_FORM(lstat64, struct stat64)
+
+/* fstatat and fstatat64. */
+static int fstatat_pinned(fstatat_fn fn, int dirfd, const char *path,
+			  void *st, int flags)
 {
-	REAL(stat, "stat");
-	return stat_pinned(real.stat, path, st);
+	struct pins s = { .k = 0 };
+
+	if (!rt_sharing.on)
+		return fn(dirfd, path, st, flags);
+	pins_add(&s, path, PATH_MAX);
+	pins_add(&s, st, sizeof(struct stat));
+	pins_take(&s);
+	return (int)pins_give(&s, fn(dirfd, path, st, flags));
 }
 
-RT_API int lstat(const char *path, struct stat *st)
+RT_API int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
-	REAL(lstat, "lstat");
-	return stat_pinned(real.lstat, path, st);
+	REAL(fstatat, "fstatat");
+	return fstatat_pinned(real.fstatat, dirfd, path, st, flags);
+}
+
+RT_API int fstatat64(int dirfd, const char *path, struct stat64 *st,
+		     int flags)
+{
+	REAL(fstatat64, "fstatat64");
+	return fstatat_pinned(real.fstatat64, dirfd, path, st, flags);
+}
+
+RT_API int statx(int dirfd, const char *path, int flags, unsigned mask,
+		 struct statx *st)
+{
+	struct pins s = { .k = 0 };
+
+	REAL(statx, "statx");
+	if (!rt_sharing.on)
+		return real.statx(dirfd, path, flags, mask, st);
+	pins_add(&s, path, PATH_MAX);
+	pins_add(&s, st, sizeof(*st));
+	pins_take(&s);
+	return (int)pins_give(&s, real.statx(dirfd, path, flags, mask, st));
 }
 
 RT_API int nanosleep(const struct timespec *t, struct timespec *rem)

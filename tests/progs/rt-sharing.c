@@ -7,7 +7,7 @@
  *   rt-sharing patterns [NTHREADS]   one object per pattern (below)
  *   rt-sharing numa serial|parallel  a 4 MiB block initialized by one
  *                                    thread, or by each for its half
- *   rt-sharing syscalls              read/write/pread/recv/poll/fstat...
+ *   rt-sharing syscalls              read/write/pread/recv/poll/stat...
  *                                    into and from watched buffers, its own
  *                                    mprotect and SIGSEGV handler, a fork
  *
@@ -287,6 +287,9 @@ static int syscalls(void)
 	FILE *tf = tmpfile();
 	struct pollfd *pf = (struct pollfd *)(void *)(h + 28672);
 	struct stat *st = (struct stat *)(void *)(iobuf + 8704);
+	struct stat64 *st64 = (struct stat64 *)(void *)(h + 30720);
+	struct statx *stx = (struct statx *)(void *)(iobuf + 10240);
+	char *root = h + 29696;
 
 	if (!h || !tf || pipe(p) || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) ||
 	    (fd = mkstemp(path)) < 0)
@@ -328,6 +331,19 @@ static int syscalls(void)
 		if (write(p[1], "x", 1) != 1 || poll(pf, 1, 1000) != 1 ||
 		    !(pf->revents & POLLIN) || read(p[0], iobuf + 9000, 1) != 1 ||
 		    fstat(fd, st) || st->st_size != 4096)
+			return 1;
+		/* the stat family under its other names (64: what programs
+		 * built with _FILE_OFFSET_BITS=64 call), a path read from a
+		 * watched page */
+		usleep(2000);
+		strcpy(root, "/");
+		if (stat64(root, st64) || !S_ISDIR(st64->st_mode) ||
+		    lstat64(root, st64) || !S_ISDIR(st64->st_mode) ||
+		    fstat64(fd, st64) || st64->st_size != 4096 ||
+		    fstatat(AT_FDCWD, root, st, 0) || !S_ISDIR(st->st_mode) ||
+		    fstatat64(fd, "", st64, AT_EMPTY_PATH) || st64->st_size != 4096 ||
+		    statx(fd, "", AT_EMPTY_PATH, STATX_SIZE, stx) ||
+		    stx->stx_size != 4096)
 			return 1;
 	}
 	fclose(tf);
