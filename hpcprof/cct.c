@@ -1132,20 +1132,28 @@ void experiment_register(struct experiment *e, const struct hpcrun_profile *p,
 }
 
 /*
- * The instruction class (insn-mix.h) of profile node k's own address, when
+ * The instruction class (insn-mix.h) of the sample at profile node k, when
  * mix metrics are kept and its module's structure file has a mix there;
- * else -1.
+ * else -1.  The sample's address is the next instruction to run, so the
+ * time was held by the one that retired before it: the instruction ending
+ * at the address (mix.h, invariant 2).  When none ends there, or the one
+ * that does is a branch or other (a jump or padding before a branch
+ * target, not what ran), the instruction at the address.
  */
 static int leaf_class(const struct experiment *e,
 		      const struct hpcrun_profile *p, struct module *const *mods,
 		      size_t nmods, size_t k)
 {
 	const struct hpcrun_node *nd = &p->nodes[k];
+	int cls;
 
 	if (!e->metrics.mix || nd->lm == 0 || nd->lm >= nmods ||
 	    !mods[nd->lm])
 		return -1;
-	return structure_insn_class(mods[nd->lm]->st, nd->addr);
+	cls = structure_insn_class_ending(mods[nd->lm]->st, nd->addr);
+	if (cls < 0 || cls == IC_BRANCH || cls == IC_OTHER)
+		cls = structure_insn_class(mods[nd->lm]->st, nd->addr);
+	return cls;
 }
 
 /*

@@ -13,8 +13,12 @@
  *     M.fp, M.mem, M.int, M.branch, registered one after the other right
  *     after the metrics read from the profiles: the part of M's value
  *     sampled at an instruction of that group (insn-mix.h), classified by
- *     the sample's own instruction address.  They sum to at most M (other
- *     instructions and code without a mix are in no group).  For an
+ *     the instruction that retired before the sample: the one ending at
+ *     the sample's address, as hpcrun --data first takes it (memop.c),
+ *     else (none ends there, or a branch or other instruction does: not
+ *     what ran) the one at the address (cct.c, leaf_class).  They sum to
+ *     at most M (other instructions and code without a mix are in no
+ *     group).  For an
  *     instruction count they are the estimated retired FP, memory,
  *     integer and branch instructions.  Their columns start hidden: they
  *     are the inputs of the shares and of the user's formulas.

@@ -186,7 +186,9 @@ long structure_lookup(const struct structure *s, uint64_t addr)
 	return -1;
 }
 
-int structure_insn_class(const struct structure *s, uint64_t addr)
+/* The code of the instruction covering addr (and its end), or -1. */
+static int insn_code_at(const struct structure *s, uint64_t addr,
+			uint64_t *end)
 {
 	size_t lo = 0, hi = s->nmixruns;
 	const struct mixrun *r;
@@ -207,7 +209,25 @@ int structure_insn_class(const struct structure *s, uint64_t addr)
 	for (at = r->lo, k = r->first;
 	     at + insn_mix_len(s->mixcodes[k]) <= addr; k++)
 		at += insn_mix_len(s->mixcodes[k]);
-	return (int)insn_mix_class(s->mixcodes[k]);
+	*end = at + insn_mix_len(s->mixcodes[k]);
+	return s->mixcodes[k];
+}
+
+int structure_insn_class(const struct structure *s, uint64_t addr)
+{
+	uint64_t end;
+	int code = insn_code_at(s, addr, &end);
+
+	return code < 0 ? -1 : (int)insn_mix_class((uint8_t)code);
+}
+
+int structure_insn_class_ending(const struct structure *s, uint64_t addr)
+{
+	uint64_t end;
+	int code = addr ? insn_code_at(s, addr - 1, &end) : -1;
+
+	return code < 0 || end != addr ? -1
+				       : (int)insn_mix_class((uint8_t)code);
 }
 
 /* Parses "{[0x1-0x2) [0x3-0x4)}"; calls back per range; -1 if malformed. */

@@ -93,6 +93,13 @@ long structure_lookup(const struct structure *s, uint64_t addr);
  */
 int structure_insn_class(const struct structure *s, uint64_t addr);
 
+/*
+ * The class of the instruction that ends exactly at addr (the one before
+ * it in address order, when a statement with a mix covers it whole); -1
+ * when there is none.
+ */
+int structure_insn_class_ending(const struct structure *s, uint64_t addr);
+
 /* Index of the nearest enclosing P of scope i (i itself if a P), or -1. */
 long structure_proc_of(const struct structure *s, size_t i);
 

@@ -11,7 +11,11 @@ total() { X "string(//SecCallPathProfileData/M[@n=$(col "$1")]/@v)"; }
 at() { X "string(//SecCallPathProfileData$1/M[@n=$(col "$2")]/@v)"; }
 
 # One loop of two statements (two FP instructions; an integer op, a load
-# and a branch), a store after it, and a statement without a mix.
+# and a branch), a store after it, and a statement without a mix.  A sample
+# counts for the instruction that ends at its address (the one that retired
+# before it), or for its own where none does (0x1000) or a branch does
+# (0x1010): 0x1000 f, 0x1004 f, 0x1008 f, 0x100b i, 0x100f l, 0x1010 s,
+# 0x1014 s (the store before the statement without a mix).
 test_expect_success 'a structure file with a mix and a profile of known samples' '
 	build_mkprofile &&
 	cat >prog.hpcstruct <<-\EOT &&
@@ -66,33 +70,33 @@ test_expect_success 'a structure file with a mix and a profile of known samples'
 
 DB=db
 
-test_expect_success 'each sample goes to the group of its own instruction: cycles' '
+test_expect_success 'each sample goes to the group of the instruction that retired before it: cycles' '
 	test "$(total "cycles:Sum (I)")" = 200 &&
-	test "$(total "cycles.fp:Sum (I)")" = 40 &&
-	test "$(total "cycles.mem:Sum (I)")" = 50 &&
-	test "$(total "cycles.int:Sum (I)")" = 5 &&
-	test "$(total "cycles.branch:Sum (I)")" = 5
+	test "$(total "cycles.fp:Sum (I)")" = 45 &&
+	test "$(total "cycles.mem:Sum (I)")" = 115 &&
+	test "$(total "cycles.int:Sum (I)")" = 40 &&
+	test -z "$(total "cycles.branch:Sum (I)")"
 '
 
 test_expect_success 'an instruction count becomes estimated retired instructions by group' '
-	test "$(total "instructions.fp:Sum (I)")" = 60 &&
+	test "$(total "instructions.fp:Sum (I)")" = 75 &&
 	test "$(total "instructions.mem:Sum (I)")" = 15 &&
-	test "$(total "instructions.int:Sum (I)")" = 15 &&
-	test "$(total "instructions.branch:Sum (I)")" = 10 &&
+	test "$(total "instructions.int:Sum (I)")" = 10 &&
+	test -z "$(total "instructions.branch:Sum (I)")" &&
 	test "$(X "string(//Metric[@n=\"instructions.fp:Sum (I)\"]/@md)")" = \
 		"estimated retired floating-point instructions"
 '
 
 test_expect_success 'shares per scope: the program, the loop, its statements' '
-	test "$(total "cycles.fp_share (I)")" = 20 &&
-	test "$(total "cycles.mem_share (I)")" = 25 &&
-	test "$(total "cycles.int_share (I)")" = 2.5 &&
-	test "$(total "cycles.branch_share (I)")" = 2.5 &&
-	test "$(at "//L[@l=2]" "cycles.fp_share (I)")" = 44.44444444444444 &&
-	test "$(at "//L[@l=2]" "cycles.mem_share (E)")" = 44.44444444444444 &&
+	test "$(total "cycles.fp_share (I)")" = 22.5 &&
+	test "$(total "cycles.mem_share (I)")" = 57.49999999999999 &&
+	test "$(total "cycles.int_share (I)")" = 20 &&
+	test -z "$(total "cycles.branch_share (I)")" &&
+	test "$(at "//L[@l=2]" "cycles.fp_share (I)")" = 50 &&
+	test "$(at "//L[@l=2]" "cycles.mem_share (E)")" = 5.555555555555555 &&
 	test "$(at "//S[@l=3]" "cycles.fp_share (E)")" = 100 &&
 	test "$(at "//S[@l=5]" "cycles.mem_share (E)")" = 100 &&
-	test -z "$(at "//S[@l=6]" "cycles.fp_share (E)")"
+	test "$(at "//S[@l=6]" "cycles.mem_share (E)")" = 100
 '
 
 test_expect_success 'shares are shown, without a percentage of the total; the splits hidden' '
@@ -104,9 +108,9 @@ test_expect_success 'shares are shown, without a percentage of the total; the sp
 	test "$(X "string(//Metric[@n=\"cycles.fp_share (I)\"]/@v)")" = derived
 '
 
-test_expect_success 'cycles per FLOP from --metric: 200/60 overall, 90/60 in the loop' '
-	test "$(total "cpf (I)")" = 3.3333333333333335 &&
-	test "$(at "//L[@l=2]" "cpf (I)")" = 1.5
+test_expect_success 'cycles per FLOP from --metric: 200/75 overall, 90/75 in the loop' '
+	test "$(total "cpf (I)")" = 2.6666666666666665 &&
+	test "$(at "//L[@l=2]" "cpf (I)")" = 1.2
 '
 
 test_expect_success 'cycles per FLOP from a configuration: cycles and instructions from two runs' '
@@ -130,9 +134,9 @@ test_expect_success 'cycles per FLOP from a configuration: cycles and instructio
 	EOT
 	hpcprof -M cpf.xml -o db2 2>err &&
 	DB=db2 &&
-	test "$(total "cy per FLOP (I)")" = 3.3333333333333335 &&
-	test "$(total "Cycles.fp (I)")" = 40 &&
-	test "$(total "ins.fp_share (I)")" = 60
+	test "$(total "cy per FLOP (I)")" = 2.6666666666666665 &&
+	test "$(total "Cycles.fp (I)")" = 45 &&
+	test "$(total "ins.fp_share (I)")" = 75
 '
 
 test_expect_success 'hpcviewer-tui shows the shares as columns and sorts by them; the splits start hidden' '
