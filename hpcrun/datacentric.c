@@ -576,7 +576,7 @@ static void count_small(struct rt_data_thread *d, uintptr_t p, size_t n)
  * (hpcrun's frames cut); its length.  td->busy is held. */
 static uint32_t alloc_path(struct rt_thread *td, uint64_t (*f)[2])
 {
-	const struct rt_module *self = rt_module_find((uintptr_t)alloc_path), *m;
+	const struct rt_module *m;
 	ucontext_t uc;
 	int n, complete, i, first;
 	uint32_t k = 0;
@@ -584,11 +584,8 @@ static uint32_t alloc_path(struct rt_thread *td, uint64_t (*f)[2])
 	if (getcontext(&uc))
 		return 0;
 	n = rt_unwind_guarded(td, &uc, &complete);
-	for (first = 0; first < n; first++) {
-		m = rt_module_find(td->frames[first]);
-		if (!m || m != self)
-			break;
-	}
+	for (first = 0; first < n && rt_in_hpcrun(td->frames[first]); first++)
+		;
 	if (n - first > SITE_MAX_FRAMES)
 		n = first + SITE_MAX_FRAMES;
 	for (i = n - 1; i >= first; i--) {

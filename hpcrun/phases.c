@@ -23,13 +23,10 @@
  *     time (thread_cpu): phases and waits of 1 ms or more have their CPU
  *     time exact to the read, shorter ones as their wall time.
  */
-#include <dlfcn.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
