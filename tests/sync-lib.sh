@@ -1,10 +1,6 @@
 # sync-lib.sh: helpers of the synchronization tests (t109x), which read the
 # .hpcsync files hpcrun(5) describes.  Sourced after test-lib.sh.
 
-# Open MPI refuses root without these (harmless otherwise).
-OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
-
 # site_of DIR KIND: the id of the site of KIND with the most episodes.
 site_of() {
 	cat "$1"/*.hpcsync | awk -v k="$2" '

@@ -2,11 +2,7 @@
 test_description='hpcrun: all ranks of one MPI launch in one measurement directory, each rank in its file names and profile headers'
 . "$(dirname "$0")/test-lib.sh"
 
-# Open MPI refuses root without these (harmless otherwise).
-OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
 test_lazy_prereq MPI 'command -v mpicc && command -v mpirun'
-MPIRUN="mpirun --oversubscribe -np"
 
 # ranks DIR: the rank fields of DIR's profile names, one per line.
 ranks() {

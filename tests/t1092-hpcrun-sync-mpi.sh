@@ -4,7 +4,6 @@ test_description='hpcrun: MPI_Barrier through PMPI in Open MPI programs of 2 to 
 . "$TEST_DIRECTORY/sync-lib.sh"
 
 test_lazy_prereq MPI 'command -v mpicc && command -v mpirun'
-MPIRUN="mpirun --oversubscribe -np"
 
 test_expect_success MPI 'setup: the MPI test program' '
 	mpicc -O2 -g -o rt-sync-mpi "$TEST_PROGS/rt-sync-mpi.c"

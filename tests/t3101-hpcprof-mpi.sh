@@ -2,13 +2,9 @@
 test_description='hpcprof-mpi on 1, 3 and 4 ranks writes the database hpcprof writes'
 . "$(dirname "$0")/test-lib.sh"
 
-OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
-test_lazy_prereq MPI 'command -v mpirun && test -x "$HPC_BUILD/bin/hpcprof-mpi"'
-MPIRUN="mpirun --oversubscribe -np"
 N=2000
 
-test_expect_success MPI "build $N small profiles of two programs" '
+test_expect_success HPCPROF_MPI "build $N small profiles of two programs" '
 	build_mkprofile &&
 	cat >prog.hpcstruct <<-\EOT &&
 	<?xml version="1.0"?>
@@ -57,7 +53,7 @@ test_expect_success MPI "build $N small profiles of two programs" '
 	ls meas >list && test_line_count = $N list
 '
 
-test_expect_success MPI 'hpcprof -j 2 makes the reference database' '
+test_expect_success HPCPROF_MPI 'hpcprof -j 2 makes the reference database' '
 	mkdir ref && (cd ref && hpcprof -j 2 -S ../prog.hpcstruct -o db ../meas 2>err) &&
 	grep "wrote .db. (2 programs, $N processes, $N threads" ref/err &&
 	grep "&lt;program io&gt;" ref/db/experiment.xml &&
@@ -67,7 +63,7 @@ test_expect_success MPI 'hpcprof -j 2 makes the reference database' '
 
 for run in "1 1" "3 2" "4 1"; do
 	set -- $run
-	test_expect_success MPI "mpirun -np $1 hpcprof-mpi -j $2: the same database, the same messages" "
+	test_expect_success HPCPROF_MPI "mpirun -np $1 hpcprof-mpi -j $2: the same database, the same messages" "
 		mkdir np$1 && (cd np$1 && $MPIRUN $1 hpcprof-mpi -j $2 -S ../prog.hpcstruct -o db ../meas 2>err) &&
 		diff -r ref/db np$1/db &&
 		sed s/^hpcprof-mpi:/hpcprof:/ np$1/err >np$1/err.hpcprof &&
@@ -75,7 +71,7 @@ for run in "1 1" "3 2" "4 1"; do
 	"
 done
 
-test_expect_success MPI 'a bad profile: one line naming it, exit 1 from every rank, same database' '
+test_expect_success HPCPROF_MPI 'a bad profile: one line naming it, exit 1 from every rank, same database' '
 	echo garbage >meas/app-99999-000-a8c00001-99999-0.hpcrun &&
 	mkdir bref && (cd bref && ! hpcprof -j 1 -S ../prog.hpcstruct -o db ../meas 2>err) &&
 	mkdir bnp && (cd bnp && status=0 && $MPIRUN 4 hpcprof-mpi -j 1 -S ../prog.hpcstruct -o db ../meas 2>err || status=$? && test $status = 1) &&
@@ -84,7 +80,7 @@ test_expect_success MPI 'a bad profile: one line naming it, exit 1 from every ra
 	test_line_count = 1 lines
 '
 
-test_expect_success MPI 'hpcprof-mpi --help runs without MPI and names its options' '
+test_expect_success HPCPROF_MPI 'hpcprof-mpi --help runs without MPI and names its options' '
 	hpcprof-mpi --help >out &&
 	grep -e "--jobs" out &&
 	test_must_fail hpcprof-mpi -j 0x -o db meas 2>err

@@ -214,16 +214,21 @@ build_mkprofile() {
 	cc -fsanitize=address,undefined -I"$SRC_ROOT/lib" -o mkprofile "$TEST_PROGS/pf-mkprofile.c" "$HPC_BUILD/obj/libhpc.a"
 }
 
+# Open MPI refuses root without these (harmless otherwise); MPIRUN N ...
+# runs N ranks however many CPUs there are.
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+MPIRUN="mpirun --oversubscribe -np"
+test_lazy_prereq HPCPROF_MPI 'command -v mpirun && test -x "$HPC_BUILD/bin/hpcprof-mpi"'
+
 # mpi_as_hpcprof NOTICE HPCPROF-ARGS...: hpcprof (into dbh, report h.txt)
 # and hpcprof-mpi on 2 ranks (dbm, mpi.txt) write the same database and
 # report, and say the same, but for the line NOTICE hpcprof-mpi says once
 # (prerequisite HPCPROF_MPI).
-test_lazy_prereq HPCPROF_MPI 'command -v mpirun && test -x "$HPC_BUILD/bin/hpcprof-mpi"'
 mpi_as_hpcprof() {
 	notice=$1 && shift &&
 	hpcprof -o dbh --text h.txt "$@" 2>errh &&
-	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-		mpirun --oversubscribe -np 2 hpcprof-mpi -j 2 -o dbm --text mpi.txt "$@" 2>errm &&
+	$MPIRUN 2 hpcprof-mpi -j 2 -o dbm --text mpi.txt "$@" 2>errm &&
 	diff -r dbh dbm &&
 	test_cmp h.txt mpi.txt &&
 	grep -x "hpcprof-mpi: $notice" errm >lines &&
