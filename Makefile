@@ -72,7 +72,7 @@ RT_LIBS = -ldl -lpthread -lrt $(shell pkg-config --libs capstone)
 # Per-directory object lists: every .c in the directory belongs to it.
 LIB_SRCS := $(sort $(wildcard lib/*.c))
 HPCRUN_LAUNCHER_SRCS := hpcrun/hpcrun.c
-HPCRUN_RT_SRCS := $(filter-out $(HPCRUN_LAUNCHER_SRCS),$(sort $(wildcard hpcrun/*.c)))
+HPCRUN_RT_SRCS := $(sort $(wildcard hpcrun/rt/*.c))
 HPCSTRUCT_SRCS := $(sort $(wildcard hpcstruct/*.c))
 HPCPROF_SRCS := $(filter-out hpcprof/hpcprof-mpi.c,$(sort $(wildcard hpcprof/*.c)))
 # hpcprof-mpi: hpcprof's modules and its own main, built when MPI is there.
@@ -157,9 +157,9 @@ $(BUILD)/bin/hpcviewer-tui: $(call obj,$(VIEWER_SRCS)) $(LIBHPC)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread -lm
 
-$(RUNTIME): $(call rtobj,$(HPCRUN_RT_SRCS) $(RT_LIB_SRCS)) hpcrun/libhpcrun.map
+$(RUNTIME): $(call rtobj,$(HPCRUN_RT_SRCS) $(RT_LIB_SRCS)) hpcrun/rt/libhpcrun.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,--version-script=hpcrun/libhpcrun.map $(LDFLAGS) \
+	$(CC) -shared -Wl,--version-script=hpcrun/rt/libhpcrun.map $(LDFLAGS) \
 		-o $@ $(call rtobj,$(HPCRUN_RT_SRCS) $(RT_LIB_SRCS)) $(RT_LIBS)
 
 $(BUILD)/tests/u-%: $(BUILD)/obj/tests/unit/u-%.o $(BUILD)/obj/tests/unit/unit.o $(LIBHPC)

@@ -14,7 +14,7 @@
  *     after the metrics read from the profiles: the part of M's value
  *     sampled at an instruction of that group (insn-mix.h), classified by
  *     the instruction that retired before the sample: the one ending at
- *     the sample's address, as hpcrun --data first takes it (memop.c),
+ *     the sample's address, as hpcrun --data first takes it (datacentric-memop.c),
  *     else (none ends there, or a branch or other instruction does: not
  *     what ran) the one at the address (cct.c, leaf_class).  They sum to
  *     at most M (other instructions and code without a mix are in no

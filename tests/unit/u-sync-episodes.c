@@ -1,4 +1,4 @@
-/* u-sync-episodes.c - unit tests for hpcrun/sync-episode.h: threads meeting
+/* u-sync-episodes.c - unit tests for hpcrun/rt/sync-episode.h: threads meeting
  * at a real barrier many times learn, without a lock, their episode, their
  * position and the episode's last arrival (its invariants 1 and 2). */
 #include <pthread.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../hpcrun/sync-episode.h"
+#include "../../hpcrun/rt/sync-episode.h"
 #include "unit.h"
 
 #define THREADS 4

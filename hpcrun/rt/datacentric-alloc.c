@@ -1,5 +1,5 @@
 /*
- * alloc-interpose.c - the allocator entry points libhpcrun.so wraps for
+ * datacentric-alloc.c - the allocator entry points libhpcrun.so wraps for
  * hpcrun --data (exported through libhpcrun.map): the malloc family and
  * anonymous mmap, munmap, mremap.  The real functions come from
  * dlsym(RTLD_NEXT), so an allocator preloaded after hpcrun (jemalloc,

@@ -1,8 +1,8 @@
 /*
  * datacentric.h - hpcrun --data: the objects of the process and where the
  * data address of a sample falls (datacentric.c), the decoding of that
- * address (memop.c), and the allocator entry points that feed the objects
- * (alloc-interpose.c).  The profile's roots and metrics are in hpcrun(5),
+ * address (datacentric-memop.c), and the allocator entry points that feed the objects
+ * (datacentric-alloc.c).  The profile's roots and metrics are in hpcrun(5),
  * "Data-centric roots and metrics".
  *
  * Invariants (each file's header says how it keeps them):
@@ -114,14 +114,14 @@ struct rt_data_obj {
 };
 int rt_data_object(struct rt_thread *td, uintptr_t a, struct rt_data_obj *o);
 
-/* memop.c */
+/* datacentric-memop.c */
 enum memop { MEMOP_NONE, MEMOP_ADDR, MEMOP_NOADDR };
 struct rt_memop;
 /* A decoder for the calling thread (outside the handler), or NULL. */
 struct rt_memop *rt_memop_new(void);
 void rt_memop_free(struct rt_memop *m);
 /* The first memory operand of the instruction at regs[16], or with
- * retired of the one that ends there (a timer's sample: memop.c,
+ * retired of the one that ends there (a timer's sample: datacentric-memop.c,
  * invariant 3): MEMOP_ADDR with its address and size, MEMOP_NONE, or
  * MEMOP_NOADDR.  Async-signal-safe. */
 enum memop rt_memop_decode(struct rt_memop *m, const uintptr_t *regs,

@@ -1,5 +1,5 @@
 /*
- * phases.c - barrier episodes, lock waits and phases: sites, objects and
+ * sync.c - barrier episodes, lock waits and phases: sites, objects and
  * their exact aggregates, and the .hpcsync files (hpcrun(5)).
  *
  * Invariants (and sync.h's):

@@ -1,5 +1,5 @@
 /*
- * memop.c - the data address of a sample (hpcrun --data): the effective
+ * datacentric-memop.c - the data address of a sample (hpcrun --data): the effective
  * address of the memory operand of the instruction at the sampled pc,
  * from the sample's user registers and the instruction decoded with
  * Capstone.

@@ -311,7 +311,7 @@ static int prot_of(int state)
 }
 
 /* mprotect of one page as a system call: the mprotect symbol is the
- * program's, wrapped (io-interpose.c). */
+ * program's, wrapped (sharing-pin.c). */
 static void protect(uintptr_t page, int prot)
 {
 	syscall(SYS_mprotect, page, PAGE, prot);
@@ -703,7 +703,7 @@ int rt_sharing_fault(const siginfo_t *si, void *uc)
 	int write, s, to, rw, first, saved, rec;
 
 	/* hpcrun's unwinder reading a watched page (a register it took for
-	 * a frame pointer): not the program's access; interpose.c jumps
+	 * a frame pointer): not the program's access; process-interpose.c jumps
 	 * back to the sample */
 	if (!rt_sharing.on || si->si_code != SEGV_ACCERR ||
 	    (td && td->in_unwind) ||

@@ -5,7 +5,7 @@
  *   runtime.c      configuration from the environment, events and their
  *                  fallbacks, per-thread and per-process lifecycle, writing
  *                  the profiles and the log
- *   interpose.c    the libc entry points we wrap (main, threads, fork,
+ *   process-interpose.c    the libc entry points we wrap (main, threads, fork,
  *                  exec, exit, signals, dlopen)
  *   sample.c       the sampling signal handler (its rules are at its top)
  *   unwind.c       async-signal-safe .eh_frame unwinder for x86-64
@@ -15,11 +15,11 @@
  *   source-perf.c, source-timer.c   the sample sources; source-perf.c
  *                  also keeps the perf fds safe from the program (its
  *                  design note: the fd gate)
- *   sync-interpose.c, phases.c, hang.c   barriers, lock waits, phases and
+ *   sync-interpose.c, sync.c, sync-hang.c   barriers, lock waits, phases and
  *                  the hang detector (sync.h, sync-episode.h)
- *   datacentric.c, memop.c, alloc-interpose.c   hpcrun --data
+ *   datacentric.c, datacentric-memop.c, datacentric-alloc.c   hpcrun --data
  *                  (datacentric.h)
- *   sharing.c, io-interpose.c   hpcrun --sharing: page-protection access
+ *   sharing.c, sharing-pin.c   hpcrun --sharing: page-protection access
  *                  sampling and the .hpcshare files (sharing.h)
  *
  * Invariants:
@@ -260,7 +260,7 @@ int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack);
  * (outside the handler). */
 void rt_threads_apply(void (*fn)(struct rt_thread *td));
 
-/* sampling-signal.c: the sampling signal, out of the program's sight (its
+/* signals.c: the sampling signal, out of the program's sight (its
  * design note).  rt_signal_entry is the handler of every managed signal. */
 /* The high half of the value of hpcrun's timer signals ("HPCR"). */
 #define RT_SIGVAL_TAG 0x48504352u
@@ -281,7 +281,7 @@ void rt_signal_inherit(uint64_t bits);
 void rt_perf_resignal(struct rt_thread *td);
 void rt_timer_resignal(struct rt_thread *td);
 
-/* interpose.c: the stop frames of unwinding, and real libc functions. */
+/* process-interpose.c: the stop frames of unwinding, and real libc functions. */
 extern uintptr_t rt_stop_main_lo, rt_stop_main_hi;
 int rt_real_sigaction(int sig, const struct sigaction *sa, struct sigaction *old);
 /* Ends the process by sig with its default action, as the program would

@@ -1,5 +1,5 @@
 /*
- * interpose.c - the libc entry points libhpcrun.so wraps (exported through
+ * process-interpose.c - the libc entry points libhpcrun.so wraps (exported through
  * libhpcrun.map; the real functions come from dlsym(RTLD_NEXT)).
  *
  *   __libc_start_main   runs main through hpcrun_main(), the stop frame of
@@ -12,11 +12,11 @@
  *   _exit, _Exit        write everything before the process ends
  *   abort               written past a SIGABRT handler that returns
  *   sigaction, signal   the program's actions for the sampling signal are
- *                       kept apart from hpcrun's (sampling-signal.c); those
+ *                       kept apart from hpcrun's (signals.c); those
  *                       for the fatal signals as THE FATAL SIGNALS says
  *   sigprocmask, pthread_sigmask   the masks read back as the program set
  *                       them, the sampling signal still unblocked
- *                       (sampling-signal.c; attempts counted in the log)
+ *                       (signals.c; attempts counted in the log)
  *   dlopen, dlclose     refresh the load map (dlclose first takes the
  *                       samples waiting in the thread's ring buffers)
  *   close, close_range, closefrom, dup2, dup3   the program may close

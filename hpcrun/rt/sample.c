@@ -16,14 +16,14 @@
  *  - The drain timer's signal (RT_DRAIN_TIMER) takes the samples the
  *    kernel wrote into this thread's ring buffers (source-perf.c, THE
  *    RING) and records each as the handler records its own sample.
- *  - The hang detector's path probe (RT_PATH_PROBE, hang.c) unwinds the
+ *  - The hang detector's path probe (RT_PATH_PROBE, sync-hang.c) unwinds the
  *    interrupted context into the thread's own sync state; a sample of a
  *    thread in a synchronization phase is also put under ^Phases
- *    (phases.c), with the same tree calls.
+ *    (sync.c), with the same tree calls.
  *  - hpcrun --data: the data address of a sample and the object it falls
  *    in are found with the sample's registers, a Capstone decoder made for
  *    the thread beforehand and the object map's lock-free snapshots
- *    (datacentric.c, memop.c): no allocation, no lock there either.
+ *    (datacentric.c, datacentric-memop.c): no allocation, no lock there either.
  *  - Never block or wait: a sample that cannot be recorded is dropped and
  *    counted by reason (busy = nested signal, nomodule = pc outside every
  *    module, full = arena exhausted, stopped = measurement ended,
@@ -45,7 +45,7 @@
 /*
  * rt_unwind() of the interrupted context uc, or rt_unwind_copy() of c, into
  * td->frames, with a way back should a memory read fault anyway: the
- * fatal-signal handler (interpose.c) jumps to the buffer of self, the
+ * fatal-signal handler (process-interpose.c) jumps to the buffer of self, the
  * thread running this.
  */
 static int unwind_guarded(struct rt_thread *td, struct rt_thread *self,
@@ -56,7 +56,7 @@ static int unwind_guarded(struct rt_thread *td, struct rt_thread *self,
 	int n;
 
 	if (sigsetjmp(self->unwind_jmp, 0)) {
-		/* A read faulted despite the checks (interpose.c jumped here). */
+		/* A read faulted despite the checks (process-interpose.c jumped here). */
 		self->in_unwind = 0;
 		td->counts.unwind_faults++;
 		td->frames[0] = pc;

@@ -4,9 +4,9 @@
  *
  *   sync-interpose.c  the wrappers (pthread barriers, mutexes, condition
  *                     variables, semaphores, libgomp, libomp, MPI_Barrier)
- *   phases.c          sites, barrier objects, episodes, phases and their
+ *   sync.c          sites, barrier objects, episodes, phases and their
  *                     exact aggregates; the .hpcsync files (hpcrun(5))
- *   hang.c            the hang detector's thread and its reports
+ *   sync-hang.c            the hang detector's thread and its reports
  *
  * Invariants:
  *  1. Everything here runs in the program's threads outside any signal
@@ -104,7 +104,7 @@ struct sync_thread {
 		uint64_t t, cpu;
 	} cpu_hist[128];
 	unsigned cpu_pos;
-	/* the path probe (hang.c): 1 asked, 2 taken */
+	/* the path probe (sync-hang.c): 1 asked, 2 taken */
 	volatile int probe_state;
 	int probe_n;
 	uintptr_t probe_frames[SYNC_PROBE_FRAMES];
@@ -120,7 +120,7 @@ struct sync_config {
 };
 extern struct sync_config sync_cfg;
 
-/* phases.c */
+/* sync.c */
 void sync_init(void);			/* from rt_init */
 uint64_t sync_now(void);		/* CLOCK_MONOTONIC ns */
 uint64_t sync_cpu(void);		/* the calling thread's CPU ns */
@@ -177,7 +177,7 @@ int sync_site_info(uint32_t site, int *kind, uintptr_t *obj, uintptr_t *ra);
 /* The median of the episodes' durations so far (ns; 0 none). */
 uint64_t sync_median_episode(void);
 
-/* hang.c */
+/* sync-hang.c */
 /* "FUNC+0xOFF (MODULE+0xOFF)" of code address pc into buf (outside
  * handlers; symbols from the module's .symtab, else .dynsym). */
 void sync_describe_pc(uintptr_t pc, char *buf, size_t size);

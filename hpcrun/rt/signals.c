@@ -1,5 +1,5 @@
 /*
- * sampling-signal.c - the signal hpcrun samples with, taken so that the
+ * signals.c - the signal hpcrun samples with, taken so that the
  * program cannot observe it.
  *
  * Every sample and every drain of a ring buffer arrives as one real-time

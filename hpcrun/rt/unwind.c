@@ -15,7 +15,7 @@
  *     (rt_unwind_copy) reads its copy of the stack instead, and the live
  *     stack above it only as sample.c's live_top() or leave_copy() here
  *     allow.  Should a read fault all the same,
- *     the fatal-signal handler (interpose.c) jumps back to sample.c, which
+ *     the fatal-signal handler (process-interpose.c) jumps back to sample.c, which
  *     counts the sample as a partial path.
  *  2. Every step must move the CFA up the stack (except through a signal
  *     frame), so corrupt tables cannot loop; depth is bounded by max.
@@ -30,7 +30,7 @@
  * (leaf frames only: code without CFI, at its entry), then the frame
  * pointer chain.  Signal frames (__restore_rt: mov $15,%rax; syscall) are
  * crossed through the ucontext on the stack.  Unwinding stops at the stop
- * functions of interpose.c (our wrappers of main and of thread start) or
+ * functions of process-interpose.c (our wrappers of main and of thread start) or
  * where the return address is undefined (the stack bottom).
  */
 #include <stddef.h>

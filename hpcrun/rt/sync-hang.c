@@ -1,5 +1,5 @@
 /*
- * hang.c - the hang detector: a thread of hpcrun's that looks, four times
+ * sync-hang.c - the hang detector: a thread of hpcrun's that looks, four times
  * a second, for barrier episodes that wait too long and for lock-order
  * deadlocks among the interposed mutexes, and reports them (hpcrun(5),
  * "Hang reports"; --hang-timeout and --hang-action in hpcrun(1)).

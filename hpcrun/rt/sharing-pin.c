@@ -1,5 +1,5 @@
 /*
- * io-interpose.c - the calls that hand a buffer to the kernel, wrapped for
+ * sharing-pin.c - the calls that hand a buffer to the kernel, wrapped for
  * hpcrun --sharing (exported through libhpcrun.map): the watched pages of
  * the buffer are pinned read-write around the real call (sharing.h,
  * invariant 5), so the kernel never meets a page hpcrun protected and the

@@ -28,7 +28,7 @@
  *
  * Configuration comes from the environment the launcher sets (hpcrun(1)):
  * HPCRUN_OUT_PATH, HPCRUN_EVENT_LIST, HPCRUN_NO_UNWIND, HPCRUN_NO_STACK_COPY,
- * HPCRUN_STACK_COPY, HPCRUN_VERBOSE (and phases.c's HPCRUN_SYNC...,
+ * HPCRUN_STACK_COPY, HPCRUN_VERBOSE (and sync.c's HPCRUN_SYNC...,
  * datacentric.c's HPCRUN_DATA, sharing.c's HPCRUN_SHARING...).
  * Everything that can fail is reported (stderr once per run, and the log);
  * nothing here ever stops the program.

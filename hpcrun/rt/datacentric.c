@@ -3,7 +3,7 @@
  * object each sample's data address falls in.
  *
  * Objects: heap blocks (the malloc family and anonymous mmap, fed by
- * alloc-interpose.c) named by their allocation call path (a "site"),
+ * datacentric-alloc.c) named by their allocation call path (a "site"),
  * static variables (a module's ELF symbols of type OBJECT), thread
  * stacks, the untracked small blocks together, and the rest (unknown).
  *
@@ -27,7 +27,7 @@
  *  4. The writers' lock is a spin lock never held while calling out (the
  *     unwinding at an allocation happens before it is taken); a thread
  *     that re-enters the allocator while holding it (a signal handler of
- *     the program calling malloc) does not track (alloc-interpose.c's
+ *     the program calling malloc) does not track (datacentric-alloc.c's
  *     per-thread guard), so the lock is never taken twice by one thread.
  *     In a fork child it is reset (no other thread is left to hold it).
  *  5. A module's static variables are a sorted immutable table, built from

@@ -1,7 +1,7 @@
 /*
  * sync-interpose.c - the synchronization entry points libhpcrun.so wraps
  * (exported through libhpcrun.map; the real ones from dlsym(RTLD_NEXT)),
- * each around phases.c's episode or lock-wait accounting:
+ * each around sync.c's episode or lock-wait accounting:
  *
  *   pthread_barrier_init, _wait, _destroy            kind barrier
  *   GOMP_barrier, GOMP_loop_end, GOMP_sections_end   omp-* (libgomp)

@@ -29,7 +29,7 @@
  *     (rt_fd_gate_lock: all signals blocked on that thread, then it waits
  *     until no program call below is in progress).  The program's close,
  *     close_range, closefrom, dup2 and dup3 hold it shared
- *     (rt_fd_close_begin/end, interpose.c).  So no program call closes a
+ *     (rt_fd_close_begin/end, process-interpose.c).  So no program call closes a
  *     number of ours between perf_event_open and the move, or between our
  *     last use and our close.  A thread that already holds it (shared or
  *     exclusive) never waits for it again, so a signal handler calling
@@ -268,7 +268,7 @@ void rt_fd_gate_lock(sigset_t *old)
 	sigset_t all;
 
 	sigfillset(&all);
-	sigdelset(&all, SIGSEGV);	/* faults still reach interpose.c */
+	sigdelset(&all, SIGSEGV);	/* faults still reach process-interpose.c */
 	sigdelset(&all, SIGBUS);
 	sigdelset(&all, SIGILL);
 	sigdelset(&all, SIGFPE);
@@ -361,7 +361,7 @@ static int move_high(int fd)
 
 /* Waits until the handler of td, another thread, is not running; 0 when
  * it gave up: a handler busy for over a second has crashed (its thread is
- * writing everything out in interpose.c's fatal handler) and will not go
+ * writing everything out in process-interpose.c's fatal handler) and will not go
  * on. */
 static int wait_idle(struct rt_thread *td)
 {
