@@ -271,23 +271,38 @@ static int32_t heap_object(struct experiment *e,
 }
 
 /*
+ * How well sym names the variable at its address: a symbol with a size
+ * before a size-0 marker (a linker's __TMC_END__ or __bss_start shares
+ * the address of the variable that follows it), a typed one before
+ * STT_NOTYPE, then global before weak before local.
+ */
+static int symbol_rank(const GElf_Sym *sym)
+{
+	int b = GELF_ST_BIND(sym->st_info);
+
+	return (sym->st_size ? 8 : 0) +
+	       (GELF_ST_TYPE(sym->st_info) != STT_NOTYPE ? 4 : 0) +
+	       (b == STB_GLOBAL ? 2 : b == STB_WEAK ? 1 : 0);
+}
+
+/*
  * The name of the data symbol of module m at module-relative addr, from
- * its ELF symbol table (then its dynamic one); NULL when none starts
- * there.  Caller frees.
+ * its ELF symbol table (then its dynamic one), the best ranked of those
+ * that start there (symbol_rank); NULL when none does.  Caller frees.
  */
 static char *symbol_at(const struct module *m, uint64_t addr)
 {
 	Elf *elf;
 	Elf_Scn *scn = NULL;
 	char *found = NULL;
-	int fd = open(m->file, O_RDONLY | O_CLOEXEC), pass;
+	int fd = open(m->file, O_RDONLY | O_CLOEXEC), pass, best = -1;
 
 	if (fd < 0)
 		return NULL;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	for (pass = 0; elf && pass < 2 && !found; pass++) {
-		while ((scn = elf_nextscn(elf, scn)) && !found) {
+		while ((scn = elf_nextscn(elf, scn))) {
 			GElf_Shdr sh;
 			Elf_Data *d;
 			size_t i, n;
@@ -297,7 +312,7 @@ static char *symbol_at(const struct module *m, uint64_t addr)
 				continue;
 			d = elf_getdata(scn, NULL);
 			n = d ? sh.sh_size / sh.sh_entsize : 0;
-			for (i = 0; i < n && !found; i++) {
+			for (i = 0; i < n; i++) {
 				GElf_Sym sym;
 				const char *s;
 				int t;
@@ -307,11 +322,15 @@ static char *symbol_at(const struct module *m, uint64_t addr)
 				t = GELF_ST_TYPE(sym.st_info);
 				if ((t != STT_OBJECT && t != STT_TLS &&
 				     t != STT_NOTYPE) || sym.st_value != addr ||
-				    sym.st_shndx == SHN_UNDEF)
+				    sym.st_shndx == SHN_UNDEF ||
+				    symbol_rank(&sym) <= best)
 					continue;
 				s = elf_strptr(elf, sh.sh_link, sym.st_name);
-				if (s && s[0])
+				if (s && s[0]) {
+					free(found);
 					found = xstrdup(s);
+					best = symbol_rank(&sym);
+				}
 			}
 		}
 		scn = NULL;

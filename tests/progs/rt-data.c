@@ -79,6 +79,14 @@ void *realloc(void *p, size_t n)
 #endif
 
 long static_arr[N];
+/* A local marker at static_arr's address, listed before it in the symbol
+ * table, as a linker's size-0 __TMC_END__ shares the address of the
+ * variable after it (in libpython, _PyRuntime's): the data view names the
+ * variable.  clang keeps the size 0; gcc's assembler gives the marker
+ * static_arr's size, so there the global binding decides. */
+__asm__(".set static_arr_marker, static_arr\n\t"
+	".type static_arr_marker, @object\n\t"
+	".size static_arr_marker, 0");
 
 __attribute__((noinline)) static long *make_a(void)
 {
