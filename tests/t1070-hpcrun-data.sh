@@ -123,6 +123,19 @@ test_expect_success 'without --data: no data roots, no data metrics' '
 	! grep -e "DATA:" -e "\\^Heap" -e "data-centric" pdump
 '
 
+test_expect_success 'an anonymous mapping made through mmap64 is a heap object' '
+	cc -O2 -g -D_FILE_OFFSET_BITS=64 -o rt-data-64 "$TEST_PROGS/rt-data.c" &&
+	nm -D rt-data-64 | grep -w mmap64 &&
+	nm -S --defined-only rt-data-64 >rt-data-64.nm &&
+	./rt-data-64 mapped 100000 >m64.plain &&
+	hpcrun -q --data -o m-64 ./rt-data-64 mapped 100000 >m64.out &&
+	test_cmp m64.plain m64.out &&
+	./rt-folded m-64/*.hpcrun "$TRASH/rt-data-64" rt-data-64.nm >m64.folded &&
+	test "$(value "^\\^Heap;main;(mapped;)?make_m$" DATA:bytes m64.folded)" = 65536 &&
+	objects m64.folded >m64.obj && cat m64.obj &&
+	awk "{ t += \$2; if (\$1 ~ /make_m\$/) s += \$2 } END { exit !(t && s >= 0.9 * t) }" m64.obj
+'
+
 test_expect_success '--data-min-bytes: a bad size is refused in one line; it needs --data' '
 	test_must_fail hpcrun --data --data-min-bytes 0 true 2>err &&
 	test_line_count = 1 err &&

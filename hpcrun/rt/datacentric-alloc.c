@@ -262,6 +262,11 @@ RT_API void *mmap(void *a, size_t n, int prot, int flags, int fd, off_t off)
 	return p;
 }
 
+/* glibc's mmap64 is mmap (off_t is 64 bits): programs built with
+ * _FILE_OFFSET_BITS=64, libpython among them, call it by that name. */
+RT_API void *mmap64(void *a, size_t n, int prot, int flags, int fd, off_t off)
+	__attribute__((alias("mmap")));
+
 /* Every tracked block inside [a, a+n) leaves the map (before the call). */
 static void forget_range(void *a, size_t n, const void *ra)
 {

@@ -7,6 +7,8 @@
  *                 sweeps of 1024 longs: static_arr (static, 1024 longs,
  *                 one sweep), the block of make_a (2048, two) and the
  *                 block of make_b (3072, three): work 1:2:3 in one function
+ *   mapped REPS   sweep() reads an anonymous mapping of 8192 longs (from
+ *                 make_m) REPS times
  *   faults        three threads each first touch one heap block of 64, 128
  *                 and 192 pages (allocated by main, untouched before)
  *   churn N       N malloc/free pairs of small blocks (and a few large)
@@ -18,6 +20,8 @@
  * Build: cc -O2 -g -pthread -o rt-data rt-data.c   (gcc and clang)
  *        cc -O2 -g -DOWN_MALLOC -o rt-data-own rt-data.c   (the program
  *        replaces malloc, free, calloc and realloc with its own)
+ *        cc -O2 -g -D_FILE_OFFSET_BITS=64 -o rt-data-64 rt-data.c   (mmap
+ *        is mmap64)
  */
 #include <pthread.h>
 #include <signal.h>
@@ -155,6 +159,33 @@ static int arrays(long reps)
 	printf("%ld\n", passes(static_arr, a, b, reps));
 	free(a);
 	free(b);
+	return 0;
+}
+
+/* An anonymous mapping of 8 N longs: built with -D_FILE_OFFSET_BITS=64
+ * the call is to mmap64, as libpython's arenas are. */
+__attribute__((noinline)) static long *make_m(void)
+{
+	void *p = mmap(NULL, 8 * N * sizeof(long), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		exit(1);
+	return p;
+}
+
+static int mapped(long reps)
+{
+	long *m = make_m(), sum = 0, i;
+
+	for (i = 0; i < 8 * N; i++)
+		m[i] = i;
+	for (i = 0; i < reps; i++) {
+		sum += sweep(m, 8 * N);
+		__asm__ volatile("" ::: "memory");
+	}
+	printf("%ld\n", sum);
+	munmap(m, 8 * N * sizeof(long));
 	return 0;
 }
 
@@ -347,12 +378,14 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "arrays"))
 		return arrays(argc > 2 ? atol(argv[2]) : 2000);
+	if (argc >= 2 && !strcmp(argv[1], "mapped"))
+		return mapped(argc > 2 ? atol(argv[2]) : 2000);
 	if (argc >= 2 && !strcmp(argv[1], "faults"))
 		return faults();
 	if (argc >= 2 && !strcmp(argv[1], "churn"))
 		return churn(argc > 2 ? atol(argv[2]) : 1000000);
 	if (argc >= 2 && !strcmp(argv[1], "safety"))
 		return safety();
-	fprintf(stderr, "usage: rt-data arrays|faults|churn|safety [N]\n");
+	fprintf(stderr, "usage: rt-data arrays|mapped|faults|churn|safety [N]\n");
 	return 2;
 }
