@@ -10,7 +10,9 @@
  *      parent chains are acyclic and a parent's blocks include its
  *      children's;
  *   2. block_loop[b] is the innermost loop containing block b, or -1;
- *      a header's innermost loop is the loop it heads.
+ *      a header's innermost loop is the loop it heads;
+ *   3. a loop's parent has a higher index than the loop, so walking the
+ *      loops in index order meets every loop before its parent.
  * Work is bounded: past the cap the function gives up and reports no loops.
  */
 #ifndef HPCSTRUCT_LOOPS_H

@@ -369,9 +369,75 @@ static void deepen_loop_levels(struct builder *bd, const size_t *latch)
 }
 
 /*
+ * Rule 3: a loop's line is the lowest line of its exit tests at its inline
+ * level: branches with a successor inside the loop and one outside it.
+ * The condition of a for or while loop is such a test wherever the
+ * compiler puts it (top or bottom), and it sits on the loop's first line;
+ * the latch need not (gcc -O0 ends the body with the increment, which
+ * falls into the bottom test, and a for statement may put its increment on
+ * a line of its own).  A test inside a deeper inlined callee counts with
+ * its call site's line; a test outside the loop's level (a loop's ctx can
+ * be deeper than some of its instructions) or in another file than the
+ * loop's does not count.  The line never exceeds a subloop's at the same
+ * level and file: a loop's header comes before the loops it holds.  A loop
+ * without such a test keeps the line it has.
+ */
+static void exit_test_lines(struct builder *bd)
+{
+	const struct cfg *g = bd->g;
+	const struct loopnest *ln = bd->ln;
+	size_t nl = ln->nloops;
+	uint32_t *best = xcalloc(nl + 1, sizeof(*best));
+
+	for (size_t b = 0; b < g->nblocks; b++) {
+		const struct block *bl = &g->blocks[b];
+		size_t i = bl->last;
+
+		for (int32_t l = ln->block_loop[b]; l >= 0; l = ln->loops[l].parent) {
+			int in = 0, out = 0;
+			uint32_t file, line;
+
+			for (size_t e = 0; e < bl->nsucc; e++) {
+				uint32_t s = g->succs[bl->succ + e];
+
+				if (loop_within(ln, ln->block_loop[s], l))
+					in = 1;
+				else
+					out = 1;
+			}
+			if (!in || !out)
+				continue;
+			if (!node_covers(bd, bd->ctx[l], bd->node_of[i]))
+				continue;
+			line_at_level(bd, i, bd->ctx[l], &file, &line);
+			if (line == 0 || file != bd->lfile[l])
+				continue;
+			if (best[l] == 0 || line < best[l])
+				best[l] = line;
+		}
+	}
+	for (size_t l = 0; l < nl; l++)
+		if (best[l])
+			bd->lline[l] = best[l];
+	/* children first: a loop's parent has a higher index (loops.h) */
+	for (size_t l = 0; l < nl; l++) {
+		int32_t p = ln->loops[l].parent;
+
+		if (p < 0 || bd->ctx[p] != bd->ctx[l] ||
+		    bd->lfile[p] != bd->lfile[l] || bd->lline[l] == 0)
+			continue;
+		if (bd->lline[p] == 0 || bd->lline[l] < bd->lline[p])
+			bd->lline[p] = bd->lline[l];
+	}
+	free(best);
+}
+
+/*
  * Each loop's inline level (the deepest inline node common to all its
- * instructions) and its file and line: those of the latest back-edge
- * branch (the loop test), else of the header's first instruction.
+ * instructions) and its file and line (rule 3): the file of the latest
+ * back-edge branch, else of the header's first instruction, and the
+ * line of its exit tests there (exit_test_lines), else of that branch or
+ * instruction.
  */
 static void loop_attributes(struct builder *bd)
 {
@@ -422,6 +488,7 @@ static void loop_attributes(struct builder *bd)
 		if (bd->lfile[l] == 0)
 			bd->lfile[l] = bd->c->nofile;
 	}
+	exit_test_lines(bd);
 	free(head_loop);
 	free(latch);
 }

@@ -12,7 +12,9 @@
  *      instructions, or inside an inlined callee that holds its loop test
  *      and at least 3/4 of its instructions; an inlined call inside a loop
  *      sits inside the loop;
- *   3. sibling loops with the same file and line (split, unrolled or
+ *   3. a loop's line is the lowest line of its exit tests at its inline
+ *      level (the loop condition's line), never past a subloop's line;
+ *      sibling loops with the same file and line (split, unrolled or
  *      versioned copies of one source loop) are one loop; loops without
  *      a line (no debug information) are never merged;
  *   4. a statement found both in a scope and in a loop below it (code the
