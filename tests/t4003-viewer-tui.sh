@@ -134,8 +134,8 @@ test_expect_success TMUX 'a long source path loses its middle, not the file name
 	cp -r "$DB" "$long" &&
 	start_viewer -x 80 -y 30 "$long" &&
 	keys / "vec.h" Enter && wait_for ": vec.h:3  (?" &&
-	keys v && wait_for ".../vec.h (CPUTIME (sec):Sum (E) per line) --" &&
-	screen | grep -q "^-- d\{32\}\.\.\./vec\.h (CPUTIME (sec):Sum (E) per line) --\$"
+	keys v && wait_for ".../src/vec.h (CPUTIME (sec):Sum (E) per line) --" &&
+	screen | grep -q "^-- d\{28\}\.\.\./src/vec\.h (CPUTIME (sec):Sum (E) per line) --\$"
 '
 
 test_expect_success TMUX 'help screen and back' '
