@@ -36,6 +36,7 @@ static void record(struct xmlread *x, long line, const char *fmt, ...)
 static void record(struct xmlread *x, long line, const char *fmt, ...)
 {
 	size_t n = 0;
+	char *nl;
 	va_list ap;
 
 	if (x->failed)
@@ -49,6 +50,8 @@ static void record(struct xmlread *x, long line, const char *fmt, ...)
 	n = strlen(x->err);
 	while (n && strchr("\n ", x->err[n - 1]))
 		x->err[--n] = 0;
+	while ((nl = strchr(x->err, '\n')))	/* one line, whoever wrote it */
+		*nl = ' ';
 }
 
 static int starts(const char *s, const char *prefix)
@@ -80,6 +83,7 @@ static void on_error(void *arg, xmlErrorPtr e)
 {
 	struct xmlread *x = arg;
 	const char *msg = e->message ? e->message : "malformed XML";
+	const char *bytes = strstr(msg, "Bytes:");
 
 	if (e->level < XML_ERR_ERROR)
 		return;
@@ -91,6 +95,9 @@ static void on_error(void *arg, xmlErrorPtr e)
 	else if (e->code == XML_ERR_ENTITY_LOOP)
 		record(x, 0, "entity expansion beyond libxml2's limits "
 		       "(entities are refused)");
+	else if (starts(msg, "Input is not proper UTF-8") && bytes)
+		record(x, e->line, "not UTF-8 (bytes%.*s)",
+		       (int)strcspn(bytes + 6, "\n"), bytes + 6);
 	else if (e->code == XML_ERR_DOCUMENT_EMPTY)
 		record(x, e->line, "not XML (no element found)");
 	else

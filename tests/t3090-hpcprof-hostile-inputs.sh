@@ -233,6 +233,16 @@ test_expect_success 'a tag of 1,025 attributes, a comment of 300 KB with ">" ins
 		hpcprof --dump comment.hpcstruct
 '
 
+test_expect_success 'bytes that are not UTF-8 in a structure file or config: one line' '
+	printf "<HPCToolkitStructure i=\"0\" version=\"4.9\">\n<LM i=\"1\" n=\"/x\377\376\" has-calls=\"0\"/>\n</HPCToolkitStructure>\n" >latin.hpcstruct &&
+	expect_fail 1 "hpcprof: ${Q}latin.hpcstruct${Q}: line 2: not UTF-8 (bytes 0xFF 0xFE 0x22 0x20)" \
+		hpcprof --dump latin.hpcstruct &&
+	printf "<HPCPROF>\n<TITLE name=\"a\377\"/>\n</HPCPROF>\n" >latin.xml &&
+	expect_fail 1 "hpcprof: ${Q}latin.xml${Q}: line 2: not UTF-8 (bytes 0xFF 0x22 0x2F 0x3E)" \
+		hpcprof -M latin.xml -o dbu run &&
+	! test -e dbu
+'
+
 test_expect_success 'a structure file or config cut short says so' '
 	for n in 20 100 200 300; do
 		head -c $n prog.hpcstruct >cut.hpcstruct &&
