@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "database.h"
@@ -24,6 +26,7 @@
 struct database {
 	char *name;		/* the database's path, as the user gave it */
 	char *dir;		/* the temporary directory written into */
+	int lock;		/* dir open, flock()ed until the run ends */
 	struct experiment *e;
 	FILE *values;		/* thread-values.tsv */
 	FILE *threads;		/* threads.tsv */
@@ -211,6 +214,51 @@ int database_close_file(struct database *db, FILE *f, const char *rel)
 	return ret;
 }
 
+/*
+ * Removes the temporary directories ".NAME.tmp-XXXXXX" beside dir that
+ * no hpcprof is writing: each run holds a flock() on its own for as long
+ * as it runs, and the kernel drops it when the run dies, however killed.
+ * One made in the last 2 s is left alone: its run may be between
+ * mkdtemp() and flock().  Each removal is said.
+ */
+static void remove_stale(const char *dir)
+{
+	const char *slash = strrchr(dir, '/');
+	struct strbuf parent = STRBUF_INIT, prefix = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int fd;
+
+	if (slash)
+		strbuf_addf(&parent, "%.*s", (int)(slash - dir + 1), dir);
+	strbuf_addf(&prefix, ".%s.tmp-", slash ? slash + 1 : dir);
+	d = opendir(parent.len ? parent.buf : ".");
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, prefix.buf, prefix.len) ||
+		    strlen(de->d_name) != prefix.len + 6)
+			continue;
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s%s", parent.buf, de->d_name);
+		fd = open(path.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			  O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!fstat(fd, &st) && st.st_mtime + 2 < time(NULL) &&
+		    !flock(fd, LOCK_EX | LOCK_NB) &&
+		    !nftw(path.buf, remove_entry, 16, FTW_DEPTH | FTW_PHYS))
+			hpc_warn("'%s': removed, left by an hpcprof that did "
+				 "not finish", path.buf);
+		close(fd);
+	}
+	if (d)
+		closedir(d);
+	strbuf_release(&parent);
+	strbuf_release(&prefix);
+	strbuf_release(&path);
+}
+
 struct database *database_create(const char *dir, struct experiment *e,
 				 const char *thread_columns)
 {
@@ -221,6 +269,7 @@ struct database *database_create(const char *dir, struct experiment *e,
 
 	if (check_target(dir))
 		return NULL;
+	remove_stale(dir);
 	slash = strrchr(dir, '/');
 	if (slash)
 		strbuf_addf(&tmp, "%.*s/.%s.tmp-XXXXXX", (int)(slash - dir),
@@ -237,6 +286,9 @@ struct database *database_create(const char *dir, struct experiment *e,
 	umask(mask);
 	chmod(tmp.buf, 0777 & ~mask);
 	db = xcalloc(1, sizeof(*db));
+	db->lock = open(tmp.buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (db->lock >= 0)
+		flock(db->lock, LOCK_EX | LOCK_NB);
 	db->name = xstrdup(dir);
 	db->dir = strbuf_detach(&tmp, NULL);
 	db->e = e;
@@ -352,6 +404,8 @@ static void db_free(struct database *db)
 {
 	size_t i;
 
+	if (db->lock >= 0)
+		close(db->lock);
 	if (db->values)
 		fclose(db->values);
 	if (db->threads)

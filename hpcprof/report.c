@@ -1,6 +1,5 @@
 /* report.c - see report.h. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include "datatree.h"
 #include "error.h"
 #include "mix.h"
+#include "outfile.h"
 #include "report.h"
 #include "sharing.h"
 #include "strbuf.h"
@@ -214,26 +214,7 @@ void report_counts(const struct experiment *e, struct strbuf *sb)
 
 FILE *report_open(const char *path)
 {
-	FILE *f;
-	int fd;
-
-	if (!strcmp(path, "-"))
-		return stdout;
-	/* a symbolic link is refused, never followed */
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		  0644);
-	if (fd < 0 && errno == ELOOP) {
-		hpc_seterr("'%s': is a symbolic link; not written through",
-			   path);
-		return NULL;
-	}
-	f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		hpc_seterr("'%s': %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-	}
-	return f;
+	return outfile_open(path);
 }
 
 int report_write(const struct experiment *e, const struct phases *ph,

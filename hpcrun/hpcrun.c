@@ -510,7 +510,8 @@ static double sync_number(const char *name, const char *v)
 
 	errno = 0;
 	d = v ? strtod(v, &end) : 0;
-	if (v && (errno || end == v || *end || d < 0 || d > 1e9)) {
+	/* written so that nan fails too */
+	if (v && (errno || end == v || *end || !(d >= 0 && d <= 1e9))) {
 		hpc_error("option '--%s': not a number of %s >= 0: '%s'", name,
 			  strcmp(name, "sync-warn") ? "seconds" : "milliseconds", v);
 		return -1;
@@ -549,6 +550,69 @@ static int sync_env(int no_sync, const char *warn, const char *timeout,
 	return 0;
 }
 
+/*
+ * The runtime's virtual topology (hpcrun/rt/sharing.c) holds at most 64
+ * nodes of at most 127 characters each; hpcprof reads CPUs up to 65535
+ * (hpcshare.h) and refuses a CPU in two nodes.
+ */
+#define NUMA_MAX_NODES 64
+#define NUMA_MAX_LIST 127
+#define NUMA_MAX_CPU 65535
+
+/*
+ * Whether numa is NUMA_MAX_NODES or fewer ':'-separated CPU lists
+ * ("0-3,8"), each range rising, no CPU in two of them (or twice in one):
+ * 0, or -1 with the reason said.
+ */
+static int numa_check(const char *numa)
+{
+	static unsigned char seen[NUMA_MAX_CPU + 1];
+	const char *c = numa, *why = NULL;
+	unsigned long lo, hi, cpu;
+	size_t nodes = 1, len = 0;
+	char *end;
+
+	memset(seen, 0, sizeof(seen));
+	while (!why) {
+		if (*c < '0' || *c > '9') {
+			why = "CPU lists separated by ':' (0-3:4-7)";
+			break;
+		}
+		lo = hi = strtoul(c, &end, 10);
+		if (*end == '-') {
+			if (end[1] < '0' || end[1] > '9') {
+				why = "CPU lists separated by ':' (0-3:4-7)";
+				break;
+			}
+			hi = strtoul(end + 1, &end, 10);
+		}
+		len += (size_t)(end - c) + 1;
+		if (lo > hi)
+			why = "a CPU range that runs down";
+		else if (hi > NUMA_MAX_CPU)
+			why = "a CPU above 65535";
+		else if (len > NUMA_MAX_LIST)
+			why = "a node's CPU list longer than 127 characters";
+		for (cpu = lo; !why && cpu <= hi; cpu++)
+			if (seen[cpu]++)
+				why = "a CPU in two nodes (or twice in one)";
+		if (why || !*end)
+			break;
+		if (*end == ':') {
+			len = 0;
+			if (++nodes > NUMA_MAX_NODES)
+				why = "more than 64 nodes";
+		} else if (*end != ',') {
+			why = "CPU lists separated by ':' (0-3:4-7)";
+		}
+		c = end + 1;
+	}
+	if (!why)
+		return 0;
+	hpc_error("option '--numa-nodes': %s, not '%s'", why, numa);
+	return -1;
+}
+
 /* --watch, --numa-nodes and --sharing-rate: well formed, or said; 0 or -1. */
 static int sharing_check(const char *watch, const char *numa, const char *rate)
 {
@@ -559,12 +623,8 @@ static int sharing_check(const char *watch, const char *numa, const char *rate)
 		hpc_error("option '--watch': no name given");
 		return -1;
 	}
-	if (numa && (!*numa || strspn(numa, "0123456789,-:") != strlen(numa) ||
-		     strstr(numa, "::") || *numa == ':' || numa[strlen(numa) - 1] == ':')) {
-		hpc_error("option '--numa-nodes': CPU lists separated by ':' (0-3:4-7), not '%s'",
-			  numa);
+	if (numa && numa_check(numa))
 		return -1;
-	}
 	if (rate && (sscanf(rate, "%u%c", &e, &c) != 1 &&
 		     (sscanf(rate, "%u/%u%c", &e, &p, &c) != 2 || p < 1 || p > 65536))) {
 		hpc_error("option '--sharing-rate': EPOCHS[/PAGES], not '%s'", rate);
@@ -676,7 +736,8 @@ int main(int argc, char **argv)
 			  "sharing-rate");
 		return 2;
 	}
-	if (sharing_check(watch, numa, rate))
+	if (sharing_check(watch, numa, rate) ||
+	    sync_env(no_sync, sync_warn, hang_timeout, hang_action, verbose))
 		return 2;
 	if (sharing)
 		data = 1;
@@ -716,8 +777,6 @@ int main(int argc, char **argv)
 		set_env("HPCRUN_STACK_COPY", stack_copy, verbose);
 	else
 		unsetenv("HPCRUN_STACK_COPY");
-	if (sync_env(no_sync, sync_warn, hang_timeout, hang_action, verbose))
-		return 2;
 	if (data)
 		set_env("HPCRUN_DATA", data_min ? data_min : sharing ? "64" : "1024", verbose);
 	else

@@ -14,6 +14,7 @@
 #include "folded.h"
 #include "model.h"
 #include "opts.h"
+#include "outfile.h"
 #include "phaseview.h"
 #include "sharingview.h"
 #include "stdio-out.h"
@@ -91,11 +92,11 @@ static int write_picture(const struct flame *f, const char *title,
 			 const struct timeline *tl, const char *path, int svg)
 {
 	int to_stdout = !strcmp(path, "-");
-	FILE *out = to_stdout ? stdout : fopen(path, "w");
+	FILE *out = outfile_open(path);
 	int ret;
 
 	if (!out) {
-		hpc_error("'%s': cannot write: %s", path, strerror(errno));
+		hpc_error("%s", hpc_lasterr());
 		return -1;
 	}
 	ret = svg ? flamegraph_write(f, title, tl, out) : folded_write(f, out);

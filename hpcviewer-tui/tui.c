@@ -367,11 +367,44 @@ static int draw_sharing(struct tui *t, int top, int height)
 	return 1;
 }
 
+/*
+ * The source pane's heading "-- PATH (METRIC per line) --" in at most
+ * cols characters where it can be: a long path loses the middle of its
+ * directories to "...", never its file name or the metric, which say
+ * what the pane shows.  The end of the path kept is its longest run of
+ * whole components that takes at most two thirds of the room (at least
+ * the file name); its start fills the rest.
+ */
+static void source_heading(const char *path, const char *metric, int cols,
+			   struct strbuf *sb)
+{
+	size_t fixed = strlen(metric) + strlen("--  ( per line) --");
+	size_t room = cols > 0 && (size_t)cols > fixed ? (size_t)cols - fixed : 0;
+	size_t len = strlen(path), tail = 0, head, i;
+
+	strbuf_addstr(sb, "-- ");
+	if (len <= room) {
+		strbuf_addstr(sb, path);
+	} else {
+		for (i = len; i-- > 0;)
+			if (path[i] == '/' && (!tail || len - i <= room * 2 / 3))
+				tail = len - i;
+		if (!tail)
+			tail = len;
+		head = room > tail + 3 ? room - tail - 3 : 0;
+		strbuf_add(sb, path, head);
+		strbuf_addstr(sb, "...");
+		strbuf_addstr(sb, path + len - tail);
+	}
+	strbuf_addf(sb, " (%s per line) --", metric);
+}
+
 static void draw_source(struct tui *t, int top, int height)
 {
 	const struct vnode *nd = &t->v->nodes[sel_node(t)];
 	struct source *s = &t->src;
 	int y, first;
+	struct strbuf sb = STRBUF_INIT;
 	char buf[64], *heading;
 
 	move(top, 0);
@@ -394,7 +427,9 @@ static void draw_source(struct tui *t, int top, int height)
 		return;
 	}
 	heading = metric_heading(t, s->metric);
-	mvprintw(top, 0, "-- %s (%s per line) --", s->path, heading);
+	source_heading(s->path, heading, COLS, &sb);
+	mvaddnstr(top, 0, sb.buf, COLS);
+	strbuf_release(&sb);
 	free(heading);
 	attroff(A_BOLD);
 	first = (int)nd->line - height / 2;

@@ -36,6 +36,7 @@ static void record(struct xmlread *x, long line, const char *fmt, ...)
 static void record(struct xmlread *x, long line, const char *fmt, ...)
 {
 	size_t n = 0;
+	char *nl;
 	va_list ap;
 
 	if (x->failed)
@@ -49,6 +50,8 @@ static void record(struct xmlread *x, long line, const char *fmt, ...)
 	n = strlen(x->err);
 	while (n && strchr("\n ", x->err[n - 1]))
 		x->err[--n] = 0;
+	while ((nl = strchr(x->err, '\n')))	/* one line, whoever wrote it */
+		*nl = ' ';
 }
 
 static int starts(const char *s, const char *prefix)
@@ -80,6 +83,7 @@ static void on_error(void *arg, xmlErrorPtr e)
 {
 	struct xmlread *x = arg;
 	const char *msg = e->message ? e->message : "malformed XML";
+	const char *bytes = strstr(msg, "Bytes:");
 
 	if (e->level < XML_ERR_ERROR)
 		return;
@@ -91,6 +95,9 @@ static void on_error(void *arg, xmlErrorPtr e)
 	else if (e->code == XML_ERR_ENTITY_LOOP)
 		record(x, 0, "entity expansion beyond libxml2's limits "
 		       "(entities are refused)");
+	else if (starts(msg, "Input is not proper UTF-8") && bytes)
+		record(x, e->line, "not UTF-8 (bytes%.*s)",
+		       (int)strcspn(bytes + 6, "\n"), bytes + 6);
 	else if (e->code == XML_ERR_DOCUMENT_EMPTY)
 		record(x, e->line, "not XML (no element found)");
 	else
@@ -116,25 +123,134 @@ static xmlParserInputPtr refuse_entity(const char *url, const char *id,
 #define MAX_PROLOG (256 << 10)
 
 /*
- * The same retrying makes one long tag quadratic (a 9 MB attribute value
- * took minutes), so no run of more than MAX_RUN bytes may go without a
- * '<': a start tag with its attributes, or a text, is at most that long
- * ('<' cannot appear in an attribute value).  Also notes the lines read
- * and the file's last byte, blanks aside.
+ * The same retrying makes a long tag, comment, processing instruction or
+ * CDATA section quadratic, but only through its '>' bytes: each 512-byte
+ * piece that brings a '>' not ending it has libxml2 scan all of it again
+ * (megabytes of '>' in one attribute value took minutes).  Our writers
+ * and HPCToolkit's write '>' in a value as "&gt;", so such a '>' is
+ * allowed only in markup of at most MAX_GT_RUN bytes, and then the
+ * rescans cost at most MAX_GT_RUN^2/512 byte reads.  libxml2 checks a
+ * new attribute against all earlier ones of its tag (100,000 attributes
+ * took 10 s); our formats have a handful per element.  Without
+ * XML_PARSE_HUGE libxml2 refuses more than 10,000,000 bytes of one
+ * token; MAX_RUN, below that, says it in our words.  Markup without a
+ * '>' inside, of any size up to MAX_RUN, costs linear time: a structure
+ * hpcstruct wrote with a name of megabytes is read.
  */
-#define MAX_RUN (256 << 10)
+#define MAX_GT_RUN (256 << 10)
+#define MAX_ATTRS 1024
+#define MAX_RUN (8 << 20)
 
+/* What scan() is inside of: markup starts at '<'. */
+enum { IN_TEXT, IN_OPEN, IN_BANG, IN_DASH, IN_TAG, IN_COMMENT, IN_PI,
+       IN_CDATA, IN_DECL };
+
+static const char *markup_name(int in)
+{
+	switch (in) {
+	case IN_COMMENT: return "a comment";
+	case IN_PI: return "a processing instruction";
+	case IN_CDATA: return "a CDATA section";
+	case IN_DECL: return "a declaration";
+	default: return "a tag";
+	}
+}
+
+/*
+ * The markup state after byte c; x->prev holds the two bytes before it
+ * inside the markup's body, so the "--" of "<!--" does not end "<!-->".
+ */
+static void lex(struct xmlread *x, char c)
+{
+	int ends = 0;
+
+	switch (x->in) {
+	case IN_OPEN:
+		x->in = c == '?' ? IN_PI : c == '!' ? IN_BANG : IN_TAG;
+		x->prev[0] = x->prev[1] = 0;
+		if (x->in != IN_TAG)
+			return;
+		break;
+	case IN_BANG:
+		x->in = c == '-' ? IN_DASH : c == '[' ? IN_CDATA : IN_DECL;
+		if (c == '-' || c == '[')
+			return;
+		break;
+	case IN_DASH:
+		x->in = IN_COMMENT;
+		return;
+	case IN_TAG:
+		if (x->quote) {
+			if (c == x->quote)
+				x->quote = 0;
+		} else if (c == '"' || c == '\'') {
+			x->quote = c;
+			x->attrs++;
+		}
+		if (c == '>' && !x->quote)
+			ends = 1;
+		break;
+	case IN_COMMENT:
+		ends = c == '>' && x->prev[0] == '-' && x->prev[1] == '-';
+		break;
+	case IN_PI:
+		ends = c == '>' && x->prev[1] == '?';
+		break;
+	case IN_CDATA:
+		ends = c == '>' && x->prev[0] == ']' && x->prev[1] == ']';
+		break;
+	case IN_DECL:
+		ends = c == '>';
+		break;
+	}
+	if (x->in != IN_TEXT && c == '>') {
+		if (ends)
+			x->in = IN_TEXT;
+		else
+			x->gt_inside = 1;
+	}
+	x->prev[0] = x->prev[1];
+	x->prev[1] = c;
+}
+
+/*
+ * Checks each byte against the bounds above and notes the lines read and
+ * the file's last byte, blanks aside.  A '<' starts markup unless it is
+ * inside a comment, processing instruction or CDATA section; run counts
+ * the bytes since the last markup started, text after it included.
+ */
 static int scan(struct xmlread *x, const char *buf, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (buf[i] == '<') {
+		int in = x->in;
+
+		if (buf[i] == '<' && in != IN_COMMENT && in != IN_PI &&
+		    in != IN_CDATA) {
+			x->in = IN_OPEN;
+			x->quote = 0;
+			x->attrs = 0;
+			x->gt_inside = 0;
 			x->run = 0;
 			x->run_line = x->line;
-		} else if (++x->run > MAX_RUN) {
+		} else {
+			lex(x, buf[i]);
+			x->run++;
+		}
+		if (x->run > MAX_RUN) {
 			record(x, x->run_line, "a tag or text longer than %d "
 			       "bytes", MAX_RUN);
+			return -1;
+		}
+		if (x->gt_inside && x->in != IN_TEXT && x->run > MAX_GT_RUN) {
+			record(x, x->run_line, "%s of more than %d bytes with "
+			       "a '>' inside", markup_name(x->in), MAX_GT_RUN);
+			return -1;
+		}
+		if (x->attrs > MAX_ATTRS) {
+			record(x, x->run_line, "a tag with more than %d "
+			       "attributes", MAX_ATTRS);
 			return -1;
 		}
 		if (buf[i] == '\n')

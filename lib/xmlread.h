@@ -22,10 +22,15 @@
  *     amplification checks bound the parameter entities of the internal
  *     subset, and entity references met before the prolog is checked.
  *  4. At most 256 KiB come before the root element (the DTD of each of
- *     our formats is a few KiB), and no tag with its attributes, nor any
- *     text, is longer than 256 KiB: libxml2's push parser starts an
- *     unfinished tag or DTD over for every 512 bytes that arrive, so
- *     megabytes of either took minutes.
+ *     our formats is a few KiB); a tag, comment, processing instruction
+ *     or CDATA section with a '>' inside other than its end is at most
+ *     256 KiB long, a tag has at most 1024 attributes, and no markup or
+ *     text is longer than 8 MiB (libxml2 refuses 10,000,000 bytes of one
+ *     token).  libxml2's push parser scans an unfinished tag or DTD again
+ *     for every 512 bytes that bring a '>', and compares each attribute
+ *     with all before it, so either took minutes; a value of megabytes
+ *     without a raw '>' (our writers escape it) is read in linear time,
+ *     so the structure of a real library with enormous C++ names is read.
  *  5. Elements nest at most max_depth deep (libxml2's xmlParserMaxDepth,
  *     a process-wide setting, is set from the format at each open: open
  *     one reader at a time, from one thread).
@@ -66,7 +71,12 @@ struct xmlread {
 	int eof;		/* the file has been read to its end */
 	char last;		/* its last byte read, blanks aside */
 	long line;		/* lines read so far, from 1 */
-	long run, run_line;	/* bytes since the last '<', and its line */
+	long run, run_line;	/* bytes since markup started, and its line */
+	int in;			/* the kind of markup being read, or text */
+	char quote;		/* the quote of a tag's open attribute value */
+	char prev[2];		/* the two bytes before the last one */
+	int attrs;		/* attribute values in the tag so far */
+	int gt_inside;		/* the markup has a '>' not ending it */
 	char err[512];		/* the first error, without the file */
 };
 

@@ -104,4 +104,32 @@ test_expect_success 'RLIMIT_AS at 64 MiB: malloc(1 MiB) and pthread_create work 
 	test "$(sed -n "s/^# metric perf::cpu-clock period 1 samples //p" f)" -ge 20
 '
 
+# refused ARGS...: hpcrun ARGS exits 2 with one line on stderr (err),
+# having made no measurement directory.
+refused() {
+	status=0
+	hpcrun -o opt-dir "$@" true 2>err || status=$?
+	test $status = 2 && test_line_count = 1 err && test ! -e opt-dir ||
+		{ echo "not refused: $*"; cat err; return 1; }
+}
+
+test_expect_success 'numeric options: nan, inf, negative and reversed values refused before the program runs' '
+	for args in "--sync-warn nan" "--sync-warn -1" "--hang-timeout inf" \
+		"--stack-copy nan" "--data --data-min-bytes -1" "-e cpu-clock@nan" \
+		"-e cpu-clock@f-1" "--sharing --sharing-rate nan" \
+		"--sharing --numa-nodes 0-3,2" "--sharing --numa-nodes 70000" \
+		"--sharing --numa-nodes 0:" "--sharing --numa-nodes 1-"; do
+		refused $args || return 1
+	done &&
+	refused --sharing --numa-nodes 5-3 &&
+	echo "hpcrun: option '"'"'--numa-nodes'"'"': a CPU range that runs down, not '"'"'5-3'"'"'" >expect &&
+	test_cmp expect err &&
+	refused --sharing --numa-nodes 0:0 &&
+	echo "hpcrun: option '"'"'--numa-nodes'"'"': a CPU in two nodes (or twice in one), not '"'"'0:0'"'"'" >expect &&
+	test_cmp expect err &&
+	refused --sync-warn nan &&
+	echo "hpcrun: option '"'"'--sync-warn'"'"': not a number of milliseconds >= 0: '"'"'nan'"'"'" >expect &&
+	test_cmp expect err
+'
+
 test_done

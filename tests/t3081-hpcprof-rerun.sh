@@ -57,6 +57,22 @@ test_expect_success FIXTURES '-o DIR/ is DIR' '
 	test "$(ls -A slash | sort | tr "\n" " ")" = "experiment.xml thread-values.tsv threads.tsv "
 '
 
+test_expect_success FIXTURES 'a killed run'"'"'s temporary directory goes on the next run, a live one stays' '
+	mkdir .dbk.tmp-AAAAAA .dbk.tmp-BBBBBB .dbk.tmp-CCCCCC &&
+	echo partial >.dbk.tmp-AAAAAA/threads.tsv &&
+	touch -d "1 minute ago" .dbk.tmp-AAAAAA .dbk.tmp-BBBBBB &&
+	{ flock .dbk.tmp-BBBBBB sleep 30 & } &&
+	holder=$! &&
+	sleep 0.5 &&
+	hpcprof -o dbk $M 2>err &&
+	kill $holder &&
+	grep -x "hpcprof: warning: '"'"'.dbk.tmp-AAAAAA'"'"': removed, left by an hpcprof that did not finish" err &&
+	test $(grep -c removed err) = 1 &&
+	! test -e .dbk.tmp-AAAAAA &&
+	test -d .dbk.tmp-BBBBBB && test -d .dbk.tmp-CCCCCC &&
+	test "$(ls -A dbk | sort | tr "\n" " ")" = "experiment.xml thread-values.tsv threads.tsv "
+'
+
 test_expect_success FIXTURES '--text does not write through a symbolic link' '
 	echo precious >target &&
 	ln -s target report-link &&

@@ -147,23 +147,24 @@ test_expect_success 'entities: billion laughs in a structure file, one small ent
 		hpcprof -M small.xml -o dbe run
 '
 
-# 262,145 bytes of '>' in one attribute: libxml2 retried such a tag from its
-# start for each 512 bytes (9 MB took minutes), and past its own 10 MB limit
-# said "internal error: Huge input lookup" without the file.
+# 262,145 bytes of '>' in one attribute: libxml2 scans such a tag from its
+# start again for each 512 bytes that bring a '>' (9 MB took minutes), and
+# past its own 10 MB limit said "internal error: Huge input lookup" without
+# the file.
 long_value() { head -c 262145 /dev/zero | tr "\\0" ">"; }
 
-test_expect_success 'an attribute or DTD of hundreds of KB: one line, exit 1, at once' '
+test_expect_success 'a raw ">" in an attribute or DTD of hundreds of KB: one line, exit 1, at once' '
 	{
 		printf "<HPCToolkitStructure i=\"0\" version=\"4.9\">\n<LM i=\"1\" n=\"" &&
 		long_value &&
 		printf "\" has-calls=\"0\"/>\n</HPCToolkitStructure>\n"
 	} >huge.hpcstruct &&
-	expect_fail 1 "hpcprof: ${Q}huge.hpcstruct${Q}: line 2: a tag or text longer than 262144 bytes" \
+	expect_fail 1 "hpcprof: ${Q}huge.hpcstruct${Q}: line 2: a tag of more than 262144 bytes with a ${Q}>${Q} inside" \
 		hpcprof --dump huge.hpcstruct &&
 	{
 		printf "<HPCPROF>\n<TITLE name=\"" && long_value && printf "\"/>\n</HPCPROF>\n"
 	} >huge.xml &&
-	expect_fail 1 "hpcprof: ${Q}huge.xml${Q}: line 2: a tag or text longer than 262144 bytes" \
+	expect_fail 1 "hpcprof: ${Q}huge.xml${Q}: line 2: a tag of more than 262144 bytes with a ${Q}>${Q} inside" \
 		hpcprof -M huge.xml -o dbh run &&
 	{
 		printf "<!DOCTYPE HPCPROF [ <!ENTITY big \"" && long_value && printf "\"> ]>\n<HPCPROF/>\n"
@@ -171,6 +172,75 @@ test_expect_success 'an attribute or DTD of hundreds of KB: one line, exit 1, at
 	expect_fail 1 "hpcprof: ${Q}hugedtd.xml${Q}: more than 262144 bytes before the root element (the DTD is too large)" \
 		hpcprof -M hugedtd.xml -o dbh run &&
 	! test -e dbh
+'
+
+# hpcstruct writes a C++ name as it demangles, '>' as "&gt;": the names in
+# libnvJitLink.so and libnvrtc.so run past 256 KiB.
+big_name() {
+	i=0
+	while test $i -lt 1536; do
+		printf "%s" "std::vector&lt;std::pair&lt;llvm::Value*, std::map&lt;int, long&gt; &gt;, Alloc&gt; " &&
+		printf "%s" "ns::T&lt;0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19&gt;::f() " &&
+		printf "%s" "ns::U&lt;A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S, T, U, V, W, X&gt;::g() " &&
+		printf "%s" "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" &&
+		printf "%s" "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" &&
+		printf "%s" "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" &&
+		printf "%s" "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" &&
+		printf "%s" "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" &&
+		printf "%s" "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" &&
+		printf "%s" "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" &&
+		printf "%s" "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" &&
+		printf "%s" "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" || return 1
+		i=$((i + 1))
+	done
+}
+
+test_expect_success 'a procedure name of more than a MiB, as hpcstruct writes it, is read and used' '
+	big_name >name.txt &&
+	test $(wc -c <name.txt) -gt 1048576 &&
+	{
+		sed "/n=\"work\"/,\$d" prog.hpcstruct &&
+		printf "<P i=\"6\" n=\"" && cat name.txt &&
+		printf "\" l=\"5\" v=\"{[0x2000-0x2001)}\">\n" &&
+		sed "1,/n=\"work\"/d" prog.hpcstruct
+	} >big.hpcstruct &&
+	T hpcprof -S big.hpcstruct -o dbbig run 2>err &&
+	! grep -v "^hpcprof: wrote" err &&
+	sed "s/&lt;/</g; s/&gt;/>/g" name.txt >want.txt &&
+	T hpcprof --dump big.hpcstruct >dump &&
+	grep -c -F -f want.txt dump >count &&
+	echo 1 >expect && test_cmp expect count &&
+	{ printf "n=\"" && cat name.txt && printf "\""; } >attr.txt &&
+	grep -F -f attr.txt dbbig/experiment.xml | sed "s/ n=.*//" >lines &&
+	printf "%s\n" "    <Procedure i=\"1\"" "     <P i=\"9\"" >expect &&
+	test_cmp expect lines
+'
+
+test_expect_success 'a tag of 1,025 attributes, a comment of 300 KB with ">" inside: one line each' '
+	{
+		printf "<HPCToolkitStructure i=\"0\" version=\"4.9\">\n<LM i=\"1\"" &&
+		seq -f " a%g=\"x\"" 1 1025 | tr -d "\\n" &&
+		printf "/>\n</HPCToolkitStructure>\n"
+	} >attrs.hpcstruct &&
+	expect_fail 1 "hpcprof: ${Q}attrs.hpcstruct${Q}: line 2: a tag with more than 1024 attributes" \
+		hpcprof --dump attrs.hpcstruct &&
+	{
+		printf "<HPCToolkitStructure i=\"0\" version=\"4.9\">\n<!--" &&
+		long_value && printf "%s" "-->" && long_value &&
+		printf "\n</HPCToolkitStructure>\n"
+	} >comment.hpcstruct &&
+	expect_fail 1 "hpcprof: ${Q}comment.hpcstruct${Q}: line 2: a comment of more than 262144 bytes with a ${Q}>${Q} inside" \
+		hpcprof --dump comment.hpcstruct
+'
+
+test_expect_success 'bytes that are not UTF-8 in a structure file or config: one line' '
+	printf "<HPCToolkitStructure i=\"0\" version=\"4.9\">\n<LM i=\"1\" n=\"/x\377\376\" has-calls=\"0\"/>\n</HPCToolkitStructure>\n" >latin.hpcstruct &&
+	expect_fail 1 "hpcprof: ${Q}latin.hpcstruct${Q}: line 2: not UTF-8 (bytes 0xFF 0xFE 0x22 0x20)" \
+		hpcprof --dump latin.hpcstruct &&
+	printf "<HPCPROF>\n<TITLE name=\"a\377\"/>\n</HPCPROF>\n" >latin.xml &&
+	expect_fail 1 "hpcprof: ${Q}latin.xml${Q}: line 2: not UTF-8 (bytes 0xFF 0x22 0x2F 0x3E)" \
+		hpcprof -M latin.xml -o dbu run &&
+	! test -e dbu
 '
 
 test_expect_success 'a structure file or config cut short says so' '

@@ -129,6 +129,15 @@ test_expect_success TMUX 'a note when the database has no copy of the source' '
 	status_after T | grep -q "no per-thread data in this database"
 '
 
+test_expect_success TMUX 'a long source path loses its middle, not the file name or metric' '
+	long=$(printf "d%.0s" $(seq 1 120)) &&
+	cp -r "$DB" "$long" &&
+	start_viewer -x 80 -y 30 "$long" &&
+	keys / "vec.h" Enter && wait_for ": vec.h:3  (?" &&
+	keys v && wait_for ".../src/vec.h (CPUTIME (sec):Sum (E) per line) --" &&
+	screen | grep -q "^-- d\{28\}\.\.\./src/vec\.h (CPUTIME (sec):Sum (E) per line) --\$"
+'
+
 test_expect_success TMUX 'help screen and back' '
 	keys "?" && wait_for "hpcviewer-tui keys" &&
 	screen | grep -q "hot path: expand while a child holds >= 50%" &&

@@ -59,7 +59,7 @@ test_expect_success 'a cut experiment.xml says so' '
 	refuse "${Q}cut/experiment.xml${Q}: the file ends early (truncated?)" cut
 '
 
-test_expect_success 'a name of 262,145 bytes: one line, at once' '
+test_expect_success 'a name of 262,145 bytes of ">": one line, at once' '
 	mkdir long &&
 	line=$(grep -n "^<Header n=\"app\">$" "$DB/experiment.xml" | cut -d: -f1) &&
 	{
@@ -69,7 +69,7 @@ test_expect_success 'a name of 262,145 bytes: one line, at once' '
 		echo "\">" &&
 		tail -n +$((line + 1)) "$DB/experiment.xml"
 	} >long/experiment.xml &&
-	refuse "${Q}long/experiment.xml${Q}: line $line: a tag or text longer than 262144 bytes" long
+	refuse "${Q}long/experiment.xml${Q}: line $line: a tag of more than 262144 bytes with a ${Q}>${Q} inside" long
 '
 
 test_expect_success '--depth takes levels, 0 or more' '

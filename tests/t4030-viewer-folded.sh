@@ -113,12 +113,27 @@ test_expect_success 'usage errors: with --stdio, --csv, another view; both on st
 test_expect_success 'an output that cannot be written: one line naming it, status 1' '
 	test_must_fail hpcviewer-tui --folded no-such-dir/out "$DB" 2>err &&
 	test_line_count = 1 err &&
-	grep -q "^hpcviewer-tui: '"'"'no-such-dir/out'"'"': cannot write: " err &&
+	grep -q "^hpcviewer-tui: '"'"'no-such-dir/out'"'"': No such file or directory$" err &&
 	if test -w /dev/full; then
 		test_must_fail hpcviewer-tui --folded /dev/full "$DB" 2>err &&
 		test_line_count = 1 err &&
 		grep -q "^hpcviewer-tui: '"'"'/dev/full'"'"': " err
 	fi
+'
+
+test_expect_success '--folded and --flame-graph refuse a symbolic link, dangling or not' '
+	echo kept >target &&
+	ln -s target link &&
+	ln -s missing dangling &&
+	for opt in --folded --flame-graph; do
+		for out in link dangling; do
+			test_must_fail hpcviewer-tui $opt $out "$DB" 2>err &&
+			echo "hpcviewer-tui: '"'"'$out'"'"': is a symbolic link; not written through" >expect &&
+			test_cmp expect err || return 1
+		done
+	done &&
+	echo kept >expect && test_cmp expect target &&
+	test ! -e missing
 '
 
 # hpcprof on HPCToolkit's own measurement of an OpenMP program: every

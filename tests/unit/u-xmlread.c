@@ -104,9 +104,23 @@ static void depth_is_the_format_s(void)
 	strbuf_release(&sb);
 }
 
+/* read_all() of long.xml: head, unit repeated to size bytes, tail. */
+static const char *long_xml(struct strbuf *sb, const char *head,
+			    const char *unit, size_t size, const char *tail,
+			    const struct xmlread_format *fmt)
+{
+	strbuf_reset(sb);
+	strbuf_addstr(sb, head);
+	while (sb->len < size)
+		strbuf_addstr(sb, unit);
+	strbuf_addstr(sb, tail);
+	return read_all(file("long.xml", sb->buf), fmt);
+}
+
 static void cut_and_long_inputs_are_named(void)
 {
 	struct strbuf sb = STRBUF_INIT;
+	int i;
 
 	CHECK_STR(read_all(file("cut.xml", "<A>\n<B/>\n"), &xmlread_config),
 		  "cut.xml': the file ends early (truncated?)");
@@ -116,13 +130,58 @@ static void cut_and_long_inputs_are_named(void)
 		  "two.xml': line 2: Extra content at the end of the document");
 	CHECK_STR(read_all(file("empty.xml", ""), &xmlread_config),
 		  "empty.xml': empty file, not a metric configuration");
-	strbuf_addstr(&sb, "<A>\n<B n=\"");
-	while (sb.len < 300000)
-		strbuf_addstr(&sb, ">>>>>>>>");
-	strbuf_addstr(&sb, "\"/></A>\n");
-	file("long.xml", sb.buf);
-	CHECK_STR(read_all(file("long.xml", NULL), &xmlread_config),
-		  "long.xml': line 2: a tag or text longer than 262144 bytes");
+	CHECK_STR(long_xml(&sb, "<A>\n<B n=\"", ">>>>>>>>", 300000,
+			   "\"/></A>\n", &xmlread_config),
+		  "long.xml': line 2: a tag of more than 262144 bytes with "
+		  "a '>' inside");
+	CHECK_STR(long_xml(&sb, "<A>\n<!--", "<->>", 300000, "-->\n</A>\n",
+			   &xmlread_config),
+		  "long.xml': line 2: a comment of more than 262144 bytes with "
+		  "a '>' inside");
+	CHECK_STR(long_xml(&sb, "<A>\n<B n=\"", "f&lt;g&gt;", (8 << 20) + 16,
+			   "\"/></A>\n", &xmlread_structure),
+		  "long.xml': line 2: a tag or text longer than 8388608 bytes");
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, "<A>\n<B");
+	for (i = 0; i < 1025; i++)
+		strbuf_addf(&sb, " a%d='x'", i);
+	strbuf_addstr(&sb, "/>\n</A>\n");
+	CHECK_STR(read_all(file("long.xml", sb.buf), &xmlread_config),
+		  "long.xml': line 2: a tag with more than 1024 attributes");
+	strbuf_release(&sb);
+}
+
+/*
+ * hpcstruct writes a C++ name as it demangles (libnvJitLink.so has names
+ * past 256 KiB), '>' escaped: a value, comment or text of megabytes
+ * without a raw '>' is read whole.
+ */
+static void megabyte_values_are_read(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct xmlread *x;
+	const char *v;
+	size_t n = 0;
+
+	strbuf_addstr(&sb, "<A>\n<!-- a comment --><B n=\"");
+	while (sb.len < (3 << 20))
+		strbuf_addstr(&sb, "std::map&lt;int, T&lt;'c'&gt;&gt; ");
+	strbuf_addstr(&sb, "\" l='1'/>\n<C>");
+	while (sb.len < (6 << 20))
+		strbuf_addstr(&sb, "text >> more text ");
+	strbuf_addstr(&sb, "</C>\n</A>\n");
+	x = xmlread_open(file("big.xml", sb.buf), &xmlread_structure);
+	CHECK(x != NULL);
+	if (!x) {
+		strbuf_release(&sb);
+		return;
+	}
+	while (xmlread_next(x) == 1)
+		if ((v = xmlread_attr(x, "n")))
+			n = strlen(v);
+	CHECK_STR(xmlread_check(x) ? hpc_lasterr() : "", "");
+	CHECK(n > (3 << 20) / 34 * 22 - 64 && n < (3 << 20));
+	xmlread_close(x);
 	strbuf_release(&sb);
 }
 
@@ -151,7 +210,7 @@ int main(void)
 {
 	static const char *const made[] = {
 		"ok.txt", "e.xml", "p.xml", "deep.xml", "cut.xml", "two.xml",
-		"empty.xml", "long.xml", "f.xml",
+		"empty.xml", "long.xml", "f.xml", "big.xml",
 	};
 	size_t i;
 
@@ -166,6 +225,8 @@ int main(void)
 	unit_run("nesting depth is the format's", depth_is_the_format_s);
 	unit_run("cut, empty and over-long inputs are named",
 		 cut_and_long_inputs_are_named);
+	unit_run("values of megabytes without a raw '>' are read",
+		 megabyte_values_are_read);
 	unit_run("caller errors name the file and line, first one kept",
 		 caller_errors_name_file_and_line);
 	for (i = 0; i < sizeof(made) / sizeof(made[0]); i++)
