@@ -436,10 +436,12 @@ static void compute_totals(struct model *m, int have_root_vals)
 		if (m->metrics[i].type != MT_EXCLUSIVE) {
 			for (c = m->scopes[0].first_child; c != MODEL_NONE;
 			     c = m->scopes[c].next_sibling)
-				t += model_value(m, c, i);
+				if (!m->scopes[c].phase)
+					t += model_value(m, c, i);
 		} else {
 			for (s = 1; s < m->nscopes; s++)
-				if (model_is_frame(m, (uint32_t)s))
+				if (model_is_frame(m, (uint32_t)s) &&
+				    !m->scopes[s].phase)
 					t += model_value(m, (uint32_t)s, i);
 		}
 		m->total[i] = t;
@@ -560,7 +562,7 @@ static char *experiment_path(const char *path, char **dbdir)
 	}
 }
 
-/* Invariant 7: the per-phase profiles' scopes. */
+/* Invariant 8: the per-phase profiles' scopes. */
 static void mark_phases(struct model *m)
 {
 	size_t s;
@@ -628,9 +630,9 @@ struct model *model_load(const char *path)
 	if (m->data_root != MODEL_NONE)
 		m->nscopes = m->data_root;
 	dataview_classify(m);
+	mark_phases(m);
 	compute_totals(m, ld.have_root_vals);
 	library_names(m);
-	mark_phases(m);
 	return m;
 }
 

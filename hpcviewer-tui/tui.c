@@ -202,6 +202,7 @@ static void source_load(struct tui *t, uint32_t file)
 		const struct scope *sc = &m->scopes[i];
 
 		if (sc->file == file && sc->kind == SK_STMT && sc->line &&
+		    !sc->phase &&
 		    sc->line <= s->nlines)
 			s->gutter[sc->line] += model_value(m, (uint32_t)i,
 							   (size_t)met);
@@ -257,6 +258,7 @@ static void code_load(struct tui *t, uint32_t lm, uint32_t entry)
 		const struct scope *sc = &m->scopes[i];
 
 		if (sc->kind == SK_STMT && sc->lm == lm && sc->addr &&
+		    !sc->phase &&
 		    (k = disasm_find(c->d, sc->addr)) < c->d->ninsns)
 			c->gutter[k] += model_value(m, (uint32_t)i, (size_t)met);
 	}
