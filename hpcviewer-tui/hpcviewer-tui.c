@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "dataview.h"
 #include "error.h"
 #include "flame.h"
@@ -198,6 +199,7 @@ static int print_detail(const struct model *m, const char *name)
 int main(int argc, char **argv)
 {
 	int stdio_mode = 0, csv = 0, short_names = 0, ret = 0, phases;
+	int check = 0;
 	const char *view = NULL, *metric = NULL, *limit = NULL;
 	const char *folded = NULL, *svg = NULL, *detail = NULL;
 	long depth = LONG_MIN, width = -1;
@@ -222,6 +224,8 @@ int main(int argc, char **argv)
 			   "write folded stacks of the calling contexts to FILE (- for stdout)"),
 		OPT_STRING(0, "flame-graph", &svg, "FILE",
 			   "write a flame graph (SVG) of the calling contexts to FILE"),
+		OPT_FLAG(0, "check-views", &check,
+			 "check that every view adds up to the totals and exit (3: it does not)"),
 		OPT_END(),
 	};
 	enum view_kind kind;
@@ -293,7 +297,13 @@ int main(int argc, char **argv)
 	so.names = names;
 	if (!metric && kind == VIEW_FUNCTIONS)
 		browser_sort_exclusive(b);
-	if (detail) {
+	if (check) {
+		ret = check_views(b, stdout) ? 3 : 0;
+		if (fflush(stdout) || ferror(stdout)) {
+			hpc_error("standard output: %s", strerror(errno));
+			ret = 1;
+		}
+	} else if (detail) {
 		ret = print_detail(m, detail);
 	} else if (folded || svg) {
 		ret = pictures(b, metric, folded, svg);

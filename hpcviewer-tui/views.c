@@ -955,6 +955,11 @@ double view_value(struct view *v, uint32_t n, size_t col)
 	return isfinite(x) ? x : 0;	/* division by zero: no value */
 }
 
+double view_metric_value(struct view *v, uint32_t n, size_t met)
+{
+	return vnode_vals(v, n)[met];
+}
+
 double view_percent(struct view *v, uint32_t n, size_t col)
 {
 	double total = view_value(v, 0, col);

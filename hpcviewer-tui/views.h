@@ -152,6 +152,8 @@ const uint32_t *view_children(struct view *v, uint32_t n, uint32_t *count);
 /* Does node n have children (builds them)? */
 int view_has_children(struct view *v, uint32_t n);
 double view_value(struct view *v, uint32_t n, size_t col);
+/* The value of model metric met at node n (invariant 2). */
+double view_metric_value(struct view *v, uint32_t n, size_t met);
 /* Percentage of the column's total, or a negative number when none. */
 double view_percent(struct view *v, uint32_t n, size_t col);
 /* The row text: "loop at f.c:12", "main", ..., and for code without a
