@@ -102,6 +102,13 @@ static int table_entry(struct loader *ld, struct hmap *tab)
 	return 0;
 }
 
+/* model.h, struct model_metric: is a metric of this name and description
+ * a percentage ("...fp_share (I)" of "100 * {A} / {B}", "DATA:remote%")? */
+static int is_percent(const char *name, const char *md)
+{
+	return (md && !strncmp(md, "100 *", 5)) || strchr(name, '%');
+}
+
 static int metric_entry(struct loader *ld)
 {
 	struct model *m = ld->m;
@@ -130,6 +137,7 @@ static int metric_entry(struct loader *ld)
 	/* Statistics (v="final", "derived") are not sums of their parts. */
 	v = attr(ld, "v");
 	mm->additive = !v || !strcmp(v, "raw") || !strcmp(v, "derived-incr");
+	mm->percent = is_percent(mm->name, attr(ld, "md"));
 	t = attr(ld, "ep");
 	mm->unit = units_of(mm->name, attr(ld, "md"),
 			    t ? strtod(t, NULL) : 1, v);

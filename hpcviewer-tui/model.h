@@ -81,6 +81,8 @@ struct model_metric {
 	int show;		/* the DTD's show attribute (0-4) */
 	int show_percent;
 	int additive;		/* v="raw"/"derived-incr": sums over scopes */
+	int percent;		/* a percentage: its formula (md) is
+				 * "100 * ...", or its name has a "%" */
 	struct unit unit;	/* shown unit; value held = database value *
 				 * unit.scale (units.h) */
 };

@@ -1500,6 +1500,39 @@ static int one_metric(const struct browser *b, const size_t *list, size_t n)
 	return 1;
 }
 
+/* Is column c's metric, without its statistic, q or "PREFIX:q" (any
+ * case): "cpu-clock" for "perf::cpu-clock:Sum (I)", not for
+ * "perf::cpu-clock.fp:Sum (I)"? */
+static int base_is(const struct browser *b, size_t c, const char *q)
+{
+	const char *name;
+	size_t len, ql = strlen(q);
+
+	if (b->cols[c].metric < 0)
+		return 0;
+	name = b->m->metrics[b->cols[c].metric].name;
+	len = metric_base_len(name);
+	return len >= ql && !strncasecmp(name + len - ql, q, ql) &&
+	       (len == ql || name[len - ql - 1] == ':');
+}
+
+/* Narrows cand[0..*nc) to the columns whose metric is q itself
+ * (base_is) when they are statistics of one metric. */
+static void prefer_base(const struct browser *b, const char *q, size_t *cand,
+			size_t *nc)
+{
+	size_t *keep = xmalloc((*nc + 1) * sizeof(*keep)), n = 0, i;
+
+	for (i = 0; i < *nc; i++)
+		if (base_is(b, cand[i], q))
+			keep[n++] = cand[i];
+	if (n && one_metric(b, keep, n)) {
+		memcpy(cand, keep, n * sizeof(*keep));
+		*nc = n;
+	}
+	free(keep);
+}
+
 int browser_find_column(struct browser *b, const char *name)
 {
 	size_t *cand = xmalloc((b->ncols + 1) * sizeof(*cand));
@@ -1531,6 +1564,8 @@ int browser_find_column(struct browser *b, const char *name)
 		     (met >= 0 && b->m->metrics[met].type == type)))
 			cand[nc++] = c;
 	}
+	if (nc > 1 && *q && !one_metric(b, cand, nc))
+		prefer_base(b, q, cand, &nc);
 	if (!nc) {
 		for (c = 0; c < b->ncols; c++)
 			cand[c] = c;
@@ -1575,6 +1610,76 @@ int browser_sort_exclusive(struct browser *b)
 		return -1;
 	browser_sort(b, c, 0);
 	return 0;
+}
+
+/* ---- shown columns ---- */
+
+/* After the shown columns changed: the sort column is a shown one. */
+static void sort_shown(struct browser *b)
+{
+	size_t c;
+
+	if (!b->ncols || !b->cols[b->sort_col].hidden)
+		return;
+	for (c = 0; c < b->ncols && b->cols[c].hidden; c++)
+		;
+	if (c < b->ncols)
+		browser_sort(b, c, 0);
+}
+
+void browser_show_default(struct browser *b)
+{
+	const struct model *m = b->m;
+	size_t c, pick = b->ncols;
+	int met, partner;
+
+	for (c = 0; c < b->ncols && pick == b->ncols; c++)
+		if (!b->cols[c].hidden)
+			pick = c;
+	if (pick == b->ncols)
+		return;
+	met = b->cols[pick].metric;
+	partner = met >= 0 ? m->metrics[met].partner : -1;
+	for (c = 0; c < b->ncols; c++)
+		b->cols[c].hidden = !(c == pick || (partner >= 0 &&
+						   b->cols[c].metric == partner));
+	sort_shown(b);
+}
+
+int browser_show_columns(struct browser *b, const char *list)
+{
+	unsigned char *want = xcalloc(b->ncols + 1, 1);
+	char *copy = xstrdup(list), *name, *save = NULL;
+	size_t c, n = 0;
+	int ret = 0;
+
+	for (name = strtok_r(copy, ",", &save); name && !ret;
+	     name = strtok_r(NULL, ",", &save)) {
+		int k;
+
+		if (!strcmp(name, "all")) {
+			for (c = 0; c < b->ncols; c++)
+				want[c] |= b->cols[c].metric < 0 ||
+					   b->m->metrics[b->cols[c].metric].show;
+			n++;
+			continue;
+		}
+		k = browser_find_column(b, name);
+		if (k < 0)
+			ret = -1;
+		else
+			want[k] = 1;
+		n++;
+	}
+	if (!ret && !n)
+		ret = hpc_seterr("'%s': no metric named", list);
+	for (c = 0; c < b->ncols && !ret; c++)
+		b->cols[c].hidden = !want[c];
+	if (!ret)
+		sort_shown(b);
+	free(copy);
+	free(want);
+	return ret;
 }
 
 /* ---- derived columns ---- */
