@@ -60,9 +60,6 @@ int flame_metric(struct browser *b, const char *name)
 	return met;
 }
 
-/* The load module of hpcprof's per-phase profiles (issue #15): top-level
- * frames outside the root's totals. */
-#define PHASES_MODULE "<phases>"
 /* node_of[] of the scopes left out (invariant 6). */
 #define SKIPPED UINT32_MAX
 
@@ -208,9 +205,7 @@ struct flame *flame_build(struct browser *b, int met)
 	for (s = 1; s < m->nscopes; s++) {
 		uint32_t up = node_of[m->scopes[s].parent], n;
 
-		if (up == SKIPPED || (m->scopes[s].parent == 0 &&
-				      !strcmp(model_str(m, m->scopes[s].lm),
-					      PHASES_MODULE))) {
+		if (up == SKIPPED || m->scopes[s].phase) {
 			node_of[s] = SKIPPED;	/* invariant 6 */
 			continue;
 		}

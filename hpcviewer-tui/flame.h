@@ -23,9 +23,9 @@
  *     ("vec_add"), which each writer marks in its own way.
  *  5. Built in one pass over the scopes and a sort of each child list: time
  *     O(n log n) and memory linear in the scopes, no recursion (any depth).
- *  6. hpcprof's per-phase profiles (top-level frames of the load module
- *     "<phases>", issue #15) are left out: they repeat samples the code
- *     tree holds and are outside the root's totals.
+ *  6. hpcprof's per-phase profiles (model.h invariant 8) are left out:
+ *     they repeat samples the code tree holds and are outside the root's
+ *     totals.
  */
 #ifndef HPCVIEWER_FLAME_H
 #define HPCVIEWER_FLAME_H

@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "dataview.h"
 #include "error.h"
 #include "flame.h"
@@ -199,8 +200,10 @@ static int print_detail(const struct model *m, const char *name)
 int main(int argc, char **argv)
 {
 	int stdio_mode = 0, csv = 0, short_names = 0, ret = 0, phases;
+	int check = 0;
 	const char *view = NULL, *metric = NULL, *limit = NULL;
 	const char *folded = NULL, *svg = NULL, *detail = NULL;
+	const char *metrics = NULL;
 	long depth = LONG_MIN, width = -1;
 	const struct opt opts[] = {
 		OPT_FLAG(0, "stdio", &stdio_mode, "print the view as text and exit"),
@@ -209,6 +212,8 @@ int main(int argc, char **argv)
 			   "top-down, bottom-up, flat, functions, data or phases (default top-down)"),
 		OPT_STRING(0, "metric", &metric, "NAME",
 			   "sort by (pictures: draw) metric NAME (E, I, cpu-clock, ...)"),
+		OPT_STRING(0, "metrics", &metrics, "LIST",
+			   "show the columns of these metrics (comma-separated; all: every one)"),
 		OPT_INT(0, "depth", &depth, "N",
 			"with --stdio: print N levels below the root (default all)"),
 		OPT_STRING(0, "percent-limit", &limit, "PCT",
@@ -223,6 +228,8 @@ int main(int argc, char **argv)
 			   "write folded stacks of the calling contexts to FILE (- for stdout)"),
 		OPT_STRING(0, "flame-graph", &svg, "FILE",
 			   "write a flame graph (SVG) of the calling contexts to FILE"),
+		OPT_FLAG(0, "check-views", &check,
+			 "check that every view adds up to the totals and exit (3: it does not)"),
 		OPT_END(),
 	};
 	enum view_kind kind;
@@ -289,12 +296,26 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	b = browser_new(m);
+	if (metrics && browser_show_columns(b, metrics) < 0) {
+		hpc_error("%s", hpc_lasterr());
+		ret = 1;
+	} else if (!metrics && !csv) {
+		browser_show_default(b);
+	}
 	if (short_names)
 		names = names_new(m);
 	so.names = names;
 	if (!metric && kind == VIEW_FUNCTIONS)
 		browser_sort_exclusive(b);
-	if (detail) {
+	if (ret) {
+		;	/* --metrics named no column */
+	} else if (check) {
+		ret = check_views(b, stdout) ? 3 : 0;
+		if (fflush(stdout) || ferror(stdout)) {
+			hpc_error("standard output: %s", strerror(errno));
+			ret = 1;
+		}
+	} else if (detail) {
 		ret = print_detail(m, detail);
 	} else if (folded || svg) {
 		ret = pictures(b, metric, folded, svg);

@@ -102,6 +102,13 @@ static int table_entry(struct loader *ld, struct hmap *tab)
 	return 0;
 }
 
+/* model.h, struct model_metric: is a metric of this name and description
+ * a percentage ("...fp_share (I)" of "100 * {A} / {B}", "DATA:remote%")? */
+static int is_percent(const char *name, const char *md)
+{
+	return (md && !strncmp(md, "100 *", 5)) || strchr(name, '%');
+}
+
 static int metric_entry(struct loader *ld)
 {
 	struct model *m = ld->m;
@@ -130,6 +137,7 @@ static int metric_entry(struct loader *ld)
 	/* Statistics (v="final", "derived") are not sums of their parts. */
 	v = attr(ld, "v");
 	mm->additive = !v || !strcmp(v, "raw") || !strcmp(v, "derived-incr");
+	mm->percent = is_percent(mm->name, attr(ld, "md"));
 	t = attr(ld, "ep");
 	mm->unit = units_of(mm->name, attr(ld, "md"),
 			    t ? strtod(t, NULL) : 1, v);
@@ -436,10 +444,12 @@ static void compute_totals(struct model *m, int have_root_vals)
 		if (m->metrics[i].type != MT_EXCLUSIVE) {
 			for (c = m->scopes[0].first_child; c != MODEL_NONE;
 			     c = m->scopes[c].next_sibling)
-				t += model_value(m, c, i);
+				if (!m->scopes[c].phase)
+					t += model_value(m, c, i);
 		} else {
 			for (s = 1; s < m->nscopes; s++)
-				if (model_is_frame(m, (uint32_t)s))
+				if (model_is_frame(m, (uint32_t)s) &&
+				    !m->scopes[s].phase)
 					t += model_value(m, (uint32_t)s, i);
 		}
 		m->total[i] = t;
@@ -560,7 +570,7 @@ static char *experiment_path(const char *path, char **dbdir)
 	}
 }
 
-/* Invariant 7: the per-phase profiles' scopes. */
+/* Invariant 8: the per-phase profiles' scopes. */
 static void mark_phases(struct model *m)
 {
 	size_t s;
@@ -628,9 +638,9 @@ struct model *model_load(const char *path)
 	if (m->data_root != MODEL_NONE)
 		m->nscopes = m->data_root;
 	dataview_classify(m);
+	mark_phases(m);
 	compute_totals(m, ld.have_root_vals);
 	library_names(m);
-	mark_phases(m);
 	return m;
 }
 

@@ -19,7 +19,8 @@
  *  5. model->total[m] is the aggregate of metric m used for percentages:
  *     the data section's own <M> values when present, else for inclusive
  *     metrics the sum over top-level scopes, and for exclusive metrics the
- *     total of their inclusive partner (or the sum over procedure frames).
+ *     total of their inclusive partner (or the sum over procedure frames),
+ *     per-phase profiles (invariant 8) left out.
  *  6. A procedure frame's name is bare: HPCToolkit names a shared
  *     library's procedures "NAME [LIBNAME]" (hpcstruct(5)), others do not,
  *     so the suffix is taken off when LIBNAME is the frame's module file
@@ -34,8 +35,9 @@
  *  8. A top-level procedure frame of load module "<phases>" is the root
  *     of a per-phase profile (hpcprof-database(5)): its samples are also
  *     in the code tree, so it and every scope below it have phase set and
- *     the views that sum over the whole tree (bottom-up, functions) pass
- *     them over.
+ *     whatever sums over the whole tree (the totals, the bottom-up, flat
+ *     and functions views, the source and code gutters, pictures) passes
+ *     them over; the top-down view shows them as they are.
  *
  * Exclusive values follow HPCToolkit's convention: a frame's, loop's or
  * statement's exclusive value is its own cost rolled up over the static
@@ -79,6 +81,8 @@ struct model_metric {
 	int show;		/* the DTD's show attribute (0-4) */
 	int show_percent;
 	int additive;		/* v="raw"/"derived-incr": sums over scopes */
+	int percent;		/* a percentage: its formula (md) is
+				 * "100 * ...", or its name has a "%" */
 	struct unit unit;	/* shown unit; value held = database value *
 				 * unit.scale (units.h) */
 };
@@ -95,7 +99,7 @@ struct scope {
 	uint32_t val_start;
 	uint16_t nval;
 	uint8_t kind;			/* enum scope_kind */
-	uint8_t phase;			/* in a per-phase profile (inv. 7) */
+	uint8_t phase;			/* in a per-phase profile (inv. 8) */
 };
 
 struct scope_val {

@@ -22,9 +22,11 @@ struct stdio_opts {
 
 /* Width of column c's cells (value and percentage, or its name if wider). */
 size_t stdio_col_width(const struct browser *b, size_t c);
-/* Formats node n's cell for column c into buf, right-aligned to width.
- * Zero values are blank, except that a statistic over threads (Min, StdDev,
- * ...) whose Sum is not zero shows 0. */
+/* Formats node n's cell for column c into buf, right-aligned to width:
+ * the value and its percentage of the column's total ("2.26e-01  74.8%"),
+ * a percentage metric as one ("74.8%").  Zero values are blank, except
+ * that a statistic over threads (Min, StdDev, ...) whose Sum is not zero
+ * shows 0. */
 void stdio_format_cell(struct view *v, uint32_t n, size_t c, char *buf,
 		       size_t size, size_t width);
 /* The Sum column of the raw metric that metric met is a statistic of
@@ -51,6 +53,18 @@ void stdio_label(struct view *v, uint32_t n, const struct names *names,
  */
 void stdio_scope(struct view *v, const struct row *r, size_t width,
 		 const struct names *names, struct strbuf *out);
+/* Metric columns are left out before the scope column has fewer
+ * characters than this. */
+#define STDIO_SCOPE_MIN 30
+/*
+ * The columns a line of width characters shows (0: no limit), in table
+ * order, into out[] (room for b->ncols): the sort column always, then the
+ * other shown columns, in table order, while the scope column keeps
+ * STDIO_SCOPE_MIN characters.  Returns their number; *dropped (unless
+ * NULL) is the number of shown columns left out.
+ */
+size_t stdio_layout(const struct browser *b, size_t width, size_t *out,
+		    size_t *dropped);
 /* Is node n's sort-column value at least pct percent of its total (always
  * true for pct <= 0 and for a zero total)? */
 int stdio_above_limit(struct view *v, uint32_t n, double pct);

@@ -3,6 +3,7 @@
  * scope formatting the screen shares.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dataview.h"
@@ -65,10 +66,13 @@ void stdio_format_cell(struct view *v, uint32_t n, size_t c, char *buf,
 		       size_t size, size_t width)
 {
 	double val = view_value(v, n, c), pct = view_percent(v, n, c);
+	int met = v->b->cols[c].metric;
 	char cell[64];
 
 	if (val == 0 && !measured_zero(v, n, c))
 		cell[0] = '\0';
+	else if (met >= 0 && v->b->m->metrics[met].percent)
+		snprintf(cell, sizeof(cell), "%.1f%%", val);
 	else if (pct < 0)
 		snprintf(cell, sizeof(cell), "%.2e", val);
 	else
@@ -164,6 +168,33 @@ void stdio_scope(struct view *v, const struct row *r, size_t width,
 	strbuf_release(&label);
 }
 
+size_t stdio_layout(const struct browser *b, size_t width, size_t *out,
+		    size_t *dropped)
+{
+	size_t c, n = 0, used = 0, left = 0;
+
+	/* the sort column's room first, then the others' in table order */
+	if (b->ncols)
+		used = stdio_col_width(b, b->sort_col) + 2;
+	for (c = 0; c < b->ncols; c++) {
+		size_t w = stdio_col_width(b, c) + 2;
+
+		if (c == b->sort_col) {
+			out[n++] = c;
+		} else if (!b->cols[c].hidden) {
+			if (width && used + w + STDIO_SCOPE_MIN > width) {
+				left++;
+				continue;
+			}
+			used += w;
+			out[n++] = c;
+		}
+	}
+	if (dropped)
+		*dropped = left;
+	return n;
+}
+
 int stdio_above_limit(struct view *v, uint32_t n, double pct)
 {
 	size_t c = v->b->sort_col;
@@ -211,14 +242,15 @@ int stdio_print(struct view *v, const struct stdio_opts *o, FILE *out)
 	struct browser *b = v->b;
 	struct strbuf sb = STRBUF_INIT;
 	char cell[256];
-	size_t r, c, cells = 0, scope_width = 0;
+	size_t *cols = xmalloc((b->ncols + 1) * sizeof(*cols));
+	size_t r, k, ncols, cells = 0, scope_width = 0;
 
-	for (c = 0; c < b->ncols; c++)
-		if (!b->cols[c].hidden) {
-			strbuf_addf(&sb, "%*s  ", (int)stdio_col_width(b, c),
-				    b->cols[c].name);
-			cells += stdio_col_width(b, c) + 2;
-		}
+	ncols = stdio_layout(b, o->width, cols, NULL);
+	for (k = 0; k < ncols; k++) {
+		strbuf_addf(&sb, "%*s  ", (int)stdio_col_width(b, cols[k]),
+			    b->cols[cols[k]].name);
+		cells += stdio_col_width(b, cols[k]) + 2;
+	}
 	strbuf_addf(&sb, "Scope (%s)", view_name(v->kind));
 	put_line(&sb, o->width, out);
 	if (o->width)
@@ -227,17 +259,16 @@ int stdio_print(struct view *v, const struct stdio_opts *o, FILE *out)
 		uint32_t n = v->rows[r].node;
 
 		strbuf_reset(&sb);
-		for (c = 0; c < b->ncols; c++) {
-			if (b->cols[c].hidden)
-				continue;
-			stdio_format_cell(v, n, c, cell, sizeof(cell),
-					  stdio_col_width(b, c));
+		for (k = 0; k < ncols; k++) {
+			stdio_format_cell(v, n, cols[k], cell, sizeof(cell),
+					  stdio_col_width(b, cols[k]));
 			strbuf_addf(&sb, "%s  ", cell);
 		}
 		stdio_scope(v, &v->rows[r], scope_width, o->names, &sb);
 		put_line(&sb, o->width, out);
 	}
 	strbuf_release(&sb);
+	free(cols);
 	return finish(out);
 }
 

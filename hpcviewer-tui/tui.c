@@ -37,7 +37,6 @@
 #include "units.h"
 
 #define HOT_THRESHOLD 0.5
-#define SCOPE_MIN 30	/* columns never squeeze the scope below this */
 #define HSCROLL_STEP 8	/* columns the scope scrolls by ([ and ]) */
 
 struct source {
@@ -202,6 +201,7 @@ static void source_load(struct tui *t, uint32_t file)
 		const struct scope *sc = &m->scopes[i];
 
 		if (sc->file == file && sc->kind == SK_STMT && sc->line &&
+		    !sc->phase &&
 		    sc->line <= s->nlines)
 			s->gutter[sc->line] += model_value(m, (uint32_t)i,
 							   (size_t)met);
@@ -257,6 +257,7 @@ static void code_load(struct tui *t, uint32_t lm, uint32_t entry)
 		const struct scope *sc = &m->scopes[i];
 
 		if (sc->kind == SK_STMT && sc->lm == lm && sc->addr &&
+		    !sc->phase &&
 		    (k = disasm_find(c->d, sc->addr)) < c->d->ninsns)
 			c->gutter[k] += model_value(m, (uint32_t)i, (size_t)met);
 	}
@@ -459,33 +460,6 @@ static void draw_source(struct tui *t, int top, int height)
 
 /* ---- main screen ---- */
 
-/* Does column c fit on screen after the columns before it? */
-static int col_fits(struct tui *t, size_t c)
-{
-	const struct browser *b = t->b;
-	size_t used = 0, k;
-	int first = 1;
-
-	for (k = 0; k <= c; k++) {
-		if (b->cols[k].hidden)
-			continue;
-		used += stdio_col_width(b, k) + 2;
-		if (k < c)
-			first = 0;
-	}
-	return first || used + SCOPE_MIN <= (size_t)COLS;
-}
-
-static size_t cols_off_screen(struct tui *t)
-{
-	size_t c, n = 0;
-
-	for (c = 0; c < t->b->ncols; c++)
-		if (!t->b->cols[c].hidden && !col_fits(t, c))
-			n++;
-	return n;
-}
-
 static int tree_height(struct tui *t)
 {
 	int h = LINES - 3;
@@ -508,20 +482,20 @@ static void keep_visible(struct tui *t)
 		v->top = v->nrows > h ? v->nrows - h : 0;
 }
 
-static void draw_row(struct tui *t, int y, size_t r)
+/* Draws row r with the ncols columns cols[] (stdio_layout). */
+static void draw_row(struct tui *t, int y, size_t r, const size_t *cols,
+		     size_t ncols)
 {
 	struct view *v = t->v;
 	struct browser *b = t->b;
 	uint32_t n = v->rows[r].node;
 	struct strbuf sb = STRBUF_INIT;
 	char cell[256];
-	size_t c;
+	size_t k;
 
-	for (c = 0; c < b->ncols; c++) {
-		if (b->cols[c].hidden || !col_fits(t, c))
-			continue;
-		stdio_format_cell(v, n, c, cell, sizeof(cell),
-				  stdio_col_width(b, c));
+	for (k = 0; k < ncols; k++) {
+		stdio_format_cell(v, n, cols[k], cell, sizeof(cell),
+				  stdio_col_width(b, cols[k]));
 		strbuf_addf(&sb, "%s  ", cell);
 	}
 	if (t->hscroll) {	/* the whole scope, its first columns cut */
@@ -716,7 +690,7 @@ static void draw(struct tui *t)
 	struct browser *b = t->b;
 	struct strbuf sb = STRBUF_INIT;
 	int h = tree_height(t), y;
-	size_t c;
+	size_t *cols, ncols, dropped, k;
 
 	if (t->in_phases) {
 		draw_phases(t);
@@ -738,20 +712,22 @@ static void draw(struct tui *t)
 	chgat(-1, t->color ? 0 : A_REVERSE, t->color ? 1 : 0, NULL);
 	attroff(t->color ? COLOR_PAIR(1) : A_REVERSE);
 	strbuf_reset(&sb);
-	for (c = 0; c < b->ncols; c++)
-		if (!b->cols[c].hidden && col_fits(t, c))
-			strbuf_addf(&sb, "%*s  ", (int)stdio_col_width(b, c),
-				    b->cols[c].name);
+	cols = xmalloc((b->ncols + 1) * sizeof(*cols));
+	ncols = stdio_layout(b, (size_t)COLS, cols, &dropped);
+	for (k = 0; k < ncols; k++)
+		strbuf_addf(&sb, "%*s  ", (int)stdio_col_width(b, cols[k]),
+			    b->cols[cols[k]].name);
 	strbuf_addstr(&sb, "Scope");
 	if (t->hscroll)
 		strbuf_addf(&sb, " (scrolled %zu: [ ])", t->hscroll);
-	if (cols_off_screen(t))
-		strbuf_addf(&sb, " (+%zu columns: m)", cols_off_screen(t));
+	if (dropped)
+		strbuf_addf(&sb, " (+%zu columns: m)", dropped);
 	attron(A_BOLD | A_UNDERLINE);
 	mvaddnstr(1, 0, sb.buf, COLS);
 	attroff(A_BOLD | A_UNDERLINE);
 	for (y = 0; y < h && v->top + (size_t)y < v->nrows; y++)
-		draw_row(t, 2 + y, v->top + (size_t)y);
+		draw_row(t, 2 + y, v->top + (size_t)y, cols, ncols);
+	free(cols);
 	if (t->show_source && !draw_sharing(t, 2 + h, LINES - 3 - h - 1))
 		draw_source(t, 2 + h, LINES - 3 - h - 1);
 	strbuf_reset(&sb);

@@ -13,9 +13,12 @@
  *     path to level 1 (recursion folded: f called by f ... by main is f
  *     called by main), so no path repeats a procedure and a recursion
  *     N deep costs N instances, not N^2/2.  An instance is "counted" for
- *     inclusive metrics when no frame of the same procedure encloses it
- *     (so recursion is not counted twice); exclusive metrics add every
- *     instance.  Level 1 is one pre-order pass; each build of callers
+ *     inclusive metrics when no other instance of its node encloses its
+ *     bottom frame (so recursion is not counted twice, and a node's
+ *     inclusive value is never below its exclusive one); exclusive metrics
+ *     add every instance.  A node's instances are kept in pre-order of
+ *     their bottom frames, so one sweep with each frame's subtree end
+ *     decides that.  Level 1 is one pre-order pass; each build of callers
  *     walks each frame once (struct bu_state), so the time and memory of a
  *     view are linear in the rows it shows.
  *  3. The flat tree is built in one pass: each scope maps to a static node
@@ -173,6 +176,8 @@ static void build_top_down(struct view *v, uint32_t n)
  */
 struct bu_state {
 	uint32_t *proc_of;		/* [nscopes] */
+	uint32_t *end;			/* [nscopes]: the last scope of each
+					 * scope's subtree (pre-order) */
 	uint32_t *on_path;		/* [nprocs] */
 	uint32_t *skip_stamp, *skip_to;	/* [nscopes] */
 	uint32_t nprocs;
@@ -218,6 +223,15 @@ static struct bu_state *bu_state_new(const struct model *m)
 		bu->proc_of[s] = (uint32_t)((uintptr_t)p - 1);
 	}
 	hmap_free(ids);
+	bu->end = xmalloc(m->nscopes * sizeof(*bu->end));
+	for (s = 0; s < m->nscopes; s++)
+		bu->end[s] = (uint32_t)s;
+	for (s = m->nscopes - 1; s > 0; s--) {
+		uint32_t p = m->scopes[s].parent;
+
+		if (bu->end[s] > bu->end[p])
+			bu->end[p] = bu->end[s];
+	}
 	bu->nprocs = nprocs;
 	bu->on_path = xcalloc(nprocs ? nprocs : 1, sizeof(*bu->on_path));
 	bu->skip_stamp = xcalloc(m->nscopes, sizeof(*bu->skip_stamp));
@@ -230,6 +244,7 @@ static void bu_state_free(struct bu_state *bu)
 	if (!bu)
 		return;
 	free(bu->proc_of);
+	free(bu->end);
 	free(bu->on_path);
 	free(bu->skip_stamp);
 	free(bu->skip_to);
@@ -238,8 +253,10 @@ static void bu_state_free(struct bu_state *bu)
 }
 
 /*
- * Groups candidate instances (cand[i] is the frame that becomes cur) into
- * new child nodes of n, keyed by the procedure of the frame.
+ * Groups candidate instances (cand[i] is the frame that becomes cur, in
+ * pre-order of their bottom frames) into new child nodes of n, keyed by
+ * the procedure of the frame, and decides which are counted (design
+ * note 2).
  */
 static void bu_group(struct view *v, uint32_t n, const struct bu_inst *cand,
 		     size_t ncand)
@@ -277,15 +294,28 @@ static void bu_group(struct view *v, uint32_t n, const struct bu_inst *cand,
 	}
 	for (i = 0; i < ncand; i++) {
 		struct vnode *c = &v->nodes[kids[grp[i]]];
-		size_t met;
-		double *vals = vnode_vals(v, kids[grp[i]]);
 
 		v->inst[c->inst_start + fill[grp[i]]++] = cand[i];
-		for (met = 0; met < nmet(v); met++)
-			if (m->metrics[met].additive &&
-			    (cand[i].counted ||
-			     m->metrics[met].type != MT_INCLUSIVE))
-				vals[met] += model_value(m, cand[i].bottom, met);
+	}
+	for (i = 0; i < nk; i++) {
+		const struct vnode *c = &v->nodes[kids[i]];
+		double *vals = vnode_vals(v, kids[i]);
+		uint32_t reach = 0, k;
+		size_t met;
+
+		for (k = 0; k < c->ninst; k++) {
+			struct bu_inst *in = &v->inst[c->inst_start + k];
+
+			in->counted = in->bottom > reach;
+			if (in->counted)
+				reach = v->bu->end[in->bottom];
+			for (met = 0; met < nmet(v); met++)
+				if (m->metrics[met].additive &&
+				    (in->counted ||
+				     m->metrics[met].type != MT_INCLUSIVE))
+					vals[met] += model_value(m, in->bottom,
+								 met);
+		}
 	}
 	v->ninst += ncand;
 	set_children(v, n, kids, (uint32_t)nk);
@@ -295,37 +325,21 @@ static void bu_group(struct view *v, uint32_t n, const struct bu_inst *cand,
 	hmap_free(groups);
 }
 
-/*
- * Every frame, counted unless a frame of its own procedure encloses it: one
- * pre-order pass with a count of open frames per procedure.
- */
+/* Every frame outside the per-phase profiles (model.h invariant 8), in
+ * pre-order. */
 static struct bu_inst *bu_frames(struct view *v, size_t *ncand)
 {
 	const struct model *m = v->b->m;
-	const uint32_t *proc_of = v->bu->proc_of;
-	uint32_t *open = xcalloc(v->bu->nprocs + 1, sizeof(*open));
-	uint32_t *stack = xmalloc(m->nscopes * sizeof(*stack));
 	struct bu_inst *cand = NULL;
-	size_t nc = 0, alloc = 0, depth = 0, i;
+	size_t nc = 0, alloc = 0, i;
 
 	for (i = 1; i < m->nscopes; i++) {
-		uint32_t s = (uint32_t)i;
-
-		while (depth && stack[depth - 1] != m->scopes[s].parent) {
-			uint32_t x = stack[--depth];
-
-			if (model_is_frame(m, x))
-				open[proc_of[x]]--;
-		}
-		stack[depth++] = s;
-		if (!model_is_frame(m, s) || m->scopes[s].phase)
-			continue;	/* model.h invariant 8 */
+		if (!model_is_frame(m, (uint32_t)i) || m->scopes[i].phase)
+			continue;
 		HPC_GROW(cand, nc + 1, alloc);
-		cand[nc].bottom = cand[nc].cur = s;
-		cand[nc++].counted = !open[proc_of[s]]++;
+		cand[nc].bottom = cand[nc].cur = (uint32_t)i;
+		cand[nc++].counted = 0;
 	}
-	free(open);
-	free(stack);
 	*ncand = nc;
 	return cand;
 }
@@ -490,6 +504,10 @@ static void build_flat(struct view *v)
 		const struct scope *sc = &m->scopes[i];
 		uint32_t up = flat_of[sc->parent], lmn, fn;
 
+		if (sc->phase) {	/* model.h invariant 8 */
+			flat_of[i] = VNONE;
+			continue;
+		}
 		switch (sc->kind) {
 		case SK_PROC:
 			lmn = flat_child(v, h, 0, SK_MODULE, sc->lm, 0, 0,
@@ -531,6 +549,8 @@ static void build_flat(struct view *v)
 	for (i = 1; i < m->nscopes; i++) {
 		uint32_t parent = m->scopes[i].parent;
 
+		if (m->scopes[i].phase)
+			continue;
 		while (depth && stack[depth - 1] != parent)
 			flat_exit(v, flat_of, active, stack[--depth]);
 		flat_enter(v, flat_of, active, (uint32_t)i);
@@ -792,6 +812,8 @@ static size_t flat_scopes(struct view *v, uint32_t n, int inclusive,
 	size_t depth = 0, active = 0, ns = 0, alloc = 0, i, k, nt;
 
 	for (i = 1; i < m->nscopes; i++) {
+		if (m->scopes[i].phase)
+			continue;
 		while (depth && stack[depth - 1] != m->scopes[i].parent) {
 			nt = flat_targets(v, v->flat_of, stack[--depth], t);
 			for (k = 0; k < nt; k++)
@@ -931,6 +953,11 @@ double view_value(struct view *v, uint32_t n, size_t col)
 		return vnode_vals(v, n)[c->metric];
 	x = formula_eval(c->f, column_at, &at);
 	return isfinite(x) ? x : 0;	/* division by zero: no value */
+}
+
+double view_metric_value(struct view *v, uint32_t n, size_t met)
+{
+	return vnode_vals(v, n)[met];
 }
 
 double view_percent(struct view *v, uint32_t n, size_t col)
@@ -1473,6 +1500,39 @@ static int one_metric(const struct browser *b, const size_t *list, size_t n)
 	return 1;
 }
 
+/* Is column c's metric, without its statistic, q or "PREFIX:q" (any
+ * case): "cpu-clock" for "perf::cpu-clock:Sum (I)", not for
+ * "perf::cpu-clock.fp:Sum (I)"? */
+static int base_is(const struct browser *b, size_t c, const char *q)
+{
+	const char *name;
+	size_t len, ql = strlen(q);
+
+	if (b->cols[c].metric < 0)
+		return 0;
+	name = b->m->metrics[b->cols[c].metric].name;
+	len = metric_base_len(name);
+	return len >= ql && !strncasecmp(name + len - ql, q, ql) &&
+	       (len == ql || name[len - ql - 1] == ':');
+}
+
+/* Narrows cand[0..*nc) to the columns whose metric is q itself
+ * (base_is) when they are statistics of one metric. */
+static void prefer_base(const struct browser *b, const char *q, size_t *cand,
+			size_t *nc)
+{
+	size_t *keep = xmalloc((*nc + 1) * sizeof(*keep)), n = 0, i;
+
+	for (i = 0; i < *nc; i++)
+		if (base_is(b, cand[i], q))
+			keep[n++] = cand[i];
+	if (n && one_metric(b, keep, n)) {
+		memcpy(cand, keep, n * sizeof(*keep));
+		*nc = n;
+	}
+	free(keep);
+}
+
 int browser_find_column(struct browser *b, const char *name)
 {
 	size_t *cand = xmalloc((b->ncols + 1) * sizeof(*cand));
@@ -1504,6 +1564,8 @@ int browser_find_column(struct browser *b, const char *name)
 		     (met >= 0 && b->m->metrics[met].type == type)))
 			cand[nc++] = c;
 	}
+	if (nc > 1 && *q && !one_metric(b, cand, nc))
+		prefer_base(b, q, cand, &nc);
 	if (!nc) {
 		for (c = 0; c < b->ncols; c++)
 			cand[c] = c;
@@ -1548,6 +1610,76 @@ int browser_sort_exclusive(struct browser *b)
 		return -1;
 	browser_sort(b, c, 0);
 	return 0;
+}
+
+/* ---- shown columns ---- */
+
+/* After the shown columns changed: the sort column is a shown one. */
+static void sort_shown(struct browser *b)
+{
+	size_t c;
+
+	if (!b->ncols || !b->cols[b->sort_col].hidden)
+		return;
+	for (c = 0; c < b->ncols && b->cols[c].hidden; c++)
+		;
+	if (c < b->ncols)
+		browser_sort(b, c, 0);
+}
+
+void browser_show_default(struct browser *b)
+{
+	const struct model *m = b->m;
+	size_t c, pick = b->ncols;
+	int met, partner;
+
+	for (c = 0; c < b->ncols && pick == b->ncols; c++)
+		if (!b->cols[c].hidden)
+			pick = c;
+	if (pick == b->ncols)
+		return;
+	met = b->cols[pick].metric;
+	partner = met >= 0 ? m->metrics[met].partner : -1;
+	for (c = 0; c < b->ncols; c++)
+		b->cols[c].hidden = !(c == pick || (partner >= 0 &&
+						   b->cols[c].metric == partner));
+	sort_shown(b);
+}
+
+int browser_show_columns(struct browser *b, const char *list)
+{
+	unsigned char *want = xcalloc(b->ncols + 1, 1);
+	char *copy = xstrdup(list), *name, *save = NULL;
+	size_t c, n = 0;
+	int ret = 0;
+
+	for (name = strtok_r(copy, ",", &save); name && !ret;
+	     name = strtok_r(NULL, ",", &save)) {
+		int k;
+
+		if (!strcmp(name, "all")) {
+			for (c = 0; c < b->ncols; c++)
+				want[c] |= b->cols[c].metric < 0 ||
+					   b->m->metrics[b->cols[c].metric].show;
+			n++;
+			continue;
+		}
+		k = browser_find_column(b, name);
+		if (k < 0)
+			ret = -1;
+		else
+			want[k] = 1;
+		n++;
+	}
+	if (!ret && !n)
+		ret = hpc_seterr("'%s': no metric named", list);
+	for (c = 0; c < b->ncols && !ret; c++)
+		b->cols[c].hidden = !want[c];
+	if (!ret)
+		sort_shown(b);
+	free(copy);
+	free(want);
+	return ret;
 }
 
 /* ---- derived columns ---- */

@@ -137,6 +137,22 @@ void browser_sort(struct browser *b, size_t c, int ascending);
  * "'NAME': ambiguous metric (A, B, ...)", listing the columns.
  */
 int browser_find_column(struct browser *b, const char *name);
+/*
+ * The columns text and the screen show unless asked for others: the first
+ * column the database shows and its inclusive or exclusive partner (the
+ * sampled metric's sums: the time of perf's cpu-clock or CPUTIME, as
+ * hpcprof writes it first).  Every other column is hidden; the sort
+ * column moves to the first shown one when it is hidden.
+ */
+void browser_show_default(struct browser *b);
+/*
+ * Shows the columns of LIST, names separated by commas as
+ * browser_find_column() takes them, and hides the others; "all" shows
+ * every column the database does not hide (show="0").  The sort column
+ * moves to the first shown one when it is hidden.  Returns 0, or -1 with
+ * hpc_lasterr() set for a name that is no column or an empty list.
+ */
+int browser_show_columns(struct browser *b, const char *list);
 /* Sorts descending by the exclusive partner of the sort column's metric,
  * else by the first shown exclusive column; -1 when there is none. */
 int browser_sort_exclusive(struct browser *b);
@@ -152,6 +168,8 @@ const uint32_t *view_children(struct view *v, uint32_t n, uint32_t *count);
 /* Does node n have children (builds them)? */
 int view_has_children(struct view *v, uint32_t n);
 double view_value(struct view *v, uint32_t n, size_t col);
+/* The value of model metric met at node n (invariant 2). */
+double view_metric_value(struct view *v, uint32_t n, size_t met);
 /* Percentage of the column's total, or a negative number when none. */
 double view_percent(struct view *v, uint32_t n, size_t col);
 /* The row text: "loop at f.c:12", "main", ..., and for code without a

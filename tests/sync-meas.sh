@@ -13,8 +13,9 @@
 #   thread 1: wait 0.1 s, completion 0.01 s, last 8 of 10, orders 2,8,
 #             work 0.3 s + 2.4 s
 #   thread 0 also waited 0.25 s for mutex 0x6010 in 3 of 5 calls (line 21)
-# Samples (cycles): thread T has 30+T at line 24 under ^Primary, and under
-# ^Phases 20+T in the phase after site 1 and 10+T in the one from start.
+# Samples (cycles): thread T has 30+T at line 24 under ^Primary, and the
+# same samples under ^Phases: 20+T in the phase after site 1 and 10 in the
+# one from start.
 set -e
 d=${1:?usage: sync-meas.sh DIR}
 mkdir -p "$d"
@@ -52,7 +53,7 @@ for t in 0 1; do
 	node 16 14 1 2005
 	value 4 0 3$t
 	value 12 0 2$t
-	value 16 0 1$t
+	value 16 0 10
 	EOF
 done
 cat >"$d/prog-000000-000-0-42-0.hpcsync" <<-\EOF

@@ -112,7 +112,7 @@ test_expect_success 'statistics are shown where measured, never summed' '
 	g,4,3
 	EOT
 	test_cmp expect td &&
-	hpcviewer-tui --stdio --view flat statdb >flat &&
+	hpcviewer-tui --stdio --metrics all --view flat statdb >flat &&
 	cat >expect <<-\EOT &&
 	       T:Sum (E)         T:Max (E)  Scope (flat)
 	 1.00e+01 100.0%          4.00e+00  - Experiment Aggregate Metrics

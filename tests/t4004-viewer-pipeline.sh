@@ -37,7 +37,7 @@ test_expect_success FIXTURES,PROF_DB 'the three views agree on the totals' '
 '
 
 test_expect_success FIXTURES,PROF_DB,TMUX 'screen: columns fit, hot path, per-thread values' '
-	tm new-session -d -s v -x 100 -y 30 "$BIN/hpcviewer-tui db; sleep 60" &&
+	tm new-session -d -s v -x 100 -y 30 "$BIN/hpcviewer-tui --metrics all db; sleep 60" &&
 	eventually shows v 3 "100.0%  *- Experiment Aggregate Metrics$" &&
 	shows v 2 "Scope (+[0-9]* columns: m)$" &&
 	tm send-keys -t v H &&

@@ -20,18 +20,18 @@ cat >db/experiment.xml <<\EOT
 <FileTable><File i="0" n="units.c"/></FileTable>
 <ProcedureTable><Procedure i="0" n="main"/></ProcedureTable>
 </SecHeader><SecCallPathProfileData>
-<PF i="2" n="0" lm="0" f="0" l="1"><M n="0" v="62100000000"/><M n="1" v="2000000000"/><M n="2" v="0.5"/><M n="3" v="5"/><M n="4" v="123456789"/>
+<PF i="2" n="0" lm="0" f="0" l="1"><M n="0" v="62100000000"/><M n="1" v="62100000000"/><M n="2" v="0.5"/><M n="3" v="5"/><M n="4" v="123456789"/>
 <S i="3" l="2"><M n="0" v="2000000000"/><M n="1" v="2000000000"/><M n="3" v="5"/></S>
 </PF>
 </SecCallPathProfileData></SecCallPathProfile></HPCToolkitExperiment>
 EOT
 
 test_expect_success 'text: headings state seconds, cells hold seconds' '
-	hpcviewer-tui --stdio --depth 1 db >out &&
+	hpcviewer-tui --stdio --metrics all --depth 1 db >out &&
 	cat >expect <<-\EOT &&
 	perf::cpu-clock (s):Sum (I)  perf::cpu-clock (s):Sum (E)  perf::cpu-clock:CoefVar (I)  perf::task-clock (s):Sum (I)  perf::cycles:Sum (I)  Scope (top-down)
 	            6.21e+01 100.0%              6.21e+01 100.0%                     5.00e-01               5.00e-03 100.0%       1.23e+08 100.0%  - Experiment Aggregate Metrics
-	            6.21e+01 100.0%              2.00e+00   3.2%                     5.00e-01               5.00e-03 100.0%       1.23e+08 100.0%    + main
+	            6.21e+01 100.0%              6.21e+01 100.0%                     5.00e-01               5.00e-03 100.0%       1.23e+08 100.0%    + main
 	EOT
 	test_cmp expect out
 '
@@ -41,7 +41,7 @@ test_expect_success 'CSV: the same headings, machine-readable seconds' '
 	cat >expect <<-\EOT &&
 	depth,kind,scope,file,line,perf::cpu-clock (s):Sum (I),perf::cpu-clock (s):Sum (I) %,perf::cpu-clock (s):Sum (E),perf::cpu-clock (s):Sum (E) %,perf::cpu-clock:CoefVar (I),perf::cpu-clock:CoefVar (I) %,perf::task-clock (s):Sum (I),perf::task-clock (s):Sum (I) %,perf::cycles:Sum (I),perf::cycles:Sum (I) %
 	0,root,Experiment Aggregate Metrics,,,62.1,100.00,62.1,100.00,0.5,,0.005,100.00,123456789,100.00
-	1,procedure,main,units.c,1,62.1,100.00,2,3.22,0.5,,0.005,100.00,123456789,100.00
+	1,procedure,main,units.c,1,62.1,100.00,62.1,100.00,0.5,,0.005,100.00,123456789,100.00
 	2,line,units.c:2,units.c,2,2,3.22,2,3.22,0,,0.005,100.00,0,0.00
 	EOT
 	test_cmp expect out

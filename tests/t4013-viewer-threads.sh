@@ -48,10 +48,10 @@ EOT
 } >db/thread-values.tsv
 
 test_expect_success 'a statistic that is 0 where its Sum is not shows 0, not a blank' '
-	hpcviewer-tui --stdio --depth 1 db | sed -n 3p >row &&
+	hpcviewer-tui --stdio --metrics all --depth 1 db | sed -n 3p >row &&
 	echo "      9.00e+00 100.0%        1.00e+00  11.1%               0.00e+00               0.00e+00               6.00e+00               1.00e+00    + main" >expect &&
 	test_cmp expect row &&
-	hpcviewer-tui --stdio --view bottom-up --depth 1 db | sed -n 4p >row &&
+	hpcviewer-tui --stdio --metrics all --view bottom-up --depth 1 db | sed -n 4p >row &&
 	echo "      8.00e+00  88.9%        8.00e+00  88.9%                                                                                                + work" >expect &&
 	test_cmp expect row
 '
@@ -100,12 +100,12 @@ test_expect_success TMUX 'T with ties: the first holder and how many more' '
 	keys x && wait_for "(? help, q quit)"
 '
 
-test_expect_success TMUX 'the column picker fits its list above the prompt at 130 columns' '
+test_expect_success TMUX 'the column picker fits its list above the prompt at 130 columns, the sums shown' '
 	keys m && wait_for "show/hide column (1-6):" &&
 	screen >s &&
-	grep -q "^1:+CPUTIME (sec):Sum (I)  2:+CPUTIME (sec):Sum (E)  3:+CPUTIME (sec):Min (I)  4:+CPUTIME (sec):Min (E)  5:+CPUTIME (sec):Max (I)$" s &&
-	grep -qx "6:+CPUTIME (sec):Max (E)" s &&
-	keys 6 Enter && sleep 0.2 && keys m && wait_for "6:-CPUTIME (sec):Max (E)" &&
+	grep -q "^1:+CPUTIME (sec):Sum (I)  2:+CPUTIME (sec):Sum (E)  3:-CPUTIME (sec):Min (I)  4:-CPUTIME (sec):Min (E)  5:-CPUTIME (sec):Max (I)$" s &&
+	grep -qx "6:-CPUTIME (sec):Max (E)" s &&
+	keys 6 Enter && sleep 0.2 && keys m && wait_for "6:+CPUTIME (sec):Max (E)" &&
 	keys Enter && wait_for "(? help, q quit)"
 '
 

@@ -66,7 +66,9 @@ test_expect_success 'top-down --stdio: the first levels' '
 '
 
 # Recursion folded: the callers of f are main (the outermost f, all of its
-# inclusive cost) and g, whose own callers past f and g are main alone.
+# inclusive cost) and g (the f that g calls first holds every deeper one,
+# so its inclusive cost, once), whose own callers past f and g are main
+# alone.
 test_expect_success 'bottom-up: recursion folded into one caller chain per procedure' '
 	bounded hpcviewer-tui --csv --view bottom-up deep | cut -d, -f1,3,5,6,8 >out &&
 	cat >expect <<-\EOT &&
@@ -75,8 +77,8 @@ test_expect_success 'bottom-up: recursion folded into one caller chain per proce
 	1,main,2,200007,2
 	1,f,10,200005,100000
 	2,main,2,200005,1
-	2,g,20,0,99999
-	3,main,2,0,99999
+	2,g,20,200003,99999
+	3,main,2,200003,99999
 	1,g,20,200004,100000
 	2,f,10,200004,100000
 	3,main,2,200004,100000
@@ -93,8 +95,8 @@ test_expect_success 'bottom-up: recursion folded into one caller chain per proce
 	      2.00e+05 100.0%        2.00e+00   0.0%      main
 	      2.00e+05 100.0%        1.00e+05  50.0%    - f
 	      2.00e+05 100.0%        1.00e+00   0.0%        main
-	                             1.00e+05  50.0%      - g
-	                             1.00e+05  50.0%          main
+	      2.00e+05 100.0%        1.00e+05  50.0%      - g
+	      2.00e+05 100.0%        1.00e+05  50.0%          main
 	      2.00e+05 100.0%        1.00e+05  50.0%    - g
 	      2.00e+05 100.0%        1.00e+05  50.0%      - f
 	      2.00e+05 100.0%        1.00e+05  50.0%          main
@@ -113,8 +115,8 @@ test_expect_success 'functions: the same tree by exclusive cost, modules named' 
 	depth,scope,CPUTIME (sec):Sum (I),CPUTIME (sec):Sum (E)
 	0,Experiment Aggregate Metrics,200007,200007
 	1,f [deep],200005,100000
-	2,g [deep],0,99999
-	3,main [deep],0,99999
+	2,g [deep],200003,99999
+	3,main [deep],200003,99999
 	2,main [deep],200005,1
 	1,g [deep],200004,100000
 	2,f [deep],200004,100000

@@ -21,7 +21,7 @@ test_expect_success 'functions: every procedure with its module, by exclusive co
 	 1.08e+02 100.0%   1.00e+01   9.3%       9.50e+01 100.0%       5.00e+01  52.6%      main [app]
 	 1.30e+01  12.0%   5.00e+00   4.6%       8.00e+00   8.4%       7.00e+00   7.4%    + work [clone .cold] [app]
 	EOT
-	hpcviewer-tui --stdio --view functions "$DB" >out &&
+	hpcviewer-tui --stdio --metrics all --view functions "$DB" >out &&
 	test_cmp expect out
 '
 
@@ -104,6 +104,9 @@ test_expect_success '--metric: E, I, a unique substring, any case, a type word' 
 
 test_expect_success '--metric shows the column it sorts by, even one the database hides' '
 	hpcviewer-tui --stdio --depth 0 --metric "max e" "$DB" | sed -n 1p >head &&
+	echo "  cycles:Sum (I)    cycles:Sum (E)    cycles:Max (E)  Scope (top-down)" >expect &&
+	test_cmp expect head &&
+	hpcviewer-tui --stdio --depth 0 --metrics all --metric "max e" "$DB" | sed -n 1p >head &&
 	echo "  cycles:Sum (I)    cycles:Sum (E)    cycles:Max (E)  instructions:Sum (I)  instructions:Sum (E)  Scope (top-down)" >expect &&
 	test_cmp expect head
 '

@@ -31,7 +31,7 @@ test_expect_success 'a display name heads its column as written' '
 	hpcviewer-tui --csv dn | sed -n 1p >head &&
 	echo "depth,kind,scope,file,line,cpu clock,cpu clock %,L1 miss,L1 miss %" >expect &&
 	test_cmp expect head &&
-	hpcviewer-tui --stdio --metric "cpu clock" dn | sed -n 1p >head &&
+	hpcviewer-tui --stdio --metrics all --metric "cpu clock" dn | sed -n 1p >head &&
 	echo "       cpu clock           L1 miss  Scope (top-down)" >expect &&
 	test_cmp expect head
 '

@@ -23,8 +23,8 @@ test_expect_success '--stdio --view phases: barriers by wait, threads with strip
 	    0.400000     0.400000         1         2   0.667  from thread start to pthread_barrier_wait at prog.c:23 [worker]
 	    0.100000     0.100000         1                      thread 0
 	    0.300000     0.300000         1                      thread 1
-	          21    worker
-	          21      prog.c:21
+	          20    worker
+	          20      prog.c:21
 	    4.400000     5.000000         9         2   0.917  from pthread_barrier_wait at prog.c:23 [worker] to pthread_barrier_wait at prog.c:23 [worker]
 	    2.000000     2.500000         9                      thread 0
 	    2.400000     2.500000         9                      thread 1

@@ -1,0 +1,42 @@
+/*
+ * check.h - the invariants by which every number of the views adds up
+ * (hpcviewer-tui --check-views), checked on the very trees the screen and
+ * --stdio show.  For each additive inclusive metric I with an additive
+ * exclusive partner E (model.h; statistics over threads are no sums):
+ *
+ *  1. Totals: the root's children outside the per-phase profiles (model.h
+ *     invariant 8) add up to the total of I, the per-phase profiles to at
+ *     most that, and the data tree's root (invariant 7) holds at most that;
+ *     the totals of I and E are equal.
+ *  2. Every row of the top-down, flat, bottom-up and functions views has
+ *     I >= E.
+ *  3. Flat view: each module's I is at most the total, and the modules'
+ *     (the root's children's) E add up to the total.
+ *  4. Bottom-up and functions views: the procedures' E add up to the total,
+ *     each procedure's I is at most the total, and a caller row has at
+ *     most its callee row's I and E.
+ *  5. Each procedure's E is the same in the functions and flat views and
+ *     summed over its frames in the top-down view.
+ *
+ * "At most" and "the same" are within rounding: a millionth of the total.
+ * The bottom-up view is checked below level 1 only while the instances
+ * built stay under a bound linear in the scopes, so the check of any
+ * database takes time linear in its size.
+ */
+#ifndef HPCVIEWER_CHECK_H
+#define HPCVIEWER_CHECK_H
+
+#include <stdio.h>
+
+#include "views.h"
+
+/*
+ * Checks the invariants above on b's model, building the views it needs.
+ * Writes one line per broken invariant to out ("'DBDIR': flat view:
+ * 'libc.so.6': cpu (I) 1.97 is above the total 1"), at most the first
+ * ten, then their number.  Returns the number of broken invariants (0:
+ * everything adds up).
+ */
+size_t check_views(struct browser *b, FILE *out);
+
+#endif
