@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "datacentric.h"
+#include "fd-gate.h"
 #include "hpcrun-events.h"
 #include "hpcrun-fmt.h"
 #include "runtime.h"

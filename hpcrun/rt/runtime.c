@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "datacentric.h"
+#include "fd-gate.h"
 #include "runtime.h"
 #include "sharing.h"
 #include "sync.h"
@@ -599,7 +600,7 @@ out:
 
 /* Stack bounds of the calling thread: the main thread's as glibc gives
  * them, another's its stack's mapping (pthread_getattr_np would malloc). */
-/* mapping_of on the fd thread (source-perf.c, THE PRIVATE TABLE). */
+/* mapping_of on the fd thread (fd-gate.c, THE PRIVATE TABLE). */
 struct maps_job {
 	uintptr_t addr, lo, hi;
 };
@@ -671,7 +672,7 @@ static int tree_new(struct rt_thread *td)
 }
 
 /* tree_new on the fd thread: its live file never takes a number of the
- * program's table (source-perf.c, THE PRIVATE TABLE). */
+ * program's table (fd-gate.c, THE PRIVATE TABLE). */
 static int tree_job(void *td)
 {
 	return tree_new(td);
@@ -767,7 +768,7 @@ void rt_say_lost(const char *path, int err, const char *what)
  * written is said on stderr and counted for the log; its live file stays
  * for hpcprof to recover, unless there is none. */
 /* cct_write_profile on the fd thread: the file never takes a number of
- * the program's table (source-perf.c, THE PRIVATE TABLE). */
+ * the program's table (fd-gate.c, THE PRIVATE TABLE). */
 struct profile_job {
 	struct rt_thread *td;
 	char path[4400];
@@ -1209,7 +1210,8 @@ void rt_after_fork_child(void)
 	int i;
 
 	rt_pid = getpid();
-	rt_fds_after_fork(threads);
+	rt_fd_gate_after_fork();
+	rt_perf_after_fork(threads);
 	rt_data_after_fork();
 	rt_sharing_after_fork();
 	if (!self || !rt_active)

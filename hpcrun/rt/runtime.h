@@ -12,9 +12,9 @@
  *   loadmap.c      the modules mapped in the process, prepared outside the
  *                  handler and published as immutable snapshots
  *   cct.c          per-thread arena and calling context tree
- *   source-perf.c, source-timer.c   the sample sources; source-perf.c
- *                  also keeps the perf fds safe from the program (its
- *                  design note: the fd gate)
+ *   source-perf.c, source-timer.c   the sample sources
+ *   fd-gate.c      hpcrun's fds kept safe from the program: the fd gate
+ *                  and the fd thread's private table (fd-gate.h)
  *   sync-interpose.c, sync.c, sync-hang.c   barriers, lock waits, phases and
  *                  the hang detector (sync.h, sync-episode.h)
  *   datacentric.c, datacentric-memop.c, datacentric-alloc.c   hpcrun --data
@@ -84,23 +84,14 @@ extern const struct sample_source timer_source;
 int rt_timer_create(pid_t tid, clockid_t clk, int value, uint64_t period_ns,
 		    timer_t *out);
 
-/* source-perf.c: hpcrun's fds and the program's calls that close fds.
- * All of these are async-signal-safe. */
-/* Holds the fd gate exclusively (blocking signals but synchronous faults,
- * the old mask in *old): no program close/dup2 runs until unlock, so a fd
- * hpcrun opens stays its own.  Nests on one thread. */
-void rt_fd_gate_lock(sigset_t *old);
-void rt_fd_gate_unlock(const sigset_t *old);
-/* Around a program call that may close fds lo..hi (close, close_range,
- * closefrom, dup2, dup3): begin holds the gate shared and makes hpcrun
- * forget its fds in the range, returning how many; end (failed: the call
- * closed nothing) gives them back or re-opens their events on new fds. */
-struct rt_fd_call {
-	unsigned token;
-	int forgot;
-};
-int rt_fd_close_begin(struct rt_fd_call *c, unsigned lo, unsigned hi);
-void rt_fd_close_end(struct rt_fd_call *c, int failed);
+/* source-perf.c */
+/* Opens event idx of td on a new high fd and enables it (the gate held;
+ * fd-gate.c re-opens with it the events the program closed); 0 or
+ * negative errno. */
+int rt_perf_arm(struct rt_thread *td, int idx);
+/* Fork child: closes every thread's inherited perf fds and forgets its
+ * rings (neither mappings nor timers are inherited). */
+void rt_perf_after_fork(struct rt_thread *threads);
 /* Takes the samples waiting in td's ring buffers (in td's handler, busy
  * set; uc: the interrupted context). */
 void rt_perf_drain(struct rt_thread *td, const void *uc);
@@ -114,17 +105,6 @@ static inline clockid_t rt_thread_clock(pid_t tid)
 {
 	return (clockid_t)((~(unsigned)tid << 3) | 6);
 }
-/* Runs fn(arg) on hpcrun's fd thread, whose fd table is its own, and
- * returns its result: the fds fn opens never take a number in the
- * program's table (source-perf.c, THE PRIVATE TABLE). */
-int rt_fd_private(int (*fn)(void *), void *arg);
-/* Makes the process's fd thread if it has none (outside handlers). */
-void rt_fd_thread_start(void);
-/* Fork child: closes every thread's inherited perf fds, resets the gate. */
-void rt_fds_after_fork(struct rt_thread *threads);
-/* Events of a thread re-opened after the program closed their fd, and
- * those that could not be (for the log). */
-extern uint64_t rt_sampling_rearmed, rt_sampling_stopped;
 
 /* One configured event, process-wide. */
 struct rt_event {
@@ -212,7 +192,7 @@ struct rt_thread {
 	pid_t tid;
 	uintptr_t stack_lo, stack_hi;
 	int fd[HPCRUN_MAX_EVENTS];	/* perf fds, -1 when not perf or lost;
-					 * atomic (source-perf.c) */
+					 * atomic (fd-gate.c, THE FDS) */
 	uint64_t last_count[HPCRUN_MAX_EVENTS];
 	timer_t timer[HPCRUN_MAX_EVENTS];
 	void *ring[HPCRUN_MAX_EVENTS];	/* perf ring buffers, or NULL; atomic
@@ -463,8 +443,9 @@ void rt_live_proc_modules(void);
 /*
  * Side files beside a thread's profile (.hpcsync, .hpcshare: hpcrun(5)):
  * PROFILE-STEM SUFFIX, written by fill(o, arg) through a buffer on the fd
- * thread (THE PRIVATE TABLE), created with O_EXCL and removed when any
- * write fails, the loss said on stderr ("hpcrun: 'FILE': why: what").
+ * thread (fd-gate.c, THE PRIVATE TABLE), created with O_EXCL and removed
+ * when any write fails, the loss said on stderr ("hpcrun: 'FILE': why:
+ * what").
  * profile: the profile's path, ending in ".hpcrun".  Outside handlers.
  */
 struct rt_out {

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fd-gate.h"
 #include "runtime.h"
 
 #ifndef sigev_notify_thread_id

@@ -48,6 +48,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fd-gate.h"
 #include "sync.h"
 
 #define TICK_NS 250000000L
