@@ -70,7 +70,6 @@
  *      its close() calls, of its own fds, bypass the bookkeeping of
  *      invariant 4: the program's calls cannot reach its table.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -161,26 +160,13 @@ static void *fd_thread(void *ready)
 
 void rt_fd_thread_start(void)
 {
-	typedef int (*create_fn)(pthread_t *, const pthread_attr_t *,
-				 void *(*)(void *), void *);
-	static create_fn create;
-	pthread_attr_t attr;
-	pthread_t t;
-	int ready = 0, ok;
+	int ready = 0;
 
 	if (fdt.pid == rt_pid || fdt.broken == rt_pid)
 		return;
-	if (!create)
-		*(void **)&create = dlsym(RTLD_NEXT, "pthread_create");
 	fdt.broken = rt_pid;
-	if (!create || pthread_attr_init(&attr))
-		return;
-	pthread_attr_setstacksize(&attr, 65536);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	fdt.req = fdt.done = 0;		/* a fork child's counts start over */
-	ok = !create(&t, &attr, fd_thread, &ready);
-	pthread_attr_destroy(&attr);
-	if (!ok)
+	if (rt_own_thread(fd_thread, &ready, 65536))
 		return;
 	while (!__atomic_load_n(&ready, __ATOMIC_SEQ_CST))
 		futex_wait((unsigned *)&ready, 0);
