@@ -46,17 +46,7 @@ struct rt_data_thread {
 	int stack_slot;			/* in the stack table, or -1 */
 };
 
-/* Process-wide counts for the log. */
-struct rt_data_counts {
-	uint64_t tracked, untracked_full, lookup_busy, sites;
-};
-extern struct rt_data_counts rt_data_counts;
-
 /* datacentric.c, outside the handler */
-/* Reads HPCRUN_DATA (from rt_init, before any thread begins). */
-void rt_data_init(void);
-void rt_data_thread_begin(struct rt_thread *td);
-void rt_data_thread_end(struct rt_thread *td);
 /* Builds the static-variable tables of modules not seen yet (after each
  * load-map refresh). */
 void rt_data_modules(void);
@@ -73,8 +63,6 @@ int rt_data_tracking(void);
  * many. */
 struct hpcrun_kv;
 size_t rt_data_profile(struct rt_thread *td, struct hpcrun_kv *kv, char num[3][24]);
-/* After fork in the child: the writers' lock is free again. */
-void rt_data_after_fork(void);
 
 /*
  * In the handler: the node under which the access path of td's sample

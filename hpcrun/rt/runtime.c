@@ -17,6 +17,10 @@
  * path first sets td->closed under rt_threads_lock, so each profile is
  * written once.
  *
+ * Capabilities (synchronization, the hang detector, --data, --sharing)
+ * are called through their tables of hooks, capabilities[], at the
+ * points capability.h names, never by name.
+ *
  * Files: each thread's tree lives in its live file while it runs, the
  * process's header, metrics and load map in its proc file (hpcrun-live.h,
  * cct.c); a profile written removes its live file, a process that wrote
@@ -46,11 +50,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "capability.h"
 #include "datacentric.h"
 #include "fd-gate.h"
 #include "runtime.h"
-#include "sharing.h"
-#include "sync.h"
 
 struct rt_config rt_cfg;
 char rt_env_path[4096];
@@ -77,6 +80,21 @@ static size_t notes_len;
 static int show_notes;
 
 static void verbose_report(void);
+
+/* The capabilities, in the order their hooks are called (capability.h,
+ * invariant 1). */
+static const struct rt_capability *const capabilities[] = {
+	&sync_capability, &hang_capability, &data_capability, &sharing_capability,
+};
+
+/* Calls hook (with the arguments that follow) of every capability that
+ * has one, in table order. */
+#define CAPS_CALL(hook, ...) do { \
+	size_t c_; \
+	for (c_ = 0; c_ < sizeof(capabilities) / sizeof(capabilities[0]); c_++) \
+		if (capabilities[c_]->hook) \
+			capabilities[c_]->hook(__VA_ARGS__); \
+} while (0)
 
 size_t rt_fmt_u64(char *buf, uint64_t v, int base, int width)
 {
@@ -511,9 +529,7 @@ void rt_init(void)
 	v = getenv("HPCRUN_NO_UNWIND");
 	rt_cfg.no_unwind = v && *v == '1';
 	stack_copy_config();
-	sync_init();
-	rt_data_init();
-	rt_sharing_init();
+	CAPS_CALL(init);
 	if (rt_signal_take()) {
 		rt_note("no free real-time signal to sample with; not measuring");
 		return;
@@ -525,14 +541,14 @@ void rt_init(void)
 	show_notes = 0;
 
 	rt_loadmap_refresh();
-	rt_data_modules();
+	CAPS_CALL(modules);
 	live_proc_begin();
 	pthread_key_create(&thread_key, key_destructor);
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	rt_install_fatal_handlers();
 	rt_active = 1;
 	rt_thread_begin(0);
-	rt_sharing_start();
+	CAPS_CALL(start);
 	if (rt_cfg.verbose)
 		verbose_report();
 }
@@ -709,8 +725,7 @@ struct rt_thread *rt_thread_begin(int index)
 	if (index)
 		pthread_setspecific(thread_key, td);
 	rt_self = td;
-	rt_data_thread_begin(td);
-	rt_sharing_thread_begin(td);
+	CAPS_CALL(thread_begin, td);
 	for (i = 0; i < rt_cfg.nev; i++) {
 		err = rt_cfg.ev[i].src->start(td, i);
 		if (!err) {
@@ -793,10 +808,8 @@ static void write_thread(struct rt_thread *td)
 	if (!err)
 		cct_unlink(&td->cct);
 	rt_io_end(&io);
-	if (!err) {
-		sync_thread_write(td, path);
-		rt_sharing_write(td, path);
-	}
+	if (!err)
+		CAPS_CALL(thread_written, td, path);
 	if (err) {
 		__atomic_add_fetch(&write_errors, 1, __ATOMIC_RELAXED);
 		if (td->cct.live)
@@ -833,10 +846,9 @@ void rt_thread_end(struct rt_thread *td)
 	stop_sources(td);
 	write_thread(td);
 	__atomic_sub_fetch(&writers, 1, __ATOMIC_ACQ_REL);
-	rt_data_thread_end(td);
-	rt_sharing_thread_end(td);
+	CAPS_CALL(thread_end, td);
 	cct_release(&td->cct);
-	sync_thread_free(td);
+	CAPS_CALL(thread_release, td);
 	munmap(td, TD_BYTES);
 }
 
@@ -1114,14 +1126,7 @@ static void write_log(const char *why)
 	log_line(fd, "write-errors", write_errors);
 	log_line(fd, "live-files-left", live_left);
 	log_line(fd, "handler-ns", totals.handler_ns);
-	sync_log(fd, log_put);
-	if (rt_data.on) {
-		log_line(fd, "data-blocks-tracked", rt_data_counts.tracked);
-		log_line(fd, "data-blocks-untracked", rt_data_counts.untracked_full);
-		log_line(fd, "data-allocation-paths", rt_data_counts.sites);
-		log_line(fd, "data-lookups-busy", rt_data_counts.lookup_busy);
-	}
-	rt_sharing_log(fd, log_put);
+	CAPS_CALL(log, fd, log_put);
 	err = log_errno;
 	log_errno = 0;
 	if (close(fd) && !err)
@@ -1212,8 +1217,7 @@ void rt_after_fork_child(void)
 	rt_pid = getpid();
 	rt_fd_gate_after_fork();
 	rt_perf_after_fork(threads);
-	rt_data_after_fork();
-	rt_sharing_after_fork();
+	CAPS_CALL(fork_child);
 	if (!self || !rt_active)
 		return;
 	threads = NULL;
@@ -1222,8 +1226,8 @@ void rt_after_fork_child(void)
 	proc_path[0] = '\0';		/* the parent's */
 	live_proc_begin();
 	cct_release(&self->cct);	/* the parent's file stays the parent's */
-	sync_thread_free(self);		/* the parent's episodes */
-	sync_hang_after_fork();
+	CAPS_CALL(thread_release, self);	/* the parent's state */
+	CAPS_CALL(fork_child_measuring);
 	memset(&self->counts, 0, sizeof(self->counts));
 	memset(self->started, 0, sizeof(self->started));
 	rt_self = NULL;

@@ -15,6 +15,8 @@
  *   source-perf.c, source-timer.c   the sample sources
  *   fd-gate.c      hpcrun's fds kept safe from the program: the fd gate
  *                  and the fd thread's private table (fd-gate.h)
+ *   capability.h   the hooks through which runtime.c calls the capabilities
+ *                  below at each point of its lifecycle
  *   sync-interpose.c, sync.c, sync-hang.c   barriers, lock waits, phases and
  *                  the hang detector (sync.h, sync-episode.h)
  *   datacentric.c, datacentric-memop.c, datacentric-alloc.c   hpcrun --data

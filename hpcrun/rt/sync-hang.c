@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "fd-gate.h"
+#include "capability.h"
 #include "sync.h"
 
 #define TICK_NS 250000000L
@@ -709,9 +710,15 @@ void sync_hang_start(void)
 		rt_note("warning: no thread for the hang detector: no hang reports");
 }
 
-void sync_hang_after_fork(void)
+/* After fork in the child: no detector thread there yet. */
+static void sync_hang_after_fork(void)
 {
 	nreported = 0;
 	hang_path[0] = '\0';
 	reports = 0;
 }
+
+const struct rt_capability hang_capability = {
+	.name = "hang",
+	.fork_child_measuring = sync_hang_after_fork,
+};
