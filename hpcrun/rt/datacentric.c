@@ -39,9 +39,11 @@
  *     nested, never recorded into a half-made path.
  */
 #include <elf.h>
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -247,27 +249,38 @@ static void sort_vars(struct var *v, size_t n)
 		}
 }
 
-int rt_elf_syms_open(const char *path, struct rt_elf_syms *s)
+/* Unmaps what rt_elf_syms_open mapped; accepts an empty s. */
+static void rt_elf_syms_close(struct rt_elf_syms *s)
+{
+	if (s->map)
+		munmap((void *)(uintptr_t)s->map, s->size);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Maps path's symbols into *s; 0 or negative errno (-ENOEXEC: no ELF
+ * symbol table).  rt_elf_syms_close unmaps. */
+static int rt_elf_syms_open(const char *path, struct rt_elf_syms *s)
 {
 	const Elf64_Ehdr *eh;
 	const Elf64_Shdr *sh, *symsec = NULL, *strsec;
 	struct stat st;
 	const unsigned char *f;
 	size_t i;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
 
 	memset(s, 0, sizeof(*s));
 	if (fd < 0)
-		return -1;
+		return -errno;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
 	    (size_t)st.st_size < sizeof(Elf64_Ehdr)) {
 		close(fd);
-		return -1;
+		return -ENOEXEC;
 	}
 	f = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	err = errno;
 	close(fd);
 	if (f == MAP_FAILED)
-		return -1;
+		return -err;
 	s->map = f;
 	s->size = (size_t)st.st_size;
 	eh = (const Elf64_Ehdr *)(const void *)f;
@@ -296,14 +309,7 @@ int rt_elf_syms_open(const char *path, struct rt_elf_syms *s)
 	return 0;
 bad:
 	rt_elf_syms_close(s);
-	return -1;
-}
-
-void rt_elf_syms_close(struct rt_elf_syms *s)
-{
-	if (s->map)
-		munmap((void *)(uintptr_t)s->map, s->size);
-	memset(s, 0, sizeof(*s));
+	return -ENOEXEC;
 }
 
 const char *rt_elf_sym_name(const struct rt_elf_syms *s, size_t i)

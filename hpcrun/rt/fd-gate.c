@@ -299,10 +299,10 @@ int rt_fd_move_high(int fd)
 	return -EMFILE;
 }
 
-/* Waits until the handler of td, another thread, is not running; 0 when
- * it gave up: a handler busy for over a second has crashed (its thread is
- * writing everything out in process-interpose.c's fatal handler) and will not go
- * on. */
+/* Waits until the handler of td, another thread, is not running; 0, or
+ * -ETIMEDOUT when it gave up: a handler busy for over a second has crashed
+ * (its thread is writing everything out in process-interpose.c's fatal
+ * handler) and will not go on. */
 int rt_fd_wait_idle(struct rt_thread *td)
 {
 	struct timespec t0, t;
@@ -312,9 +312,9 @@ int rt_fd_wait_idle(struct rt_thread *td)
 		sched_yield();
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if (t.tv_sec - t0.tv_sec > 1)
-			return 0;
+			return -ETIMEDOUT;
 	}
-	return 1;
+	return 0;
 }
 
 /* Takes td's fd of event idx from it: td->fd[idx] is -1 and its handler

@@ -68,8 +68,8 @@ void rt_fd_own(struct rt_thread *td, int idx, int fd);
 int rt_fd_release(struct rt_thread *td, int idx);
 /* Drops the re-opening pending for td's event idx (the gate is held). */
 void rt_fd_drop_lost(struct rt_thread *td, int idx);
-/* Waits until the handler of td, another thread, is not running; 0 when
- * it gave up after a second, 1 otherwise. */
+/* Waits until the handler of td, another thread, is not running; 0, or
+ * -ETIMEDOUT when it gave up after a second. */
 int rt_fd_wait_idle(struct rt_thread *td);
 /* Events of a thread re-opened after the program closed their fd, and
  * those that could not be (for the log). */

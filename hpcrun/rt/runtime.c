@@ -80,6 +80,8 @@ static size_t notes_len;
 static int show_notes;
 
 static void verbose_report(void);
+static void rt_thread_end(struct rt_thread *td);
+static void rt_after_fork_child(void);
 
 /* The capabilities, in the order their hooks are called (capability.h,
  * invariant 1). */
@@ -123,7 +125,7 @@ int rt_write_all(int fd, const void *buf, size_t n)
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
-			return k < 0 ? errno : EIO;
+			return k < 0 ? -errno : -EIO;
 		s += k;
 		n -= (size_t)k;
 	}
@@ -181,14 +183,14 @@ int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack)
 	if (!create)
 		*(void **)&create = dlsym(RTLD_NEXT, "pthread_create");
 	if (!create)
-		return ENOSYS;
+		return -ENOSYS;
 	if ((err = pthread_attr_init(&attr)))
-		return err;
+		return -err;
 	pthread_attr_setstacksize(&attr, stack);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	err = create(&t, &attr, fn, arg);
 	pthread_attr_destroy(&attr);
-	return err;
+	return -err;
 }
 
 int rt_next_thread_index(void)
@@ -572,7 +574,8 @@ static void verbose_report(void)
 }
 
 /*
- * The mapping in /proc/self/maps that holds addr, into [*lo, *hi); 0 or -1.
+ * The mapping in /proc/self/maps that holds addr, into [*lo, *hi); 0, or
+ * -ENOENT (none holds it) or the negative errno of the open.
  * Read through a stack buffer: no malloc (a thread's first malloc gives
  * it a malloc arena of its own, 64 MiB of address space).
  */
@@ -580,10 +583,10 @@ static int mapping_of(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
 {
 	char buf[4096], *line, *nl, *end;
 	size_t have = 0;
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), rc = -1;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), rc = -ENOENT;
 
 	if (fd < 0)
-		return -1;
+		return -errno;
 	for (;;) {
 		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
 
@@ -677,11 +680,13 @@ static void note_live(const struct cct *c)
 	rt_note(msg);
 }
 
-/* td's tree, its samples counted in its live file. */
+/* td's tree, its samples counted in its live file; 0 or negative errno. */
 static int tree_new(struct rt_thread *td)
 {
-	if (cct_init(&td->cct, (size_t)rt_nmetrics(), td->index))
-		return -1;
+	int err = cct_init(&td->cct, (size_t)rt_nmetrics(), td->index);
+
+	if (err)
+		return err;
 	td->nsamples = td->cct.hdr->nsamples;
 	note_live(&td->cct);
 	return 0;
@@ -823,7 +828,7 @@ static void write_thread(struct rt_thread *td)
 	__atomic_add_fetch(&nthreads, 1, __ATOMIC_RELAXED);
 }
 
-void rt_thread_end(struct rt_thread *td)
+static void rt_thread_end(struct rt_thread *td)
 {
 	struct rt_thread **pp;
 
@@ -903,11 +908,11 @@ static int side_job(void *p)
 	out_flush(o);
 	err = o->err;
 	if (close(o->fd) && !err)
-		err = errno;
+		err = -errno;
 	if (err)
 		unlink(j->path);
 	munmap(o, sizeof(*o));
-	return -err;
+	return err;
 }
 
 void rt_side_file(const char *profile, const char *suffix,
@@ -1085,7 +1090,7 @@ static void write_log(const char *why)
 	log_put(fd, rt_cfg.no_unwind ? "none (--no-unwind)\n" : "eh_frame\n");
 	for (i = 0; i < rt_cfg.nev; i++)
 		if (rt_cfg.ev[i].src == &perf_source &&
-		    rt_perf_ring_event(&rt_cfg.ev[i].spec))
+		    rt_perf_is_ring_event(&rt_cfg.ev[i].spec))
 			break;
 	log_line(fd, "stack-copy", i < rt_cfg.nev ? rt_cfg.stack_copy : 0);
 	for (i = 0; i < rt_cfg.nev; i++) {
@@ -1130,10 +1135,10 @@ static void write_log(const char *why)
 	err = log_errno;
 	log_errno = 0;
 	if (close(fd) && !err)
-		err = errno;
+		err = -errno;
 	if (err) {
 		unlink(path);
-		rt_say_lost(path, err, "log lost");
+		rt_say_lost(path, -err, "log lost");
 	}
 }
 
@@ -1209,7 +1214,8 @@ void rt_resume_after_failed_exec(int err)
 	pthread_mutex_unlock(&threads_lock);
 }
 
-void rt_after_fork_child(void)
+/* In a fork child (pthread_atfork): see the lifecycle above. */
+static void rt_after_fork_child(void)
 {
 	struct rt_thread *self = rt_self;
 	int i;

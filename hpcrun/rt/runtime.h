@@ -31,6 +31,14 @@
  *     rt_threads_lock, never taken in the handler) from the moment its
  *     sources start until its profile is written.
  *  3. A thread's CCT is written exactly once (closed is set first).
+ *
+ * Return values, one convention: a function that can fail returns 0 (or
+ * what it made: a fd, a count) or a negative errno; a predicate returns
+ * 1 or 0 and is named as a question (rt_is_..., rt_in_...,
+ * rt_perf_is_ring_event).  rt_say_lost takes a positive errno, as
+ * strerror does.  Kept apart, in signals.c and process-interpose.c:
+ * rt_signal_take (0 or -1) and rt_fault_recovery (1 or 0); and
+ * rt_file_path, a length, 0 when the path does not fit.
  */
 #ifndef HPCRUN_RUNTIME_H
 #define HPCRUN_RUNTIME_H
@@ -100,7 +108,7 @@ void rt_perf_drain(struct rt_thread *td, const void *uc);
 /* The same for the calling thread outside the handler (before dlclose). */
 void rt_perf_drain_self(void);
 /* Is perf event s sampled through a ring buffer (THE RING)? */
-int rt_perf_ring_event(const struct hpcrun_evspec *s);
+int rt_perf_is_ring_event(const struct hpcrun_evspec *s);
 /* The CPU clock of thread tid of this process (as glibc's
  * pthread_getcpuclockid makes it), usable from any thread. */
 static inline clockid_t rt_thread_clock(pid_t tid)
@@ -225,10 +233,8 @@ extern __thread struct rt_thread *rt_self
 /* runtime.c */
 void rt_init(void);
 struct rt_thread *rt_thread_begin(int index);
-void rt_thread_end(struct rt_thread *td);
 /* Writes every thread and the log; why: "exit", "exec", "signal N". */
 void rt_process_finish(const char *why, int from_signal);
-void rt_after_fork_child(void);
 /* After an exec that returned (failed, errno err): measure on. */
 void rt_resume_after_failed_exec(int err);
 int rt_next_thread_index(void);
@@ -236,7 +242,7 @@ void rt_note(const char *msg);
 void rt_count_blocked_signal(void);
 /* Starts fn(arg) on a thread of hpcrun's own (made with the real
  * pthread_create, so never measured; detached; a stack of stack bytes);
- * 0 or an error number.  Outside handlers. */
+ * 0 or negative errno.  Outside handlers. */
 int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack);
 /* Calls fn for every thread still sampled, under the thread list's lock
  * (outside the handler). */
@@ -376,7 +382,7 @@ void cct_release(struct cct *c);
 void cct_unlink(struct cct *c);
 /* Inserts path (frames[n-1] outermost .. frames[0] leaf), taken at time
  * (rt_module_at), under root and adds val to event idx of the leaf; 0,
- * -1 when the arena is full, -2 when a frame lies in no module.
+ * -ENOSPC when the arena is full, -ENOENT when a frame lies in no module.
  * Async-signal-safe: a new chunk is mapped with system calls alone. */
 int cct_insert(struct cct *c, struct cct_node *root, const uintptr_t *frames,
 	       int n, uint64_t time, int idx, double val);
@@ -451,7 +457,7 @@ void rt_live_proc_modules(void);
  * profile: the profile's path, ending in ".hpcrun".  Outside handlers.
  */
 struct rt_out {
-	int fd, err;
+	int fd, err;			/* err: the first failed write's -errno */
 	size_t len;
 	char buf[8192];
 };
@@ -463,8 +469,8 @@ void rt_side_file(const char *profile, const char *suffix,
 
 /* Async-signal-safe text helpers (runtime.c). */
 size_t rt_fmt_u64(char *buf, uint64_t v, int base, int width);
-/* Write all n bytes of buf (or all of s) to fd; 0 or the errno of the
- * write that failed (EIO for a write of 0 bytes). */
+/* Write all n bytes of buf (or all of s) to fd; 0 or the negative errno
+ * of the write that failed (-EIO for a write of 0 bytes). */
 int rt_write_all(int fd, const void *buf, size_t n);
 int rt_write_str(int fd, const char *s);
 /* Says on stderr "hpcrun: 'PATH': strerror(err): what" (what was lost). */

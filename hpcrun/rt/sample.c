@@ -102,9 +102,9 @@ static void record(struct rt_thread *td, int idx, int n, int complete,
 		}
 	}
 	rc = cct_insert(&td->cct, root, td->frames, n, time, idx, val);
-	if (rc == -1) {
+	if (rc == -ENOSPC) {
 		td->counts.dropped_full++;
-	} else if (rc == -2) {
+	} else if (rc == -ENOENT) {
 		td->counts.dropped_nomodule++;
 	} else {
 		td->counts.recorded++;

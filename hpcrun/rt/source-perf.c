@@ -84,7 +84,7 @@ static int data_fault(const struct hpcrun_evspec *s)
 		s->ev->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
 }
 
-int rt_perf_ring_event(const struct hpcrun_evspec *s)
+int rt_perf_is_ring_event(const struct hpcrun_evspec *s)
 {
 	if (!rt_cfg.stack_copy || rt_cfg.no_unwind)
 		return 0;
@@ -268,7 +268,7 @@ static int perf_start(struct rt_thread *td, int idx)
 
 	rt_fd_thread_start();
 	rt_fd_gate_lock(&old);
-	if (rt_perf_ring_event(&rt_cfg.ev[idx].spec)) {
+	if (rt_perf_is_ring_event(&rt_cfg.ev[idx].spec)) {
 		err = arm_ring(td, idx);
 		if (err && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED)) {
 			char msg[256];
@@ -448,7 +448,7 @@ static void stop_ring(struct rt_thread *td, int idx)
 			drain_ring(td, td, idx, ring, NULL);
 			rt_self = self;
 		}
-	} else if (rt_fd_wait_idle(td) && td->closed) {
+	} else if (!rt_fd_wait_idle(td) && td->closed) {
 		/* No unwinding on a thread whose own handler was interrupted:
 		 * its fault recovery is in use; leaf addresses only. */
 		drain_ring(td, self && !self->busy ? self : NULL, idx, ring, NULL);

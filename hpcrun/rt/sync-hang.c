@@ -359,7 +359,8 @@ static void probe_marked(struct rt_thread *td)
 			snaps[i].probe_n = probe_path(td, snaps[i].frames);
 }
 
-uint64_t sync_median_episode(void)
+/* The median of the episodes' durations so far (ns; 0 none). */
+static uint64_t sync_median_episode(void)
 {
 	uint64_t total = 0, acc = 0;
 	int i;
@@ -425,8 +426,8 @@ static int append_hang(void *p)
 		return fd;
 	err = rt_write_all(fd, text, text_len);
 	if (close(fd) && !err)
-		err = errno;
-	return -err;
+		err = -errno;
+	return err;
 }
 
 /* Shows the report on stderr, appends it to the .hang file, and ends the

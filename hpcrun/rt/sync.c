@@ -89,7 +89,8 @@ uint64_t sync_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t sync_cpu(void)
+/* The calling thread's CPU time (ns). */
+static uint64_t sync_cpu(void)
 {
 	struct timespec ts;
 
@@ -184,7 +185,7 @@ static uint32_t site_id(int kind, uintptr_t ra, uintptr_t objkey, uint32_t n)
 int sync_site_info(uint32_t site, int *kind, uintptr_t *obj, uintptr_t *ra)
 {
 	if (!site || site > __atomic_load_n(&nsites, __ATOMIC_ACQUIRE))
-		return -1;
+		return -ENOENT;
 	*kind = (int)sites[site - 1].kind;
 	*obj = sites[site - 1].objkey;
 	*ra = sites[site - 1].ra;

@@ -122,7 +122,6 @@ extern struct sync_config sync_cfg;
 
 /* sync.c */
 uint64_t sync_now(void);		/* CLOCK_MONOTONIC ns */
-uint64_t sync_cpu(void);		/* the calling thread's CPU ns */
 /* td's state, made when missing (by its thread, or by the detector for
  * a thread still without it; sync.h invariant 4); NULL without memory. */
 struct sync_thread *sync_thread_state(struct rt_thread *td);
@@ -165,10 +164,8 @@ void sync_lock_end(struct sync_lockwait *w);
  * under ^Phases for the thread's current phase (sample.c). */
 void sync_phase_sample(struct rt_thread *td, int n, uint64_t time, int idx,
 		       double val);
-/* The site's kind, object and call (for reports); 0 or -1. */
+/* The site's kind, object and call (for reports); 0 or -ENOENT. */
 int sync_site_info(uint32_t site, int *kind, uintptr_t *obj, uintptr_t *ra);
-/* The median of the episodes' durations so far (ns; 0 none). */
-uint64_t sync_median_episode(void);
 
 /* sync-hang.c */
 /* "FUNC+0xOFF (MODULE+0xOFF)" of code address pc into buf (outside
