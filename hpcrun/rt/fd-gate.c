@@ -50,8 +50,8 @@
  * moment (a ring event between perf_event_open and its close, a file being
  * written), it is a number the program's open() on another thread cannot
  * have at that moment: the program gets another number than it would
- * without hpcrun, and with a low RLIMIT_NOFILE, EMFILE (1 run in 53, #13:
- * each thread start opened its ring event there).  So such fds are opened
+ * without hpcrun, and with a low RLIMIT_NOFILE, EMFILE (a ring event is
+ * opened at each thread start).  So such fds are opened
  * in a table of their own: rt_fd_private runs a function on hpcrun's fd
  * thread, which shares everything with the process but its fd table
  * (unshare(CLONE_FILES), the copy of the program's fds closed at once).
@@ -63,7 +63,7 @@
  *  P2. The fd thread blocks every signal, is never sampled, and is made
  *      when a source first starts in each process (rt_fd_thread_start;
  *      a fork child makes its own), never in a handler; where it cannot be
- *      made the function runs on the caller, as before.
+ *      made the function runs on the caller, its fds in the program's table.
  *  P3. Callers take turns, one job at a time; a caller whose own turn a
  *      signal interrupted runs its function itself.
  *  P4. The fd thread never takes the gate (the caller may hold it), and

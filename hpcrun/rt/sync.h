@@ -1,5 +1,5 @@
 /*
- * sync.h - synchronization measurement inside libhpcrun.so (issue #15):
+ * sync.h - synchronization measurement inside libhpcrun.so:
  * barrier episodes, lock waits, phases and the hang detector.
  *
  *   sync-interpose.c  the wrappers (pthread barriers, mutexes, condition
