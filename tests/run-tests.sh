@@ -2,7 +2,9 @@
 # run-tests.sh - runs unit-test binaries and tests/t*.sh scripts, prints
 # their TAP output, and ends with "N passed, M failed[, K skipped]".
 # Exit status is non-zero when any test failed.  HPC_BUILD names the build
-# directory; HPC_WRAPPER may wrap the programs under test (see test-lib.sh).
+# directory; HPC_WRAPPER (a command and its options, e.g. "valgrind -q")
+# runs hpcstruct, hpcprof and hpcviewer-tui through it in every
+# tests/t*.sh (test-lib.sh says how; hpcrun is not wrapped).
 
 passed=0 failed=0 skipped=0
 log=$(mktemp)

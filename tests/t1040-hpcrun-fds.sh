@@ -34,7 +34,7 @@ test_expect_success 'setup: test program, nm listing, profile reader' '
 '
 
 # One signal per sample: each thread's perf event holds a fd, which the
-# program can close (the fd gate, hpcrun/rt/source-perf.c).
+# program can close (the fd gate, hpcrun/rt/fd-gate.c).
 OPTS=--no-stack-copy
 
 test_expect_success PERF_EVENTS 'hpcrun keeps its perf fd above the numbers the program uses' '

@@ -42,7 +42,7 @@ test_expect_success 'RLIMIT_NOFILE lowered: soft, the profile and log are writte
 	! grep -i "lost\|not written" err
 '
 
-# A thread's profile is written in hpcrun's own fd table (source-perf.c,
+# A thread's profile is written in hpcrun's own fd table (fd-gate.c,
 # THE PRIVATE TABLE), where the program's 3 fds take no room; the log is
 # not (it says what went wrong on stderr).
 test_expect_success 'RLIMIT_NOFILE lowered, hard limit too: the profile written, the lost log said' '

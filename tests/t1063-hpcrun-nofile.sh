@@ -16,7 +16,7 @@ test_expect_success 'setup: test program; natively every open gives fd 3' '
 # in the program's fd table for a moment: an open() of the program at that
 # moment got EMFILE (2-12 times in 2000 rounds, every run).  Now hpcrun's
 # fds of a thread's start and end are opened in hpcrun's own table
-# (source-perf.c, THE PRIVATE TABLE).
+# (fd-gate.c, THE PRIVATE TABLE).
 test_expect_success PERF_EVENTS 'thread starts and ends never take the program'\''s fd 3: 2 x 1500 opens' '
 	for i in 1 2; do
 		hpcrun -o ring$i ./rt-nofile 1500 >out &&

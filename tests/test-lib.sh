@@ -15,7 +15,12 @@
 # Each test body runs in a subshell with 'set -e' inside the trash directory
 # $TRASH (fresh per script, under the build directory).  Output is TAP.
 # Every program runs from $HPC_BUILD/bin (PATH is set); set HPC_WRAPPER
-# (e.g. "valgrind -q --error-exitcode=99") to run the tools under a checker.
+# (e.g. "valgrind -q --error-exitcode=99") to run the tools under a checker:
+# hpcstruct, hpcprof, hpcprof-mpi and hpcviewer-tui found through PATH then
+# run as "$HPC_WRAPPER PROGRAM ARGS...", as elfutils' test-subr.sh runs its
+# programs through $VALGRIND_CMD.  hpcrun is not wrapped: it only launches
+# the measured program (exec with libhpcrun.so preloaded), which a checker
+# would follow or change.  A test naming "$BIN/PROGRAM" runs it unwrapped.
 
 TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 SRC_ROOT=$(cd "$TEST_DIRECTORY/.." && pwd)
@@ -42,6 +47,21 @@ this_test=$(basename "$0" .sh)
 TRASH=$HPC_BUILD/trash/$this_test
 rm -rf "$TRASH"
 mkdir -p "$TRASH" || exit 1
+
+# HPC_WRAPPER: a script per wrapped program, in a directory first in PATH
+# (beside the trash directory, so the tests' own listings do not see it).
+if test -n "$HPC_WRAPPER"; then
+	wrapped=$HPC_BUILD/trash/$this_test.wrapped
+	rm -rf "$wrapped"
+	mkdir -p "$wrapped" || exit 1
+	for prog in hpcstruct hpcprof hpcprof-mpi hpcviewer-tui; do
+		test -x "$BIN/$prog" || continue
+		printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$HPC_WRAPPER" "$BIN/$prog" \
+			>"$wrapped/$prog" && chmod +x "$wrapped/$prog" || exit 1
+	done
+	PATH=$wrapped:$PATH
+	export PATH
+fi
 cd "$TRASH" || exit 1
 
 test_count=0

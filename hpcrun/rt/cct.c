@@ -308,10 +308,10 @@ static int insert_path(struct cct *c, struct cct_node *root,
 		if (!m || frames[i] < m->lo || frames[i] >= m->hi)
 			m = rt_module_at(frames[i], time);
 		if (!m)
-			return -2;
+			return -ENOENT;
 		cur = cct_child(c, cur, m->id, frames[i] - m->bias);
 		if (!cur)
-			return -1;
+			return -ENOSPC;
 	}
 	cur->val[idx] += val;
 	*leaf = cur;

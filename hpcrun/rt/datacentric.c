@@ -39,9 +39,11 @@
  *     nested, never recorded into a half-made path.
  */
 #include <elf.h>
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -50,7 +52,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "capability.h"
 #include "datacentric.h"
+#include "fd-gate.h"
 #include "hpcrun-events.h"
 #include "hpcrun-fmt.h"
 #include "runtime.h"
@@ -73,7 +77,10 @@
 #define MAX_GRANULES 256
 
 struct rt_data_config rt_data;
-struct rt_data_counts rt_data_counts;
+/* Process-wide counts for the log. */
+static struct {
+	uint64_t tracked, untracked_full, lookup_busy, sites;
+} counts;
 
 struct site {
 	struct site *next;		/* in its hash bucket */
@@ -157,7 +164,8 @@ static void *pool_alloc(size_t bytes)
 	return p;
 }
 
-void rt_data_init(void)
+/* data_capability's init: HPCRUN_DATA. */
+static void data_init(void)
 {
 	const char *v = getenv("HPCRUN_DATA"), *why;
 
@@ -170,7 +178,8 @@ void rt_data_init(void)
 	rt_data.on = 1;
 }
 
-void rt_data_after_fork(void)
+/* After fork in the child: the writers' lock is free again. */
+static void data_fork_child(void)
 {
 	struct rt_thread *td = rt_self;
 
@@ -184,7 +193,7 @@ void rt_data_after_fork(void)
 	}
 }
 
-void rt_data_thread_begin(struct rt_thread *td)
+static void data_thread_begin(struct rt_thread *td)
 {
 	struct rt_data_thread *d;
 	int i;
@@ -209,7 +218,7 @@ void rt_data_thread_begin(struct rt_thread *td)
 	td->data = d;
 }
 
-void rt_data_thread_end(struct rt_thread *td)
+static void data_thread_end(struct rt_thread *td)
 {
 	struct rt_data_thread *d = td->data;
 
@@ -240,27 +249,38 @@ static void sort_vars(struct var *v, size_t n)
 		}
 }
 
-int rt_elf_syms_open(const char *path, struct rt_elf_syms *s)
+/* Unmaps what rt_elf_syms_open mapped; accepts an empty s. */
+static void rt_elf_syms_close(struct rt_elf_syms *s)
+{
+	if (s->map)
+		munmap((void *)(uintptr_t)s->map, s->size);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Maps path's symbols into *s; 0 or negative errno (-ENOEXEC: no ELF
+ * symbol table).  rt_elf_syms_close unmaps. */
+static int rt_elf_syms_open(const char *path, struct rt_elf_syms *s)
 {
 	const Elf64_Ehdr *eh;
 	const Elf64_Shdr *sh, *symsec = NULL, *strsec;
 	struct stat st;
 	const unsigned char *f;
 	size_t i;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
 
 	memset(s, 0, sizeof(*s));
 	if (fd < 0)
-		return -1;
+		return -errno;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
 	    (size_t)st.st_size < sizeof(Elf64_Ehdr)) {
 		close(fd);
-		return -1;
+		return -ENOEXEC;
 	}
 	f = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	err = errno;
 	close(fd);
 	if (f == MAP_FAILED)
-		return -1;
+		return -err;
 	s->map = f;
 	s->size = (size_t)st.st_size;
 	eh = (const Elf64_Ehdr *)(const void *)f;
@@ -289,14 +309,7 @@ int rt_elf_syms_open(const char *path, struct rt_elf_syms *s)
 	return 0;
 bad:
 	rt_elf_syms_close(s);
-	return -1;
-}
-
-void rt_elf_syms_close(struct rt_elf_syms *s)
-{
-	if (s->map)
-		munmap((void *)(uintptr_t)s->map, s->size);
-	memset(s, 0, sizeof(*s));
+	return -ENOEXEC;
 }
 
 const char *rt_elf_sym_name(const struct rt_elf_syms *s, size_t i)
@@ -529,7 +542,7 @@ static const struct site *site_get(const uint64_t (*f)[2], uint32_t n)
 	}
 	s->next = site_hash[h % SITE_HASH];
 	site_hash[h % SITE_HASH] = s;
-	rt_data_counts.sites++;
+	counts.sites++;
 	return s;
 }
 
@@ -626,7 +639,7 @@ void rt_data_alloc(void *p, size_t n)
 	added = s && !block_add((uintptr_t)p, (uintptr_t)p + n, s);
 	unlock();
 	if (added) {
-		rt_data_counts.tracked++;
+		counts.tracked++;
 		if (rt_sharing.on)
 			rt_sharing_alloc((uintptr_t)p, n, (const uint64_t (*)[2])f, k);
 		node = site_node(&td->cct, s);
@@ -635,7 +648,7 @@ void rt_data_alloc(void *p, size_t n)
 			node->val[rt_cfg.nev + RT_DATA_BLOCKS] += 1;
 		}
 	} else {
-		rt_data_counts.untracked_full++;
+		counts.untracked_full++;
 	}
 	__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
 }
@@ -809,7 +822,7 @@ struct cct_node *rt_data_place(struct rt_thread *td, int idx,
 		return access_node(c, site_node(c, b.site), 1, a - b.lo, size);
 	}
 	if (r < 0) {
-		__atomic_add_fetch(&rt_data_counts.lookup_busy, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&counts.lookup_busy, 1, __ATOMIC_RELAXED);
 		return access_node(c, cct_xroot(c, CCT_UNKNOWN), 0, 0, 0);
 	}
 	m = rt_module_find(a);
@@ -843,3 +856,29 @@ size_t rt_data_profile(struct rt_thread *td, struct hpcrun_kv *kv, char num[3][2
 	kv[2] = (struct hpcrun_kv){ "data-samples-nomem", num[1] };
 	return 3;
 }
+
+/* The log's data lines through put(fd, text). */
+static void data_log(int fd, void (*put)(int, const char *))
+{
+	char line[256];
+
+	if (!rt_data.on)
+		return;
+	snprintf(line, sizeof(line), "data-blocks-tracked: %llu\n"
+		 "data-blocks-untracked: %llu\ndata-allocation-paths: %llu\n"
+		 "data-lookups-busy: %llu\n", (unsigned long long)counts.tracked,
+		 (unsigned long long)counts.untracked_full,
+		 (unsigned long long)counts.sites,
+		 (unsigned long long)counts.lookup_busy);
+	put(fd, line);
+}
+
+const struct rt_capability data_capability = {
+	.name = "data",
+	.init = data_init,
+	.modules = rt_data_modules,
+	.thread_begin = data_thread_begin,
+	.thread_end = data_thread_end,
+	.log = data_log,
+	.fork_child = data_fork_child,
+};

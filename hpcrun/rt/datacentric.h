@@ -46,17 +46,7 @@ struct rt_data_thread {
 	int stack_slot;			/* in the stack table, or -1 */
 };
 
-/* Process-wide counts for the log. */
-struct rt_data_counts {
-	uint64_t tracked, untracked_full, lookup_busy, sites;
-};
-extern struct rt_data_counts rt_data_counts;
-
 /* datacentric.c, outside the handler */
-/* Reads HPCRUN_DATA (from rt_init, before any thread begins). */
-void rt_data_init(void);
-void rt_data_thread_begin(struct rt_thread *td);
-void rt_data_thread_end(struct rt_thread *td);
 /* Builds the static-variable tables of modules not seen yet (after each
  * load-map refresh). */
 void rt_data_modules(void);
@@ -73,8 +63,6 @@ int rt_data_tracking(void);
  * many. */
 struct hpcrun_kv;
 size_t rt_data_profile(struct rt_thread *td, struct hpcrun_kv *kv, char num[3][24]);
-/* After fork in the child: the writers' lock is free again. */
-void rt_data_after_fork(void);
 
 /*
  * In the handler: the node under which the access path of td's sample
@@ -96,9 +84,6 @@ struct rt_elf_syms {
 	const char *str;
 	size_t strsize;
 };
-/* Maps path's symbols into *s; 0 or -1.  rt_elf_syms_close unmaps. */
-int rt_elf_syms_open(const char *path, struct rt_elf_syms *s);
-void rt_elf_syms_close(struct rt_elf_syms *s);
 /* The name of symbol i, or "" (its string lies outside the table). */
 const char *rt_elf_sym_name(const struct rt_elf_syms *s, size_t i);
 

@@ -86,13 +86,13 @@ static char *save_vdso(uintptr_t lo, uintptr_t hi)
 	if (fd >= 0) {
 		err = rt_write_all(fd, p, hi - lo);
 		if (close(fd) && !err)
-			err = errno;
+			err = -errno;
 		if (err)	/* never a cut copy that looks whole */
 			unlink(path);
 	}
 	rt_io_end(&io);
 	if (err)
-		rt_say_lost(path, err, "vDSO copy lost (its samples keep "
+		rt_say_lost(path, -err, "vDSO copy lost (its samples keep "
 			    "their addresses)");
 	return path;
 }

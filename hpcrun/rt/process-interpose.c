@@ -22,7 +22,7 @@
  *   close, close_range, closefrom, dup2, dup3   the program may close
  *                       hpcrun's perf fds: hpcrun forgets them first and
  *                       re-opens the events on new fds after (the fd gate,
- *                       source-perf.c); closing one of ours with close()
+ *                       fd-gate.c); closing one of ours with close()
  *                       fails with EBADF, as it would without hpcrun
  *
  * fork is handled with pthread_atfork (runtime.c).
@@ -68,6 +68,7 @@
 #include <unistd.h>
 
 #include "datacentric.h"
+#include "fd-gate.h"
 #include "runtime.h"
 #include "sharing.h"
 

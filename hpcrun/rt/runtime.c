@@ -17,6 +17,10 @@
  * path first sets td->closed under rt_threads_lock, so each profile is
  * written once.
  *
+ * Capabilities (synchronization, the hang detector, --data, --sharing)
+ * are called through their tables of hooks, capabilities[], at the
+ * points capability.h names, never by name.
+ *
  * Files: each thread's tree lives in its live file while it runs, the
  * process's header, metrics and load map in its proc file (hpcrun-live.h,
  * cct.c); a profile written removes its live file, a process that wrote
@@ -46,10 +50,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "capability.h"
 #include "datacentric.h"
+#include "fd-gate.h"
 #include "runtime.h"
-#include "sharing.h"
-#include "sync.h"
 
 struct rt_config rt_cfg;
 char rt_env_path[4096];
@@ -76,6 +80,23 @@ static size_t notes_len;
 static int show_notes;
 
 static void verbose_report(void);
+static void rt_thread_end(struct rt_thread *td);
+static void rt_after_fork_child(void);
+
+/* The capabilities, in the order their hooks are called (capability.h,
+ * invariant 1). */
+static const struct rt_capability *const capabilities[] = {
+	&sync_capability, &hang_capability, &data_capability, &sharing_capability,
+};
+
+/* Calls hook (with the arguments that follow) of every capability that
+ * has one, in table order. */
+#define CAPS_CALL(hook, ...) do { \
+	size_t c_; \
+	for (c_ = 0; c_ < sizeof(capabilities) / sizeof(capabilities[0]); c_++) \
+		if (capabilities[c_]->hook) \
+			capabilities[c_]->hook(__VA_ARGS__); \
+} while (0)
 
 size_t rt_fmt_u64(char *buf, uint64_t v, int base, int width)
 {
@@ -104,7 +125,7 @@ int rt_write_all(int fd, const void *buf, size_t n)
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
-			return k < 0 ? errno : EIO;
+			return k < 0 ? -errno : -EIO;
 		s += k;
 		n -= (size_t)k;
 	}
@@ -162,14 +183,14 @@ int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack)
 	if (!create)
 		*(void **)&create = dlsym(RTLD_NEXT, "pthread_create");
 	if (!create)
-		return ENOSYS;
+		return -ENOSYS;
 	if ((err = pthread_attr_init(&attr)))
-		return err;
+		return -err;
 	pthread_attr_setstacksize(&attr, stack);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	err = create(&t, &attr, fn, arg);
 	pthread_attr_destroy(&attr);
-	return err;
+	return -err;
 }
 
 int rt_next_thread_index(void)
@@ -510,9 +531,7 @@ void rt_init(void)
 	v = getenv("HPCRUN_NO_UNWIND");
 	rt_cfg.no_unwind = v && *v == '1';
 	stack_copy_config();
-	sync_init();
-	rt_data_init();
-	rt_sharing_init();
+	CAPS_CALL(init);
 	if (rt_signal_take()) {
 		rt_note("no free real-time signal to sample with; not measuring");
 		return;
@@ -524,14 +543,14 @@ void rt_init(void)
 	show_notes = 0;
 
 	rt_loadmap_refresh();
-	rt_data_modules();
+	CAPS_CALL(modules);
 	live_proc_begin();
 	pthread_key_create(&thread_key, key_destructor);
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	rt_install_fatal_handlers();
 	rt_active = 1;
 	rt_thread_begin(0);
-	rt_sharing_start();
+	CAPS_CALL(start);
 	if (rt_cfg.verbose)
 		verbose_report();
 }
@@ -555,7 +574,8 @@ static void verbose_report(void)
 }
 
 /*
- * The mapping in /proc/self/maps that holds addr, into [*lo, *hi); 0 or -1.
+ * The mapping in /proc/self/maps that holds addr, into [*lo, *hi); 0, or
+ * -ENOENT (none holds it) or the negative errno of the open.
  * Read through a stack buffer: no malloc (a thread's first malloc gives
  * it a malloc arena of its own, 64 MiB of address space).
  */
@@ -563,10 +583,10 @@ static int mapping_of(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
 {
 	char buf[4096], *line, *nl, *end;
 	size_t have = 0;
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), rc = -1;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), rc = -ENOENT;
 
 	if (fd < 0)
-		return -1;
+		return -errno;
 	for (;;) {
 		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
 
@@ -599,7 +619,7 @@ out:
 
 /* Stack bounds of the calling thread: the main thread's as glibc gives
  * them, another's its stack's mapping (pthread_getattr_np would malloc). */
-/* mapping_of on the fd thread (source-perf.c, THE PRIVATE TABLE). */
+/* mapping_of on the fd thread (fd-gate.c, THE PRIVATE TABLE). */
 struct maps_job {
 	uintptr_t addr, lo, hi;
 };
@@ -660,18 +680,20 @@ static void note_live(const struct cct *c)
 	rt_note(msg);
 }
 
-/* td's tree, its samples counted in its live file. */
+/* td's tree, its samples counted in its live file; 0 or negative errno. */
 static int tree_new(struct rt_thread *td)
 {
-	if (cct_init(&td->cct, (size_t)rt_nmetrics(), td->index))
-		return -1;
+	int err = cct_init(&td->cct, (size_t)rt_nmetrics(), td->index);
+
+	if (err)
+		return err;
 	td->nsamples = td->cct.hdr->nsamples;
 	note_live(&td->cct);
 	return 0;
 }
 
 /* tree_new on the fd thread: its live file never takes a number of the
- * program's table (source-perf.c, THE PRIVATE TABLE). */
+ * program's table (fd-gate.c, THE PRIVATE TABLE). */
 static int tree_job(void *td)
 {
 	return tree_new(td);
@@ -708,8 +730,7 @@ struct rt_thread *rt_thread_begin(int index)
 	if (index)
 		pthread_setspecific(thread_key, td);
 	rt_self = td;
-	rt_data_thread_begin(td);
-	rt_sharing_thread_begin(td);
+	CAPS_CALL(thread_begin, td);
 	for (i = 0; i < rt_cfg.nev; i++) {
 		err = rt_cfg.ev[i].src->start(td, i);
 		if (!err) {
@@ -767,7 +788,7 @@ void rt_say_lost(const char *path, int err, const char *what)
  * written is said on stderr and counted for the log; its live file stays
  * for hpcprof to recover, unless there is none. */
 /* cct_write_profile on the fd thread: the file never takes a number of
- * the program's table (source-perf.c, THE PRIVATE TABLE). */
+ * the program's table (fd-gate.c, THE PRIVATE TABLE). */
 struct profile_job {
 	struct rt_thread *td;
 	char path[4400];
@@ -792,10 +813,8 @@ static void write_thread(struct rt_thread *td)
 	if (!err)
 		cct_unlink(&td->cct);
 	rt_io_end(&io);
-	if (!err) {
-		sync_thread_write(td, path);
-		rt_sharing_write(td, path);
-	}
+	if (!err)
+		CAPS_CALL(thread_written, td, path);
 	if (err) {
 		__atomic_add_fetch(&write_errors, 1, __ATOMIC_RELAXED);
 		if (td->cct.live)
@@ -809,7 +828,7 @@ static void write_thread(struct rt_thread *td)
 	__atomic_add_fetch(&nthreads, 1, __ATOMIC_RELAXED);
 }
 
-void rt_thread_end(struct rt_thread *td)
+static void rt_thread_end(struct rt_thread *td)
 {
 	struct rt_thread **pp;
 
@@ -832,10 +851,9 @@ void rt_thread_end(struct rt_thread *td)
 	stop_sources(td);
 	write_thread(td);
 	__atomic_sub_fetch(&writers, 1, __ATOMIC_ACQ_REL);
-	rt_data_thread_end(td);
-	rt_sharing_thread_end(td);
+	CAPS_CALL(thread_end, td);
 	cct_release(&td->cct);
-	sync_thread_free(td);
+	CAPS_CALL(thread_release, td);
 	munmap(td, TD_BYTES);
 }
 
@@ -890,11 +908,11 @@ static int side_job(void *p)
 	out_flush(o);
 	err = o->err;
 	if (close(o->fd) && !err)
-		err = errno;
+		err = -errno;
 	if (err)
 		unlink(j->path);
 	munmap(o, sizeof(*o));
-	return -err;
+	return err;
 }
 
 void rt_side_file(const char *profile, const char *suffix,
@@ -1072,7 +1090,7 @@ static void write_log(const char *why)
 	log_put(fd, rt_cfg.no_unwind ? "none (--no-unwind)\n" : "eh_frame\n");
 	for (i = 0; i < rt_cfg.nev; i++)
 		if (rt_cfg.ev[i].src == &perf_source &&
-		    rt_perf_ring_event(&rt_cfg.ev[i].spec))
+		    rt_perf_is_ring_event(&rt_cfg.ev[i].spec))
 			break;
 	log_line(fd, "stack-copy", i < rt_cfg.nev ? rt_cfg.stack_copy : 0);
 	for (i = 0; i < rt_cfg.nev; i++) {
@@ -1113,21 +1131,14 @@ static void write_log(const char *why)
 	log_line(fd, "write-errors", write_errors);
 	log_line(fd, "live-files-left", live_left);
 	log_line(fd, "handler-ns", totals.handler_ns);
-	sync_log(fd, log_put);
-	if (rt_data.on) {
-		log_line(fd, "data-blocks-tracked", rt_data_counts.tracked);
-		log_line(fd, "data-blocks-untracked", rt_data_counts.untracked_full);
-		log_line(fd, "data-allocation-paths", rt_data_counts.sites);
-		log_line(fd, "data-lookups-busy", rt_data_counts.lookup_busy);
-	}
-	rt_sharing_log(fd, log_put);
+	CAPS_CALL(log, fd, log_put);
 	err = log_errno;
 	log_errno = 0;
 	if (close(fd) && !err)
-		err = errno;
+		err = -errno;
 	if (err) {
 		unlink(path);
-		rt_say_lost(path, err, "log lost");
+		rt_say_lost(path, -err, "log lost");
 	}
 }
 
@@ -1203,15 +1214,16 @@ void rt_resume_after_failed_exec(int err)
 	pthread_mutex_unlock(&threads_lock);
 }
 
-void rt_after_fork_child(void)
+/* In a fork child (pthread_atfork): see the lifecycle above. */
+static void rt_after_fork_child(void)
 {
 	struct rt_thread *self = rt_self;
 	int i;
 
 	rt_pid = getpid();
-	rt_fds_after_fork(threads);
-	rt_data_after_fork();
-	rt_sharing_after_fork();
+	rt_fd_gate_after_fork();
+	rt_perf_after_fork(threads);
+	CAPS_CALL(fork_child);
 	if (!self || !rt_active)
 		return;
 	threads = NULL;
@@ -1220,8 +1232,8 @@ void rt_after_fork_child(void)
 	proc_path[0] = '\0';		/* the parent's */
 	live_proc_begin();
 	cct_release(&self->cct);	/* the parent's file stays the parent's */
-	sync_thread_free(self);		/* the parent's episodes */
-	sync_hang_after_fork();
+	CAPS_CALL(thread_release, self);	/* the parent's state */
+	CAPS_CALL(fork_child_measuring);
 	memset(&self->counts, 0, sizeof(self->counts));
 	memset(self->started, 0, sizeof(self->started));
 	rt_self = NULL;

@@ -12,9 +12,11 @@
  *   loadmap.c      the modules mapped in the process, prepared outside the
  *                  handler and published as immutable snapshots
  *   cct.c          per-thread arena and calling context tree
- *   source-perf.c, source-timer.c   the sample sources; source-perf.c
- *                  also keeps the perf fds safe from the program (its
- *                  design note: the fd gate)
+ *   source-perf.c, source-timer.c   the sample sources
+ *   fd-gate.c      hpcrun's fds kept safe from the program: the fd gate
+ *                  and the fd thread's private table (fd-gate.h)
+ *   capability.h   the hooks through which runtime.c calls the capabilities
+ *                  below at each point of its lifecycle
  *   sync-interpose.c, sync.c, sync-hang.c   barriers, lock waits, phases and
  *                  the hang detector (sync.h, sync-episode.h)
  *   datacentric.c, datacentric-memop.c, datacentric-alloc.c   hpcrun --data
@@ -29,6 +31,14 @@
  *     rt_threads_lock, never taken in the handler) from the moment its
  *     sources start until its profile is written.
  *  3. A thread's CCT is written exactly once (closed is set first).
+ *
+ * Return values, one convention: a function that can fail returns 0 (or
+ * what it made: a fd, a count) or a negative errno; a predicate returns
+ * 1 or 0 and is named as a question (rt_is_..., rt_in_...,
+ * rt_perf_is_ring_event).  rt_say_lost takes a positive errno, as
+ * strerror does.  Kept apart, in signals.c and process-interpose.c:
+ * rt_signal_take (0 or -1) and rt_fault_recovery (1 or 0); and
+ * rt_file_path, a length, 0 when the path does not fit.
  */
 #ifndef HPCRUN_RUNTIME_H
 #define HPCRUN_RUNTIME_H
@@ -84,47 +94,27 @@ extern const struct sample_source timer_source;
 int rt_timer_create(pid_t tid, clockid_t clk, int value, uint64_t period_ns,
 		    timer_t *out);
 
-/* source-perf.c: hpcrun's fds and the program's calls that close fds.
- * All of these are async-signal-safe. */
-/* Holds the fd gate exclusively (blocking signals but synchronous faults,
- * the old mask in *old): no program close/dup2 runs until unlock, so a fd
- * hpcrun opens stays its own.  Nests on one thread. */
-void rt_fd_gate_lock(sigset_t *old);
-void rt_fd_gate_unlock(const sigset_t *old);
-/* Around a program call that may close fds lo..hi (close, close_range,
- * closefrom, dup2, dup3): begin holds the gate shared and makes hpcrun
- * forget its fds in the range, returning how many; end (failed: the call
- * closed nothing) gives them back or re-opens their events on new fds. */
-struct rt_fd_call {
-	unsigned token;
-	int forgot;
-};
-int rt_fd_close_begin(struct rt_fd_call *c, unsigned lo, unsigned hi);
-void rt_fd_close_end(struct rt_fd_call *c, int failed);
+/* source-perf.c */
+/* Opens event idx of td on a new high fd and enables it (the gate held;
+ * fd-gate.c re-opens with it the events the program closed); 0 or
+ * negative errno. */
+int rt_perf_arm(struct rt_thread *td, int idx);
+/* Fork child: closes every thread's inherited perf fds and forgets its
+ * rings (neither mappings nor timers are inherited). */
+void rt_perf_after_fork(struct rt_thread *threads);
 /* Takes the samples waiting in td's ring buffers (in td's handler, busy
  * set; uc: the interrupted context). */
 void rt_perf_drain(struct rt_thread *td, const void *uc);
 /* The same for the calling thread outside the handler (before dlclose). */
 void rt_perf_drain_self(void);
 /* Is perf event s sampled through a ring buffer (THE RING)? */
-int rt_perf_ring_event(const struct hpcrun_evspec *s);
+int rt_perf_is_ring_event(const struct hpcrun_evspec *s);
 /* The CPU clock of thread tid of this process (as glibc's
  * pthread_getcpuclockid makes it), usable from any thread. */
 static inline clockid_t rt_thread_clock(pid_t tid)
 {
 	return (clockid_t)((~(unsigned)tid << 3) | 6);
 }
-/* Runs fn(arg) on hpcrun's fd thread, whose fd table is its own, and
- * returns its result: the fds fn opens never take a number in the
- * program's table (source-perf.c, THE PRIVATE TABLE). */
-int rt_fd_private(int (*fn)(void *), void *arg);
-/* Makes the process's fd thread if it has none (outside handlers). */
-void rt_fd_thread_start(void);
-/* Fork child: closes every thread's inherited perf fds, resets the gate. */
-void rt_fds_after_fork(struct rt_thread *threads);
-/* Events of a thread re-opened after the program closed their fd, and
- * those that could not be (for the log). */
-extern uint64_t rt_sampling_rearmed, rt_sampling_stopped;
 
 /* One configured event, process-wide. */
 struct rt_event {
@@ -212,7 +202,7 @@ struct rt_thread {
 	pid_t tid;
 	uintptr_t stack_lo, stack_hi;
 	int fd[HPCRUN_MAX_EVENTS];	/* perf fds, -1 when not perf or lost;
-					 * atomic (source-perf.c) */
+					 * atomic (fd-gate.c, THE FDS) */
 	uint64_t last_count[HPCRUN_MAX_EVENTS];
 	timer_t timer[HPCRUN_MAX_EVENTS];
 	void *ring[HPCRUN_MAX_EVENTS];	/* perf ring buffers, or NULL; atomic
@@ -243,10 +233,8 @@ extern __thread struct rt_thread *rt_self
 /* runtime.c */
 void rt_init(void);
 struct rt_thread *rt_thread_begin(int index);
-void rt_thread_end(struct rt_thread *td);
 /* Writes every thread and the log; why: "exit", "exec", "signal N". */
 void rt_process_finish(const char *why, int from_signal);
-void rt_after_fork_child(void);
 /* After an exec that returned (failed, errno err): measure on. */
 void rt_resume_after_failed_exec(int err);
 int rt_next_thread_index(void);
@@ -254,7 +242,7 @@ void rt_note(const char *msg);
 void rt_count_blocked_signal(void);
 /* Starts fn(arg) on a thread of hpcrun's own (made with the real
  * pthread_create, so never measured; detached; a stack of stack bytes);
- * 0 or an error number.  Outside handlers. */
+ * 0 or negative errno.  Outside handlers. */
 int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack);
 /* Calls fn for every thread still sampled, under the thread list's lock
  * (outside the handler). */
@@ -394,7 +382,7 @@ void cct_release(struct cct *c);
 void cct_unlink(struct cct *c);
 /* Inserts path (frames[n-1] outermost .. frames[0] leaf), taken at time
  * (rt_module_at), under root and adds val to event idx of the leaf; 0,
- * -1 when the arena is full, -2 when a frame lies in no module.
+ * -ENOSPC when the arena is full, -ENOENT when a frame lies in no module.
  * Async-signal-safe: a new chunk is mapped with system calls alone. */
 int cct_insert(struct cct *c, struct cct_node *root, const uintptr_t *frames,
 	       int n, uint64_t time, int idx, double val);
@@ -463,12 +451,13 @@ void rt_live_proc_modules(void);
 /*
  * Side files beside a thread's profile (.hpcsync, .hpcshare: hpcrun(5)):
  * PROFILE-STEM SUFFIX, written by fill(o, arg) through a buffer on the fd
- * thread (THE PRIVATE TABLE), created with O_EXCL and removed when any
- * write fails, the loss said on stderr ("hpcrun: 'FILE': why: what").
+ * thread (fd-gate.c, THE PRIVATE TABLE), created with O_EXCL and removed
+ * when any write fails, the loss said on stderr ("hpcrun: 'FILE': why:
+ * what").
  * profile: the profile's path, ending in ".hpcrun".  Outside handlers.
  */
 struct rt_out {
-	int fd, err;
+	int fd, err;			/* err: the first failed write's -errno */
 	size_t len;
 	char buf[8192];
 };
@@ -480,8 +469,8 @@ void rt_side_file(const char *profile, const char *suffix,
 
 /* Async-signal-safe text helpers (runtime.c). */
 size_t rt_fmt_u64(char *buf, uint64_t v, int base, int width);
-/* Write all n bytes of buf (or all of s) to fd; 0 or the errno of the
- * write that failed (EIO for a write of 0 bytes). */
+/* Write all n bytes of buf (or all of s) to fd; 0 or the negative errno
+ * of the write that failed (-EIO for a write of 0 bytes). */
 int rt_write_all(int fd, const void *buf, size_t n);
 int rt_write_str(int fd, const char *s);
 /* Says on stderr "hpcrun: 'PATH': strerror(err): what" (what was lost). */

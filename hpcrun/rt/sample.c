@@ -102,9 +102,9 @@ static void record(struct rt_thread *td, int idx, int n, int complete,
 		}
 	}
 	rc = cct_insert(&td->cct, root, td->frames, n, time, idx, val);
-	if (rc == -1) {
+	if (rc == -ENOSPC) {
 		td->counts.dropped_full++;
-	} else if (rc == -2) {
+	} else if (rc == -ENOENT) {
 		td->counts.dropped_nomodule++;
 	} else {
 		td->counts.recorded++;
@@ -213,7 +213,7 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 		td->counts.dropped_busy++;
 		goto out;
 	}
-	/* Before value() loads td->fd: see source-perf.c, invariant 4. */
+	/* Before value() loads td->fd: see fd-gate.c, invariant 4. */
 	__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (td->closed || !rt_active) {

@@ -40,6 +40,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "capability.h"
 #include "datacentric.h"
 #include "runtime.h"
 #include "sharing.h"
@@ -204,7 +205,9 @@ static void read_nodes(void)
 	}
 }
 
-void rt_sharing_init(void)
+/* sharing_capability's init: HPCRUN_SHARING, HPCRUN_WATCH,
+ * HPCRUN_NUMA_NODES and HPCRUN_SHARING_RATE (after data's init). */
+static void sharing_init(void)
 {
 	const char *v = getenv("HPCRUN_SHARING");
 	unsigned e, p;
@@ -916,7 +919,8 @@ static void *epoch_main(void *arg)
 	return NULL;
 }
 
-void rt_sharing_start(void)
+/* Starts the epoch thread (once per process). */
+static void sharing_start(void)
 {
 	pid_t me = getpid();
 
@@ -928,7 +932,7 @@ void rt_sharing_start(void)
 
 /* ---- threads, fork, output ---- */
 
-void rt_sharing_thread_begin(struct rt_thread *td)
+static void sharing_thread_begin(struct rt_thread *td)
 {
 	struct rt_share_thread *st;
 	stack_t ss;
@@ -961,7 +965,7 @@ void rt_sharing_thread_begin(struct rt_thread *td)
 		st->alt = p;
 }
 
-void rt_sharing_thread_end(struct rt_thread *td)
+static void sharing_thread_end(struct rt_thread *td)
 {
 	struct rt_share_thread *st = td->share;
 	stack_t ss;
@@ -980,7 +984,9 @@ void rt_sharing_thread_end(struct rt_thread *td)
 	munmap(st, sizeof(*st));
 }
 
-void rt_sharing_after_fork(void)
+/* In a fork child: the watch set is dropped and every page opened; the
+ * child records nothing more (hpcrun(1)). */
+static void sharing_fork_child(void)
 {
 	struct rt_thread *td = rt_self;
 	int i, j;
@@ -1012,7 +1018,8 @@ static uint64_t watched_pages(void)
 	return n;
 }
 
-void rt_sharing_log(int fd, void (*put)(int, const char *))
+/* The log's sharing lines through put(fd, text). */
+static void sharing_log(int fd, void (*put)(int, const char *))
 {
 	char line[512];
 
@@ -1073,7 +1080,8 @@ static void fill_share(struct rt_out *o, void *p)
 		(unsigned long long)watched_pages());
 }
 
-void rt_sharing_write(struct rt_thread *td, const char *profile)
+/* Writes td's .hpcshare beside its profile (profile: its path). */
+static void sharing_thread_written(struct rt_thread *td, const char *profile)
 {
 	struct fill_arg f = { td, NULL, 0 };
 	void *m;
@@ -1089,3 +1097,14 @@ void rt_sharing_write(struct rt_thread *td, const char *profile)
 	rt_side_file(profile, ".hpcshare", fill_share, &f, "sharing record lost");
 	munmap(m, f.seen_bytes);
 }
+
+const struct rt_capability sharing_capability = {
+	.name = "sharing",
+	.init = sharing_init,
+	.start = sharing_start,
+	.thread_begin = sharing_thread_begin,
+	.thread_written = sharing_thread_written,
+	.thread_end = sharing_thread_end,
+	.log = sharing_log,
+	.fork_child = sharing_fork_child,
+};

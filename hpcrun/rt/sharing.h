@@ -75,13 +75,6 @@ extern struct rt_sharing_config rt_sharing;
 /* Per-thread state (mmap'ed at thread start, freed at its end). */
 struct rt_share_thread;
 
-/* Reads HPCRUN_SHARING, HPCRUN_WATCH, HPCRUN_NUMA_NODES and
- * HPCRUN_SHARING_RATE (from rt_init, after rt_data_init). */
-void rt_sharing_init(void);
-/* Starts the epoch thread (once per process; outside handlers). */
-void rt_sharing_start(void);
-void rt_sharing_thread_begin(struct rt_thread *td);
-void rt_sharing_thread_end(struct rt_thread *td);
 /* A module's symbols (outside handlers, once per module): the static
  * variables and allocation functions --watch names. */
 void rt_sharing_module(const struct rt_module *m, const struct rt_elf_syms *s);
@@ -108,12 +101,5 @@ int rt_sharing_trap(const siginfo_t *si, void *uc);
  * with the same range (around a system call reading or writing it). */
 void rt_sharing_pin(const void *p, size_t n);
 void rt_sharing_unpin(const void *p, size_t n);
-/* Writes td's .hpcshare beside its profile (profile: its path). */
-void rt_sharing_write(struct rt_thread *td, const char *profile);
-/* The log's sharing lines through put(fd, text). */
-void rt_sharing_log(int fd, void (*put)(int, const char *));
-/* In a fork child: the watch set is dropped and every page opened; the
- * child records nothing more (hpcrun(1)). */
-void rt_sharing_after_fork(void);
 
 #endif

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fd-gate.h"
 #include "runtime.h"
 
 #ifndef sigev_notify_thread_id
@@ -94,8 +95,8 @@ void rt_timer_resignal(struct rt_thread *td)
 	for (i = 0; i < rt_cfg.nev; i++) {
 		timer_t t;
 
-		/* a timer that cannot be made anew signals as before: the old
-		 * signal still records hpcrun's samples */
+		/* a timer that cannot be made anew keeps its signal, which
+		 * still records hpcrun's samples */
 		if (rt_cfg.ev[i].src != &timer_source || !td->started[i] ||
 		    make_timer(td, i, &t))
 			continue;

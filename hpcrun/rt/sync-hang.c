@@ -48,6 +48,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fd-gate.h"
+#include "capability.h"
 #include "sync.h"
 
 #define TICK_NS 250000000L
@@ -357,7 +359,8 @@ static void probe_marked(struct rt_thread *td)
 			snaps[i].probe_n = probe_path(td, snaps[i].frames);
 }
 
-uint64_t sync_median_episode(void)
+/* The median of the episodes' durations so far (ns; 0 none). */
+static uint64_t sync_median_episode(void)
 {
 	uint64_t total = 0, acc = 0;
 	int i;
@@ -423,8 +426,8 @@ static int append_hang(void *p)
 		return fd;
 	err = rt_write_all(fd, text, text_len);
 	if (close(fd) && !err)
-		err = errno;
-	return -err;
+		err = -errno;
+	return err;
 }
 
 /* Shows the report on stderr, appends it to the .hang file, and ends the
@@ -708,9 +711,15 @@ void sync_hang_start(void)
 		rt_note("warning: no thread for the hang detector: no hang reports");
 }
 
-void sync_hang_after_fork(void)
+/* After fork in the child: no detector thread there yet. */
+static void sync_hang_after_fork(void)
 {
 	nreported = 0;
 	hang_path[0] = '\0';
 	reports = 0;
 }
+
+const struct rt_capability hang_capability = {
+	.name = "hang",
+	.fork_child_measuring = sync_hang_after_fork,
+};

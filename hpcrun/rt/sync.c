@@ -34,6 +34,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "capability.h"
 #include "sync.h"
 
 struct sync_config sync_cfg;
@@ -88,7 +89,8 @@ uint64_t sync_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t sync_cpu(void)
+/* The calling thread's CPU time (ns). */
+static uint64_t sync_cpu(void)
 {
 	struct timespec ts;
 
@@ -104,7 +106,8 @@ static void *map_zero(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-void sync_init(void)
+/* sync_capability's init: HPCRUN_SYNC and the detector's settings. */
+static void sync_init(void)
 {
 	const char *v = getenv("HPCRUN_SYNC");
 
@@ -182,7 +185,7 @@ static uint32_t site_id(int kind, uintptr_t ra, uintptr_t objkey, uint32_t n)
 int sync_site_info(uint32_t site, int *kind, uintptr_t *obj, uintptr_t *ra)
 {
 	if (!site || site > __atomic_load_n(&nsites, __ATOMIC_ACQUIRE))
-		return -1;
+		return -ENOENT;
 	*kind = (int)sites[site - 1].kind;
 	*obj = sites[site - 1].objkey;
 	*ra = sites[site - 1].ra;
@@ -727,7 +730,9 @@ static void fill_sync(struct rt_out *o, void *arg)
 	rt_outf(o, "episodes: %u %llu\n", st->nkept, (unsigned long long)st->total_episodes);
 }
 
-void sync_thread_write(struct rt_thread *td, const char *profile)
+/* Writes the thread's .hpcsync next to its profile (profile: the
+ * profile's path). */
+static void sync_thread_write(struct rt_thread *td, const char *profile)
 {
 	if (!td->sync || !td->sync->phase_wall)
 		return;
@@ -735,14 +740,16 @@ void sync_thread_write(struct rt_thread *td, const char *profile)
 	rt_side_file(profile, ".hpcsync", fill_sync, td, "synchronization record lost");
 }
 
-void sync_thread_free(struct rt_thread *td)
+/* Frees td's state (at its end; in a fork child, the parent's). */
+static void sync_thread_free(struct rt_thread *td)
 {
 	if (td->sync)
 		munmap(td->sync, sizeof(struct sync_thread));
 	td->sync = NULL;
 }
 
-void sync_log(int fd, void (*put)(int, const char *))
+/* The log's sync lines through put(fd, text). */
+static void sync_log(int fd, void (*put)(int, const char *))
 {
 	char line[128];
 
@@ -764,3 +771,11 @@ void sync_log(int fd, void (*put)(int, const char *))
 		put(fd, line);
 	}
 }
+
+const struct rt_capability sync_capability = {
+	.name = "sync",
+	.init = sync_init,
+	.thread_written = sync_thread_write,
+	.thread_release = sync_thread_free,
+	.log = sync_log,
+};

@@ -1,5 +1,5 @@
 /*
- * sync.h - synchronization measurement inside libhpcrun.so (issue #15):
+ * sync.h - synchronization measurement inside libhpcrun.so:
  * barrier episodes, lock waits, phases and the hang detector.
  *
  *   sync-interpose.c  the wrappers (pthread barriers, mutexes, condition
@@ -121,9 +121,7 @@ struct sync_config {
 extern struct sync_config sync_cfg;
 
 /* sync.c */
-void sync_init(void);			/* from rt_init */
 uint64_t sync_now(void);		/* CLOCK_MONOTONIC ns */
-uint64_t sync_cpu(void);		/* the calling thread's CPU ns */
 /* td's state, made when missing (by its thread, or by the detector for
  * a thread still without it; sync.h invariant 4); NULL without memory. */
 struct sync_thread *sync_thread_state(struct rt_thread *td);
@@ -166,16 +164,8 @@ void sync_lock_end(struct sync_lockwait *w);
  * under ^Phases for the thread's current phase (sample.c). */
 void sync_phase_sample(struct rt_thread *td, int n, uint64_t time, int idx,
 		       double val);
-/* Writes the thread's .hpcsync next to its profile (profile: the
- * profile's path) and frees its state (done: the thread ended). */
-void sync_thread_write(struct rt_thread *td, const char *profile);
-void sync_thread_free(struct rt_thread *td);
-/* The log's sync lines through put(fd, text). */
-void sync_log(int fd, void (*put)(int, const char *));
-/* The site's kind, object and call (for reports); 0 or -1. */
+/* The site's kind, object and call (for reports); 0 or -ENOENT. */
 int sync_site_info(uint32_t site, int *kind, uintptr_t *obj, uintptr_t *ra);
-/* The median of the episodes' durations so far (ns; 0 none). */
-uint64_t sync_median_episode(void);
 
 /* sync-hang.c */
 /* "FUNC+0xOFF (MODULE+0xOFF)" of code address pc into buf (outside
@@ -185,8 +175,6 @@ void sync_describe_pc(uintptr_t pc, char *buf, size_t size);
 void sync_hang_start(void);
 /* In the sample handler: the path probe of the detector (RT_PATH_PROBE). */
 void sync_probe_take(struct rt_thread *td, int n);
-/* After fork in the child: no detector thread there yet. */
-void sync_hang_after_fork(void);
 uint64_t sync_hang_reports(void);
 
 #endif

@@ -1,0 +1,73 @@
+/*
+ * capability.h - the measurements the runtime carries besides sampling,
+ * each a table of hooks the runtime's lifecycle calls (runtime.c):
+ *
+ *   sync_capability     barriers, lock waits, phases, .hpcsync (sync.c)
+ *   hang_capability     the hang detector (sync-hang.c)
+ *   data_capability     hpcrun --data (datacentric.c)
+ *   sharing_capability  hpcrun --sharing, .hpcshare (sharing.c)
+ *
+ * Lifecycle: where runtime.c calls each hook.
+ *
+ *   rt_init           init, then (signal taken, events configured, load
+ *                     map read) modules, then (main thread begun) start
+ *   rt_thread_begin   thread_begin (td registered, its sources not yet
+ *                     started)
+ *   profile written   thread_written (rt_thread_end, or rt_process_finish
+ *                     for threads still running at process end)
+ *   rt_thread_end     thread_end, the tree released, thread_release
+ *   the log           log (rt_process_finish)
+ *   fork child        fork_child; then, when the child goes on measuring,
+ *                     thread_release of the forking thread (its state is
+ *                     the parent's) and fork_child_measuring
+ *
+ * Invariants:
+ *  1. At each point runtime.c calls the hook of every capability in the
+ *     order of its table, capabilities[]: sync, hang, data, sharing.
+ *     The order is kept because sharing's init reads data's
+ *     configuration (--sharing implies --data) and the log's lines come
+ *     in that order.  A NULL hook is skipped.
+ *  2. Hooks run outside signal handlers.  thread_begin and thread_end run
+ *     on td's own thread; thread_written on the thread writing td's
+ *     profile (td's own, or the one ending the process); fork_child and
+ *     fork_child_measuring on the fork child's only thread.
+ *  3. A capability that is off (its configuration says so) changes
+ *     nothing the program sees; its hooks at most say so in the log.
+ *  4. Adding a capability adds a table here and an entry in capabilities[],
+ *     never a call by name in runtime.c.
+ */
+#ifndef HPCRUN_CAPABILITY_H
+#define HPCRUN_CAPABILITY_H
+
+struct rt_thread;
+
+struct rt_capability {
+	const char *name;
+	/* Reads the configuration from the environment (HPCRUN_...); before
+	 * the sampling signal is taken and before any thread begins. */
+	void (*init)(void);
+	/* After the first reading of the load map. */
+	void (*modules)(void);
+	/* Once the main thread is measured: starts hpcrun's own threads. */
+	void (*start)(void);
+	void (*thread_begin)(struct rt_thread *td);
+	/* td's profile was written as profile (its path): side files. */
+	void (*thread_written)(struct rt_thread *td, const char *profile);
+	/* td ends: before its tree is released ... */
+	void (*thread_end)(struct rt_thread *td);
+	/* ... and after (also the forking thread's state in a fork child). */
+	void (*thread_release)(struct rt_thread *td);
+	/* Its lines of the log through put(fd, text). */
+	void (*log)(int fd, void (*put)(int fd, const char *text));
+	/* In every fork child, first: the parent's locks and tables dropped. */
+	void (*fork_child)(void);
+	/* In a fork child that goes on measuring, its state started over. */
+	void (*fork_child_measuring)(void);
+};
+
+extern const struct rt_capability sync_capability;
+extern const struct rt_capability hang_capability;
+extern const struct rt_capability data_capability;
+extern const struct rt_capability sharing_capability;
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * fd-gate.h - hpcrun's fds kept safe from the program (fd-gate.c).
+ *
+ * Two mechanisms, each with its design note in fd-gate.c:
+ *   THE FDS           the fds hpcrun keeps open (the perf events with a
+ *                     signal per sample) live high, are named in an owner
+ *                     table, and are forgotten before a program call that
+ *                     closes them (close, close_range, closefrom, dup2,
+ *                     dup3) and re-opened after; the fd gate keeps hpcrun's
+ *                     own opens and closes apart from those calls.
+ *   THE PRIVATE TABLE the fds hpcrun needs only for a moment (a ring event
+ *                     being mapped, a file being written) are opened on
+ *                     hpcrun's fd thread, in a fd table of its own.
+ *
+ * Invariants (fd-gate.c says how each is kept):
+ *  1. Every function here but rt_fd_private, rt_fd_thread_start and
+ *     rt_fd_gate_after_fork is async-signal-safe.
+ *  2. A number is hpcrun's exactly between rt_fd_own and rt_fd_release
+ *     (or a program call's rt_fd_close_begin); td->fd[idx] is that number
+ *     or -1.
+ *  3. hpcrun opens, moves, configures and closes the fds it keeps only
+ *     while holding the gate exclusively (rt_fd_gate_lock).
+ */
+#ifndef HPCRUN_FD_GATE_H
+#define HPCRUN_FD_GATE_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct rt_thread;
+
+/* close(2) neither interposed nor a cancellation point. */
+static inline void rt_sys_close(int fd)
+{
+	syscall(SYS_close, fd);
+}
+
+/* Holds the fd gate exclusively (blocking signals but synchronous faults,
+ * the old mask in *old): no program close/dup2 runs until unlock, so a fd
+ * hpcrun opens stays its own.  Nests on one thread. */
+void rt_fd_gate_lock(sigset_t *old);
+void rt_fd_gate_unlock(const sigset_t *old);
+
+/* Around a program call that may close fds lo..hi (close, close_range,
+ * closefrom, dup2, dup3): begin holds the gate shared and makes hpcrun
+ * forget its fds in the range, returning how many; end (failed: the call
+ * closed nothing) gives them back or re-opens their events on new fds. */
+struct rt_fd_call {
+	unsigned token;
+	int forgot;
+};
+int rt_fd_close_begin(struct rt_fd_call *c, unsigned lo, unsigned hi);
+void rt_fd_close_end(struct rt_fd_call *c, int failed);
+
+/* Moves fd above the numbers the program uses (fd-gate.c,
+ * invariant 1);
+ * the fd to use, or -EMFILE (fd closed).  The gate is held. */
+int rt_fd_move_high(int fd);
+/* fd becomes td's fd of event idx (fd-gate.c, invariant 2); the
+ * gate is held. */
+void rt_fd_own(struct rt_thread *td, int idx, int fd);
+/* Takes td's fd of event idx back: td->fd[idx] is -1, the owner table
+ * forgets it, and td's handler has let go of it (fd-gate.c,
+ * invariant 4); the fd
+ * for the caller to close, or -1.  The gate is held. */
+int rt_fd_release(struct rt_thread *td, int idx);
+/* Drops the re-opening pending for td's event idx (the gate is held). */
+void rt_fd_drop_lost(struct rt_thread *td, int idx);
+/* Waits until the handler of td, another thread, is not running; 0, or
+ * -ETIMEDOUT when it gave up after a second. */
+int rt_fd_wait_idle(struct rt_thread *td);
+/* Events of a thread re-opened after the program closed their fd, and
+ * those that could not be (for the log). */
+extern uint64_t rt_sampling_rearmed, rt_sampling_stopped;
+
+/* Runs fn(arg) on hpcrun's fd thread, whose fd table is its own, and
+ * returns its result: the fds fn opens never take a number in the
+ * program's table (fd-gate.c, THE PRIVATE TABLE). */
+int rt_fd_private(int (*fn)(void *), void *arg);
+/* Makes the process's fd thread if it has none (outside handlers). */
+void rt_fd_thread_start(void);
+/* Fork child: the gate free, no fd owned or waiting to be re-opened, no
+ * turn taken on the fd thread (the child makes its own). */
+void rt_fd_gate_after_fork(void);
+
+#endif
