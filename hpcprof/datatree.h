@@ -46,7 +46,7 @@
  *  6. Only an experiment of its own builds a data tree: a worker's
  *     (parallel.h) leaves data roots alone, so run.c adds data-centric
  *     measurements on one thread, and hpcprof-mpi refuses them; merging
- *     data trees (experiment_merge, cct-wire.c) is not done yet.
+ *     data trees (experiment_merge, experiment-wire.c) is not done yet.
  */
 #ifndef HPCPROF_DATATREE_H
 #define HPCPROF_DATATREE_H
@@ -55,7 +55,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cct.h"
+#include "experiment.h"
 
 enum data_kind {
 	DATA_HEAP, DATA_STATIC, DATA_STACK, DATA_SMALL, DATA_UNKNOWN,
@@ -139,7 +139,7 @@ struct data_node {
  * path names a heap object where it has values (the sizes of blocks
  * allocated in this thread, accessed or not) or an ^Access child.  Returns a calloc'ed array with one data_node per
  * node (caller frees), or NULL when p has no data root (e->data is then
- * untouched).  attach and leaf are left for the caller (cct.c).
+ * untouched).  attach and leaf are left for the caller (experiment.c).
  */
 struct data_node *datatree_classify(struct experiment *e,
 				    const struct hpcrun_profile *p,

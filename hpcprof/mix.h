@@ -16,7 +16,7 @@
  *     the instruction that retired before the sample: the one ending at
  *     the sample's address, as hpcrun --data first takes it (datacentric-memop.c),
  *     else (none ends there, or a branch or other instruction does: not
- *     what ran) the one at the address (cct.c, leaf_class).  They sum to
+ *     what ran) the one at the address (experiment.c, leaf_class).  They sum to
  *     at most M (other instructions and code without a mix are in no
  *     group).  For an
  *     instruction count they are the estimated retired FP, memory,

@@ -8,12 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cct.h"
 #include "config.h"
 #include "datatree.h"
 #include "database.h"
 #include "dwarf-fallback.h"
 #include "error.h"
+#include "experiment.h"
 #include "formula.h"
 #include "hashmap.h"
 #include "hpcrun-live.h"
@@ -144,7 +144,7 @@ static const char *base_of(const char *path)
 
 /*
  * A module is matched to the structure of its path, else of its base name
- * (cct.c).  A structure from structs/ that a given one (the first
+ * (experiment.c).  A structure from structs/ that a given one (the first
  * ngiven_lms of e->structs) matches that way too is set aside, and the
  * choice said: the file given explicitly wins.
  */
@@ -677,10 +677,11 @@ static int data_centric(const struct run *r)
  * Measurements with data roots (hpcrun --data), synchronization files
  * (.hpcsync) or sharing files (.hpcshare) are correlated on this thread,
  * profile by profile into e itself: par_correlate's workers merge neither
- * data trees (datatree.h) nor per-phase profiles (cct.h invariant 4) yet,
- * so -j N writes what -j 1 writes (and hpcprof-mpi's rank 0, alone, what
- * hpcprof writes).  Each thread's row goes to db with its synchronization
- * columns, its values measured at calls into the tree (phases.h).  A
+ * data trees (datatree.h) nor per-phase profiles (experiment.h invariant
+ * 4) yet, so -j N writes what -j 1 writes (and hpcprof-mpi's rank 0,
+ * alone, what hpcprof writes).  Each thread's row goes to db with its
+ * synchronization columns, its values measured at calls into the tree
+ * (phases.h).  A
  * malformed data subtree is said in one line naming the profile.  Returns
  * the number of profiles that could not be read again (warned about;
  * their threads stay empty).

@@ -64,8 +64,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cct.h"
 #include "database.h"
+#include "experiment.h"
 #include "hpcshare.h"
 
 /* Labels, least serious first (invariant 3). */

@@ -1,6 +1,7 @@
 /*
- * cct.h - the experiment in memory: the canonical calling context tree with
- * static structure interleaved, and the flat (static) tree beside it.
+ * experiment.h - the experiment in memory: the canonical calling context
+ * tree with static structure interleaved, and the flat (static) tree beside
+ * it.
  *
  * Canonical tree (call-path view), as HPCToolkit builds it:
  *   ROOT -> [PROGRAM] -> PF (procedure frame) -> [ALIEN (inlined code) |
@@ -31,8 +32,8 @@
  *     measurements with synchronization data on one thread, hpcprof-mpi
  *     refuses them; merging PHASE nodes is not done yet.
  */
-#ifndef HPCPROF_CCT_H
-#define HPCPROF_CCT_H
+#ifndef HPCPROF_EXPERIMENT_H
+#define HPCPROF_EXPERIMENT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -155,7 +156,8 @@ struct experiment {
 	size_t nnodes;
 	/* (parent, kind, k1, k2) -> node: open addressing on the hash */
 	struct child_slot *children;	size_t children_cap, nchildren;
-	/* (x, module, addr, kind) -> the leaf place_addr() gave (cct.c) */
+	/* (x, module, addr, kind) -> the leaf place_addr() gave
+	 * (experiment.c) */
 	struct place_slot *places;	size_t places_cap, nplaces;
 	struct name_table lms, files, procs;
 	struct module **modules;	size_t nmodules, modules_alloc;
@@ -164,7 +166,7 @@ struct experiment {
 	uint32_t sample_serial;
 	struct node **touched;		size_t ntouched, touched_alloc;
 	/* This thread's values by node id, (raw, ie) at [id * 2 * nraw +
-	 * 2 * raw + ie] (cct.c); folded at the thread's end. */
+	 * 2 * raw + ie] (experiment.c); folded at the thread's end. */
 	double *scratch;		size_t scratch_rows;
 	/* Per-thread values, reported as each thread is folded in. */
 	void (*thread_cb)(void *arg, uint32_t thread, const struct node *n,
@@ -269,7 +271,7 @@ void experiment_add_profile_extra(struct experiment *e,
 void experiment_register(struct experiment *e, const struct hpcrun_profile *p,
 			 const char *dir);
 /* Checks every module's structure file against its measured build ID
- * (cct.h, struct module); call after the last experiment_register(). */
+ * (experiment.h, struct module); call after the last experiment_register(). */
 void experiment_check_modules(struct experiment *e);
 
 /*
@@ -291,7 +293,7 @@ struct experiment *experiment_new_worker(const struct experiment *e);
 struct node **experiment_merge(struct experiment *e,
 			       const struct experiment *w);
 /* A new node of kind below parent, with no key in e's children table
- * (cct-wire.c's received trees are only merged from). */
+ * (experiment-wire.c's received trees are only merged from). */
 struct node *experiment_node(struct experiment *e, struct node *parent,
 			     enum node_kind kind);
 

@@ -1,14 +1,14 @@
-/* cct.c - see cct.h. */
+/* experiment.c - see experiment.h. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "buildid.h"
-#include "cct.h"
 #include "datatree.h"
 #include "dwarf-fallback.h"
 #include "error.h"
+#include "experiment.h"
 #include "hashmap.h"
 #include "mix.h"
 #include "strbuf.h"
