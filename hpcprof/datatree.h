@@ -133,13 +133,22 @@ struct data_node {
 };
 
 /*
+ * Adding a profile (experiment.h, struct profile_hook): its data roots
+ * classified (datatree_classify), access paths placed below their objects,
+ * samples at accesses added to the data tree, DATA:* values to the
+ * objects' attributes.
+ */
+extern const struct profile_hook datatree_profile_hook;
+
+/*
  * Classifies the nodes of p (parent[i]: index of node i's parent, -1 for
  * a root; has_values[i]: node i has values; mods[lm], lm < nmods: the
  * module of load-map id lm, or NULL) and makes the objects they name: an allocation
  * path names a heap object where it has values (the sizes of blocks
  * allocated in this thread, accessed or not) or an ^Access child.  Returns a calloc'ed array with one data_node per
  * node (caller frees), or NULL when p has no data root (e->data is then
- * untouched).  attach and leaf are left for the caller (experiment.c).
+ * untouched).  attach and leaf are left for the caller (the placing hook
+ * of datatree_profile_hook).
  */
 struct data_node *datatree_classify(struct experiment *e,
 				    const struct hpcrun_profile *p,

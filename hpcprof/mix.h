@@ -16,7 +16,7 @@
  *     the instruction that retired before the sample: the one ending at
  *     the sample's address, as hpcrun --data first takes it (datacentric-memop.c),
  *     else (none ends there, or a branch or other instruction does: not
- *     what ran) the one at the address (experiment.c, leaf_class).  They sum to
+ *     what ran) the one at the address (mix.c, leaf_class).  They sum to
  *     at most M (other instructions and code without a mix are in no
  *     group).  For an
  *     instruction count they are the estimated retired FP, memory,
@@ -36,6 +36,10 @@
 #include "insn-mix.h"
 #include "metrics.h"
 #include "structfile.h"
+
+/* Adding a profile: code samples split by class (experiment.h, struct
+ * profile_hook). */
+extern const struct profile_hook mix_profile_hook;
 
 /*
  * Registers the mix metrics of invariants 2 and 3 in m when one of the

@@ -67,17 +67,21 @@ const char *phases_thread_columns(const struct phases *ph);
 
 /*
  * Takes s (NULL: the thread had none) as the file of thread t, whose
- * profile is p and process key proc ("host:pid").  Sets *extra to the
- * values to add with experiment_add_profile (owned by ph, valid until the
- * next call) and their number in *nextra, appends the thread's threads.tsv
- * columns to cols, and points e's phase keys at this thread's sites.
+ * profile is p and process key proc ("host:pid"): appends the thread's
+ * threads.tsv columns to cols and sets e->phases to ph, so that
+ * experiment_add_profile() adds the values s measured at calls with p
+ * and keys p's PHASE nodes by this thread's sites
+ * (phases_profile_hook).
  */
 void phases_thread(struct phases *ph, struct experiment *e, size_t t,
 		   struct hpcsync *s, const struct hpcrun_profile *p,
-		   const char *proc, struct cct_extra **extra,
-		   size_t *nextra, struct strbuf *cols);
-/* After experiment_add_profile(): notes where thread t's sites went. */
-void phases_placed(struct phases *ph, const struct experiment *e);
+		   const char *proc, struct strbuf *cols);
+/*
+ * Adding a profile (experiment.h, struct profile_hook): its "^Phases "
+ * subtree to PHASE nodes, then the values the thread's file measured at
+ * calls (e->phases, set by phases_thread), each site noting its call.
+ */
+extern const struct profile_hook phases_profile_hook;
 
 /* Names the PHASE nodes of e for their sites; writes phases.tsv into db
  * when any file was read.  0, or -1 with hpc_lasterr() naming the file. */

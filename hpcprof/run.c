@@ -696,8 +696,6 @@ static long correlate_one_thread(struct run *r, struct database *db,
 		struct input *in = &r->in[i];
 		struct strbuf cols = STRBUF_INIT, proc = STRBUF_INIT;
 		struct hpcrun_profile *p;
-		struct cct_extra *extra;
-		size_t nextra;
 		char *problem;
 
 		if (!in->p)
@@ -709,7 +707,7 @@ static long correlate_one_thread(struct run *r, struct database *db,
 		}
 		process_key(in->p, &proc);
 		phases_thread(r->ph, r->e, used, p ? in->sync : NULL,
-			      p ? p : in->p, proc.buf, &extra, &nextra, &cols);
+			      p ? p : in->p, proc.buf, &cols);
 		database_thread(db, used++, in->path, in->p,
 				cols.len ? cols.buf : NULL);
 		strbuf_release(&cols);
@@ -721,8 +719,7 @@ static long correlate_one_thread(struct run *r, struct database *db,
 			continue;
 		}
 		sharing_before(r->sh, r->e, in->share);
-		experiment_add_profile_extra(r->e, p, maps[i], extra, nextra);
-		phases_placed(r->ph, r->e);
+		experiment_add_profile(r->e, p, maps[i]);
 		if (sharing_thread(r->sh, r->e, used - 1, in->share,
 				   proc.buf)) {
 			hpc_warn("%s; those objects are left out",
