@@ -1,5 +1,5 @@
 /*
- * datatree.h - the data-centric tree of an experiment (issue #14): which
+ * datatree.h - the data-centric tree of an experiment: which
  * data objects the samples of `hpcrun --data` touched (heap objects named
  * by their allocation call path, static variables, thread stacks, small
  * heap blocks together, unknown addresses), and from which calling
@@ -44,9 +44,10 @@
  *     line naming the file, the subtree's accesses go to the code tree
  *     where they are recognisable, and to "unknown data" otherwise.
  *  6. Only an experiment of its own builds a data tree: a worker's
- *     (parallel.h) leaves data roots alone, so run.c adds data-centric
- *     measurements on one thread, and hpcprof-mpi refuses them; merging
- *     data trees (experiment_merge, experiment-wire.c) is not done yet.
+ *     (parallel.h) leaves data roots alone, and neither experiment_merge()
+ *     nor experiment-wire.c carries a data tree, so run.c adds
+ *     data-centric measurements on one thread, and hpcprof-mpi refuses
+ *     them.
  */
 #ifndef HPCPROF_DATATREE_H
 #define HPCPROF_DATATREE_H

@@ -22,15 +22,16 @@
  *  3. Sample values enter only at STMT nodes.  Inclusive values add up every
  *     ancestor once per sample; exclusive values stop at the first CALL
  *     or PROGRAM above the sample (a procedure's exclusive cost includes its
- *     loops and inlined code, not its callees; a PROGRAM's is zero).  In the flat tree a sample adds to each
- *     static scope on its path at most once, so recursion never counts twice.
+ *     loops and inlined code, not its callees; a PROGRAM's is zero).  In
+ *     the flat tree a sample adds to each static scope on its path at most
+ *     once, so recursion never counts twice.
  *  4. Per-phase profiles (the profiles' "^Phases " subtree, hpcrun(5)) hang
  *     below PHASE nodes, children of the root: a sample there adds up to
  *     its PHASE node and stops, so the root, the code tree and the flat
  *     tree count every sample once (phases.h).  Only an experiment of its
- *     own has PHASE nodes (a worker's leaves "^Phases " alone): run.c adds
- *     measurements with synchronization data on one thread, hpcprof-mpi
- *     refuses them; merging PHASE nodes is not done yet.
+ *     own has PHASE nodes (a worker's leaves "^Phases " alone), and
+ *     experiment_merge() carries none: run.c adds measurements with
+ *     synchronization data on one thread, hpcprof-mpi refuses them.
  */
 #ifndef HPCPROF_EXPERIMENT_H
 #define HPCPROF_EXPERIMENT_H
@@ -82,7 +83,7 @@ struct name_table {
 /*
  * One load module seen in the profiles, with what we know of its code.
  *
- * Build-ID check (issue #5): when a profile records the module's build ID
+ * Build-ID check: when a profile records the module's build ID
  * (buildid.h), the first sample resolved in the module compares it with
  * the binary a structure file names and with the binary at file.  A
  * structure file whose binary differs is set aside (rejected); a binary at

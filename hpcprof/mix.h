@@ -5,8 +5,8 @@
  *
  * Invariants:
  *  1. Mix metrics exist only when a structure file read carries an
- *     instruction mix (hpcstruct(5), INSTRUCTION MIX); without one the
- *     database is what it was.
+ *     instruction mix (hpcstruct(5), INSTRUCTION MIX); without one there
+ *     are none, and the database holds the measured metrics alone.
  *  2. Each time metric (cycles, cpu-clock, task-clock, CPUTIME, REALTIME,
  *     and HPCToolkit's PAPI_TOT_CYC) and each instruction-count metric
  *     (instructions, PAPI_TOT_INS) M gets MIX_NGROUPS raw metrics

@@ -1,5 +1,5 @@
 /*
- * phases.h - synchronization and phases in hpcprof (issue #15): the
+ * phases.h - synchronization and phases in hpcprof: the
  * .hpcsync file hpcrun writes beside each thread's profile (hpcrun(5))
  * becomes metrics at the waiting sites of the calling context tree, columns
  * of threads.tsv, the database's phases.tsv (hpcprof-database(5)) and the
@@ -19,12 +19,14 @@
  *     per-(phase kind, thread) and per-episode records, never a dense
  *     site x thread matrix.  Episodes are what hpcrun kept (its bound).
  *  4. Phase kinds are (start site, end site) pairs; their per-phase
- *     profile is the PHASE node of the start site (experiment.h invariant 4).
+ *     profile is the PHASE node of the start site (experiment.h invariant
+ *     4).
  *  5. Measurements with any .hpcsync file are correlated on one thread,
  *     profile by profile into the experiment itself (run.c), whatever -j
  *     says: the phase keys, the values measured at calls and the PHASE
  *     nodes are not carried through parallel.h's workers, merges or
- *     experiment-wire.c, so hpcprof-mpi refuses such measurements in one line.
+ *     experiment-wire.c, so hpcprof-mpi refuses such measurements in one
+ *     line.
  *
  * Definitions (phases.tsv and --text): wait = arrival to last arrival
  * (Scalasca); completion = last arrival to departure; load-balance

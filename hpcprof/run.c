@@ -677,14 +677,13 @@ static int data_centric(const struct run *r)
  * Measurements with data roots (hpcrun --data), synchronization files
  * (.hpcsync) or sharing files (.hpcshare) are correlated on this thread,
  * profile by profile into e itself: par_correlate's workers merge neither
- * data trees (datatree.h) nor per-phase profiles (experiment.h invariant
- * 4) yet, so -j N writes what -j 1 writes (and hpcprof-mpi's rank 0,
- * alone, what hpcprof writes).  Each thread's row goes to db with its
+ * data trees (datatree.h invariant 6) nor per-phase profiles (experiment.h
+ * invariant 4), so -j N writes what -j 1 writes (and hpcprof-mpi's rank
+ * 0, alone, what hpcprof writes).  Each thread's row goes to db with its
  * synchronization columns, its values measured at calls into the tree
- * (phases.h).  A
- * malformed data subtree is said in one line naming the profile.  Returns
- * the number of profiles that could not be read again (warned about;
- * their threads stay empty).
+ * (phases.h).  A malformed data subtree is said in one line naming the
+ * profile.  Returns the number of profiles that could not be read again
+ * (warned about; their threads stay empty).
  */
 static long correlate_one_thread(struct run *r, struct database *db,
 				 int **maps)
