@@ -27,9 +27,9 @@
 #    plain 'cpu-clock' would add the kernel's share (page faults) as
 #    [k] symbols that hpcrun never sees;
 #  - hpcprof's procedure table gives exclusive cost per procedure, which
-#    includes the procedure's inlined code and loops (hpcprof/cct.h) -- the
-#    outermost function, as perf's ELF symbol containing the pc; both are
-#    summed by name;
+#    includes the procedure's inlined code and loops
+#    (hpcprof/experiment.h) -- the outermost function, as perf's ELF symbol
+#    containing the pc; both are summed by name;
 #  - the shares compared are hpcprof's without structure files (procedure
 #    names from the same symbol tables and separate debug files perf reads);
 #    there a PLT stub is '<unknown> 0xADDR [module]' and in perf 'NAME@plt':

@@ -16,7 +16,7 @@
 #ifndef HPCPROF_DATABASE_H
 #define HPCPROF_DATABASE_H
 
-#include "cct.h"
+#include "experiment.h"
 
 extern const char experiment_dtd[];
 

@@ -599,6 +599,131 @@ void datatree_count_thread(struct experiment *e, int32_t obj)
 	}
 }
 
+/* The profile being added: its nodes' roles and its metrics' attributes. */
+struct data_walk {
+	struct data_node *dn;
+	enum data_attr *attr;	/* [profile metric] */
+};
+
+/* Profiles with a data root, in an experiment of its own (invariant 6). */
+static int data_begin(struct profile_walk *w, void **state)
+{
+	struct data_walk *dw;
+	struct data_node *dn;
+	size_t j;
+
+	if (w->e->shared)
+		return 0;
+	dn = datatree_classify(w->e, w->p, w->parent, w->has_values, w->mods,
+			       w->nmods);
+	if (!dn)
+		return 0;
+	dw = xcalloc(1, sizeof(*dw));
+	dw->dn = dn;
+	dw->attr = xcalloc(w->p->nmetrics ? w->p->nmetrics : 1,
+			   sizeof(*dw->attr));
+	for (j = 0; j < w->p->nmetrics; j++)
+		dw->attr[j] = datatree_attr_of(w->p->metrics[j].name);
+	*state = dw;
+	return 1;
+}
+
+/*
+ * Allocation paths, variables and the placeholders stay out of the code
+ * tree (invariant 1); an access path of an object is placed below the
+ * object as the code tree places it below the program's root, and then in
+ * the code tree as well.
+ */
+static int data_place(void *state, struct profile_walk *w, uint64_t i)
+{
+	struct data_node *dn = ((struct data_walk *)state)->dn;
+	long k = w->parent[i];
+	struct node *x;
+
+	if (dn[i].role != DROLE_CODE && dn[i].role != DROLE_ACCESS) {
+		w->attach[i] = w->top;
+		return 1;
+	}
+	if (dn[i].role != DROLE_ACCESS || dn[i].obj < 0)
+		return 0;
+	x = dn[k].role == DROLE_ACCESS ? dn[k].attach
+				       : w->e->data->objs[dn[i].obj].node;
+	if (x)
+		experiment_place_node(w, i, x, &dn[i].attach, &dn[i].leaf);
+	return 0;
+}
+
+/*
+ * A sample at a data access, in the data tree (invariant 2): up from its
+ * leaf to the data root, exclusive values stopping at the first call or
+ * data node (the root's exclusive value is its total, as the code tree's
+ * root's); no flat scope.
+ */
+static void add_data_sample(struct experiment *e, struct node *leaf_node,
+			    size_t raw, double v)
+{
+	struct node *c;
+	int excl = 1;
+
+	for (c = leaf_node; c; c = c->parent) {
+		double *row;
+
+		if (c->kind == NODE_CALL || c->kind == NODE_DATA)
+			excl = 0;
+		row = experiment_row(e, c);
+		row[2 * raw] += v;
+		/* the data root's exclusive total is its total */
+		if (excl || !c->parent)
+			row[2 * raw + 1] += v;
+	}
+}
+
+static void data_sample(void *state, struct profile_walk *w, uint64_t k,
+			size_t raw, double d)
+{
+	struct data_node *dd = &((struct data_walk *)state)->dn[k];
+
+	if (dd->leaf) {
+		add_data_sample(w->e, dd->leaf, raw, d);
+		datatree_count_thread(w->e, dd->obj);
+	} else if (dd->role == DROLE_ACCESS) {
+		datatree_add_noaddr(w->e, raw, d);
+	} else if (dd->role != DROLE_CODE) {
+		datatree_problem(w->e, "sample values on node %" PRIu32
+				 ", outside any access path",
+				 w->p->nodes[k].id);
+	}
+}
+
+/* DATA:* values: attributes of the node's object (invariant 4). */
+static void data_attribute(void *state, struct profile_walk *w, uint64_t k,
+			   size_t m, double d)
+{
+	struct data_walk *dw = state;
+
+	if (dw->attr[m] != DATTR_NONE)
+		datatree_set_attr(w->e, &dw->dn[k], dw->attr[m],
+				  d > 0 && d == d ? (uint64_t)d : 0);
+}
+
+static void data_end(void *state, struct profile_walk *w)
+{
+	struct data_walk *dw = state;
+
+	(void)w;
+	free(dw->dn);
+	free(dw->attr);
+	free(dw);
+}
+
+const struct profile_hook datatree_profile_hook = {
+	.begin = data_begin,
+	.place = data_place,
+	.sample = data_sample,
+	.attribute = data_attribute,
+	.end = data_end,
+};
+
 const struct data_object *datatree_object(const struct experiment *e,
 					  const struct node *n)
 {

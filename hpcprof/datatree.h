@@ -1,5 +1,5 @@
 /*
- * datatree.h - the data-centric tree of an experiment (issue #14): which
+ * datatree.h - the data-centric tree of an experiment: which
  * data objects the samples of `hpcrun --data` touched (heap objects named
  * by their allocation call path, static variables, thread stacks, small
  * heap blocks together, unknown addresses), and from which calling
@@ -44,9 +44,10 @@
  *     line naming the file, the subtree's accesses go to the code tree
  *     where they are recognisable, and to "unknown data" otherwise.
  *  6. Only an experiment of its own builds a data tree: a worker's
- *     (parallel.h) leaves data roots alone, so run.c adds data-centric
- *     measurements on one thread, and hpcprof-mpi refuses them; merging
- *     data trees (experiment_merge, cct-wire.c) is not done yet.
+ *     (parallel.h) leaves data roots alone, and neither experiment_merge()
+ *     nor experiment-wire.c carries a data tree, so run.c adds
+ *     data-centric measurements on one thread, and hpcprof-mpi refuses
+ *     them.
  */
 #ifndef HPCPROF_DATATREE_H
 #define HPCPROF_DATATREE_H
@@ -55,7 +56,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cct.h"
+#include "experiment.h"
 
 enum data_kind {
 	DATA_HEAP, DATA_STATIC, DATA_STACK, DATA_SMALL, DATA_UNKNOWN,
@@ -133,13 +134,22 @@ struct data_node {
 };
 
 /*
+ * Adding a profile (experiment.h, struct profile_hook): its data roots
+ * classified (datatree_classify), access paths placed below their objects,
+ * samples at accesses added to the data tree, DATA:* values to the
+ * objects' attributes.
+ */
+extern const struct profile_hook datatree_profile_hook;
+
+/*
  * Classifies the nodes of p (parent[i]: index of node i's parent, -1 for
  * a root; has_values[i]: node i has values; mods[lm], lm < nmods: the
  * module of load-map id lm, or NULL) and makes the objects they name: an allocation
  * path names a heap object where it has values (the sizes of blocks
  * allocated in this thread, accessed or not) or an ^Access child.  Returns a calloc'ed array with one data_node per
  * node (caller frees), or NULL when p has no data root (e->data is then
- * untouched).  attach and leaf are left for the caller (cct.c).
+ * untouched).  attach and leaf are left for the caller (the placing hook
+ * of datatree_profile_hook).
  */
 struct data_node *datatree_classify(struct experiment *e,
 				    const struct hpcrun_profile *p,

@@ -2,12 +2,12 @@
  * hpcprof-mpi.c - hpcprof on the ranks of an MPI job: each rank reads and
  * correlates its own contiguous range of the profiles (on -j threads, as
  * hpcprof does), the ranks' trees are merged up a binomial tree over MPI
- * point-to-point messages (cct-wire.h), and rank 0 writes the database,
+ * point-to-point messages (experiment-wire.h), and rank 0 writes the database,
  * the very one hpcprof writes.
  *
  * Invariants:
  *  1. Every rank runs hpcprof's pipeline (run.c) up to the correlation, so
- *     all hold the same modules, structures and metrics (cct-wire.h 1);
+ *     all hold the same modules, structures and metrics (experiment-wire.h 1);
  *     only rank 0 writes or prints, the other ranks' stderr is closed
  *     until they have something of their own to say.
  *  2. Rank r holds profiles [n*r/R, n*(r+1)/R).  In the reduction, rank r
@@ -28,8 +28,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cct-wire.h"
 #include "error.h"
+#include "experiment-wire.h"
 #include "opts.h"
 #include "parallel.h"
 #include "run.h"
@@ -105,7 +105,7 @@ static void reduce(struct experiment *e, struct experiment *g)
 		if (rank & mask) {
 			struct strbuf sb = STRBUF_INIT;
 
-			cct_wire_write(g, &sb);
+			experiment_wire_write(g, &sb);
 			send_bytes(sb.buf, sb.len, rank - mask);
 			strbuf_release(&sb);
 			return;
@@ -113,7 +113,8 @@ static void reduce(struct experiment *e, struct experiment *g)
 		if (rank + mask < nranks) {
 			size_t len;
 			char *buf = recv_bytes(rank + mask, &len);
-			struct experiment *d = cct_wire_read(e, buf, len);
+			struct experiment *d =
+				experiment_wire_read(e, buf, len);
 
 			if (!d)
 				die(hpc_lasterr());
@@ -198,7 +199,7 @@ static struct experiment *share_tree(struct experiment *e,
 	struct experiment *d, *f;
 
 	if (rank == 0)
-		cct_wire_write(g, &sb);
+		experiment_wire_write(g, &sb);
 	len = sb.len;
 	MPI_Bcast(&len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 	strbuf_grow(&sb, len);
@@ -218,7 +219,7 @@ static struct experiment *share_tree(struct experiment *e,
 		strbuf_release(&sb);
 		return NULL;
 	}
-	d = cct_wire_read(e, sb.buf, len);
+	d = experiment_wire_read(e, sb.buf, len);
 	strbuf_release(&sb);
 	if (!d)
 		die(hpc_lasterr());

@@ -1,4 +1,4 @@
-/* hpcprof.c - correlate measurements with structure into a database (#5). */
+/* hpcprof.c - correlate measurements with structure into a database. */
 #include <stddef.h>
 
 #include "dump.h"

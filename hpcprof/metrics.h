@@ -6,7 +6,7 @@
  * every accumulator has the same layout: for each raw metric m and each of
  * inclusive (0) / exclusive (1), the running sum, sum of squares, minimum,
  * maximum and count over the threads that had a non-zero value (a
- * thread's own values are summed apart, cct.c, and folded in when it
+ * thread's own values are summed apart, experiment.c, and folded in when it
  * ends).  A thread that never touched a scope counts as 0 there
  * (so the minimum is 0 and the mean divides by all threads).
  *

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "experiment.h"
 #include "formula.h"
 #include "mix.h"
 #include "strbuf.h"
@@ -128,3 +129,74 @@ void mix_register(struct metrics *m, struct structure *const *structs,
 			add_share(m, i, (size_t)m->mix[i] + (size_t)g,
 				  (enum mix_group)g);
 }
+
+/* The profile being added: the class of the node last asked about. */
+struct mix_walk {
+	uint64_t k;
+	int cls;
+};
+
+/*
+ * The instruction class (insn-mix.h) of the sample at profile node k, when
+ * its module's structure file has a mix there; else -1.  The sample's
+ * address is the next instruction to run, so the time was held by the one
+ * that retired before it: the instruction ending at the address
+ * (invariant 2).  When none ends there, or the one that does is a branch
+ * or other (a jump or padding before a branch target, not what ran), the
+ * instruction at the address.
+ */
+static int leaf_class(const struct profile_walk *w, uint64_t k)
+{
+	const struct hpcrun_node *nd = &w->p->nodes[k];
+	int cls;
+
+	if (nd->lm == 0 || nd->lm >= w->nmods || !w->mods[nd->lm])
+		return -1;
+	cls = structure_insn_class_ending(w->mods[nd->lm]->st, nd->addr);
+	if (cls < 0 || cls == IC_BRANCH || cls == IC_OTHER)
+		cls = structure_insn_class(w->mods[nd->lm]->st, nd->addr);
+	return cls;
+}
+
+/* Profiles of an experiment with mix metrics (invariant 1). */
+static int mix_begin(struct profile_walk *w, void **state)
+{
+	struct mix_walk *mw;
+
+	if (!w->e->metrics.mix)
+		return 0;
+	mw = xcalloc(1, sizeof(*mw));
+	mw->k = UINT64_MAX;
+	*state = mw;
+	return 1;
+}
+
+/* A code sample: its value again in the mix metric of its class. */
+static void mix_sample(void *state, struct profile_walk *w, uint64_t k,
+		       size_t raw, double d)
+{
+	struct mix_walk *mw = state;
+	long split;
+
+	if (!w->leaves[k])
+		return;
+	if (mw->k != k) {
+		mw->k = k;
+		mw->cls = leaf_class(w, k);
+	}
+	split = mix_metric(&w->e->metrics, raw, mw->cls);
+	if (split >= 0)
+		experiment_add_leaf_sample(w, k, (size_t)split, d);
+}
+
+static void mix_end(void *state, struct profile_walk *w)
+{
+	(void)w;
+	free(state);
+}
+
+const struct profile_hook mix_profile_hook = {
+	.begin = mix_begin,
+	.sample = mix_sample,
+	.end = mix_end,
+};

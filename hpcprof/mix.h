@@ -5,8 +5,8 @@
  *
  * Invariants:
  *  1. Mix metrics exist only when a structure file read carries an
- *     instruction mix (hpcstruct(5), INSTRUCTION MIX); without one the
- *     database is what it was.
+ *     instruction mix (hpcstruct(5), INSTRUCTION MIX); without one there
+ *     are none, and the database holds the measured metrics alone.
  *  2. Each time metric (cycles, cpu-clock, task-clock, CPUTIME, REALTIME,
  *     and HPCToolkit's PAPI_TOT_CYC) and each instruction-count metric
  *     (instructions, PAPI_TOT_INS) M gets MIX_NGROUPS raw metrics
@@ -16,7 +16,7 @@
  *     the instruction that retired before the sample: the one ending at
  *     the sample's address, as hpcrun --data first takes it (datacentric-memop.c),
  *     else (none ends there, or a branch or other instruction does: not
- *     what ran) the one at the address (cct.c, leaf_class).  They sum to
+ *     what ran) the one at the address (mix.c, leaf_class).  They sum to
  *     at most M (other instructions and code without a mix are in no
  *     group).  For an
  *     instruction count they are the estimated retired FP, memory,
@@ -36,6 +36,10 @@
 #include "insn-mix.h"
 #include "metrics.h"
 #include "structfile.h"
+
+/* Adding a profile: code samples split by class (experiment.h, struct
+ * profile_hook). */
+extern const struct profile_hook mix_profile_hook;
 
 /*
  * Registers the mix metrics of invariants 2 and 3 in m when one of the

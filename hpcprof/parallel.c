@@ -334,7 +334,7 @@ void par_fold(void *arg, uint32_t thread, struct node *n, uint32_t k,
 }
 
 /* Folding and reporting by id: ids[w][node] is worker w's node's id in
- * e; folding into e's block of accumulators (cct.h). */
+ * e; folding into e's block of accumulators (experiment.h). */
 struct by_id {
 	const struct par_job *j;
 	struct experiment *e;

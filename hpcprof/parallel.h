@@ -13,7 +13,7 @@
  *  3. A worker's per-thread values leave it as records (node, metric,
  *     value) in a temporary file; afterwards one thread reads them in
  *     thread order and folds them into the statistics (by node id, into
- *     e's block of accumulators, cct.h), while another (the same when
+ *     e's block of accumulators, experiment.h), while another (the same when
  *     N = 1) reads them in thread order too and writes them
  *     (e->thread_id_cb, else e->thread_cb).  So floating-point sums are
  *     added in the same order whatever N is, and thread-values.tsv has
@@ -29,7 +29,7 @@
 
 #include <stddef.h>
 
-#include "cct.h"
+#include "experiment.h"
 
 /* hpcprof -j's default: the online CPUs, at most PAR_DEFAULT_MAX. */
 #define PAR_DEFAULT_MAX 16

@@ -59,6 +59,19 @@ struct erow {
 	int last;
 };
 
+/*
+ * A value measured at a call, not sampled: it goes to a frame named callee
+ * below the call site of the profile's node (whose address is inside the
+ * call instruction); node 0 (no call path) puts it at the top.
+ */
+struct call_value {
+	uint32_t node;		/* node id in the profile, or 0 */
+	const char *callee;	/* "<wait in pthread_barrier_wait>" */
+	size_t raw;		/* raw metric */
+	double v;
+	struct node *at;	/* set: the call site (or the top) */
+};
+
 struct phases {
 	int any;
 	size_t raw[NMET];
@@ -70,7 +83,7 @@ struct phases {
 	size_t nthreads;
 	/* the thread being added */
 	struct hmap *local;	/* hpcrun site id -> global index + 1 */
-	struct cct_extra *extra;	size_t nextra, extra_alloc;
+	struct call_value *extra;	size_t nextra, extra_alloc;
 	uint32_t *extra_site;	size_t extra_site_alloc;
 };
 
@@ -217,15 +230,10 @@ static uint32_t local_key(struct phases *ph, uint32_t id)
 		  : 0;
 }
 
-static uint32_t phase_key(void *arg, uint32_t site)
-{
-	return local_key(arg, site);
-}
-
 static void add_extra(struct phases *ph, uint32_t node, uint32_t site,
 		      const char *callee, int met, double v)
 {
-	struct cct_extra *x;
+	struct call_value *x;
 
 	if (v == 0)
 		return;
@@ -292,8 +300,7 @@ static void add_episodes(struct phases *ph, const struct hpcsync *s,
 
 void phases_thread(struct phases *ph, struct experiment *e, size_t t,
 		   struct hpcsync *s, const struct hpcrun_profile *p,
-		   const char *proc, struct cct_extra **extra,
-		   size_t *nextra, struct strbuf *cols)
+		   const char *proc, struct strbuf *cols)
 {
 	double tot[NMET] = { 0 }, work = 0;
 	struct hmap *rows = hmap_new();	/* global site -> row index + 1 */
@@ -303,8 +310,7 @@ void phases_thread(struct phases *ph, struct experiment *e, size_t t,
 	ph->nextra = 0;
 	hmap_free(ph->local);
 	ph->local = hmap_new();
-	e->phase_key = phase_key;
-	e->phase_arg = ph;
+	e->phases = ph;
 	ph->nthreads = t + 1 > ph->nthreads ? t + 1 : ph->nthreads;
 	for (i = 0; s && i < NMET; i++)	/* means over these threads */
 		e->metrics.raw[ph->raw[i]].nthreads++;
@@ -387,22 +393,124 @@ void phases_thread(struct phases *ph, struct experiment *e, size_t t,
 		else
 			strbuf_addstr(cols, "\t-\t-\t-\t-\t-\t-");
 	}
-	*extra = ph->extra;
-	*nextra = ph->nextra;
 }
 
-void phases_placed(struct phases *ph, const struct experiment *e)
+/* The PHASE node of start site site (experiment.h invariant 4), keyed by
+ * the thread's global site (the site itself without ph), made on first
+ * use. */
+static struct node *phase_root(struct experiment *e, struct phases *ph,
+			       uint32_t site)
 {
+	uint32_t key = ph ? local_key(ph, site) : site;
+	struct node *n = hmap_get(e->phase_nodes, &key, sizeof(key));
+
+	if (n)
+		return n;
+	n = experiment_node(e, e->root, NODE_PHASE);
+	n->proc = name_table_intern(&e->procs, "<phase>");
+	n->lm = name_table_intern(&e->lms, "<phases>");
+	n->file = name_table_intern(&e->files, "");
+	hmap_put(e->phase_nodes, &key, sizeof(key), n);
+	return n;
+}
+
+/* The start site of a "S0000003" placeholder, or -1 for another name. */
+static long phase_site(uint64_t addr)
+{
+	char name[16];
+	char *end;
+	long v;
+
+	experiment_placeholder_name(addr, name);
+	if (name[0] != 'S' || strlen(name) != 8 ||
+	    strspn(name + 1, "0123456789") != 7)
+		return -1;
+	v = strtol(name + 1, &end, 10);
+	return v;
+}
+
+/* Is addr the placeholder "^Phases " (the per-phase profiles' root)? */
+static int is_phases_root(uint64_t addr)
+{
+	char name[16];
+
+	experiment_placeholder_name(addr, name);
+	return !strcmp(name, "^Phases");
+}
+
+/* Every profile: its "^Phases " subtree is this hook's, in a worker too
+ * (which drops it). */
+static int phases_begin(struct profile_walk *w, void **state)
+{
+	*state = w->e->phases;
+	return 1;
+}
+
+/*
+ * "^Phases " and its start sites' placeholders: below the root, the
+ * PHASE node of the site (made in an experiment of its own only:
+ * invariant 5); the rest of the subtree is code, placed below it.
+ */
+static int phases_place(void *state, struct profile_walk *w, uint64_t i)
+{
+	const struct hpcrun_node *nd = &w->p->nodes[i];
+	long k = w->parent[i];
+	long site;
+
+	if (k < 0 && nd->lm == 0 && is_phases_root(nd->addr)) {
+		w->in_phase[i] = 1;	/* children: "S0000003" */
+		return 1;
+	}
+	if (!w->in_phase[i] || w->attach[k])
+		return 0;
+	site = nd->lm == 0 ? phase_site(nd->addr) : -1;
+	if (site >= 0 && w->p->nodes[k].parent == 0 && !w->e->shared)
+		w->attach[i] = phase_root(w->e, state, (uint32_t)site);
+	return 1;
+}
+
+/*
+ * The values measured at the thread's calls: each below the call site of
+ * its node, attached where the node's parent was; then each site notes
+ * the call node of its first value.
+ */
+static void phases_end(void *state, struct profile_walk *w)
+{
+	struct phases *ph = state;
+	struct experiment *e = w->e;
 	size_t i;
 
-	(void)e;
-	for (i = 0; i < ph->nextra; i++) {
+	for (i = 0; ph && i < ph->nextra; i++) {
+		struct call_value *x = &ph->extra[i];
+		long k = x->node ? hpcrun_node_position(w->ids, x->node) : -1;
+		const struct hpcrun_node *nd = k >= 0 ? &w->p->nodes[k] : NULL;
+		long pk = nd && nd->parent ?
+			  hpcrun_node_position(w->ids, nd->parent) : -1;
+		struct node *at = pk >= 0 && w->attach[pk] ? w->attach[pk]
+							   : w->top;
+
+		if (nd && nd->lm && nd->lm < w->nmods && w->mods[nd->lm])
+			at = experiment_place_addr(e, at, w->mods[nd->lm],
+						   nd->addr, NODE_CALL);
+		x->at = at;
+		if (x->v != 0 && x->v == x->v)
+			experiment_add_sample(e, experiment_named_leaf(
+						      e, at, x->callee),
+					      x->raw, x->v);
+	}
+	for (i = 0; ph && i < ph->nextra; i++) {
 		struct gsite *g = &ph->sites[ph->extra_site[i]];
 
 		if (!g->call && ph->extra[i].at)
 			g->call = ph->extra[i].at;
 	}
 }
+
+const struct profile_hook phases_profile_hook = {
+	.begin = phases_begin,
+	.place = phases_place,
+	.end = phases_end,
+};
 
 /* "f.c:12 [main]" for the call site n (a CALL node), or its procedure. */
 static char *site_label(const struct experiment *e, const struct node *n)

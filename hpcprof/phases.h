@@ -1,5 +1,5 @@
 /*
- * phases.h - synchronization and phases in hpcprof (issue #15): the
+ * phases.h - synchronization and phases in hpcprof: the
  * .hpcsync file hpcrun writes beside each thread's profile (hpcrun(5))
  * becomes metrics at the waiting sites of the calling context tree, columns
  * of threads.tsv, the database's phases.tsv (hpcprof-database(5)) and the
@@ -19,12 +19,14 @@
  *     per-(phase kind, thread) and per-episode records, never a dense
  *     site x thread matrix.  Episodes are what hpcrun kept (its bound).
  *  4. Phase kinds are (start site, end site) pairs; their per-phase
- *     profile is the PHASE node of the start site (cct.h invariant 4).
+ *     profile is the PHASE node of the start site (experiment.h invariant
+ *     4).
  *  5. Measurements with any .hpcsync file are correlated on one thread,
  *     profile by profile into the experiment itself (run.c), whatever -j
  *     says: the phase keys, the values measured at calls and the PHASE
  *     nodes are not carried through parallel.h's workers, merges or
- *     cct-wire.c, so hpcprof-mpi refuses such measurements in one line.
+ *     experiment-wire.c, so hpcprof-mpi refuses such measurements in one
+ *     line.
  *
  * Definitions (phases.tsv and --text): wait = arrival to last arrival
  * (Scalasca); completion = last arrival to departure; load-balance
@@ -38,8 +40,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cct.h"
 #include "database.h"
+#include "experiment.h"
 #include "hpcsync.h"
 #include "strbuf.h"
 
@@ -67,17 +69,21 @@ const char *phases_thread_columns(const struct phases *ph);
 
 /*
  * Takes s (NULL: the thread had none) as the file of thread t, whose
- * profile is p and process key proc ("host:pid").  Sets *extra to the
- * values to add with experiment_add_profile (owned by ph, valid until the
- * next call) and their number in *nextra, appends the thread's threads.tsv
- * columns to cols, and points e's phase keys at this thread's sites.
+ * profile is p and process key proc ("host:pid"): appends the thread's
+ * threads.tsv columns to cols and sets e->phases to ph, so that
+ * experiment_add_profile() adds the values s measured at calls with p
+ * and keys p's PHASE nodes by this thread's sites
+ * (phases_profile_hook).
  */
 void phases_thread(struct phases *ph, struct experiment *e, size_t t,
 		   struct hpcsync *s, const struct hpcrun_profile *p,
-		   const char *proc, struct cct_extra **extra,
-		   size_t *nextra, struct strbuf *cols);
-/* After experiment_add_profile(): notes where thread t's sites went. */
-void phases_placed(struct phases *ph, const struct experiment *e);
+		   const char *proc, struct strbuf *cols);
+/*
+ * Adding a profile (experiment.h, struct profile_hook): its "^Phases "
+ * subtree to PHASE nodes, then the values the thread's file measured at
+ * calls (e->phases, set by phases_thread), each site noting its call.
+ */
+extern const struct profile_hook phases_profile_hook;
 
 /* Names the PHASE nodes of e for their sites; writes phases.tsv into db
  * when any file was read.  0, or -1 with hpc_lasterr() naming the file. */

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cct.h"
+#include "experiment.h"
 #include "phases.h"
 #include "strbuf.h"
 

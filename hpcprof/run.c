@@ -8,12 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cct.h"
 #include "config.h"
 #include "datatree.h"
 #include "database.h"
 #include "dwarf-fallback.h"
 #include "error.h"
+#include "experiment.h"
 #include "formula.h"
 #include "hashmap.h"
 #include "hpcrun-live.h"
@@ -144,7 +144,7 @@ static const char *base_of(const char *path)
 
 /*
  * A module is matched to the structure of its path, else of its base name
- * (cct.c).  A structure from structs/ that a given one (the first
+ * (experiment.c).  A structure from structs/ that a given one (the first
  * ngiven_lms of e->structs) matches that way too is set aside, and the
  * choice said: the file given explicitly wins.
  */
@@ -677,13 +677,13 @@ static int data_centric(const struct run *r)
  * Measurements with data roots (hpcrun --data), synchronization files
  * (.hpcsync) or sharing files (.hpcshare) are correlated on this thread,
  * profile by profile into e itself: par_correlate's workers merge neither
- * data trees (datatree.h) nor per-phase profiles (cct.h invariant 4) yet,
- * so -j N writes what -j 1 writes (and hpcprof-mpi's rank 0, alone, what
- * hpcprof writes).  Each thread's row goes to db with its synchronization
- * columns, its values measured at calls into the tree (phases.h).  A
- * malformed data subtree is said in one line naming the profile.  Returns
- * the number of profiles that could not be read again (warned about;
- * their threads stay empty).
+ * data trees (datatree.h invariant 6) nor per-phase profiles (experiment.h
+ * invariant 4), so -j N writes what -j 1 writes (and hpcprof-mpi's rank
+ * 0, alone, what hpcprof writes).  Each thread's row goes to db with its
+ * synchronization columns, its values measured at calls into the tree
+ * (phases.h).  A malformed data subtree is said in one line naming the
+ * profile.  Returns the number of profiles that could not be read again
+ * (warned about; their threads stay empty).
  */
 static long correlate_one_thread(struct run *r, struct database *db,
 				 int **maps)
@@ -695,8 +695,6 @@ static long correlate_one_thread(struct run *r, struct database *db,
 		struct input *in = &r->in[i];
 		struct strbuf cols = STRBUF_INIT, proc = STRBUF_INIT;
 		struct hpcrun_profile *p;
-		struct cct_extra *extra;
-		size_t nextra;
 		char *problem;
 
 		if (!in->p)
@@ -708,7 +706,7 @@ static long correlate_one_thread(struct run *r, struct database *db,
 		}
 		process_key(in->p, &proc);
 		phases_thread(r->ph, r->e, used, p ? in->sync : NULL,
-			      p ? p : in->p, proc.buf, &extra, &nextra, &cols);
+			      p ? p : in->p, proc.buf, &cols);
 		database_thread(db, used++, in->path, in->p,
 				cols.len ? cols.buf : NULL);
 		strbuf_release(&cols);
@@ -720,8 +718,7 @@ static long correlate_one_thread(struct run *r, struct database *db,
 			continue;
 		}
 		sharing_before(r->sh, r->e, in->share);
-		experiment_add_profile_extra(r->e, p, maps[i], extra, nextra);
-		phases_placed(r->ph, r->e);
+		experiment_add_profile(r->e, p, maps[i]);
 		if (sharing_thread(r->sh, r->e, used - 1, in->share,
 				   proc.buf)) {
 			hpc_warn("%s; those objects are left out",

@@ -1,6 +1,6 @@
 /*
  * sharing.h - sharing patterns, false sharing and NUMA locality per data
- * object (issue #16): the .hpcshare file hpcrun --sharing writes beside
+ * object: the .hpcshare file hpcrun --sharing writes beside
  * each thread's profile (hpcrun(5), lib/hpcshare.h) becomes a label per
  * object of the data tree (experiment.xml's DATA:sharing and DATA:remote%
  * columns), the database's sharing.tsv (hpcprof-database(5)) and the
@@ -55,7 +55,7 @@
  *     accesses are sampled, so counting them would bias the share.
  *  6. Memory is linear in the accesses read; nothing is written and no
  *     column added when no .hpcshare file was read (every other output
- *     stays as it was).
+ *     is the same with or without sharing files).
  */
 #ifndef HPCPROF_SHARING_H
 #define HPCPROF_SHARING_H
@@ -64,8 +64,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cct.h"
 #include "database.h"
+#include "experiment.h"
 #include "hpcshare.h"
 
 /* Labels, least serious first (invariant 3). */

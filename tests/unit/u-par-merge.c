@@ -1,15 +1,16 @@
 /*
- * u-par-merge.c - unit tests for hpcprof's tree merge (cct.c
- * experiment_merge) and trees on the wire (cct-wire.c): trees of profile
- * ranges merged in order are the tree of all profiles added in order.
+ * u-par-merge.c - unit tests for hpcprof's tree merge (experiment.c
+ * experiment_merge) and trees on the wire (experiment-wire.c): trees of
+ * profile ranges merged in order are the tree of all profiles added in
+ * order.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cct-wire.h"
-#include "cct.h"
+#include "experiment-wire.h"
+#include "experiment.h"
 #include "strbuf.h"
 #include "unit.h"
 
@@ -142,10 +143,11 @@ static void merged(const int *cuts, int ncuts, int wire, struct strbuf *out)
 			struct strbuf sb = STRBUF_INIT;
 			struct experiment *d;
 
-			cct_wire_write(w, &sb);
-			d = cct_wire_read(e, sb.buf, sb.len);
+			experiment_wire_write(w, &sb);
+			d = experiment_wire_read(e, sb.buf, sb.len);
 			CHECK(d != NULL);
-			CHECK(cct_wire_read(e, sb.buf, sb.len - 1) == NULL);
+			CHECK(experiment_wire_read(e, sb.buf, sb.len - 1) ==
+			      NULL);
 			experiment_free(w);
 			w = d;
 			strbuf_release(&sb);

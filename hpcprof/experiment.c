@@ -1,16 +1,17 @@
-/* cct.c - see cct.h. */
+/* experiment.c - see experiment.h. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "buildid.h"
-#include "cct.h"
 #include "datatree.h"
 #include "dwarf-fallback.h"
 #include "error.h"
+#include "experiment.h"
 #include "hashmap.h"
 #include "mix.h"
+#include "phases.h"
 #include "strbuf.h"
 
 const char cct_no_file[] = "";
@@ -680,6 +681,13 @@ static struct node *place_addr(struct experiment *e, struct node *x,
 	return n;
 }
 
+struct node *experiment_place_addr(struct experiment *e, struct node *x,
+				   const struct module *m, uint64_t addr,
+				   enum node_kind kind)
+{
+	return place_addr(e, x, m, addr, kind);
+}
+
 static struct node *place_addr_new(struct experiment *e, struct node *x,
 				   const struct module *m, uint64_t addr,
 				   enum node_kind kind)
@@ -778,6 +786,11 @@ static double *touch(struct experiment *e, struct node *n)
 	return e->scratch + (size_t)n->id * k;
 }
 
+double *experiment_row(struct experiment *e, struct node *n)
+{
+	return touch(e, n);
+}
+
 /* Flat counterpart of a canonical node (and, for a PF, its FILE and LM). */
 static void add_flat(struct experiment *e, struct node *f, size_t raw,
 		     double v, int excl, int with_parents)
@@ -835,29 +848,10 @@ static void add_sample(struct experiment *e, struct node *leaf_node,
 	}
 }
 
-/*
- * A sample at a data access, in the data tree (datatree.h invariant 2):
- * up from its leaf to the data root, exclusive values stopping at the
- * first call or data node (the root's exclusive value is its total, as
- * the code tree's root's); no flat scope.
- */
-static void add_data_sample(struct experiment *e, struct node *leaf_node,
-			    size_t raw, double v)
+void experiment_add_sample(struct experiment *e, struct node *leaf_node,
+			   size_t raw, double v)
 {
-	struct node *c;
-	int excl = 1;
-
-	for (c = leaf_node; c; c = c->parent) {
-		double *row;
-
-		if (c->kind == NODE_CALL || c->kind == NODE_DATA)
-			excl = 0;
-		row = touch(e, c);
-		row[2 * raw] += v;
-		/* the data root's exclusive total is its total */
-		if (excl || !c->parent)
-			row[2 * raw + 1] += v;
-	}
+	add_sample(e, leaf_node, raw, v, 0);
 }
 
 /*
@@ -890,8 +884,7 @@ static void end_thread(struct experiment *e)
 	e->ntouched = 0;
 }
 
-/* A placeholder root's 8 ASCII bytes, trimmed. */
-static void placeholder_name(uint64_t addr, char *out)
+void experiment_placeholder_name(uint64_t addr, char *out)
 {
 	int k, n = 0;
 
@@ -906,11 +899,11 @@ static void placeholder_name(uint64_t addr, char *out)
 }
 
 /*
- * A PF named full (in the "<placeholders>" module) below x, holding one
- * statement: the leaf for values on a placeholder, or measured at a call.
+ * The leaf for values on a placeholder, or measured at a call (phases.c):
+ * a PF named full below x, in the "<placeholders>" module.
  */
-static struct node *named_leaf(struct experiment *e, struct node *x,
-			       const char *full)
+struct node *experiment_named_leaf(struct experiment *e, struct node *x,
+				   const char *full)
 {
 	struct module m = { .path = "<placeholders>", .lm = PLACEHOLDER_LM };
 	struct structure *st;
@@ -945,84 +938,14 @@ static struct node *named_leaf(struct experiment *e, struct node *x,
 	return leaf(e, &at, NODE_STMT, &m, st, p + 1, 0);
 }
 
-/* Values on a placeholder: a PF named for it, holding one statement. */
-static struct node *placeholder_leaf(struct experiment *e, struct node *x,
-				     uint64_t addr)
+struct node *experiment_placeholder_leaf(struct experiment *e,
+					 struct node *x, uint64_t addr)
 {
 	char name[16], full[32];
 
-	placeholder_name(addr, name);
+	experiment_placeholder_name(addr, name);
 	snprintf(full, sizeof(full), "<%s>", name);
-	return named_leaf(e, x, full);
-}
-
-/*
- * Places access-path node i (parent k) of object dn[i].obj in the data
- * tree, as the code tree places it below the program's root.
- */
-static void place_data(struct experiment *e, struct data_node *dn,
-		       uint64_t i, long k, const struct hpcrun_node *nd,
-		       struct module **mods, size_t nmods, int has_child,
-		       int has_values)
-{
-	struct node *x = dn[k].role == DROLE_ACCESS ? dn[k].attach
-				: e->data->objs[dn[i].obj].node;
-
-	if (!x)
-		return;
-	if (nd->lm == 0 || nd->lm >= nmods || !mods[nd->lm]) {
-		dn[i].attach = x;
-		if (has_values)
-			dn[i].leaf = placeholder_leaf(e, x, nd->addr);
-		return;
-	}
-	if (has_child)
-		dn[i].attach = place_addr(e, x, mods[nd->lm],
-					  nd->addr ? nd->addr - 1 : 0,
-					  NODE_CALL);
-	if (has_values)
-		dn[i].leaf = place_addr(e, x, mods[nd->lm], nd->addr,
-					NODE_STMT);
-}
-
-/* The PHASE node of start site id (invariant 4), made on first use. */
-static struct node *phase_root(struct experiment *e, uint32_t site)
-{
-	uint32_t key = e->phase_key ? e->phase_key(e->phase_arg, site) : site;
-	struct node *n = hmap_get(e->phase_nodes, &key, sizeof(key));
-
-	if (n)
-		return n;
-	n = node_new(e, e->root, NODE_PHASE);
-	n->proc = name_table_intern(&e->procs, "<phase>");
-	n->lm = name_table_intern(&e->lms, "<phases>");
-	n->file = name_table_intern(&e->files, "");
-	hmap_put(e->phase_nodes, &key, sizeof(key), n);
-	return n;
-}
-
-/* The start site of a "S0000003" placeholder, or -1 for another name. */
-static long phase_site(uint64_t addr)
-{
-	char name[16];
-	char *end;
-	long v;
-
-	placeholder_name(addr, name);
-	if (name[0] != 'S' || strlen(name) != 8 ||
-	    strspn(name + 1, "0123456789") != 7)
-		return -1;
-	v = strtol(name + 1, &end, 10);
-	return v;
-}
-
-/* Is addr the placeholder "^Phases " (the per-phase profiles' root)? */
-static int is_phases_root(uint64_t addr)
-{
-	char name[16];
-
-	placeholder_name(addr, name);
-	return !strcmp(name, "^Phases");
+	return experiment_named_leaf(e, x, full);
 }
 
 static const char *program_name(const struct hpcrun_profile *p)
@@ -1132,56 +1055,99 @@ void experiment_register(struct experiment *e, const struct hpcrun_profile *p,
 }
 
 /*
- * The instruction class (insn-mix.h) of the sample at profile node k, when
- * mix metrics are kept and its module's structure file has a mix there;
- * else -1.  The sample's address is the next instruction to run, so the
- * time was held by the one that retired before it: the instruction ending
- * at the address (mix.h, invariant 2).  When none ends there, or the one
- * that does is a branch or other (a jump or padding before a branch
- * target, not what ran), the instruction at the address.
+ * The capabilities that take part in adding a profile, in the order their
+ * hooks are called (struct profile_hook): the placing hooks before code
+ * placement, the sample hooks after the code tree took each sample, in
+ * this order, so that the nodes a thread touches are reported
+ * (thread-values.tsv) in the order code, data.
  */
-static int leaf_class(const struct experiment *e,
-		      const struct hpcrun_profile *p, struct module *const *mods,
-		      size_t nmods, size_t k)
-{
-	const struct hpcrun_node *nd = &p->nodes[k];
-	int cls;
+static const struct profile_hook *const profile_hooks[] = {
+	&phases_profile_hook,	/* "^Phases ": per-phase profiles */
+	&mix_profile_hook,	/* code samples split by instruction class */
+	&datatree_profile_hook,	/* data roots: the data tree */
+};
+#define NHOOKS (sizeof(profile_hooks) / sizeof(profile_hooks[0]))
 
-	if (!e->metrics.mix || nd->lm == 0 || nd->lm >= nmods ||
-	    !mods[nd->lm])
-		return -1;
-	cls = structure_insn_class_ending(mods[nd->lm]->st, nd->addr);
-	if (cls < 0 || cls == IC_BRANCH || cls == IC_OTHER)
-		cls = structure_insn_class(mods[nd->lm]->st, nd->addr);
-	return cls;
+void experiment_place_node(struct profile_walk *w, uint64_t i,
+			   struct node *x, struct node **attach,
+			   struct node **leaf)
+{
+	struct experiment *e = w->e;
+	const struct hpcrun_node *nd = &w->p->nodes[i];
+
+	if (nd->lm == 0 || nd->lm >= w->nmods || !w->mods[nd->lm]) {
+		*attach = x;
+		if (w->has_values[i])
+			*leaf = experiment_placeholder_leaf(e, x, nd->addr);
+		return;
+	}
+	if (w->has_child[i])
+		*attach = place_addr(e, x, w->mods[nd->lm],
+				     nd->addr ? nd->addr - 1 : 0, NODE_CALL);
+	if (w->has_values[i])
+		*leaf = place_addr(e, x, w->mods[nd->lm], nd->addr,
+				   NODE_STMT);
 }
 
-/*
- * Adds the values measured at calls (struct cct_extra): each below the call
- * site of its node, attached where the node's parent was (attach[]).
- */
-static void add_extra(struct experiment *e, const struct hpcrun_profile *p,
-		      const struct hpcrun_node_index *ids, struct node **attach,
-		      struct module **mods, size_t nmods, struct node *top,
-		      struct cct_extra *extra, size_t nextra)
+/* Code placement, for a node no hook placed: below its parent's attach
+ * point, the program's root for a root. */
+static void place_code(struct profile_walk *w, uint64_t i)
 {
-	size_t i;
+	long k = w->parent[i];
+	struct node *x = k >= 0 && w->attach[k] ? w->attach[k] : w->top;
 
-	for (i = 0; i < nextra; i++) {
-		long k = extra[i].node ? hpcrun_node_position(ids, extra[i].node)
-				       : -1;
-		const struct hpcrun_node *nd = k >= 0 ? &p->nodes[k] : NULL;
-		long pk = nd && nd->parent ?
-			  hpcrun_node_position(ids, nd->parent) : -1;
-		struct node *x = pk >= 0 && attach[pk] ? attach[pk] : top;
+	experiment_place_node(w, i, x, &w->attach[i], &w->leaves[i]);
+}
 
-		if (nd && nd->lm && nd->lm < nmods && mods[nd->lm])
-			x = place_addr(e, x, mods[nd->lm], nd->addr,
-				       NODE_CALL);
-		extra[i].at = x;
-		if (extra[i].v != 0 && extra[i].v == extra[i].v)
-			add_sample(e, named_leaf(e, x, extra[i].callee),
-				   extra[i].raw, extra[i].v, 0);
+void experiment_add_leaf_sample(struct profile_walk *w, uint64_t k,
+				size_t raw, double v)
+{
+	if (w->leaves[k])
+		add_sample(w->e, w->leaves[k], raw, v, w->in_phase[k]);
+}
+
+/* The value of profile value v (a count or a double, by its metric). */
+static double value_of(const struct hpcrun_profile *p,
+		       const struct hpcrun_value *v)
+{
+	double d;
+
+	if (p->metrics[v->metric].flags[2] == 1)
+		return (double)v->bits;
+	memcpy(&d, &v->bits, sizeof(d));
+	return d;
+}
+
+/* The values of node k's context i: each hook's attributes, the code
+ * tree's samples, then each hook's. */
+static void add_values(struct profile_walk *w, const int *on,
+		       void *const *state, const int *metric_map, uint64_t i,
+		       uint64_t k)
+{
+	const struct hpcrun_profile *p = w->p;
+	uint64_t j, end = i + 1 < p->nctxs ? p->ctxs[i + 1].first
+					   : p->nvalues;
+	size_t h;
+
+	for (j = p->ctxs[i].first; j < end; j++) {
+		const struct hpcrun_value *v = &p->values[j];
+		int raw = metric_map[v->metric];
+		double d = value_of(p, v);
+
+		if (raw < 0) {
+			for (h = 0; h < NHOOKS; h++)
+				if (on[h] && profile_hooks[h]->attribute)
+					profile_hooks[h]->attribute(
+						state[h], w, k, v->metric, d);
+			continue;
+		}
+		if (d == 0 || d != d)
+			continue;
+		experiment_add_leaf_sample(w, k, (size_t)raw, d);
+		for (h = 0; h < NHOOKS; h++)
+			if (on[h] && profile_hooks[h]->sample)
+				profile_hooks[h]->sample(state[h], w, k,
+							 (size_t)raw, d);
 	}
 }
 
@@ -1189,34 +1155,29 @@ void experiment_add_profile(struct experiment *e,
 			    const struct hpcrun_profile *p,
 			    const int *metric_map)
 {
-	experiment_add_profile_extra(e, p, metric_map, NULL, 0);
-}
-
-void experiment_add_profile_extra(struct experiment *e,
-				  const struct hpcrun_profile *p,
-				  const int *metric_map,
-				  struct cct_extra *extra, size_t nextra)
-{
-	uint64_t i, j, n = p->nnodes;
+	uint64_t i, n = p->nnodes, nn = n ? n : 1;
 	uint32_t dup;
 	struct hpcrun_node_index *ids = hpcrun_node_index_new(p, &dup);
-	struct node **attach = xcalloc(n ? n : 1, sizeof(*attach));
-	struct node **leaves = xcalloc(n ? n : 1, sizeof(*leaves));
-	char *has_child = xcalloc(n ? n : 1, 1), *has_values = xcalloc(n ? n : 1, 1);
-	char *in_phase = xcalloc(n ? n : 1, 1);
-	size_t nmods = 1;
-	struct module **mods;
-	struct node *top = program_root(e, p);
-	long *parent = xcalloc(n ? n : 1, sizeof(*parent));
-	struct data_node *dn;
-	enum data_attr *attr = NULL;
+	long *parent = xcalloc(nn, sizeof(*parent));
+	char *has_child = xcalloc(nn, 1), *has_values = xcalloc(nn, 1);
+	struct profile_walk w = {
+		.e = e, .p = p, .ids = ids, .parent = parent,
+		.has_child = has_child, .has_values = has_values, .nmods = 1,
+		.top = program_root(e, p),
+		.attach = xcalloc(nn, sizeof(*w.attach)),
+		.leaves = xcalloc(nn, sizeof(*w.leaves)),
+		.in_phase = xcalloc(nn, 1),
+	};
+	void *state[NHOOKS] = { NULL };
+	int on[NHOOKS];
+	size_t h;
 
 	for (i = 0; i < p->nlms; i++)
-		if (p->lms[i].id >= nmods)
-			nmods = (size_t)p->lms[i].id + 1;
-	mods = xcalloc(nmods, sizeof(*mods));
+		if (p->lms[i].id >= w.nmods)
+			w.nmods = (size_t)p->lms[i].id + 1;
+	w.mods = xcalloc(w.nmods, sizeof(*w.mods));
 	for (i = 0; i < p->nlms; i++)
-		mods[p->lms[i].id] = module_find(
+		w.mods[p->lms[i].id] = module_find(
 			e, p->lms[i].path,
 			hpc_buildid_measured(p, p->lms[i].id));
 	for (i = 0; i < n; i++) {
@@ -1233,115 +1194,37 @@ void experiment_add_profile_extra(struct experiment *e,
 		if (k >= 0)
 			has_values[k] = 1;
 	}
-	/* a worker's tree has no data tree (run.c adds data-centric
-	 * measurements on one thread, datatree.h) */
-	dn = e->shared ? NULL : datatree_classify(e, p, parent, has_values,
-						  mods, nmods);
-	if (dn) {
-		attr = xcalloc(p->nmetrics ? p->nmetrics : 1, sizeof(*attr));
-		for (j = 0; j < p->nmetrics; j++)
-			attr[j] = datatree_attr_of(p->metrics[j].name);
-	}
+	for (h = 0; h < NHOOKS; h++)
+		on[h] = profile_hooks[h]->begin(&w, &state[h]);
 	for (i = 0; i < n; i++) {
-		const struct hpcrun_node *nd = &p->nodes[i];
-		long k = parent[i];
-		struct node *x = k >= 0 ? attach[k] : NULL;
-		long site;
-
-		in_phase[i] = k >= 0 && in_phase[k];
-		if (k < 0 && nd->lm == 0 && is_phases_root(nd->addr)) {
-			in_phase[i] = 1;	/* children: "S0000003" */
-			continue;
-		}
-		if (in_phase[i] && !x) {
-			/* below "^Phases ": only a start site's placeholder;
-			 * a worker leaves them alone (invariant 4) */
-			site = nd->lm == 0 ? phase_site(nd->addr) : -1;
-			if (site >= 0 && p->nodes[k].parent == 0 && !e->shared)
-				attach[i] = phase_root(e, (uint32_t)site);
-			continue;
-		}
-		if (!x)
-			x = top;
-		if (dn && dn[i].role != DROLE_CODE &&
-		    dn[i].role != DROLE_ACCESS) {
-			attach[i] = top;	/* datatree.h invariant 1 */
-			continue;
-		}
-		if (dn && dn[i].role == DROLE_ACCESS && dn[i].obj >= 0)
-			place_data(e, dn, i, k, nd, mods, nmods, has_child[i],
-				   has_values[i]);
-		if (nd->lm == 0 || nd->lm >= nmods || !mods[nd->lm]) {
-			attach[i] = x;
-			if (has_values[i])
-				leaves[i] = placeholder_leaf(e, x, nd->addr);
-			continue;
-		}
-		if (has_child[i])
-			attach[i] = place_addr(e, x, mods[nd->lm],
-					       nd->addr ? nd->addr - 1 : 0,
-					       NODE_CALL);
-		if (has_values[i])
-			leaves[i] = place_addr(e, x, mods[nd->lm], nd->addr,
-					       NODE_STMT);
+		w.in_phase[i] = parent[i] >= 0 && w.in_phase[parent[i]];
+		for (h = 0; h < NHOOKS; h++)
+			if (on[h] && profile_hooks[h]->place &&
+			    profile_hooks[h]->place(state[h], &w, i))
+				break;
+		if (h == NHOOKS)
+			place_code(&w, i);
 	}
 	for (i = 0; i < p->nctxs; i++) {
 		long k = hpcrun_node_position(ids, p->ctxs[i].ctx);
-		struct node *lf = k >= 0 ? leaves[k] : NULL;
-		struct data_node *dd = dn && k >= 0 ? &dn[k] : NULL;
-		uint64_t end = i + 1 < p->nctxs ? p->ctxs[i + 1].first
-						: p->nvalues;
-		int cls = lf ? leaf_class(e, p, mods, nmods, (size_t)k) : -1;
 
-		for (j = p->ctxs[i].first; (lf || dd) && j < end; j++) {
-			const struct hpcrun_value *v = &p->values[j];
-			int raw = metric_map[v->metric];
-			long split = raw < 0 ? -1 :
-				     mix_metric(&e->metrics, (size_t)raw, cls);
-			double d;
-
-			if (p->metrics[v->metric].flags[2] == 1)
-				d = (double)v->bits;
-			else
-				memcpy(&d, &v->bits, sizeof(d));
-			if (dd && attr[v->metric] != DATTR_NONE) {
-				datatree_set_attr(e, dd, attr[v->metric],
-						  d > 0 && d == d ? (uint64_t)d
-								  : 0);
-				continue;
-			}
-			if (raw < 0 || d == 0 || d != d)
-				continue;
-			if (lf)
-				add_sample(e, lf, (size_t)raw, d, in_phase[k]);
-			if (lf && split >= 0)
-				add_sample(e, lf, (size_t)split, d, in_phase[k]);
-			if (dd && dd->leaf) {
-				add_data_sample(e, dd->leaf, (size_t)raw, d);
-				datatree_count_thread(e, dd->obj);
-			} else if (dd && dd->role == DROLE_ACCESS) {
-				datatree_add_noaddr(e, (size_t)raw, d);
-			} else if (dd && dd->role != DROLE_CODE) {
-				datatree_problem(e, "sample values on node %"
-						 PRIu32 ", outside any access "
-						 "path", p->nodes[k].id);
-			}
-		}
+		if (k >= 0)
+			add_values(&w, on, state, metric_map, i, (uint64_t)k);
 	}
-	add_extra(e, p, ids, attach, mods, nmods, top, extra, nextra);
+	for (h = 0; h < NHOOKS; h++)
+		if (on[h] && profile_hooks[h]->end)
+			profile_hooks[h]->end(state[h], &w);
 	end_thread(e);
 	e->nthreads++;
 	e->metrics.nthreads = e->nthreads;
-	free(mods);
+	free(w.mods);
 	hpcrun_node_index_free(ids);
-	free(attach);
-	free(leaves);
+	free(w.attach);
+	free(w.leaves);
+	free(w.in_phase);
 	free(has_child);
 	free(has_values);
-	free(in_phase);
 	free(parent);
-	free(dn);
-	free(attr);
 }
 
 /* Index of w's name i of t in e's table u (interned in w's order). */

@@ -1,7 +1,7 @@
 /*
- * cct-wire.h - a worker's tree (cct.h: experiment_new_worker) as bytes, so
- * the ranks of hpcprof-mpi can send trees to each other and merge them with
- * experiment_merge().
+ * experiment-wire.h - a worker's tree (experiment.h: experiment_new_worker)
+ * as bytes, so the ranks of hpcprof-mpi can send trees to each other and
+ * merge them with experiment_merge().
  *
  * Invariants:
  *  1. Both sides have the same modules, structures and metrics: every rank
@@ -16,21 +16,22 @@
  *     tree merges exactly as the sender's would.
  *  4. Bytes are in the host's order: all ranks run on one architecture.
  */
-#ifndef HPCPROF_CCT_WIRE_H
-#define HPCPROF_CCT_WIRE_H
+#ifndef HPCPROF_EXPERIMENT_WIRE_H
+#define HPCPROF_EXPERIMENT_WIRE_H
 
-#include "cct.h"
+#include "experiment.h"
 #include "strbuf.h"
 
 /* Appends the tree of w (a worker's experiment) to sb. */
-void cct_wire_write(const struct experiment *w, struct strbuf *sb);
+void experiment_wire_write(const struct experiment *w, struct strbuf *sb);
 
 /*
  * A worker's experiment of e holding the tree in buf[0, len) (written by
- * cct_wire_write on a rank with e's modules); free with experiment_free.
+ * experiment_wire_write on a rank with e's modules); free with
+ * experiment_free.
  * NULL with hpc_lasterr() when the bytes are malformed.
  */
-struct experiment *cct_wire_read(const struct experiment *e, const char *buf,
-				 size_t len);
+struct experiment *experiment_wire_read(const struct experiment *e,
+					const char *buf, size_t len);
 
 #endif

@@ -1,6 +1,7 @@
 /*
- * cct.h - the experiment in memory: the canonical calling context tree with
- * static structure interleaved, and the flat (static) tree beside it.
+ * experiment.h - the experiment in memory: the canonical calling context
+ * tree with static structure interleaved, and the flat (static) tree beside
+ * it.
  *
  * Canonical tree (call-path view), as HPCToolkit builds it:
  *   ROOT -> [PROGRAM] -> PF (procedure frame) -> [ALIEN (inlined code) |
@@ -21,18 +22,19 @@
  *  3. Sample values enter only at STMT nodes.  Inclusive values add up every
  *     ancestor once per sample; exclusive values stop at the first CALL
  *     or PROGRAM above the sample (a procedure's exclusive cost includes its
- *     loops and inlined code, not its callees; a PROGRAM's is zero).  In the flat tree a sample adds to each
- *     static scope on its path at most once, so recursion never counts twice.
+ *     loops and inlined code, not its callees; a PROGRAM's is zero).  In
+ *     the flat tree a sample adds to each static scope on its path at most
+ *     once, so recursion never counts twice.
  *  4. Per-phase profiles (the profiles' "^Phases " subtree, hpcrun(5)) hang
  *     below PHASE nodes, children of the root: a sample there adds up to
  *     its PHASE node and stops, so the root, the code tree and the flat
  *     tree count every sample once (phases.h).  Only an experiment of its
- *     own has PHASE nodes (a worker's leaves "^Phases " alone): run.c adds
- *     measurements with synchronization data on one thread, hpcprof-mpi
- *     refuses them; merging PHASE nodes is not done yet.
+ *     own has PHASE nodes (a worker's leaves "^Phases " alone), and
+ *     experiment_merge() carries none: run.c adds measurements with
+ *     synchronization data on one thread, hpcprof-mpi refuses them.
  */
-#ifndef HPCPROF_CCT_H
-#define HPCPROF_CCT_H
+#ifndef HPCPROF_EXPERIMENT_H
+#define HPCPROF_EXPERIMENT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -40,6 +42,8 @@
 #include "hpcrun-fmt.h"
 #include "metrics.h"
 #include "structfile.h"
+
+struct phases;
 
 enum node_kind {
 	NODE_ROOT, NODE_PF, NODE_ALIEN, NODE_LOOP, NODE_STMT, NODE_CALL,
@@ -79,7 +83,7 @@ struct name_table {
 /*
  * One load module seen in the profiles, with what we know of its code.
  *
- * Build-ID check (issue #5): when a profile records the module's build ID
+ * Build-ID check: when a profile records the module's build ID
  * (buildid.h), the first sample resolved in the module compares it with
  * the binary a structure file names and with the binary at file.  A
  * structure file whose binary differs is set aside (rejected); a binary at
@@ -124,13 +128,6 @@ struct program {
 };
 
 /*
- * Per-phase profiles: the key of the PHASE node for a start site of the
- * profile being added (hpcrun's site id, 0 = thread start), so that equal
- * sites of several processes share one node.
- */
-typedef uint32_t (*phase_key_fn)(void *arg, uint32_t site);
-
-/*
  * Scopes made on demand, beside the structures: for a module, those the
  * fallback makes for addresses no structure file covers (dwarf-fallback.h);
  * for the placeholders, a procedure per placeholder name.  content keys
@@ -155,7 +152,8 @@ struct experiment {
 	size_t nnodes;
 	/* (parent, kind, k1, k2) -> node: open addressing on the hash */
 	struct child_slot *children;	size_t children_cap, nchildren;
-	/* (x, module, addr, kind) -> the leaf place_addr() gave (cct.c) */
+	/* (x, module, addr, kind) -> the leaf place_addr() gave
+	 * (experiment.c) */
 	struct place_slot *places;	size_t places_cap, nplaces;
 	struct name_table lms, files, procs;
 	struct module **modules;	size_t nmodules, modules_alloc;
@@ -164,7 +162,7 @@ struct experiment {
 	uint32_t sample_serial;
 	struct node **touched;		size_t ntouched, touched_alloc;
 	/* This thread's values by node id, (raw, ie) at [id * 2 * nraw +
-	 * 2 * raw + ie] (cct.c); folded at the thread's end. */
+	 * 2 * raw + ie] (experiment.c); folded at the thread's end. */
 	double *scratch;		size_t scratch_rows;
 	/* Per-thread values, reported as each thread is folded in. */
 	void (*thread_cb)(void *arg, uint32_t thread, const struct node *n,
@@ -179,9 +177,11 @@ struct experiment {
 	size_t nthreads;
 	struct program *programs;	size_t nprograms, programs_alloc;
 	struct hmap *program_index;	/* name -> index + 1 */
-	/* Per-phase profiles (invariant 4): key -> PHASE node. */
+	/* Per-phase profiles (invariant 4): key -> PHASE node (phases.c). */
 	struct hmap *phase_nodes;
-	phase_key_fn phase_key;		void *phase_arg;
+	struct phases *phases;		/* the synchronization data of the
+					 * thread being added (phases_thread),
+					 * or NULL */
 	struct datatree *data;		/* data-centric tree, or NULL when no
 					 * profile has data roots */
 	struct node **nodes;		size_t nodes_alloc;	/* by id - 1 */
@@ -221,44 +221,109 @@ size_t experiment_add_program(struct experiment *e,
 			      const struct hpcrun_profile *p);
 
 /*
- * A value measured at a call (hpcrun's synchronization files, phases.h),
- * not sampled: it goes to a frame named callee below the call site of the
- * profile's node (whose address is inside the call instruction); node 0
- * (no call path) puts it at the top.
- */
-struct cct_extra {
-	uint32_t node;		/* node id in the profile, or 0 */
-	const char *callee;	/* "<wait in pthread_barrier_wait>" */
-	size_t raw;		/* raw metric */
-	double v;
-	struct node *at;	/* set: the call site (or the top) */
-};
-
-/*
- * Adds one thread's profile to a worker's experiment: correlates its CCT,
- * inserts the contexts (below its program's node) and sums its values per
- * scope as thread number e->nthreads (then incremented), reported through
- * e->thread_cb (no statistics are kept in a worker).
- * metric_map[i] is the experiment's raw metric index of the profile's
- * metric i, or -1 to ignore it.  Its modules are those
- * experiment_register() found for it.
+ * Adds one thread's profile: correlates its CCT, inserts the contexts
+ * (below its program's node) and sums its values per scope as thread
+ * number e->nthreads (then incremented), reported through e->thread_cb
+ * (a worker keeps no statistics).  metric_map[i] is the experiment's raw
+ * metric index of the profile's metric i, or -1 when it is none (ignored,
+ * or an attribute such as DATA:bytes).  Its modules are those
+ * experiment_register() found for it.  The capabilities of the hook
+ * table (struct profile_hook) take their part of the profile: per-phase
+ * profiles and values measured at calls (phases.h), data roots
+ * (datatree.h), instruction-mix splits (mix.h).
  */
 void experiment_add_profile(struct experiment *e,
 			    const struct hpcrun_profile *p,
 			    const int *metric_map);
+
 /*
- * experiment_add_profile() into an experiment that is not a worker's (run.c
- * adds measurements with synchronization data on one thread, phases.h):
- * extra[0..nextra) are values measured at calls (struct cct_extra) added
- * as this thread's too, and samples under the profile's "^Phases " root go
- * to PHASE nodes (invariant 4), one per e->phase_key(site) (the site
- * itself when unset), named "<phase>" (phases.c renames them).  A worker
- * leaves "^Phases " alone.
+ * The profile being added (experiment_add_profile), as the hub walks it
+ * and the hooks see it.  Arrays are indexed by a node's position in
+ * p->nodes; nodes come parents first.
  */
-void experiment_add_profile_extra(struct experiment *e,
-				  const struct hpcrun_profile *p,
-				  const int *metric_map,
-				  struct cct_extra *extra, size_t nextra);
+struct profile_walk {
+	struct experiment *e;
+	const struct hpcrun_profile *p;
+	const struct hpcrun_node_index *ids;	/* node id -> position */
+	const long *parent;		/* [i]: the parent's position, or -1 */
+	const char *has_child;		/* [i]: 1 when node i has children */
+	const char *has_values;		/* [i]: 1 when node i has values */
+	struct module **mods;		/* [load-map id]: module, or NULL */
+	size_t nmods;
+	struct node *top;		/* the profile's program root */
+	struct node **attach;		/* [i]: where node i's children go
+					 * (NULL: top; in a per-phase
+					 * subtree, nowhere) */
+	struct node **leaves;		/* [i]: its code tree leaf, or NULL */
+	char *in_phase;			/* [i]: 1 when its values stop at
+					 * its PHASE node (invariant 4) */
+};
+
+/*
+ * A capability's part in adding a profile.  The hub (experiment.c) keeps
+ * the capabilities in one table and calls them in its order, through
+ * these hooks; a NULL hook is skipped.
+ *  begin:     1 when the capability takes part in w's profile, with
+ *             *state for its other hooks; 0 and none of them is called.
+ *  place:     node i, before code placement: 1 when the hook placed it
+ *             (w->attach[i], w->leaves[i]) and neither later hooks nor
+ *             code placement see it; 0 to go on.
+ *  sample:    a sample value d (non-zero) of raw metric raw at node k,
+ *             after the code tree took it at w->leaves[k] (if any).
+ *  attribute: a value d of profile metric m at node k that maps to no raw
+ *             metric (metric_map -1).
+ *  end:       after the last value, before the thread's values are
+ *             folded: adds what comes last and frees state.
+ */
+struct profile_hook {
+	int (*begin)(struct profile_walk *w, void **state);
+	int (*place)(void *state, struct profile_walk *w, uint64_t i);
+	void (*sample)(void *state, struct profile_walk *w, uint64_t k,
+		       size_t raw, double d);
+	void (*attribute)(void *state, struct profile_walk *w, uint64_t k,
+			  size_t m, double d);
+	void (*end)(void *state, struct profile_walk *w);
+};
+
+/* For the hooks: adds sample value v of raw metric raw at node k's code
+ * leaf (nothing when it has none), as the code tree adds its samples. */
+void experiment_add_leaf_sample(struct profile_walk *w, uint64_t k,
+				size_t raw, double v);
+/* Adds v of raw metric raw from leaf up to the root and the flat tree, as
+ * this thread's. */
+void experiment_add_sample(struct experiment *e, struct node *leaf,
+			   size_t raw, double v);
+/* This thread's values of n (raw metric r at [2 * r], its exclusive part
+ * at [2 * r + 1]), n counted as touched by it; valid until the next node
+ * is touched. */
+double *experiment_row(struct experiment *e, struct node *n);
+/*
+ * The context of addr in module m below the canonical node x: PF ->
+ * aliens and loops -> a STMT (kind NODE_STMT) or CALL leaf, with its flat
+ * counterparts; the same arguments give the same leaf.
+ */
+struct node *experiment_place_addr(struct experiment *e, struct node *x,
+				   const struct module *m, uint64_t addr,
+				   enum node_kind kind);
+/*
+ * Places profile node i below x: a call site where it has children (into
+ * *attach), a statement where it has values (into *leaf); a placeholder
+ * (load module 0, or one not in the load map) passes x on to its children
+ * and has a leaf of its own for its values.
+ */
+void experiment_place_node(struct profile_walk *w, uint64_t i,
+			   struct node *x, struct node **attach,
+			   struct node **leaf);
+/* A PF named name (a procedure of the "<placeholders>" module) below x,
+ * holding one statement: that statement. */
+struct node *experiment_named_leaf(struct experiment *e, struct node *x,
+				   const char *name);
+/* experiment_named_leaf() for a placeholder node's 8 bytes, "<NAME>". */
+struct node *experiment_placeholder_leaf(struct experiment *e,
+					 struct node *x, uint64_t addr);
+/* A placeholder node's 8 ASCII bytes (hpcrun(5)), trailing blanks
+ * trimmed, non-printing ones as '?', into out (9 bytes). */
+void experiment_placeholder_name(uint64_t addr, char *out);
 
 /*
  * Registers profile p's program path (as a load module, when there are
@@ -269,7 +334,7 @@ void experiment_add_profile_extra(struct experiment *e,
 void experiment_register(struct experiment *e, const struct hpcrun_profile *p,
 			 const char *dir);
 /* Checks every module's structure file against its measured build ID
- * (cct.h, struct module); call after the last experiment_register(). */
+ * (experiment.h, struct module); call after the last experiment_register(). */
 void experiment_check_modules(struct experiment *e);
 
 /*
@@ -291,7 +356,7 @@ struct experiment *experiment_new_worker(const struct experiment *e);
 struct node **experiment_merge(struct experiment *e,
 			       const struct experiment *w);
 /* A new node of kind below parent, with no key in e's children table
- * (cct-wire.c's received trees are only merged from). */
+ * (experiment-wire.c's received trees are only merged from). */
 struct node *experiment_node(struct experiment *e, struct node *parent,
 			     enum node_kind kind);
 

@@ -1,9 +1,9 @@
-/* cct-wire.c - see cct-wire.h. */
+/* experiment-wire.c - see experiment-wire.h. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "cct-wire.h"
 #include "error.h"
+#include "experiment-wire.h"
 #include "hashmap.h"
 
 #define WIRE_MAGIC UINT32_C(0x68707477)	/* "hptw" */
@@ -50,7 +50,7 @@ static void put_scopes(struct strbuf *sb, uint32_t module,
 	}
 }
 
-void cct_wire_write(const struct experiment *w, struct strbuf *sb)
+void experiment_wire_write(const struct experiment *w, struct strbuf *sb)
 {
 	struct hmap *refs = hmap_new();	/* structure -> kind << 32 | index */
 	size_t i, nov = 0;
@@ -205,8 +205,8 @@ static struct structure *structure_of(struct experiment *w, uint32_t kind,
 	return NULL;
 }
 
-struct experiment *cct_wire_read(const struct experiment *e, const char *buf,
-				 size_t len)
+struct experiment *experiment_wire_read(const struct experiment *e,
+					const char *buf, size_t len)
 {
 	struct cursor c = { buf, buf + len, 0 };
 	struct experiment *w = experiment_new_worker(e);
