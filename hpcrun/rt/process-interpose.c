@@ -1,6 +1,6 @@
 /*
  * process-interpose.c - the libc entry points libhpcrun.so wraps (exported through
- * libhpcrun.map; the real functions come from dlsym(RTLD_NEXT)).
+ * libhpcrun.map; the real functions as interpose.h says).
  *
  *   __libc_start_main   runs main through hpcrun_main(), the stop frame of
  *                       the main thread's call paths
@@ -68,47 +68,36 @@
 #include <unistd.h>
 
 #include "datacentric.h"
+#include "interpose.h"
 #include "runtime.h"
 #include "sharing.h"
 
 typedef int (*main_fn)(int, char **, char **);
-typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void),
-			     void (*)(void), void (*)(void), void *);
-typedef int (*create_fn)(pthread_t *, const pthread_attr_t *,
-			 void *(*)(void *), void *);
-typedef int (*thrd_create_fn)(thrd_t *, thrd_start_t, void *);
-typedef int (*execve_fn)(const char *, char *const[], char *const[]);
-typedef int (*execvp_fn)(const char *, char *const[]);
-typedef void (*exit_fn)(int) __attribute__((noreturn));
-typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
-typedef int (*sigmask_fn)(int, const sigset_t *, sigset_t *);
-typedef void *(*dlopen_fn)(const char *, int);
-typedef int (*dlclose_fn)(void *);
-typedef int (*close_fn)(int);
-typedef int (*close_range_fn)(unsigned, unsigned, int);
-typedef void (*closefrom_fn)(int);
-typedef int (*dup2_fn)(int, int);
-typedef int (*dup3_fn)(int, int, int);
 
-static struct {
-	start_main_fn start_main;
-	create_fn create;
-	thrd_create_fn thrd_create;
-	execve_fn execve;
-	execvp_fn execv, execvp;
-	execve_fn execvpe;
-	exit_fn exit_, Exit;
-	void (*abort_)(void) __attribute__((noreturn));
-	sigaction_fn sigaction;
-	sigmask_fn sigprocmask, pthread_sigmask;
-	dlopen_fn dlopen;
-	dlclose_fn dlclose;
-	close_fn close;
-	close_range_fn close_range;
-	closefrom_fn closefrom;
-	dup2_fn dup2;
-	dup3_fn dup3;
-} real;
+RT_API int __libc_start_main(main_fn main, int argc, char **argv,
+			     void (*init)(void), void (*fini)(void),
+			     void (*rtld_fini)(void), void *stack_end);
+
+RT_REAL_DEFINE(__libc_start_main);
+RT_REAL_DEFINE(pthread_create);
+RT_REAL_DEFINE(thrd_create);
+RT_REAL_DEFINE(execve);
+RT_REAL_DEFINE(execv);
+RT_REAL_DEFINE(execvp);
+RT_REAL_DEFINE(execvpe);
+RT_REAL_DEFINE(_exit);
+RT_REAL_DEFINE(_Exit);
+RT_REAL_DEFINE(abort);
+RT_REAL_DEFINE(sigaction);
+RT_REAL_DEFINE(sigprocmask);
+RT_REAL_DEFINE(pthread_sigmask);
+RT_REAL_DEFINE(dlopen);
+RT_REAL_DEFINE(dlclose);
+RT_REAL_DEFINE(close);
+RT_REAL_DEFINE(close_range);
+RT_REAL_DEFINE(closefrom);
+RT_REAL_DEFINE(dup2);
+RT_REAL_DEFINE(dup3);
 
 static main_fn program_main;
 
@@ -128,46 +117,14 @@ static struct sigaction program_act[65];
 
 static void fatal_handler(int sig, siginfo_t *si, void *uc);
 
-#define RESOLVE(field, name) \
-	do { \
-		if (!real.field) \
-			*(void **)&real.field = dlsym(RTLD_NEXT, name); \
-	} while (0)
-
-void rt_interpose_init(void)
-{
-	RESOLVE(start_main, "__libc_start_main");
-	RESOLVE(create, "pthread_create");
-	RESOLVE(thrd_create, "thrd_create");
-	RESOLVE(execve, "execve");
-	RESOLVE(execv, "execv");
-	RESOLVE(execvp, "execvp");
-	RESOLVE(execvpe, "execvpe");
-	RESOLVE(exit_, "_exit");
-	RESOLVE(Exit, "_Exit");
-	RESOLVE(abort_, "abort");
-	RESOLVE(sigaction, "sigaction");
-	RESOLVE(sigprocmask, "sigprocmask");
-	RESOLVE(pthread_sigmask, "pthread_sigmask");
-	RESOLVE(dlopen, "dlopen");
-	RESOLVE(dlclose, "dlclose");
-	RESOLVE(close, "close");
-	RESOLVE(close_range, "close_range");
-	RESOLVE(closefrom, "closefrom");
-	RESOLVE(dup2, "dup2");
-	RESOLVE(dup3, "dup3");
-}
-
 int rt_real_sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
 {
-	RESOLVE(sigaction, "sigaction");
-	return real.sigaction(sig, sa, old);
+	return RT_REAL(sigaction)(sig, sa, old);
 }
 
 int rt_real_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
-	RESOLVE(pthread_sigmask, "pthread_sigmask");
-	return real.pthread_sigmask(how, set, old);
+	return RT_REAL(pthread_sigmask)(how, set, old);
 }
 
 /* The main thread's stop frame: call paths end at main's caller. */
@@ -252,14 +209,10 @@ int rt_is_stop_function(uintptr_t fn_start)
 
 RT_API int __libc_start_main(main_fn main, int argc, char **argv,
 			     void (*init)(void), void (*fini)(void),
-			     void (*rtld_fini)(void), void *stack_end);
-RT_API int __libc_start_main(main_fn main, int argc, char **argv,
-			     void (*init)(void), void (*fini)(void),
 			     void (*rtld_fini)(void), void *stack_end)
 {
-	RESOLVE(start_main, "__libc_start_main");
 	program_main = main;
-	return real.start_main(hpcrun_main, argc, argv, init, fini, rtld_fini,
+	return RT_REAL(__libc_start_main)(hpcrun_main, argc, argv, init, fini, rtld_fini,
 			       stack_end);
 }
 
@@ -269,14 +222,13 @@ RT_API int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 	struct start_arg *a;
 	int r;
 
-	RESOLVE(create, "pthread_create");
 	if (!rt_active || !(a = start_arg_new()))
-		return real.create(t, attr, fn, arg);
+		return RT_REAL(pthread_create)(t, attr, fn, arg);
 	a->fn = fn;
 	a->arg = arg;
 	a->index = rt_next_thread_index();
 	a->hidden = rt_signal_hidden();
-	r = real.create(t, attr, thread_start, a);
+	r = RT_REAL(pthread_create)(t, attr, thread_start, a);
 	if (r)
 		start_arg_free(a);
 	return r;
@@ -287,14 +239,13 @@ RT_API int thrd_create(thrd_t *t, thrd_start_t fn, void *arg)
 	struct start_arg *a;
 	int r;
 
-	RESOLVE(thrd_create, "thrd_create");
 	if (!rt_active || !(a = start_arg_new()))
-		return real.thrd_create(t, fn, arg);
+		return RT_REAL(thrd_create)(t, fn, arg);
 	a->c11_fn = fn;
 	a->arg = arg;
 	a->index = rt_next_thread_index();
 	a->hidden = rt_signal_hidden();
-	r = real.thrd_create(t, c11_thread_start, a);
+	r = RT_REAL(thrd_create)(t, c11_thread_start, a);
 	if (r != thrd_success)
 		start_arg_free(a);
 	return r;
@@ -312,30 +263,26 @@ static int exec_failed(int r)
 
 RT_API int execve(const char *path, char *const argv[], char *const envp[])
 {
-	RESOLVE(execve, "execve");
 	rt_process_finish("exec", 0);
-	return exec_failed(real.execve(path, argv, envp));
+	return exec_failed(RT_REAL(execve)(path, argv, envp));
 }
 
 RT_API int execv(const char *path, char *const argv[])
 {
-	RESOLVE(execv, "execv");
 	rt_process_finish("exec", 0);
-	return exec_failed(real.execv(path, argv));
+	return exec_failed(RT_REAL(execv)(path, argv));
 }
 
 RT_API int execvp(const char *file, char *const argv[])
 {
-	RESOLVE(execvp, "execvp");
 	rt_process_finish("exec", 0);
-	return exec_failed(real.execvp(file, argv));
+	return exec_failed(RT_REAL(execvp)(file, argv));
 }
 
 RT_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	RESOLVE(execvpe, "execvpe");
 	rt_process_finish("exec", 0);
-	return exec_failed(real.execvpe(file, argv, envp));
+	return exec_failed(RT_REAL(execvpe)(file, argv, envp));
 }
 
 /* Collects execl-style arguments into a malloc'ed argv; envp for execle. */
@@ -421,16 +368,14 @@ RT_API int execle(const char *path, const char *arg, ...)
 
 RT_API void _exit(int status)
 {
-	RESOLVE(exit_, "_exit");
 	rt_process_finish("_exit", 0);
-	real.exit_(status);
+	RT_REAL(_exit)(status);
 }
 
 RT_API void _Exit(int status)
 {
-	RESOLVE(Exit, "_Exit");
 	rt_process_finish("_exit", 0);
-	real.Exit(status);
+	RT_REAL(_Exit)(status);
 }
 
 /* Is act the default action? */
@@ -492,7 +437,6 @@ RT_API void abort(void)
 {
 	sigset_t set;
 
-	RESOLVE(abort_, "abort");
 	if (rt_active) {
 		sigemptyset(&set);
 		sigaddset(&set, SIGABRT);
@@ -500,7 +444,7 @@ RT_API void abort(void)
 		raise(SIGABRT);
 		rt_process_finish("signal 6", 0);
 	}
-	real.abort_();
+	RT_REAL(abort)();
 }
 
 static void fatal_handler(int sig, siginfo_t *si, void *uc)
@@ -616,7 +560,7 @@ static int fatal_sigaction(int sig, const struct sigaction *sa,
 {
 	struct sigaction cur;
 
-	if (real.sigaction(sig, NULL, &cur))
+	if (RT_REAL(sigaction)(sig, NULL, &cur))
 		return -1;
 	if (cur.sa_sigaction == fatal_handler ||
 	    cur.sa_sigaction == program_act[sig].sa_sigaction)
@@ -631,7 +575,7 @@ static int fatal_sigaction(int sig, const struct sigaction *sa,
 			return r;
 		/* as glibc hands it to the kernel, so that it reads back as
 		 * it would without hpcrun */
-		if (!real.sigaction(sig, NULL, &now)) {
+		if (!RT_REAL(sigaction)(sig, NULL, &now)) {
 			program_act[sig].sa_flags |= now.sa_flags & SA_RESTORER;
 			program_act[sig].sa_restorer = now.sa_restorer;
 		}
@@ -643,12 +587,11 @@ static int fatal_sigaction(int sig, const struct sigaction *sa,
 
 RT_API int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
 {
-	RESOLVE(sigaction, "sigaction");
 	if (rt_signal_managed(sig))
 		return rt_signal_sigaction(sig, sa, old);
 	if (rt_active && is_fatal(sig))
 		return fatal_sigaction(sig, sa, old);
-	return real.sigaction(sig, sa, old);
+	return RT_REAL(sigaction)(sig, sa, old);
 }
 
 RT_API __sighandler_t signal(int sig, __sighandler_t handler)
@@ -667,22 +610,19 @@ RT_API __sighandler_t signal(int sig, __sighandler_t handler)
 
 RT_API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
-	RESOLVE(sigprocmask, "sigprocmask");
-	return rt_signal_mask(real.sigprocmask, how, set, old);
+	return rt_signal_mask(RT_REAL(sigprocmask), how, set, old);
 }
 
 RT_API int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
-	RESOLVE(pthread_sigmask, "pthread_sigmask");
-	return rt_signal_mask(real.pthread_sigmask, how, set, old);
+	return rt_signal_mask(RT_REAL(pthread_sigmask), how, set, old);
 }
 
 RT_API void *dlopen(const char *file, int flags)
 {
 	void *h;
 
-	RESOLVE(dlopen, "dlopen");
-	h = real.dlopen(file, flags);
+	h = RT_REAL(dlopen)(file, flags);
 	if (h && rt_active) {
 		rt_loadmap_refresh();
 		rt_data_modules();
@@ -694,10 +634,9 @@ RT_API int dlclose(void *h)
 {
 	int r;
 
-	RESOLVE(dlclose, "dlclose");
 	if (rt_active)
 		rt_perf_drain_self();	/* samples in h, while it is mapped */
-	r = real.dlclose(h);
+	r = RT_REAL(dlclose)(h);
 	if (rt_active)
 		rt_loadmap_refresh();
 	return r;
@@ -714,7 +653,6 @@ RT_API int close(int fd)
 	struct rt_fd_call c;
 	int r, err;
 
-	RESOLVE(close, "close");
 	if (rt_fd_close_begin(&c, (unsigned)fd, (unsigned)fd)) {
 		/* Ours, so not open as far as the program knows. */
 		syscall(SYS_close, fd);
@@ -723,7 +661,7 @@ RT_API int close(int fd)
 		return -1;
 	}
 	pthread_cleanup_push(close_cancelled, &c);
-	r = real.close(fd);
+	r = RT_REAL(close)(fd);
 	err = errno;
 	pthread_cleanup_pop(0);
 	rt_fd_close_end(&c, 0);
@@ -736,11 +674,10 @@ RT_API int close_range(unsigned first, unsigned last, int flags)
 	struct rt_fd_call c;
 	int r, err;
 
-	RESOLVE(close_range, "close_range");
 	if (flags & CLOSE_RANGE_CLOEXEC)
-		return real.close_range(first, last, flags);	/* closes nothing */
+		return RT_REAL(close_range)(first, last, flags);	/* closes nothing */
 	rt_fd_close_begin(&c, first, last);
-	r = real.close_range(first, last, flags);
+	r = RT_REAL(close_range)(first, last, flags);
 	err = errno;
 	rt_fd_close_end(&c, r < 0);
 	errno = err;
@@ -752,9 +689,8 @@ RT_API void closefrom(int lowfd)
 	struct rt_fd_call c;
 	int err;
 
-	RESOLVE(closefrom, "closefrom");
 	rt_fd_close_begin(&c, lowfd < 0 ? 0 : (unsigned)lowfd, ~0U);
-	real.closefrom(lowfd);
+	RT_REAL(closefrom)(lowfd);
 	err = errno;
 	rt_fd_close_end(&c, 0);
 	errno = err;
@@ -765,11 +701,10 @@ RT_API int dup2(int oldfd, int newfd)
 	struct rt_fd_call c;
 	int r, err;
 
-	RESOLVE(dup2, "dup2");
 	if (oldfd == newfd)
-		return real.dup2(oldfd, newfd);		/* closes nothing */
+		return RT_REAL(dup2)(oldfd, newfd);		/* closes nothing */
 	rt_fd_close_begin(&c, (unsigned)newfd, (unsigned)newfd);
-	r = real.dup2(oldfd, newfd);
+	r = RT_REAL(dup2)(oldfd, newfd);
 	err = errno;
 	rt_fd_close_end(&c, r < 0);
 	errno = err;
@@ -781,9 +716,8 @@ RT_API int dup3(int oldfd, int newfd, int flags)
 	struct rt_fd_call c;
 	int r, err;
 
-	RESOLVE(dup3, "dup3");
 	rt_fd_close_begin(&c, (unsigned)newfd, (unsigned)newfd);
-	r = real.dup3(oldfd, newfd, flags);
+	r = RT_REAL(dup3)(oldfd, newfd, flags);
 	err = errno;
 	rt_fd_close_end(&c, r < 0);
 	errno = err;

@@ -5,6 +5,8 @@
  *   runtime.c      configuration from the environment, events and their
  *                  fallbacks, per-thread and per-process lifecycle, writing
  *                  the profiles and the log
+ *   interpose.c    how every wrapper reaches its real function (interpose.h:
+ *                  the table of the wrapped families)
  *   process-interpose.c    the libc entry points we wrap (main, threads, fork,
  *                  exec, exit, signals, dlopen)
  *   sample.c       the sampling signal handler (its rules are at its top)
@@ -289,7 +291,6 @@ int rt_real_sigaction(int sig, const struct sigaction *sa, struct sigaction *old
  * handler of sig on the thread it was meant for. */
 void rt_die_of_signal(int sig);
 int rt_real_sigmask(int how, const sigset_t *set, sigset_t *old);
-void rt_interpose_init(void);
 int rt_is_stop_function(uintptr_t fn_start);
 /* Is pc (or a return address) in libhpcrun.so?  From the linker's symbols
  * for its first and last byte; async-signal-safe (unwind.c). */
