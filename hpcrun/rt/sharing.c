@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "datacentric.h"
+#include "interpose.h"
 #include "runtime.h"
 #include "sharing.h"
 
@@ -439,7 +440,8 @@ static int libc_block(const uint64_t (*f)[2], uint32_t k)
 	static int libc_lm = -1;
 
 	if (libc_lm == -1) {
-		const struct rt_module *m = rt_module_find((uintptr_t)dlsym(RTLD_NEXT, "fopen"));
+		const struct rt_module *m = rt_module_find(
+			(uintptr_t)rt_optional_symbol(RTLD_NEXT, "fopen"));
 
 		libc_lm = m ? m->id : -2;
 	}
