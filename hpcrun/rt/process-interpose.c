@@ -18,7 +18,8 @@
  *                       source-perf.c); closing one of ours with close()
  *                       fails with EBADF, as it would without hpcrun
  *
- * fork is handled with pthread_atfork (runtime.c).
+ * fork is handled with pthread_atfork (runtime.c); sigaction, signal,
+ * the masks and abort by signals.c, with every signal hpcrun handles.
  */
 #include <dlfcn.h>
 #include <errno.h>

@@ -9,6 +9,9 @@
  *                  the table of the wrapped families)
  *   process-interpose.c    the libc entry points we wrap (main, threads, fork,
  *                  exec, exit, signals, dlopen)
+ *   signals.c      every signal hpcrun handles: the sampling signal, the
+ *                  fatal signals, the program's sigaction and masks
+ *                  (signals.h: the table)
  *   sample.c       the sampling signal handler (its rules are at its top)
  *   unwind.c       async-signal-safe .eh_frame unwinder for x86-64
  *   loadmap.c      the modules mapped in the process, prepared outside the

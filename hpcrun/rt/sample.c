@@ -45,8 +45,8 @@
 /*
  * rt_unwind() of the interrupted context uc, or rt_unwind_copy() of c, into
  * td->frames, with a way back should a memory read fault anyway: the
- * fatal-signal handler (process-interpose.c) jumps to the buffer of self, the
- * thread running this.
+ * fatal-signal handler (signals.c, own_fault) jumps to the buffer of
+ * self, the thread running this.
  */
 static int unwind_guarded(struct rt_thread *td, struct rt_thread *self,
 			  const void *uc, const struct rt_copy *c, int *complete)
@@ -56,7 +56,7 @@ static int unwind_guarded(struct rt_thread *td, struct rt_thread *self,
 	int n;
 
 	if (sigsetjmp(self->unwind_jmp, 0)) {
-		/* A read faulted despite the checks (process-interpose.c jumped here). */
+		/* A read faulted despite the checks (signals.c jumped here). */
 		self->in_unwind = 0;
 		td->counts.unwind_faults++;
 		td->frames[0] = pc;

@@ -705,7 +705,7 @@ int rt_sharing_fault(const siginfo_t *si, void *uc)
 	int write, s, to, rw, first, saved, rec;
 
 	/* hpcrun's unwinder reading a watched page (a register it took for
-	 * a frame pointer): not the program's access; process-interpose.c jumps
+	 * a frame pointer): not the program's access; signals.c jumps
 	 * back to the sample */
 	if (!rt_sharing.on || si->si_code != SEGV_ACCERR ||
 	    (td && td->in_unwind) ||

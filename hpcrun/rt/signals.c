@@ -1,12 +1,25 @@
 /*
- * signals.c - the signal hpcrun samples with, taken so that the
- * program cannot observe it.
+ * signals.c - every signal hpcrun handles, and the program's calls that
+ * set or read actions and masks (signals.h has the table: which signal,
+ * which handler, what the program still sees).
  *
- * Every sample and every drain of a ring buffer arrives as one real-time
- * signal, rt_cfg.signo.  The program may want that very signal, block it
- * or read its masks back; it must see what it would see without hpcrun.
+ * Two kinds of signals, each with its design below: THE SAMPLING SIGNAL,
+ * a real-time signal taken so that the program cannot observe it, and
+ * THE FATAL SIGNALS, caught so that no profile is lost when one ends the
+ * process.  sigaction() and signal() of a signal of either kind go to its
+ * part here; sigprocmask() and pthread_sigmask() only ever change the
+ * sampling signal's bit (THE SAMPLING SIGNAL, 5).  Every other signal is
+ * never touched: its action and mask calls go straight to libc.
  *
- * Design (numbered invariants):
+ * Handlers run in signal context: async-signal-safe calls only (sample.c's
+ * rules apply to what rt_signal_entry reaches; sharing.h, invariant 2 to
+ * what fatal_handler reaches there).
+ *
+ * THE SAMPLING SIGNAL.  Every sample and every drain of a ring buffer
+ * arrives as one real-time signal, rt_cfg.signo.  The program may want
+ * that very signal, block it or read its masks back; it must see what it
+ * would see without hpcrun.
+ *
  *  1. The choice.  At start the highest real-time signal whose action is
  *     the default and which the starting thread does not block (programs
  *     number theirs up from SIGRTMIN).  rt_signal_entry is installed for it.
@@ -44,9 +57,6 @@
  * it believes it blocked is not kept pending (counted as foreign-signals);
  * the hidden bits and ignored managed signals do not survive exec.
  *
- * rt_signal_entry runs in signal context: async-signal-safe calls only
- * (sample.c's rules apply to what it reaches).
- *
  * THE FATAL SIGNALS (fatal_signals[]: every signal whose default action
  * ends the process, but SIGPROF and the real-time ones).  A signal that
  * ends the process unseen loses every profile not written, so:
@@ -64,9 +74,11 @@
  *     a handler count as nested, its frames being below hpcrun's).
  *  3. So a program that catches a signal and later does signal(s,
  *     SIG_DFL); raise(s) (xz, CPython's KeyboardInterrupt) goes through
- *     fatal_handler; before, hpcrun gave its handler up for good.  A fault
- *     in the unwinder still jumps back to the sample (sample.c) while
- *     fatal_handler holds SIGSEGV and SIGBUS (rt_fault_recovery).
+ *     fatal_handler, which writes everything before the default action
+ *     ends it.  A fault in the unwinder jumps back to the sample
+ *     (sample.c) while fatal_handler holds SIGSEGV and SIGBUS
+ *     (rt_fault_recovery; without it the unwinder reads no stack of
+ *     unknown bounds).
  *  4. With hpcrun --sharing the kernel holds fatal_handler for SIGSEGV
  *     and SIGTRAP whatever the program set: a fault on a page sharing.c
  *     protected, and the trap after the faulting instruction it steps
@@ -87,10 +99,27 @@
 #include "runtime.h"
 #include "sharing.h"
 
+RT_REAL_DEFINE(abort);
+RT_REAL_DEFINE(sigaction);
+RT_REAL_DEFINE(sigprocmask);
+RT_REAL_DEFINE(pthread_sigmask);
+
+int rt_real_sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
+{
+	return RT_REAL(sigaction)(sig, sa, old);
+}
+
+int rt_real_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return RT_REAL(pthread_sigmask)(how, set, old);
+}
+
 /* The kernel's flag glibc adds to every action (x86-64). */
 #ifndef SA_RESTORER
 #define SA_RESTORER 0x04000000
 #endif
+
+/* ---- THE SAMPLING SIGNAL ---- */
 
 /* The signals hpcrun samples with now or did before (bit sig - 1). */
 static uint64_t managed;
@@ -193,12 +222,15 @@ static void move(const sigset_t *skip, const char *why)
 	rt_note(msg);
 }
 
-int rt_signal_managed(int sig)
+/* Is sig one hpcrun samples with, or did (3)? */
+static int is_managed(int sig)
 {
 	return sig > 0 && sig < 65 && (__atomic_load_n(&managed, __ATOMIC_RELAXED) & BIT(sig));
 }
 
-int rt_signal_sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
+/* sigaction() of a managed signal (3, 4). */
+static int managed_sigaction(int sig, const struct sigaction *sa,
+			     struct sigaction *old)
 {
 	struct sigaction prev, now;
 
@@ -234,8 +266,10 @@ static int blocks_all_rt(const sigset_t *set)
 	return 1;
 }
 
-int rt_signal_mask(int (*fn)(int, const sigset_t *, sigset_t *), int how,
-		   const sigset_t *set, sigset_t *old)
+/* sigprocmask / pthread_sigmask (fn, the real one) as the program sees
+ * it (5). */
+static int program_mask(int (*fn)(int, const sigset_t *, sigset_t *), int how,
+			const sigset_t *set, sigset_t *old)
 {
 	uint64_t before = hidden, after = hidden, bit;
 	int cur = __atomic_load_n(&rt_cfg.signo, __ATOMIC_SEQ_CST), s, r;
@@ -340,10 +374,7 @@ void rt_signal_entry(int sig, siginfo_t *si, void *uc)
 		program_signal(sig, si, uc);
 }
 
-RT_REAL_DEFINE(abort);
-RT_REAL_DEFINE(sigaction);
-RT_REAL_DEFINE(sigprocmask);
-RT_REAL_DEFINE(pthread_sigmask);
+/* ---- THE FATAL SIGNALS ---- */
 
 /* The signals whose default action ends the process (but SIGPROF and the
  * real-time ones, the sampling signal's choice) and that can be caught. */
@@ -357,29 +388,12 @@ static struct sigaction program_act[65];
 
 static void fatal_handler(int sig, siginfo_t *si, void *uc);
 
-int rt_real_sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
-{
-	return RT_REAL(sigaction)(sig, sa, old);
-}
-
-int rt_real_sigmask(int how, const sigset_t *set, sigset_t *old)
-{
-	return RT_REAL(pthread_sigmask)(how, set, old);
-}
-
 /* Is act the default action? */
 static int is_default(const struct sigaction *act)
 {
 	return act->sa_handler == SIG_DFL && !(act->sa_flags & SA_SIGINFO);
 }
 
-/*
- * Gives the kernel the program's action act for the fatal signal sig
- * (THE FATAL SIGNALS): SIG_IGN and the program's handlers as they are;
- * the default action as fatal_handler; a handler with SA_RESETHAND (whose
- * reset the kernel would do unseen) as fatal_handler with its mask and
- * flags, which resets and calls it.
- */
 /* Does fatal_handler take every sig, to hand the faults on pages hpcrun
  * --sharing protected to sharing.c (THE FATAL SIGNALS, 4)? */
 static int dispatched(int sig)
@@ -387,6 +401,13 @@ static int dispatched(int sig)
 	return (sig == SIGSEGV || sig == SIGTRAP) && rt_sharing.dispatch;
 }
 
+/*
+ * Gives the kernel the program's action act for the fatal signal sig
+ * (THE FATAL SIGNALS, 2): SIG_IGN and the program's handlers as they are;
+ * the default action as fatal_handler; a handler with SA_RESETHAND (whose
+ * reset the kernel would do unseen) as fatal_handler with its mask and
+ * flags, which resets and calls it.
+ */
 static int install_fatal(int sig, const struct sigaction *act)
 {
 	struct sigaction k;
@@ -415,45 +436,42 @@ static int install_fatal(int sig, const struct sigaction *act)
 }
 
 /*
- * abort() raises SIGABRT; when a handler of the program returns, glibc
- * resets SIGABRT to the default action with its internal sigaction (which
- * takes fatal_handler away) and raises it again.  So abort is done here:
- * the first raise reaches the program's handler through fatal_handler
- * (or, with the default action, ends the process there, written); past a
- * handler that returned, everything is written before glibc's abort.
+ * Is this arrival of sig hpcrun's own (THE FATAL SIGNALS, 3 and 4)?  A
+ * fault on a page --sharing protected, or the trap after the instruction
+ * it steps over: sharing.c opens or protects the page again and the
+ * program's access runs again (1).  A fault of hpcrun's unwinder: the
+ * sample being taken ends there as a partial path (sample.c,
+ * unwind_guarded), never returning here.  Else 0: the program's.
  */
-RT_API void abort(void)
+static int own_fault(int sig, siginfo_t *si, void *uc)
 {
 	sigset_t set;
 
-	if (rt_active) {
+	if (sig == SIGSEGV && rt_sharing_fault(si, uc))
+		return 1;
+	if (sig == SIGTRAP && rt_sharing_trap(si, uc))
+		return 1;
+	if ((sig == SIGSEGV || sig == SIGBUS) && rt_self && rt_self->in_unwind) {
+		/* the program's SA_NODEFER-less mask would keep the signal
+		 * blocked past the jump */
 		sigemptyset(&set);
-		sigaddset(&set, SIGABRT);
+		sigaddset(&set, sig);
 		rt_real_sigmask(SIG_UNBLOCK, &set, NULL);
-		raise(SIGABRT);
-		rt_process_finish("signal 6", 0);
+		siglongjmp(rt_self->unwind_jmp, 1);
 	}
-	RT_REAL(abort)();
+	return 0;
 }
 
+/* The kernel's handler of the fatal signals it does not leave to the
+ * program's own handler (THE FATAL SIGNALS, 2). */
 static void fatal_handler(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction act, dfl;
 	sigset_t set, old;
 	int masked = 0;
 
-	if (sig == SIGSEGV && rt_sharing_fault(si, uc))
-		return;		/* ours: the access runs again */
-	if (sig == SIGTRAP && rt_sharing_trap(si, uc))
-		return;		/* ours: the step over a faulting access */
-	sigemptyset(&set);
-	sigaddset(&set, sig);
-	if ((sig == SIGSEGV || sig == SIGBUS) && rt_self && rt_self->in_unwind) {
-		/* back to sample.c; the program's SA_NODEFER-less mask
-		 * would keep the signal blocked past the jump */
-		rt_real_sigmask(SIG_UNBLOCK, &set, NULL);
-		siglongjmp(rt_self->unwind_jmp, 1);
-	}
+	if (own_fault(sig, si, uc))
+		return;
 	act = program_act[sig];
 	if (act.sa_handler == SIG_IGN && !(act.sa_flags & SA_SIGINFO)) {
 		if (dispatched(sig) && si->si_code > 0)
@@ -574,10 +592,12 @@ static int fatal_sigaction(int sig, const struct sigaction *sa,
 	return 0;
 }
 
+/* ---- the program's calls ---- */
+
 RT_API int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
 {
-	if (rt_signal_managed(sig))
-		return rt_signal_sigaction(sig, sa, old);
+	if (is_managed(sig))
+		return managed_sigaction(sig, sa, old);
 	if (rt_active && is_fatal(sig))
 		return fatal_sigaction(sig, sa, old);
 	return RT_REAL(sigaction)(sig, sa, old);
@@ -599,10 +619,32 @@ RT_API __sighandler_t signal(int sig, __sighandler_t handler)
 
 RT_API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
-	return rt_signal_mask(RT_REAL(sigprocmask), how, set, old);
+	return program_mask(RT_REAL(sigprocmask), how, set, old);
 }
 
 RT_API int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
-	return rt_signal_mask(RT_REAL(pthread_sigmask), how, set, old);
+	return program_mask(RT_REAL(pthread_sigmask), how, set, old);
+}
+
+/*
+ * abort() raises SIGABRT; when a handler of the program returns, glibc
+ * resets SIGABRT to the default action with its internal sigaction (which
+ * takes fatal_handler away) and raises it again.  So abort is done here:
+ * the first raise reaches the program's handler through fatal_handler
+ * (or, with the default action, ends the process there, written); past a
+ * handler that returned, everything is written before glibc's abort.
+ */
+RT_API void abort(void)
+{
+	sigset_t set;
+
+	if (rt_active) {
+		sigemptyset(&set);
+		sigaddset(&set, SIGABRT);
+		rt_real_sigmask(SIG_UNBLOCK, &set, NULL);
+		raise(SIGABRT);
+		rt_process_finish("signal 6", 0);
+	}
+	RT_REAL(abort)();
 }

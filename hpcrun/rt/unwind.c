@@ -14,9 +14,9 @@
  *     tables only inside a live module.  A sample from a ring buffer
  *     (rt_unwind_copy) reads its copy of the stack instead, and the live
  *     stack above it only as sample.c's live_top() or leave_copy() here
- *     allow.  Should a read fault all the same,
- *     the fatal-signal handler (process-interpose.c) jumps back to sample.c, which
- *     counts the sample as a partial path.
+ *     allow.  Should a read fault all the same, the fatal-signal handler
+ *     (signals.c) jumps back to sample.c, which counts the sample as a
+ *     partial path.
  *  2. Every step must move the CFA up the stack (except through a signal
  *     frame), so corrupt tables cannot loop; depth is bounded by max.
  *  3. A caller's pc must lie in an executable segment of a module.
