@@ -298,12 +298,25 @@ struct rt_copy {
 	uintptr_t addr;
 };
 
+/* How an unwind ended (unwind.c; the values are fixed). */
+enum rt_unwind_end {
+	RT_UNWIND_FAILED = 0,		/* a frame could not be unwound: the
+					 * path is partial */
+	RT_UNWIND_STOP_FRAME = 1,	/* a stop function (main, thread start) */
+	RT_UNWIND_STACK_BOTTOM = 2,	/* the stack bottom (return address
+					 * undefined) */
+	RT_UNWIND_IN_HANDLER = 3,	/* the path runs through hpcrun's own
+					 * signal handler: a sample the kernel
+					 * took while it ran, hpcrun's work */
+};
+
 /* sample.c */
 void rt_sample_handler(int sig, siginfo_t *si, void *uc);
 /* rt_unwind of uc into td->frames on td's own thread, a faulting read
  * coming back as a one-frame partial path (outside the handler too, with
  * td->busy set). */
-int rt_unwind_guarded(struct rt_thread *td, const void *uc, int *complete);
+int rt_unwind_guarded(struct rt_thread *td, const void *uc,
+		      enum rt_unwind_end *end);
 /*
  * Records one sample of event idx taken by the kernel into a ring buffer,
  * c with its regs, stack, len and time (live_hi and own are set here).
@@ -317,15 +330,12 @@ void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 /* rt_unwind() of uc (a getcontext() of the calling thread td, outside the
  * handler, td->busy set) into td->frames, a fault recovered as in the
  * handler; the frame count. */
-int rt_unwind_here(struct rt_thread *td, const void *uc, int *complete);
+int rt_unwind_here(struct rt_thread *td, const void *uc,
+		   enum rt_unwind_end *end);
 
-/* unwind.c: frames[0] = leaf pc; returns count; *complete: 1 = reached a
- * stop function (main / thread start), 2 = reached the stack bottom,
- * 0 = failed, 3 = the path runs through hpcrun's own signal handler (a
- * sample the kernel took while the handler ran: hpcrun's work, not the
- * program's). */
+/* unwind.c: frames[0] = leaf pc; returns count; *end: how it ended. */
 int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
-	      int max, int *complete);
+	      int max, enum rt_unwind_end *end);
 /* The registers of a ucontext, DWARF numbering (16 = the pc). */
 void rt_regs_from_ucontext(uintptr_t *regs, const void *ucontext);
 
@@ -333,7 +343,7 @@ void rt_regs_from_ucontext(uintptr_t *regs, const void *ucontext);
  * load map when it was taken (rt_module_at): a frame in a module
  * dlclosed since ends the path. */
 int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
-		   uintptr_t *frames, int max, int *complete);
+		   uintptr_t *frames, int max, enum rt_unwind_end *end);
 
 /* Bytes of one thread's unwind cache (allocated with its rt_thread). */
 size_t rt_unwind_cache_size(void);

@@ -581,17 +581,19 @@ static uint32_t access_leaf(struct rt_thread *td, struct cct_node *obj,
 			    const void *uc)
 {
 	struct cct_node *acc, *root, *leaf;
-	int n, complete;
+	enum rt_unwind_end end;
+	int n;
 
 	if (!obj || rt_cfg.no_unwind)
 		return 0;
-	n = rt_unwind_guarded(td, uc, &complete);
-	if (!complete || complete == 3 || n <= 0)
+	n = rt_unwind_guarded(td, uc, &end);
+	if (end == RT_UNWIND_FAILED || end == RT_UNWIND_IN_HANDLER || n <= 0)
 		return 0;
 	acc = cct_child(&td->cct, obj, 0, cct_placeholder("^Access "));
 	if (!acc)
 		return 0;
-	root = complete == 2 ? acc : cct_child(&td->cct, acc, 0, td->cct.top->addr);
+	root = end == RT_UNWIND_STACK_BOTTOM ? acc :
+	       cct_child(&td->cct, acc, 0, td->cct.top->addr);
 	leaf = root ? cct_path_node(&td->cct, root, td->frames, n) : NULL;
 	return leaf ? leaf->id : 0;
 }
