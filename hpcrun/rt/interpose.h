@@ -13,8 +13,8 @@
  *     RT_REAL_DEFINE(name) (RT_REAL_DEFINE_VERSION for a symbol version,
  *     dlvsym first, then any version).
  *  2. rt_interpose_init, the first thing rt_init does, looks every slot of
- *     every file up, so no wrapper called after it runs dlsym (none in a
- *     signal handler).  A call before it (another library's constructor)
+ *     every file up, so no wrapper called after it runs dlsym for its
+ *     real function (none in a signal handler).  A call before it (another library's constructor)
  *     and a function not found then (its library dlopened later, as
  *     PMPI_Barrier may be) are looked up at the call.
  *  3. One failure policy: a real function found nowhere at its call means
@@ -47,14 +47,21 @@
  *     memalign, aligned_alloc,                            real call (invariant
  *     posix_memalign, valloc, mmap,                       1 there)
  *     munmap, mremap
- *   read, write, pread, pwrite, ..., sharing-pin.c        without --sharing:
- *     stat family, poll, select,                          the real call
- *     mprotect, ...                                       (invariant 1 there)
+ *   read, write, pread, pwrite and   sharing-pin.c        without --sharing:
+ *     their 64 forms, readv, writev,                      the real call
+ *     recv, recvfrom, recvmsg, send,                      (invariant 1 there)
+ *     sendto, sendmsg, fread, fwrite,
+ *     poll, select, epoll_wait, pipe,
+ *     pipe2, waitpid, nanosleep,
+ *     clock_nanosleep, accept,
+ *     getsockopt, stat, lstat, fstat,
+ *     fstatat, statx and the 64
+ *     forms, mprotect
  *   pthread_barrier_*, GOMP_*,       sync-interpose.c     with --no-sync: the
  *     __kmpc_barrier, MPI_Barrier,                        real call (invariant
- *     pthread_mutex_lock,                                 1 there)
- *     pthread_cond_wait, _timedwait,
- *     sem_wait
+ *     pthread_mutex_lock,                                 1 there), its object
+ *     pthread_cond_wait, _timedwait,                      still pinned under
+ *     sem_wait                                            --sharing
  *
  * runtime.c's rt_own_thread reaches the real pthread_create the same way,
  * so hpcrun's own threads are never measured.
