@@ -1,10 +1,10 @@
 /*
  * datacentric-alloc.c - the allocator entry points libhpcrun.so wraps for
  * hpcrun --data (exported through libhpcrun.map): the malloc family and
- * anonymous mmap, munmap, mremap.  The real functions come from
- * dlsym(RTLD_NEXT), so an allocator preloaded after hpcrun (jemalloc,
- * tcmalloc) is the one that allocates; one that the program links itself
- * takes the calls before we see them, and nothing is tracked.
+ * anonymous mmap, munmap, mremap.  The real functions are the next
+ * definitions (interpose.h), so an allocator preloaded after hpcrun
+ * (jemalloc, tcmalloc) is the one that allocates; one that the program
+ * links itself takes the calls before we see them, and nothing is tracked.
  *
  * Invariants:
  *  1. Without --data every wrapper is one test and a call of the real
@@ -25,7 +25,6 @@
  *     counter: free looks the block up only when the allocator's usable
  *     size says it could be a tracked one.
  */
-#include <dlfcn.h>
 #include <malloc.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -36,31 +35,21 @@
 #include <unistd.h>
 
 #include "datacentric.h"
+#include "interpose.h"
 #include "runtime.h"
 
-typedef void *(*malloc_fn)(size_t);
-typedef void *(*calloc_fn)(size_t, size_t);
-typedef void *(*realloc_fn)(void *, size_t);
-typedef void (*free_fn)(void *);
-typedef void *(*memalign_fn)(size_t, size_t);
-typedef int (*posix_memalign_fn)(void **, size_t, size_t);
-typedef size_t (*usable_fn)(void *);
-typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
-typedef int (*munmap_fn)(void *, size_t);
-typedef void *(*mremap_fn)(void *, size_t, size_t, int, ...);
-
-static struct {
-	malloc_fn malloc, valloc;
-	calloc_fn calloc;
-	realloc_fn realloc;
-	free_fn free;
-	memalign_fn memalign, aligned_alloc;
-	posix_memalign_fn posix_memalign;
-	usable_fn usable;
-	mmap_fn mmap;
-	munmap_fn munmap;
-	mremap_fn mremap;
-} real;
+RT_REAL_DEFINE(malloc);
+RT_REAL_DEFINE(calloc);
+RT_REAL_DEFINE(realloc);
+RT_REAL_DEFINE(memalign);
+RT_REAL_DEFINE(aligned_alloc);
+RT_REAL_DEFINE(posix_memalign);
+RT_REAL_DEFINE(valloc);
+RT_REAL_DEFINE(malloc_usable_size);
+RT_REAL_DEFINE(mmap);
+RT_REAL_DEFINE(munmap);
+RT_REAL_DEFINE(mremap);
+RT_REAL_DEFINE(free);
 
 static __thread int guard __attribute__((tls_model("initial-exec")));
 
@@ -85,30 +74,22 @@ static int in_boot(const void *p)
 	return (const char *)p >= boot && (const char *)p < boot + sizeof(boot);
 }
 
-#define RESOLVE(field, name) \
-	do { \
-		if (!real.field) \
-			*(void **)&real.field = dlsym(RTLD_NEXT, name); \
-	} while (0)
-
-static void resolve(void)
+/* 1 for a call from dlsym looking the allocator up (invariant 2); the
+ * first call to come looks malloc, calloc, realloc and free up, free
+ * last. */
+static int booting(void)
 {
-	if (real.free)
-		return;
+	if (__builtin_expect(RT_REAL_FOUND(free), 1))
+		return 0;
+	if (resolving)
+		return 1;
 	resolving = 1;
-	RESOLVE(malloc, "malloc");
-	RESOLVE(calloc, "calloc");
-	RESOLVE(realloc, "realloc");
-	RESOLVE(memalign, "memalign");
-	RESOLVE(aligned_alloc, "aligned_alloc");
-	RESOLVE(posix_memalign, "posix_memalign");
-	RESOLVE(valloc, "valloc");
-	RESOLVE(usable, "malloc_usable_size");
-	RESOLVE(mmap, "mmap");
-	RESOLVE(munmap, "munmap");
-	RESOLVE(mremap, "mremap");
-	RESOLVE(free, "free");
+	(void)RT_REAL(malloc);
+	(void)RT_REAL(calloc);
+	(void)RT_REAL(realloc);
+	(void)RT_REAL(free);
 	resolving = 0;
+	return 0;
 }
 
 /* Is the program's call at return address ra one to watch? */
@@ -138,7 +119,7 @@ static void *noted(void *p, size_t n, const void *ra)
 static void note_free(void *p)
 {
 	if (!p || !rt_data_tracking() || in_boot(p) ||
-	    (real.usable && real.usable(p) < rt_data.min_bytes))
+	    RT_REAL(malloc_usable_size)(p) < rt_data.min_bytes)
 		return;
 	guard = 1;
 	rt_data_forget(p, 0);
@@ -149,12 +130,9 @@ RT_API void *malloc(size_t n)
 {
 	void *p;
 
-	if (!real.malloc) {
-		if (resolving)
-			return boot_alloc(n);
-		resolve();
-	}
-	p = real.malloc(n);
+	if (booting())
+		return boot_alloc(n);
+	p = RT_REAL(malloc)(n);
 	return noted(p, n, __builtin_return_address(0));
 }
 
@@ -162,27 +140,19 @@ RT_API void *calloc(size_t k, size_t n)
 {
 	void *p;
 
-	if (!real.calloc) {
-		if (resolving)
-			return boot_alloc(k * n);	/* static: zeroed */
-		resolve();
-	}
-	p = real.calloc(k, n);
+	if (booting())
+		return boot_alloc(k * n);	/* static: zeroed */
+	p = RT_REAL(calloc)(k, n);
 	return noted(p, k * n, __builtin_return_address(0));
 }
 
 RT_API void free(void *p)
 {
-	if (in_boot(p))
-		return;
-	if (!real.free) {
-		if (resolving)
-			return;		/* dlsym's own: kept */
-		resolve();
-	}
+	if (in_boot(p) || booting())
+		return;		/* dlsym's own: kept */
 	if (watched(__builtin_return_address(0)))
 		note_free(p);
-	real.free(p);
+	RT_REAL(free)(p);
 }
 
 RT_API void *realloc(void *p, size_t n)
@@ -190,16 +160,13 @@ RT_API void *realloc(void *p, size_t n)
 	int w;
 	void *q;
 
-	if (!real.realloc) {
-		if (resolving)
-			return NULL;
-		resolve();
-	}
+	if (booting())
+		return NULL;
 	if (in_boot(p)) {
 		size_t old;
 
 		memcpy(&old, (char *)p - 16, sizeof(old));
-		q = real.malloc(n);
+		q = RT_REAL(malloc)(n);
 		if (q)
 			memcpy(q, p, old < n ? old : n);
 		return q;
@@ -207,7 +174,7 @@ RT_API void *realloc(void *p, size_t n)
 	w = watched(__builtin_return_address(0));
 	if (w)
 		note_free(p);
-	q = real.realloc(p, n);
+	q = RT_REAL(realloc)(p, n);
 	if (w && q)
 		note_alloc(q, n);
 	return q;
@@ -215,22 +182,19 @@ RT_API void *realloc(void *p, size_t n)
 
 RT_API void *memalign(size_t align, size_t n)
 {
-	resolve();
-	return noted(real.memalign(align, n), n, __builtin_return_address(0));
+	return noted(RT_REAL(memalign)(align, n), n, __builtin_return_address(0));
 }
 
 RT_API void *aligned_alloc(size_t align, size_t n)
 {
-	resolve();
-	return noted(real.aligned_alloc(align, n), n, __builtin_return_address(0));
+	return noted(RT_REAL(aligned_alloc)(align, n), n, __builtin_return_address(0));
 }
 
 RT_API int posix_memalign(void **out, size_t align, size_t n)
 {
 	int r;
 
-	resolve();
-	r = real.posix_memalign(out, align, n);
+	r = RT_REAL(posix_memalign)(out, align, n);
 	if (!r)
 		noted(*out, n, __builtin_return_address(0));
 	return r;
@@ -238,16 +202,14 @@ RT_API int posix_memalign(void **out, size_t align, size_t n)
 
 RT_API void *valloc(size_t n)
 {
-	resolve();
-	return noted(real.valloc(n), n, __builtin_return_address(0));
+	return noted(RT_REAL(valloc)(n), n, __builtin_return_address(0));
 }
 
 RT_API void *mmap(void *a, size_t n, int prot, int flags, int fd, off_t off)
 {
 	void *p;
 
-	resolve();
-	p = real.mmap(a, n, prot, flags, fd, off);
+	p = RT_REAL(mmap)(a, n, prot, flags, fd, off);
 	if (p != MAP_FAILED && (flags & MAP_ANONYMOUS) &&
 	    watched(__builtin_return_address(0))) {
 		int err = errno;
@@ -282,9 +244,8 @@ static void forget_range(void *a, size_t n, const void *ra)
 
 RT_API int munmap(void *a, size_t n)
 {
-	resolve();
 	forget_range(a, n, __builtin_return_address(0));
-	return real.munmap(a, n);
+	return RT_REAL(munmap)(a, n);
 }
 
 RT_API void *mremap(void *a, size_t old, size_t n, int flags, ...)
@@ -292,7 +253,6 @@ RT_API void *mremap(void *a, size_t old, size_t n, int flags, ...)
 	void *to = NULL;
 	va_list ap;
 
-	resolve();
 	if (flags & MREMAP_FIXED) {
 		va_start(ap, flags);
 		to = va_arg(ap, void *);
@@ -300,5 +260,5 @@ RT_API void *mremap(void *a, size_t old, size_t n, int flags, ...)
 	}
 	/* the block moves or changes size: no longer tracked */
 	forget_range(a, old, __builtin_return_address(0));
-	return real.mremap(a, old, n, flags, to);
+	return RT_REAL(mremap)(a, old, n, flags, to);
 }

@@ -591,12 +591,13 @@ static uint32_t alloc_path(struct rt_thread *td, uint64_t (*f)[2])
 {
 	const struct rt_module *m;
 	ucontext_t uc;
-	int n, complete, i, first;
+	enum rt_unwind_end end;
+	int n, i, first;
 	uint32_t k = 0;
 
 	if (getcontext(&uc))
 		return 0;
-	n = rt_unwind_guarded(td, &uc, &complete);
+	n = rt_unwind_guarded(td, &uc, &end);
 	for (first = 0; first < n && rt_in_hpcrun(td->frames[first]); first++)
 		;
 	if (n - first > SITE_MAX_FRAMES)

@@ -208,7 +208,7 @@ void rt_fd_gate_lock(sigset_t *old)
 	sigset_t all;
 
 	sigfillset(&all);
-	sigdelset(&all, SIGSEGV);	/* faults still reach process-interpose.c */
+	sigdelset(&all, SIGSEGV);	/* faults still reach signals.c */
 	sigdelset(&all, SIGBUS);
 	sigdelset(&all, SIGILL);
 	sigdelset(&all, SIGFPE);
@@ -301,7 +301,7 @@ int rt_fd_move_high(int fd)
 
 /* Waits until the handler of td, another thread, is not running; 0, or
  * -ETIMEDOUT when it gave up: a handler busy for over a second has crashed
- * (its thread is writing everything out in process-interpose.c's fatal
+ * (its thread is writing everything out in signals.c's fatal
  * handler) and will not go on. */
 int rt_fd_wait_idle(struct rt_thread *td)
 {

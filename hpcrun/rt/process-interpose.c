@@ -1,6 +1,6 @@
 /*
  * process-interpose.c - the libc entry points libhpcrun.so wraps (exported through
- * libhpcrun.map; the real functions come from dlsym(RTLD_NEXT)).
+ * libhpcrun.map; the real functions as interpose.h says).
  *
  *   __libc_start_main   runs main through hpcrun_main(), the stop frame of
  *                       the main thread's call paths
@@ -10,13 +10,6 @@
  *   exec*               write everything before the image is replaced
  *                       (and measure on, in new files, if exec fails)
  *   _exit, _Exit        write everything before the process ends
- *   abort               written past a SIGABRT handler that returns
- *   sigaction, signal   the program's actions for the sampling signal are
- *                       kept apart from hpcrun's (signals.c); those
- *                       for the fatal signals as THE FATAL SIGNALS says
- *   sigprocmask, pthread_sigmask   the masks read back as the program set
- *                       them, the sampling signal still unblocked
- *                       (signals.c; attempts counted in the log)
  *   dlopen, dlclose     refresh the load map (dlclose first takes the
  *                       samples waiting in the thread's ring buffers)
  *   close, close_range, closefrom, dup2, dup3   the program may close
@@ -25,151 +18,47 @@
  *                       fd-gate.c); closing one of ours with close()
  *                       fails with EBADF, as it would without hpcrun
  *
- * fork is handled with pthread_atfork (runtime.c).
- *
- * THE FATAL SIGNALS (fatal_signals[]: every signal whose default action
- * ends the process, but SIGPROF and the real-time ones).  A signal that
- * ends the process unseen loses every profile not written, so:
- *  1. program_act[sig] is the action the program set (or found at start),
- *     and sigaction reads it back exactly as without hpcrun (glibc's
- *     SA_RESTORER and restorer included) -- unless the kernel holds an
- *     action set behind our back (raw system call), which is then told.
- *  2. The kernel holds: the program's handler or SIG_IGN as it set them
- *     (its handler runs, and is unwound, as without hpcrun; SIG_IGN is
- *     kept across exec); for the default action fatal_handler, which
- *     writes everything and re-raises with the default action, so the
- *     program dies as it would have; for a handler with SA_RESETHAND
- *     fatal_handler with the handler's mask and flags, which resets and
- *     calls it (the kernel's reset would be unseen; samples taken in such
- *     a handler count as nested, its frames being below hpcrun's).
- *  3. So a program that catches a signal and later does signal(s,
- *     SIG_DFL); raise(s) (xz, CPython's KeyboardInterrupt) goes through
- *     fatal_handler; before, hpcrun gave its handler up for good.  A fault
- *     in the unwinder still jumps back to the sample (sample.c) while
- *     fatal_handler holds SIGSEGV and SIGBUS (rt_fault_recovery).
- *  4. With hpcrun --sharing the kernel holds fatal_handler for SIGSEGV
- *     and SIGTRAP whatever the program set: a fault on a page sharing.c
- *     protected, and the trap after the faulting instruction it steps
- *     over, are taken there first; any other goes to the program's
- *     action as above, its handler called with the mask
- *     the kernel would have set (SA_ONSTACK is then always on).
- * What no handler sees (SIGKILL, the OOM killer, glibc's internal reset
- * of SIGABRT past a handler that returns in assert) leaves the live files
- * (hpcrun-live.h) for hpcprof to recover.
+ * fork is handled with pthread_atfork (runtime.c); sigaction, signal,
+ * the masks and abort by signals.c, with every signal hpcrun handles.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <linux/close_range.h>
 #include <stdarg.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/syscall.h>
 #include <threads.h>
 #include <unistd.h>
 
 #include "datacentric.h"
 #include "fd-gate.h"
+#include "interpose.h"
 #include "runtime.h"
-#include "sharing.h"
 
 typedef int (*main_fn)(int, char **, char **);
-typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void),
-			     void (*)(void), void (*)(void), void *);
-typedef int (*create_fn)(pthread_t *, const pthread_attr_t *,
-			 void *(*)(void *), void *);
-typedef int (*thrd_create_fn)(thrd_t *, thrd_start_t, void *);
-typedef int (*execve_fn)(const char *, char *const[], char *const[]);
-typedef int (*execvp_fn)(const char *, char *const[]);
-typedef void (*exit_fn)(int) __attribute__((noreturn));
-typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
-typedef int (*sigmask_fn)(int, const sigset_t *, sigset_t *);
-typedef void *(*dlopen_fn)(const char *, int);
-typedef int (*dlclose_fn)(void *);
-typedef int (*close_fn)(int);
-typedef int (*close_range_fn)(unsigned, unsigned, int);
-typedef void (*closefrom_fn)(int);
-typedef int (*dup2_fn)(int, int);
-typedef int (*dup3_fn)(int, int, int);
 
-static struct {
-	start_main_fn start_main;
-	create_fn create;
-	thrd_create_fn thrd_create;
-	execve_fn execve;
-	execvp_fn execv, execvp;
-	execve_fn execvpe;
-	exit_fn exit_, Exit;
-	void (*abort_)(void) __attribute__((noreturn));
-	sigaction_fn sigaction;
-	sigmask_fn sigprocmask, pthread_sigmask;
-	dlopen_fn dlopen;
-	dlclose_fn dlclose;
-	close_fn close;
-	close_range_fn close_range;
-	closefrom_fn closefrom;
-	dup2_fn dup2;
-	dup3_fn dup3;
-} real;
+RT_API int __libc_start_main(main_fn main, int argc, char **argv,
+			     void (*init)(void), void (*fini)(void),
+			     void (*rtld_fini)(void), void *stack_end);
+
+RT_REAL_DEFINE(__libc_start_main);
+RT_REAL_DEFINE(pthread_create);
+RT_REAL_DEFINE(thrd_create);
+RT_REAL_DEFINE(execve);
+RT_REAL_DEFINE(execv);
+RT_REAL_DEFINE(execvp);
+RT_REAL_DEFINE(execvpe);
+RT_REAL_DEFINE(_exit);
+RT_REAL_DEFINE(_Exit);
+RT_REAL_DEFINE(dlopen);
+RT_REAL_DEFINE(dlclose);
+RT_REAL_DEFINE(close);
+RT_REAL_DEFINE(close_range);
+RT_REAL_DEFINE(closefrom);
+RT_REAL_DEFINE(dup2);
+RT_REAL_DEFINE(dup3);
 
 static main_fn program_main;
-
-/* The signals whose default action ends the process (but SIGPROF and the
- * real-time ones, the sampling signal's choice) and that can be caught. */
-static const int fatal_signals[] = {
-	SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT, SIGTERM, SIGQUIT,
-	SIGHUP, SIGPIPE, SIGXCPU, SIGXFSZ, SIGALRM, SIGVTALRM, SIGUSR1,
-	SIGUSR2, SIGSYS, SIGSTKFLT, SIGPWR, SIGTRAP,
-};
-/* The kernel's flag glibc adds to every action (x86-64). */
-#ifndef SA_RESTORER
-#define SA_RESTORER 0x04000000
-#endif
-/* What the program set for each fatal signal, as it reads it back. */
-static struct sigaction program_act[65];
-
-static void fatal_handler(int sig, siginfo_t *si, void *uc);
-
-#define RESOLVE(field, name) \
-	do { \
-		if (!real.field) \
-			*(void **)&real.field = dlsym(RTLD_NEXT, name); \
-	} while (0)
-
-void rt_interpose_init(void)
-{
-	RESOLVE(start_main, "__libc_start_main");
-	RESOLVE(create, "pthread_create");
-	RESOLVE(thrd_create, "thrd_create");
-	RESOLVE(execve, "execve");
-	RESOLVE(execv, "execv");
-	RESOLVE(execvp, "execvp");
-	RESOLVE(execvpe, "execvpe");
-	RESOLVE(exit_, "_exit");
-	RESOLVE(Exit, "_Exit");
-	RESOLVE(abort_, "abort");
-	RESOLVE(sigaction, "sigaction");
-	RESOLVE(sigprocmask, "sigprocmask");
-	RESOLVE(pthread_sigmask, "pthread_sigmask");
-	RESOLVE(dlopen, "dlopen");
-	RESOLVE(dlclose, "dlclose");
-	RESOLVE(close, "close");
-	RESOLVE(close_range, "close_range");
-	RESOLVE(closefrom, "closefrom");
-	RESOLVE(dup2, "dup2");
-	RESOLVE(dup3, "dup3");
-}
-
-int rt_real_sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
-{
-	RESOLVE(sigaction, "sigaction");
-	return real.sigaction(sig, sa, old);
-}
-
-int rt_real_sigmask(int how, const sigset_t *set, sigset_t *old)
-{
-	RESOLVE(pthread_sigmask, "pthread_sigmask");
-	return real.pthread_sigmask(how, set, old);
-}
 
 /* The main thread's stop frame: call paths end at main's caller. */
 __attribute__((noinline)) static int hpcrun_main(int argc, char **argv, char **envp)
@@ -253,14 +142,10 @@ int rt_is_stop_function(uintptr_t fn_start)
 
 RT_API int __libc_start_main(main_fn main, int argc, char **argv,
 			     void (*init)(void), void (*fini)(void),
-			     void (*rtld_fini)(void), void *stack_end);
-RT_API int __libc_start_main(main_fn main, int argc, char **argv,
-			     void (*init)(void), void (*fini)(void),
 			     void (*rtld_fini)(void), void *stack_end)
 {
-	RESOLVE(start_main, "__libc_start_main");
 	program_main = main;
-	return real.start_main(hpcrun_main, argc, argv, init, fini, rtld_fini,
+	return RT_REAL(__libc_start_main)(hpcrun_main, argc, argv, init, fini, rtld_fini,
 			       stack_end);
 }
 
@@ -270,14 +155,13 @@ RT_API int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 	struct start_arg *a;
 	int r;
 
-	RESOLVE(create, "pthread_create");
 	if (!rt_active || !(a = start_arg_new()))
-		return real.create(t, attr, fn, arg);
+		return RT_REAL(pthread_create)(t, attr, fn, arg);
 	a->fn = fn;
 	a->arg = arg;
 	a->index = rt_next_thread_index();
 	a->hidden = rt_signal_hidden();
-	r = real.create(t, attr, thread_start, a);
+	r = RT_REAL(pthread_create)(t, attr, thread_start, a);
 	if (r)
 		start_arg_free(a);
 	return r;
@@ -288,14 +172,13 @@ RT_API int thrd_create(thrd_t *t, thrd_start_t fn, void *arg)
 	struct start_arg *a;
 	int r;
 
-	RESOLVE(thrd_create, "thrd_create");
 	if (!rt_active || !(a = start_arg_new()))
-		return real.thrd_create(t, fn, arg);
+		return RT_REAL(thrd_create)(t, fn, arg);
 	a->c11_fn = fn;
 	a->arg = arg;
 	a->index = rt_next_thread_index();
 	a->hidden = rt_signal_hidden();
-	r = real.thrd_create(t, c11_thread_start, a);
+	r = RT_REAL(thrd_create)(t, c11_thread_start, a);
 	if (r != thrd_success)
 		start_arg_free(a);
 	return r;
@@ -313,30 +196,26 @@ static int exec_failed(int r)
 
 RT_API int execve(const char *path, char *const argv[], char *const envp[])
 {
-	RESOLVE(execve, "execve");
 	rt_process_finish("exec", 0);
-	return exec_failed(real.execve(path, argv, envp));
+	return exec_failed(RT_REAL(execve)(path, argv, envp));
 }
 
 RT_API int execv(const char *path, char *const argv[])
 {
-	RESOLVE(execv, "execv");
 	rt_process_finish("exec", 0);
-	return exec_failed(real.execv(path, argv));
+	return exec_failed(RT_REAL(execv)(path, argv));
 }
 
 RT_API int execvp(const char *file, char *const argv[])
 {
-	RESOLVE(execvp, "execvp");
 	rt_process_finish("exec", 0);
-	return exec_failed(real.execvp(file, argv));
+	return exec_failed(RT_REAL(execvp)(file, argv));
 }
 
 RT_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	RESOLVE(execvpe, "execvpe");
 	rt_process_finish("exec", 0);
-	return exec_failed(real.execvpe(file, argv, envp));
+	return exec_failed(RT_REAL(execvpe)(file, argv, envp));
 }
 
 /* Collects execl-style arguments into a malloc'ed argv; envp for execle. */
@@ -422,268 +301,21 @@ RT_API int execle(const char *path, const char *arg, ...)
 
 RT_API void _exit(int status)
 {
-	RESOLVE(exit_, "_exit");
 	rt_process_finish("_exit", 0);
-	real.exit_(status);
+	RT_REAL(_exit)(status);
 }
 
 RT_API void _Exit(int status)
 {
-	RESOLVE(Exit, "_Exit");
 	rt_process_finish("_exit", 0);
-	real.Exit(status);
-}
-
-/* Is act the default action? */
-static int is_default(const struct sigaction *act)
-{
-	return act->sa_handler == SIG_DFL && !(act->sa_flags & SA_SIGINFO);
-}
-
-/*
- * Gives the kernel the program's action act for the fatal signal sig
- * (THE FATAL SIGNALS): SIG_IGN and the program's handlers as they are;
- * the default action as fatal_handler; a handler with SA_RESETHAND (whose
- * reset the kernel would do unseen) as fatal_handler with its mask and
- * flags, which resets and calls it.
- */
-/* Does fatal_handler take every sig, to hand the faults on pages hpcrun
- * --sharing protected to sharing.c (THE FATAL SIGNALS, 4)? */
-static int dispatched(int sig)
-{
-	return (sig == SIGSEGV || sig == SIGTRAP) && rt_sharing.dispatch;
-}
-
-static int install_fatal(int sig, const struct sigaction *act)
-{
-	struct sigaction k;
-
-	if (dispatched(sig)) {
-		memset(&k, 0, sizeof(k));
-		k.sa_sigaction = fatal_handler;
-		k.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-		sigemptyset(&k.sa_mask);
-		return rt_real_sigaction(sig, &k, NULL);
-	}
-	if (!is_default(act) && !(act->sa_flags & SA_RESETHAND))
-		return rt_real_sigaction(sig, act, NULL);
-	memset(&k, 0, sizeof(k));
-	k.sa_sigaction = fatal_handler;
-	if (is_default(act)) {
-		/* NODEFER: a jump back from a fault in the unwinder must not
-		 * leave the signal blocked. */
-		k.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-		sigemptyset(&k.sa_mask);
-	} else {
-		k.sa_flags = (act->sa_flags & ~SA_RESETHAND) | SA_SIGINFO;
-		k.sa_mask = act->sa_mask;
-	}
-	return rt_real_sigaction(sig, &k, NULL);
-}
-
-/*
- * abort() raises SIGABRT; when a handler of the program returns, glibc
- * resets SIGABRT to the default action with its internal sigaction (which
- * takes fatal_handler away) and raises it again.  So abort is done here:
- * the first raise reaches the program's handler through fatal_handler
- * (or, with the default action, ends the process there, written); past a
- * handler that returned, everything is written before glibc's abort.
- */
-RT_API void abort(void)
-{
-	sigset_t set;
-
-	RESOLVE(abort_, "abort");
-	if (rt_active) {
-		sigemptyset(&set);
-		sigaddset(&set, SIGABRT);
-		rt_real_sigmask(SIG_UNBLOCK, &set, NULL);
-		raise(SIGABRT);
-		rt_process_finish("signal 6", 0);
-	}
-	real.abort_();
-}
-
-static void fatal_handler(int sig, siginfo_t *si, void *uc)
-{
-	struct sigaction act, dfl;
-	sigset_t set, old;
-	int masked = 0;
-
-	if (sig == SIGSEGV && rt_sharing_fault(si, uc))
-		return;		/* ours: the access runs again */
-	if (sig == SIGTRAP && rt_sharing_trap(si, uc))
-		return;		/* ours: the step over a faulting access */
-	sigemptyset(&set);
-	sigaddset(&set, sig);
-	if ((sig == SIGSEGV || sig == SIGBUS) && rt_self && rt_self->in_unwind) {
-		/* back to sample.c; the program's SA_NODEFER-less mask
-		 * would keep the signal blocked past the jump */
-		rt_real_sigmask(SIG_UNBLOCK, &set, NULL);
-		siglongjmp(rt_self->unwind_jmp, 1);
-	}
-	act = program_act[sig];
-	if (act.sa_handler == SIG_IGN && !(act.sa_flags & SA_SIGINFO)) {
-		if (dispatched(sig) && si->si_code > 0)
-			rt_die_of_signal(sig);	/* a fault the kernel would not
-						 * have let it ignore */
-		return;		/* set while this signal was on its way */
-	}
-	if (!is_default(&act)) {
-		if (act.sa_flags & SA_RESETHAND) {
-			/* SA_RESETHAND, done here */
-			memset(&dfl, 0, sizeof(dfl));
-			dfl.sa_handler = SIG_DFL;
-			program_act[sig] = dfl;
-			install_fatal(sig, &dfl);
-		}
-		if (dispatched(sig)) {
-			/* the mask the kernel would have set for it */
-			set = act.sa_mask;
-			if (!(act.sa_flags & SA_NODEFER))
-				sigaddset(&set, sig);
-			masked = !rt_real_sigmask(SIG_BLOCK, &set, &old);
-		}
-		if (act.sa_flags & SA_SIGINFO)
-			act.sa_sigaction(sig, si, uc);
-		else
-			act.sa_handler(sig);
-		if (masked)
-			rt_real_sigmask(SIG_SETMASK, &old, NULL);
-		return;
-	}
-	rt_die_of_signal(sig);
-}
-
-void rt_die_of_signal(int sig)
-{
-	struct sigaction dfl;
-	sigset_t set;
-	char why[32] = "signal ";
-
-	rt_fmt_u64(why + 7, (uint64_t)sig, 10, 0);
-	rt_process_finish(why, 1);
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	rt_real_sigaction(sig, &dfl, NULL);
-	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
-	sigemptyset(&set);
-	sigaddset(&set, sig);
-	rt_real_sigmask(SIG_UNBLOCK, &set, NULL);
-}
-
-int rt_fault_recovery(void)
-{
-	struct sigaction segv, bus;
-
-	/* Asked of the kernel: the program may have replaced ours through
-	 * an entry point we do not wrap (sysv_signal, a raw system call). */
-	return !rt_real_sigaction(SIGSEGV, NULL, &segv) &&
-	       !rt_real_sigaction(SIGBUS, NULL, &bus) &&
-	       (segv.sa_flags & SA_SIGINFO) && segv.sa_sigaction == fatal_handler &&
-	       (bus.sa_flags & SA_SIGINFO) && bus.sa_sigaction == fatal_handler;
-}
-
-static int is_fatal(int sig)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
-		if (fatal_signals[i] == sig)
-			return 1;
-	return 0;
-}
-
-void rt_install_fatal_handlers(void)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
-		int sig = fatal_signals[i];
-
-		if (!rt_real_sigaction(sig, NULL, &program_act[sig]) &&
-		    (is_default(&program_act[sig]) || dispatched(sig)))
-			install_fatal(sig, &program_act[sig]);
-	}
-}
-
-/*
- * sigaction() of a fatal signal (THE FATAL SIGNALS): the program's action
- * goes into program_act and to the kernel through install_fatal; old
- * reports what the program set before.
- */
-static int fatal_sigaction(int sig, const struct sigaction *sa,
-			   struct sigaction *old)
-{
-	struct sigaction cur;
-
-	if (real.sigaction(sig, NULL, &cur))
-		return -1;
-	if (cur.sa_sigaction == fatal_handler ||
-	    cur.sa_sigaction == program_act[sig].sa_sigaction)
-		cur = program_act[sig];		/* else set behind our back */
-	if (sa) {
-		struct sigaction now;
-		int r;
-
-		program_act[sig] = *sa;
-		r = install_fatal(sig, sa);
-		if (r)
-			return r;
-		/* as glibc hands it to the kernel, so that it reads back as
-		 * it would without hpcrun */
-		if (!real.sigaction(sig, NULL, &now)) {
-			program_act[sig].sa_flags |= now.sa_flags & SA_RESTORER;
-			program_act[sig].sa_restorer = now.sa_restorer;
-		}
-	}
-	if (old)
-		*old = cur;
-	return 0;
-}
-
-RT_API int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
-{
-	RESOLVE(sigaction, "sigaction");
-	if (rt_signal_managed(sig))
-		return rt_signal_sigaction(sig, sa, old);
-	if (rt_active && is_fatal(sig))
-		return fatal_sigaction(sig, sa, old);
-	return real.sigaction(sig, sa, old);
-}
-
-RT_API __sighandler_t signal(int sig, __sighandler_t handler)
-{
-	struct sigaction sa, old;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = handler;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, sig);	/* as glibc's signal() */
-	if (sigaction(sig, &sa, &old))
-		return SIG_ERR;
-	return old.sa_handler;
-}
-
-RT_API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
-{
-	RESOLVE(sigprocmask, "sigprocmask");
-	return rt_signal_mask(real.sigprocmask, how, set, old);
-}
-
-RT_API int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
-{
-	RESOLVE(pthread_sigmask, "pthread_sigmask");
-	return rt_signal_mask(real.pthread_sigmask, how, set, old);
+	RT_REAL(_Exit)(status);
 }
 
 RT_API void *dlopen(const char *file, int flags)
 {
 	void *h;
 
-	RESOLVE(dlopen, "dlopen");
-	h = real.dlopen(file, flags);
+	h = RT_REAL(dlopen)(file, flags);
 	if (h && rt_active) {
 		rt_loadmap_refresh();
 		rt_data_modules();
@@ -695,10 +327,9 @@ RT_API int dlclose(void *h)
 {
 	int r;
 
-	RESOLVE(dlclose, "dlclose");
 	if (rt_active)
 		rt_perf_drain_self();	/* samples in h, while it is mapped */
-	r = real.dlclose(h);
+	r = RT_REAL(dlclose)(h);
 	if (rt_active)
 		rt_loadmap_refresh();
 	return r;
@@ -715,7 +346,6 @@ RT_API int close(int fd)
 	struct rt_fd_call c;
 	int r, err;
 
-	RESOLVE(close, "close");
 	if (rt_fd_close_begin(&c, (unsigned)fd, (unsigned)fd)) {
 		/* Ours, so not open as far as the program knows. */
 		syscall(SYS_close, fd);
@@ -724,7 +354,7 @@ RT_API int close(int fd)
 		return -1;
 	}
 	pthread_cleanup_push(close_cancelled, &c);
-	r = real.close(fd);
+	r = RT_REAL(close)(fd);
 	err = errno;
 	pthread_cleanup_pop(0);
 	rt_fd_close_end(&c, 0);
@@ -737,11 +367,10 @@ RT_API int close_range(unsigned first, unsigned last, int flags)
 	struct rt_fd_call c;
 	int r, err;
 
-	RESOLVE(close_range, "close_range");
 	if (flags & CLOSE_RANGE_CLOEXEC)
-		return real.close_range(first, last, flags);	/* closes nothing */
+		return RT_REAL(close_range)(first, last, flags);	/* closes nothing */
 	rt_fd_close_begin(&c, first, last);
-	r = real.close_range(first, last, flags);
+	r = RT_REAL(close_range)(first, last, flags);
 	err = errno;
 	rt_fd_close_end(&c, r < 0);
 	errno = err;
@@ -753,9 +382,8 @@ RT_API void closefrom(int lowfd)
 	struct rt_fd_call c;
 	int err;
 
-	RESOLVE(closefrom, "closefrom");
 	rt_fd_close_begin(&c, lowfd < 0 ? 0 : (unsigned)lowfd, ~0U);
-	real.closefrom(lowfd);
+	RT_REAL(closefrom)(lowfd);
 	err = errno;
 	rt_fd_close_end(&c, 0);
 	errno = err;
@@ -766,11 +394,10 @@ RT_API int dup2(int oldfd, int newfd)
 	struct rt_fd_call c;
 	int r, err;
 
-	RESOLVE(dup2, "dup2");
 	if (oldfd == newfd)
-		return real.dup2(oldfd, newfd);		/* closes nothing */
+		return RT_REAL(dup2)(oldfd, newfd);		/* closes nothing */
 	rt_fd_close_begin(&c, (unsigned)newfd, (unsigned)newfd);
-	r = real.dup2(oldfd, newfd);
+	r = RT_REAL(dup2)(oldfd, newfd);
 	err = errno;
 	rt_fd_close_end(&c, r < 0);
 	errno = err;
@@ -782,9 +409,8 @@ RT_API int dup3(int oldfd, int newfd, int flags)
 	struct rt_fd_call c;
 	int r, err;
 
-	RESOLVE(dup3, "dup3");
 	rt_fd_close_begin(&c, (unsigned)newfd, (unsigned)newfd);
-	r = real.dup3(oldfd, newfd, flags);
+	r = RT_REAL(dup3)(oldfd, newfd, flags);
 	err = errno;
 	rt_fd_close_end(&c, r < 0);
 	errno = err;

@@ -37,7 +37,6 @@
  * Everything that can fail is reported (stderr once per run, and the log);
  * nothing here ever stops the program.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -53,6 +52,7 @@
 #include "capability.h"
 #include "datacentric.h"
 #include "fd-gate.h"
+#include "interpose.h"
 #include "runtime.h"
 
 struct rt_config rt_cfg;
@@ -171,24 +171,19 @@ void rt_threads_apply(void (*fn)(struct rt_thread *td))
 	pthread_mutex_unlock(&threads_lock);
 }
 
+RT_REAL_DEFINE(pthread_create);
+
 int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack)
 {
-	typedef int (*create_fn)(pthread_t *, const pthread_attr_t *,
-				 void *(*)(void *), void *);
-	static create_fn create;
 	pthread_attr_t attr;
 	pthread_t t;
 	int err;
 
-	if (!create)
-		*(void **)&create = dlsym(RTLD_NEXT, "pthread_create");
-	if (!create)
-		return -ENOSYS;
 	if ((err = pthread_attr_init(&attr)))
 		return -err;
 	pthread_attr_setstacksize(&attr, stack);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	err = create(&t, &attr, fn, arg);
+	err = RT_REAL(pthread_create)(&t, &attr, fn, arg);
 	pthread_attr_destroy(&attr);
 	return -err;
 }

@@ -5,8 +5,14 @@
  *   runtime.c      configuration from the environment, events and their
  *                  fallbacks, per-thread and per-process lifecycle, writing
  *                  the profiles and the log
- *   process-interpose.c    the libc entry points we wrap (main, threads, fork,
- *                  exec, exit, signals, dlopen)
+ *   interpose.c    how every wrapper reaches its real function (interpose.h:
+ *                  the table of the wrapped families)
+ *   process-interpose.c    the libc entry points we wrap for the process
+ *                  and its threads (main, threads, exec, exit, dlopen, the
+ *                  calls that close fds)
+ *   signals.c      every signal hpcrun handles: the sampling signal, the
+ *                  fatal signals, the program's sigaction and masks
+ *                  (signals.h: the table)
  *   sample.c       the sampling signal handler (its rules are at its top)
  *   unwind.c       async-signal-safe .eh_frame unwinder for x86-64
  *   loadmap.c      the modules mapped in the process, prepared outside the
@@ -36,8 +42,8 @@
  * what it made: a fd, a count) or a negative errno; a predicate returns
  * 1 or 0 and is named as a question (rt_is_..., rt_in_...,
  * rt_perf_is_ring_event).  rt_say_lost takes a positive errno, as
- * strerror does.  Kept apart, in signals.c and process-interpose.c:
- * rt_signal_take (0 or -1) and rt_fault_recovery (1 or 0); and
+ * strerror does.  Kept apart, in signals.c: rt_signal_take (0 or -1) and
+ * rt_fault_recovery (1 or 0); and
  * rt_file_path, a length, 0 when the path does not fit.
  */
 #ifndef HPCRUN_RUNTIME_H
@@ -55,6 +61,7 @@
 #include "hpcrun-events.h"
 #include "hpcrun-fmt.h"
 #include "hpcrun-live.h"
+#include "signals.h"
 
 #define RT_API __attribute__((visibility("default")))
 #define RT_MAX_FRAMES 8192
@@ -248,45 +255,17 @@ int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack);
  * (outside the handler). */
 void rt_threads_apply(void (*fn)(struct rt_thread *td));
 
-/* signals.c: the sampling signal, out of the program's sight (its
- * design note).  rt_signal_entry is the handler of every managed signal. */
-/* The high half of the value of hpcrun's timer signals ("HPCR"). */
-#define RT_SIGVAL_TAG 0x48504352u
-/* Chooses and installs rt_cfg.signo; 0, or -1 when no signal is free. */
-int rt_signal_take(void);
-void rt_signal_entry(int sig, siginfo_t *si, void *uc);
-/* Is sig one hpcrun samples with, or did (its sigaction is then
- * rt_signal_sigaction)? */
-int rt_signal_managed(int sig);
-int rt_signal_sigaction(int sig, const struct sigaction *sa, struct sigaction *old);
-/* sigprocmask / pthread_sigmask (fn, the real one) as the program sees it. */
-int rt_signal_mask(int (*fn)(int, const sigset_t *, sigset_t *), int how,
-		   const sigset_t *set, sigset_t *old);
-/* The calling thread's hidden bits, handed to the threads it creates. */
-uint64_t rt_signal_hidden(void);
-void rt_signal_inherit(uint64_t bits);
-/* Re-route td's sources to the current rt_cfg.signo (after a move). */
+/* source-perf.c, source-timer.c: re-route td's sources to the current
+ * rt_cfg.signo (after signals.c moved it). */
 void rt_perf_resignal(struct rt_thread *td);
 void rt_timer_resignal(struct rt_thread *td);
 
-/* process-interpose.c: the stop frames of unwinding, and real libc functions. */
+/* process-interpose.c: the stop frames of unwinding. */
 extern uintptr_t rt_stop_main_lo, rt_stop_main_hi;
-int rt_real_sigaction(int sig, const struct sigaction *sa, struct sigaction *old);
-/* Ends the process by sig with its default action, as the program would
- * have died, after writing every profile (rt_process_finish); from a
- * handler of sig on the thread it was meant for. */
-void rt_die_of_signal(int sig);
-int rt_real_sigmask(int how, const sigset_t *set, sigset_t *old);
-void rt_interpose_init(void);
 int rt_is_stop_function(uintptr_t fn_start);
 /* Is pc (or a return address) in libhpcrun.so?  From the linker's symbols
  * for its first and last byte; async-signal-safe (unwind.c). */
 int rt_in_hpcrun(uintptr_t pc);
-void rt_install_fatal_handlers(void);
-/* 1 while our SIGSEGV and SIGBUS handlers are installed, so a fault in the
- * unwinder jumps back to the sample handler (async-signal-safe: two
- * rt_sigaction queries; used only on stacks of unknown bounds). */
-int rt_fault_recovery(void);
 
 /*
  * A sample the kernel wrote into a ring buffer: the registers (DWARF
@@ -308,12 +287,25 @@ struct rt_copy {
 	uintptr_t addr;
 };
 
+/* How an unwind ended (unwind.c; the values are fixed). */
+enum rt_unwind_end {
+	RT_UNWIND_FAILED = 0,		/* a frame could not be unwound: the
+					 * path is partial */
+	RT_UNWIND_STOP_FRAME = 1,	/* a stop function (main, thread start) */
+	RT_UNWIND_STACK_BOTTOM = 2,	/* the stack bottom (return address
+					 * undefined) */
+	RT_UNWIND_IN_HANDLER = 3,	/* the path runs through hpcrun's own
+					 * signal handler: a sample the kernel
+					 * took while it ran, hpcrun's work */
+};
+
 /* sample.c */
 void rt_sample_handler(int sig, siginfo_t *si, void *uc);
 /* rt_unwind of uc into td->frames on td's own thread, a faulting read
  * coming back as a one-frame partial path (outside the handler too, with
  * td->busy set). */
-int rt_unwind_guarded(struct rt_thread *td, const void *uc, int *complete);
+int rt_unwind_guarded(struct rt_thread *td, const void *uc,
+		      enum rt_unwind_end *end);
 /*
  * Records one sample of event idx taken by the kernel into a ring buffer,
  * c with its regs, stack, len and time (live_hi and own are set here).
@@ -327,15 +319,12 @@ void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 /* rt_unwind() of uc (a getcontext() of the calling thread td, outside the
  * handler, td->busy set) into td->frames, a fault recovered as in the
  * handler; the frame count. */
-int rt_unwind_here(struct rt_thread *td, const void *uc, int *complete);
+int rt_unwind_here(struct rt_thread *td, const void *uc,
+		   enum rt_unwind_end *end);
 
-/* unwind.c: frames[0] = leaf pc; returns count; *complete: 1 = reached a
- * stop function (main / thread start), 2 = reached the stack bottom,
- * 0 = failed, 3 = the path runs through hpcrun's own signal handler (a
- * sample the kernel took while the handler ran: hpcrun's work, not the
- * program's). */
+/* unwind.c: frames[0] = leaf pc; returns count; *end: how it ended. */
 int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
-	      int max, int *complete);
+	      int max, enum rt_unwind_end *end);
 /* The registers of a ucontext, DWARF numbering (16 = the pc). */
 void rt_regs_from_ucontext(uintptr_t *regs, const void *ucontext);
 
@@ -343,7 +332,7 @@ void rt_regs_from_ucontext(uintptr_t *regs, const void *ucontext);
  * load map when it was taken (rt_module_at): a frame in a module
  * dlclosed since ends the path. */
 int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
-		   uintptr_t *frames, int max, int *complete);
+		   uintptr_t *frames, int max, enum rt_unwind_end *end);
 
 /* Bytes of one thread's unwind cache (allocated with its rt_thread). */
 size_t rt_unwind_cache_size(void);

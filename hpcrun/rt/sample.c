@@ -45,27 +45,28 @@
 /*
  * rt_unwind() of the interrupted context uc, or rt_unwind_copy() of c, into
  * td->frames, with a way back should a memory read fault anyway: the
- * fatal-signal handler (process-interpose.c) jumps to the buffer of self, the
- * thread running this.
+ * fatal-signal handler (signals.c, own_fault) jumps to the buffer of
+ * self, the thread running this.
  */
 static int unwind_guarded(struct rt_thread *td, struct rt_thread *self,
-			  const void *uc, const struct rt_copy *c, int *complete)
+			  const void *uc, const struct rt_copy *c,
+			  enum rt_unwind_end *end)
 {
 	uintptr_t pc = c ? c->regs[RT_UNWIND_REGS - 1] :
 		(uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
 	int n;
 
 	if (sigsetjmp(self->unwind_jmp, 0)) {
-		/* A read faulted despite the checks (process-interpose.c jumped here). */
+		/* A read faulted despite the checks (signals.c jumped here). */
 		self->in_unwind = 0;
 		td->counts.unwind_faults++;
 		td->frames[0] = pc;
-		*complete = 0;
+		*end = RT_UNWIND_FAILED;
 		return 1;
 	}
 	self->in_unwind = 1;
-	n = c ? rt_unwind_copy(td, c, td->frames, RT_MAX_FRAMES, complete) :
-		rt_unwind(uc, td, td->frames, RT_MAX_FRAMES, complete);
+	n = c ? rt_unwind_copy(td, c, td->frames, RT_MAX_FRAMES, end) :
+		rt_unwind(uc, td, td->frames, RT_MAX_FRAMES, end);
 	self->in_unwind = 0;
 	return n;
 }
@@ -73,28 +74,29 @@ static int unwind_guarded(struct rt_thread *td, struct rt_thread *self,
 /* Inserts the path in td->frames[0..n) of a sample of event idx taken at
  * time (0: now); with hpcrun --data under the data root its registers
  * regs (or its data address fault) lead to (datacentric.c). */
-static void record(struct rt_thread *td, int idx, int n, int complete,
-		   uint64_t time, double val, const uintptr_t *regs,
-		   const uintptr_t *fault)
+static void record(struct rt_thread *td, int idx, int n,
+		   enum rt_unwind_end end, uint64_t time, double val,
+		   const uintptr_t *regs, const uintptr_t *fault)
 {
 	struct cct_node *root, *place;
 	int rc;
 
-	if (complete == 3) {
+	if (end == RT_UNWIND_IN_HANDLER) {
 		/* taken in hpcrun's handler, which one signal per sample
 		 * never interrupts: counted as nested */
 		td->counts.dropped_busy++;
 		return;
 	}
-	if (n == 0 && complete != 1) {
+	if (n == 0 && end != RT_UNWIND_STOP_FRAME) {
 		td->counts.dropped_nomodule++;
 		return;
 	}
-	root = complete == 1 ? td->cct.top :
-	       complete == 2 ? td->cct.primary : td->cct.partial;
-	if (td->data && complete && regs &&
+	root = end == RT_UNWIND_STOP_FRAME ? td->cct.top :
+	       end == RT_UNWIND_STACK_BOTTOM ? td->cct.primary :
+	       td->cct.partial;
+	if (td->data && end != RT_UNWIND_FAILED && regs &&
 	    (place = rt_data_place(td, idx, regs, fault, time))) {
-		root = complete == 2 ? place :
+		root = end == RT_UNWIND_STACK_BOTTOM ? place :
 		       cct_child(&td->cct, place, 0, td->cct.top->addr);
 		if (!root) {
 			td->counts.dropped_full++;
@@ -108,9 +110,9 @@ static void record(struct rt_thread *td, int idx, int n, int complete,
 		td->counts.dropped_nomodule++;
 	} else {
 		td->counts.recorded++;
-		if (!complete)
+		if (end == RT_UNWIND_FAILED)
 			td->counts.partial++;
-		else if (complete == 1 && td->sync)
+		else if (end == RT_UNWIND_STOP_FRAME && td->sync)
 			sync_phase_sample(td, n, time, idx, val);
 	}
 }
@@ -137,15 +139,17 @@ static uintptr_t live_top(const struct rt_thread *td, uintptr_t sp,
 	return td->stack_hi;
 }
 
-int rt_unwind_here(struct rt_thread *td, const void *uc, int *complete)
+int rt_unwind_here(struct rt_thread *td, const void *uc,
+		   enum rt_unwind_end *end)
 {
-	return unwind_guarded(td, td, uc, NULL, complete);
+	return unwind_guarded(td, td, uc, NULL, end);
 }
 
 void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 		    struct rt_copy *c, const void *uc, double val)
 {
-	int n, complete;
+	enum rt_unwind_end end;
+	int n;
 
 	td->counts.taken++;
 	c->own = uc && td == rt_self;
@@ -153,23 +157,24 @@ void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 	if (!self) {
 		td->frames[0] = c->regs[RT_UNWIND_REGS - 1];
 		n = 1;
-		complete = 0;
+		end = RT_UNWIND_FAILED;
 	} else {
 		c->live_hi = live_top(td, c->regs[7] /* sp */, c->stack, c->len, uc);
-		n = unwind_guarded(td, self, NULL, c, &complete);
+		n = unwind_guarded(td, self, NULL, c, &end);
 		if (c->live_hi)
 			td->counts.copy_live++;
 	}
-	if (complete != 3)
+	if (end != RT_UNWIND_IN_HANDLER)
 		td->nsamples[idx]++;
-	record(td, idx, n, complete, c->time, val, c->regs,
+	record(td, idx, n, end, c->time, val, c->regs,
 	       c->has_addr ? &c->addr : NULL);
 }
 
 void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 {
 	struct rt_thread *td = rt_self;
-	int saved = errno, idx = -1, n, complete, i;
+	enum rt_unwind_end end;
+	int saved = errno, idx = -1, n, i;
 	struct timespec t0, t1;
 	double val;
 
@@ -190,7 +195,7 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 			goto out;	/* the detector asks again */
 		__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		n = unwind_guarded(td, td, uc, NULL, &complete);
+		n = unwind_guarded(td, td, uc, NULL, &end);
 		sync_probe_take(td, n);
 		goto done;
 	}
@@ -225,17 +230,17 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 	if (rt_cfg.no_unwind) {
 		td->frames[0] = (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
 		n = 1;
-		complete = 1;
+		end = RT_UNWIND_STOP_FRAME;
 	} else {
-		n = unwind_guarded(td, td, uc, NULL, &complete);
+		n = unwind_guarded(td, td, uc, NULL, &end);
 	}
 	if (td->data) {
 		uintptr_t regs[RT_UNWIND_REGS];
 
 		rt_regs_from_ucontext(regs, uc);
-		record(td, idx, n, complete, 0, val, regs, NULL);
+		record(td, idx, n, end, 0, val, regs, NULL);
 	} else {
-		record(td, idx, n, complete, 0, val, NULL, NULL);
+		record(td, idx, n, end, 0, val, NULL, NULL);
 	}
 done:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -246,7 +251,8 @@ out:
 	errno = saved;
 }
 
-int rt_unwind_guarded(struct rt_thread *td, const void *uc, int *complete)
+int rt_unwind_guarded(struct rt_thread *td, const void *uc,
+		      enum rt_unwind_end *end)
 {
-	return unwind_guarded(td, td, uc, NULL, complete);
+	return unwind_guarded(td, td, uc, NULL, end);
 }

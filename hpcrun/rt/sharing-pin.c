@@ -25,7 +25,6 @@
  *     the thread is cancelled inside the call (its pages then stay open:
  *     unwatched, never wrong).
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -40,61 +39,57 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "interpose.h"
 #include "runtime.h"
 #include "sharing.h"
 
-typedef ssize_t (*rw_fn)(int, void *, size_t);
+/* A wrapper hands the program's arguments on as they came; gcc would
+ * check them against the access attributes glibc gives the real
+ * functions' types (RT_REAL has the wrapper's type) as if hpcrun had
+ * made them up. */
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wnonnull"
+
+/* The real functions passed to the helpers shared by two forms (the
+ * forms differ in const or in 64, not in what they do). */
 typedef ssize_t (*prw_fn)(int, void *, size_t, off_t);
 typedef ssize_t (*iov_fn)(int, const struct iovec *, int);
-typedef ssize_t (*srto_fn)(int, void *, size_t, int, void *, void *);
 typedef ssize_t (*msg_fn)(int, void *, int);
 typedef size_t (*stdio_fn)(void *, size_t, size_t, FILE *);
-typedef int (*mprotect_fn)(void *, size_t, int);
-typedef int (*poll_fn)(struct pollfd *, nfds_t, int);
-typedef int (*select_fn)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
-typedef int (*epoll_wait_fn)(int, struct epoll_event *, int, int);
-typedef int (*pipe_fn)(int *);
-typedef int (*pipe2_fn)(int *, int);
-typedef pid_t (*waitpid_fn)(pid_t, int *, int);
 typedef int (*fstat_fn)(int, void *);
 typedef int (*stat_fn)(const char *, void *);
 typedef int (*fstatat_fn)(int, const char *, void *, int);
-typedef int (*statx_fn)(int, const char *, int, unsigned, struct statx *);
-typedef int (*nanosleep_fn)(const struct timespec *, struct timespec *);
-typedef int (*clock_nanosleep_fn)(clockid_t, int, const struct timespec *,
-				  struct timespec *);
-typedef int (*accept_fn)(int, struct sockaddr *, socklen_t *);
-typedef int (*getsockopt_fn)(int, int, int, void *, socklen_t *);
 
-static struct {
-	rw_fn read, write;
-	prw_fn pread, pwrite, pread64, pwrite64;
-	iov_fn readv, writev;
-	srto_fn recvfrom, sendto;
-	msg_fn recvmsg, sendmsg;
-	stdio_fn fread, fwrite;
-	mprotect_fn mprotect;
-	poll_fn poll;
-	select_fn select;
-	epoll_wait_fn epoll_wait;
-	pipe_fn pipe;
-	pipe2_fn pipe2;
-	waitpid_fn waitpid;
-	fstat_fn fstat, fstat64;
-	stat_fn stat, lstat, stat64, lstat64;
-	fstatat_fn fstatat, fstatat64;
-	statx_fn statx;
-	nanosleep_fn nanosleep;
-	clock_nanosleep_fn clock_nanosleep;
-	accept_fn accept;
-	getsockopt_fn getsockopt;
-} real;
-
-#define REAL(field, name) \
-	do { \
-		if (!real.field) \
-			*(void **)&real.field = dlsym(RTLD_NEXT, name); \
-	} while (0)
+RT_REAL_DEFINE(read);
+RT_REAL_DEFINE(write);
+RT_REAL_DEFINE(pread);
+RT_REAL_DEFINE(pwrite);
+RT_REAL_DEFINE(pread64);
+RT_REAL_DEFINE(pwrite64);
+RT_REAL_DEFINE(readv);
+RT_REAL_DEFINE(writev);
+RT_REAL_DEFINE(recvfrom);
+RT_REAL_DEFINE(sendto);
+RT_REAL_DEFINE(recvmsg);
+RT_REAL_DEFINE(sendmsg);
+RT_REAL_DEFINE(fread);
+RT_REAL_DEFINE(fwrite);
+RT_REAL_DEFINE(mprotect);
+RT_REAL_DEFINE(poll);
+RT_REAL_DEFINE(select);
+RT_REAL_DEFINE(epoll_wait);
+RT_REAL_DEFINE(pipe);
+RT_REAL_DEFINE(pipe2);
+RT_REAL_DEFINE(waitpid);
+RT_REAL_DEFINE(fstat);
+RT_REAL_DEFINE(fstat64);
+RT_REAL_DEFINE(fstatat);
+RT_REAL_DEFINE(fstatat64);
+RT_REAL_DEFINE(statx);
+RT_REAL_DEFINE(nanosleep);
+RT_REAL_DEFINE(clock_nanosleep);
+RT_REAL_DEFINE(accept);
+RT_REAL_DEFINE(getsockopt);
 
 /* r, the result of a real call made with the buffer pinned: the pin
  * given back, errno kept. */
@@ -106,66 +101,53 @@ static struct {
 		return r; \
 	} while (0)
 
+/* Returns the result of call, made with [p, p+n) pinned under --sharing. */
+#define RETURN_PINNED(p, n, call) \
+	do { \
+		__typeof__(call) r_; \
+		if (!rt_sharing.on) \
+			return call; \
+		rt_sharing_pin(p, n); \
+		r_ = call; \
+		UNPIN_RETURN(p, n, r_); \
+	} while (0)
+
 RT_API ssize_t read(int fd, void *buf, size_t n)
 {
-	ssize_t r;
-
-	REAL(read, "read");
-	if (!rt_sharing.on)
-		return real.read(fd, buf, n);
-	rt_sharing_pin(buf, n);
-	r = real.read(fd, buf, n);
-	UNPIN_RETURN(buf, n, r);
+	RETURN_PINNED(buf, n, RT_REAL(read)(fd, buf, n));
 }
 
 RT_API ssize_t write(int fd, const void *buf, size_t n)
 {
-	ssize_t r;
-
-	REAL(write, "write");
-	if (!rt_sharing.on)
-		return real.write(fd, (void *)(uintptr_t)buf, n);
-	rt_sharing_pin(buf, n);
-	r = real.write(fd, (void *)(uintptr_t)buf, n);
-	UNPIN_RETURN(buf, n, r);
+	RETURN_PINNED(buf, n, RT_REAL(write)(fd, buf, n));
 }
 
 /* pread, pwrite and their 64 forms (off_t is 64 bits here). */
 static ssize_t prw(prw_fn fn, int fd, void *buf, size_t n, off_t off)
 {
-	ssize_t r;
-
-	if (!rt_sharing.on)
-		return fn(fd, buf, n, off);
-	rt_sharing_pin(buf, n);
-	r = fn(fd, buf, n, off);
-	UNPIN_RETURN(buf, n, r);
+	RETURN_PINNED(buf, n, fn(fd, buf, n, off));
 }
 
 RT_API ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
-	REAL(pread, "pread");
-	return prw(real.pread, fd, buf, n, off);
+	return prw(RT_REAL(pread), fd, buf, n, off);
 }
 
 RT_API ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
-	REAL(pwrite, "pwrite");
-	return prw(real.pwrite, fd, (void *)(uintptr_t)buf, n, off);
+	return prw((prw_fn)RT_REAL(pwrite), fd, (void *)(uintptr_t)buf, n, off);
 }
 
 RT_API ssize_t pread64(int fd, void *buf, size_t n, off_t off);
 RT_API ssize_t pread64(int fd, void *buf, size_t n, off_t off)
 {
-	REAL(pread64, "pread64");
-	return prw(real.pread64, fd, buf, n, off);
+	return prw(RT_REAL(pread64), fd, buf, n, off);
 }
 
 RT_API ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off);
 RT_API ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
 {
-	REAL(pwrite64, "pwrite64");
-	return prw(real.pwrite64, fd, (void *)(uintptr_t)buf, n, off);
+	return prw((prw_fn)RT_REAL(pwrite64), fd, (void *)(uintptr_t)buf, n, off);
 }
 
 static void pin_iov(const struct iovec *v, int n, int pin)
@@ -193,54 +175,35 @@ static ssize_t iov(iov_fn fn, int fd, const struct iovec *v, int n)
 
 RT_API ssize_t readv(int fd, const struct iovec *v, int n)
 {
-	REAL(readv, "readv");
-	return iov(real.readv, fd, v, n);
+	return iov(RT_REAL(readv), fd, v, n);
 }
 
 RT_API ssize_t writev(int fd, const struct iovec *v, int n)
 {
-	REAL(writev, "writev");
-	return iov(real.writev, fd, v, n);
-}
-
-static ssize_t srto(srto_fn fn, int fd, void *buf, size_t n, int flags,
-		    void *addr, void *alen)
-{
-	ssize_t r;
-
-	if (!rt_sharing.on)
-		return fn(fd, buf, n, flags, addr, alen);
-	rt_sharing_pin(buf, n);
-	r = fn(fd, buf, n, flags, addr, alen);
-	UNPIN_RETURN(buf, n, r);
+	return iov(RT_REAL(writev), fd, v, n);
 }
 
 /* recv and send are recvfrom and sendto without an address. */
 RT_API ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
-	REAL(recvfrom, "recvfrom");
-	return srto(real.recvfrom, fd, buf, n, flags, NULL, NULL);
+	RETURN_PINNED(buf, n, RT_REAL(recvfrom)(fd, buf, n, flags, NULL, NULL));
 }
 
 RT_API ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
-	REAL(sendto, "sendto");
-	return srto(real.sendto, fd, (void *)(uintptr_t)buf, n, flags, NULL, 0);
+	RETURN_PINNED(buf, n, RT_REAL(sendto)(fd, buf, n, flags, NULL, 0));
 }
 
 RT_API ssize_t recvfrom(int fd, void *buf, size_t n, int flags,
 			struct sockaddr *addr, socklen_t *alen)
 {
-	REAL(recvfrom, "recvfrom");
-	return srto(real.recvfrom, fd, buf, n, flags, addr, alen);
+	RETURN_PINNED(buf, n, RT_REAL(recvfrom)(fd, buf, n, flags, addr, alen));
 }
 
 RT_API ssize_t sendto(int fd, const void *buf, size_t n, int flags,
 		      const struct sockaddr *addr, socklen_t alen)
 {
-	REAL(sendto, "sendto");
-	return srto(real.sendto, fd, (void *)(uintptr_t)buf, n, flags,
-		    (void *)(uintptr_t)addr, (void *)(uintptr_t)alen);
+	RETURN_PINNED(buf, n, RT_REAL(sendto)(fd, buf, n, flags, addr, alen));
 }
 
 static ssize_t msg(msg_fn fn, int fd, struct msghdr *m, int flags)
@@ -264,14 +227,12 @@ static ssize_t msg(msg_fn fn, int fd, struct msghdr *m, int flags)
 
 RT_API ssize_t recvmsg(int fd, struct msghdr *m, int flags)
 {
-	REAL(recvmsg, "recvmsg");
-	return msg(real.recvmsg, fd, m, flags);
+	return msg((msg_fn)RT_REAL(recvmsg), fd, m, flags);
 }
 
 RT_API ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 {
-	REAL(sendmsg, "sendmsg");
-	return msg(real.sendmsg, fd, (struct msghdr *)(uintptr_t)m, flags);
+	return msg((msg_fn)RT_REAL(sendmsg), fd, (struct msghdr *)(uintptr_t)m, flags);
 }
 
 static size_t stdio(stdio_fn fn, void *p, size_t size, size_t n, FILE *f)
@@ -298,14 +259,12 @@ static size_t stdio(stdio_fn fn, void *p, size_t size, size_t n, FILE *f)
 
 RT_API size_t fread(void *p, size_t size, size_t n, FILE *f)
 {
-	REAL(fread, "fread");
-	return stdio(real.fread, p, size, n, f);
+	return stdio(RT_REAL(fread), p, size, n, f);
 }
 
 RT_API size_t fwrite(const void *p, size_t size, size_t n, FILE *f)
 {
-	REAL(fwrite, "fwrite");
-	return stdio(real.fwrite, (void *)(uintptr_t)p, size, n, f);
+	return stdio((stdio_fn)RT_REAL(fwrite), (void *)(uintptr_t)p, size, n, f);
 }
 
 /* ---- calls the kernel writes results back through ---- */
@@ -348,75 +307,69 @@ RT_API int poll(struct pollfd *f, nfds_t n, int timeout)
 {
 	struct pins s = { .k = 0 };
 
-	REAL(poll, "poll");
 	if (!rt_sharing.on)
-		return real.poll(f, n, timeout);
+		return RT_REAL(poll)(f, n, timeout);
 	pins_add(&s, f, n * sizeof(*f));
 	pins_take(&s);
-	return (int)pins_give(&s, real.poll(f, n, timeout));
+	return (int)pins_give(&s, RT_REAL(poll)(f, n, timeout));
 }
 
 RT_API int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *t)
 {
 	struct pins s = { .k = 0 };
 
-	REAL(select, "select");
 	if (!rt_sharing.on)
-		return real.select(n, r, w, e, t);
+		return RT_REAL(select)(n, r, w, e, t);
 	pins_add(&s, r, sizeof(*r));
 	pins_add(&s, w, sizeof(*w));
 	pins_add(&s, e, sizeof(*e));
 	pins_add(&s, t, sizeof(*t));
 	pins_take(&s);
-	return (int)pins_give(&s, real.select(n, r, w, e, t));
+	return (int)pins_give(&s, RT_REAL(select)(n, r, w, e, t));
 }
 
 RT_API int epoll_wait(int fd, struct epoll_event *ev, int n, int timeout)
 {
 	struct pins s = { .k = 0 };
 
-	REAL(epoll_wait, "epoll_wait");
 	if (!rt_sharing.on || n <= 0)
-		return real.epoll_wait(fd, ev, n, timeout);
+		return RT_REAL(epoll_wait)(fd, ev, n, timeout);
 	pins_add(&s, ev, (size_t)n * sizeof(*ev));
 	pins_take(&s);
-	return (int)pins_give(&s, real.epoll_wait(fd, ev, n, timeout));
+	return (int)pins_give(&s, RT_REAL(epoll_wait)(fd, ev, n, timeout));
 }
 
 RT_API int pipe(int fd[2])
 {
 	struct pins s = { .k = 0 };
 
-	REAL(pipe, "pipe");
 	if (!rt_sharing.on)
-		return real.pipe(fd);
+		return RT_REAL(pipe)(fd);
 	pins_add(&s, fd, 2 * sizeof(int));
 	pins_take(&s);
-	return (int)pins_give(&s, real.pipe(fd));
+	return (int)pins_give(&s, RT_REAL(pipe)(fd));
 }
 
 RT_API int pipe2(int fd[2], int flags)
 {
 	struct pins s = { .k = 0 };
 
-	REAL(pipe2, "pipe2");
 	if (!rt_sharing.on)
-		return real.pipe2(fd, flags);
+		return RT_REAL(pipe2)(fd, flags);
 	pins_add(&s, fd, 2 * sizeof(int));
 	pins_take(&s);
-	return (int)pins_give(&s, real.pipe2(fd, flags));
+	return (int)pins_give(&s, RT_REAL(pipe2)(fd, flags));
 }
 
 RT_API pid_t waitpid(pid_t pid, int *status, int options)
 {
 	struct pins s = { .k = 0 };
 
-	REAL(waitpid, "waitpid");
 	if (!rt_sharing.on)
-		return real.waitpid(pid, status, options);
+		return RT_REAL(waitpid)(pid, status, options);
 	pins_add(&s, status, sizeof(*status));
 	pins_take(&s);
-	return (pid_t)pins_give(&s, real.waitpid(pid, status, options));
+	return (pid_t)pins_give(&s, RT_REAL(waitpid)(pid, status, options));
 }
 
 /* fstat and fstat64 (struct stat64 is struct stat here). */
@@ -433,14 +386,12 @@ static int fstat_pinned(fstat_fn fn, int fd, void *st)
 
 RT_API int fstat(int fd, struct stat *st)
 {
-	REAL(fstat, "fstat");
-	return fstat_pinned(real.fstat, fd, st);
+	return fstat_pinned((fstat_fn)RT_REAL(fstat), fd, st);
 }
 
 RT_API int fstat64(int fd, struct stat64 *st)
 {
-	REAL(fstat64, "fstat64");
-	return fstat_pinned(real.fstat64, fd, st);
+	return fstat_pinned((fstat_fn)RT_REAL(fstat64), fd, st);
 }
 
 /* stat, lstat and their 64 forms. */
@@ -458,10 +409,10 @@ static int stat_pinned(stat_fn fn, const char *path, void *st)
 
 /* One exported form of stat: NAME(path, TYPE *st). */
 #define STAT_FORM(name, type) \
+	RT_REAL_DEFINE(name); \
 	RT_API int name(const char *path, type *st) \
 	{ \
-		REAL(name, #name); \
-		return stat_pinned(real.name, path, st); \
+		return stat_pinned((stat_fn)RT_REAL(name), path, st); \
 	}
 
 STAT_FORM(stat, struct stat)
@@ -485,15 +436,13 @@ static int fstatat_pinned(fstatat_fn fn, int dirfd, const char *path,
 
 RT_API int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
-	REAL(fstatat, "fstatat");
-	return fstatat_pinned(real.fstatat, dirfd, path, st, flags);
+	return fstatat_pinned((fstatat_fn)RT_REAL(fstatat), dirfd, path, st, flags);
 }
 
 RT_API int fstatat64(int dirfd, const char *path, struct stat64 *st,
 		     int flags)
 {
-	REAL(fstatat64, "fstatat64");
-	return fstatat_pinned(real.fstatat64, dirfd, path, st, flags);
+	return fstatat_pinned((fstatat_fn)RT_REAL(fstatat64), dirfd, path, st, flags);
 }
 
 RT_API int statx(int dirfd, const char *path, int flags, unsigned mask,
@@ -501,26 +450,24 @@ RT_API int statx(int dirfd, const char *path, int flags, unsigned mask,
 {
 	struct pins s = { .k = 0 };
 
-	REAL(statx, "statx");
 	if (!rt_sharing.on)
-		return real.statx(dirfd, path, flags, mask, st);
+		return RT_REAL(statx)(dirfd, path, flags, mask, st);
 	pins_add(&s, path, PATH_MAX);
 	pins_add(&s, st, sizeof(*st));
 	pins_take(&s);
-	return (int)pins_give(&s, real.statx(dirfd, path, flags, mask, st));
+	return (int)pins_give(&s, RT_REAL(statx)(dirfd, path, flags, mask, st));
 }
 
 RT_API int nanosleep(const struct timespec *t, struct timespec *rem)
 {
 	struct pins s = { .k = 0 };
 
-	REAL(nanosleep, "nanosleep");
 	if (!rt_sharing.on)
-		return real.nanosleep(t, rem);
+		return RT_REAL(nanosleep)(t, rem);
 	pins_add(&s, t, sizeof(*t));
 	pins_add(&s, rem, sizeof(*rem));
 	pins_take(&s);
-	return (int)pins_give(&s, real.nanosleep(t, rem));
+	return (int)pins_give(&s, RT_REAL(nanosleep)(t, rem));
 }
 
 RT_API int clock_nanosleep(clockid_t c, int flags, const struct timespec *t,
@@ -528,53 +475,49 @@ RT_API int clock_nanosleep(clockid_t c, int flags, const struct timespec *t,
 {
 	struct pins s = { .k = 0 };
 
-	REAL(clock_nanosleep, "clock_nanosleep");
 	if (!rt_sharing.on)
-		return real.clock_nanosleep(c, flags, t, rem);
+		return RT_REAL(clock_nanosleep)(c, flags, t, rem);
 	pins_add(&s, t, sizeof(*t));
 	pins_add(&s, rem, sizeof(*rem));
 	pins_take(&s);
-	return (int)pins_give(&s, real.clock_nanosleep(c, flags, t, rem));
+	return (int)pins_give(&s, RT_REAL(clock_nanosleep)(c, flags, t, rem));
 }
 
 RT_API int accept(int fd, struct sockaddr *a, socklen_t *len)
 {
 	struct pins s = { .k = 0 };
 
-	REAL(accept, "accept");
 	if (!rt_sharing.on)
-		return real.accept(fd, a, len);
+		return RT_REAL(accept)(fd, a, len);
 	if (len) {
 		pins_add(&s, len, sizeof(*len));
 		pins_add(&s, a, *len);
 	}
 	pins_take(&s);
-	return (int)pins_give(&s, real.accept(fd, a, len));
+	return (int)pins_give(&s, RT_REAL(accept)(fd, a, len));
 }
 
 RT_API int getsockopt(int fd, int level, int name, void *v, socklen_t *len)
 {
 	struct pins s = { .k = 0 };
 
-	REAL(getsockopt, "getsockopt");
 	if (!rt_sharing.on)
-		return real.getsockopt(fd, level, name, v, len);
+		return RT_REAL(getsockopt)(fd, level, name, v, len);
 	if (len) {
 		pins_add(&s, len, sizeof(*len));
 		pins_add(&s, v, *len);
 	}
 	pins_take(&s);
-	return (int)pins_give(&s, real.getsockopt(fd, level, name, v, len));
+	return (int)pins_give(&s, RT_REAL(getsockopt)(fd, level, name, v, len));
 }
 
 RT_API int mprotect(void *p, size_t n, int prot)
 {
-	REAL(mprotect, "mprotect");
 	if (rt_sharing.on && n) {
 		int err = errno;
 
 		rt_sharing_forget((uintptr_t)p, (uintptr_t)p + n);
 		errno = err;
 	}
-	return real.mprotect(p, n, prot);
+	return RT_REAL(mprotect)(p, n, prot);
 }

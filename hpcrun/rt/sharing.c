@@ -42,6 +42,7 @@
 
 #include "capability.h"
 #include "datacentric.h"
+#include "interpose.h"
 #include "runtime.h"
 #include "sharing.h"
 
@@ -442,7 +443,8 @@ static int libc_block(const uint64_t (*f)[2], uint32_t k)
 	static int libc_lm = -1;
 
 	if (libc_lm == -1) {
-		const struct rt_module *m = rt_module_find((uintptr_t)dlsym(RTLD_NEXT, "fopen"));
+		const struct rt_module *m = rt_module_find(
+			(uintptr_t)rt_optional_symbol(RTLD_NEXT, "fopen"));
 
 		libc_lm = m ? m->id : -2;
 	}
@@ -582,17 +584,19 @@ static uint32_t access_leaf(struct rt_thread *td, struct cct_node *obj,
 			    const void *uc)
 {
 	struct cct_node *acc, *root, *leaf;
-	int n, complete;
+	enum rt_unwind_end end;
+	int n;
 
 	if (!obj || rt_cfg.no_unwind)
 		return 0;
-	n = rt_unwind_guarded(td, uc, &complete);
-	if (!complete || complete == 3 || n <= 0)
+	n = rt_unwind_guarded(td, uc, &end);
+	if (end == RT_UNWIND_FAILED || end == RT_UNWIND_IN_HANDLER || n <= 0)
 		return 0;
 	acc = cct_child(&td->cct, obj, 0, cct_placeholder("^Access "));
 	if (!acc)
 		return 0;
-	root = complete == 2 ? acc : cct_child(&td->cct, acc, 0, td->cct.top->addr);
+	root = end == RT_UNWIND_STACK_BOTTOM ? acc :
+	       cct_child(&td->cct, acc, 0, td->cct.top->addr);
 	leaf = root ? cct_path_node(&td->cct, root, td->frames, n) : NULL;
 	return leaf ? leaf->id : 0;
 }
@@ -706,7 +710,7 @@ int rt_sharing_fault(const siginfo_t *si, void *uc)
 	int write, s, to, rw, first, saved, rec;
 
 	/* hpcrun's unwinder reading a watched page (a register it took for
-	 * a frame pointer): not the program's access; process-interpose.c jumps
+	 * a frame pointer): not the program's access; signals.c jumps
 	 * back to the sample */
 	if (!rt_sharing.on || si->si_code != SEGV_ACCERR ||
 	    (td && td->in_unwind) ||

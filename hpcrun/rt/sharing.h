@@ -5,7 +5,7 @@
  *
  * How it samples: every epoch hpcrun's epoch thread revokes access
  * (PROT_NONE) to a bounded set of pages of the watched objects; the first
- * access to such a page faults, and the SIGSEGV handler (process-interpose.c, THE
+ * access to such a page faults, and the SIGSEGV handler (signals.c, THE
  * FATAL SIGNALS) hands the fault here: the thread, CPU, read or write, the
  * address, the access size and the calling context are recorded when it
  * is the thread's first access of that kind to the page in the epoch
@@ -89,7 +89,7 @@ void rt_sharing_forget(uintptr_t lo, uintptr_t hi);
 void rt_sharing_heat(int lm, uintptr_t start, uint64_t bytes);
 /* In the SIGSEGV handler: 1 when the fault was on a page we protected
  * and not hpcrun's own unwinder reading it (td->in_unwind: 0, so that
- * process-interpose.c jumps back to the sample)
+ * signals.c jumps back to the sample)
  * (recorded and opened: return and let the access run again), else 0.
  * While a page's epoch budget lasts, it is opened for the faulting
  * instruction only, the trap flag set in uc ... */

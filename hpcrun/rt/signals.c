@@ -1,12 +1,25 @@
 /*
- * signals.c - the signal hpcrun samples with, taken so that the
- * program cannot observe it.
+ * signals.c - every signal hpcrun handles, and the program's calls that
+ * set or read actions and masks (signals.h has the table: which signal,
+ * which handler, what the program still sees).
  *
- * Every sample and every drain of a ring buffer arrives as one real-time
- * signal, rt_cfg.signo.  The program may want that very signal, block it
- * or read its masks back; it must see what it would see without hpcrun.
+ * Two kinds of signals, each with its design below: THE SAMPLING SIGNAL,
+ * a real-time signal taken so that the program cannot observe it, and
+ * THE FATAL SIGNALS, caught so that no profile is lost when one ends the
+ * process.  sigaction() and signal() of a signal of either kind go to its
+ * part here; sigprocmask() and pthread_sigmask() only ever change the
+ * sampling signal's bit (THE SAMPLING SIGNAL, 5).  Every other signal is
+ * never touched: its action and mask calls go straight to libc.
  *
- * Design (numbered invariants):
+ * Handlers run in signal context: async-signal-safe calls only (sample.c's
+ * rules apply to what rt_signal_entry reaches; sharing.h, invariant 2 to
+ * what fatal_handler reaches there).
+ *
+ * THE SAMPLING SIGNAL.  Every sample and every drain of a ring buffer
+ * arrives as one real-time signal, rt_cfg.signo.  The program may want
+ * that very signal, block it or read its masks back; it must see what it
+ * would see without hpcrun.
+ *
  *  1. The choice.  At start the highest real-time signal whose action is
  *     the default and which the starting thread does not block (programs
  *     number theirs up from SIGRTMIN).  rt_signal_entry is installed for it.
@@ -44,20 +57,69 @@
  * it believes it blocked is not kept pending (counted as foreign-signals);
  * the hidden bits and ignored managed signals do not survive exec.
  *
- * rt_signal_entry runs in signal context: async-signal-safe calls only
- * (sample.c's rules apply to what it reaches).
+ * THE FATAL SIGNALS (fatal_signals[]: every signal whose default action
+ * ends the process, but SIGPROF and the real-time ones).  A signal that
+ * ends the process unseen loses every profile not written, so:
+ *  1. program_act[sig] is the action the program set (or found at start),
+ *     and sigaction reads it back exactly as without hpcrun (glibc's
+ *     SA_RESTORER and restorer included) -- unless the kernel holds an
+ *     action set behind our back (raw system call), which is then told.
+ *  2. The kernel holds: the program's handler or SIG_IGN as it set them
+ *     (its handler runs, and is unwound, as without hpcrun; SIG_IGN is
+ *     kept across exec); for the default action fatal_handler, which
+ *     writes everything and re-raises with the default action, so the
+ *     program dies as it would have; for a handler with SA_RESETHAND
+ *     fatal_handler with the handler's mask and flags, which resets and
+ *     calls it (the kernel's reset would be unseen; samples taken in such
+ *     a handler count as nested, its frames being below hpcrun's).
+ *  3. So a program that catches a signal and later does signal(s,
+ *     SIG_DFL); raise(s) (xz, CPython's KeyboardInterrupt) goes through
+ *     fatal_handler, which writes everything before the default action
+ *     ends it.  A fault in the unwinder jumps back to the sample
+ *     (sample.c) while fatal_handler holds SIGSEGV and SIGBUS
+ *     (rt_fault_recovery; without it the unwinder reads no stack of
+ *     unknown bounds).
+ *  4. With hpcrun --sharing the kernel holds fatal_handler for SIGSEGV
+ *     and SIGTRAP whatever the program set: a fault on a page sharing.c
+ *     protected, and the trap after the faulting instruction it steps
+ *     over, are taken there first; any other goes to the program's
+ *     action as above, its handler called with the mask
+ *     the kernel would have set (SA_ONSTACK is then always on).
+ * What no handler sees (SIGKILL, the OOM killer, glibc's internal reset
+ * of SIGABRT past a handler that returns in assert) leaves the live files
+ * (hpcrun-live.h) for hpcprof to recover.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "interpose.h"
 #include "runtime.h"
+#include "sharing.h"
+
+RT_REAL_DEFINE(abort);
+RT_REAL_DEFINE(sigaction);
+RT_REAL_DEFINE(sigprocmask);
+RT_REAL_DEFINE(pthread_sigmask);
+
+int rt_real_sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
+{
+	return RT_REAL(sigaction)(sig, sa, old);
+}
+
+int rt_real_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return RT_REAL(pthread_sigmask)(how, set, old);
+}
 
 /* The kernel's flag glibc adds to every action (x86-64). */
 #ifndef SA_RESTORER
 #define SA_RESTORER 0x04000000
 #endif
+
+/* ---- THE SAMPLING SIGNAL ---- */
 
 /* The signals hpcrun samples with now or did before (bit sig - 1). */
 static uint64_t managed;
@@ -160,12 +222,15 @@ static void move(const sigset_t *skip, const char *why)
 	rt_note(msg);
 }
 
-int rt_signal_managed(int sig)
+/* Is sig one hpcrun samples with, or did (3)? */
+static int is_managed(int sig)
 {
 	return sig > 0 && sig < 65 && (__atomic_load_n(&managed, __ATOMIC_RELAXED) & BIT(sig));
 }
 
-int rt_signal_sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
+/* sigaction() of a managed signal (3, 4). */
+static int managed_sigaction(int sig, const struct sigaction *sa,
+			     struct sigaction *old)
 {
 	struct sigaction prev, now;
 
@@ -201,8 +266,10 @@ static int blocks_all_rt(const sigset_t *set)
 	return 1;
 }
 
-int rt_signal_mask(int (*fn)(int, const sigset_t *, sigset_t *), int how,
-		   const sigset_t *set, sigset_t *old)
+/* sigprocmask / pthread_sigmask (fn, the real one) as the program sees
+ * it (5). */
+static int program_mask(int (*fn)(int, const sigset_t *, sigset_t *), int how,
+			const sigset_t *set, sigset_t *old)
 {
 	uint64_t before = hidden, after = hidden, bit;
 	int cur = __atomic_load_n(&rt_cfg.signo, __ATOMIC_SEQ_CST), s, r;
@@ -305,4 +372,279 @@ void rt_signal_entry(int sig, siginfo_t *si, void *uc)
 		rt_sample_handler(sig, si, uc);
 	else
 		program_signal(sig, si, uc);
+}
+
+/* ---- THE FATAL SIGNALS ---- */
+
+/* The signals whose default action ends the process (but SIGPROF and the
+ * real-time ones, the sampling signal's choice) and that can be caught. */
+static const int fatal_signals[] = {
+	SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT, SIGTERM, SIGQUIT,
+	SIGHUP, SIGPIPE, SIGXCPU, SIGXFSZ, SIGALRM, SIGVTALRM, SIGUSR1,
+	SIGUSR2, SIGSYS, SIGSTKFLT, SIGPWR, SIGTRAP,
+};
+/* What the program set for each fatal signal, as it reads it back. */
+static struct sigaction program_act[65];
+
+static void fatal_handler(int sig, siginfo_t *si, void *uc);
+
+/* Is act the default action? */
+static int is_default(const struct sigaction *act)
+{
+	return act->sa_handler == SIG_DFL && !(act->sa_flags & SA_SIGINFO);
+}
+
+/* Does fatal_handler take every sig, to hand the faults on pages hpcrun
+ * --sharing protected to sharing.c (THE FATAL SIGNALS, 4)? */
+static int dispatched(int sig)
+{
+	return (sig == SIGSEGV || sig == SIGTRAP) && rt_sharing.dispatch;
+}
+
+/*
+ * Gives the kernel the program's action act for the fatal signal sig
+ * (THE FATAL SIGNALS, 2): SIG_IGN and the program's handlers as they are;
+ * the default action as fatal_handler; a handler with SA_RESETHAND (whose
+ * reset the kernel would do unseen) as fatal_handler with its mask and
+ * flags, which resets and calls it.
+ */
+static int install_fatal(int sig, const struct sigaction *act)
+{
+	struct sigaction k;
+
+	if (dispatched(sig)) {
+		memset(&k, 0, sizeof(k));
+		k.sa_sigaction = fatal_handler;
+		k.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+		sigemptyset(&k.sa_mask);
+		return rt_real_sigaction(sig, &k, NULL);
+	}
+	if (!is_default(act) && !(act->sa_flags & SA_RESETHAND))
+		return rt_real_sigaction(sig, act, NULL);
+	memset(&k, 0, sizeof(k));
+	k.sa_sigaction = fatal_handler;
+	if (is_default(act)) {
+		/* NODEFER: a jump back from a fault in the unwinder must not
+		 * leave the signal blocked. */
+		k.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+		sigemptyset(&k.sa_mask);
+	} else {
+		k.sa_flags = (act->sa_flags & ~SA_RESETHAND) | SA_SIGINFO;
+		k.sa_mask = act->sa_mask;
+	}
+	return rt_real_sigaction(sig, &k, NULL);
+}
+
+/*
+ * Is this arrival of sig hpcrun's own (THE FATAL SIGNALS, 3 and 4)?  A
+ * fault on a page --sharing protected, or the trap after the instruction
+ * it steps over: sharing.c opens or protects the page again and the
+ * program's access runs again (1).  A fault of hpcrun's unwinder: the
+ * sample being taken ends there as a partial path (sample.c,
+ * unwind_guarded), never returning here.  Else 0: the program's.
+ */
+static int own_fault(int sig, siginfo_t *si, void *uc)
+{
+	sigset_t set;
+
+	if (sig == SIGSEGV && rt_sharing_fault(si, uc))
+		return 1;
+	if (sig == SIGTRAP && rt_sharing_trap(si, uc))
+		return 1;
+	if ((sig == SIGSEGV || sig == SIGBUS) && rt_self && rt_self->in_unwind) {
+		/* the program's SA_NODEFER-less mask would keep the signal
+		 * blocked past the jump */
+		sigemptyset(&set);
+		sigaddset(&set, sig);
+		rt_real_sigmask(SIG_UNBLOCK, &set, NULL);
+		siglongjmp(rt_self->unwind_jmp, 1);
+	}
+	return 0;
+}
+
+/* The kernel's handler of the fatal signals it does not leave to the
+ * program's own handler (THE FATAL SIGNALS, 2). */
+static void fatal_handler(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction act, dfl;
+	sigset_t set, old;
+	int masked = 0;
+
+	if (own_fault(sig, si, uc))
+		return;
+	act = program_act[sig];
+	if (act.sa_handler == SIG_IGN && !(act.sa_flags & SA_SIGINFO)) {
+		if (dispatched(sig) && si->si_code > 0)
+			rt_die_of_signal(sig);	/* a fault the kernel would not
+						 * have let it ignore */
+		return;		/* set while this signal was on its way */
+	}
+	if (!is_default(&act)) {
+		if (act.sa_flags & SA_RESETHAND) {
+			/* SA_RESETHAND, done here */
+			memset(&dfl, 0, sizeof(dfl));
+			dfl.sa_handler = SIG_DFL;
+			program_act[sig] = dfl;
+			install_fatal(sig, &dfl);
+		}
+		if (dispatched(sig)) {
+			/* the mask the kernel would have set for it */
+			set = act.sa_mask;
+			if (!(act.sa_flags & SA_NODEFER))
+				sigaddset(&set, sig);
+			masked = !rt_real_sigmask(SIG_BLOCK, &set, &old);
+		}
+		if (act.sa_flags & SA_SIGINFO)
+			act.sa_sigaction(sig, si, uc);
+		else
+			act.sa_handler(sig);
+		if (masked)
+			rt_real_sigmask(SIG_SETMASK, &old, NULL);
+		return;
+	}
+	rt_die_of_signal(sig);
+}
+
+void rt_die_of_signal(int sig)
+{
+	struct sigaction dfl;
+	sigset_t set;
+	char why[32] = "signal ";
+
+	rt_fmt_u64(why + 7, (uint64_t)sig, 10, 0);
+	rt_process_finish(why, 1);
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	rt_real_sigaction(sig, &dfl, NULL);
+	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	rt_real_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
+int rt_fault_recovery(void)
+{
+	struct sigaction segv, bus;
+
+	/* Asked of the kernel: the program may have replaced ours through
+	 * an entry point we do not wrap (sysv_signal, a raw system call). */
+	return !rt_real_sigaction(SIGSEGV, NULL, &segv) &&
+	       !rt_real_sigaction(SIGBUS, NULL, &bus) &&
+	       (segv.sa_flags & SA_SIGINFO) && segv.sa_sigaction == fatal_handler &&
+	       (bus.sa_flags & SA_SIGINFO) && bus.sa_sigaction == fatal_handler;
+}
+
+static int is_fatal(int sig)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		if (fatal_signals[i] == sig)
+			return 1;
+	return 0;
+}
+
+void rt_install_fatal_handlers(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
+		int sig = fatal_signals[i];
+
+		if (!rt_real_sigaction(sig, NULL, &program_act[sig]) &&
+		    (is_default(&program_act[sig]) || dispatched(sig)))
+			install_fatal(sig, &program_act[sig]);
+	}
+}
+
+/*
+ * sigaction() of a fatal signal (THE FATAL SIGNALS): the program's action
+ * goes into program_act and to the kernel through install_fatal; old
+ * reports what the program set before.
+ */
+static int fatal_sigaction(int sig, const struct sigaction *sa,
+			   struct sigaction *old)
+{
+	struct sigaction cur;
+
+	if (RT_REAL(sigaction)(sig, NULL, &cur))
+		return -1;
+	if (cur.sa_sigaction == fatal_handler ||
+	    cur.sa_sigaction == program_act[sig].sa_sigaction)
+		cur = program_act[sig];		/* else set behind our back */
+	if (sa) {
+		struct sigaction now;
+		int r;
+
+		program_act[sig] = *sa;
+		r = install_fatal(sig, sa);
+		if (r)
+			return r;
+		/* as glibc hands it to the kernel, so that it reads back as
+		 * it would without hpcrun */
+		if (!RT_REAL(sigaction)(sig, NULL, &now)) {
+			program_act[sig].sa_flags |= now.sa_flags & SA_RESTORER;
+			program_act[sig].sa_restorer = now.sa_restorer;
+		}
+	}
+	if (old)
+		*old = cur;
+	return 0;
+}
+
+/* ---- the program's calls ---- */
+
+RT_API int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
+{
+	if (is_managed(sig))
+		return managed_sigaction(sig, sa, old);
+	if (rt_active && is_fatal(sig))
+		return fatal_sigaction(sig, sa, old);
+	return RT_REAL(sigaction)(sig, sa, old);
+}
+
+RT_API __sighandler_t signal(int sig, __sighandler_t handler)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, sig);	/* as glibc's signal() */
+	if (sigaction(sig, &sa, &old))
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+RT_API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return program_mask(RT_REAL(sigprocmask), how, set, old);
+}
+
+RT_API int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return program_mask(RT_REAL(pthread_sigmask), how, set, old);
+}
+
+/*
+ * abort() raises SIGABRT; when a handler of the program returns, glibc
+ * resets SIGABRT to the default action with its internal sigaction (which
+ * takes fatal_handler away) and raises it again.  So abort is done here:
+ * the first raise reaches the program's handler through fatal_handler
+ * (or, with the default action, ends the process there, written); past a
+ * handler that returned, everything is written before glibc's abort.
+ */
+RT_API void abort(void)
+{
+	sigset_t set;
+
+	if (rt_active) {
+		sigemptyset(&set);
+		sigaddset(&set, SIGABRT);
+		rt_real_sigmask(SIG_UNBLOCK, &set, NULL);
+		raise(SIGABRT);
+		rt_process_finish("signal 6", 0);
+	}
+	RT_REAL(abort)();
 }

@@ -1,6 +1,6 @@
 /*
  * sync-interpose.c - the synchronization entry points libhpcrun.so wraps
- * (exported through libhpcrun.map; the real ones from dlsym(RTLD_NEXT)),
+ * (exported through libhpcrun.map; the real ones as interpose.h says),
  * each around sync.c's episode or lock-wait accounting:
  *
  *   pthread_barrier_init, _wait, _destroy            kind barrier
@@ -49,6 +49,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "interpose.h"
 #include "sharing.h"
 #include "sync.h"
 
@@ -64,64 +65,25 @@ RT_API void GOMP_parallel_sections(omp_fn fn, void *data, unsigned nthreads,
 RT_API void __kmpc_barrier(void *loc, int32_t gtid);
 RT_API int MPI_Barrier(void *comm);
 
-static struct {
-	int (*barrier_init)(pthread_barrier_t *, const pthread_barrierattr_t *,
-			    unsigned);
-	int (*barrier_wait)(pthread_barrier_t *);
-	int (*barrier_destroy)(pthread_barrier_t *);
-	int (*mutex_lock)(pthread_mutex_t *);
-	int (*cond_wait)(pthread_cond_t *, pthread_mutex_t *);
-	int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *,
-			      const struct timespec *);
-	int (*sem_wait)(sem_t *);
-	void (*gomp_barrier)(void);
-	void (*gomp_loop_end)(void);
-	void (*gomp_sections_end)(void);
-	void (*gomp_parallel)(omp_fn, void *, unsigned, unsigned);
-	void (*gomp_parallel_loop[5])(omp_fn, void *, unsigned, long, long,
-				      long, long, unsigned);
-	void (*gomp_parallel_loop_runtime[3])(omp_fn, void *, unsigned, long,
-					      long, long, unsigned);
-	void (*gomp_parallel_sections)(omp_fn, void *, unsigned, unsigned,
-				       unsigned);
-	int (*omp_get_num_threads)(void);
-	int (*omp_get_level)(void);
-	void (*kmpc_barrier)(void *, int32_t);
-	int (*pmpi_barrier)(void *);
-	int (*pmpi_comm_size)(void *, int *);
-} real;
+/* MPI_Barrier's real function (invariant 5). */
+int PMPI_Barrier(void *comm);
 
-/* The real function name; dlsym fails only for a program that does not
- * have it, which then cannot have called us. */
-static void *next(const char *name)
-{
-	void *p = dlsym(RTLD_NEXT, name);
-
-	if (!p) {
-		rt_write_str(2, "hpcrun: no real '");
-		rt_write_str(2, name);
-		rt_write_str(2, "' to call\n");
-		abort();
-	}
-	return p;
-}
-
-#define REAL(field, name) \
-	do { \
-		if (!real.field) \
-			*(void **)&real.field = next(name); \
-	} while (0)
-
-/* The condition variable calls of glibc's current ABI: dlsym alone may
- * give the 2.2.5 compatibility versions. */
-#define REAL_COND(field, name) \
-	do { \
-		if (!real.field) { \
-			*(void **)&real.field = dlvsym(RTLD_NEXT, name, "GLIBC_2.3.2"); \
-			if (!real.field) \
-				*(void **)&real.field = next(name); \
-		} \
-	} while (0)
+RT_REAL_DEFINE(pthread_barrier_init);
+RT_REAL_DEFINE(pthread_barrier_wait);
+RT_REAL_DEFINE(pthread_barrier_destroy);
+RT_REAL_DEFINE(pthread_mutex_lock);
+/* glibc's current ABI: dlsym alone may give the 2.2.5 compatibility
+ * versions */
+RT_REAL_DEFINE_VERSION(pthread_cond_wait, "GLIBC_2.3.2");
+RT_REAL_DEFINE_VERSION(pthread_cond_timedwait, "GLIBC_2.3.2");
+RT_REAL_DEFINE(sem_wait);
+RT_REAL_DEFINE(GOMP_barrier);
+RT_REAL_DEFINE(GOMP_loop_end);
+RT_REAL_DEFINE(GOMP_sections_end);
+RT_REAL_DEFINE(GOMP_parallel);
+RT_REAL_DEFINE(GOMP_parallel_sections);
+RT_REAL_DEFINE(__kmpc_barrier);
+RT_REAL_DEFINE(PMPI_Barrier);
 
 static int on(uintptr_t ra)
 {
@@ -135,7 +97,7 @@ static int barrier_wait_pinned(pthread_barrier_t *b)
 	int r;
 
 	rt_sharing_pin(b, sizeof(*b));
-	r = real.barrier_wait(b);
+	r = RT_REAL(pthread_barrier_wait)(b);
 	rt_sharing_unpin(b, sizeof(*b));
 	return r;
 }
@@ -145,7 +107,7 @@ static int mutex_lock_pinned(pthread_mutex_t *m)
 	int r;
 
 	rt_sharing_pin(m, sizeof(*m));
-	r = real.mutex_lock(m);
+	r = RT_REAL(pthread_mutex_lock)(m);
 	rt_sharing_unpin(m, sizeof(*m));
 	return r;
 }
@@ -157,7 +119,7 @@ static int cond_wait_pinned(pthread_cond_t *c, pthread_mutex_t *m,
 
 	rt_sharing_pin(c, sizeof(*c));
 	rt_sharing_pin(m, sizeof(*m));
-	r = t ? real.cond_timedwait(c, m, t) : real.cond_wait(c, m);
+	r = t ? RT_REAL(pthread_cond_timedwait)(c, m, t) : RT_REAL(pthread_cond_wait)(c, m);
 	rt_sharing_unpin(c, sizeof(*c));
 	rt_sharing_unpin(m, sizeof(*m));
 	return r;
@@ -168,7 +130,7 @@ static int sem_wait_pinned(sem_t *s)
 	int r, err;
 
 	rt_sharing_pin(s, sizeof(*s));
-	r = real.sem_wait(s);
+	r = RT_REAL(sem_wait)(s);
 	err = errno;
 	rt_sharing_unpin(s, sizeof(*s));
 	errno = err;
@@ -182,8 +144,7 @@ RT_API int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_
 {
 	int r;
 
-	REAL(barrier_init, "pthread_barrier_init");
-	r = real.barrier_init(b, a, count);
+	r = RT_REAL(pthread_barrier_init)(b, a, count);
 	if (!r && sync_cfg.on)
 		sync_obj_get((uintptr_t)b, count);
 	return r;
@@ -191,10 +152,9 @@ RT_API int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_
 
 RT_API int pthread_barrier_destroy(pthread_barrier_t *b)
 {
-	REAL(barrier_destroy, "pthread_barrier_destroy");
 	if (sync_cfg.on)
 		sync_obj_reset((uintptr_t)b);
-	return real.barrier_destroy(b);
+	return RT_REAL(pthread_barrier_destroy)(b);
 }
 
 RT_API int pthread_barrier_wait(pthread_barrier_t *b)
@@ -203,7 +163,6 @@ RT_API int pthread_barrier_wait(pthread_barrier_t *b)
 	struct sync_episode ep;
 	int r;
 
-	REAL(barrier_wait, "pthread_barrier_wait");
 	if (!on(ra) ||
 	    sync_barrier_begin(&ep, SK_BARRIER, ra, (uintptr_t)b,
 			       sync_obj_get((uintptr_t)b, 0), ra))
@@ -226,11 +185,12 @@ static __thread struct omp_region *cur_region
 
 static uint32_t team_size(void)
 {
-	if (!real.omp_get_num_threads)
-		*(void **)&real.omp_get_num_threads =
-			dlsym(RTLD_DEFAULT, "omp_get_num_threads");
-	return real.omp_get_num_threads ?
-	       (uint32_t)real.omp_get_num_threads() : 0;
+	static int (*omp_get_num_threads)(void);
+
+	if (!omp_get_num_threads)
+		omp_get_num_threads =
+			rt_optional_symbol(RTLD_DEFAULT, "omp_get_num_threads");
+	return omp_get_num_threads ? (uint32_t)omp_get_num_threads() : 0;
 }
 
 /* The team's size in the region's object, set by its first arrival. */
@@ -263,24 +223,21 @@ RT_API void GOMP_barrier(void)
 {
 	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
 
-	REAL(gomp_barrier, "GOMP_barrier");
-	omp_episode(SK_OMP_BARRIER, real.gomp_barrier, ra, ra);
+	omp_episode(SK_OMP_BARRIER, RT_REAL(GOMP_barrier), ra, ra);
 }
 
 RT_API void GOMP_loop_end(void)
 {
 	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
 
-	REAL(gomp_loop_end, "GOMP_loop_end");
-	omp_episode(SK_OMP_LOOP_END, real.gomp_loop_end, ra, ra);
+	omp_episode(SK_OMP_LOOP_END, RT_REAL(GOMP_loop_end), ra, ra);
 }
 
 RT_API void GOMP_sections_end(void)
 {
 	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
 
-	REAL(gomp_sections_end, "GOMP_sections_end");
-	omp_episode(SK_OMP_SECTIONS_END, real.gomp_sections_end, ra, ra);
+	omp_episode(SK_OMP_SECTIONS_END, RT_REAL(GOMP_sections_end), ra, ra);
 }
 
 /* Every team thread's body of a wrapped region, then the join. */
@@ -295,9 +252,9 @@ __attribute__((noinline)) static void region_body(void *p)
 	if (!sync_cfg.on || !rt_active ||
 	    sync_barrier_begin(&ep, SK_OMP_JOIN, r->ra, (uintptr_t)r->fn,
 			       region_obj(r), cut)) {
-		real.gomp_barrier();
+		RT_REAL(GOMP_barrier)();
 	} else {
-		real.gomp_barrier();
+		RT_REAL(GOMP_barrier)();
 		sync_barrier_end(&ep);
 	}
 	cur_region = outer;
@@ -309,7 +266,6 @@ __attribute__((noinline)) static void region_body(void *p)
 	do { \
 		uintptr_t ra_ = (uintptr_t)__builtin_return_address(0); \
 		struct omp_region r_ = { fn, data, ra_, NULL }; \
-		REAL(gomp_barrier, "GOMP_barrier"); \
 		if (!on(ra_)) { \
 			realcall(fn, data); \
 			break; \
@@ -322,94 +278,84 @@ __attribute__((noinline)) static void region_body(void *p)
 RT_API void GOMP_parallel(omp_fn fn, void *data, unsigned nthreads,
 			  unsigned flags)
 {
-	REAL(gomp_parallel, "GOMP_parallel");
-#define CALL(f, d) real.gomp_parallel(f, d, nthreads, flags)
+#define CALL(f, d) RT_REAL(GOMP_parallel)(f, d, nthreads, flags)
 	REGION(CALL, fn, data);
 #undef CALL
 }
 
-static const char *const loop_names[5] = {
-	"GOMP_parallel_loop_static", "GOMP_parallel_loop_dynamic",
-	"GOMP_parallel_loop_guided", "GOMP_parallel_loop_nonmonotonic_dynamic",
-	"GOMP_parallel_loop_nonmonotonic_guided",
-};
+typedef void (*loop_fn)(omp_fn, void *, unsigned, long, long, long, long,
+			unsigned);
+typedef void (*runtime_fn)(omp_fn, void *, unsigned, long, long, long,
+			   unsigned);
 
-static void parallel_loop(int i, uintptr_t ra, omp_fn fn, void *data,
+/* GOMP_parallel_loop_*: real, the real one of the form called. */
+static void parallel_loop(loop_fn real, uintptr_t ra, omp_fn fn, void *data,
 			  unsigned nthreads, long start, long end, long incr,
 			  long chunk, unsigned flags)
 {
 	struct omp_region r = { fn, data, ra, NULL };
 
-	REAL(gomp_parallel_loop[i], loop_names[i]);
-	REAL(gomp_barrier, "GOMP_barrier");
 	if (!on(ra)) {
-		real.gomp_parallel_loop[i](fn, data, nthreads, start, end, incr,
-					   chunk, flags);
+		real(fn, data, nthreads, start, end, incr, chunk, flags);
 		return;
 	}
 	r.obj = sync_obj_new((uintptr_t)&r);
-	real.gomp_parallel_loop[i](region_body, &r, nthreads, start, end, incr,
-				   chunk, flags);
+	real(region_body, &r, nthreads, start, end, incr, chunk, flags);
 	sync_obj_free(r.obj);
 }
 
-#define PARALLEL_LOOP(i, name) \
+#define PARALLEL_LOOP(name) \
 	RT_API void name(omp_fn fn, void *data, unsigned nthreads, long start, \
 			 long end, long incr, long chunk, unsigned flags); \
+	RT_REAL_DEFINE(name); \
 	RT_API void name(omp_fn fn, void *data, unsigned nthreads, long start, \
 			 long end, long incr, long chunk, unsigned flags) \
 	{ \
-		parallel_loop(i, (uintptr_t)__builtin_return_address(0), fn, \
+		parallel_loop(RT_REAL(name), \
+			      (uintptr_t)__builtin_return_address(0), fn, \
 			      data, nthreads, start, end, incr, chunk, flags); \
 	}
-PARALLEL_LOOP(0, GOMP_parallel_loop_static)
-PARALLEL_LOOP(1, GOMP_parallel_loop_dynamic)
-PARALLEL_LOOP(2, GOMP_parallel_loop_guided)
-PARALLEL_LOOP(3, GOMP_parallel_loop_nonmonotonic_dynamic)
-PARALLEL_LOOP(4, GOMP_parallel_loop_nonmonotonic_guided)
+PARALLEL_LOOP(GOMP_parallel_loop_static)
+PARALLEL_LOOP(GOMP_parallel_loop_dynamic)
+PARALLEL_LOOP(GOMP_parallel_loop_guided)
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic)
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided)
 
-static const char *const runtime_names[3] = {
-	"GOMP_parallel_loop_runtime", "GOMP_parallel_loop_nonmonotonic_runtime",
-	"GOMP_parallel_loop_maybe_nonmonotonic_runtime",
-};
-
-static void parallel_runtime(int i, uintptr_t ra, omp_fn fn, void *data,
-			     unsigned nthreads, long start, long end, long incr,
-			     unsigned flags)
+/* GOMP_parallel_loop_*runtime: the same without a chunk size. */
+static void parallel_runtime(runtime_fn real, uintptr_t ra, omp_fn fn,
+			     void *data, unsigned nthreads, long start, long end,
+			     long incr, unsigned flags)
 {
 	struct omp_region r = { fn, data, ra, NULL };
 
-	REAL(gomp_parallel_loop_runtime[i], runtime_names[i]);
-	REAL(gomp_barrier, "GOMP_barrier");
 	if (!on(ra)) {
-		real.gomp_parallel_loop_runtime[i](fn, data, nthreads, start, end,
-						   incr, flags);
+		real(fn, data, nthreads, start, end, incr, flags);
 		return;
 	}
 	r.obj = sync_obj_new((uintptr_t)&r);
-	real.gomp_parallel_loop_runtime[i](region_body, &r, nthreads, start, end,
-					   incr, flags);
+	real(region_body, &r, nthreads, start, end, incr, flags);
 	sync_obj_free(r.obj);
 }
 
-#define PARALLEL_RUNTIME(i, name) \
+#define PARALLEL_RUNTIME(name) \
 	RT_API void name(omp_fn fn, void *data, unsigned nthreads, long start, \
 			 long end, long incr, unsigned flags); \
+	RT_REAL_DEFINE(name); \
 	RT_API void name(omp_fn fn, void *data, unsigned nthreads, long start, \
 			 long end, long incr, unsigned flags) \
 	{ \
-		parallel_runtime(i, (uintptr_t)__builtin_return_address(0), fn, \
+		parallel_runtime(RT_REAL(name), \
+				 (uintptr_t)__builtin_return_address(0), fn, \
 				 data, nthreads, start, end, incr, flags); \
 	}
-PARALLEL_RUNTIME(0, GOMP_parallel_loop_runtime)
-PARALLEL_RUNTIME(1, GOMP_parallel_loop_nonmonotonic_runtime)
-PARALLEL_RUNTIME(2, GOMP_parallel_loop_maybe_nonmonotonic_runtime)
+PARALLEL_RUNTIME(GOMP_parallel_loop_runtime)
+PARALLEL_RUNTIME(GOMP_parallel_loop_nonmonotonic_runtime)
+PARALLEL_RUNTIME(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
 
 RT_API void GOMP_parallel_sections(omp_fn fn, void *data, unsigned nthreads,
 				   unsigned count, unsigned flags)
 {
-	REAL(gomp_parallel_sections, "GOMP_parallel_sections");
-#define CALL(f, d) real.gomp_parallel_sections(f, d, nthreads, count, flags)
+#define CALL(f, d) RT_REAL(GOMP_parallel_sections)(f, d, nthreads, count, flags)
 	REGION(CALL, fn, data);
 #undef CALL
 }
@@ -418,28 +364,28 @@ RT_API void GOMP_parallel_sections(omp_fn fn, void *data, unsigned nthreads,
 
 RT_API void __kmpc_barrier(void *loc, int32_t gtid)
 {
+	static int (*omp_get_level)(void);
 	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
 	struct sync_episode ep;
 	uint32_t n;
 	int level;
 
-	REAL(kmpc_barrier, "__kmpc_barrier");
 	if (!on(ra)) {
-		real.kmpc_barrier(loc, gtid);
+		RT_REAL(__kmpc_barrier)(loc, gtid);
 		return;
 	}
-	if (!real.omp_get_level)
-		*(void **)&real.omp_get_level = dlsym(RTLD_DEFAULT, "omp_get_level");
+	if (!omp_get_level)
+		omp_get_level = rt_optional_symbol(RTLD_DEFAULT, "omp_get_level");
 	n = team_size();
-	level = real.omp_get_level ? real.omp_get_level() : 1;
+	level = omp_get_level ? omp_get_level() : 1;
 	if (n < 1 ||
 	    sync_barrier_begin(&ep, SK_KMP_BARRIER, ra, n,
 			       sync_obj_get((((uintptr_t)n << 8 | (unsigned)level) << 4) | 1, n),
 			       ra)) {
-		real.kmpc_barrier(loc, gtid);
+		RT_REAL(__kmpc_barrier)(loc, gtid);
 		return;
 	}
-	real.kmpc_barrier(loc, gtid);
+	RT_REAL(__kmpc_barrier)(loc, gtid);
 	sync_barrier_end(&ep);
 }
 
@@ -447,22 +393,22 @@ RT_API void __kmpc_barrier(void *loc, int32_t gtid)
 
 RT_API int MPI_Barrier(void *comm)
 {
+	static int (*pmpi_comm_size)(void *, int *);
 	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
 	struct sync_episode ep;
 	int r, size = 0;
 
-	REAL(pmpi_barrier, "PMPI_Barrier");
 	if (!on(ra))
-		return real.pmpi_barrier(comm);
-	if (!real.pmpi_comm_size)
-		*(void **)&real.pmpi_comm_size = dlsym(RTLD_NEXT, "PMPI_Comm_size");
-	if (real.pmpi_comm_size)
-		real.pmpi_comm_size(comm, &size);
+		return RT_REAL(PMPI_Barrier)(comm);
+	if (!pmpi_comm_size)
+		pmpi_comm_size = rt_optional_symbol(RTLD_NEXT, "PMPI_Comm_size");
+	if (pmpi_comm_size)
+		pmpi_comm_size(comm, &size);
 	if (sync_barrier_begin(&ep, SK_MPI_BARRIER, ra, (uintptr_t)comm,
 			       sync_obj_get((uintptr_t)comm | 2,
 					    size > 0 ? (uint32_t)size : 0), ra))
-		return real.pmpi_barrier(comm);
-	r = real.pmpi_barrier(comm);
+		return RT_REAL(PMPI_Barrier)(comm);
+	r = RT_REAL(PMPI_Barrier)(comm);
 	sync_barrier_end(&ep);
 	return r;
 }
@@ -475,7 +421,6 @@ RT_API int pthread_mutex_lock(pthread_mutex_t *m)
 	struct sync_lockwait w;
 	int r;
 
-	REAL(mutex_lock, "pthread_mutex_lock");
 	if (!sync_cfg.on || !rt_active)
 		return mutex_lock_pinned(m);
 	r = pthread_mutex_trylock(m);
@@ -493,7 +438,6 @@ RT_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 	struct sync_lockwait w;
 	int r;
 
-	REAL_COND(cond_wait, "pthread_cond_wait");
 	if (!on(ra))
 		return cond_wait_pinned(c, m, NULL);
 	sync_lock_begin(&w, SK_COND, ra, (uintptr_t)c, ra);
@@ -509,7 +453,6 @@ RT_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 	struct sync_lockwait w;
 	int r;
 
-	REAL_COND(cond_timedwait, "pthread_cond_timedwait");
 	if (!on(ra))
 		return cond_wait_pinned(c, m, t);
 	sync_lock_begin(&w, SK_COND, ra, (uintptr_t)c, ra);
@@ -524,7 +467,6 @@ RT_API int sem_wait(sem_t *s)
 	struct sync_lockwait w;
 	int r, err;
 
-	REAL(sem_wait, "sem_wait");
 	if (!on(ra))
 		return sem_wait_pinned(s);
 	err = errno;

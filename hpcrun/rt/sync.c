@@ -341,7 +341,8 @@ static uint32_t call_node(struct rt_thread *td, uintptr_t cut)
 {
 	ucontext_t uc;
 	struct cct_node *root, *leaf = NULL;
-	int n, i, complete;
+	enum rt_unwind_end end;
+	int n, i;
 
 	if (rt_cfg.no_unwind || getcontext(&uc))
 		return 0;
@@ -350,13 +351,14 @@ static uint32_t call_node(struct rt_thread *td, uintptr_t cut)
 		__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
 		return 0;
 	}
-	n = rt_unwind_here(td, &uc, &complete);
+	n = rt_unwind_here(td, &uc, &end);
 	for (i = 0; i < n && td->frames[i] != cut; i++)
 		;
-	if (i < n && complete != 3) {
+	if (i < n && end != RT_UNWIND_IN_HANDLER) {
 		td->frames[i] -= 1;
-		root = complete == 1 ? td->cct.top :
-		       complete == 2 ? td->cct.primary : td->cct.partial;
+		root = end == RT_UNWIND_STOP_FRAME ? td->cct.top :
+		       end == RT_UNWIND_STACK_BOTTOM ? td->cct.primary :
+		       td->cct.partial;
 		leaf = cct_path_node(&td->cct, root, td->frames + i, n - i);
 	}
 	__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);

@@ -14,9 +14,9 @@
  *     tables only inside a live module.  A sample from a ring buffer
  *     (rt_unwind_copy) reads its copy of the stack instead, and the live
  *     stack above it only as sample.c's live_top() or leave_copy() here
- *     allow.  Should a read fault all the same,
- *     the fatal-signal handler (process-interpose.c) jumps back to sample.c, which
- *     counts the sample as a partial path.
+ *     allow.  Should a read fault all the same, the fatal-signal handler
+ *     (signals.c) jumps back to sample.c, which counts the sample as a
+ *     partial path.
  *  2. Every step must move the CFA up the stack (except through a signal
  *     frame), so corrupt tables cannot loop; depth is bounded by max.
  *  3. A caller's pc must lie in an executable segment of a module.
@@ -840,7 +840,7 @@ static int leave_copy(const struct rt_thread *td, struct frame *f, uintptr_t at,
 
 /* Walks f up the stack into frames (see rt_unwind). */
 static int walk(struct rt_thread *td, struct frame *f, uintptr_t *frames,
-		int max, int *complete)
+		int max, enum rt_unwind_end *end)
 {
 	const struct rt_module *m = NULL;
 	int n = 0, leaf = 1;
@@ -867,7 +867,7 @@ static int walk(struct rt_thread *td, struct frame *f, uintptr_t *frames,
 				/* the handler that returns here is hpcrun's
 				 * (or, from a copy, the pc is at a handler's
 				 * return: the program's or hpcrun's) */
-				*complete = 3;
+				*end = RT_UNWIND_IN_HANDLER;
 				return n;
 			}
 			if (!uc)
@@ -892,11 +892,11 @@ static int walk(struct rt_thread *td, struct frame *f, uintptr_t *frames,
 		if (s == STEP_FAIL)
 			s = step_fp(f, leaf);
 		if (s == STEP_STOP) {
-			*complete = 1;
+			*end = RT_UNWIND_STOP_FRAME;
 			return n - 1;	/* the stop function's own frame */
 		}
 		if (s == STEP_BOTTOM) {
-			*complete = 2;
+			*end = RT_UNWIND_STACK_BOTTOM;
 			return n;
 		}
 		if (s == STEP_FAIL)
@@ -907,23 +907,23 @@ static int walk(struct rt_thread *td, struct frame *f, uintptr_t *frames,
 }
 
 int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
-	      int max, int *complete)
+	      int max, enum rt_unwind_end *end)
 {
 	struct frame f;
 
 	cache_check(td);
 	memset(&f, 0, sizeof(f));
 	load_ucontext(&f, ucontext);
-	*complete = 0;
+	*end = RT_UNWIND_FAILED;
 	if (stack_of(td, &f)) {
 		frames[0] = f.r[REG_RA_DW];	/* unknown stack: the leaf only */
 		return 1;
 	}
-	return walk(td, &f, frames, max, complete);
+	return walk(td, &f, frames, max, end);
 }
 
 int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
-		   uintptr_t *frames, int max, int *complete)
+		   uintptr_t *frames, int max, enum rt_unwind_end *end)
 {
 	struct frame f;
 	int n, i;
@@ -931,7 +931,7 @@ int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
 	cache_check(td);
 	memset(&f, 0, sizeof(f));
 	memcpy(f.r, c->regs, sizeof(f.r));
-	*complete = 0;
+	*end = RT_UNWIND_FAILED;
 	f.lo = f.copy_lo = f.r[REG_RSP_DW];
 	f.copy_hi = f.copy_lo + (c->len & ~(size_t)7);
 	f.sample = c;
@@ -940,14 +940,14 @@ int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
 		frames[0] = f.r[REG_RA_DW];
 		return 1;
 	}
-	n = walk(td, &f, frames, max, complete);
+	n = walk(td, &f, frames, max, end);
 	/* Taken in hpcrun's own code (or in a libc routine it called, such
 	 * as memset), with a copy too short to reach the signal frame of its
 	 * handler (--stack-copy below the handler's stack) and the live
 	 * stack gone on since: hpcrun's work all the same, as walk() says
 	 * when it finds that frame. */
-	for (i = 0; !*complete && i < n && i < 2; i++)
+	for (i = 0; *end == RT_UNWIND_FAILED && i < n && i < 2; i++)
 		if (rt_in_hpcrun(frames[i]))
-			*complete = 3;
+			*end = RT_UNWIND_IN_HANDLER;
 	return n;
 }
