@@ -398,7 +398,8 @@ static int read_profiles(struct run *r)
 			continue;
 		}
 		experiment_add_program(r->e, r->in[i].p);
-		r->in[i].sync = phases_read(r->in[i].path, &bad);
+		r->in[i].sync = phases_read(r->in[i].path, r->in[i].p,
+					    &bad);
 		if (bad) {
 			hpc_warn("%s; synchronization data of this thread "
 				 "ignored", hpc_lasterr());
@@ -705,6 +706,13 @@ static long correlate_one_thread(struct run *r, struct database *db,
 		if (!p) {
 			hpc_warn("%s", hpc_lasterr());
 			failed++;
+		}
+		if (p && phases_check(in->sync, p)) {
+			hpc_warn("%s; synchronization data of this thread "
+				 "ignored", hpc_lasterr());
+			r->status = 1;
+			hpcsync_free(in->sync);
+			in->sync = NULL;
 		}
 		process_key(in->p, &proc);
 		phases_thread(r->ph, r->e, used, p ? in->sync : NULL,
