@@ -1,6 +1,7 @@
 /* phases.c - see phases.h and man/hpcprof-database.5 (phases.tsv). */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -115,15 +116,41 @@ void phases_free(struct phases *ph)
 	free(ph);
 }
 
-struct hpcsync *phases_read(const char *profile, int *bad)
+/* The profile's thread number (identity tuple, else the thread-id
+ * header), or -1 when it says none. */
+static long profile_thread(const struct hpcrun_profile *p)
+{
+	const char *h = hpcrun_profile_header(p, "thread-id");
+	uint16_t i;
+
+	for (i = 0; i < p->nidtuple; i++)
+		if ((p->idtuple[i].kind & 0x3fff) == HPCRUN_ID_THREAD)
+			return p->idtuple[i].logical <= LONG_MAX ?
+			       (long)p->idtuple[i].logical : -1;
+	if (h && *h && strspn(h, "0123456789") == strlen(h) && strlen(h) < 10)
+		return strtol(h, NULL, 10);
+	return -1;
+}
+
+struct hpcsync *phases_read(const char *profile,
+			    const struct hpcrun_profile *p, int *bad)
 {
 	char *path = hpcsync_path_for(profile);
 	struct hpcsync *s = NULL;
+	long t;
 
 	*bad = 0;
 	if (access(path, F_OK) == 0 || errno != ENOENT) {
 		s = hpcsync_read(path);
 		*bad = !s;
+	}
+	if (s && s->thread >= 0 && (t = profile_thread(p)) >= 0 &&
+	    t != s->thread) {
+		hpc_seterr("'%s': thread %ld, but its profile's is thread %ld",
+			   path, s->thread, t);
+		hpcsync_free(s);
+		s = NULL;
+		*bad = 1;
 	}
 	free(path);
 	return s;
@@ -221,6 +248,26 @@ static struct hmap *site_nodes(const struct hpcsync *s,
 			hmap_put(want, &p->nodes[i].id, sizeof(uint32_t),
 				 (void *)(uintptr_t)(i + 1));
 	return want;
+}
+
+int phases_check(const struct hpcsync *s, const struct hpcrun_profile *p)
+{
+	struct hmap *where;
+	size_t i;
+	int ret = 0;
+
+	if (!s)
+		return 0;
+	where = site_nodes(s, p);
+	for (i = 0; i < s->nsites && !ret; i++)
+		if (s->sites[i].node &&
+		    !hmap_get(where, &s->sites[i].node, sizeof(uint32_t)))
+			ret = hpc_seterr("'%s': site %" PRIu32 " names node %"
+					 PRIu32 ", which its profile lacks",
+					 s->path, s->sites[i].id,
+					 s->sites[i].node);
+	hmap_free(where);
+	return ret;
 }
 
 /* The global key (index + 1, 0 thread start) of the thread's site id. */

@@ -52,12 +52,22 @@ struct phases *phases_new(void);
 void phases_free(struct phases *ph);
 
 /*
- * Reads the .hpcsync file beside profile (if there is one).  Returns it
- * (the caller passes it to phases_thread), NULL when there is none, or
- * NULL with *bad set and hpc_lasterr() naming the file when it is
- * malformed (the caller warns; the profile is used without it).
+ * Reads the .hpcsync file beside profile (if there is one), whose header
+ * and identity are p.  Returns it (the caller passes it to phases_check
+ * and phases_thread), NULL when there is none, or NULL with *bad set and
+ * hpc_lasterr() naming the file when it is malformed or says another
+ * thread than p (the caller warns; the profile is used without it).
  */
-struct hpcsync *phases_read(const char *profile, int *bad);
+struct hpcsync *phases_read(const char *profile,
+			    const struct hpcrun_profile *p, int *bad);
+
+/*
+ * Checks s (NULL accepted) against its thread's whole profile p: every
+ * site's node is 0 or one of p's (else the site would be taken for
+ * another).  0, or -1 with hpc_lasterr() naming the file (the caller
+ * warns and passes phases_thread NULL instead of s).
+ */
+int phases_check(const struct hpcsync *s, const struct hpcrun_profile *p);
 
 /* Registers the metrics at the waiting sites in m (before any profile is
  * added) when any file was read (any is 1). */

@@ -398,7 +398,8 @@ static int read_profiles(struct run *r)
 			continue;
 		}
 		experiment_add_program(r->e, r->in[i].p);
-		r->in[i].sync = phases_read(r->in[i].path, &bad);
+		r->in[i].sync = phases_read(r->in[i].path, r->in[i].p,
+					    &bad);
 		if (bad) {
 			hpc_warn("%s; synchronization data of this thread "
 				 "ignored", hpc_lasterr());
@@ -519,18 +520,40 @@ static void notices(struct run *r)
 	strbuf_release(&names);
 }
 
+/* The "program NAME" of dir's launch marker (hpcrun(5)), or NULL;
+ * caller frees. */
+static char *marker_program(const char *dir)
+{
+	struct strbuf path = STRBUF_INIT;
+	char line[512], *prog = NULL;
+	struct stat st;
+	FILE *f = NULL;
+
+	strbuf_addf(&path, "%s/.hpcrun-launch", dir);
+	if (!stat(path.buf, &st) && S_ISREG(st.st_mode))
+		f = fopen(path.buf, "r");
+	strbuf_release(&path);
+	while (f && !prog && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "program ", 8) && strcspn(line + 8, "\n"))
+			prog = xstrndup(line + 8, strcspn(line + 8, "\n"));
+	if (f)
+		fclose(f);
+	return prog;
+}
+
 /*
- * The program hpcrun launched, from the name of the one measurement
- * directory given: hpctoolkit-PROG-measurements, or -measurements-N when
- * hpcrun found the name taken (*suffix "-N", else "").  NULL when the
- * inputs are not one such directory.  Caller frees both.
+ * The program hpcrun launched, for the one measurement directory given:
+ * its launch marker's program, else from the directory's name
+ * hpctoolkit-PROG-measurements, or -measurements-N when hpcrun found the
+ * name taken (*suffix "-N", else "").  NULL when the inputs are not one
+ * such directory.  Caller frees both.
  */
 static char *launched_program(const struct run *r, char **suffix)
 {
 	static const char head[] = "hpctoolkit-", tail[] = "-measurements";
 	const char *base, *t, *end;
 	struct stat st;
-	char *dir, *prog = NULL;
+	char *dir, *prog = NULL, *marked;
 
 	*suffix = NULL;
 	if (r->o->ninputs != 1 || stat(r->o->inputs[0], &st) ||
@@ -554,6 +577,11 @@ static char *launched_program(const struct run *r, char **suffix)
 			(size_t)(t - base - (sizeof(head) - 1)));
 	*suffix = xstrdup(t + sizeof(tail) - 1);
 out:
+	marked = marker_program(dir);
+	if (marked) {
+		free(prog);
+		prog = marked;
+	}
 	free(dir);
 	return prog;
 }
@@ -703,6 +731,13 @@ static long correlate_one_thread(struct run *r, struct database *db,
 		if (!p) {
 			hpc_warn("%s", hpc_lasterr());
 			failed++;
+		}
+		if (p && phases_check(in->sync, p)) {
+			hpc_warn("%s; synchronization data of this thread "
+				 "ignored", hpc_lasterr());
+			r->status = 1;
+			hpcsync_free(in->sync);
+			in->sync = NULL;
 		}
 		process_key(in->p, &proc);
 		phases_thread(r->ph, r->e, used, p ? in->sync : NULL,

@@ -223,8 +223,9 @@ static int is_static_elf(const char *path)
  * a launch of its own.  So a directory carries a marker, MARKER, naming
  * its launch: "launch KEY" (the MPI job, from the environment its launcher
  * sets: launch_key), "pid P" (a process that lives as long as the launch:
- * the MPI launcher's daemon, else the program, which hpcrun becomes) and
- * "host H" (where P runs).
+ * the MPI launcher's daemon, else the program, which hpcrun becomes),
+ * "host H" (where P runs) and "program NAME" (the base name of the
+ * program launched, which names the experiment in hpcprof).
  *  0. A launch joins a directory whose marker has its key and whose launch
  *     is running (or runs on another host, where hpcrun cannot tell): a
  *     key seen again in a later job is not the same launch.
@@ -357,8 +358,10 @@ static int lock_parent(const char *path)
 	return fd;
 }
 
-/* A temporary directory beside name, with the marker of this launch. */
-static int make_temp(const char *name, const char *key, struct strbuf *tmp)
+/* A temporary directory beside name, with the marker of this launch,
+ * which launches progname. */
+static int make_temp(const char *name, const char *key, const char *progname,
+		     struct strbuf *tmp)
 {
 	struct strbuf path = STRBUF_INIT;
 	char host[256] = "";
@@ -375,6 +378,8 @@ static int make_temp(const char *name, const char *key, struct strbuf *tmp)
 	f = fopen(path.buf, "w");
 	ok = f && fprintf(f, "launch %s\npid %ld\nhost %s\n", key,
 			  (long)(*key ? getppid() : getpid()), host) > 0;
+	if (ok && !strchr(progname, '\n'))
+		ok = fprintf(f, "program %s\n", progname) > 0;
 	if (f && fclose(f))
 		ok = 0;
 	if (!ok) {
@@ -433,7 +438,7 @@ static int make_outdir(const char *given, const char *progname, int quiet,
 				  "exists and is not a directory" : strerror(errno));
 			goto out;
 		}
-		if (!tmp.len && make_temp(base.buf, key.buf, &tmp))
+		if (!tmp.len && make_temp(base.buf, key.buf, progname, &tmp))
 			goto out;
 		/* onto nothing, or onto an empty directory (given, or left
 		 * by a launch that wrote nothing) */

@@ -71,6 +71,7 @@ struct parser {
 	struct hpcsync *s;
 	size_t sites_alloc, syncs_alloc, locks_alloc, phases_alloc,
 	       episodes_alloc;
+	long name_thread;	/* the THREAD of the file's name, -1 none */
 };
 
 static int bad(struct parser *p, const char *what)
@@ -96,7 +97,45 @@ static int seconds(struct parser *p, int i, double *out)
 	*out = strtod(p->r->f[i], &end);
 	if (end == p->r->f[i] || *end || errno || !isfinite(*out) || *out < 0)
 		return bad(p, "expected seconds (a number >= 0)");
+	if (*out > HPCSYNC_MAX_SECONDS)
+		return bad(p, "more seconds than any measurement (over 1e7)");
 	return 0;
+}
+
+/*
+ * The THREAD field of a name of hpcrun's form
+ * PROGRAM-RANK-THREAD-HOSTID-PID-GEN.hpcsync (fields from the end: GEN,
+ * PID, RANK and THREAD decimal, HOSTID hex), or -1 for any other name.
+ */
+static long name_thread(const char *path)
+{
+	static const char *const digits[5] = {
+		"0123456789", "0123456789", "0123456789abcdefABCDEF",
+		"0123456789", "0123456789",
+	};
+	const char *base = strrchr(path, '/'), *end, *p;
+	long thread = -1;
+	int k;
+
+	base = base ? base + 1 : path;
+	end = base + strlen(base);
+	if ((size_t)(end - base) <= strlen(HPCSYNC_SUFFIX) ||
+	    strcmp(end - strlen(HPCSYNC_SUFFIX), HPCSYNC_SUFFIX))
+		return -1;
+	end -= strlen(HPCSYNC_SUFFIX);
+	for (k = 0; k < 5; k++, end = p - 1) {	/* GEN, PID, HOSTID, THREAD, RANK */
+		for (p = end; p > base && p[-1] != '-'; p--)
+			if (!strchr(digits[k], p[-1]))
+				return -1;
+		if (p == end || p <= base + 1)
+			return -1;
+		if (k == 3) {
+			if (end - p > 9)
+				return -1;
+			thread = strtol(p, NULL, 10);
+		}
+	}
+	return thread;
 }
 
 /* Index of site id in s->sites, or -1 after an error naming the record. */
@@ -121,6 +160,8 @@ static int rec_site(struct parser *p)
 	if (u32(p, 1, &st.id) || u64(p, 3, &st.object) ||
 	    u32(p, 4, &st.node) || u32(p, 5, &st.nthreads))
 		return -1;
+	if (st.nthreads > HPCSYNC_MAX_THREADS)
+		return bad(p, "more threads than any measurement (over 2^24)");
 	for (k = 0; k < HPCSYNC_NKINDS; k++)
 		if (!strcmp(p->r->f[2], kind_names[k]))
 			break;
@@ -250,7 +291,18 @@ static int parse_line(struct textrec *r, void *arg)
 		v = strtol(p->r->f[1], &end, 10);
 		if (*end || end == p->r->f[1] || errno || v < 0)
 			return bad(p, "expected a number");
-		*(p->r->f[0][0] == 't' ? &p->s->thread : &p->s->rank) = v;
+		if (p->r->f[0][0] == 'r') {
+			p->s->rank = v;
+			return 0;
+		}
+		p->s->thread = v;
+		if (p->name_thread >= 0 && v != p->name_thread) {
+			char msg[96];
+
+			snprintf(msg, sizeof(msg), "thread %ld, but the file "
+				 "name says thread %ld", v, p->name_thread);
+			return bad(p, msg);
+		}
 		return 0;
 	}
 	if (!strcmp(p->r->f[0], "site"))
@@ -286,6 +338,7 @@ struct hpcsync *hpcsync_read(const char *path)
 	p.s->path = xstrdup(path);
 	p.s->thread = p.s->rank = -1;
 	p.s->index = hmap_new();
+	p.name_thread = name_thread(path);
 	n = textrec_read(path, HPCSYNC_MAX_BYTES, HPCSYNC_MAX_LINE,
 			 "a synchronization file", parse_line, &p);
 	if (n == 0)

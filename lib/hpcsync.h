@@ -11,12 +11,18 @@
  *  2. sync records name barrier-kind sites (hpcsync_is_barrier), lock
  *     records lock-kind sites; orders[] holds norders <= HPCSYNC_MAX_ORDERS
  *     counts (0 for an MPI barrier, whose arrival order is unknown).
- *  3. Times are seconds (doubles, finite, >= 0) in the aggregates and
- *     CLOCK_MONOTONIC / thread-CPU nanoseconds in episodes.
+ *  3. Times are seconds (doubles, finite, 0 to HPCSYNC_MAX_SECONDS) in the
+ *     aggregates and CLOCK_MONOTONIC / thread-CPU nanoseconds in episodes;
+ *     a site's NTHREADS is at most HPCSYNC_MAX_THREADS.  Larger values are
+ *     no measurement's: the file is refused.
  *  4. The file was a regular file of at most HPCSYNC_MAX_BYTES, and no
  *     line is longer than HPCSYNC_MAX_LINE: the memory used is linear in
  *     the file's size.  Unknown record keywords are skipped (the format
  *     may grow); unknown site kinds and malformed fields are refused.
+ *  5. thread is the THREAD of the file's name when the name has hpcrun's
+ *     form PROGRAM-RANK-THREAD-HOSTID-PID-GEN.hpcsync (any other name is
+ *     not checked); whether it and the sites' nodes fit the thread's
+ *     profile is the caller's to check (hpcprof: phases.h).
  */
 #ifndef HPC_HPCSYNC_H
 #define HPC_HPCSYNC_H
@@ -30,6 +36,12 @@ struct hmap;
 #define HPCSYNC_MAX_BYTES ((uint64_t)256 << 20)
 #define HPCSYNC_MAX_LINE 4096
 #define HPCSYNC_MAX_ORDERS 64
+/* Seconds of one aggregate: about 116 days of waiting, more than any
+ * thread runs under measurement. */
+#define HPCSYNC_MAX_SECONDS 1e7
+/* Participants of one site: 2^24, more ranks than the largest machines'
+ * cores (a flat-MPI communicator) and threads than any process has. */
+#define HPCSYNC_MAX_THREADS (UINT32_C(1) << 24)
 
 enum hpcsync_kind {
 	HPCSYNC_BARRIER, HPCSYNC_OMP_BARRIER, HPCSYNC_OMP_LOOP_END,

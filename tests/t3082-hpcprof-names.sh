@@ -94,6 +94,20 @@ test_expect_success 'rank and thread id from the header, the tuple or the file n
 	test_cmp expect ids
 '
 
+test_expect_success 'the experiment is named for the program hpcrun launched, whatever -o says' '
+	hpcrun -q -o launched sh -c "cat </dev/null; :" &&
+	ls launched/*.hpcrun | head -n 1 >first &&
+	grep "/cat-" first &&
+	hpcprof --text report launched 2>err &&
+	head -n 1 report >title &&
+	echo "hpcprof report: sh, 2 programs, 2 processes, 2 threads" >expect &&
+	test_cmp expect title &&
+	xmllint --xpath "string(//SecCallPathProfile/@n)" \
+		hpctoolkit-sh-database/experiment.xml >name &&
+	echo sh >expect &&
+	test_cmp expect name
+'
+
 test_expect_success 'a displayName heads the columns of its metric' '
 	cat >c.xml <<-\EOT &&
 	<HPCPROF>

@@ -40,6 +40,37 @@ test_expect_success 'a truncated file, binary data, a negative wait' '
 	grep "$T1.hpcsync.: line 5: expected seconds" err
 '
 
+test_expect_success 'a site at a node its profile lacks: refused, not a second site' '
+	sed "s/^site 1 barrier 0x7f00 6 2/site 1 barrier 0x7f00 99 2/" \
+		good/$T1.hpcsync >$T1.hpcsync &&
+	bad_case &&
+	grep -x "hpcprof: warning: .*$T1.hpcsync.: site 1 names node 99, which its profile lacks; synchronization data of this thread ignored" err &&
+	test $(grep -c "^site	" db/phases.tsv) = 2
+'
+
+test_expect_success 'a wait of 1e308 s and a barrier of 4e9 threads: no measurement' '
+	sed "s/ 0.100000000 / 1e308 /" good/$T1.hpcsync >$T1.hpcsync &&
+	bad_case &&
+	grep -x "hpcprof: warning: .*$T1.hpcsync.: line 5: more seconds than any measurement (over 1e7); synchronization data of this thread ignored" err &&
+	sed "s/^site 1 barrier 0x7f00 6 2/site 1 barrier 0x7f00 6 4000000000/" \
+		good/$T1.hpcsync >$T1.hpcsync &&
+	bad_case &&
+	grep "$T1.hpcsync.: line 4: more threads than any measurement (over 2^24);" err
+'
+
+test_expect_success 'a thread number other than the file name'"'"'s or the profile'"'"'s' '
+	sed "s/^thread: 1/thread: 0/" good/$T1.hpcsync >$T1.hpcsync &&
+	bad_case &&
+	grep "$T1.hpcsync.: line 2: thread 0, but the file name says thread 1;" err &&
+	rm -rf m db && mkdir m && cp good/$T0.hpcrun good/$T0.hpcsync m/ &&
+	cp good/$T0.hpcrun m/$T1.hpcrun && cp good/$T1.hpcsync m/ &&
+	test_must_fail hpcprof -S good/prog.hpcstruct -o db m 2>err &&
+	grep "$T1.hpcsync" err >lines &&
+	test_line_count = 1 lines &&
+	grep -x "hpcprof: warning: .*$T1.hpcsync.: thread 1, but its profile.s is thread 0; synchronization data of this thread ignored" err &&
+	! grep "^thread	1	1	" db/phases.tsv
+'
+
 test_expect_success 'a FIFO or a directory in place of the file: refused, no hang' '
 	rm -rf m db && mkdir m && cp good/*.hpcrun good/$T0.hpcsync m/ &&
 	mkfifo m/$T1.hpcsync &&
