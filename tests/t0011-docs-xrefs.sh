@@ -5,7 +5,8 @@ test_description='cross-references in comments and docs name what exists'
 # Comments and docs point at each other's design notes in three forms:
 #
 #   invariants   "sync.h, invariant 2", "(cct.h invariant 4)",
-#                "invariants 1, 2 and 4 of sharing.h", "invariant R1";
+#                "invariants 1, 2 and 4 of sharing.h", "invariant R1",
+#                "`cct.h`, invariant 3" (Markdown);
 #                without a file name the invariant is the referring file's
 #   sections     "source-perf.c, THE RING", "(THE PRIVATE TABLE)": a design
 #                note's section, whose heading opens a comment line
@@ -179,10 +180,10 @@ for my $p (sort @files) {
 		my ($lo, $hi) = (length $prev, length($prev) + length $l[$i]);
 		my $n = $i + 1;
 		while ($text =~ m{
-			  (?<file>$F),?\s+[Ii]nvariants?\s+(?<list>$LIST)
-			| [Ii]nvariants?\s+(?<list>$LIST)\s+of\s+(?<file>$F)
+			  (?<file>$F)`?,?\s+[Ii]nvariants?\s+(?<list>$LIST)
+			| [Ii]nvariants?\s+(?<list>$LIST)\s+of\s+`?(?<file>$F)
 			| [Ii]nvariants?\s+(?<list>$LIST)
-			| (?<file>$F),\s+(?<sect>$THE)
+			| (?<file>$F)`?,\s+(?<sect>$THE)
 			| (?<page>[a-z][a-z-]*)\((?<sec>[15])\),\s+(?<mansect>[A-Z][A-Z-]+(?:\s+[A-Z][A-Z-]+)*)\b
 			| (?<=\(|\s)(?<sect>$THE)(?=[),]|\s+says)
 		}gx) {
@@ -232,7 +233,7 @@ test_expect_success 'the checker finds good and broken references of each form' 
 	cat >tree/lib/b.c <<-\END &&
 	/* b.c: (a.h, invariant 2), a.h invariants 1, 2 and 3, invariant 1 of
 	 * a.h, (a.h,
-	 * invariant R2), (a.h, THE RING), a.h, THE
+	 * invariant R2), (`a.h`, invariant 1), (a.h, THE RING), a.h, THE
 	 * RINGS, (THE RING), nosuch.h, invariant 1, hpcx(5), FILE FORMAT. */
 	END
 	printf "%s\n" "/* a.c: its header has invariant 2 (invariant 2), not 9 (invariant 9). */" >tree/lib/a.c &&
