@@ -5,7 +5,7 @@
  * heap blocks together, unknown addresses), and from which calling
  * contexts, loops and lines.
  *
- * Input (hpcrun(5), DATA-CENTRIC PROFILES): a sample at a memory access is
+ * Input (hpcrun(5), Data-centric roots and metrics): a sample at a memory access is
  * filed under one data root (^Heap, ^Static, ^Stack, ^Small, ^Unknown,
  * ^NoAddr) instead of ^Primary, its access path below the object's ^Access
  * node (below ^NoAddr itself) being the path it would have had under

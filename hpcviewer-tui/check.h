@@ -6,8 +6,8 @@
  *
  *  1. Totals: the root's children outside the per-phase profiles (model.h
  *     invariant 8) add up to the total of I, the per-phase profiles to at
- *     most that, and the data tree's root (invariant 7) holds at most that;
- *     the totals of I and E are equal.
+ *     most that, and the data tree's root (model.h, invariant 7) holds at
+ *     most that; the totals of I and E are equal.
  *  2. Every row of the top-down, flat, bottom-up and functions views has
  *     I >= E.
  *  3. Flat view: each module's I is at most the total, and the modules'

@@ -1,7 +1,7 @@
 #!/bin/sh
 # data-synthetic.sh - in the current directory, a synthetic data-centric
-# measurement with known values (contract: hpcrun(5), DATA-CENTRIC
-# PROFILES), for the hpcprof (t313x) and viewer (t405x) data-view tests.
+# measurement with known values (contract: hpcrun(5), Data-centric
+# roots and metrics), for the hpcprof (t313x) and viewer (t405x) data-view tests.
 # Needs ./mkprofile (build_mkprofile) and cc.  Writes:
 #   vars        a real ELF whose symbol table names the static array sarr
 #   prog.hpcstruct  main (calls alloc_a line 12, alloc_b line 13, work

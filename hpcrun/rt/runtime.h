@@ -114,7 +114,7 @@ void rt_perf_after_fork(struct rt_thread *threads);
 void rt_perf_drain(struct rt_thread *td, const void *uc);
 /* The same for the calling thread outside the handler (before dlclose). */
 void rt_perf_drain_self(void);
-/* Is perf event s sampled through a ring buffer (THE RING)? */
+/* Is perf event s sampled through a ring buffer (source-perf.c, THE RING)? */
 int rt_perf_is_ring_event(const struct hpcrun_evspec *s);
 /* The CPU clock of thread tid of this process (as glibc's
  * pthread_getcpuclockid makes it), usable from any thread. */

@@ -1,7 +1,7 @@
 /*
- * signals.h - every signal hpcrun handles (signals.c owns them all: its
- * design note has the invariants, THE SAMPLING SIGNAL and THE FATAL
- * SIGNALS).
+ * signals.h - every signal hpcrun handles.  signals.c owns them all; its
+ * design note has the invariants and two sections, signals.c, THE
+ * SAMPLING SIGNAL and signals.c, THE FATAL SIGNALS.
  *
  *   signal           handler                 what the program's handler
  *                                            sees / what the default does

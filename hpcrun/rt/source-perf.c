@@ -1,6 +1,6 @@
 /*
  * source-perf.c - sample source for Linux perf events.  The fds it keeps
- * open are kept safe from the program by fd-gate.c (THE FDS).
+ * open are kept safe from the program by fd-gate.c (fd-gate.c, THE FDS).
  *
  * One counter per event per thread (pid = the thread, user mode only),
  * with no ring buffer: each overflow raises the sampling signal through
@@ -199,7 +199,8 @@ int rt_perf_arm(struct rt_thread *td, int idx)
 	return 0;
 }
 
-/* A ring event to open in the private table (THE PRIVATE TABLE). */
+/* A ring event to open in the private table (fd-gate.c, THE PRIVATE
+ * TABLE). */
 struct ring_job {
 	const struct hpcrun_evspec *s;
 	pid_t tid;

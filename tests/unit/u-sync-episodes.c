@@ -1,6 +1,7 @@
 /* u-sync-episodes.c - unit tests for hpcrun/rt/sync-episode.h: threads meeting
  * at a real barrier many times learn, without a lock, their episode, their
- * position and the episode's last arrival (its invariants 1 and 2). */
+ * position and the episode's last arrival (sync-episode.h, invariants 1
+ * and 2). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
