@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='cross-references in comments and docs name what exists'
+test_description='cross-references in comments and docs name what exists; commit subjects are short'
 . "$(dirname "$0")/test-lib.sh"
 
 # Comments and docs point at each other's design notes in three forms:
@@ -283,6 +283,18 @@ test_expect_success 'every "PAGE(5), SECTION" names a section of the man page' '
 	cat count broken &&
 	grep -Eq " [1-9][0-9]* man references" count &&
 	test_line_count = 0 broken
+'
+
+# Commit subjects say what changed in at most 72 characters, the why in
+# the body (STYLE.md), from the commit that moved the runtime to
+# hpcrun/rt/ on; a clone without that history skips.
+test_lazy_prereq GIT_HISTORY 'git -C "$SRC_ROOT" cat-file -e 618b44d^{commit}'
+test_expect_success GIT_HISTORY 'commit subjects are at most 72 characters' '
+	git -C "$SRC_ROOT" log --format=%s 618b44d^..HEAD >subjects &&
+	test -s subjects &&
+	awk "length > 72" subjects >long &&
+	cat long &&
+	test_line_count = 0 long
 '
 
 test_done
