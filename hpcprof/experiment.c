@@ -175,6 +175,7 @@ void experiment_free(struct experiment *e)
 		free_tree(e, e->data->root);
 	free(e->acc_block);
 	free(e->scratch);
+	thread_names_release(&e->thread_names);
 	datatree_free(e->data);
 	free(e->nodes);
 	free(e->children);

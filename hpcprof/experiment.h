@@ -42,6 +42,7 @@
 #include "hpcrun-fmt.h"
 #include "metrics.h"
 #include "structfile.h"
+#include "threadname.h"
 
 struct phases;
 
@@ -175,6 +176,9 @@ struct experiment {
 					 * for (run.c sets it; else the first
 					 * profile's program-name) */
 	size_t nthreads;
+	/* Each thread's rank and thread-id, as threads.tsv has them (set by
+	 * database_thread): how the report names threads (threadname.h). */
+	struct thread_names thread_names;
 	struct program *programs;	size_t nprograms, programs_alloc;
 	struct hmap *program_index;	/* name -> index + 1 */
 	/* Per-phase profiles (invariant 4): key -> PHASE node (phases.c). */

@@ -9,6 +9,8 @@
 #include "error.h"
 #include "hashmap.h"
 #include "phases.h"
+#include "strbuf.h"
+#include "threadname.h"
 
 /* The metrics at the waiting sites (invariant 2). */
 enum { M_WAIT, M_COMPLETION, M_EPISODES, M_LAST, M_LOCK_WAIT, M_BLOCKED,
@@ -816,13 +818,14 @@ static int cmp_site_wait(const void *a, const void *b)
 void phases_report(const struct phases *ph, const struct experiment *e,
 		   FILE *f, size_t top)
 {
+	const struct thread_names *tn = &e->thread_names;
+	struct strbuf sb = STRBUF_INIT;
 	struct site_sum *ss;
 	uint32_t *order;
-	size_t i, j, shown;
+	size_t i, j, shown, width = 7;
 
 	if (!ph->any)
 		return;
-	(void)e;
 	ss = xcalloc(ph->nsites + 1, sizeof(*ss));
 	order = xcalloc(ph->nsites + 1, sizeof(*order));
 	sum_sites(ph, ss);
@@ -840,11 +843,15 @@ void phases_report(const struct phases *ph, const struct experiment *e,
 	for (i = 0; i < ph->nsites && i < top; i++) {
 		const struct gsite *g = &ph->sites[order[i]];
 		const struct site_sum *s = &ss[order[i]];
-		char last[32];
+		char last[64];
 
 		if (!hpcsync_is_barrier(g->kind))
 			continue;
-		if (s->top_last)
+		if (s->top_last && thread_names_mpi(tn))
+			snprintf(last, sizeof(last), "%s x%" PRIu64,
+				 thread_names_field(tn, s->top_last_thread, &sb),
+				 s->top_last);
+		else if (s->top_last)
 			snprintf(last, sizeof(last), "t%" PRIu32 " x%" PRIu64,
 				 s->top_last_thread, s->top_last);
 		else
@@ -856,17 +863,22 @@ void phases_report(const struct phases *ph, const struct experiment *e,
 			efficiency(s->work_sum, s->work_max, s->threads),
 			s->threads ? s->wait / s->threads : 0, last, g->label);
 	}
-	fprintf(f, "\nPer thread at each barrier:\n%5s %7s %8s %12s %12s "
-		"%9s\n", "site", "thread", "episodes", "wait (s)", "work (s)",
-		"last arr.");
+	for (i = 0; i < ph->nrows; i++)
+		if (strlen(thread_names_field(tn, ph->rows[i].thread,
+					       &sb)) > width)
+			width = sb.len;
+	fprintf(f, "\nPer thread at each barrier:\n%5s %*s %8s %12s %12s "
+		"%9s\n", "site", (int)width, "thread", "episodes", "wait (s)",
+		"work (s)", "last arr.");
 	for (i = 0, shown = 0; i < ph->nrows && shown < top * 8; i++) {
 		const struct srow *r = &ph->rows[i];
 
 		if (!hpcsync_is_barrier(ph->sites[r->site].kind))
 			continue;
-		fprintf(f, "%5u %7" PRIu32 " %8" PRIu64 " %12.6f %12.6f %9"
-			PRIu64 "\n", r->site + 1, r->thread, r->episodes,
-			r->wait, r->work, r->last);
+		fprintf(f, "%5u %*s %8" PRIu64 " %12.6f %12.6f %9" PRIu64 "\n",
+			r->site + 1, (int)width,
+			thread_names_field(tn, r->thread, &sb),
+			r->episodes, r->wait, r->work, r->last);
 		shown++;
 	}
 	fprintf(f, "\nLock waits (by lock and waiting context):\n%5s %-20s "
@@ -886,6 +898,7 @@ void phases_report(const struct phases *ph, const struct experiment *e,
 	}
 	if (!j)
 		fprintf(f, "  (none)\n");
+	strbuf_release(&sb);
 	free(order);
 	free(ss);
 }

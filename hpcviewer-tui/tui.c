@@ -33,6 +33,7 @@
 #include "sharingview.h"
 #include "stdio-out.h"
 #include "strbuf.h"
+#include "threadname.h"
 #include "tui.h"
 #include "units.h"
 
@@ -885,12 +886,14 @@ static void do_derived(struct tui *t)
 		set_status(t, "added column %zu: %s", t->b->ncols, buf);
 }
 
-/* Appends "thread T (IDENTITY)" for the first thread holding value x, and
+/* Appends "thread T (IDENTITY)" ("rank R thread T (IDENTITY)" in an MPI
+ * measurement, threadname.h) for the first thread holding value x, and
  * how many more hold it. */
 static void add_holder(const struct model *m, const double *vals, int nt,
 		       double x, struct strbuf *sb)
 {
 	struct strbuf id = STRBUF_INIT;
+	struct thread_names tn = THREAD_NAMES_INIT;
 	int i, first = -1, more = 0;
 
 	for (i = 0; i < nt; i++)
@@ -898,7 +901,11 @@ static void add_holder(const struct model *m, const double *vals, int nt,
 			first = i;
 		else if (vals[i] == x)
 			more++;
-	strbuf_addf(sb, "thread %d", first);
+	strbuf_addf(&id, "%s/threads.tsv", m->dbdir);
+	(void)thread_names_read(&tn, id.buf);	/* else "thread T" */
+	strbuf_reset(&id);
+	thread_names_label(&tn, (size_t)first, sb);
+	thread_names_release(&tn);
 	if (!model_thread_name(m, (size_t)first, &id) && id.len)
 		strbuf_addf(sb, " (%s)", id.buf);
 	if (more)
