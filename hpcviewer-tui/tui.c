@@ -265,6 +265,53 @@ static void code_load(struct tui *t, uint32_t lm, uint32_t entry)
 }
 
 /*
+ * Adds path to sb in at most room characters where it can be: a long path
+ * loses the middle of its directories to "...", never its last component
+ * (a file name, or the end of a message naming one).  The end kept is its
+ * longest run of whole components that takes at most two thirds of the
+ * room (at least the last component); its start fills the rest.
+ */
+static void add_path(struct strbuf *sb, const char *path, size_t room)
+{
+	size_t len = strlen(path), tail = 0, head, i;
+
+	if (len <= room) {
+		strbuf_addstr(sb, path);
+		return;
+	}
+	for (i = len; i-- > 0;)
+		if (path[i] == '/' && (!tail || len - i <= room * 2 / 3))
+			tail = len - i;
+	if (!tail)
+		tail = len;
+	head = room > tail + 3 ? room - tail - 3 : 0;
+	strbuf_add(sb, path, head);
+	strbuf_addstr(sb, "...");
+	strbuf_addstr(sb, path + len - tail);
+}
+
+/* The room a path has in a heading of cols characters whose other text
+ * takes fixed characters. */
+static size_t path_room(int cols, size_t fixed)
+{
+	return cols > 0 && (size_t)cols > fixed ? (size_t)cols - fixed : 0;
+}
+
+/*
+ * A pane's heading "-- BEFORE PATH AFTER --" in at most cols characters
+ * where it can be: the path is shortened (add_path), never what is
+ * around it, which says what the pane shows.
+ */
+static void pane_heading(const char *before, const char *path,
+			 const char *after, int cols, struct strbuf *sb)
+{
+	strbuf_addf(sb, "-- %s", before);
+	add_path(sb, path, path_room(cols, strlen(before) + strlen(after) +
+				     strlen("--  --")));
+	strbuf_addf(sb, "%s --", after);
+}
+
+/*
  * The pane where the row has no source: the machine code of its procedure
  * (perf annotate's fallback), the row's own instruction highlighted.
  * Returns 0 when the row has no code address either (nothing drawn).
@@ -375,53 +422,6 @@ static int draw_sharing(struct tui *t, int top, int height)
 	}
 	strbuf_release(&sb);
 	return 1;
-}
-
-/*
- * Adds path to sb in at most room characters where it can be: a long path
- * loses the middle of its directories to "...", never its last component
- * (a file name, or the end of a message naming one).  The end kept is its
- * longest run of whole components that takes at most two thirds of the
- * room (at least the last component); its start fills the rest.
- */
-static void add_path(struct strbuf *sb, const char *path, size_t room)
-{
-	size_t len = strlen(path), tail = 0, head, i;
-
-	if (len <= room) {
-		strbuf_addstr(sb, path);
-		return;
-	}
-	for (i = len; i-- > 0;)
-		if (path[i] == '/' && (!tail || len - i <= room * 2 / 3))
-			tail = len - i;
-	if (!tail)
-		tail = len;
-	head = room > tail + 3 ? room - tail - 3 : 0;
-	strbuf_add(sb, path, head);
-	strbuf_addstr(sb, "...");
-	strbuf_addstr(sb, path + len - tail);
-}
-
-/* The room a path has in a heading of cols characters whose other text
- * takes fixed characters. */
-static size_t path_room(int cols, size_t fixed)
-{
-	return cols > 0 && (size_t)cols > fixed ? (size_t)cols - fixed : 0;
-}
-
-/*
- * A pane's heading "-- BEFORE PATH AFTER --" in at most cols characters
- * where it can be: the path is shortened (add_path), never what is
- * around it, which says what the pane shows.
- */
-static void pane_heading(const char *before, const char *path,
-			 const char *after, int cols, struct strbuf *sb)
-{
-	strbuf_addf(sb, "-- %s", before);
-	add_path(sb, path, path_room(cols, strlen(before) + strlen(after) +
-				     strlen("--  --")));
-	strbuf_addf(sb, "%s --", after);
 }
 
 static void draw_source(struct tui *t, int top, int height)
