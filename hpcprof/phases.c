@@ -559,14 +559,15 @@ const struct profile_hook phases_profile_hook = {
 	.end = phases_end,
 };
 
-/* A join's leaf is its outlined function, called from the construct:
- * that call, when the leaf's procedure has one (hpcrun(5)). */
+/* A libgomp join's leaf is its outlined function, called from the
+ * construct: that call, when the leaf's procedure has one (hpcrun(5));
+ * a libomp join's leaf is the construct's call itself. */
 static const struct node *construct_call(enum hpcsync_kind kind,
 					 const struct node *n)
 {
 	const struct node *f;
 
-	if (kind != HPCSYNC_OMP_JOIN && kind != HPCSYNC_KMP_JOIN)
+	if (kind != HPCSYNC_OMP_JOIN)
 		return n;
 	for (f = n->parent; f && f->kind != NODE_PF; f = f->parent)
 		;
@@ -577,8 +578,8 @@ static const struct node *construct_call(enum hpcsync_kind kind,
 }
 
 /* "f.c:12 [main]" for the call site n (a CALL node), or its procedure;
- * for a join, "f.c:11 [main._omp_fn.0]": the construct's line and the
- * outlined function. */
+ * for a libgomp join, "f.c:11 [main._omp_fn.0]": the construct's line
+ * and the outlined function. */
 static char *site_label(const struct experiment *e, enum hpcsync_kind kind,
 			const struct node *n)
 {

@@ -7,7 +7,8 @@
  *   GOMP_barrier, GOMP_loop_end, GOMP_sections_end   omp-* (libgomp)
  *   GOMP_parallel and GOMP_parallel_loop_*,          the region's join
  *   GOMP_parallel_sections                           (omp-join)
- *   __kmpc_barrier                                   kmp-barrier (libomp)
+ *   __kmpc_barrier                                   kmp-barrier (libomp
+ *                                                    without OMPT: sync-ompt.c)
  *   MPI_Barrier                                      mpi-barrier (PMPI)
  *   pthread_mutex_lock, pthread_cond_wait,           lock waits
  *   pthread_cond_timedwait, sem_wait
@@ -355,7 +356,7 @@ RT_API void __kmpc_barrier(void *loc, int32_t gtid)
 	uint32_t n;
 	int level;
 
-	if (!on(ra)) {
+	if (!on(ra) || sync_ompt_active()) {
 		RT_REAL(__kmpc_barrier)(loc, gtid);
 		return;
 	}

@@ -131,6 +131,35 @@ static struct sync_graft *construct_graft(struct construct *c, uintptr_t cut)
 	return c->graft;
 }
 
+/* The OpenMP runtime's load address, once. */
+static void runtime_find(void)
+{
+	Dl_info info;
+	void *f;
+
+	if (__atomic_load_n(&runtime_base, __ATOMIC_ACQUIRE))
+		return;
+	f = rt_optional_symbol(RTLD_DEFAULT, "omp_get_num_threads");
+	if (f && dladdr(f, &info))
+		__atomic_store_n(&runtime_base, (uintptr_t)info.dli_fbase,
+				 __ATOMIC_RELEASE);
+}
+
+void sync_region_begin_graft(struct sync_region *r, uintptr_t ra,
+			     uintptr_t cut)
+{
+	struct construct *c = construct_get(ra, 0);
+	struct sync_graft *g = c ? construct_graft(c, cut) : NULL;
+
+	runtime_find();
+	r->ra = ra;
+	r->fn = 0;
+	r->entry = NULL;
+	r->inner = (struct sync_place){ g, 0, 0 };
+	r->join = (struct sync_place){ g, SYNC_PLACE_CALL, 0 };
+	r->obj = NULL;
+}
+
 void sync_region_begin(struct sync_region *r, uintptr_t ra, uintptr_t fn,
 		       uintptr_t cut)
 {
@@ -138,18 +167,12 @@ void sync_region_begin(struct sync_region *r, uintptr_t ra, uintptr_t fn,
 	struct sync_graft *g = c ? construct_graft(c, cut) : NULL;
 	uint64_t base = c ? __atomic_load_n(&c->base, __ATOMIC_ACQUIRE) : 0;
 
-	if (!runtime_base) {
-		Dl_info info;
-		void *f = rt_optional_symbol(RTLD_DEFAULT, "omp_get_num_threads");
-
-		if (f && dladdr(f, &info))
-			runtime_base = (uintptr_t)info.dli_fbase;
-	}
+	runtime_find();
 	r->ra = ra;
 	r->fn = fn;
 	r->entry = c;
 	r->inner = (struct sync_place){ g, 0, base };
-	r->join = (struct sync_place){ g, fn ? fn : ra - 1, base };
+	r->join = (struct sync_place){ g, fn ? fn : SYNC_PLACE_CALL, base };
 	r->obj = sync_obj_new((uintptr_t)r);
 }
 

@@ -359,25 +359,31 @@ static uint32_t call_node(struct rt_thread *td, uintptr_t cut,
 		return 0;
 	}
 	if (g && pl->leaf) {
+		/* the leaf alone, or the graft's own call (SYNC_PLACE_CALL) */
 		td->frames[0] = pl->leaf + 1;
-		n = 1;
+		n = pl->leaf != SYNC_PLACE_CALL;
 	} else {
 		n = rt_unwind_here(td, &uc, &end);
 		for (i = 0; i < n && td->frames[i] != cut; i++)
 			;
-	}
-	if (g && i < n && end != RT_UNWIND_IN_HANDLER) {
-		int k = i + 1;
+		if (g && i < n) {
+			int k = i + 1;
 
-		while (k < n && !sync_region_runtime_pc(td->frames[k]))
-			k++;
-		memmove(td->frames, td->frames + i, (size_t)(k - i) * sizeof(uintptr_t));
-		n = k - i;
-		i = 0;
+			while (k < n && !sync_region_runtime_pc(td->frames[k]))
+				k++;
+			memmove(td->frames, td->frames + i,
+				(size_t)(k - i) * sizeof(uintptr_t));
+			n = k - i;
+			i = 0;
+		}
+	}
+	if (g && i == 0 && end != RT_UNWIND_IN_HANDLER) {
 		if (n + g->n > RT_MAX_FRAMES) {
 			n = 0;
 		} else {
 			memcpy(td->frames + n, g->frames, (size_t)g->n * sizeof(uintptr_t));
+			if (!n)		/* the call's node, as samples have it */
+				td->frames[0] += 1;
 			n += g->n;
 			end = (enum rt_unwind_end)g->end;
 		}
@@ -608,9 +614,29 @@ static unsigned log2_bucket(uint64_t v)
 
 void sync_barrier_end(struct sync_episode *ep)
 {
+	uint64_t depart = sync_now();
+
+	sync_barrier_end_for(ep, depart, thread_cpu(ep->td->sync, depart));
+}
+
+void sync_phase_restart(void)
+{
+	struct rt_thread *td = rt_self;
+	struct sync_thread *st = td ? td->sync : NULL;
+
+	if (!st || !st->phase_wall)
+		return;
+	st->phase_wall = sync_now();
+	st->phase_cpu = st->cpu_last = sync_cpu();
+	st->cpu_wall = st->phase_wall;
+}
+
+void sync_barrier_end_for(struct sync_episode *ep, uint64_t depart,
+			  uint64_t cpu)
+{
 	struct sync_thread *st = ep->td->sync;
 	struct sync_agg *a = NULL;
-	uint64_t depart = sync_now(), cpu = thread_cpu(st, depart), last = 0, e;
+	uint64_t last = 0, e;
 	int32_t order = -1;
 	uint32_t i;
 

@@ -149,11 +149,14 @@ struct sync_graft {
 	int n, end;			/* n 0: no path (the thread's own) */
 	uintptr_t frames[SYNC_GRAFT_FRAMES];
 };
+#define SYNC_PLACE_CALL ((uintptr_t)-1)
 struct sync_place {
 	const struct sync_graft *graft;	/* NULL: the thread's own path */
 	uintptr_t leaf;			/* nonzero: the site's leaf is this code
-					 * address, right below graft; 0: the
-					 * thread's frames up to the runtime */
+					 * address, right below graft, or
+					 * (SYNC_PLACE_CALL) graft's own call;
+					 * 0: the thread's frames up to the
+					 * runtime */
 	uint64_t base;			/* added to the object's episode numbers */
 };
 
@@ -175,6 +178,15 @@ int sync_barrier_begin_at(struct sync_episode *ep, int kind, uintptr_t ra,
 			  uintptr_t objkey, struct sync_obj *o, uintptr_t cut,
 			  const struct sync_place *pl);
 void sync_barrier_end(struct sync_episode *ep);
+
+/* The end of ep at depart with the thread's CPU time cpu, by another
+ * thread while ep's waits idle in the runtime, which orders this before
+ * its next sync call (sync.c invariant 3); that thread then calls
+ * sync_phase_restart when it leaves the runtime: its next phase starts
+ * there. */
+void sync_barrier_end_for(struct sync_episode *ep, uint64_t depart,
+			  uint64_t cpu);
+void sync_phase_restart(void);
 
 /* A lock wait of the calling thread: begin when the try failed (publishes
  * the wait for the detector), end when it got the lock. */
@@ -208,6 +220,11 @@ struct sync_region {
  * the master's path is unwound for the construct's first region). */
 void sync_region_begin(struct sync_region *r, uintptr_t ra, uintptr_t fn,
 		       uintptr_t cut);
+/* The same for a runtime whose threads may end their join episode after
+ * the region's end (libomp through OMPT): no object and no base; the
+ * join's leaf is the construct's call (the outlined function unknown). */
+void sync_region_begin_graft(struct sync_region *r, uintptr_t ra,
+			     uintptr_t cut);
 /* After every team thread has left the region (master). */
 void sync_region_end(struct sync_region *r);
 /* The region's object with the team's size n set by its first caller
@@ -216,6 +233,10 @@ struct sync_obj *sync_region_obj(struct sync_region *r, uint32_t n);
 /* Is pc in the OpenMP runtime or in libhpcrun.so (where a team thread's
  * own frames end)?  Outside handlers. */
 int sync_region_runtime_pc(uintptr_t pc);
+
+/* sync-ompt.c: are libomp's barriers measured through OMPT (so the
+ * __kmpc_barrier wrapper only calls the real one)? */
+int sync_ompt_active(void);
 
 /* sync-hang.c */
 /* "FUNC+0xOFF (MODULE+0xOFF)" of code address pc into buf (outside
