@@ -185,16 +185,6 @@ struct omp_region {
 static __thread struct omp_region *cur_region
 	__attribute__((tls_model("initial-exec")));
 
-static uint32_t team_size(void)
-{
-	static int (*omp_get_num_threads)(void);
-
-	if (!omp_get_num_threads)
-		omp_get_num_threads =
-			rt_optional_symbol(RTLD_DEFAULT, "omp_get_num_threads");
-	return omp_get_num_threads ? (uint32_t)omp_get_num_threads() : 0;
-}
-
 /* An episode at a libgomp barrier entry point of the current region. */
 static void omp_episode(int kind, void (*fn)(void), uintptr_t ra, uintptr_t cut)
 {
@@ -203,7 +193,7 @@ static void omp_episode(int kind, void (*fn)(void), uintptr_t ra, uintptr_t cut)
 
 	if (!r || !on(ra) ||
 	    sync_barrier_begin_at(&ep, kind, ra, (uintptr_t)r->fn,
-				  sync_region_obj(&r->sr, team_size()), cut,
+				  sync_region_obj(&r->sr, sync_team_size()), cut,
 				  &r->sr.inner)) {
 		fn();
 		return;
@@ -244,7 +234,7 @@ __attribute__((noinline)) static void region_body(void *p)
 	r->fn(r->data);
 	if (!sync_cfg.on || !rt_active ||
 	    sync_barrier_begin_at(&ep, SK_OMP_JOIN, r->sr.ra, (uintptr_t)r->fn,
-				  sync_region_obj(&r->sr, team_size()), cut,
+				  sync_region_obj(&r->sr, sync_team_size()), cut,
 				  &r->sr.join)) {
 		RT_REAL(GOMP_barrier)();
 	} else {
@@ -362,7 +352,7 @@ RT_API void __kmpc_barrier(void *loc, int32_t gtid)
 	}
 	if (!omp_get_level)
 		omp_get_level = rt_optional_symbol(RTLD_DEFAULT, "omp_get_level");
-	n = team_size();
+	n = sync_team_size();
 	level = omp_get_level ? omp_get_level() : 1;
 	if (n < 1 ||
 	    sync_barrier_begin(&ep, SK_KMP_BARRIER, ra, n,

@@ -148,16 +148,6 @@ static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task,
 		ompt_self.depth--;
 }
 
-static uint32_t team_size(void)
-{
-	static int (*omp_get_num_threads)(void);
-
-	if (!omp_get_num_threads)
-		omp_get_num_threads =
-			rt_optional_symbol(RTLD_DEFAULT, "omp_get_num_threads");
-	return omp_get_num_threads ? (uint32_t)omp_get_num_threads() : 0;
-}
-
 /* The construct's object for a team of n (invariant 2). */
 static struct sync_obj *construct_obj(uintptr_t ra, uint32_t n)
 {
@@ -221,7 +211,7 @@ static void on_sync_region_wait(int kind, int endpoint, ompt_data_t *parallel,
 	default:
 		return;			/* taskwait, taskgroup, reduction */
 	}
-	n = team_size();
+	n = sync_team_size();
 	if (n < 1 || (!join && (!ra || rt_in_hpcrun(ra))))
 		return;
 	ot->in = !sync_barrier_begin_at(&ot->ep, join ? SK_KMP_JOIN : SK_KMP_BARRIER,

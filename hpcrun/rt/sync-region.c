@@ -207,3 +207,13 @@ int sync_region_runtime_pc(uintptr_t pc)
 	return runtime_base && dladdr((void *)pc, &info) &&
 	       (uintptr_t)info.dli_fbase == runtime_base;
 }
+
+uint32_t sync_team_size(void)
+{
+	static int (*omp_get_num_threads)(void);
+
+	if (!omp_get_num_threads)
+		omp_get_num_threads =
+			rt_optional_symbol(RTLD_DEFAULT, "omp_get_num_threads");
+	return omp_get_num_threads ? (uint32_t)omp_get_num_threads() : 0;
+}

@@ -233,6 +233,9 @@ struct sync_obj *sync_region_obj(struct sync_region *r, uint32_t n);
 /* Is pc in the OpenMP runtime or in libhpcrun.so (where a team thread's
  * own frames end)?  Outside handlers. */
 int sync_region_runtime_pc(uintptr_t pc);
+/* The calling thread's team size (omp_get_num_threads); 0 without an
+ * OpenMP runtime. */
+uint32_t sync_team_size(void);
 
 /* sync-ompt.c: are libomp's barriers measured through OMPT (so the
  * __kmpc_barrier wrapper only calls the real one)? */
