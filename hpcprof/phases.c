@@ -561,15 +561,48 @@ const struct profile_hook phases_profile_hook = {
 	.end = phases_end,
 };
 
-/* "f.c:12 [main]" for the call site n (a CALL node), or its procedure. */
-static char *site_label(const struct experiment *e, const struct node *n)
+/* A libgomp join's leaf is its outlined function, called from the
+ * construct: that call, when the leaf's procedure has one (hpcrun(5));
+ * a libomp join's leaf is the construct's call itself. */
+static const struct node *construct_call(enum hpcsync_kind kind,
+					 const struct node *n)
+{
+	const struct node *f;
+
+	if (kind != HPCSYNC_OMP_JOIN)
+		return n;
+	for (f = n->parent; f && f->kind != NODE_PF; f = f->parent)
+		;
+	for (f = f ? f->parent : NULL; f && f->kind != NODE_CALL &&
+	     f->kind != NODE_PF; f = f->parent)
+		;
+	return f && f->kind == NODE_CALL && f->line ? f : n;
+}
+
+/* "f.c:12 [main]" for the call site n (a CALL node), or its procedure;
+ * for a libgomp join, "f.c:11 [main._omp_fn.0]": the construct's line
+ * and the outlined function. */
+static char *site_label(const struct experiment *e, enum hpcsync_kind kind,
+			const struct node *n)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const struct node *f;
+	const struct node *f, *at;
 	const char *file, *slash;
 
 	if (!n || n->kind != NODE_CALL) {
 		strbuf_addstr(&sb, "<unknown call path>");
+		return strbuf_detach(&sb, NULL);
+	}
+	at = construct_call(kind, n);
+	if (at != n && at->file == n->file) {
+		file = e->files.names[at->file];
+		slash = strrchr(file, '/');
+		file = slash ? slash + 1 : file;
+		for (f = n->parent; f && f->kind != NODE_PF; f = f->parent)
+			;
+		strbuf_addf(&sb, "%s:%u", file, at->line);
+		if (f)
+			strbuf_addf(&sb, " [%s]", e->procs.names[f->proc]);
 		return strbuf_detach(&sb, NULL);
 	}
 	file = e->files.names[n->file];
@@ -776,7 +809,8 @@ int phases_finish(struct phases *ph, struct experiment *e,
 	uint32_t k;
 
 	for (k = 0; k < ph->nsites; k++)
-		ph->sites[k].label = site_label(e, ph->sites[k].call);
+		ph->sites[k].label = site_label(e, ph->sites[k].kind,
+						 ph->sites[k].call);
 	for (k = 0; k <= ph->nsites; k++) {
 		struct node *n = hmap_get(e->phase_nodes, &k, sizeof(k));
 
