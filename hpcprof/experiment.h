@@ -214,6 +214,20 @@ void experiment_free(struct experiment *e);
 int experiment_add_structfile(struct experiment *e, const char *path);
 
 /*
+ * Structure files with a procedure index are parsed only where samples
+ * are (structfile.h, invariant 5): once the modules are registered and
+ * checked, 1 when a module's structure waits to be parsed; then every
+ * profile's addresses are noted (experiment_want_profile, each profile
+ * whole, so that every worker and rank parses the same procedures) and
+ * experiment_load_structures() parses them, before any placement.
+ * Returns 0, or -1 with hpc_lasterr() for a structure left empty.
+ */
+int experiment_partial_structures(const struct experiment *e);
+void experiment_want_profile(struct experiment *e,
+			     const struct hpcrun_profile *p);
+int experiment_load_structures(struct experiment *e);
+
+/*
  * Registers the program of profile p (its program-name) and counts p as one
  * of its threads, and its process (host-id and process-id) as one of its
  * processes when new.
