@@ -175,6 +175,10 @@ struct experiment {
 	char *program;			/* the program the experiment is named
 					 * for (run.c sets it; else the first
 					 * profile's program-name) */
+	/* The samples hpcrun took, and those taken in its own code (left out
+	 * of the profiles: hpcrun(5), The log), summed over the measurement
+	 * directories' logs (run.c); hpcprof --text reports the share once. */
+	uint64_t samples_taken, samples_in_hpcrun;
 	size_t nthreads;
 	/* Each thread's rank and thread-id, as threads.tsv has them (set by
 	 * database_thread): how the report names threads (threadname.h). */

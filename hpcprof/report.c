@@ -270,6 +270,13 @@ int report_write(const struct experiment *e, const struct phases *ph,
 	report_counts(e, &sb);
 	fprintf(f, "hpcprof report: %s, %s\n", e->program ? e->program : "?",
 		sb.buf);
+	if (e->samples_in_hpcrun)
+		fprintf(f, "hpcrun's own cost: %.2f%% of the samples (%" PRIu64
+			" of %" PRIu64 ") were taken in hpcrun's code and are "
+			"not in this profile\n",
+			e->samples_taken ? 100.0 * (double)e->samples_in_hpcrun /
+					   (double)e->samples_taken : 100.0,
+			e->samples_in_hpcrun, e->samples_taken);
 	strbuf_reset(&sb);
 	for (m = 0; m < mix_measured(&e->metrics); m++) {
 		const struct raw_metric *r = &e->metrics.raw[m];

@@ -45,6 +45,7 @@ struct run {
 	struct phases *ph;
 	struct sharing *sh;
 	int any_share;		/* some profile has a .hpcshare file */
+	uint64_t samples_taken, samples_in_hpcrun;	/* the logs' (add_logs) */
 	unsigned jobs;		/* threads (-j) */
 	int status;
 };
@@ -189,6 +190,46 @@ static struct input *add_profile(struct run *r, const char *path)
 	return in;
 }
 
+/* The value of "KEY: N" in line, added to *sum. */
+static void log_count(const char *line, const char *key, uint64_t *sum)
+{
+	size_t k = strlen(key);
+	char *end;
+	unsigned long long v;
+
+	if (strncmp(line, key, k) || line[k] != ':' || line[k + 1] != ' ' ||
+	    line[k + 2] < '0' || line[k + 2] > '9')
+		return;
+	errno = 0;
+	v = strtoull(line + k + 2, &end, 10);
+	if (!errno && (*end == '\n' || !*end))
+		*sum += v;
+}
+
+/* The samples hpcrun took and those taken in its own code, from the logs
+ * of measurement directory dir (hpcrun(5), The log); a log it cannot read
+ * adds nothing. */
+static void add_logs(struct run *r, const char *dir)
+{
+	size_t n, i, cap = 0;
+	char **v = list_dir(dir, ".log", &n), *line = NULL;
+
+	for (i = 0; i < n; i++) {
+		FILE *f = fopen(v[i], "r");
+
+		while (f && getline(&line, &cap, f) > 0) {
+			log_count(line, "samples-taken", &r->samples_taken);
+			log_count(line, "samples-in-hpcrun",
+				  &r->samples_in_hpcrun);
+		}
+		if (f)
+			fclose(f);
+		free(v[i]);
+	}
+	free(line);
+	free(v);
+}
+
 /*
  * A measurement directory (its profiles and structs/), or one profile.
  * Returns the number of profiles it named, or -1 when it is unusable.
@@ -221,6 +262,7 @@ static long add_input(struct run *r, const char *path, int all_metrics,
 	free(v);
 	if (n == 0)
 		hpc_warn("'%s': no .hpcrun profiles in this directory", path);
+	add_logs(r, path);
 	{
 		struct strbuf sd = STRBUF_INIT;
 		char **sv;
@@ -895,6 +937,8 @@ static int correlate_and_write(struct run *r, int any_sync)
 			hpc_progname(), out, aside);
 	if (!ret)
 		said_written(r, out);
+	r->e->samples_taken = r->samples_taken;
+	r->e->samples_in_hpcrun = r->samples_in_hpcrun;
 	if (report && (ret ? report_close(report, r->o->text)
 			   : report_write(r->e, r->ph, report, r->o->text,
 					  r->o->top > 0 ? (size_t)r->o->top

@@ -49,6 +49,15 @@ test_expect_success 'an allocation loop under --data: no view names libhpcrun.so
 	grep "^samples-in-hpcrun: [0-9]*$" churn/*.log
 '
 
+test_expect_success 'hpcprof --text says hpcrun'"'"'s own cost once, from the logs' '
+	hpcprof -o churn.t --text report churn >/dev/null &&
+	own=$(sed -n "s/^samples-in-hpcrun: //p" churn/*.log) &&
+	taken=$(sed -n "s/^samples-taken: //p" churn/*.log) &&
+	test "$own" -gt 0 &&
+	grep "^hpcrun.s own cost: [0-9.]*% of the samples ($own of $taken) were taken in hpcrun.s code" report &&
+	test "$(grep -c "own cost" report)" = 1
+'
+
 test_expect_success 'the allocations keep their program paths, malloc outermost of libc' '
 	grep -q "churn \[rt-data\]" churn.d.views &&
 	hpcviewer-tui --folded - churn.d >churn.folded &&
