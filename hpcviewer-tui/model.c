@@ -771,6 +771,80 @@ int model_thread_name(const struct model *m, size_t thread,
 	return ret;
 }
 
+struct thread_id {
+	size_t thread;
+	unsigned long process, rank, tid;
+};
+
+size_t model_thread_labels(const struct model *m, char ***out)
+{
+	struct thread_id *ids = NULL;
+	size_t nids = 0, alloc = 0, n = 0, i;
+	struct hmap *ranks = hmap_new(), *procs = hmap_new();
+	int missing, by_proc = 0;
+	FILE *f = open_tsv(m, "threads.tsv", &missing);
+	char line[4096], **labels;
+
+	*out = NULL;
+	while (f && fgets(line, sizeof(line), f)) {
+		/* thread profile identity program process rank thread-id */
+		char *col[7], *p, *end;
+		struct thread_id id;
+		size_t k = 0;
+
+		if (line[0] == '#')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		for (p = strtok(line, "\t"); p && k < 7; p = strtok(NULL, "\t"))
+			col[k++] = p;
+		if (k < 7)
+			continue;
+		id.thread = strtoul(col[0], &end, 10);
+		if (*end || id.thread > (1u << 24))
+			continue;
+		id.process = strtoul(col[4], NULL, 10);
+		id.rank = strtoul(col[5], NULL, 10);
+		id.tid = strtoul(col[6], NULL, 10);
+		HPC_GROW(ids, nids + 1, alloc);
+		ids[nids++] = id;
+		if (id.thread + 1 > n)
+			n = id.thread + 1;
+		hmap_put_u64(ranks, id.rank, ranks);
+		if (hmap_get_u64(procs, id.rank) &&
+		    (uintptr_t)hmap_get_u64(procs, id.rank) != id.process + 1)
+			by_proc = 1;
+		hmap_put_u64(procs, id.rank, (void *)(uintptr_t)(id.process + 1));
+	}
+	if (f)
+		fclose(f);
+	labels = n ? xcalloc(n, sizeof(*labels)) : NULL;
+	for (i = 0; i < nids; i++) {
+		struct strbuf sb = STRBUF_INIT;
+
+		if (hmap_count(ranks) > 1)
+			strbuf_addf(&sb, "rank %lu ", ids[i].rank);
+		if (by_proc)
+			strbuf_addf(&sb, "process %lu ", ids[i].process);
+		strbuf_addf(&sb, "thread %lu", ids[i].tid);
+		free(labels[ids[i].thread]);
+		labels[ids[i].thread] = strbuf_detach(&sb, NULL);
+	}
+	hmap_free(ranks);
+	hmap_free(procs);
+	free(ids);
+	*out = labels;
+	return n;
+}
+
+void model_thread_labels_free(char **labels, size_t n)
+{
+	size_t i;
+
+	for (i = 0; labels && i < n; i++)
+		free(labels[i]);
+	free(labels);
+}
+
 int model_thread_values(const struct model *m, uint32_t s, size_t met,
 			double **out)
 {

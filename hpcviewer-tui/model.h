@@ -175,6 +175,20 @@ struct strbuf;
 int model_thread_name(const struct model *m, size_t thread,
 		      struct strbuf *out);
 
+/*
+ * Every thread's short name from DBDIR/threads.tsv, indexed by the
+ * database's thread number: "thread T", T the THREAD of its profile's
+ * file name (the thread-id column), qualified by as much as the database
+ * needs to tell threads apart: "rank R thread T" when it holds several
+ * ranks, "process P thread T" (or "rank R process P thread T") when a
+ * rank holds several processes (forks).  Returns the number of names and
+ * a malloc'ed array of malloc'ed strings in *out (free with
+ * model_thread_labels_free), NULL for a thread without a line; 0 with
+ * *out NULL when the file is missing or has no such columns.
+ */
+size_t model_thread_labels(const struct model *m, char ***out);
+void model_thread_labels_free(char **labels, size_t n);
+
 /* Is load module lm (an interned index) a library (invariant 6)? */
 int model_lm_is_library(const struct model *m, uint32_t lm);
 

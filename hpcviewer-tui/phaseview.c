@@ -319,6 +319,7 @@ void phaseview_free(struct phaseview *pv)
 	free(pv->kinds);
 	free(pv->kthreads);
 	free(pv->episodes);
+	model_thread_labels_free(pv->names, pv->nnames);
 	free(pv);
 }
 
@@ -363,8 +364,10 @@ struct phaseview *phaseview_load(const struct model *m, int *missing)
 			ret = parse_line(&r, line);
 		}
 	}
-	if (!ret)
+	if (!ret) {
 		group(&r);
+		r.pv->nnames = model_thread_labels(m, &r.pv->names);
+	}
 	hmap_free(r.kinds);
 	free(r.kt_kind);
 	strbuf_release(&sb);
@@ -500,6 +503,16 @@ static void site_name(const struct phaseview *pv, uint32_t id,
 		strbuf_addstr(sb, "thread start");
 }
 
+/* Thread t's name, as threads.tsv gives it (the THREAD of its files). */
+static void thread_name(const struct phaseview *pv, uint32_t t,
+			struct strbuf *sb)
+{
+	if (t < pv->nnames && pv->names[t])
+		strbuf_addstr(sb, pv->names[t]);
+	else
+		strbuf_addf(sb, "thread %u", t);
+}
+
 static void barrier_lines(struct phaseview *pv, const struct phase_site *s)
 {
 	struct strbuf *sb = add_line(pv, PV_SITE, MODEL_NONE);
@@ -514,8 +527,9 @@ static void barrier_lines(struct phaseview *pv, const struct phase_site *s)
 
 		sb = add_line(pv, PV_THREAD, MODEL_NONE);
 		strbuf_addf(sb, "%12.6f %12.6f %9" PRIu64 " %9" PRIu64
-			    " %7s %12s    thread %u", t->wait, t->work,
-			    t->episodes, t->last, "", "", t->thread);
+			    " %7s %12s    ", t->wait, t->work,
+			    t->episodes, t->last, "", "");
+		thread_name(pv, t->thread, sb);
 		add_strip(pv, s, t->thread, sb);
 	}
 }
@@ -531,9 +545,9 @@ static void lock_lines(struct phaseview *pv, const struct phase_site *s)
 		const struct phase_thread *t = &pv->threads[i];
 
 		sb = add_line(pv, PV_THREAD, MODEL_NONE);
-		strbuf_addf(sb, "%12.6f %9" PRIu64 " %9" PRIu64 "    thread %u",
-			    t->lock_wait, t->lock_calls, t->lock_blocked,
-			    t->thread);
+		strbuf_addf(sb, "%12.6f %9" PRIu64 " %9" PRIu64 "    ",
+			    t->lock_wait, t->lock_calls, t->lock_blocked);
+		thread_name(pv, t->thread, sb);
 	}
 }
 
@@ -608,10 +622,10 @@ void phaseview_lines(struct phaseview *pv, const struct model *m, int met,
 		     k++) {
 			const struct phase_kthread *t = &pv->kthreads[k];
 
-			strbuf_addf(add_line(pv, PV_THREAD, MODEL_NONE),
-				    "%12.6f %12.6f %9" PRIu64 " %9s %7s    "
-				    "thread %u", t->work, t->wall, t->count, "",
-				    "", t->thread);
+			sb = add_line(pv, PV_THREAD, MODEL_NONE);
+			strbuf_addf(sb, "%12.6f %12.6f %9" PRIu64 " %9s %7s"
+				    "    ", t->work, t->wall, t->count, "", "");
+			thread_name(pv, t->thread, sb);
 		}
 		if (s != MODEL_NONE && depth > 0)
 			add_code(pv, m, met, s, depth - 1, 0);

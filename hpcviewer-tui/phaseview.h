@@ -93,6 +93,7 @@ struct phaseview {
 	struct phase_kind *kinds;	size_t nkinds;
 	struct phase_kthread *kthreads;	size_t nkthreads;
 	struct phase_episode *episodes;	size_t nepisodes;
+	char **names;	size_t nnames;	/* model_thread_labels() */
 	/* the lines, built by phaseview_lines() */
 	struct strbuf *text;	struct pv_line *lines;
 	size_t nlines, lines_alloc;
