@@ -400,7 +400,7 @@ void database_thread(struct database *db, size_t t, const char *path,
 	identity(p, base, HPCRUN_ID_THREAD, "thread-id", 3, tid, sizeof(tid));
 	fprintf(db->threads, "\t%s\t%s\t%s\t%s%s\n", prog ? prog : "", pid,
 		rank, tid, columns ? columns : "");
-	thread_names_set(&db->e->thread_names, t, rank, tid, tuple_rank);
+	thread_names_set(&db->e->thread_names, t, pid, rank, tid, tuple_rank);
 }
 
 static void db_free(struct database *db)

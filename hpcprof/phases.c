@@ -309,6 +309,21 @@ static struct srow *new_row(struct phases *ph, uint32_t site, uint32_t t)
 	return r;
 }
 
+/* Thread t's row of global site g (rows: g -> row index + 1), made on
+ * first use: the thread's hpcrun sites that are one site of the
+ * experiment (invariant 1) add up in one row. */
+static struct srow *thread_row(struct phases *ph, struct hmap *rows,
+			       uint32_t g, uint32_t t)
+{
+	uintptr_t v = (uintptr_t)hmap_get(rows, &g, sizeof(g));
+
+	if (v)
+		return &ph->rows[v - 1];
+	new_row(ph, g, t);
+	hmap_put(rows, &g, sizeof(g), (void *)(uintptr_t)ph->nrows);
+	return &ph->rows[ph->nrows - 1];
+}
+
 /* The callee frame's name for a site kind, as a static string. */
 static const char *callee_name(enum hpcsync_kind k)
 {
@@ -353,6 +368,7 @@ void phases_thread(struct phases *ph, struct experiment *e, size_t t,
 {
 	double tot[NMET] = { 0 }, work = 0;
 	struct hmap *rows = hmap_new();	/* global site -> row index + 1 */
+	struct hmap *kinds = hmap_new();	/* (start, end) -> prow + 1 */
 	struct hmap *where;
 	size_t i;
 
@@ -373,17 +389,18 @@ void phases_thread(struct phases *ph, struct experiment *e, size_t t,
 	for (i = 0; s && i < s->nsyncs; i++) {
 		const struct hpcsync_sync *y = &s->syncs[i];
 		const struct hpcsync_site *st = hpcsync_site(s, y->site);
-		uint32_t g = local_key(ph, y->site) - 1;
+		uint32_t g = local_key(ph, y->site) - 1, k;
 		const char *callee = callee_name(st->kind);
-		struct srow *r = new_row(ph, g, (uint32_t)t);
+		struct srow *r = thread_row(ph, rows, g, (uint32_t)t);
 
-		r->episodes = y->episodes;
-		r->last = y->last;
-		r->wait = y->wait;
-		r->completion = y->completion;
-		r->norders = y->norders;
-		memcpy(r->orders, y->orders, sizeof(r->orders));
-		hmap_put(rows, &g, sizeof(g), (void *)(uintptr_t)ph->nrows);
+		r->episodes += y->episodes;
+		r->last += y->last;
+		r->wait += y->wait;
+		r->completion += y->completion;
+		for (k = 0; k < y->norders && k < HPCSYNC_MAX_ORDERS; k++)
+			r->orders[k] += y->orders[k];
+		if (y->norders > r->norders)
+			r->norders = y->norders;
 		add_extra(ph, st->node, g, callee, M_WAIT, y->wait);
 		add_extra(ph, st->node, g, callee, M_COMPLETION, y->completion);
 		add_extra(ph, st->node, g, callee, M_EPISODES,
@@ -399,11 +416,11 @@ void phases_thread(struct phases *ph, struct experiment *e, size_t t,
 		const struct hpcsync_site *st = hpcsync_site(s, l->site);
 		uint32_t g = local_key(ph, l->site) - 1;
 		const char *callee = callee_name(st->kind);
-		struct srow *r = new_row(ph, g, (uint32_t)t);
+		struct srow *r = thread_row(ph, rows, g, (uint32_t)t);
 
-		r->calls = l->calls;
-		r->blocked = l->blocked;
-		r->lock_wait = l->wait;
+		r->calls += l->calls;
+		r->blocked += l->blocked;
+		r->lock_wait += l->wait;
 		add_extra(ph, st->node, g, callee, M_LOCK_WAIT, l->wait);
 		add_extra(ph, st->node, g, callee, M_BLOCKED,
 			  (double)l->blocked);
@@ -413,16 +430,24 @@ void phases_thread(struct phases *ph, struct experiment *e, size_t t,
 		const struct hpcsync_phase *q = &s->phases[i];
 		struct prow *r;
 		uint32_t end = local_key(ph, q->end);
-		uintptr_t row;
+		uint32_t key[2] = { local_key(ph, q->start), end };
+		uintptr_t row = (uintptr_t)hmap_get(kinds, key, sizeof(key));
 
-		HPC_GROW(ph->prows, ph->nprows + 1, ph->prows_alloc);
-		r = &ph->prows[ph->nprows++];
-		r->start = local_key(ph, q->start);
-		r->end = end;
-		r->thread = (uint32_t)t;
-		r->count = q->count;
-		r->work = q->work;
-		r->wall = q->wall;
+		if (row) {
+			r = &ph->prows[row - 1];
+		} else {
+			HPC_GROW(ph->prows, ph->nprows + 1, ph->prows_alloc);
+			r = &ph->prows[ph->nprows++];
+			memset(r, 0, sizeof(*r));
+			r->start = key[0];
+			r->end = end;
+			r->thread = (uint32_t)t;
+			hmap_put(kinds, key, sizeof(key),
+				 (void *)(uintptr_t)ph->nprows);
+		}
+		r->count += q->count;
+		r->work += q->work;
+		r->wall += q->wall;
 		work += q->work;
 		end--;
 		row = (uintptr_t)hmap_get(rows, &end, sizeof(end));
@@ -432,6 +457,7 @@ void phases_thread(struct phases *ph, struct experiment *e, size_t t,
 	if (s)
 		add_episodes(ph, s, t);
 	hmap_free(rows);
+	hmap_free(kinds);
 	hmap_free(where);
 	if (cols && ph->any) {
 		if (s)

@@ -48,21 +48,42 @@ static void count_rank(struct thread_names *tn, long r, int d)
 		     (void *)(uintptr_t)(rank_threads(tn, r) + 1 + d));
 }
 
-void thread_names_set(struct thread_names *tn, size_t t, const char *rank,
-		      const char *tid, int tuple_rank)
+/* Notes that rank r has a thread of process pid (invariant 2: two
+ * processes of one rank are told apart by their process). */
+static void note_process(struct thread_names *tn, long r, long pid)
+{
+	uintptr_t seen;
+
+	if (pid < 0)
+		return;
+	if (!tn->rank_process)
+		tn->rank_process = hmap_new();
+	seen = (uintptr_t)hmap_get_u64(tn->rank_process, (uint64_t)(r + 1));
+	if (seen && seen != (uintptr_t)pid + 1)
+		tn->processes = 1;
+	else if (!seen)
+		hmap_put_u64(tn->rank_process, (uint64_t)(r + 1),
+			     (void *)((uintptr_t)pid + 1));
+}
+
+void thread_names_set(struct thread_names *tn, size_t t, const char *process,
+		      const char *rank, const char *tid, int tuple_rank)
 {
 	size_t i;
 
 	if (t >= tn->n) {
 		HPC_GROW(tn->th, t + 1, tn->alloc);
 		for (i = tn->n; i <= t; i++)
-			tn->th[i].rank = tn->th[i].tid = -1;
+			tn->th[i].rank = tn->th[i].tid =
+				tn->th[i].process = -1;
 		tn->n = t + 1;
 	}
 	count_rank(tn, tn->th[t].rank, -1);
 	tn->th[t].rank = number(rank);
 	tn->th[t].tid = number(tid);
+	tn->th[t].process = number(process);
 	count_rank(tn, tn->th[t].rank, 1);
+	note_process(tn, tn->th[t].rank, tn->th[t].process);
 	tn->tuple_rank |= tuple_rank;
 }
 
@@ -92,8 +113,8 @@ int thread_names_read(struct thread_names *tn, const char *path)
 		t = n ? number(col[0]) : -1;
 		if (t < 0 || n < 3)
 			continue;
-		thread_names_set(tn, (size_t)t, n == 7 ? col[5] : NULL,
-				 n == 7 ? col[6] : NULL,
+		thread_names_set(tn, (size_t)t, n == 7 ? col[4] : NULL,
+				 n == 7 ? col[5] : NULL, n == 7 ? col[6] : NULL,
 				 !strncmp(col[2], "RANK=", 5) ||
 				 strstr(col[2], " RANK=") != NULL);
 	}
@@ -118,18 +139,24 @@ void thread_names_label(const struct thread_names *tn, size_t t,
 {
 	long r = t < tn->n ? tn->th[t].rank : -1;
 	long tid = t < tn->n ? tn->th[t].tid : -1;
+	long pid = t < tn->n ? tn->th[t].process : -1;
+	int mpi = r >= 0 && thread_names_mpi(tn);
 
-	if (r < 0 || !thread_names_mpi(tn)) {
+	if (tid < 0) {
+		if (mpi)
+			strbuf_addf(out, "rank %ld ", r);
 		strbuf_addf(out, "thread %zu", t);
 		return;
 	}
-	strbuf_addf(out, "rank %ld", r);
-	if (rank_threads(tn, r) > 1) {
-		if (tid >= 0)
-			strbuf_addf(out, " thread %ld", tid);
-		else
-			strbuf_addf(out, " thread %zu", t);
+	if (mpi) {
+		strbuf_addf(out, "rank %ld", r);
+		if (rank_threads(tn, r) == 1 && !tn->processes)
+			return;
+		strbuf_addch(out, ' ');
 	}
+	if (tn->processes && pid >= 0)
+		strbuf_addf(out, "process %ld ", pid);
+	strbuf_addf(out, "thread %ld", tid);
 }
 
 const char *thread_names_field(const struct thread_names *tn, size_t t,
@@ -147,5 +174,6 @@ void thread_names_release(struct thread_names *tn)
 {
 	free(tn->th);
 	hmap_free(tn->per_rank);
+	hmap_free(tn->rank_process);
 	memset(tn, 0, sizeof(*tn));
 }

@@ -1,9 +1,11 @@
 /*
  * threadname.h - the name users read for a thread of an experiment, the
  * same in hpcprof's text report and in hpcviewer-tui (hpcprof-database(5),
- * threads.tsv): "thread N", N the thread's line of threads.tsv; in an MPI
- * measurement "rank R thread T" (T its thread-id, its number in its
- * process), or "rank R" when rank R has one thread.
+ * threads.tsv): "thread T", T its thread-id (the THREAD of its profile's
+ * name, its number in its process); "process P thread T" when the
+ * measurement holds several processes of one rank (a program that forks,
+ * a process tree), P the process id; in an MPI measurement "rank R" before
+ * that, and "rank R" alone when rank R has one thread.
  *
  * Invariants:
  *  1. A measurement is an MPI measurement when some thread has a rank
@@ -11,9 +13,11 @@
  *     MPI profiles): a program that is not an MPI program has rank 0
  *     everywhere.  A one-rank MPI run without RANK elements is therefore
  *     named by threads, which is what it has.
- *  2. A thread whose rank or thread-id is unknown ("-" in threads.tsv) is
- *     "thread N" (or "rank R thread N" when only the thread-id is), and
- *     so is a thread number no line names.
+ *  2. A thread whose thread-id is unknown ("-" in threads.tsv) is named
+ *     by N, its line of threads.tsv, and so is a thread number no line
+ *     names: "thread N" (or "rank R thread N" when only the thread-id is
+ *     unknown).  No two lines of one measurement get the same name while
+ *     their identities differ.
  */
 #ifndef HPC_THREADNAME_H
 #define HPC_THREADNAME_H
@@ -25,22 +29,24 @@ struct hmap;
 
 struct thread_names {
 	struct thread_rank_tid {
-		long rank, tid;	/* -1: unknown */
+		long rank, tid, process;	/* -1: unknown */
 	} *th;			/* [n] */
 	size_t n, alloc;
 	int tuple_rank;		/* some identity had a RANK element */
+	int processes;		/* some rank has threads of two processes */
+	struct hmap *rank_process;	/* rank -> a process of it + 1 */
 	struct hmap *per_rank;	/* rank -> its threads + 1 */
 };
 
 #define THREAD_NAMES_INIT { 0 }
 
 /*
- * Records thread t (0..): its rank and thread-id as threads.tsv writes them
- * (decimal, or "-" / NULL when unknown), and whether its identity tuple had
- * a RANK element.
+ * Records thread t (0..): its process, rank and thread-id as threads.tsv
+ * writes them (decimal, or "-" / NULL when unknown), and whether its
+ * identity tuple had a RANK element.
  */
-void thread_names_set(struct thread_names *tn, size_t t, const char *rank,
-		      const char *tid, int tuple_rank);
+void thread_names_set(struct thread_names *tn, size_t t, const char *process,
+		      const char *rank, const char *tid, int tuple_rank);
 
 /*
  * Reads the threads of PATH, a threads.tsv.  Returns 0; -1 with
@@ -52,8 +58,8 @@ int thread_names_read(struct thread_names *tn, const char *path);
 /* Is this an MPI measurement (invariant 1)? */
 int thread_names_mpi(const struct thread_names *tn);
 
-/* Appends thread t's name to out: "thread 3", "rank 1 thread 3",
- * "rank 1". */
+/* Appends thread t's name to out: "thread 3", "process 4242 thread 0",
+ * "rank 1 thread 3", "rank 1". */
 void thread_names_label(const struct thread_names *tn, size_t t,
 			struct strbuf *out);
 
