@@ -59,6 +59,14 @@ test_expect_success 'an index that no longer matches its file: the file is read 
 	cp saved "$s"
 '
 
+test_expect_success 'an index that is a FIFO is not waited on' '
+	s=$(grep split.hpcstruct structs) &&
+	rm -f "$s.idx" && mkfifo "$s.idx" &&
+	timeout 60 hpcprof -o db6 --text report6 m &&
+	test_cmp report0 report6 &&
+	rm -f "$s.idx"
+'
+
 test_expect_success NOT_ROOT 'a read-only directory: the index serves from memory' '
 	cp -r m ro && rm ro/structs/*.idx && chmod a-w ro/structs &&
 	HPCPROF_STRUCT_INDEX=stats hpcprof -o db6 --text report6 ro 2>err6 &&
