@@ -73,7 +73,7 @@ test_expect_success 'a lock-order deadlock of two threads: the cycle, each threa
 	test_line_count = 2 cycle &&
 	set -- $(cat cycle) &&
 	test "$1" = "$6" && test "$3" = "$4" && test "$1" != "$3" && test "$2" != "$5" &&
-	grep "^  frame: [0-9]* pthread_mutex_lock+" d1/*.hang >frames &&
+	grep "^  frame: [0-9]* _*pthread_mutex_lock+" d1/*.hang >frames &&
 	test_line_count = 2 frames
 '
 
