@@ -230,4 +230,4 @@ deps:
 clean:
 	rm -rf build build-san build-fuzz
 
--include $(shell find $(BUILD) $(FUZZ_BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/obj-rt $(BUILD)/tests $(FUZZ_BUILD)/obj -name '*.d' -type f 2>/dev/null)

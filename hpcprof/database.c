@@ -379,6 +379,7 @@ void database_thread(struct database *db, size_t t, const char *path,
 	const char *base = slash ? slash + 1 : path;
 	const char *prog = hpcrun_profile_header(p, "program-name");
 	char pid[32], rank[32], tid[32];
+	int tuple_rank = 0;
 	uint16_t i;
 
 	fprintf(db->threads, "%zu\t%s\t", t, base);
@@ -392,12 +393,14 @@ void database_thread(struct database *db, size_t t, const char *path,
 				name = p->idkinds[k].name;
 		fprintf(db->threads, "%s%s=%" PRIu64, i ? " " : "", name,
 			el->logical);
+		tuple_rank |= kind == HPCRUN_ID_RANK;
 	}
 	identity(p, base, 0, "process-id", 1, pid, sizeof(pid));
 	identity(p, base, HPCRUN_ID_RANK, "mpi-rank", 4, rank, sizeof(rank));
 	identity(p, base, HPCRUN_ID_THREAD, "thread-id", 3, tid, sizeof(tid));
 	fprintf(db->threads, "\t%s\t%s\t%s\t%s%s\n", prog ? prog : "", pid,
 		rank, tid, columns ? columns : "");
+	thread_names_set(&db->e->thread_names, t, rank, tid, tuple_rank);
 }
 
 static void db_free(struct database *db)

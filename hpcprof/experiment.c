@@ -175,6 +175,7 @@ void experiment_free(struct experiment *e)
 		free_tree(e, e->data->root);
 	free(e->acc_block);
 	free(e->scratch);
+	thread_names_release(&e->thread_names);
 	datatree_free(e->data);
 	free(e->nodes);
 	free(e->children);
@@ -223,7 +224,7 @@ void experiment_free(struct experiment *e)
 
 int experiment_add_structfile(struct experiment *e, const char *path)
 {
-	return structfile_read(path, &e->structs, &e->nstructs,
+	return structfile_open(path, &e->structs, &e->nstructs,
 			       &e->structs_alloc);
 }
 
@@ -441,6 +442,56 @@ void experiment_check_modules(struct experiment *e)
 	for (i = 0; i < e->nmodules; i++)
 		if (!e->modules[i]->checked)
 			check_structure(e->modules[i]);
+}
+
+int experiment_partial_structures(const struct experiment *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->nmodules; i++)
+		if (e->modules[i]->source == MODULE_STRUCTFILE &&
+		    structure_partial(e->modules[i]->st))
+			return 1;
+	return 0;
+}
+
+void experiment_want_profile(struct experiment *e,
+			     const struct hpcrun_profile *p)
+{
+	struct module **mods;
+	size_t n = 1, i;
+
+	for (i = 0; i < p->nlms; i++)
+		if (p->lms[i].id >= n)
+			n = (size_t)p->lms[i].id + 1;
+	mods = xcalloc(n, sizeof(*mods));
+	for (i = 0; i < p->nlms; i++)
+		mods[p->lms[i].id] = module_find(
+			e, p->lms[i].path,
+			hpc_buildid_measured(p, p->lms[i].id));
+	for (i = 0; i < p->nnodes; i++) {
+		const struct hpcrun_node *nd = &p->nodes[i];
+		struct module *m = nd->lm && nd->lm < n ? mods[nd->lm] : NULL;
+
+		if (!m || m->source != MODULE_STRUCTFILE)
+			continue;
+		structure_want(m->st, nd->addr);
+		if (nd->addr)
+			structure_want(m->st, nd->addr - 1);
+	}
+	free(mods);
+}
+
+int experiment_load_structures(struct experiment *e)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < e->nstructs; i++)
+		if (structure_partial(e->structs[i]) &&
+		    structure_load(e->structs[i]))
+			ret = -1;
+	return ret;
 }
 
 /* e's overlay of module m (made on first use, with a fallback of its own

@@ -42,6 +42,7 @@
 #include "hpcrun-fmt.h"
 #include "metrics.h"
 #include "structfile.h"
+#include "threadname.h"
 
 struct phases;
 
@@ -175,6 +176,9 @@ struct experiment {
 					 * for (run.c sets it; else the first
 					 * profile's program-name) */
 	size_t nthreads;
+	/* Each thread's rank and thread-id, as threads.tsv has them (set by
+	 * database_thread): how the report names threads (threadname.h). */
+	struct thread_names thread_names;
 	struct program *programs;	size_t nprograms, programs_alloc;
 	struct hmap *program_index;	/* name -> index + 1 */
 	/* Per-phase profiles (invariant 4): key -> PHASE node (phases.c). */
@@ -208,6 +212,20 @@ void experiment_free(struct experiment *e);
  * path, then by basename).  Returns 0 or -1 with hpc_lasterr().
  */
 int experiment_add_structfile(struct experiment *e, const char *path);
+
+/*
+ * Structure files with a procedure index are parsed only where samples
+ * are (structfile.h, invariant 5): once the modules are registered and
+ * checked, 1 when a module's structure waits to be parsed; then every
+ * profile's addresses are noted (experiment_want_profile, each profile
+ * whole, so that every worker and rank parses the same procedures) and
+ * experiment_load_structures() parses them, before any placement.
+ * Returns 0, or -1 with hpc_lasterr() for a structure left empty.
+ */
+int experiment_partial_structures(const struct experiment *e);
+void experiment_want_profile(struct experiment *e,
+			     const struct hpcrun_profile *p);
+int experiment_load_structures(struct experiment *e);
 
 /*
  * Registers the program of profile p (its program-name) and counts p as one

@@ -51,7 +51,7 @@ static enum metric_kind kind_of(const char *name, const char *desc)
 static int any_mix(struct structure *const *structs, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (structs[i]->nmixruns)
+		if (structs[i]->has_mix)
 			return 1;
 	return 0;
 }

@@ -9,6 +9,8 @@
 #include "error.h"
 #include "hashmap.h"
 #include "phases.h"
+#include "strbuf.h"
+#include "threadname.h"
 
 /* The metrics at the waiting sites (invariant 2). */
 enum { M_WAIT, M_COMPLETION, M_EPISODES, M_LAST, M_LOCK_WAIT, M_BLOCKED,
@@ -559,15 +561,48 @@ const struct profile_hook phases_profile_hook = {
 	.end = phases_end,
 };
 
-/* "f.c:12 [main]" for the call site n (a CALL node), or its procedure. */
-static char *site_label(const struct experiment *e, const struct node *n)
+/* A libgomp join's leaf is its outlined function, called from the
+ * construct: that call, when the leaf's procedure has one (hpcrun(5));
+ * a libomp join's leaf is the construct's call itself. */
+static const struct node *construct_call(enum hpcsync_kind kind,
+					 const struct node *n)
+{
+	const struct node *f;
+
+	if (kind != HPCSYNC_OMP_JOIN)
+		return n;
+	for (f = n->parent; f && f->kind != NODE_PF; f = f->parent)
+		;
+	for (f = f ? f->parent : NULL; f && f->kind != NODE_CALL &&
+	     f->kind != NODE_PF; f = f->parent)
+		;
+	return f && f->kind == NODE_CALL && f->line ? f : n;
+}
+
+/* "f.c:12 [main]" for the call site n (a CALL node), or its procedure;
+ * for a libgomp join, "f.c:11 [main._omp_fn.0]": the construct's line
+ * and the outlined function. */
+static char *site_label(const struct experiment *e, enum hpcsync_kind kind,
+			const struct node *n)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const struct node *f;
+	const struct node *f, *at;
 	const char *file, *slash;
 
 	if (!n || n->kind != NODE_CALL) {
 		strbuf_addstr(&sb, "<unknown call path>");
+		return strbuf_detach(&sb, NULL);
+	}
+	at = construct_call(kind, n);
+	if (at != n && at->file == n->file) {
+		file = e->files.names[at->file];
+		slash = strrchr(file, '/');
+		file = slash ? slash + 1 : file;
+		for (f = n->parent; f && f->kind != NODE_PF; f = f->parent)
+			;
+		strbuf_addf(&sb, "%s:%u", file, at->line);
+		if (f)
+			strbuf_addf(&sb, " [%s]", e->procs.names[f->proc]);
 		return strbuf_detach(&sb, NULL);
 	}
 	file = e->files.names[n->file];
@@ -774,7 +809,8 @@ int phases_finish(struct phases *ph, struct experiment *e,
 	uint32_t k;
 
 	for (k = 0; k < ph->nsites; k++)
-		ph->sites[k].label = site_label(e, ph->sites[k].call);
+		ph->sites[k].label = site_label(e, ph->sites[k].kind,
+						 ph->sites[k].call);
 	for (k = 0; k <= ph->nsites; k++) {
 		struct node *n = hmap_get(e->phase_nodes, &k, sizeof(k));
 
@@ -816,13 +852,14 @@ static int cmp_site_wait(const void *a, const void *b)
 void phases_report(const struct phases *ph, const struct experiment *e,
 		   FILE *f, size_t top)
 {
+	const struct thread_names *tn = &e->thread_names;
+	struct strbuf sb = STRBUF_INIT;
 	struct site_sum *ss;
 	uint32_t *order;
-	size_t i, j, shown;
+	size_t i, j, shown, width = 7;
 
 	if (!ph->any)
 		return;
-	(void)e;
 	ss = xcalloc(ph->nsites + 1, sizeof(*ss));
 	order = xcalloc(ph->nsites + 1, sizeof(*order));
 	sum_sites(ph, ss);
@@ -840,11 +877,15 @@ void phases_report(const struct phases *ph, const struct experiment *e,
 	for (i = 0; i < ph->nsites && i < top; i++) {
 		const struct gsite *g = &ph->sites[order[i]];
 		const struct site_sum *s = &ss[order[i]];
-		char last[32];
+		char last[64];
 
 		if (!hpcsync_is_barrier(g->kind))
 			continue;
-		if (s->top_last)
+		if (s->top_last && thread_names_mpi(tn))
+			snprintf(last, sizeof(last), "%s x%" PRIu64,
+				 thread_names_field(tn, s->top_last_thread, &sb),
+				 s->top_last);
+		else if (s->top_last)
 			snprintf(last, sizeof(last), "t%" PRIu32 " x%" PRIu64,
 				 s->top_last_thread, s->top_last);
 		else
@@ -856,17 +897,22 @@ void phases_report(const struct phases *ph, const struct experiment *e,
 			efficiency(s->work_sum, s->work_max, s->threads),
 			s->threads ? s->wait / s->threads : 0, last, g->label);
 	}
-	fprintf(f, "\nPer thread at each barrier:\n%5s %7s %8s %12s %12s "
-		"%9s\n", "site", "thread", "episodes", "wait (s)", "work (s)",
-		"last arr.");
+	for (i = 0; i < ph->nrows; i++)
+		if (strlen(thread_names_field(tn, ph->rows[i].thread,
+					       &sb)) > width)
+			width = sb.len;
+	fprintf(f, "\nPer thread at each barrier:\n%5s %*s %8s %12s %12s "
+		"%9s\n", "site", (int)width, "thread", "episodes", "wait (s)",
+		"work (s)", "last arr.");
 	for (i = 0, shown = 0; i < ph->nrows && shown < top * 8; i++) {
 		const struct srow *r = &ph->rows[i];
 
 		if (!hpcsync_is_barrier(ph->sites[r->site].kind))
 			continue;
-		fprintf(f, "%5u %7" PRIu32 " %8" PRIu64 " %12.6f %12.6f %9"
-			PRIu64 "\n", r->site + 1, r->thread, r->episodes,
-			r->wait, r->work, r->last);
+		fprintf(f, "%5u %*s %8" PRIu64 " %12.6f %12.6f %9" PRIu64 "\n",
+			r->site + 1, (int)width,
+			thread_names_field(tn, r->thread, &sb),
+			r->episodes, r->wait, r->work, r->last);
 		shown++;
 	}
 	fprintf(f, "\nLock waits (by lock and waiting context):\n%5s %-20s "
@@ -886,6 +932,7 @@ void phases_report(const struct phases *ph, const struct experiment *e,
 	}
 	if (!j)
 		fprintf(f, "  (none)\n");
+	strbuf_release(&sb);
 	free(order);
 	free(ss);
 }

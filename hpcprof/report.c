@@ -153,6 +153,50 @@ static void table(FILE *f, const struct experiment *e, size_t m,
 	free(rows);
 }
 
+/*
+ * The instruction mix (mix.h) of the top procedures by exclusive value of
+ * measured metric m: each group's share of the procedure's own value, its
+ * samples at that group's instructions over all its samples (the flat
+ * procedure sums every context).  Procedures without exclusive value have
+ * no mix and are left out.
+ */
+static void mix_table(FILE *f, const struct experiment *e, size_t m,
+		      const struct shown *s, size_t top)
+{
+	const struct metrics *mt = &e->metrics;
+	struct row *rows = NULL;
+	size_t nrows = 0, alloc = 0, i, g;
+
+	if (m >= mt->nmix || mt->mix[m] < 0)
+		return;
+	collect(e->flat_root->first, NODE_PROC, m, &rows, &nrows, &alloc);
+	sort_metric = m;
+	sort_by_incl = 0;
+	if (nrows)
+		qsort(rows, nrows, sizeof(*rows), cmp_row);
+	fprintf(f, "\nInstruction mix of the top procedures (%% of exclusive "
+		"%s):\n", s->label);
+	value_heading(f, "exclusive", s);
+	for (g = 0; g < MIX_NGROUPS; g++)
+		fprintf(f, " %6s%%", mix_group_names[g]);
+	fprintf(f, "  procedure [file:line] in module\n");
+	for (i = 0; i < nrows && i < top && rows[i].excl > 0; i++) {
+		const struct node *n = rows[i].n;
+
+		fprintf(f, " %14.6g", rows[i].excl * s->u.scale);
+		for (g = 0; g < MIX_NGROUPS; g++)
+			fprintf(f, " %6.2f%%",
+				pct(accum_sum(n->acc, (size_t)mt->mix[m] + g,
+					      1), rows[i].excl));
+		fprintf(f, "  %s [", e->procs.names[n->proc]);
+		place(f, e, n);
+		fprintf(f, "] in %s\n", base(e->lms.names[n->lm]));
+	}
+	if (!i)
+		fprintf(f, "  (none)\n");
+	free(rows);
+}
+
 static int cmp_program(const void *a, const void *b)
 {
 	const struct row *x = a, *y = b;
@@ -244,6 +288,7 @@ int report_write(const struct experiment *e, const struct phases *ph,
 		if (e->nprograms > 1)
 			programs(f, e, m, &s, total);
 		table(f, e, m, &s, NODE_PROC, top, total);
+		mix_table(f, e, m, &s, top);
 		table(f, e, m, &s, NODE_LOOP, top, total);
 		table(f, e, m, &s, NODE_STMT, top, total);
 		datatree_report(f, e, m, s.label, s.u.scale, top);

@@ -424,6 +424,22 @@ static int read_profiles(struct run *r)
 		free(dir);
 	}
 	experiment_check_modules(r->e);
+	if (experiment_partial_structures(r->e)) {
+		for (i = 0; i < r->nin; i++) {
+			struct hpcrun_profile *p;
+
+			if (!r->in[i].p)
+				continue;
+			p = hpcrun_fmt_read(r->in[i].path);
+			if (p)	/* unreadable: said when it is correlated */
+				experiment_want_profile(r->e, p);
+			hpcrun_profile_free(p);
+		}
+	}
+	if (experiment_load_structures(r->e)) {
+		hpc_warn("%s; structure file ignored", hpc_lasterr());
+		r->status = 1;
+	}
 	free(paths);
 	free(out);
 	free(err);

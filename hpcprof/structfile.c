@@ -9,6 +9,7 @@
 #include "insn-mix.h"
 #include "strbuf.h"
 #include "structfile.h"
+#include "structindex.h"
 #include "xmlread.h"
 
 #define MAX_DEPTH 4096
@@ -34,6 +35,8 @@ void structure_free(struct structure *s)
 		if (hmap_used(s->strings, i))
 			free(hmap_value(s->strings, i));
 	hmap_free(s->strings);
+	structindex_free(s->index);
+	free(s->want);
 	free(s->scopes);
 	free(s->ranges);
 	free(s->procs);
@@ -152,6 +155,7 @@ void structure_finish(struct structure *s)
 		qsort(s->procs, s->nprocs, sizeof(*s->procs), cmp_range);
 	free(hi);
 	finish_mix(s);
+	s->has_mix |= s->nmixruns > 0;
 }
 
 /* Last element of a sorted table with lo <= addr, or -1. */
@@ -274,6 +278,7 @@ struct parse_state {
 	const char *path;
 	struct xmlread *x;
 	struct structure *cur;
+	struct structure *into;	/* set: the LM's scopes go into it */
 	uint32_t stack[MAX_DEPTH];	/* scope index per element depth */
 	/* n, f, l, v of the current element, reused (no malloc per element) */
 	struct strbuf attr[4];
@@ -353,6 +358,14 @@ static int start_element(struct parse_state *st, const char *name, int depth,
 		lm = xmlread_attr(st->x, "n");
 		if (!lm)
 			return xmlread_fail(st->x, NULL, "<LM> without n=");
+		if (st->into) {
+			if (st->cur)
+				return xmlread_fail(st->x, NULL, "a second "
+						    "<LM>");
+			st->cur = st->into;
+			st->stack[depth] = 0;
+			return 0;
+		}
 		st->cur = structure_new(lm, st->path);
 		HPC_GROW(*out, *nout + 1, *alloc);
 		(*out)[(*nout)++] = st->cur;
@@ -428,19 +441,18 @@ static int read_mix(struct parse_state *st, const char *data)
 	return 0;
 }
 
-int structfile_read(const char *path, struct structure ***out, size_t *nout,
-		    size_t *alloc)
+/* Reads the document x into new structures appended to *out, or into
+ * st->into; returns 0 or -1 with hpc_lasterr() set.  Closes x. */
+static int parse(struct xmlread *x, const char *path, struct structure *into,
+		 struct structure ***out, size_t *nout, size_t *alloc)
 {
 	struct parse_state *st = xcalloc(1, sizeof(*st));
-	size_t first = *nout, i;
+	size_t i;
 	int ret = 0, rc;
 
 	st->path = path;
-	st->x = xmlread_open(path, &xmlread_structure);
-	if (!st->x) {
-		free(st);
-		return -1;
-	}
+	st->x = x;
+	st->into = into;
 	st->last_stmt = -1;
 	while ((rc = xmlread_next(st->x)) == 1) {
 		xmlTextReaderPtr r = st->x->r;
@@ -472,13 +484,26 @@ int structfile_read(const char *path, struct structure ***out, size_t *nout,
 	}
 	if (rc < 0)
 		ret = -1;
-	if (!ret && *nout == first)
+	if (!ret && !st->cur)
 		ret = hpc_seterr("'%s': no load module (<LM>) in structure file",
 				 path);
 	xmlread_close(st->x);
 	for (i = 0; i < 4; i++)
 		strbuf_release(&st->attr[i]);
 	free(st);
+	return ret;
+}
+
+int structfile_read(const char *path, struct structure ***out, size_t *nout,
+		    size_t *alloc)
+{
+	struct xmlread *x = xmlread_open(path, &xmlread_structure);
+	size_t first = *nout, i;
+	int ret;
+
+	if (!x)
+		return -1;
+	ret = parse(x, path, NULL, out, nout, alloc);
 	for (i = first; i < *nout; i++) {
 		if (ret)
 			structure_free((*out)[i]);
@@ -488,6 +513,119 @@ int structfile_read(const char *path, struct structure ***out, size_t *nout,
 	if (ret)
 		*nout = first;
 	return ret;
+}
+
+/* HPCPROF_STRUCT_INDEX: "0" reads whole files, "stats" says what each
+ * load parsed. */
+static const char *index_mode(void)
+{
+	const char *v = getenv("HPCPROF_STRUCT_INDEX");
+
+	return v ? v : "";
+}
+
+int structfile_open(const char *path, struct structure ***out, size_t *nout,
+		    size_t *alloc)
+{
+	struct structindex *ix = strcmp(index_mode(), "0") ?
+				 structindex_open(path) : NULL;
+	struct strbuf doc = STRBUF_INIT;
+	struct structure *s;
+	struct xmlread *x;
+
+	if (!ix)
+		return structfile_read(path, out, nout, alloc);
+	/* the prolog alone gives the LM, parsed as any document is */
+	if (structindex_document(ix, NULL, &doc) ||
+	    !(x = xmlread_open_mem(path, doc.buf, doc.len,
+				   &xmlread_structure)) ||
+	    parse(x, path, NULL, out, nout, alloc)) {
+		strbuf_release(&doc);
+		structindex_free(ix);
+		return structfile_read(path, out, nout, alloc);
+	}
+	strbuf_release(&doc);
+	s = (*out)[*nout - 1];
+	structure_finish(s);
+	s->index = ix;
+	s->has_mix = structindex_has_mix(ix);
+	return 0;
+}
+
+void structure_want(struct structure *s, uint64_t addr)
+{
+	if (!s->index)
+		return;
+	HPC_GROW(s->want, s->nwant + 1, s->want_alloc);
+	s->want[s->nwant++] = addr;
+}
+
+/* Parses the document in doc (or the whole file: NULL) into s. */
+static int load_into(struct structure *s, const struct strbuf *doc)
+{
+	struct xmlread *x = doc ? xmlread_open_mem(s->source, doc->buf,
+						   doc->len,
+						   &xmlread_structure)
+				: xmlread_open(s->source, &xmlread_structure);
+	size_t n = 0, alloc = 0;
+	struct structure **none = NULL;
+
+	if (!x)
+		return -1;
+	return parse(x, s->source, s, &none, &n, &alloc);
+}
+
+/* Empties s back to its LM scope. */
+static void reset(struct structure *s)
+{
+	s->nscopes = 1;
+	s->nranges = s->nprocs = s->nmixruns = s->nmixcodes = 0;
+}
+
+int structure_load(struct structure *s)
+{
+	struct structindex *ix = s->index;
+	size_t n, i, parsed = 0;
+	uint8_t *mark;
+	struct strbuf doc = STRBUF_INIT;
+	int ret;
+
+	if (!ix)
+		return 0;
+	s->index = NULL;
+	n = structindex_nprocs(ix);
+	mark = xcalloc(n ? n : 1, 1);
+	for (i = 0; i < s->nwant; i++)
+		structindex_select(ix, s->want[i], mark);
+	free(s->want);
+	s->want = NULL;
+	s->nwant = s->want_alloc = 0;
+	for (i = 0; i < n; i++)
+		parsed += mark[i];
+	ret = structindex_document(ix, mark, &doc);
+	reset(s);
+	if (!ret)
+		ret = load_into(s, &doc);
+	if (ret) {	/* the index is no guide: read the whole file */
+		reset(s);
+		parsed = n;
+		ret = load_into(s, NULL);
+		if (ret)
+			reset(s);
+	}
+	structure_finish(s);
+	if (!strcmp(index_mode(), "stats"))
+		fprintf(stderr, "%s: '%s': %zu of %zu procedures parsed\n",
+			hpc_progname(), s->source, parsed, n);
+	strbuf_release(&doc);
+	free(mark);
+	structindex_free(ix);
+	return ret;
+}
+
+int structure_partial(const struct structure *s)
+{
+	return s->index != NULL;
 }
 
 static const char kind_letter[] = "LFPALSC";

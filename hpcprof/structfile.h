@@ -22,6 +22,11 @@
  *     instructions, whose codes are mixcodes[first ...], so finding an
  *     instruction's class costs a binary search and a short walk.  A mix
  *     whose lengths do not tile its statement's ranges is refused.
+ *  5. A structure that structfile_open() read through an index holds its
+ *     LM alone until structure_load(); then the procedures the wanted
+ *     addresses need, in document order, so that every lookup of those
+ *     addresses (and of no others) answers as after structfile_read()
+ *     (structindex.h, invariant 3).  has_mix is the whole file's.
  */
 #ifndef HPCPROF_STRUCTFILE_H
 #define HPCPROF_STRUCTFILE_H
@@ -68,6 +73,10 @@ struct structure {
 	struct hmap *strings;	/* interned strings */
 	struct mixrun *mixruns;	size_t nmixruns, mixruns_alloc;
 	uint8_t *mixcodes;	size_t nmixcodes, mixcodes_alloc;
+	int has_mix;		/* the file has a mix, parsed or not */
+	/* structfile_open() through an index: not parsed yet (invariant 5) */
+	struct structindex *index;
+	uint64_t *want;		size_t nwant, want_alloc;
 };
 
 /*
@@ -78,6 +87,26 @@ struct structure {
 int structfile_read(const char *path, struct structure ***out, size_t *nout,
 		    size_t *alloc);
 void structure_free(struct structure *s);
+
+/*
+ * As structfile_read(), but a file with a procedure index (structindex.h)
+ * gives a structure of its LM alone, parsed only when structure_load()
+ * says which addresses will be looked up (invariant 5).  The environment
+ * variable HPCPROF_STRUCT_INDEX=0 reads every file whole; =stats says on
+ * stderr how many procedures each load parsed.
+ */
+int structfile_open(const char *path, struct structure ***out, size_t *nout,
+		    size_t *alloc);
+/* 1 when s waits for structure_load(). */
+int structure_partial(const struct structure *s);
+/* Notes that addr (module-relative) will be looked up in s. */
+void structure_want(struct structure *s, uint64_t addr);
+/*
+ * Parses the procedures of s's file that the addresses wanted need (the
+ * whole file when its index no longer matches it).  Returns 0, or -1 with
+ * hpc_lasterr() set, s then empty.
+ */
+int structure_load(struct structure *s);
 
 /*
  * Index of the innermost scope containing the module-relative addr: an S

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "dataview.h"
 #include "error.h"
 #include "hashmap.h"
 #include "strbuf.h"
@@ -16,6 +17,9 @@
 #define CHECK_SHOWN 10
 /* Bottom-up instances built below level 1: at most this many per scope. */
 #define CHECK_INST_PER_SCOPE 8
+/* hpcrun's own module, and the share of the total it may hold (inv. 6). */
+#define CHECK_OWN_MODULE "libhpcrun.so"
+#define CHECK_OWN_SHARE 0.005
 
 struct pair {
 	size_t inc, exc;	/* metric indices */
@@ -345,6 +349,51 @@ static void check_procedures(struct checker *c)
 	hmap_free(keys);
 }
 
+/* Invariant 6: the flat view's row of hpcrun's module, and every data
+ * object naming it, at most CHECK_OWN_SHARE of the total. */
+static void check_own(struct checker *c)
+{
+	struct view *v = browser_view(c->b, VIEW_FLAT);
+	const struct model *m = c->m;
+	uint32_t nk, i;
+	const uint32_t *kids = view_children(v, 0, &nk);
+	size_t s, k;
+
+	for (k = 0; k < c->npairs; k++) {
+		const struct pair *p = &c->pairs[k];
+		double most = CHECK_OWN_SHARE * fabs(m->total[p->inc]) +
+			      slack(c, p);
+
+		for (i = 0; i < nk; i++) {
+			double x = view_metric_value(v, kids[i], p->inc);
+
+			if (x > most &&
+			    !strcmp(label_of(c, v, kids[i]), CHECK_OWN_MODULE))
+				report(c, "flat view", "'%s': %s %g is above "
+				       "%g%% of the total %g: hpcrun's own "
+				       "frames", CHECK_OWN_MODULE,
+				       m->metrics[p->inc].name, x,
+				       100 * CHECK_OWN_SHARE, m->total[p->inc]);
+		}
+		if (m->data_root == MODEL_NONE)
+			continue;
+		for (s = m->data_root; s < m->nscopes_all; s++) {
+			double x = model_value(m, (uint32_t)s, p->inc);
+
+			if (x <= most || !dataview_is_object(m->scopes[s].kind))
+				continue;
+			strbuf_reset(&c->label);
+			dataview_label(m, (uint32_t)s, &c->label);
+			if (strstr(c->label.buf, "[" CHECK_OWN_MODULE "]"))
+				report(c, "data view", "'%s': %s %g is above "
+				       "%g%% of the total %g: hpcrun's own "
+				       "object", c->label.buf,
+				       m->metrics[p->inc].name, x,
+				       100 * CHECK_OWN_SHARE, m->total[p->inc]);
+		}
+	}
+}
+
 size_t check_views(struct browser *b, FILE *out)
 {
 	struct checker c;
@@ -374,6 +423,7 @@ size_t check_views(struct browser *b, FILE *out)
 		check_bottom_up(&c);
 		check_level1(&c, browser_view(b, VIEW_FUNCTIONS));
 		check_procedures(&c);
+		check_own(&c);
 	}
 	if (c.broken > CHECK_SHOWN)
 		fprintf(out, "'%s': %zu more\n", c.m->dbdir,

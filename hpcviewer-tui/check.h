@@ -17,6 +17,11 @@
  *     most its callee row's I and E.
  *  5. Each procedure's E is the same in the functions and flat views and
  *     summed over its frames in the top-down view.
+ *  6. hpcrun's own frames and objects are not the program's: the flat
+ *     view's row of module libhpcrun.so, and each data object whose label
+ *     names [libhpcrun.so], hold at most 0.5% of the total of I (hpcrun
+ *     leaves its frames out of every path: hpcrun/rt/unwind.c,
+ *     invariant 4).
  *
  * "At most" and "the same" are within rounding: a millionth of the total.
  * The bottom-up view is checked below level 1 only while the instances

@@ -9,12 +9,14 @@
  * any other); later sections are skipped.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "error.h"
+#include "formula.h"
 #include "hashmap.h"
 #include "infile.h"
 #include "dataview.h"
@@ -36,6 +38,8 @@ struct loader {
 	size_t depth, stack_alloc;
 	int loaded;			/* a data section has been read */
 	int have_root_vals;		/* <M> directly in the data section */
+	char **view_frm;		/* [nmetrics]: MetricFormula t="view" */
+	size_t view_frm_alloc;
 };
 
 static uint32_t intern(struct model *m, const char *s)
@@ -141,9 +145,56 @@ static int metric_entry(struct loader *ld)
 	t = attr(ld, "ep");
 	mm->unit = units_of(mm->name, attr(ld, "md"),
 			    t ? strtod(t, NULL) : 1, v);
+	mm->view = NULL;
 	hmap_put_str(ld->metric_ids, i, (void *)(uintptr_t)(m->nmetrics + 1));
+	HPC_GROW(ld->view_frm, m->nmetrics + 1, ld->view_frm_alloc);
+	ld->view_frm[m->nmetrics] = NULL;
 	m->nmetrics++;
 	return 0;
+}
+
+/* A MetricFormula inside the last Metric: keeps the view formula's text. */
+static int metric_formula(struct loader *ld)
+{
+	const char *t = attr(ld, "t"), *frm = attr(ld, "frm");
+	size_t last = ld->m->nmetrics - 1;
+
+	if (!ld->m->nmetrics || !t || !frm || strcmp(t, "view"))
+		return 0;
+	free(ld->view_frm[last]);
+	ld->view_frm[last] = xstrdup(frm);
+	return 0;
+}
+
+/* formula_resolver: "$ID" is the metric whose i is ID, when it is
+ * additive (a sum over scopes). */
+static struct formula *resolve_additive(void *arg, const char *name)
+{
+	struct loader *ld = arg;
+	void *p = name[0] == '$' ? hmap_get_str(ld->metric_ids, name + 1) :
+		  NULL;
+	size_t mi;
+
+	if (!p)
+		return NULL;
+	mi = (size_t)((uintptr_t)p - 1);
+	return ld->m->metrics[mi].additive ? formula_raw(mi) : NULL;
+}
+
+/* struct model_metric view: the view formulas of derived metrics that
+ * views summing scopes can compute; one they cannot (a statistic named, a
+ * grammar this reader does not know) leaves those rows without a value. */
+static void parse_view_formulas(struct loader *ld)
+{
+	struct model *m = ld->m;
+	size_t i;
+
+	for (i = 0; i < m->nmetrics; i++) {
+		if (m->metrics[i].additive || !ld->view_frm[i])
+			continue;
+		m->metrics[i].view = formula_parse(ld->view_frm[i],
+						   resolve_additive, ld);
+	}
 }
 
 static void resolve_partners(struct loader *ld)
@@ -331,6 +382,8 @@ static int header_element(struct loader *ld, const char *el)
 {
 	if (!strcmp(el, "Metric"))
 		return metric_entry(ld);
+	if (!strcmp(el, "MetricFormula"))
+		return metric_formula(ld);
 	if (!strcmp(el, "LoadModule"))
 		return table_entry(ld, ld->lm_tab);
 	if (!strcmp(el, "File"))
@@ -405,6 +458,7 @@ static int run_reader(struct loader *ld)
 			    !strcmp(el, "SecFlatProfileData")) {
 				ld->loaded = 1;
 				resolve_partners(ld);
+				parse_view_formulas(ld);
 				data_depth = 0;
 				ld->depth = 0;
 				if (!empty)
@@ -462,6 +516,31 @@ static void compute_totals(struct model *m, int have_root_vals)
 		    m->metrics[p].type == MT_INCLUSIVE)
 			m->total[i] = m->total[p];
 	}
+	/* a derived metric's total is its formula over the totals */
+	for (i = 0; i < m->nmetrics && !have_root_vals; i++)
+		if (m->metrics[i].view)
+			m->total[i] = model_derive(m, i, m->total);
+}
+
+struct derive_at {
+	const struct model *m;
+	const double *vals;
+};
+
+/* The database value of metric raw (formulas are over database units). */
+static double derive_raw(void *arg, size_t raw)
+{
+	const struct derive_at *at = arg;
+
+	return at->vals[raw] / at->m->metrics[raw].unit.scale;
+}
+
+double model_derive(const struct model *m, size_t met, const double *vals)
+{
+	struct derive_at at = { m, vals };
+	double x = formula_eval(m->metrics[met].view, derive_raw, &at);
+
+	return isfinite(x) ? x * m->metrics[met].unit.scale : 0;
 }
 
 /* The file name of a path: "/usr/lib/libc.so.6" -> "libc.so.6". */
@@ -591,6 +670,7 @@ struct model *model_load(const char *path)
 	struct model *m;
 	char *file;
 	int ret;
+	size_t i;
 
 	m = xcalloc(1, sizeof(*m));
 	file = experiment_path(path, &m->dbdir);
@@ -628,6 +708,9 @@ struct model *model_load(const char *path)
 	hmap_free(ld.root_procs);
 	free(ld.stack);
 	free(ld.last);
+	for (i = 0; ld.view_frm && i < m->nmetrics; i++)
+		free(ld.view_frm[i]);
+	free(ld.view_frm);
 	free(file);
 	if (ret < 0) {
 		model_free(m);
@@ -653,6 +736,7 @@ void model_free(struct model *m)
 	for (i = 0; i < m->nmetrics; i++) {
 		free(m->metrics[i].name);
 		free(m->metrics[i].id);
+		formula_free(m->metrics[i].view);
 	}
 	free(m->metrics);
 	free(m->total);

@@ -51,6 +51,8 @@
 
 #include "units.h"
 
+struct formula;
+
 #define MODEL_NONE UINT32_MAX
 
 enum scope_kind {
@@ -85,6 +87,9 @@ struct model_metric {
 				 * "100 * ...", or its name has a "%" */
 	struct unit unit;	/* shown unit; value held = database value *
 				 * unit.scale (units.h) */
+	struct formula *view;	/* a derived metric's MetricFormula
+				 * t="view" when it names only additive
+				 * metrics (model_derive), else NULL */
 };
 
 struct scope {
@@ -137,6 +142,15 @@ struct model {
  */
 struct model *model_load(const char *path);
 void model_free(struct model *m);
+
+/*
+ * The value of derived metric met (its view formula, struct model_metric)
+ * over vals[0 .. nmetrics), the metric values of a row that sums scopes
+ * (a bottom-up or flat row, in shown units): a share of the summed counts,
+ * not a sum of shares.  0 when the formula divides by zero; met must have
+ * a view formula.
+ */
+double model_derive(const struct model *m, size_t met, const double *vals);
 
 /* The value of metric met at scope s (0 when absent). */
 double model_value(const struct model *m, uint32_t s, size_t met);

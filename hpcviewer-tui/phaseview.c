@@ -319,6 +319,7 @@ void phaseview_free(struct phaseview *pv)
 	free(pv->kinds);
 	free(pv->kthreads);
 	free(pv->episodes);
+	thread_names_release(&pv->names);
 	free(pv);
 }
 
@@ -363,8 +364,13 @@ struct phaseview *phaseview_load(const struct model *m, int *missing)
 			ret = parse_line(&r, line);
 		}
 	}
-	if (!ret)
+	if (!ret) {
 		group(&r);
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/threads.tsv", m->dbdir);
+		/* without it threads keep their numbers */
+		(void)thread_names_read(&r.pv->names, path.buf);
+	}
 	hmap_free(r.kinds);
 	free(r.kt_kind);
 	strbuf_release(&sb);
@@ -514,8 +520,9 @@ static void barrier_lines(struct phaseview *pv, const struct phase_site *s)
 
 		sb = add_line(pv, PV_THREAD, MODEL_NONE);
 		strbuf_addf(sb, "%12.6f %12.6f %9" PRIu64 " %9" PRIu64
-			    " %7s %12s    thread %u", t->wait, t->work,
-			    t->episodes, t->last, "", "", t->thread);
+			    " %7s %12s    ", t->wait, t->work,
+			    t->episodes, t->last, "", "");
+		thread_names_label(&pv->names, t->thread, sb);
 		add_strip(pv, s, t->thread, sb);
 	}
 }
@@ -531,9 +538,9 @@ static void lock_lines(struct phaseview *pv, const struct phase_site *s)
 		const struct phase_thread *t = &pv->threads[i];
 
 		sb = add_line(pv, PV_THREAD, MODEL_NONE);
-		strbuf_addf(sb, "%12.6f %9" PRIu64 " %9" PRIu64 "    thread %u",
-			    t->lock_wait, t->lock_calls, t->lock_blocked,
-			    t->thread);
+		strbuf_addf(sb, "%12.6f %9" PRIu64 " %9" PRIu64 "    ",
+			    t->lock_wait, t->lock_calls, t->lock_blocked);
+		thread_names_label(&pv->names, t->thread, sb);
 	}
 }
 
@@ -607,11 +614,12 @@ void phaseview_lines(struct phaseview *pv, const struct model *m, int met,
 		for (k = pk->first_thread; k < pk->first_thread + pk->nthreads;
 		     k++) {
 			const struct phase_kthread *t = &pv->kthreads[k];
+			struct strbuf *tb = add_line(pv, PV_THREAD,
+						     MODEL_NONE);
 
-			strbuf_addf(add_line(pv, PV_THREAD, MODEL_NONE),
-				    "%12.6f %12.6f %9" PRIu64 " %9s %7s    "
-				    "thread %u", t->work, t->wall, t->count, "",
-				    "", t->thread);
+			strbuf_addf(tb, "%12.6f %12.6f %9" PRIu64 " %9s %7s"
+				    "    ", t->work, t->wall, t->count, "", "");
+			thread_names_label(&pv->names, t->thread, tb);
 		}
 		if (s != MODEL_NONE && depth > 0)
 			add_code(pv, m, met, s, depth - 1, 0);
@@ -637,6 +645,7 @@ int phaseview_print(struct phaseview *pv, size_t width, FILE *out)
 
 int phaseview_print_csv(const struct phaseview *pv, FILE *out)
 {
+	struct strbuf sb = STRBUF_INIT;
 	size_t i, k;
 
 	fputs("site,kind,thread,episodes,wait_s,work_s,last_arrivals,"
@@ -655,9 +664,11 @@ int phaseview_print_csv(const struct phaseview *pv, FILE *out)
 		     k++) {
 			const struct phase_thread *t = &pv->threads[k];
 
-			fprintf(out, "%u,%s,%u,%" PRIu64 ",%.9f,%.9f,%" PRIu64
+			fprintf(out, "%u,%s,%s,%" PRIu64 ",%.9f,%.9f,%" PRIu64
 				",%.9f,%" PRIu64 ",%" PRIu64 ",%.9f,", s->id,
-				s->kind, t->thread, t->episodes, t->wait,
+				s->kind,
+				thread_names_field(&pv->names, t->thread, &sb),
+				t->episodes, t->wait,
 				t->work, t->last, t->completion, t->lock_calls,
 				t->lock_blocked, t->lock_wait);
 			stdio_csv_field(out, s->location);
@@ -671,10 +682,13 @@ int phaseview_print_csv(const struct phaseview *pv, FILE *out)
 			pk->start, pk->end, pk->count, pk->work);
 		for (k = pk->first_thread; k < pk->first_thread + pk->nthreads;
 		     k++)
-			fprintf(out, "%u-%u,phase,%u,%" PRIu64 ",,%.9f,,,,,,\n",
-				pk->start, pk->end, pv->kthreads[k].thread,
+			fprintf(out, "%u-%u,phase,%s,%" PRIu64 ",,%.9f,,,,,,\n",
+				pk->start, pk->end,
+				thread_names_field(&pv->names,
+						   pv->kthreads[k].thread, &sb),
 				pv->kthreads[k].count, pv->kthreads[k].work);
 	}
+	strbuf_release(&sb);
 	if (fflush(out) || ferror(out))
 		return hpc_seterr("write error: %s", strerror(errno));
 	return 0;

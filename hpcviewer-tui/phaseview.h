@@ -33,6 +33,7 @@ struct hmap;
 
 #include "model.h"
 #include "strbuf.h"
+#include "threadname.h"
 
 #define PHASEVIEW_MAX_BYTES ((uint64_t)256 << 20)
 #define PHASEVIEW_MAX_LINE 65536
@@ -93,6 +94,9 @@ struct phaseview {
 	struct phase_kind *kinds;	size_t nkinds;
 	struct phase_kthread *kthreads;	size_t nkthreads;
 	struct phase_episode *episodes;	size_t nepisodes;
+	/* DBDIR/threads.tsv: "thread 3", or "rank 1 thread 3" for MPI
+	 * (threadname.h); empty when the file is missing or unreadable */
+	struct thread_names names;
 	/* the lines, built by phaseview_lines() */
 	struct strbuf *text;	struct pv_line *lines;
 	size_t nlines, lines_alloc;
@@ -122,7 +126,9 @@ void phaseview_lines(struct phaseview *pv, const struct model *m, int met,
 
 /* Prints the lines (at most width characters each; 0 no limit). */
 int phaseview_print(struct phaseview *pv, size_t width, FILE *out);
-/* Prints CSV: site,kind,thread,episodes,wait_s,work_s,last_arrivals,... */
+/* Prints CSV: site,kind,thread,episodes,wait_s,work_s,last_arrivals,...;
+ * thread is the thread's number, or its name in an MPI measurement
+ * ("rank 1 thread 3", threadname.h). */
 int phaseview_print_csv(const struct phaseview *pv, FILE *out);
 
 #endif

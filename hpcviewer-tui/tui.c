@@ -33,6 +33,7 @@
 #include "sharingview.h"
 #include "stdio-out.h"
 #include "strbuf.h"
+#include "threadname.h"
 #include "tui.h"
 #include "units.h"
 
@@ -264,6 +265,53 @@ static void code_load(struct tui *t, uint32_t lm, uint32_t entry)
 }
 
 /*
+ * Adds path to sb in at most room characters where it can be: a long path
+ * loses the middle of its directories to "...", never its last component
+ * (a file name, or the end of a message naming one).  The end kept is its
+ * longest run of whole components that takes at most two thirds of the
+ * room (at least the last component); its start fills the rest.
+ */
+static void add_path(struct strbuf *sb, const char *path, size_t room)
+{
+	size_t len = strlen(path), tail = 0, head, i;
+
+	if (len <= room) {
+		strbuf_addstr(sb, path);
+		return;
+	}
+	for (i = len; i-- > 0;)
+		if (path[i] == '/' && (!tail || len - i <= room * 2 / 3))
+			tail = len - i;
+	if (!tail)
+		tail = len;
+	head = room > tail + 3 ? room - tail - 3 : 0;
+	strbuf_add(sb, path, head);
+	strbuf_addstr(sb, "...");
+	strbuf_addstr(sb, path + len - tail);
+}
+
+/* The room a path has in a heading of cols characters whose other text
+ * takes fixed characters. */
+static size_t path_room(int cols, size_t fixed)
+{
+	return cols > 0 && (size_t)cols > fixed ? (size_t)cols - fixed : 0;
+}
+
+/*
+ * A pane's heading "-- BEFORE PATH AFTER --" in at most cols characters
+ * where it can be: the path is shortened (add_path), never what is
+ * around it, which says what the pane shows.
+ */
+static void pane_heading(const char *before, const char *path,
+			 const char *after, int cols, struct strbuf *sb)
+{
+	strbuf_addf(sb, "-- %s", before);
+	add_path(sb, path, path_room(cols, strlen(before) + strlen(after) +
+				     strlen("--  --")));
+	strbuf_addf(sb, "%s --", after);
+}
+
+/*
  * The pane where the row has no source: the machine code of its procedure
  * (perf annotate's fallback), the row's own instruction highlighted.
  * Returns 0 when the row has no code address either (nothing drawn).
@@ -274,6 +322,7 @@ static int draw_code(struct tui *t, int top, int height)
 	uint32_t s = t->v->nodes[sel_node(t)].scope, frame, mark;
 	struct code *c = &t->code;
 	size_t i, first, at;
+	struct strbuf sb = STRBUF_INIT, after = STRBUF_INIT;
 	char *heading;
 	int y;
 
@@ -286,16 +335,23 @@ static int draw_code(struct tui *t, int top, int height)
 	code_load(t, m->scopes[frame].lm, m->scopes[frame].addr);
 	attron(A_BOLD);
 	if (!c->d) {
-		mvprintw(top, 0, "-- no source, and no code: %s --", c->err);
+		pane_heading("no source, and no code: ", c->err, "", COLS, &sb);
+		mvprintw(top, 0, "%s", sb.buf);
+		strbuf_release(&sb);
 		attroff(A_BOLD);
 		return 1;
 	}
 	heading = metric_heading(t, c->metric);
-	mvprintw(top, 0, "-- no source: code of %s at 0x%llx-0x%llx (%s; %s "
-		 "at each statement's first sampled instruction) --",
-		 model_str(m, c->lm), (unsigned long long)c->d->start,
-		 (unsigned long long)c->d->end, c->d->extent, heading);
+	strbuf_addf(&after, " at 0x%llx-0x%llx (%s; %s at each statement's "
+		    "first sampled instruction)",
+		    (unsigned long long)c->d->start,
+		    (unsigned long long)c->d->end, c->d->extent, heading);
 	free(heading);
+	pane_heading("no source: code of ", model_str(m, c->lm), after.buf,
+		     COLS, &sb);
+	mvprintw(top, 0, "%s", sb.buf);
+	strbuf_release(&sb);
+	strbuf_release(&after);
 	attroff(A_BOLD);
 	mark = m->scopes[s].addr ? m->scopes[s].addr : m->scopes[frame].addr;
 	at = disasm_find(c->d, mark);
@@ -368,44 +424,12 @@ static int draw_sharing(struct tui *t, int top, int height)
 	return 1;
 }
 
-/*
- * The source pane's heading "-- PATH (METRIC per line) --" in at most
- * cols characters where it can be: a long path loses the middle of its
- * directories to "...", never its file name or the metric, which say
- * what the pane shows.  The end of the path kept is its longest run of
- * whole components that takes at most two thirds of the room (at least
- * the file name); its start fills the rest.
- */
-static void source_heading(const char *path, const char *metric, int cols,
-			   struct strbuf *sb)
-{
-	size_t fixed = strlen(metric) + strlen("--  ( per line) --");
-	size_t room = cols > 0 && (size_t)cols > fixed ? (size_t)cols - fixed : 0;
-	size_t len = strlen(path), tail = 0, head, i;
-
-	strbuf_addstr(sb, "-- ");
-	if (len <= room) {
-		strbuf_addstr(sb, path);
-	} else {
-		for (i = len; i-- > 0;)
-			if (path[i] == '/' && (!tail || len - i <= room * 2 / 3))
-				tail = len - i;
-		if (!tail)
-			tail = len;
-		head = room > tail + 3 ? room - tail - 3 : 0;
-		strbuf_add(sb, path, head);
-		strbuf_addstr(sb, "...");
-		strbuf_addstr(sb, path + len - tail);
-	}
-	strbuf_addf(sb, " (%s per line) --", metric);
-}
-
 static void draw_source(struct tui *t, int top, int height)
 {
 	const struct vnode *nd = &t->v->nodes[sel_node(t)];
 	struct source *s = &t->src;
 	int y, first;
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, after = STRBUF_INIT;
 	char buf[64], *heading;
 
 	move(top, 0);
@@ -423,15 +447,20 @@ static void draw_source(struct tui *t, int top, int height)
 		return;
 	attron(A_BOLD);
 	if (!s->found) {
-		mvprintw(top, 0, "-- source not in the database: %s --", s->path);
+		pane_heading("source not in the database: ", s->path, "", COLS,
+			     &sb);
+		mvprintw(top, 0, "%s", sb.buf);
+		strbuf_release(&sb);
 		attroff(A_BOLD);
 		return;
 	}
 	heading = metric_heading(t, s->metric);
-	source_heading(s->path, heading, COLS, &sb);
+	strbuf_addf(&after, " (%s per line)", heading);
+	free(heading);
+	pane_heading("", s->path, after.buf, COLS, &sb);
 	mvaddnstr(top, 0, sb.buf, COLS);
 	strbuf_release(&sb);
-	free(heading);
+	strbuf_release(&after);
 	attroff(A_BOLD);
 	first = (int)nd->line - height / 2;
 	if (first < 1)
@@ -885,12 +914,14 @@ static void do_derived(struct tui *t)
 		set_status(t, "added column %zu: %s", t->b->ncols, buf);
 }
 
-/* Appends "thread T (IDENTITY)" for the first thread holding value x, and
+/* Appends "thread T (IDENTITY)" ("rank R thread T (IDENTITY)" in an MPI
+ * measurement, threadname.h) for the first thread holding value x, and
  * how many more hold it. */
 static void add_holder(const struct model *m, const double *vals, int nt,
 		       double x, struct strbuf *sb)
 {
 	struct strbuf id = STRBUF_INIT;
+	struct thread_names tn = THREAD_NAMES_INIT;
 	int i, first = -1, more = 0;
 
 	for (i = 0; i < nt; i++)
@@ -898,7 +929,11 @@ static void add_holder(const struct model *m, const double *vals, int nt,
 			first = i;
 		else if (vals[i] == x)
 			more++;
-	strbuf_addf(sb, "thread %d", first);
+	strbuf_addf(&id, "%s/threads.tsv", m->dbdir);
+	(void)thread_names_read(&tn, id.buf);	/* else "thread T" */
+	strbuf_reset(&id);
+	thread_names_label(&tn, (size_t)first, sb);
+	thread_names_release(&tn);
 	if (!model_thread_name(m, (size_t)first, &id) && id.len)
 		strbuf_addf(sb, " (%s)", id.buf);
 	if (more)

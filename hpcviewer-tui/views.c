@@ -95,6 +95,20 @@ static uint32_t add_scope_node(struct view *v, uint32_t parent, uint32_t s)
 	return n;
 }
 
+/* Invariant 3: a row that sums scopes computes its derived metrics from
+ * its sums (an instruction-mix share is its class's samples over its
+ * samples, not a sum of the scopes' shares). */
+static void derive_values(struct view *v, uint32_t n)
+{
+	const struct model *m = v->b->m;
+	double *vals = vnode_vals(v, n);
+	size_t met;
+
+	for (met = 0; met < nmet(v); met++)
+		if (m->metrics[met].view)
+			vals[met] = model_derive(m, met, vals);
+}
+
 static void set_children(struct view *v, uint32_t n, const uint32_t *c,
 			 uint32_t count)
 {
@@ -316,6 +330,7 @@ static void bu_group(struct view *v, uint32_t n, const struct bu_inst *cand,
 					vals[met] += model_value(m, in->bottom,
 								 met);
 		}
+		derive_values(v, kids[i]);
 	}
 	v->ninst += ncand;
 	set_children(v, n, kids, (uint32_t)nk);
@@ -558,6 +573,8 @@ static void build_flat(struct view *v)
 	}
 	free(stack);
 	free(active);
+	for (i = 1; i < v->nnodes; i++)
+		derive_values(v, (uint32_t)i);
 	v->flat_of = flat_of;
 	root_values(v);
 

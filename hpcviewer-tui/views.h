@@ -22,6 +22,9 @@
  *     Only additive metrics (v="raw"/"derived-incr") are summed into
  *     bottom-up and flat nodes; statistics such as Min or StdDev across
  *     threads are not sums of their parts, so those cells stay empty there.
+ *     Derived metrics with a view formula over additive metrics (an
+ *     instruction-mix share, 100 * {M.fp} / {M}) are computed from the
+ *     node's sums (model_derive), not summed.
  *     Functions: the bottom-up tree, each procedure labelled with its
  *     module ("memcpy [libc.so.6]"; in the other views only a library's
  *     procedures are), meant to be sorted by an exclusive column

@@ -13,14 +13,15 @@
 
 static const char *const kind_names[HPCSYNC_NKINDS] = {
 	"barrier", "omp-barrier", "omp-loop-end", "omp-sections-end",
-	"omp-single-end", "omp-join", "kmp-barrier", "mpi-barrier",
+	"omp-single-end", "omp-join", "kmp-barrier", "kmp-join",
+	"mpi-barrier",
 	"mutex", "cond", "sem",
 };
 
 static const char *const kind_functions[HPCSYNC_NKINDS] = {
 	"pthread_barrier_wait", "GOMP_barrier", "GOMP_loop_end",
 	"GOMP_sections_end", "GOMP_single_copy_end", "GOMP_parallel",
-	"__kmpc_barrier", "MPI_Barrier", "pthread_mutex_lock",
+	"__kmpc_barrier", "__kmpc_fork_call", "MPI_Barrier", "pthread_mutex_lock",
 	"pthread_cond_wait", "sem_wait",
 };
 

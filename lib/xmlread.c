@@ -267,10 +267,17 @@ static int read_cb(void *arg, char *buf, int len)
 	uint64_t left = x->fmt->max_bytes - x->nread;
 	ssize_t n;
 
-	do
-		n = read(x->fd, buf, left < (uint64_t)len ? (size_t)left + 1
-							  : (size_t)len);
-	while (n < 0 && errno == EINTR);
+	if (x->mem) {
+		n = (ssize_t)(x->memlen - x->mempos < (size_t)len ?
+			      x->memlen - x->mempos : (size_t)len);
+		memcpy(buf, x->mem + x->mempos, (size_t)n);
+		x->mempos += (size_t)n;
+	} else {
+		do
+			n = read(x->fd, buf, left < (uint64_t)len ?
+				 (size_t)left + 1 : (size_t)len);
+		while (n < 0 && errno == EINTR);
+	}
 	if (n < 0) {
 		record(x, 0, "%s", strerror(errno));
 		return -1;
@@ -292,6 +299,28 @@ static int read_cb(void *arg, char *buf, int len)
 	return (int)n;
 }
 
+static struct xmlread *open_reader(struct xmlread *x)
+{
+	const char *path = x->path;
+
+	x->line = x->run_line = 1;
+	xmlSetExternalEntityLoader(refuse_entity);
+	xmlSetStructuredErrorFunc(x, on_error);
+	xmlParserMaxDepth = x->fmt->max_depth;
+	x->r = xmlReaderForIO(read_cb, NULL, x, path, NULL,
+			      XML_PARSE_NONET | XML_PARSE_NOBLANKS |
+			      XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+			      XML_PARSE_BIG_LINES);
+	if (!x->r) {
+		record(x, 0, "cannot start the XML parser");
+		report(x);
+		xmlread_close(x);
+		return NULL;
+	}
+	xmlTextReaderSetStructuredErrorHandler(x->r, on_error, x);
+	return x;
+}
+
 struct xmlread *xmlread_open(const char *path,
 			     const struct xmlread_format *fmt)
 {
@@ -310,22 +339,26 @@ struct xmlread *xmlread_open(const char *path,
 	x->path = path;
 	x->fmt = fmt;
 	x->fd = fd;
-	x->line = x->run_line = 1;
-	xmlSetExternalEntityLoader(refuse_entity);
-	xmlSetStructuredErrorFunc(x, on_error);
-	xmlParserMaxDepth = fmt->max_depth;
-	x->r = xmlReaderForIO(read_cb, NULL, x, path, NULL,
-			      XML_PARSE_NONET | XML_PARSE_NOBLANKS |
-			      XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-			      XML_PARSE_BIG_LINES);
-	if (!x->r) {
-		record(x, 0, "cannot start the XML parser");
-		report(x);
-		xmlread_close(x);
+	return open_reader(x);
+}
+
+struct xmlread *xmlread_open_mem(const char *path, const char *buf,
+				 size_t len, const struct xmlread_format *fmt)
+{
+	struct xmlread *x;
+
+	if (!len || len > fmt->max_bytes) {
+		hpc_seterr("'%s': %s document, not %s", path,
+			   len ? "too large a" : "an empty", fmt->what);
 		return NULL;
 	}
-	xmlTextReaderSetStructuredErrorHandler(x->r, on_error, x);
-	return x;
+	x = xcalloc(1, sizeof(*x));
+	x->path = path;
+	x->fmt = fmt;
+	x->fd = -1;
+	x->mem = buf;
+	x->memlen = len;
+	return open_reader(x);
 }
 
 void xmlread_close(struct xmlread *x)
@@ -335,7 +368,8 @@ void xmlread_close(struct xmlread *x)
 	if (x->r)
 		xmlFreeTextReader(x->r);
 	xmlSetStructuredErrorFunc(NULL, NULL);
-	close(x->fd);
+	if (x->fd >= 0)
+		close(x->fd);
 	free(x);
 }
 

@@ -65,7 +65,9 @@ struct xmlread {
 	const char *path;
 	/* private */
 	const struct xmlread_format *fmt;
-	int fd;
+	int fd;			/* -1: reading mem[] instead */
+	const char *mem;
+	size_t memlen, mempos;
 	uint64_t nread;
 	int started, failed;
 	int eof;		/* the file has been read to its end */
@@ -86,6 +88,12 @@ struct xmlread {
  */
 struct xmlread *xmlread_open(const char *path,
 			     const struct xmlread_format *fmt);
+/*
+ * A reader for the len bytes at buf (which must outlive it), named path in
+ * errors, under the same policy as a file of that size.
+ */
+struct xmlread *xmlread_open_mem(const char *path, const char *buf,
+				 size_t len, const struct xmlread_format *fmt);
 void xmlread_close(struct xmlread *x);
 
 /*

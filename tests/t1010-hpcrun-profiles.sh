@@ -76,7 +76,8 @@ test_expect_success 'the profile holds every recorded sample, the log adds up' '
 	recorded=$(sed -n "s/^samples-recorded: //p" split/*.log) &&
 	taken=$(sed -n "s/^samples-taken: //p" split/*.log) &&
 	dropped=$(sed -n "s/^samples-dropped: //p" split/*.log) &&
-	test $((recorded + dropped)) -eq "$taken" &&
+	own=$(sed -n "s/^samples-in-hpcrun: //p" split/*.log) &&
+	test $((recorded + own + dropped)) -eq "$taken" &&
 	test "$recorded" -gt 300 &&
 	grep -q "^# metric perf::cpu-clock period 1 samples $recorded\$" f &&
 	total=$(awk "!/^#/ { t += \$NF } END { printf \"%d\", t / 1e6 }" f) &&
@@ -190,11 +191,11 @@ test_expect_success PERF_EVENTS,UNPRIVILEGED 'no room for a ring buffer: that th
 # 1 MiB ring holds: the kernel's losses are counted, the rest recorded.
 test_expect_success PERF_EVENTS 'a full ring buffer: the samples the kernel lost are counted' '
 	hpcrun -o full -e cpu-clock@f50000 ./rt-work split 10 >/dev/null &&
-	for k in taken recorded dropped ring-full; do
+	for k in taken recorded in-hpcrun dropped ring-full; do
 		sed -n "s/^samples-$k: //p; s/^dropped-$k: //p" full/*.log >$k || exit 1
 	done &&
 	test "$(cat ring-full)" -gt 0 &&
-	test $(($(cat recorded) + $(cat dropped))) -eq "$(cat taken)"
+	test $(($(cat recorded) + $(cat in-hpcrun) + $(cat dropped))) -eq "$(cat taken)"
 '
 
 test_expect_success 'the tree grows with contexts, not with time' '

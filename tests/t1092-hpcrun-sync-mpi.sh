@@ -31,4 +31,31 @@ test_expect_success 'a program without MPI runs with the MPI_Barrier wrapper unu
 	! grep -q mpi-barrier nompi/*.hpcsync
 '
 
+# Each rank of rt-sync-mpi has its main thread and the runtime's helper
+# threads, so a rank is "rank R thread T"; a program without MPI keeps
+# "thread N".
+test_expect_success MPI 'hpcprof --text and the phases view name ranks as ranks' '
+	(cd r4 && hpcprof -o db --text text m 2>err) &&
+	sed -n "/^Per thread at each barrier:/,/^$/p" r4/text >per &&
+	for r in 0 1 2 3; do
+		grep -q "^ *[0-9]*  *rank $r thread 0 " per || exit 1
+	done &&
+	! grep -q "^ *[0-9][0-9]*  *[0-9][0-9]*  *[0-9]" per &&
+	hpcviewer-tui --stdio --view phases r4/db >view &&
+	for r in 0 1 2 3; do
+		grep -q "    rank $r thread 0\( \|$\)" view || exit 1
+	done &&
+	hpcviewer-tui --csv --view phases r4/db >csv &&
+	grep -q "^[0-9]*,mpi-barrier,rank 3 thread 0," csv
+'
+
+test_expect_success 'without MPI, threads keep their numbers' '
+	hpcprof -o nompi-db --text nompi.txt nompi 2>err &&
+	grep -q "^ *[0-9]*  *0  *[0-9]" nompi.txt &&
+	! grep -q "rank" nompi.txt &&
+	hpcviewer-tui --stdio --view phases nompi-db >view &&
+	grep -q "    thread 0" view &&
+	! grep -q rank view
+'
+
 test_done

@@ -149,6 +149,99 @@ test_expect_success 'hpcviewer-tui shows the shares as columns and sorts by them
 	grep -q "cycles.fp_share (E)" view
 '
 
+# kern, called from two lines of main, is 75% FP in one context (30 of 40
+# cycles) and 1/6 in the other (10 of 60): 40 of its 100 cycles are FP.
+# Views that sum contexts (flat, functions, bottom-up) and the report
+# divide the summed counts, never add or average the contexts' shares.
+test_expect_success 'a procedure in two contexts: a measurement with known shares' '
+	cat >two.hpcstruct <<-\EOT &&
+	<?xml version="1.0"?>
+	<HPCToolkitStructure i="0" version="4.9" n="">
+	<LM i="1" n="/nonexistent/two" has-calls="1" v="{}">
+	<F i="2" n="/src/two.c">
+	<P i="3" n="kern" l="10" v="{[0x1000-0x1001)}">
+	<S i="4" l="11" v="{[0x1000-0x1008)}"/><?insn-mix fp="2" insns="f4f4"?>
+	<S i="5" l="12" v="{[0x1008-0x1010)}"/><?insn-mix int="2" insns="i4i4"?>
+	</P>
+	<P i="6" n="main" l="20" v="{[0x2000-0x2001)}">
+	<S i="7" l="21" v="{[0x2000-0x2010)}"/>
+	<S i="8" l="22" v="{[0x2010-0x2020)}"/>
+	</P>
+	</F>
+	</LM>
+	</HPCToolkitStructure>
+	EOT
+	cat >two.spec <<-\EOT &&
+	header program-name two
+	lm 1 /nonexistent/two
+	metric cycles int
+	node 2 0 0 ^Primary
+	node 4 2 1 2005
+	node 6 4 1 1004
+	node 8 4 1 100c
+	node 10 2 1 2015
+	node 12 10 1 1004
+	node 14 10 1 100c
+	value 6 0 30
+	value 8 0 10
+	value 12 0 10
+	value 14 0 50
+	EOT
+	mkdir two &&
+	./mkprofile two/two-0.hpcrun <two.spec &&
+	hpcprof -S two.hpcstruct -o dbtwo --text two.txt two 2>err &&
+	DB=dbtwo &&
+	test "$(at "//C[@l=21]" "cycles.fp_share (I)")" = 75 &&
+	test "$(at "//C[@l=22]" "cycles.int_share (I)")" = 83.33333333333334
+'
+
+# share VIEW ROW: the fp, mem, int and branch shares (E) of the CSV row
+# whose scope is ROW, as "fp mem int branch".
+share() {
+	hpcviewer-tui --csv --view "$1" --metrics \
+		"cycles.fp_share (E),cycles.mem_share (E),cycles.int_share (E),cycles.branch_share (E)" \
+		dbtwo >csv.$1 &&
+	awk -F, -v row="$2" '$3 == row { print $6, $8, $10, $12 }' csv.$1
+}
+
+test_expect_success 'functions view: a procedure'"'"'s shares are its class samples over its samples' '
+	test "$(share functions "kern [two]")" = "40 0 60 0"
+'
+
+test_expect_success 'flat view: procedure, file and module rows sum their contexts first' '
+	test "$(share flat kern)" = "40 0 60 0" &&
+	test "$(share flat two)" = "40 0 60 0" &&
+	test "$(share flat /src/two.c)" = "40 0 60 0" &&
+	test "$(share flat two.c:11)" = "100 0 0 0"
+'
+
+test_expect_success 'bottom-up view: each caller row has the shares of the calls through it' '
+	hpcviewer-tui --csv --view bottom-up --metrics "cycles.fp_share (I)" dbtwo >bu &&
+	awk -F, '"'"'$2 == "procedure" { print $1, $3, $6 }'"'"' bu >rows &&
+	grep -x "1 kern 40" rows &&
+	grep -x "2 main 40" rows
+'
+
+test_expect_success 'shares show in the text of the functions view' '
+	hpcviewer-tui --stdio --view functions --metrics all dbtwo >fv &&
+	grep "kern" fv >kern &&
+	grep -q "40.0%" kern &&
+	grep -q "60.0%" kern
+'
+
+test_expect_success 'hpcprof --text: the instruction mix of the top procedures' '
+	sed -n "/^Instruction mix of the top procedures/,/^$/p" two.txt >mix &&
+	cat >expect <<-\EOT &&
+	Instruction mix of the top procedures (% of exclusive cycles):
+	      exclusive     fp%    mem%    int% branch%  procedure [file:line] in module
+	            100  40.00%   0.00%  60.00%   0.00%  kern [two.c:10] in two
+
+	EOT
+	test_cmp expect mix &&
+	awk "length > 120" two.txt >long &&
+	! test -s long
+'
+
 test_expect_success 'without a mix in any structure file, no mix metrics' '
 	sed "s|/><?insn-mix[^>]*>|/>|" prog.hpcstruct >plain.hpcstruct &&
 	! grep -q insn-mix plain.hpcstruct &&

@@ -5,7 +5,8 @@ test_description='hpcviewer-tui per-thread values in every view, who holds the m
 
 # main (1 s of its own on line 5) calls work twice: 5 s on thread 0 through
 # the first call, 3 s on thread 1 through the second; thread 2 has nothing,
-# so every Min is 0.  Threads are two ranks' (hpcprof-database(5)).
+# so every Min is 0.  Threads are two ranks' (hpcprof-database(5)): rank 0
+# of one thread, rank 1 of two, so T names "rank 0" and "rank 1 thread 1".
 mkdir db
 cat >db/experiment.xml <<\EOT
 <?xml version="1.0"?>
@@ -62,8 +63,8 @@ per_thread() {
 	keys T && wait_for "at work: 3 threads" &&
 	screen >s &&
 	grep -qx "min 0  mean 2.67  max 5" s &&
-	grep -qx "max on thread 0 (app, process 100, rank 0, thread 0)" s &&
-	grep -qx "min on thread 2 (app, rank 1, thread 1)" s &&
+	grep -qx "max on rank 0 (app, process 100, rank 0, thread 0)" s &&
+	grep -qx "min on rank 1 thread 1 (app, rank 1, thread 1)" s &&
 	keys x && wait_for "(? help, q quit)"
 }
 
@@ -73,8 +74,8 @@ test_expect_success TMUX 'T in the top-down view names the threads of the min an
 	screen >s &&
 	grep -qx "Per-thread distribution of CPUTIME (sec):Sum (I)" s &&
 	grep -qx "min 0  mean 3  max 6" s &&
-	grep -qx "max on thread 0 (app, process 100, rank 0, thread 0)" s &&
-	grep -qx "min on thread 2 (app, rank 1, thread 1)" s &&
+	grep -qx "max on rank 0 (app, process 100, rank 0, thread 0)" s &&
+	grep -qx "min on rank 1 thread 1 (app, rank 1, thread 1)" s &&
 	keys x && wait_for "(? help, q quit)"
 '
 
@@ -89,14 +90,14 @@ test_expect_success TMUX 'T in the flat view: work summed over its two frames' '
 test_expect_success TMUX 'T in the functions view: work with its module' '
 	keys p && sleep 0.2 && keys / "^work" Enter && wait_for ": work [threads]  (?" &&
 	keys T && wait_for "at work [threads]: 3 threads" &&
-	grep -qx "max on thread 0 (app, process 100, rank 0, thread 0)" screen.txt &&
+	grep -qx "max on rank 0 (app, process 100, rank 0, thread 0)" screen.txt &&
 	keys x && wait_for "(? help, q quit)"
 '
 
 test_expect_success TMUX 'T with ties: the first holder and how many more' '
 	keys t g && sleep 0.2 && keys / "t.c:5" Enter && wait_for ": t.c:5  (?" &&
 	keys T && wait_for "at t.c:5: 3 threads" &&
-	grep -qx "min on thread 1 (app, process 101, rank 1, thread 0) and 1 more" screen.txt &&
+	grep -qx "min on rank 1 thread 0 (app, process 101, rank 1, thread 0) and 1 more" screen.txt &&
 	keys x && wait_for "(? help, q quit)"
 '
 

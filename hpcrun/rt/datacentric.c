@@ -33,7 +33,11 @@
  *  5. A module's static variables are a sorted immutable table, built from
  *     its file outside the handler when the module is first seen, and
  *     published by pointer per module id.
- *  6. Heap objects go into the allocating thread's tree at allocation,
+ *  6. libhpcrun.so's own memory (its statics, the slots of its real
+ *     functions) holds no object: an address in it is unknown.  hpcrun's
+ *     own threads (rt_own_thread) never track blocks (no rt_self) and
+ *     their stacks are not among the threads' stacks.
+ *  7. Heap objects go into the allocating thread's tree at allocation,
  *     with their bytes and blocks (hpcrun(5)), under td->busy as the
  *     handler's own work is: a sample arriving meanwhile is counted as
  *     nested, never recorded into a half-made path.
@@ -583,23 +587,22 @@ static void count_small(struct rt_data_thread *d, uintptr_t p, size_t n)
 }
 
 /* The calling thread's path of the allocation, outermost first, into f
- * (hpcrun's frames cut); its length.  td->busy is held. */
+ * (with no frame of hpcrun's: unwind.c, invariant 4); its length.
+ * td->busy is held. */
 static uint32_t alloc_path(struct rt_thread *td, uint64_t (*f)[2])
 {
 	const struct rt_module *m;
 	ucontext_t uc;
 	enum rt_unwind_end end;
-	int n, i, first;
+	int n, i;
 	uint32_t k = 0;
 
 	if (getcontext(&uc))
 		return 0;
 	n = rt_unwind_guarded(td, &uc, &end);
-	for (first = 0; first < n && rt_in_hpcrun(td->frames[first]); first++)
-		;
-	if (n - first > SITE_MAX_FRAMES)
-		n = first + SITE_MAX_FRAMES;
-	for (i = n - 1; i >= first; i--) {
+	if (n > SITE_MAX_FRAMES)
+		n = SITE_MAX_FRAMES;
+	for (i = n - 1; i >= 0; i--) {
 		m = rt_module_find(td->frames[i]);
 		if (!m)
 			continue;
@@ -762,7 +765,7 @@ int rt_data_object(struct rt_thread *td, uintptr_t a, struct rt_data_obj *o)
 		o->node = site_node(&td->cct, b.site);
 		return 1;
 	}
-	m = rt_module_find(a);
+	m = rt_in_hpcrun(a) ? NULL : rt_module_find(a);
 	if (m && (v = var_at(m->id, a - m->bias))) {
 		o->kind = 1;
 		o->start = m->bias + v->lo;
@@ -823,7 +826,7 @@ struct cct_node *rt_data_place(struct rt_thread *td, int idx,
 		__atomic_add_fetch(&counts.lookup_busy, 1, __ATOMIC_RELAXED);
 		return access_node(c, cct_xroot(c, CCT_UNKNOWN), 0, 0, 0);
 	}
-	m = rt_module_find(a);
+	m = rt_in_hpcrun(a) ? NULL : rt_module_find(a);
 	if (m && (v = var_at(m->id, a - m->bias))) {
 		obj = var_node(c, m, v);
 		if (td->share)

@@ -14,8 +14,8 @@
  *     dlvsym first, then any version).
  *  2. rt_interpose_init, the first thing rt_init does, looks every slot of
  *     every file up, so no wrapper called after it runs dlsym for its
- *     real function (none in a signal handler).  A call before it (another library's constructor)
- *     and a function not found then (its library dlopened later, as
+ *     real function (none in a signal handler).  A call before it
+ *     (another library's constructor) and a function not found then (its library dlopened later, as
  *     PMPI_Barrier may be) are looked up at the call.
  *  3. One failure policy: a real function found nowhere at its call means
  *     the program called a function that no library after hpcrun defines;
@@ -46,7 +46,7 @@
  *   malloc, calloc, realloc, free,   datacentric-alloc.c  without --data: the
  *     memalign, aligned_alloc,                            real call (invariant
  *     posix_memalign, valloc, mmap,                       1 there)
- *     munmap, mremap
+ *     mmap64, munmap, mremap
  *   pthread_barrier_*, GOMP_*,       sync-interpose.c     with --no-sync: the
  *     __kmpc_barrier, MPI_Barrier,                        real call (invariant
  *     pthread_mutex_lock,                                 1 there)

@@ -1108,6 +1108,7 @@ static void write_log(const char *why)
 	log_line(fd, "threads-unmeasured", threads_unmeasured);
 	log_line(fd, "samples-taken", totals.taken);
 	log_line(fd, "samples-recorded", totals.recorded);
+	log_line(fd, "samples-in-hpcrun", totals.in_hpcrun);
 	log_line(fd, "samples-partial", totals.partial);
 	log_line(fd, "unwind-faults", totals.unwind_faults);
 	dropped = totals.dropped_busy + totals.dropped_nomodule +

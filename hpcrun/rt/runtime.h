@@ -162,6 +162,7 @@ struct rt_counts {
 		dropped_full, dropped_stopped, dropped_foreign, unwind_faults,
 		handler_ns,	/* time spent in the handler (clock_gettime) */
 		dropped_ring,	/* lost by the kernel: a ring buffer was full */
+		in_hpcrun,	/* taken in libhpcrun.so's code: hpcrun's cost */
 		copy_live;	/* copies continued on the live stack */
 };
 
@@ -323,7 +324,9 @@ void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 int rt_unwind_here(struct rt_thread *td, const void *uc,
 		   enum rt_unwind_end *end);
 
-/* unwind.c: frames[0] = leaf pc; returns count; *end: how it ended. */
+/* unwind.c: the path of uc, leaf first, with no frame in libhpcrun.so
+ * (unwind.c, invariant 4): frames[0] is the innermost pc outside it;
+ * returns count; *end: how it ended. */
 int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
 	      int max, enum rt_unwind_end *end);
 /* The registers of a ucontext, DWARF numbering (16 = the pc). */

@@ -26,6 +26,12 @@
  *    (datacentric.c, datacentric-memop.c): no allocation, no lock there either;
  *    with --sharing such a sample is also an access record, a store into
  *    the thread's own buffer (sharing.h, invariant 3).
+ *  - hpcrun's own cost is not the program's: a sample whose pc is in
+ *    libhpcrun.so (tracking an allocation, unwinding for an allocation or
+ *    sync site, a wrapper's bookkeeping) is counted as in_hpcrun and kept
+ *    out of the tree, and no recorded path holds a frame of libhpcrun.so
+ *    (unwind.c, invariant 4).  Time in a library hpcrun calls for its own
+ *    work (getcontext, a lock) is not told apart and stays with the path.
  *  - Never block or wait: a sample that cannot be recorded is dropped and
  *    counted by reason (busy = nested signal, nomodule = pc outside every
  *    module, full = arena exhausted, stopped = measurement ended,
@@ -72,6 +78,13 @@ static int unwind_guarded(struct rt_thread *td, struct rt_thread *self,
 		rt_unwind(uc, td, td->frames, RT_MAX_FRAMES, end);
 	self->in_unwind = 0;
 	return n;
+}
+
+/* Is the sample's own pc (uc's, or c's) in libhpcrun.so? */
+static int in_hpcrun(const void *uc, const struct rt_copy *c)
+{
+	return rt_in_hpcrun(c ? c->regs[RT_UNWIND_REGS - 1] :
+		(uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP]);
 }
 
 /* Inserts the path in td->frames[0..n) of a sample of event idx taken at
@@ -169,6 +182,12 @@ void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 		if (c->live_hi)
 			td->counts.copy_live++;
 	}
+	if (end != RT_UNWIND_IN_HANDLER && in_hpcrun(NULL, c)) {
+		/* hpcrun's work outside its handler (taken in the handler:
+		 * nested, as record() counts it) */
+		td->counts.in_hpcrun++;
+		return;
+	}
 	if (end != RT_UNWIND_IN_HANDLER)
 		td->nsamples[idx]++;
 	record(td, idx, n, end, c->time, val, c->regs,
@@ -231,6 +250,10 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 		goto done;
 	}
 	val = rt_cfg.ev[idx].src->value(td, idx, si);
+	if (in_hpcrun(uc, NULL)) {
+		td->counts.in_hpcrun++;
+		goto done;
+	}
 	td->nsamples[idx]++;
 	if (rt_cfg.no_unwind) {
 		td->frames[0] = (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];

@@ -7,7 +7,8 @@
  *   GOMP_barrier, GOMP_loop_end, GOMP_sections_end   omp-* (libgomp)
  *   GOMP_parallel and GOMP_parallel_loop_*,          the region's join
  *   GOMP_parallel_sections                           (omp-join)
- *   __kmpc_barrier                                   kmp-barrier (libomp)
+ *   __kmpc_barrier                                   kmp-barrier (libomp
+ *                                                    without OMPT: sync-ompt.c)
  *   MPI_Barrier                                      mpi-barrier (PMPI)
  *   pthread_mutex_lock, pthread_cond_wait,           lock waits
  *   pthread_cond_timedwait, sem_wait
@@ -22,9 +23,11 @@
  *     thread, which then waits at one more GOMP_barrier: that is the join,
  *     measured as an episode (the team's own end barrier right after it
  *     finds everyone there).  Every team thread goes through it, measured
- *     or not, so no thread waits alone.  The region's object lives from
- *     the region's start to its end (all team threads have left the body
- *     when GOMP_parallel returns).
+ *     or not, so no thread waits alone.  The region (sync-region.c) lives
+ *     from the region's start to its end (all team threads have left the
+ *     body when GOMP_parallel returns): its sites hang below the master's
+ *     path to the GOMP_parallel* call, the join's leaf the outlined
+ *     function, and its episodes are numbered across the construct.
  *  4. libomp barriers (LLVM's __kmpc_barrier, which clang calls for
  *     explicit barriers and the implicit ones of worksharing constructs)
  *     are keyed by nesting level and team size: teams of one size at one
@@ -125,32 +128,10 @@ RT_API int pthread_barrier_wait(pthread_barrier_t *b)
 struct omp_region {
 	omp_fn fn;
 	void *data;
-	uintptr_t ra;			/* of the GOMP_parallel* call */
-	struct sync_obj *obj;
+	struct sync_region sr;
 };
 static __thread struct omp_region *cur_region
 	__attribute__((tls_model("initial-exec")));
-
-static uint32_t team_size(void)
-{
-	static int (*omp_get_num_threads)(void);
-
-	if (!omp_get_num_threads)
-		omp_get_num_threads =
-			rt_optional_symbol(RTLD_DEFAULT, "omp_get_num_threads");
-	return omp_get_num_threads ? (uint32_t)omp_get_num_threads() : 0;
-}
-
-/* The team's size in the region's object, set by its first arrival. */
-static struct sync_obj *region_obj(struct omp_region *r)
-{
-	uint32_t zero = 0;
-
-	if (r->obj && !__atomic_load_n(&r->obj->n, __ATOMIC_ACQUIRE))
-		__atomic_compare_exchange_n(&r->obj->n, &zero, team_size(), 0,
-					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-	return r->obj;
-}
 
 /* An episode at a libgomp barrier entry point of the current region. */
 static void omp_episode(int kind, void (*fn)(void), uintptr_t ra, uintptr_t cut)
@@ -159,7 +140,9 @@ static void omp_episode(int kind, void (*fn)(void), uintptr_t ra, uintptr_t cut)
 	struct sync_episode ep;
 
 	if (!r || !on(ra) ||
-	    sync_barrier_begin(&ep, kind, ra, (uintptr_t)r->fn, region_obj(r), cut)) {
+	    sync_barrier_begin_at(&ep, kind, ra, (uintptr_t)r->fn,
+				  sync_region_obj(&r->sr, sync_team_size()), cut,
+				  &r->sr.inner)) {
 		fn();
 		return;
 	}
@@ -198,8 +181,9 @@ __attribute__((noinline)) static void region_body(void *p)
 	cur_region = r;
 	r->fn(r->data);
 	if (!sync_cfg.on || !rt_active ||
-	    sync_barrier_begin(&ep, SK_OMP_JOIN, r->ra, (uintptr_t)r->fn,
-			       region_obj(r), cut)) {
+	    sync_barrier_begin_at(&ep, SK_OMP_JOIN, r->sr.ra, (uintptr_t)r->fn,
+				  sync_region_obj(&r->sr, sync_team_size()), cut,
+				  &r->sr.join)) {
 		RT_REAL(GOMP_barrier)();
 	} else {
 		RT_REAL(GOMP_barrier)();
@@ -209,25 +193,27 @@ __attribute__((noinline)) static void region_body(void *p)
 	__asm__ volatile("" ::: "memory");	/* keep this frame */
 }
 
-/* Runs a region through region_body when measured: start(body, arg). */
-#define REGION(realcall, fn, data) \
+/* A region of construct call ra (the wrapper's return address) run
+ * through region_body when measured: start(body, arg). */
+#define REGION(ra, realcall, f, d) \
 	do { \
-		uintptr_t ra_ = (uintptr_t)__builtin_return_address(0); \
-		struct omp_region r_ = { fn, data, ra_, NULL }; \
-		if (!on(ra_)) { \
-			realcall(fn, data); \
+		struct omp_region r_ = { f, d, { 0 } }; \
+		if (!on(ra)) { \
+			realcall(f, d); \
 			break; \
 		} \
-		r_.obj = sync_obj_new((uintptr_t)&r_); \
+		sync_region_begin(&r_.sr, ra, (uintptr_t)f, ra); \
 		realcall(region_body, &r_); \
-		sync_obj_free(r_.obj); \
+		sync_region_end(&r_.sr); \
 	} while (0)
 
 RT_API void GOMP_parallel(omp_fn fn, void *data, unsigned nthreads,
 			  unsigned flags)
 {
+	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+
 #define CALL(f, d) RT_REAL(GOMP_parallel)(f, d, nthreads, flags)
-	REGION(CALL, fn, data);
+	REGION(ra, CALL, fn, data);
 #undef CALL
 }
 
@@ -241,15 +227,9 @@ static void parallel_loop(loop_fn real, uintptr_t ra, omp_fn fn, void *data,
 			  unsigned nthreads, long start, long end, long incr,
 			  long chunk, unsigned flags)
 {
-	struct omp_region r = { fn, data, ra, NULL };
-
-	if (!on(ra)) {
-		real(fn, data, nthreads, start, end, incr, chunk, flags);
-		return;
-	}
-	r.obj = sync_obj_new((uintptr_t)&r);
-	real(region_body, &r, nthreads, start, end, incr, chunk, flags);
-	sync_obj_free(r.obj);
+#define CALL(f, d) real(f, d, nthreads, start, end, incr, chunk, flags)
+	REGION(ra, CALL, fn, data);
+#undef CALL
 }
 
 #define PARALLEL_LOOP(name) \
@@ -274,15 +254,9 @@ static void parallel_runtime(runtime_fn real, uintptr_t ra, omp_fn fn,
 			     void *data, unsigned nthreads, long start, long end,
 			     long incr, unsigned flags)
 {
-	struct omp_region r = { fn, data, ra, NULL };
-
-	if (!on(ra)) {
-		real(fn, data, nthreads, start, end, incr, flags);
-		return;
-	}
-	r.obj = sync_obj_new((uintptr_t)&r);
-	real(region_body, &r, nthreads, start, end, incr, flags);
-	sync_obj_free(r.obj);
+#define CALL(f, d) real(f, d, nthreads, start, end, incr, flags)
+	REGION(ra, CALL, fn, data);
+#undef CALL
 }
 
 #define PARALLEL_RUNTIME(name) \
@@ -303,8 +277,10 @@ PARALLEL_RUNTIME(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
 RT_API void GOMP_parallel_sections(omp_fn fn, void *data, unsigned nthreads,
 				   unsigned count, unsigned flags)
 {
+	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+
 #define CALL(f, d) RT_REAL(GOMP_parallel_sections)(f, d, nthreads, count, flags)
-	REGION(CALL, fn, data);
+	REGION(ra, CALL, fn, data);
 #undef CALL
 }
 
@@ -318,13 +294,13 @@ RT_API void __kmpc_barrier(void *loc, int32_t gtid)
 	uint32_t n;
 	int level;
 
-	if (!on(ra)) {
+	if (!on(ra) || sync_ompt_active()) {
 		RT_REAL(__kmpc_barrier)(loc, gtid);
 		return;
 	}
 	if (!omp_get_level)
 		omp_get_level = rt_optional_symbol(RTLD_DEFAULT, "omp_get_level");
-	n = team_size();
+	n = sync_team_size();
 	level = omp_get_level ? omp_get_level() : 1;
 	if (n < 1 ||
 	    sync_barrier_begin(&ep, SK_KMP_BARRIER, ra, n,

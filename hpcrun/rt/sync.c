@@ -60,7 +60,8 @@ static const char *const kind_names[SK_NKINDS] = {
 	[SK_BARRIER] = "barrier", [SK_OMP_BARRIER] = "omp-barrier",
 	[SK_OMP_LOOP_END] = "omp-loop-end", [SK_OMP_SECTIONS_END] = "omp-sections-end",
 	[SK_OMP_SINGLE_END] = "omp-single-end", [SK_OMP_JOIN] = "omp-join",
-	[SK_KMP_BARRIER] = "kmp-barrier", [SK_MPI_BARRIER] = "mpi-barrier",
+	[SK_KMP_BARRIER] = "kmp-barrier", [SK_KMP_JOIN] = "kmp-join",
+	[SK_MPI_BARRIER] = "mpi-barrier",
 	[SK_MUTEX] = "mutex", [SK_COND] = "cond", [SK_SEM] = "sem",
 };
 
@@ -335,25 +336,58 @@ static struct sync_thread *thread_state(struct rt_thread *td)
 /*
  * The node of the calling thread's tree whose path is this call: unwound
  * here (getcontext), cut below the frame returning to cut, whose address
- * minus 1 is the leaf; 0 when the path cannot be had.
+ * minus 1 is the leaf; placed by pl when it has a graft (sync.h): pl's
+ * leaf, or the thread's frames from the leaf up to the first that returns
+ * into the OpenMP runtime or hpcrun, then the graft.  0 when the path
+ * cannot be had.
  */
-static uint32_t call_node(struct rt_thread *td, uintptr_t cut)
+static uint32_t call_node(struct rt_thread *td, uintptr_t cut,
+			  const struct sync_place *pl)
 {
+	const struct sync_graft *g = pl && pl->graft && pl->graft->n ?
+				     pl->graft : NULL;
 	ucontext_t uc;
 	struct cct_node *root, *leaf = NULL;
-	enum rt_unwind_end end;
-	int n, i;
+	enum rt_unwind_end end = RT_UNWIND_FAILED;
+	int n = 0, i = 0;
 
-	if (rt_cfg.no_unwind || getcontext(&uc))
+	if (rt_cfg.no_unwind || (!(g && pl->leaf) && getcontext(&uc)))
 		return 0;
 	__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
 	if (td->closed || !rt_active) {
 		__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
 		return 0;
 	}
-	n = rt_unwind_here(td, &uc, &end);
-	for (i = 0; i < n && td->frames[i] != cut; i++)
-		;
+	if (g && pl->leaf) {
+		/* the leaf alone, or the graft's own call (SYNC_PLACE_CALL) */
+		td->frames[0] = pl->leaf + 1;
+		n = pl->leaf != SYNC_PLACE_CALL;
+	} else {
+		n = rt_unwind_here(td, &uc, &end);
+		for (i = 0; i < n && td->frames[i] != cut; i++)
+			;
+		if (g && i < n) {
+			int k = i + 1;
+
+			while (k < n && !sync_region_runtime_pc(td->frames[k]))
+				k++;
+			memmove(td->frames, td->frames + i,
+				(size_t)(k - i) * sizeof(uintptr_t));
+			n = k - i;
+			i = 0;
+		}
+	}
+	if (g && i == 0 && end != RT_UNWIND_IN_HANDLER) {
+		if (n + g->n > RT_MAX_FRAMES) {
+			n = 0;
+		} else {
+			memcpy(td->frames + n, g->frames, (size_t)g->n * sizeof(uintptr_t));
+			if (!n)		/* the call's node, as samples have it */
+				td->frames[0] += 1;
+			n += g->n;
+			end = (enum rt_unwind_end)g->end;
+		}
+	}
 	if (i < n && end != RT_UNWIND_IN_HANDLER) {
 		td->frames[i] -= 1;
 		root = end == RT_UNWIND_STOP_FRAME ? td->cct.top :
@@ -368,7 +402,8 @@ static uint32_t call_node(struct rt_thread *td, uintptr_t cut)
 /* The thread's aggregates of site (kind, ra, objkey) (invariant 1). */
 static struct sync_agg *site_agg(struct rt_thread *td, struct sync_thread *st,
 				 int kind, uintptr_t ra, uintptr_t objkey,
-				 uint32_t n, uintptr_t cut)
+				 uint32_t n, uintptr_t cut,
+				 const struct sync_place *pl)
 {
 	unsigned c = mix(ra, objkey, (uint32_t)kind) & 63, i;
 	uint32_t id;
@@ -387,7 +422,7 @@ static struct sync_agg *site_agg(struct rt_thread *td, struct sync_thread *st,
 		if (a->site == id || !a->site) {
 			if (!a->site) {
 				a->site = id;
-				a->node = call_node(td, cut);
+				a->node = call_node(td, cut, pl);
 			}
 			st->cache[c].ra = ra;
 			st->cache[c].objkey = objkey;
@@ -489,13 +524,22 @@ static uint64_t arrive_at(struct sync_episode *ep, struct sync_obj *o,
 int sync_barrier_begin(struct sync_episode *ep, int kind, uintptr_t ra,
 		       uintptr_t objkey, struct sync_obj *o, uintptr_t cut)
 {
+	return sync_barrier_begin_at(ep, kind, ra, objkey, o, cut, NULL);
+}
+
+int sync_barrier_begin_at(struct sync_episode *ep, int kind, uintptr_t ra,
+			  uintptr_t objkey, struct sync_obj *o, uintptr_t cut,
+			  const struct sync_place *pl)
+{
 	struct sync_thread *st = measured(&ep->td);
 	struct sync_agg *a = NULL;
 	uint64_t e;
 
 	if (st)
-		a = site_agg(ep->td, st, kind, ra, objkey, o ? o->n : 0, cut);
+		a = site_agg(ep->td, st, kind, ra, objkey, o ? o->n : 0, cut,
+			     pl);
 	ep->kind = kind;
+	ep->base = pl ? pl->base : 0;
 	ep->o = o;
 	ep->arrive = sync_now();
 	e = arrive_at(ep, o, st ? (unsigned)ep->td->index : 1023);
@@ -570,9 +614,29 @@ static unsigned log2_bucket(uint64_t v)
 
 void sync_barrier_end(struct sync_episode *ep)
 {
+	uint64_t depart = sync_now();
+
+	sync_barrier_end_for(ep, depart, thread_cpu(ep->td->sync, depart));
+}
+
+void sync_phase_restart(void)
+{
+	struct rt_thread *td = rt_self;
+	struct sync_thread *st = td ? td->sync : NULL;
+
+	if (!st || !st->phase_wall)
+		return;
+	st->phase_wall = sync_now();
+	st->phase_cpu = st->cpu_last = sync_cpu();
+	st->cpu_wall = st->phase_wall;
+}
+
+void sync_barrier_end_for(struct sync_episode *ep, uint64_t depart,
+			  uint64_t cpu)
+{
 	struct sync_thread *st = ep->td->sync;
 	struct sync_agg *a = NULL;
-	uint64_t depart = sync_now(), cpu = thread_cpu(st, depart), last = 0, e;
+	uint64_t last = 0, e;
 	int32_t order = -1;
 	uint32_t i;
 
@@ -610,7 +674,7 @@ void sync_barrier_end(struct sync_episode *ep)
 	st->dur_hist[log2_bucket(depart - ep->arrive)]++;
 	if (st->nkept < SYNC_EPISODES)
 		st->ep[st->nkept++] = (struct sync_erec){
-			ep->site, order, e, ep->arrive, depart, last,
+			ep->site, order, ep->base + e, ep->arrive, depart, last,
 			ep->cpu_arrive, cpu };
 	st->total_episodes++;
 	st->phase_start = ep->site;
@@ -627,7 +691,7 @@ void sync_lock_begin(struct sync_lockwait *w, int kind, uintptr_t ra,
 	w->site = 0;
 	if (!st || (st->wait.site && st->wait.obj))
 		return;		/* inside a barrier (libomp's own waits): its wait */
-	if (!(a = site_agg(w->td, st, kind, ra, obj, 0, cut)))
+	if (!(a = site_agg(w->td, st, kind, ra, obj, 0, cut, NULL)))
 		return;
 	w->site = a->site;
 	w->since = sync_now();

@@ -6,6 +6,8 @@
  *                     variables, semaphores, libgomp, libomp, MPI_Barrier)
  *   sync.c          sites, barrier objects, episodes, phases and their
  *                     exact aggregates; the .hpcsync files (hpcrun(5))
+ *   sync-region.c   OpenMP regions: one site per construct for the whole
+ *                     team, episode numbers across its regions
  *   sync-hang.c            the hang detector's thread and its reports
  *
  * Invariants:
@@ -37,7 +39,8 @@
 
 enum sync_kind {
 	SK_BARRIER = 1, SK_OMP_BARRIER, SK_OMP_LOOP_END, SK_OMP_SECTIONS_END,
-	SK_OMP_SINGLE_END, SK_OMP_JOIN, SK_KMP_BARRIER, SK_MPI_BARRIER,
+	SK_OMP_SINGLE_END, SK_OMP_JOIN, SK_KMP_BARRIER, SK_KMP_JOIN,
+	SK_MPI_BARRIER,
 	SK_MUTEX, SK_COND, SK_SEM, SK_NKINDS
 };
 /* The kind's name in the .hpcsync files ("barrier", "omp-join", ...). */
@@ -135,19 +138,55 @@ void sync_obj_reset(uintptr_t key);
 struct sync_obj *sync_obj_new(uintptr_t key);
 void sync_obj_free(struct sync_obj *o);
 
+/* Where an OpenMP team's episodes hang (sync-region.c): the team's
+ * master's path to the construct's call (frames[0] its return address,
+ * outermost last, as the master's unwind ended), which every team thread
+ * puts its site's path below, so that a site is one whichever thread
+ * starts it; and the base the object's episode numbers are counted from,
+ * so that they go on across the construct's regions. */
+#define SYNC_GRAFT_FRAMES 256
+struct sync_graft {
+	int n, end;			/* n 0: no path (the thread's own) */
+	uintptr_t frames[SYNC_GRAFT_FRAMES];
+};
+#define SYNC_PLACE_CALL ((uintptr_t)-1)
+struct sync_place {
+	const struct sync_graft *graft;	/* NULL: the thread's own path */
+	uintptr_t leaf;			/* nonzero: the site's leaf is this code
+					 * address, right below graft, or
+					 * (SYNC_PLACE_CALL) graft's own call;
+					 * 0: the thread's frames up to the
+					 * runtime */
+	uint64_t base;			/* added to the object's episode numbers */
+};
+
 /* One barrier episode of the calling thread, around the real call:
  * begin before it (kind, site key ra/objkey, object o; cut: the return
- * address up to which the site's path is unwound), end after it. */
+ * address up to which the site's path is unwound), end after it.
+ * sync_barrier_begin_at: the same, the site and numbers placed by pl
+ * (NULL: as sync_barrier_begin). */
 struct sync_episode {
 	struct rt_thread *td;
 	struct sync_obj *o;
 	uint32_t site;
 	int kind;
-	uint64_t c, e, arrive, cpu_arrive;
+	uint64_t c, e, base, arrive, cpu_arrive;
 };
 int sync_barrier_begin(struct sync_episode *ep, int kind, uintptr_t ra,
 		       uintptr_t objkey, struct sync_obj *o, uintptr_t cut);
+int sync_barrier_begin_at(struct sync_episode *ep, int kind, uintptr_t ra,
+			  uintptr_t objkey, struct sync_obj *o, uintptr_t cut,
+			  const struct sync_place *pl);
 void sync_barrier_end(struct sync_episode *ep);
+
+/* The end of ep at depart with the thread's CPU time cpu, by another
+ * thread while ep's waits idle in the runtime, which orders this before
+ * its next sync call (sync.c invariant 3); that thread then calls
+ * sync_phase_restart when it leaves the runtime: its next phase starts
+ * there. */
+void sync_barrier_end_for(struct sync_episode *ep, uint64_t depart,
+			  uint64_t cpu);
+void sync_phase_restart(void);
 
 /* A lock wait of the calling thread: begin when the try failed (publishes
  * the wait for the detector), end when it got the lock. */
@@ -166,6 +205,41 @@ void sync_phase_sample(struct rt_thread *td, int n, uint64_t time, int idx,
 		       double val);
 /* The site's kind, object and call (for reports); 0 or -ENOENT. */
 int sync_site_info(uint32_t site, int *kind, uintptr_t *obj, uintptr_t *ra);
+
+/* sync-region.c: an OpenMP region of one construct, begun and ended by
+ * the team's master around the runtime's fork and join. */
+struct sync_region {
+	uintptr_t ra;			/* the construct call's return address */
+	uintptr_t fn;			/* its outlined function; 0 unknown */
+	struct sync_obj *obj;		/* the team's object, NULL without */
+	struct sync_place inner;	/* the team's barriers in the region */
+	struct sync_place join;		/* its join: leaf fn (else ra - 1) */
+	void *entry;			/* the construct's (sync-region.c) */
+};
+/* Before the team starts (master; cut: the return address up to which
+ * the master's path is unwound for the construct's first region). */
+void sync_region_begin(struct sync_region *r, uintptr_t ra, uintptr_t fn,
+		       uintptr_t cut);
+/* The same for a runtime whose threads may end their join episode after
+ * the region's end (libomp through OMPT): no object and no base; the
+ * join's leaf is the construct's call (the outlined function unknown). */
+void sync_region_begin_graft(struct sync_region *r, uintptr_t ra,
+			     uintptr_t cut);
+/* After every team thread has left the region (master). */
+void sync_region_end(struct sync_region *r);
+/* The region's object with the team's size n set by its first caller
+ * (n 0: leaves it unknown); NULL without one. */
+struct sync_obj *sync_region_obj(struct sync_region *r, uint32_t n);
+/* Is pc in the OpenMP runtime or in libhpcrun.so (where a team thread's
+ * own frames end)?  Outside handlers. */
+int sync_region_runtime_pc(uintptr_t pc);
+/* The calling thread's team size (omp_get_num_threads); 0 without an
+ * OpenMP runtime. */
+uint32_t sync_team_size(void);
+
+/* sync-ompt.c: are libomp's barriers measured through OMPT (so the
+ * __kmpc_barrier wrapper only calls the real one)? */
+int sync_ompt_active(void);
 
 /* sync-hang.c */
 /* "FUNC+0xOFF (MODULE+0xOFF)" of code address pc into buf (outside

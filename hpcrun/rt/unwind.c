@@ -20,6 +20,13 @@
  *  2. Every step must move the CFA up the stack (except through a signal
  *     frame), so corrupt tables cannot loop; depth is bounded by max.
  *  3. A caller's pc must lie in an executable segment of a module.
+ *  4. No frame whose pc is in libhpcrun.so is stored: the walk goes
+ *     through hpcrun's wrappers (malloc, GOMP_parallel, region_body, the
+ *     barrier wrappers) and its own work, and the path reads as the
+ *     program's calls alone (malloc [libc] below the program's caller).
+ *     Every path producer unwinds here, so none has hpcrun's frames:
+ *     samples, ring-buffer copies, allocation sites, sync sites.  Whether
+ *     a sample's own pc was hpcrun's is its caller's question (sample.c).
  *
  * A per-thread direct-mapped cache maps a lookup address to its FDE's
  * start and the rules found for it, so repeated frames (loops calling the
@@ -838,32 +845,38 @@ static int leave_copy(const struct rt_thread *td, struct frame *f, uintptr_t at,
 	return 1;
 }
 
-/* Walks f up the stack into frames (see rt_unwind). */
+/*
+ * Walks f up the stack into frames (see rt_unwind), leaving out every
+ * frame whose pc is in libhpcrun.so (invariant 4); *near gets 1 when one
+ * of the first two pcs walked was.
+ */
 static int walk(struct rt_thread *td, struct frame *f, uintptr_t *frames,
-		int max, enum rt_unwind_end *end)
+		int max, enum rt_unwind_end *end, int *near)
 {
 	const struct rt_module *m = NULL;
-	int n = 0, leaf = 1;
+	int n = 0, walked = 0, leaf = 1, own = 0;
 
-	while (n < max) {
+	*near = 0;
+	while (n < max && walked < 2 * max) {
+		uintptr_t pc = f->r[REG_RA_DW];
 		enum step s;
 
-		if (!m || f->r[REG_RA_DW] < m->lo || f->r[REG_RA_DW] >= m->hi)
-			m = module_of(f, f->r[REG_RA_DW]);
+		if (!m || pc < m->lo || pc >= m->hi)
+			m = module_of(f, pc);
 		if (!m)
 			return n;
 		if (!__atomic_load_n(&m->live, __ATOMIC_ACQUIRE)) {
 			/* A sample from a copy may lie in a library dlclosed
 			 * since: kept as the path's last frame, its memory
 			 * (code, unwind tables) no longer there to read. */
-			frames[n++] = f->r[REG_RA_DW];
+			frames[n++] = pc;
 			return n;
 		}
-		if (is_sigreturn(m, f->r[REG_RA_DW])) {
+		if (is_sigreturn(m, pc)) {
 			uintptr_t at = f->r[REG_RSP_DW], hi = f->hi;
 			const ucontext_t *uc = ucontext_at(f, at);
 
-			if (n > 0 ? rt_in_hpcrun(frames[n - 1]) : f->sample != NULL) {
+			if (walked > 0 ? own : f->sample != NULL) {
 				/* the handler that returns here is hpcrun's
 				 * (or, from a copy, the pc is at a handler's
 				 * return: the program's or hpcrun's) */
@@ -887,13 +900,19 @@ static int walk(struct rt_thread *td, struct frame *f, uintptr_t *frames,
 			leaf = 1;
 			continue;
 		}
-		frames[n++] = f->r[REG_RA_DW];
+		own = rt_in_hpcrun(pc);
+		if (own && walked < 2)
+			*near = 1;
+		walked++;
+		if (!own)
+			frames[n++] = pc;
 		s = step_cfi(f, m, leaf, td->uwc);
 		if (s == STEP_FAIL)
 			s = step_fp(f, leaf);
 		if (s == STEP_STOP) {
 			*end = RT_UNWIND_STOP_FRAME;
-			return n - 1;	/* the stop function's own frame */
+			/* the stop function's own frame is not recorded */
+			return own ? n : n - 1;
 		}
 		if (s == STEP_BOTTOM) {
 			*end = RT_UNWIND_STACK_BOTTOM;
@@ -910,23 +929,27 @@ int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
 	      int max, enum rt_unwind_end *end)
 {
 	struct frame f;
+	int near;
 
 	cache_check(td);
 	memset(&f, 0, sizeof(f));
 	load_ucontext(&f, ucontext);
 	*end = RT_UNWIND_FAILED;
 	if (stack_of(td, &f)) {
-		frames[0] = f.r[REG_RA_DW];	/* unknown stack: the leaf only */
+		/* unknown stack: the leaf only */
+		if (rt_in_hpcrun(f.r[REG_RA_DW]))
+			return 0;
+		frames[0] = f.r[REG_RA_DW];
 		return 1;
 	}
-	return walk(td, &f, frames, max, end);
+	return walk(td, &f, frames, max, end, &near);
 }
 
 int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
 		   uintptr_t *frames, int max, enum rt_unwind_end *end)
 {
 	struct frame f;
-	int n, i;
+	int n, near;
 
 	cache_check(td);
 	memset(&f, 0, sizeof(f));
@@ -937,17 +960,18 @@ int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
 	f.sample = c;
 	f.hi = c->live_hi > f.copy_hi ? c->live_hi : f.copy_hi;
 	if ((f.lo & 7) || f.copy_hi < f.copy_lo) {
+		if (rt_in_hpcrun(f.r[REG_RA_DW]))
+			return 0;
 		frames[0] = f.r[REG_RA_DW];
 		return 1;
 	}
-	n = walk(td, &f, frames, max, end);
+	n = walk(td, &f, frames, max, end, &near);
 	/* Taken in hpcrun's own code (or in a libc routine it called, such
 	 * as memset), with a copy too short to reach the signal frame of its
 	 * handler (--stack-copy below the handler's stack) and the live
 	 * stack gone on since: hpcrun's work all the same, as walk() says
 	 * when it finds that frame. */
-	for (i = 0; *end == RT_UNWIND_FAILED && i < n && i < 2; i++)
-		if (rt_in_hpcrun(frames[i]))
-			*end = RT_UNWIND_IN_HANDLER;
+	if (*end == RT_UNWIND_FAILED && near)
+		*end = RT_UNWIND_IN_HANDLER;
 	return n;
 }

@@ -1,0 +1,282 @@
+/*
+ * sync-ompt.c - libomp's barriers and region joins measured through its
+ * own tool interface, OMPT (OpenMP 5.x): libhpcrun.so exports
+ * ompt_start_tool (libhpcrun.map), which libomp calls at its start.
+ *
+ *   callback                 what it does
+ *   parallel_begin           the master begins the region (sync-region.c:
+ *                            its path to the construct's call)
+ *   parallel_end             the master ends it
+ *   sync_region_wait begin   the calling thread's barrier episode begins:
+ *                            an explicit or worksharing barrier (kind
+ *                            kmp-barrier), or the region's implicit end
+ *                            barrier (kmp-join)
+ *   sync_region_wait end     it ends
+ *
+ * Invariants:
+ *  1. A thread's wait at a barrier is its time in libomp's barrier wait,
+ *     spinning or blocked, from the wait's begin to the last thread's
+ *     begin (sync.h's definition of wait); its departure is the wait's
+ *     end.  A worker at a join waits on in libomp until the next region
+ *     (or the runtime's end, after hpcrun's): the master ends the
+ *     workers' join episodes when its own ends (all have arrived then),
+ *     their departure its, their CPU time their arrival's; each worker's
+ *     next phase starts when libomp lets it go.
+ *  2. A construct's episodes, its barriers and its join, count arrivals at
+ *     one object per (construct, team size) kept for the process: a
+ *     worker ends its join after the master ended the region, so no
+ *     object of the region alone would still be there.  Regions of one
+ *     construct run at once by two threads (nested parallelism) share
+ *     it, and their episodes mix.
+ *  3. A tool the program brings comes first: when another ompt_start_tool
+ *     follows libhpcrun.so in the lookup order (dlsym(RTLD_NEXT)) and
+ *     returns a tool, libomp gets hpcrun's result, whose initializer and
+ *     finalizer call that tool's, and hpcrun registers no callback of its
+ *     own (the tool's would be replaced): libomp's barriers are then
+ *     measured through the __kmpc_barrier wrapper (sync-interpose.c), as
+ *     when OMPT is absent (OMP_TOOL=disabled, or an older runtime).
+ *  4. Callbacks run in the program's threads outside any signal handler
+ *     (sync.h invariant 1); with --no-sync, before hpcrun's start and
+ *     after its end they do nothing.
+ */
+#include <dlfcn.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "interpose.h"
+#include "sync.h"
+
+/* The OMPT ABI this file uses (OpenMP 5.1, section 19; omp-tools.h is
+ * not installed where gcc finds it). */
+typedef union {
+	uint64_t value;
+	void *ptr;
+} ompt_data_t;
+typedef void (*ompt_interface_fn_t)(void);
+typedef ompt_interface_fn_t (*ompt_function_lookup_t)(const char *name);
+typedef int (*ompt_initialize_t)(ompt_function_lookup_t lookup,
+				 int initial_device_num, ompt_data_t *tool_data);
+typedef void (*ompt_finalize_t)(ompt_data_t *tool_data);
+typedef struct {
+	ompt_initialize_t initialize;
+	ompt_finalize_t finalize;
+	ompt_data_t tool_data;
+} ompt_start_tool_result_t;
+typedef int (*ompt_set_callback_t)(int event, ompt_interface_fn_t callback);
+typedef int (*ompt_get_num_threads_t)(void);
+
+enum {
+	OMPT_CB_PARALLEL_BEGIN = 3, OMPT_CB_PARALLEL_END = 4,
+	OMPT_CB_SYNC_REGION_WAIT = 16,
+	OMPT_SET_ALWAYS = 5,
+	OMPT_SCOPE_BEGIN = 1, OMPT_SCOPE_END = 2,
+	/* ompt_sync_region_t */
+	OMPT_BARRIER = 1, OMPT_BARRIER_IMPLICIT = 2, OMPT_BARRIER_EXPLICIT = 3,
+	OMPT_BARRIER_IMPLEMENTATION = 4, OMPT_BARRIER_IMPLICIT_WORKSHARE = 8,
+	OMPT_BARRIER_IMPLICIT_PARALLEL = 9,
+};
+
+RT_API ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
+						 const char *runtime_version);
+
+#define OMPT_NESTING 4
+
+#define OMPT_TEAM 256
+
+struct ompt_thread;
+
+/* A region: the workers whose join the master ends (invariant 1). */
+struct ompt_region {
+	struct sync_region sr;
+	uint32_t nteam;			/* atomic */
+	struct ompt_thread *team[OMPT_TEAM];
+};
+
+/* The calling thread's regions (as master) and open episode. */
+struct ompt_thread {
+	int depth;
+	struct ompt_region region[OMPT_NESTING];
+	int in;				/* ep is open */
+	int closed;			/* its master ended ep */
+	struct sync_episode ep;
+	struct ompt_region *ep_region;	/* ep's */
+};
+static __thread struct ompt_thread ompt_self
+	__attribute__((tls_model("initial-exec")));
+
+static int ompt_measuring;		/* callbacks registered */
+static ompt_start_tool_result_t *other;	/* the program's tool (invariant 3) */
+
+int sync_ompt_active(void)
+{
+	return __atomic_load_n(&ompt_measuring, __ATOMIC_RELAXED);
+}
+
+static int measuring(void)
+{
+	return sync_cfg.on && rt_active && rt_self && !rt_self->closed;
+}
+
+static void on_parallel_begin(ompt_data_t *task, const void *task_frame,
+			      ompt_data_t *parallel, unsigned int requested,
+			      int flags, const void *codeptr_ra)
+{
+	struct ompt_thread *ot = &ompt_self;
+	uintptr_t ra = (uintptr_t)codeptr_ra;
+
+	(void)task;
+	(void)task_frame;
+	(void)requested;
+	(void)flags;
+	parallel->ptr = NULL;
+	if (ot->depth++ >= OMPT_NESTING || !ra || !measuring() ||
+	    rt_in_hpcrun(ra))
+		return;
+	sync_region_begin_graft(&ot->region[ot->depth - 1].sr, ra, ra);
+	ot->region[ot->depth - 1].nteam = 0;
+	parallel->ptr = &ot->region[ot->depth - 1];
+}
+
+static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task,
+			    int flags, const void *codeptr_ra)
+{
+	(void)parallel;
+	(void)task;
+	(void)flags;
+	(void)codeptr_ra;
+	if (ompt_self.depth > 0)
+		ompt_self.depth--;
+}
+
+/* The construct's object for a team of n (invariant 2). */
+static struct sync_obj *construct_obj(uintptr_t ra, uint32_t n)
+{
+	return sync_obj_get((ra * 4096 + n) | 3, n);
+}
+
+/* The master, leaving the join at now: the workers' join episodes end. */
+static void close_team(struct ompt_region *or, uint64_t now)
+{
+	uint32_t i, n = __atomic_load_n(&or->nteam, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < n && i < OMPT_TEAM; i++) {
+		struct ompt_thread *w = __atomic_load_n(&or->team[i],
+							__ATOMIC_ACQUIRE);
+
+		if (!w || !w->in || w->closed)
+			continue;
+		sync_barrier_end_for(&w->ep, now, w->ep.cpu_arrive);
+		w->closed = 1;
+	}
+	or->nteam = 0;
+}
+
+static void on_sync_region_wait(int kind, int endpoint, ompt_data_t *parallel,
+				ompt_data_t *task, const void *codeptr_ra)
+{
+	struct ompt_thread *ot = &ompt_self;
+	struct ompt_region *or;
+	const struct sync_region *r;
+	uintptr_t ra = (uintptr_t)codeptr_ra;
+	uint32_t n, i;
+	int join;
+
+	(void)task;
+	if (endpoint == OMPT_SCOPE_END) {
+		if (ot->closed)
+			sync_phase_restart();
+		else if (ot->in)
+			sync_barrier_end(&ot->ep);
+		if (ot->in && ot->ep.kind == SK_KMP_JOIN && ot->depth > 0 &&
+		    (or = &ot->region[ot->depth - 1]) == ot->ep_region)
+			close_team(or, sync_now());
+		ot->in = ot->closed = 0;
+		return;
+	}
+	if (endpoint != OMPT_SCOPE_BEGIN || ot->in || !parallel ||
+	    !(or = parallel->ptr) || !measuring())
+		return;
+	r = &or->sr;
+	switch (kind) {
+	case OMPT_BARRIER_IMPLICIT_PARALLEL:
+		join = 1;
+		break;
+	case OMPT_BARRIER_IMPLICIT:	/* the join, or a worksharing end */
+		join = !ra || ra == r->ra;
+		break;
+	case OMPT_BARRIER: case OMPT_BARRIER_EXPLICIT:
+	case OMPT_BARRIER_IMPLEMENTATION: case OMPT_BARRIER_IMPLICIT_WORKSHARE:
+		join = 0;
+		break;
+	default:
+		return;			/* taskwait, taskgroup, reduction */
+	}
+	n = sync_team_size();
+	if (n < 1 || (!join && (!ra || rt_in_hpcrun(ra))))
+		return;
+	ot->in = !sync_barrier_begin_at(&ot->ep, join ? SK_KMP_JOIN : SK_KMP_BARRIER,
+					join ? r->ra : ra, n,
+					construct_obj(r->ra, n), ra,
+					join ? &r->join : &r->inner);
+	ot->ep_region = or;
+	if (ot->in && join && !(ot->depth > 0 && or == &ot->region[ot->depth - 1]) &&
+	    (i = __atomic_fetch_add(&or->nteam, 1, __ATOMIC_ACQ_REL)) < OMPT_TEAM)
+		__atomic_store_n(&or->team[i], ot, __ATOMIC_RELEASE);
+}
+
+static const struct {
+	int event;
+	ompt_interface_fn_t fn;
+} callbacks[] = {
+	{ OMPT_CB_PARALLEL_BEGIN, (ompt_interface_fn_t)on_parallel_begin },
+	{ OMPT_CB_PARALLEL_END, (ompt_interface_fn_t)on_parallel_end },
+	{ OMPT_CB_SYNC_REGION_WAIT, (ompt_interface_fn_t)on_sync_region_wait },
+};
+
+static int ompt_initialize(ompt_function_lookup_t lookup, int device,
+			   ompt_data_t *data)
+{
+	ompt_set_callback_t set;
+	size_t i;
+	int all = 1;
+
+	(void)data;
+	if (other)		/* invariant 3 */
+		return other->initialize(lookup, device, &other->tool_data);
+	set = (ompt_set_callback_t)lookup("ompt_set_callback");
+	if (!set)
+		return 0;
+	for (i = 0; i < sizeof(callbacks) / sizeof(callbacks[0]); i++)
+		all &= set(callbacks[i].event, callbacks[i].fn) == OMPT_SET_ALWAYS;
+	if (!all) {
+		/* a runtime that would not tell every wait: the wrapper's */
+		for (i = 0; i < sizeof(callbacks) / sizeof(callbacks[0]); i++)
+			set(callbacks[i].event, NULL);
+		return 0;
+	}
+	__atomic_store_n(&ompt_measuring, 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+static void ompt_finalize(ompt_data_t *data)
+{
+	(void)data;
+	__atomic_store_n(&ompt_measuring, 0, __ATOMIC_RELEASE);
+	if (other && other->finalize)
+		other->finalize(&other->tool_data);
+}
+
+RT_API ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
+						 const char *runtime_version)
+{
+	static ompt_start_tool_result_t mine = { ompt_initialize, ompt_finalize,
+						 { 0 } };
+	ompt_start_tool_result_t *(*next)(unsigned int, const char *) =
+		rt_optional_symbol(RTLD_NEXT, "ompt_start_tool");
+
+	if (next && next != ompt_start_tool)
+		other = next(omp_version, runtime_version);
+	if (!other && !sync_cfg.on)
+		return NULL;
+	return &mine;
+}
