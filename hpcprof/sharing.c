@@ -946,7 +946,9 @@ static void summarize(struct sharing *sh, const size_t *touches)
 				so->toucher = (long)t;
 			}
 		}
-		if (so->label < 0 || sh->nnodes < 2 || !so->homed)
+		/* invariant 5: the homed accesses, not the line labels */
+		if (so->label == -1 || sh->nnodes < 2 ||
+		    so->homed < SHARE_MIN_ACCESSES)
 			so->advice = "-";
 		else if (10 * so->remote < so->homed)
 			so->advice = "local: no change";

@@ -63,7 +63,9 @@
  *     Remote shares are over the accesses with a known home that are not
  *     first touches: a first touch is local by definition and sampled by
  *     another event than the accesses, so counting them would bias the
- *     share.
+ *     share.  An object's NUMA advice needs SHARE_MIN_ACCESSES homed
+ *     accesses, not a line label: a big block has too few samples a line
+ *     long before it has too few homed accesses.
  *  6. Memory is linear in the accesses read; nothing is written and no
  *     column added when no .hpcshare file was read (every other output
  *     is the same with or without sharing files).

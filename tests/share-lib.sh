@@ -23,12 +23,13 @@ share_field() {
 }
 
 # thread_split DIR: "T0 T1 PCT" for rt-sharing numa: the accesses (FIRST
-# 0) that threads 0 and 1 made, and thread 1's share of them in percent
+# 0) of its 4 MiB block that threads 0 and 1 made, and thread 1's share of them in percent
 # (integer).  When thread 0 first-touched every page (node 0) and the
 # threads ran pinned to CPUs 0 and 1 (nodes 0 and 1), exactly thread 1's
 # accesses are remote: how many each thread makes depends on the
 # scheduler, not on hpcrun.
 thread_split() {
-	awk '$1 == "thread" { t = $2 } $1 == "access" && $8 == 0 { n[t]++ }
+	awk '$1 == "thread" { t = $2 } $1 == "object" && $5 == 4194304 { big[$2] = 1 }
+	     $1 == "access" && $8 == 0 && ($4 in big) { n[t]++ }
 	     END { s = n[0] + n[1]; printf "%d %d %d\n", n[0], n[1], s ? int(100 * n[1] / s) : -1 }' "$1"/*.hpcshare
 }
