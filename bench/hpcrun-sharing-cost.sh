@@ -3,13 +3,13 @@
 #
 #   bench/hpcrun-sharing-cost.sh [BUILD]      (BUILD defaults to build/)
 #
-# CPU time (user + sys) of plain hpcrun and of hpcrun --sharing (default
-# rate 100/64; both cpu-clock at 1 kHz), medians of ROUNDS interleaved
-# rounds (default 5), on tests/progs/rt-sharing.c (patterns 2 with --watch
-# naming its objects, patterns 2 with the objects chosen by their samples,
-# numa serial) and on the CPython workload of hpcrun-data-overhead.sh
-# (bench/data-py.py on the pyenv CPython; skipped when there is none).
-# Prints a Markdown table; the bar of issue #16 is a ratio <= 1.5.
+# CPU time (user + sys) of plain hpcrun (cpu-clock at 1 kHz) and of
+# hpcrun --sharing (its default, cpu-clock at 5 kHz, and at 1 kHz),
+# medians of ROUNDS interleaved rounds (default 5), on
+# tests/progs/share-patterns.c (linreg and migratory, 4 threads, 1 s) and
+# on the CPython workload of hpcrun-data-overhead.sh (bench/data-py.py on
+# the pyenv CPython; skipped when there is none).  Prints a Markdown
+# table; the bar is a ratio <= 1.5.
 set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$ROOT/build}
@@ -19,8 +19,8 @@ PY=$(ls "$HOME"/.pyenv/versions/*/bin/python3 2>/dev/null | sort -V | tail -1)
 W=$(mktemp -d /tmp/hpcrun-sharing-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 cd "$W"
-cc -O1 -g -pthread -o rt-sharing "$ROOT/tests/progs/rt-sharing.c"
-WATCH='table,counters,padded,cell,flag,alloc_*'
+cc -O2 -g -fno-optimize-sibling-calls -pthread -o share-patterns \
+	"$ROOT/tests/progs/share-patterns.c"
 
 # timed NAME CMD...: appends the CPU seconds of CMD to NAME.t (output dropped).
 timed() {
@@ -36,33 +36,36 @@ med() {
 	sort -n "$1.t" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
-# row LABEL NAME: a table row, plain hpcrun against --sharing.
+# row LABEL NAME: a table row, plain hpcrun against --sharing at 5 and
+# 1 kHz.
 row() {
 	awk -v l="$1" -v a="$(med "$2-plain")" -v b="$(med "$2-share")" \
-		'BEGIN { printf "| %s | %s | %s | %.2f |\n", l, a, b, b / a }'
+		-v c="$(med "$2-share1")" \
+		'BEGIN { printf "| %s | %s | %s | %.2f | %s | %.2f |\n", l, a, b, b / a, c, c / a }'
 }
 
 for r in $(seq "$RUNS"); do
-	timed pw-plain "$HPCRUN" -q -o m ./rt-sharing patterns 2
-	timed pw-share "$HPCRUN" -q --sharing --watch "$WATCH" -o m ./rt-sharing patterns 2
-	timed ph-plain "$HPCRUN" -q -o m ./rt-sharing patterns 2
-	timed ph-share "$HPCRUN" -q --sharing -o m ./rt-sharing patterns 2
-	timed nu-plain "$HPCRUN" -q -o m ./rt-sharing numa serial
-	timed nu-share "$HPCRUN" -q --sharing -o m ./rt-sharing numa serial
+	for m in linreg migratory; do
+		timed $m-plain "$HPCRUN" -q -o m ./share-patterns $m 4 1000
+		timed $m-share "$HPCRUN" -q --sharing -o m ./share-patterns $m 4 1000
+		timed $m-share1 "$HPCRUN" -q --sharing -e cpu-clock@f1000 -o m \
+			./share-patterns $m 4 1000
+	done
 	if [ -n "$PY" ]; then
 		timed py-plain "$HPCRUN" -q -o m "$PY" "$ROOT/bench/data-py.py" 20
 		timed py-share "$HPCRUN" -q --sharing -o m "$PY" "$ROOT/bench/data-py.py" 20
+		timed py-share1 "$HPCRUN" -q --sharing -e cpu-clock@f1000 -o m \
+			"$PY" "$ROOT/bench/data-py.py" 20
 	fi
 done
 echo "## hpcrun --sharing: CPU time over plain hpcrun (median of $RUNS)"
 echo
-echo "| workload | hpcrun CPU s | hpcrun --sharing CPU s | ratio |"
-echo "|---|---|---|---|"
-row "rt-sharing patterns 2, --watch its objects" pw
-row "rt-sharing patterns 2, objects by samples" ph
-row "rt-sharing numa serial" nu
+echo "| workload | hpcrun CPU s | --sharing CPU s | ratio | --sharing at 1 kHz CPU s | ratio |"
+echo "|---|---|---|---|---|---|"
+row "share-patterns linreg 4 1000" linreg
+row "share-patterns migratory 4 1000" migratory
 if [ -n "$PY" ]; then
 	row "CPython $(basename "$(dirname "$(dirname "$PY")")") data-py.py 20" py
 else
-	echo "| CPython (no pyenv CPython: skipped) | | | |"
+	echo "| CPython (no pyenv CPython: skipped) | | | | | |"
 fi

@@ -27,6 +27,12 @@ const char *sharing_label_name(enum share_label l)
 	return (unsigned)l < SHARE_NLABELS ? label_names[l] : "?";
 }
 
+/* A line's or object's label as sharing.tsv and --text say it. */
+static const char *label_text(int l)
+{
+	return l >= 0 ? label_names[l] : "too-few-samples";
+}
+
 /* The bytes of a line an access covers (invariant 3: size 0 is 1 byte). */
 static uint64_t byte_mask(uint64_t off_in_line, unsigned size)
 {
@@ -41,13 +47,12 @@ static uint64_t byte_mask(uint64_t off_in_line, unsigned size)
 /* One thread's part of a line. */
 struct lthread {
 	uint32_t thread;
-	uint64_t wmask, first, last_write;
-	uint64_t writes;
+	uint64_t n, writes, rmw;	/* accesses, writes, read-modify-writes */
+	uint64_t rmask, wmask;		/* bytes read, written */
 };
 
 static struct lthread *lthread_of(struct lthread **v, size_t *n,
-				  size_t *alloc, uint32_t thread,
-				  uint64_t time)
+				  size_t *alloc, uint32_t thread)
 {
 	size_t i;
 
@@ -57,68 +62,77 @@ static struct lthread *lthread_of(struct lthread **v, size_t *n,
 	HPC_GROW(*v, *n + 1, *alloc);
 	memset(&(*v)[*n], 0, sizeof(**v));
 	(*v)[*n].thread = thread;
-	(*v)[*n].first = time;
 	return &(*v)[(*n)++];
 }
 
-enum share_label sharing_line_label(const struct share_access *a, size_t n)
+/* Ownership transfers among a[0..n) (invariant 3): an access of a thread
+ * that holds no copy of the line since its last write by another thread
+ * in the window before it. */
+static uint64_t transfers(const struct share_access *a, size_t n)
 {
-	struct lthread *t = NULL, *w = NULL;
-	size_t nt = 0, alloc = 0, i, j, writers = 0;
-	size_t runs = 0, read_first = 0;
-	enum share_label l;
-	int overlap = 0, run_read = 0, run_wrote = 0;
-	uint64_t other_first = UINT64_MAX;
+	uint32_t *holders = xcalloc(n ? n : 1, sizeof(*holders));
+	size_t nh = 0, i, k;
+	uint64_t t = 0, last_write = 0;
+	int written = 0;
 
 	for (i = 0; i < n; i++) {
-		struct lthread *x = lthread_of(&t, &nt, &alloc, a[i].thread,
-					       a[i].time);
+		for (k = 0; k < nh && holders[k] != a[i].thread; k++)
+			;
+		if (written && k == nh && a[i].time - last_write <= SHARE_WINDOW_NS)
+			t++;
+		if (a[i].rw != HPCSHARE_R) {
+			holders[0] = a[i].thread;
+			nh = 1;
+			written = 1;
+			last_write = a[i].time;
+		} else if (k == nh) {
+			holders[nh++] = a[i].thread;
+		}
+	}
+	free(holders);
+	return t;
+}
 
-		if (a[i].rw == HPCSHARE_R)
-			continue;
-		x->wmask |= byte_mask(a[i].addr % LINE, a[i].size);
-		x->writes++;
-		x->last_write = a[i].time;
+int sharing_line_label(const struct share_access *a, size_t n,
+		       uint64_t *ntransfers)
+{
+	struct lthread *t = NULL;
+	size_t nt = 0, alloc = 0, i, j, part = 0, writers = 0;
+	int overlap = 0, rmw = 1, l;
+
+	*ntransfers = transfers(a, n);
+	if (n < SHARE_MIN_ACCESSES)
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct lthread *x = lthread_of(&t, &nt, &alloc, a[i].thread);
+		uint64_t m = byte_mask(a[i].addr % LINE, a[i].size);
+
+		x->n++;
+		if (a[i].rw != HPCSHARE_W)
+			x->rmask |= m;
+		if (a[i].rw != HPCSHARE_R) {
+			x->wmask |= m;
+			x->writes++;
+		}
+		x->rmw += a[i].rw == HPCSHARE_U;
 	}
 	for (i = 0; i < nt; i++) {
+		if (t[i].n < SHARE_MIN_THREAD)
+			continue;
+		part++;
 		if (!t[i].writes)
 			continue;
 		writers++;
-		w = &t[i];
-		for (j = i + 1; j < nt; j++)
-			overlap |= (t[i].wmask & t[j].wmask) != 0;
+		if (!t[i].rmw && !(t[i].rmask & t[i].wmask))
+			rmw = 0;
+		for (j = 0; j < nt; j++)
+			if (j != i && t[j].n >= SHARE_MIN_THREAD &&
+			    (t[i].wmask & t[j].wmask))
+				overlap = 1;
 	}
-	if (nt == 1) {
-		l = SHARE_PRIVATE;
-	} else if (writers == 0) {
-		l = SHARE_READ;
-	} else if (writers == 1) {
-		for (i = 0; i < nt; i++)
-			if (&t[i] != w && t[i].first < other_first)
-				other_first = t[i].first;
-		l = w->last_write < other_first ? SHARE_READ : SHARE_PRODCONS;
-	} else if (!overlap) {
-		l = SHARE_FALSE;
-	} else {
-		/* runs: maximal stretches of one thread's accesses */
-		for (i = 0; i < n; i++) {
-			if (i == 0 || a[i].thread != a[i - 1].thread) {
-				if (run_wrote) {
-					runs++;
-					read_first += (size_t)run_read;
-				}
-				run_read = a[i].rw == HPCSHARE_R;
-				run_wrote = 0;
-			}
-			if (a[i].rw != HPCSHARE_R)
-				run_wrote = 1;
-		}
-		if (run_wrote) {
-			runs++;
-			read_first += (size_t)run_read;
-		}
-		l = 2 * read_first >= runs ? SHARE_MIGRATORY : SHARE_WRITE;
-	}
+	l = part <= 1 ? SHARE_PRIVATE : writers == 0 ? SHARE_READ :
+	    writers == 1 ? SHARE_PRODCONS : !overlap ? SHARE_FALSE :
+	    rmw ? SHARE_MIGRATORY : SHARE_WRITE;
 	free(t);
 	return l;
 }
@@ -207,6 +221,7 @@ struct sacc {
 	int32_t node;		/* the CPU's NUMA node, -1: unknown */
 	uint32_t cpu;
 	uint8_t size, rw, first;
+	uint8_t conc;		/* concurrent (invariant 3) */
 };
 
 /* One block (a heap block or a variable) of one process. */
@@ -222,13 +237,16 @@ struct srow {
 	int32_t obj;
 	uint32_t proc, thread, block;
 	uint64_t addr, reads, writes, wmask;
-	int label, home;
+	int label, home;	/* label -1: too few samples */
 	uint64_t remote, *per_node;	/* pages: accesses per node */
 };
 
 /* What is known of one data object. */
 struct sobj {
-	int label;		/* -1: no access */
+	int label;		/* -1: no access, -2: too few samples */
+	uint64_t transfers;	/* of its lines of its label */
+	uint64_t by_label[SHARE_NLABELS][2];	/* transfers, concurrent
+						 * accesses of its lines */
 	uint64_t accesses, reads, writes, homed, remote;
 	uint64_t latent;	/* alignments of predicted false sharing */
 	size_t nthreads, npages, multi_node_pages, nfs;
@@ -238,10 +256,17 @@ struct sobj {
 	struct strbuf fs;	/* the false-sharing lines, described */
 };
 
+/* A thread's span: it ran from begin to end (all: no span known). */
+struct sspan {
+	uint32_t proc, thread;
+	uint64_t begin, end;
+};
+
 struct sharing {
 	int any, virtual_topology;
 	size_t nnodes, nfiles, nthreads;	/* nthreads: the database's */
-	uint64_t epochs, faults, dropped;
+	uint64_t dropped, untracked;
+	struct sspan *spans;	size_t nspans, spans_alloc;
 	struct sacc *acc;	size_t nacc, acc_alloc;
 	struct sblock *blocks;	size_t nblocks, blocks_alloc;
 	struct hmap *block_index;	/* (proc, start, obj) -> index + 1 */
@@ -277,6 +302,7 @@ void sharing_free(struct sharing *sh)
 	for (i = 0; i < sh->npages; i++)
 		free(sh->pages[i].per_node);
 	free(sh->sites);
+	free(sh->spans);
 	free(sh->acc);
 	free(sh->blocks);
 	free(sh->page_size);
@@ -400,9 +426,8 @@ int sharing_thread(struct sharing *sh, struct experiment *e, size_t t,
 		return 0;
 	sh->any = 1;
 	sh->nfiles++;
-	sh->epochs += s->epochs;
-	sh->faults += s->faults;
 	sh->dropped += s->dropped;
+	sh->untracked += s->untracked;
 	if (s->nnodes > sh->nnodes)
 		sh->nnodes = s->nnodes;
 	sh->virtual_topology |= s->virtual_topology;
@@ -414,6 +439,11 @@ int sharing_thread(struct sharing *sh, struct experiment *e, size_t t,
 		hmap_put_str(sh->proc_index, proc, (void *)v);
 	}
 	pi = (uint32_t)(v - 1);
+	HPC_GROW(sh->spans, sh->nspans + 1, sh->spans_alloc);
+	sh->spans[sh->nspans].proc = pi;
+	sh->spans[sh->nspans].thread = (uint32_t)t;
+	sh->spans[sh->nspans].begin = s->has_span ? s->span_begin : 0;
+	sh->spans[sh->nspans++].end = s->has_span ? s->span_end : UINT64_MAX;
 	blk = xcalloc(s->nobjs ? s->nobjs : 1, sizeof(*blk));
 	for (i = 0; i < s->nobjs; i++) {
 		const struct data_id *d = datatree_id(e, s->objs[i].node);
@@ -616,6 +646,75 @@ static void describe_false(struct sharing *sh, const struct experiment *e,
 	free(threads);
 }
 
+/* Is another thread of x's process alive at x's time (invariant 3)? */
+static int others_alive(const struct sharing *sh, const struct sacc *x)
+{
+	size_t i;
+
+	for (i = 0; i < sh->nspans; i++)
+		if (sh->spans[i].proc == x->proc && sh->spans[i].thread != x->thread &&
+		    sh->spans[i].begin <= x->time && x->time <= sh->spans[i].end)
+			return 1;
+	return 0;
+}
+
+/* Accesses by process, time, thread, file order. */
+static int cmp_time(const void *a, const void *b)
+{
+	const struct sacc *x = &sort_sh->acc[*(const uint32_t *)a];
+	const struct sacc *y = &sort_sh->acc[*(const uint32_t *)b];
+
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Is ix[m] an access of another thread than x's, of x's process? */
+static int other_thread(const struct sharing *sh, const uint32_t *ix,
+			size_t m, const struct sacc *x)
+{
+	const struct sacc *y = &sh->acc[ix[m]];
+
+	return y->proc == x->proc && y->thread != x->thread && !y->first;
+}
+
+/* Marks the concurrent accesses (sharing.h, invariant 3); ix is sorted
+ * here. */
+static void mark_concurrent(struct sharing *sh, uint32_t *ix)
+{
+	size_t k, m;
+
+	sort_sh = sh;
+	qsort(ix, sh->nacc, sizeof(*ix), cmp_time);
+	for (k = 0; k < sh->nacc; k++) {
+		struct sacc *x = &sh->acc[ix[k]];
+
+		if (x->first || !others_alive(sh, x))
+			continue;
+		for (m = k; !x->conc && m-- > 0 &&
+		     x->time - sh->acc[ix[m]].time <= SHARE_WINDOW_NS;)
+			x->conc = (uint8_t)other_thread(sh, ix, m, x);
+		for (m = k + 1; !x->conc && m < sh->nacc &&
+		     sh->acc[ix[m]].time - x->time <= SHARE_WINDOW_NS; m++)
+			x->conc = (uint8_t)other_thread(sh, ix, m, x);
+	}
+}
+
+/* Is a[0..n) the accesses of one thread, or none? */
+static int solo(const struct share_access *a, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (a[i].thread != a[0].thread)
+			return 0;
+	return 1;
+}
+
 /* Labels the lines of ix[a..b) (one page, whose rows are pages[pf..])
  * and fills the line rows; a page row's label is its lines' most
  * serious. */
@@ -623,48 +722,72 @@ static void classify_lines(struct sharing *sh, const struct experiment *e,
 			   const uint32_t *ix, size_t a, size_t b, size_t pf)
 {
 	struct share_access *sa = xcalloc(b - a, sizeof(*sa));
-	size_t i, j, k, from, from2;
+	size_t i, j, k, m, n, from, from2;
 
 	for (i = a; i < b; i = j) {
-		uint64_t line = sh->acc[ix[i]].addr / LINE;
-		enum share_label l;
+		uint64_t line = sh->acc[ix[i]].addr / LINE, moved;
+		int l;
 
-		for (j = i; j < b && sh->acc[ix[j]].addr / LINE == line; j++) {
-			const struct sacc *x = &sh->acc[ix[j]];
+		for (j = i; j < b && sh->acc[ix[j]].addr / LINE == line; j++)
+			;
+		for (k = i, n = 0; k < j; k++) {
+			const struct sacc *x = &sh->acc[ix[k]];
 
-			sa[j - i].time = x->time;
-			sa[j - i].addr = x->addr;
-			sa[j - i].thread = x->thread;
-			sa[j - i].size = x->size;
-			sa[j - i].rw = x->rw;
+			if (!x->conc)
+				continue;
+			sa[n].time = x->time;
+			sa[n].addr = x->addr;
+			sa[n].thread = x->thread;
+			sa[n].size = x->size;
+			sa[n++].rw = x->rw;
 		}
-		l = sharing_line_label(sa, j - i);
+		l = sharing_line_label(sa, n, &moved);
+		m = 0;
+		if (l < 0 && solo(sa, n)) {
+			/* no thread shares it while others run: enough
+			 * accesses at other times make it private */
+			for (k = i, m = 0; k < j; k++)
+				m += !sh->acc[ix[k]].first;
+			if (m >= SHARE_MIN_ACCESSES)
+				l = SHARE_PRIVATE;
+		}
 		from = sh->nlines;
 		for (k = i; k < j; k++) {
 			const struct sacc *x = &sh->acc[ix[k]];
 			int32_t obj = sh->blocks[x->block].obj;
-			struct srow *r = row_of(&sh->lines, &sh->nlines,
-						&sh->lines_alloc, from, x, obj,
-						x->thread, line * LINE);
+			struct srow *r;
 
-			r->label = (int)l;
+			if (x->first)
+				continue;
+			r = row_of(&sh->lines, &sh->nlines, &sh->lines_alloc,
+				   from, x, obj, x->thread, line * LINE);
+			r->label = l;
 			if (x->rw == HPCSHARE_R) {
 				r->reads++;
 			} else {
 				r->writes++;
 				r->wmask |= byte_mask(x->addr % LINE, x->size);
 			}
-			if ((int)l > sh->objs[obj].label)
-				sh->objs[obj].label = (int)l;
 		}
-		for (k = pf; k < sh->npages; k++)
+		for (k = from; k < sh->nlines; k++) {
+			struct sobj *so = &sh->objs[sh->lines[k].obj];
+
+			if (so->label == -1)
+				so->label = -2;
+			for (from2 = from; from2 < k; from2++)
+				if (sh->lines[from2].obj == sh->lines[k].obj)
+					break;
+			if (l < 0 || from2 < k)
+				continue;
+			so->by_label[l][0] += moved;
+			so->by_label[l][1] += n ? n : m;
+		}
+		for (k = pf; l >= 0 && k < sh->npages; k++)
 			for (from2 = from; from2 < sh->nlines; from2++)
 				if (sh->lines[from2].obj == sh->pages[k].obj &&
-				    (int)l > sh->pages[k].label)
-					sh->pages[k].label = (int)l;
+				    l > sh->pages[k].label)
+					sh->pages[k].label = l;
 		for (k = from; l == SHARE_FALSE && k < sh->nlines; k++) {
-			size_t m;
-
 			for (m = from; m < k; m++)
 				if (sh->lines[m].obj == sh->lines[k].obj)
 					break;
@@ -674,6 +797,32 @@ static void classify_lines(struct sharing *sh, const struct experiment *e,
 		}
 	}
 	free(sa);
+}
+
+/* Each object's label from its lines' (invariant 3). */
+static void object_labels(struct sharing *sh)
+{
+	size_t i;
+	int l;
+
+	for (i = 0; i < sh->nobjs; i++) {
+		struct sobj *so = &sh->objs[i];
+		int best = -1;
+
+		for (l = 0; l < SHARE_NLABELS; l++) {
+			const uint64_t *c = so->by_label[l], *b;
+
+			if (!c[1])
+				continue;
+			b = best >= 0 ? so->by_label[best] : NULL;
+			if (!b || c[0] > b[0] || (c[0] == b[0] && c[1] >= b[1]))
+				best = l;
+		}
+		if (best >= 0) {
+			so->label = best;
+			so->transfers = so->by_label[best][0];
+		}
+	}
 }
 
 /* The NUMA rows of page ix[a..b): its home, per-object node counts. */
@@ -797,7 +946,9 @@ static void summarize(struct sharing *sh, const size_t *touches)
 				so->toucher = (long)t;
 			}
 		}
-		if (so->label < 0 || sh->nnodes < 2 || !so->homed)
+		/* invariant 5: the homed accesses, not the line labels */
+		if (so->label == -1 || sh->nnodes < 2 ||
+		    so->homed < SHARE_MIN_ACCESSES)
 			so->advice = "-";
 		else if (10 * so->remote < so->homed)
 			so->advice = "local: no change";
@@ -851,18 +1002,20 @@ static void write_tsv(const struct sharing *sh, const struct experiment *e,
 	size_t i, n;
 
 	fprintf(f, "# object\tnode\tlabel\tlatent\tthreads\taccesses\treads"
-		"\twrites\tremote%%\thomed\tfirst-toucher\tadvice\tname\n");
+		"\twrites\ttransfers\tremote%%\thomed\tfirst-toucher\tadvice"
+		"\tname\n");
 	for (i = 0; i < sh->nobjs; i++) {
 		const struct sobj *so = &sh->objs[i];
 
-		if (so->label < 0)
+		if (so->label == -1)
 			continue;
 		strbuf_reset(&sb);
 		alignments(so->latent, &sb);
 		fprintf(f, "object\t%" PRIu32 "\t%s\t%s\t%zu\t%" PRIu64 "\t%"
-			PRIu64 "\t%" PRIu64 "\t", e->data->objs[i].node->id,
-			label_names[so->label], sb.buf, so->nthreads,
-			so->accesses, so->reads, so->writes);
+			PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t",
+			e->data->objs[i].node->id, label_text(so->label), sb.buf,
+			so->nthreads, so->accesses, so->reads, so->writes,
+			so->transfers);
 		if (so->homed)
 			fprintf(f, "%.1f", 100.0 * (double)so->remote /
 					   (double)so->homed);
@@ -887,7 +1040,7 @@ static void write_tsv(const struct sharing *sh, const struct experiment *e,
 			PRId64 "\t%s\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64
 			"\t%s\n", e->data->objs[r->obj].node->id, r->proc,
 			b->start, (int64_t)(r->addr - b->start),
-			label_names[r->label], r->thread, r->reads, r->writes,
+			label_text(r->label), r->thread, r->reads, r->writes,
 			sb.buf);
 	}
 	fprintf(f, "# page\tnode\tprocess\taddress\tlabel\thome\tfirst-toucher"
@@ -937,6 +1090,7 @@ int sharing_finish(struct sharing *sh, struct experiment *e,
 	ix = xcalloc(sh->nacc ? sh->nacc : 1, sizeof(*ix));
 	for (i = 0; i < sh->nacc; i++)
 		ix[i] = (uint32_t)i;
+	mark_concurrent(sh, ix);
 	sort_sh = sh;
 	qsort(ix, sh->nacc, sizeof(*ix), cmp_line);
 	for (i = 0; i < sh->nacc; i = j) {
@@ -950,6 +1104,7 @@ int sharing_finish(struct sharing *sh, struct experiment *e,
 		page_rows(sh, ix, i, j, touches);
 		classify_lines(sh, e, ix, i, j, k);
 	}
+	object_labels(sh);
 	latent(sh, ix);
 	summarize(sh, touches);
 	free(ix);
@@ -957,7 +1112,7 @@ int sharing_finish(struct sharing *sh, struct experiment *e,
 	for (i = 0; i < sh->nobjs; i++) {
 		struct data_object *o = &e->data->objs[i];
 
-		o->sharing = (int8_t)(sh->objs[i].label + 1);
+		o->sharing = (int8_t)(sh->objs[i].label >= 0 ? sh->objs[i].label + 1 : 0);
 		if (sh->objs[i].homed && sh->nnodes >= 2)
 			o->remote = 100.0 * (double)sh->objs[i].remote /
 				    (double)sh->objs[i].homed;
@@ -973,12 +1128,15 @@ int sharing_finish(struct sharing *sh, struct experiment *e,
 
 static const struct sharing *cmp_objs_sh;
 
-/* Objects by label (most serious first), then accesses, then node id. */
+/* Objects by cost (transfers), then label (most serious first), then
+ * accesses, then node id. */
 static int cmp_objs(const void *a, const void *b)
 {
 	const struct sobj *x = &cmp_objs_sh->objs[*(const size_t *)a];
 	const struct sobj *y = &cmp_objs_sh->objs[*(const size_t *)b];
 
+	if (x->transfers != y->transfers)
+		return x->transfers > y->transfers ? -1 : 1;
 	if (x->label != y->label)
 		return x->label > y->label ? -1 : 1;
 	if (x->accesses != y->accesses)
@@ -997,16 +1155,17 @@ void sharing_report(const struct sharing *sh, const struct experiment *e,
 		return;
 	order = xcalloc(sh->nobjs ? sh->nobjs : 1, sizeof(*order));
 	for (i = 0; i < sh->nobjs; i++)
-		if (sh->objs[i].label >= 0)
+		if (sh->objs[i].label != -1)
 			order[n++] = i;
 	cmp_objs_sh = sh;
 	qsort(order, n, sizeof(*order), cmp_objs);
 	fprintf(f, "\nSharing (hpcrun --sharing: %zu sampled accesses in %zu "
 		"threads, %" PRIu64 " dropped; a 64-byte line's label from "
-		"its accesses, an object's the most serious of its lines):\n",
-		sh->nacc, sh->nfiles, sh->dropped);
-	fprintf(f, "%-17s %-11s %7s %9s %7s %7s  %s\n", "label", "latent",
-		"threads", "accesses", "reads", "writes", "object");
+		"what threads do to it concurrently, at least %d accesses; "
+		"an object's from its lines with the most transfers):\n",
+		sh->nacc, sh->nfiles, sh->dropped, SHARE_MIN_ACCESSES);
+	fprintf(f, "%-17s %-11s %7s %9s %7s %7s %9s  %s\n", "label", "latent",
+		"threads", "accesses", "reads", "writes", "transfers", "object");
 	for (i = 0; i < n && i < top; i++) {
 		const struct sobj *so = &sh->objs[order[i]];
 
@@ -1014,12 +1173,16 @@ void sharing_report(const struct sharing *sh, const struct experiment *e,
 		alignments(so->latent, &sb);
 		any_latent |= so->latent != 0;
 		fprintf(f, "%-17s %-11s %7zu %9" PRIu64 " %7" PRIu64 " %7"
-			PRIu64 "  %s\n", label_names[so->label], sb.buf,
-			so->nthreads, so->accesses, so->reads, so->writes,
-			obj_name(e, (int32_t)order[i]));
+			PRIu64 " %9" PRIu64 "  %s\n", label_text(so->label),
+			sb.buf, so->nthreads, so->accesses, so->reads,
+			so->writes, so->transfers, obj_name(e, (int32_t)order[i]));
 	}
 	if (!n)
 		fprintf(f, "  (none)\n");
+	if (sh->untracked)
+		fprintf(f, "Not watched: %" PRIu64 " sampled accesses fell in "
+			"heap blocks below --data-min-bytes (hpcrun "
+			"--data-min-bytes 1 would watch them)\n", sh->untracked);
 	for (i = 0; i < n; i++)
 		if (sh->objs[order[i]].nfs)
 			break;

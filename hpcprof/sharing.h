@@ -17,28 +17,39 @@
  *     number, then file order).  A 64-byte line is (process, address &
  *     ~63), a page (process, address & ~(page size - 1)): blocks of one
  *     allocation path in two threads are never one line.
- *  3. The label of a line, from its sampled accesses (the protocol view
- *     of Blizzard / Paradyn: owner, sharers, read/write transitions; an
- *     access of unknown size covers one byte at its address):
- *       private            one thread;
- *       read-shared        several threads, and every write is by one
- *                          thread and comes before the first access of
- *                          any other thread (initialization, then only
- *                          reads);
- *       producer-consumer  one writing thread that writes again after
- *                          another thread accessed the line;
- *       false-sharing      several writing threads, no byte written by
- *                          two of them;
- *       migratory          several threads write a common byte, and at
- *                          least half of the runs (maximal same-thread
- *                          stretches) that write start with a read before
- *                          their first write (ownership moves: read, then
- *                          upgrade, then the next thread does the same);
- *       write-shared       several threads write a common byte otherwise.
- *     A page's label, and an object's, is the most serious label of its
- *     lines in the order false-sharing > write-shared > migratory >
- *     producer-consumer > read-shared > private: a page shared without a
- *     line conflict is never false sharing.
+ *  3. The label of a line comes from what threads do to it while they
+ *     run concurrently, never from the union of every access over the
+ *     run.  An access is concurrent when another thread of its process
+ *     is alive at its time (the files' spans; a file without one: alive
+ *     throughout) and an access of another thread of the process lies
+ *     within SHARE_WINDOW_NS of it (both threads are running); page
+ *     faults (first touches) are not accesses here.  So main's initialization before its threads start
+ *     and its final read after they end make no line shared.  A line
+ *     that meets none of the rules below has "too few samples".  Over a
+ *     line's concurrent accesses (size unknown: one byte), with at least
+ *     SHARE_MIN_ACCESSES of them, a thread takes part with at least
+ *     SHARE_MIN_THREAD:
+ *       private            one thread takes part (or none); also a line
+ *                          with fewer concurrent accesses, all of one
+ *                          thread, and SHARE_MIN_ACCESSES accesses in all
+ *                          (used at other times only: main's
+ *                          initialization, a program of one thread);
+ *       read-shared        several, none writes;
+ *       producer-consumer  several, one writes;
+ *       false-sharing      several write, no byte written by two;
+ *       migratory          several write a common byte, each of them
+ *                          reading what it writes (a read-modify-write:
+ *                          a record updated in turn under a lock, a
+ *                          shared counter): the line moves whole;
+ *       write-shared       several write a common byte otherwise.
+ *     Its cost is its ownership transfers: a concurrent access of a
+ *     thread holding no copy since the line's last write, when that
+ *     write was by another thread within the window.  An object's label
+ *     is that of its lines with the most transfers in all, then with the
+ *     most concurrent accesses (ties: the more serious label, in the
+ *     order false-sharing > write-shared > migratory > producer-consumer
+ *     > read-shared > private); a page's is the most serious of its
+ *     lines'.  An object with no labeled line has too few samples.
  *  4. Latent false sharing of a block: its threads' written byte ranges
  *     (offsets in the block), placed at another alignment (start % 64)
  *     the same allocation could have (a heap block: 0, 16, 32, 48; a
@@ -50,9 +61,11 @@
  *     its earliest first-touch access (FIRST 1), unknown without one; an
  *     access with a known home is remote when its CPU's node differs.
  *     Remote shares are over the accesses with a known home that are not
- *     first touches: a first touch is local by definition and always
- *     recorded (its page is protected from the allocation on) while later
- *     accesses are sampled, so counting them would bias the share.
+ *     first touches: a first touch is local by definition and sampled by
+ *     another event than the accesses, so counting them would bias the
+ *     share.  An object's NUMA advice needs SHARE_MIN_ACCESSES homed
+ *     accesses, not a line label: a big block has too few samples a line
+ *     long before it has too few homed accesses.
  *  6. Memory is linear in the accesses read; nothing is written and no
  *     column added when no .hpcshare file was read (every other output
  *     is the same with or without sharing files).
@@ -85,8 +98,16 @@ struct share_access {
 	uint8_t size, rw;	/* 0: unknown (1 byte); enum hpcshare_rw */
 };
 
-/* The label of one line from its n >= 1 accesses in time order. */
-enum share_label sharing_line_label(const struct share_access *a, size_t n);
+/* Concurrency window, evidence thresholds (invariant 3). */
+#define SHARE_WINDOW_NS 10000000ull
+#define SHARE_MIN_ACCESSES 8
+#define SHARE_MIN_THREAD 2
+
+/* The label of one line from its concurrent accesses a[0..n) in time
+ * order, -1 for too few samples; its ownership transfers in
+ * *ntransfers (invariant 3). */
+int sharing_line_label(const struct share_access *a, size_t n,
+		       uint64_t *ntransfers);
 
 /* A write of a block: its offset, size (0: 1 byte) and thread. */
 struct share_write {

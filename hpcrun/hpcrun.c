@@ -618,44 +618,21 @@ static int numa_check(const char *numa)
 	return -1;
 }
 
-/* --watch, --numa-nodes and --sharing-rate: well formed, or said; 0 or -1. */
-static int sharing_check(const char *watch, const char *numa, const char *rate)
+/* --sharing's default event: its labels need samples on each line from
+ * each thread that touches it, so it samples five times as often as
+ * plain hpcrun (hpcrun(1), --sharing). */
+#define HPCRUN_SHARING_EVENT "cpu-clock@f5000"
+
+static void sharing_env(int sharing, const char *numa, int verbose)
 {
-	unsigned e, p;
-	char c;
-
-	if (watch && (!*watch || strspn(watch, ",") == strlen(watch))) {
-		hpc_error("option '--watch': no name given");
-		return -1;
-	}
-	if (numa && numa_check(numa))
-		return -1;
-	if (rate && (sscanf(rate, "%u%c", &e, &c) != 1 &&
-		     (sscanf(rate, "%u/%u%c", &e, &p, &c) != 2 || p < 1 || p > 65536))) {
-		hpc_error("option '--sharing-rate': EPOCHS[/PAGES], not '%s'", rate);
-		return -1;
-	}
-	if (rate && (e < 1 || e > 10000)) {
-		hpc_error("option '--sharing-rate': 1 to 10000 epochs a second, not '%s'", rate);
-		return -1;
-	}
-	return 0;
-}
-
-static void sharing_env(int sharing, const char *watch, const char *numa,
-			const char *rate, int verbose)
-{
-	static const char *const names[] = {
-		"HPCRUN_SHARING", "HPCRUN_WATCH", "HPCRUN_NUMA_NODES", "HPCRUN_SHARING_RATE",
-	};
-	const char *vals[] = { sharing ? "1" : NULL, watch, numa, rate };
-	size_t i;
-
-	for (i = 0; i < 4; i++)
-		if (vals[i])
-			set_env(names[i], vals[i], verbose);
-		else
-			unsetenv(names[i]);
+	if (sharing)
+		set_env("HPCRUN_SHARING", "1", verbose);
+	else
+		unsetenv("HPCRUN_SHARING");
+	if (numa)
+		set_env("HPCRUN_NUMA_NODES", numa, verbose);
+	else
+		unsetenv("HPCRUN_NUMA_NODES");
 }
 
 int main(int argc, char **argv)
@@ -663,12 +640,12 @@ int main(int argc, char **argv)
 	struct strlist events = { 0 };
 	const char *outdir = NULL, *stack_copy = NULL, *old_preload, *base, *why;
 	const char *sync_warn = NULL, *hang_timeout = NULL, *hang_action = NULL;
-	const char *data_min = NULL, *watch = NULL, *numa = NULL, *rate = NULL;
+	const char *data_min = NULL, *numa = NULL;
 	int no_unwind = 0, no_stack_copy = 0, list = 0, verbose = 0, quiet = 0, made;
 	int no_sync = 0, data = 0, sharing = 0;
 	const struct opt opts[] = {
 		OPT_LIST('e', "event", &events, "EVENT[@PERIOD|@fFREQ]",
-			 "sample EVENT (repeatable); default cpu-clock@f1000"),
+			 "sample EVENT (repeatable); default cpu-clock@f1000 (@f5000 with --sharing)"),
 		OPT_STRING('o', "output", &outdir, "DIR",
 			   "write the measurement directory DIR (new or empty)"),
 		OPT_FLAG(0, "no-unwind", &no_unwind, "record leaf addresses only"),
@@ -687,15 +664,11 @@ int main(int argc, char **argv)
 		OPT_FLAG(0, "data", &data,
 			 "attribute samples to data objects too (hpcrun(5))"),
 		OPT_STRING(0, "data-min-bytes", &data_min, "N",
-			   "track heap blocks of N bytes or more; default 1024 (64 with --sharing)"),
+			   "track heap blocks of N bytes or more; default 1024 (1 with --sharing)"),
 		OPT_FLAG(0, "sharing", &sharing,
-			 "sample which threads touch which bytes (.hpcshare); implies --data"),
-		OPT_STRING(0, "watch", &watch, "NAME[,NAME...]",
-			   "with --sharing: watch only these variables and allocating functions (globs)"),
+			 "record which threads touch which bytes when (.hpcshare); implies --data"),
 		OPT_STRING(0, "numa-nodes", &numa, "CPULIST:CPULIST[:...]",
 			   "with --sharing: a virtual NUMA topology, node i = the i-th CPU list"),
-		OPT_STRING(0, "sharing-rate", &rate, "EPOCHS[/PAGES]",
-			   "with --sharing: epochs a second and pages per epoch; default 100/64"),
 		OPT_FLAG('L', "list-events", &list,
 			 "list the events and whether this machine has them"),
 		OPT_COUNT('v', "verbose", &verbose, "say what is set up"),
@@ -736,12 +709,11 @@ int main(int argc, char **argv)
 		hpc_error("option '--data-min-bytes': %s, not '%s'", why, data_min);
 		return 2;
 	}
-	if ((watch || numa || rate) && !sharing) {
-		hpc_error("--%s needs --sharing", watch ? "watch" : numa ? "numa-nodes" :
-			  "sharing-rate");
+	if (numa && !sharing) {
+		hpc_error("--numa-nodes needs --sharing");
 		return 2;
 	}
-	if (sharing_check(watch, numa, rate) ||
+	if ((numa && numa_check(numa)) ||
 	    sync_env(no_sync, sync_warn, hang_timeout, hang_action, verbose))
 		return 2;
 	if (sharing)
@@ -766,6 +738,8 @@ int main(int argc, char **argv)
 		return 1;
 
 	set_env("HPCRUN_OUT_PATH", dir.buf, verbose);
+	if (!evlist.len && sharing)
+		strbuf_addstr(&evlist, HPCRUN_SHARING_EVENT);
 	if (evlist.len)
 		set_env("HPCRUN_EVENT_LIST", evlist.buf, verbose);
 	else
@@ -783,10 +757,10 @@ int main(int argc, char **argv)
 	else
 		unsetenv("HPCRUN_STACK_COPY");
 	if (data)
-		set_env("HPCRUN_DATA", data_min ? data_min : sharing ? "64" : "1024", verbose);
+		set_env("HPCRUN_DATA", data_min ? data_min : sharing ? "1" : "1024", verbose);
 	else
 		unsetenv("HPCRUN_DATA");
-	sharing_env(sharing, watch, numa, rate, verbose);
+	sharing_env(sharing, numa, verbose);
 	snprintf(num, sizeof(num), "%d", verbose);
 	set_env("HPCRUN_VERBOSE", num, verbose);
 	unsetenv("HPCRUN_NOTICES_SHOWN");

@@ -57,7 +57,7 @@ static int parse_row(struct textrec *r, void *arg)
 	if (r->f[0][0] == '#')
 		return 0;
 	if (!strcmp(r->f[0], "object")) {
-		want = 13, v = &sv->objs, n = &sv->nobjs;
+		want = 14, v = &sv->objs, n = &sv->nobjs;
 		alloc = &sv->objs_alloc;
 	} else if (!strcmp(r->f[0], "line")) {
 		want = 10, v = &sv->lines, n = &sv->nlines;
@@ -218,16 +218,16 @@ int sharingview_detail(const struct sharingview *sv, uint32_t node,
 			o = &sv->objs[i];
 	if (!o)
 		return -1;
-	/* label latent threads accesses reads writes remote% homed toucher
-	 * advice name */
+	/* label latent threads accesses reads writes transfers remote% homed
+	 * toucher advice name */
 	strbuf_addf(out, "sharing: %s, latent false sharing at alignment %s, "
-		    "%s threads, %s accesses (%s reads, %s writes)\n",
-		    o->text[0], o->text[1], o->text[2], o->text[3],
-		    o->text[4], o->text[5]);
-	if (strcmp(o->text[6], "-"))
+		    "%s threads, %s accesses (%s reads, %s writes), %s "
+		    "transfers\n", o->text[0], o->text[1], o->text[2],
+		    o->text[3], o->text[4], o->text[5], o->text[6]);
+	if (strcmp(o->text[7], "-"))
 		strbuf_addf(out, "NUMA: %s%% remote of %s with a home, first "
-			    "toucher thread %s; %s\n", o->text[6], o->text[7],
-			    o->text[8], o->text[9]);
+			    "toucher thread %s; %s\n", o->text[7], o->text[8],
+			    o->text[9], o->text[10]);
 	else
 		strbuf_addstr(out, "NUMA: no access with a known home on "
 			      "another node\n");

@@ -254,24 +254,32 @@ static int parse_line(struct textrec *r, void *arg)
 		p->s->page_size = u;
 		return 0;
 	}
-	if (!strcmp(k, "sampling"))
-		return r->nf != 3 ? bad(p, "sampling wants EPOCHS_PER_S "
-					"PAGES_PER_EPOCH")
-			: textrec_u64(r, 1, &p->s->epochs_per_s) ||
-			  textrec_u64(r, 2, &p->s->pages_per_epoch) ? -1 : 0;
+	if (!strcmp(k, "span")) {
+		if (r->nf != 3)
+			return bad(p, "span wants BEGIN END");
+		if (textrec_u64(r, 1, &p->s->span_begin) ||
+		    textrec_u64(r, 2, &p->s->span_end))
+			return -1;
+		if (p->s->span_end < p->s->span_begin)
+			return bad(p, "span ends before it begins");
+		p->s->has_span = 1;
+		return 0;
+	}
 	if (!strcmp(k, "object"))
 		return rec_object(p);
 	if (!strcmp(k, "access"))
 		return rec_access(p);
+	if (!strcmp(k, "dropped") || !strcmp(k, "untracked"))
+		return r->nf != 2 ? bad(p, "expected a number")
+			: textrec_u64(r, 1, k[0] == 'd' ? &p->s->dropped
+				      : &p->s->untracked) ? -1 : 0;
 	if (!strcmp(k, "summary")) {
+		/* files of page-protection sampling: EPOCHS FAULTS DROPPED
+		 * WATCHED_PAGES */
 		if (r->nf != 5)
 			return bad(p, "summary wants EPOCHS FAULTS DROPPED "
 				   "WATCHED_PAGES");
-		p->s->has_summary = 1;
-		return textrec_u64(r, 1, &p->s->epochs) ||
-		       textrec_u64(r, 2, &p->s->faults) ||
-		       textrec_u64(r, 3, &p->s->dropped) ||
-		       textrec_u64(r, 4, &p->s->watched) ? -1 : 0;
+		return textrec_u64(r, 3, &p->s->dropped) ? -1 : 0;
 	}
 	return 0;	/* a record of a later version */
 }

@@ -1,9 +1,9 @@
 /*
  * hpcshare.h - the per-thread sharing file hpcrun --sharing writes beside
- * a thread's profile (PROFILE-STEM.hpcshare, hpcrun(5) "Sharing files";
- * the contract of issue #16): the NUMA topology the run used, the watched
- * objects the thread touched, and the accesses it faulted on, in time
- * order.  Read by hpcprof (hpcprof/sharing.h).
+ * a thread's profile (PROFILE-STEM.hpcshare, hpcrun(5) "Sharing files"):
+ * the NUMA topology the run used, the thread's span, the objects its data
+ * samples fell in, and those samples as accesses, in time order.  Read by
+ * hpcprof (hpcprof/sharing.h).
  *
  * Invariants of a struct hpcshare that hpcshare_read() returns:
  *  1. Every object id is >= 1 and appears once in objs[]; every access
@@ -36,7 +36,7 @@ struct hmap;
 
 enum hpcshare_kind { HPCSHARE_HEAP, HPCSHARE_STATIC };
 
-/* How an access faulted: a read, a write, a write after a read grant. */
+/* An access: a read, a write, or both by one instruction (u). */
 enum hpcshare_rw { HPCSHARE_R, HPCSHARE_W, HPCSHARE_U };
 
 struct hpcshare_object {
@@ -53,7 +53,7 @@ struct hpcshare_access {
 	uint64_t offset;
 	uint8_t size;		/* 0: unknown */
 	uint8_t rw;		/* enum hpcshare_rw */
-	uint8_t first;		/* first touch of its page */
+	uint8_t first;		/* a page fault: first touch of its page */
 	uint32_t node;		/* access path leaf, 0: none */
 };
 
@@ -69,11 +69,12 @@ struct hpcshare {
 	int virtual_topology;	/* 1: "topology virtual" */
 	struct hpcshare_node *nodes;	size_t nnodes;
 	uint64_t page_size;
-	uint64_t epochs_per_s, pages_per_epoch;	/* "sampling" */
+	int has_span;
+	uint64_t span_begin, span_end;	/* "span": the thread ran then */
 	struct hpcshare_object *objs;	size_t nobjs;
 	struct hpcshare_access *accesses;	size_t naccesses;
-	int has_summary;
-	uint64_t epochs, faults, dropped, watched;	/* "summary" */
+	uint64_t dropped;	/* "dropped" (or a "summary"'s third field) */
+	uint64_t untracked;	/* "untracked" */
 	struct hmap *index;	/* object id -> index in objs + 1 */
 };
 

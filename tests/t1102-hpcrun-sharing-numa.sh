@@ -1,23 +1,21 @@
 #!/bin/sh
-test_description='hpcrun --sharing: first touches and remote accesses on a virtual 2-node topology'
+test_description='hpcrun --sharing: first touches from page-fault samples and remote accesses on a virtual 2-node topology'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/share-lib.sh"
 
 test "$(getconf _NPROCESSORS_ONLN)" -ge 2 && test_set_prereq CPUS2
 
-# The serial case: thread 0 first-touches every page (node 0), so exactly
-# the accesses of thread 1 (pinned to CPU 1, node 1) are remote.  Each
-# thread's first access to a page in an epoch faults (hpcrun(1)), so how
-# many each makes depends on how the scheduler runs them: thread 1 made
-# 51-57% here, 79% once on a loaded machine.  The remote share must be
-# thread 1's share (thread_split, share-lib.sh).
+# First touches are the samples of -e page-faults@1 (every fault, with
+# its address); the accesses are the cpu-clock samples.  The serial case:
+# thread 0 first-touches every page (node 0), so exactly the accesses of
+# thread 1 (pinned to CPU 1, node 1) are remote.  How many each thread
+# makes depends on how the scheduler runs them, not on hpcrun, so the
+# remote share must be thread 1's share of the block's sampled accesses
+# (thread_split, share-lib.sh).  The parallel case: each thread touches
+# its half first and reads only it: 0% remote, but for a page a sample
+# placed on the wrong side of the page-fault/sample race.
 
-# remote DIR: the percentage of remote accesses among the sampled ones.
-remote() {
-	awk -f "$TEST_DIRECTORY/share-numa.awk" "$1"/*.hpcshare >"$1.numa" &&
-	cat "$1.numa" >&2 &&
-	awk "{ print \$3 }" "$1.numa"
-}
+EVENTS="-e cpu-clock@f5000 -e page-faults@1"
 
 test_expect_success CPUS2 'setup: the test program' '
 	build_rt_sharing &&
@@ -26,43 +24,51 @@ test_expect_success CPUS2 'setup: the test program' '
 '
 
 for m in serial parallel; do
-test_expect_success CPUS2 "numa $m: same output, the topology lines, every page first-touched once" '
-	hpcrun -q --sharing --sharing-rate 400 --watch alloc_numa --numa-nodes 0:1 \
-		-o '$m' ./rt-sharing numa '$m' >out &&
+test_expect_success CPUS2 "numa $m: same output, the topology lines, first touches recorded" '
+	hpcrun -q --sharing $EVENTS --numa-nodes 0:1 -o '$m' ./rt-sharing numa '$m' >out &&
 	test_cmp plain-'$m' out &&
-	share_check '$m' &&
 	for f in '$m'/*.hpcshare; do
 		grep -q "^topology virtual 2$" "$f" && grep -q "^node 0 0$" "$f" &&
-		grep -q "^node 1 1$" "$f" || exit 1
+		grep -q "^node 1 1$" "$f" || return 1
 	done &&
-	share_flat '$m' >flat &&
-	awk "\$5 == 1 { print \$11 }" flat | sort -n | uniq -d >twice &&
-	test_line_count = 0 twice &&
-	test "$(awk "\$5 == 1" flat | wc -l)" -ge 1000
+	cat '$m'/*.hpcshare | awk "\$1 == \"access\" && \$8 == 1" >first &&
+	test "$(wc -l <first)" -ge 500 &&
+	hpcprof -o db'$m' --text rep'$m' '$m' >/dev/null
 '
 done
 
-test_expect_success CPUS2 'numa serial: thread 0 touched every page first; the accesses of thread 1 (node 1) are the remote ones' '
-	share_flat serial >flat &&
-	awk "\$5 == 1 && \$1 != 0" flat >others && test_line_count = 0 others &&
-	awk "\$5 == 0 && \$6 != \$1" flat >moved && test_line_count = 0 moved &&
+test_expect_success CPUS2 'numa serial: thread 0 first-touched the pages; the remote share is thread 1s share of the accesses' '
+	for f in serial/*.hpcshare; do
+		t=$(awk "\$1 == \"thread\" { print \$2 }" "$f") &&
+		n=$(awk "\$1 == \"access\" && \$8 == 1" "$f" | wc -l) &&
+		echo "thread $t: $n first touches" &&
+		{ test "$t" = 0 || test "$n" -le 5; } || return 1
+	done &&
+	test "$(share_field dbserial alloc_numa 12)" = 0 &&
 	set -- $(thread_split serial) &&
-	echo "thread 0: $1, thread 1: $2 accesses ($3%)" &&
+	pct=$(share_field dbserial alloc_numa 10) &&
+	echo "thread 0: $1, thread 1: $2 accesses ($3%); remote $pct%" &&
 	test "$1" -ge 200 && test "$2" -ge 200 &&
-	pct=$(remote serial) &&
-	test "$pct" -ge $(($3 - 1)) && test "$pct" -le $(($3 + 1))
+	awk -v s="$pct" -v t="$3" "BEGIN { exit !(s >= t - 2 && s <= t + 2) }" &&
+	test "$(share_field dbserial alloc_numa 13)" = "initialize in parallel: let each thread first-touch the part it uses" &&
+	grep "^Page x node accesses of alloc_numa " repserial
 '
 
 test_expect_success CPUS2 'numa parallel: each thread touched its half first; almost no access is remote' '
-	share_flat parallel >flat &&
-	awk "\$5 == 1 { t[\$1]++ } END { exit !(t[0] >= 500 && t[1] >= 500) }" flat &&
-	pct=$(remote parallel) &&
-	test "$pct" -lt 10
+	for f in parallel/*.hpcshare; do
+		awk "\$1 == \"access\" && \$8 == 1" "$f" | wc -l
+	done >touches &&
+	cat touches &&
+	awk "\$1 < 200 { exit 1 }" touches &&
+	pct=$(share_field dbparallel alloc_numa 10) &&
+	echo "remote $pct%" &&
+	awk -v p="$pct" "BEGIN { exit !(p < 2) }" &&
+	test "$(share_field dbparallel alloc_numa 13)" = "local: no change"
 '
 
 test_expect_success 'without --numa-nodes the real topology is written' '
 	test -f rt-sharing || build_rt_sharing &&
-	hpcrun -q --sharing --watch alloc_numa -o real ./rt-sharing numa parallel >out &&
+	hpcrun -q --sharing -o real ./rt-sharing numa parallel >out &&
 	f=$(ls real/*.hpcshare | head -n 1) &&
 	n=$(awk "\$1 == \"topology\" && \$2 == \"real\" { print \$3 }" "$f") &&
 	test "$n" -ge 1 &&

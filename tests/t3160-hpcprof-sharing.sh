@@ -23,17 +23,17 @@ test_expect_success 'each object its label and remote share in experiment.xml' '
 	for o in "sarr [vars]" "$B" "$A" "thread 0"; do
 		echo "$(V "$(OBJ "$o")" $S) $(V "$(OBJ "$o")" $R)"
 	done >actual &&
-	printf "6 66.66666666666667\n3 66.66666666666667\n1 0\n \n" >expect &&
+	printf "6 51.42857142857143\n3 41.86046511627907\n1 0\n \n" >expect &&
 	test_cmp expect actual &&
 	X "string(//Metric[@n=\"DATA:sharing\"]/@md)" | grep "6 false-sharing"
 '
 
 test_expect_success 'sharing.tsv: object rows' '
-	grep "^object" db/sharing.tsv | cut -f3-13 >actual &&
+	grep "^object" db/sharing.tsv | cut -f3-14 >actual &&
 	cat >expect <<-EOT &&
-	private	-	1	2	1	1	0.0	1	0	local: no change	$A
-	producer-consumer	16,32,48	2	5	1	4	66.7	3	0	initialize in parallel: let each thread first-touch the part it uses	$B
-	false-sharing	-	2	4	0	4	66.7	3	0	initialize in parallel: let each thread first-touch the part it uses	sarr [vars]
+	private	-	1	18	9	9	0	0.0	17	0	local: no change	$A
+	producer-consumer	16,32,48	2	45	9	36	8	41.9	43	0	initialize in parallel: let each thread first-touch the part it uses	$B
+	false-sharing	-	2	36	0	36	16	51.4	35	0	initialize in parallel: let each thread first-touch the part it uses	sarr [vars]
 	EOT
 	test_cmp expect actual &&
 	id=$(X "string($(OBJ "sarr [vars]")/@i)") &&
@@ -43,23 +43,23 @@ test_expect_success 'sharing.tsv: object rows' '
 test_expect_success 'sharing.tsv: line rows per thread, page rows per node' '
 	grep "^line" db/sharing.tsv | cut -f3- >actual &&
 	cat >expect <<-EOT &&
-	0	0x10000	0	producer-consumer	0	0	2	0-7
-	0	0x10000	0	producer-consumer	1	1	0	-
-	0	0x20010	-16	private	0	1	1	24-31
-	0	0x30000	0	private	0	0	1	48-63
-	0	0x30000	64	private	1	0	1	0-15
-	0	0x601000	0	false-sharing	0	0	1	0-7
-	0	0x601000	0	false-sharing	1	0	1	8-15
-	0	0x601000	128	private	0	0	1	0-7
-	0	0x601000	192	private	1	0	1	0-7
+	0	0x10000	0	producer-consumer	1	9	0	-
+	0	0x10000	0	producer-consumer	0	0	17	0-7
+	0	0x20010	-16	private	0	8	9	24-31
+	0	0x30000	0	private	0	0	8	48-63
+	0	0x30000	64	private	1	0	9	0-15
+	0	0x601000	0	false-sharing	1	0	9	8-15
+	0	0x601000	0	false-sharing	0	0	8	0-7
+	0	0x601000	128	private	0	0	9	0-7
+	0	0x601000	192	private	1	0	9	0-7
 	EOT
 	test_cmp expect actual &&
 	grep "^page" db/sharing.tsv | cut -f3- >actual &&
 	cat >expect <<-EOT &&
-	0	0x10000	producer-consumer	0	0	1	2,1
-	0	0x20000	private	0	0	0	2,0
-	0	0x30000	private	0	0	1	1,1
-	0	0x601000	false-sharing	0	0	2	2,2
+	0	0x10000	producer-consumer	0	0	9	18,9
+	0	0x20000	private	0	0	0	18,0
+	0	0x30000	private	0	0	9	9,9
+	0	0x601000	false-sharing	0	0	18	18,18
 	EOT
 	test_cmp expect actual
 '
@@ -67,9 +67,9 @@ test_expect_success 'sharing.tsv: line rows per thread, page rows per node' '
 test_expect_success '--text: false sharing per word with threads, sources and a fix' '
 	sed -n "/^False sharing/,/^Latent/p" report.txt >fs &&
 	grep "^sarr \[vars\]: static, start 0x601000, 8000 bytes, alignment 0 (start % 64)$" fs &&
-	grep "^  line 0x601000, offset 0 in the object: 2 sampled accesses, 2 threads" fs &&
-	grep "^ *0 *0 *0 *0 *1  work prog.c:45$" fs &&
-	grep "^ *1 *8 *1 *0 *1  work prog.c:45$" fs &&
+	grep "^  line 0x601000, offset 0 in the object: 18 sampled accesses, 2 threads" fs &&
+	grep "^ *0 *0 *0 *0 *9  work prog.c:45$" fs &&
+	grep "^ *1 *8 *1 *0 *9  work prog.c:45$" fs &&
 	grep "fix: pad each thread.s part of .sarr. to 64 bytes" fs &&
 	test $(grep -c "^  line" fs) = 1
 '
@@ -84,9 +84,9 @@ test_expect_success '--text: the latent case is predicted, the labels listed' '
 test_expect_success '--text: NUMA remote shares, first toucher, page x node matrix' '
 	sed -n "/^NUMA/,\$p" report.txt >numa &&
 	grep "^NUMA (virtual topology, 2 nodes" numa &&
-	grep "^ *66.7% *3 *1 *thread 0  initialize in parallel.*  sarr \[vars\]$" numa &&
-	grep "^ *0.0% *1 *1 *thread 0  local: no change" numa &&
-	grep "^  0x601000 *0 *2 *2$" numa
+	grep "^ *51.4% *35 *1 *thread 0  initialize in parallel.*  sarr \[vars\]$" numa &&
+	grep "^ *0.0% *17 *1 *thread 0  local: no change" numa &&
+	grep "^  0x601000 *0 *18 *18$" numa
 '
 
 test_expect_success HPCPROF_MPI 'hpcprof-mpi on 2 ranks writes the database of hpcprof, sharing.tsv included' '

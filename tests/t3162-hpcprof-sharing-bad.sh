@@ -13,7 +13,7 @@ test_expect_success 'synthetic sharing files' '
 test_expect_success 'a malformed file: one line naming it, the database without it' '
 	sed "s/^access 1100 1 2 0 8 r 0 25$/access 1100 1 2 9000 8 r 0 25/" good.hpcshare >$T1.hpcshare &&
 	test_must_fail hpcprof -S prog.hpcstruct -o db --text report.txt data 2>err &&
-	grep "^hpcprof: warning: .$T1.hpcshare.: line 13: access offset beyond its object; sharing data of this thread ignored$" err &&
+	grep "^hpcprof: warning: .$T1.hpcshare.: line 12: access offset beyond its object; sharing data of this thread ignored$" err &&
 	test $(grep -c hpcshare err) = 1 &&
 	test -f db/sharing.tsv &&
 	test_must_fail grep "	1	[0-9]*	[0-9]*	[^	]*$" db/sharing.tsv &&

@@ -2,10 +2,8 @@
 test_description='hpcviewer-tui: the data view shows each object its sharing label (a CSV column named sharing) and, for the selected object, threads x lines and page x node'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/viewer-screen.sh"
-. "$TEST_DIRECTORY/share-lib.sh"
 
-test_lazy_prereq SHARING 'test -f "$TEST_PROGS/rt-sharing.c" &&
-	hpcrun --help 2>&1 | grep -q -- --sharing'
+test_lazy_prereq SHARING 'hpcrun --help 2>&1 | grep -q -- --sharing'
 
 # The synthetic measurement of tests/share-synthetic.sh (its truth there).
 test_expect_success 'a database with sharing data and one without' '
@@ -33,8 +31,8 @@ test_expect_success 'CSV: the sharing column holds each object its label, empty 
 
 test_expect_success 'the label of an object ends with its label and remote share' '
 	hpcviewer-tui --stdio --view data --depth 1 db >out &&
-	grep "sarr \[vars\] (8000 bytes in 1 block, 2 threads, offsets \[0, 8000), false-sharing, 66.7% remote)$" out &&
-	grep "alloc_b prog.c:31 < main prog.c:13 (.*, producer-consumer, 66.7% remote)$" out
+	grep "sarr \[vars\] (8000 bytes in 1 block, 2 threads, offsets \[0, 8000), false-sharing, 51.4% remote)$" out &&
+	grep "alloc_b prog.c:31 < main prog.c:13 (.*, producer-consumer, 41.9% remote)$" out
 '
 
 test_expect_success 'without sharing data the CSV and labels are as before' '
@@ -50,21 +48,21 @@ test_expect_success 'without sharing data the CSV and labels are as before' '
 test_expect_success '--detail: threads x lines and page x node of one object' '
 	hpcviewer-tui --detail "sarr [vars]" db >detail &&
 	cat >expect <<-\EOT &&
-	sharing: false-sharing, latent false sharing at alignment -, 2 threads, 4 accesses (0 reads, 4 writes)
-	NUMA: 66.7% remote of 3 with a home, first toucher thread 0; initialize in parallel: let each thread first-touch the part it uses
+	sharing: false-sharing, latent false sharing at alignment -, 2 threads, 36 accesses (0 reads, 36 writes), 16 transfers
+	NUMA: 51.4% remote of 35 with a home, first toucher thread 0; initialize in parallel: let each thread first-touch the part it uses
 	threads x lines (reads/writes):
 	  block               offset  label                 thread 0     thread 1
-	  0x601000                 0  false-sharing              0/1          0/1
-	  0x601000               128  private                    0/1            -
-	  0x601000               192  private                      -          0/1
+	  0x601000                 0  false-sharing              0/8          0/9
+	  0x601000               128  private                    0/9            -
+	  0x601000               192  private                      -          0/9
 	page x node (accesses by the CPU'"'"'s node):
 	  page               label              home  remote  per node (0,1,...)
-	  0x601000           false-sharing         0       2  2,2
+	  0x601000           false-sharing         0      18  18,18
 	EOT
 	test_cmp expect detail &&
 	hpcviewer-tui --detail "alloc_b prog.c:31 < main prog.c:13" db >detail &&
 	grep "^sharing: producer-consumer, latent false sharing at alignment 16,32,48," detail &&
-	grep "^  0x10000 *0  producer-consumer *0/2 *1/0$" detail
+	grep "^  0x10000 *0  producer-consumer *0/17 *9/0$" detail
 '
 
 test_expect_success '--detail: an unknown object, a database without sharing data: one line' '
@@ -88,35 +86,18 @@ test_expect_success TMUX 'screen: v in the data view shows the selected object i
 	grep -q "^sharing: producer-consumer, latent false sharing at alignment 16,32,48" s &&
 	keys j j && wait_for "sharing: false-sharing" &&
 	screen >s &&
-	grep -q "^  0x601000 *false-sharing *0 *2  2,2" s
+	grep -q "^  0x601000 *false-sharing *0 *18  18,18" s
 '
 
-test_expect_success SHARING 'rt-sharing patterns: the CSV sharing column holds each object its true label' '
-	build_rt_sharing &&
-	hpcrun --sharing --watch "table,counters,padded,cell,flag,alloc_*" -o m ./rt-sharing patterns 2 >/dev/null &&
+test_expect_success SHARING 'share-patterns: the CSV sharing column and --detail of a false-sharing array' '
+	cc -O2 -g -fno-optimize-sibling-calls -pthread -o share-patterns "$TEST_PROGS/share-patterns.c" &&
+	hpcrun -q --sharing -o m ./share-patterns global-counters 2 >/dev/null &&
 	hpcstruct m >/dev/null 2>&1 &&
 	hpcprof -o dbr m 2>/dev/null &&
 	hpcviewer-tui --csv --view data --depth 1 dbr >csv &&
-	sed "1d; s/\"[^\"]*\"/X/" csv | awk -F, "\$6 != \"\" { print \$6 }" | sort | uniq -c |
-		awk "{ print \$2, \$1 }" >actual &&
-	cat >expect <<-\EOT &&
-	false-sharing 1
-	migratory 1
-	private 4
-	producer-consumer 1
-	read-shared 1
-	write-shared 1
-	EOT
-	test_cmp expect actual &&
-	for o in "counters false-sharing" "padded private" "table read-shared" \
-		"cell migratory" "flag write-shared"; do
-		set -- $o &&
-		grep -q "^1,static,\"$1 \[rt-sharing\] (.*)\",,,$2," csv || exit 1
-	done &&
-	grep -q "^1,heap,\"alloc_ring .*,producer-consumer," csv &&
-	grep -q "^1,heap,\"alloc_latent .*,private," csv &&
-	hpcviewer-tui --detail "counters [rt-sharing]" dbr >detail &&
-	grep "^  0x[0-9a-f]* *0  false-sharing  *[0-9]*/[1-9][0-9]*  *[0-9]*/[1-9][0-9]*$" detail
+	grep -q "^1,static,\"counters \[share-patterns\] (.*)\",,,false-sharing," csv &&
+	hpcviewer-tui --detail "counters [share-patterns]" dbr >detail &&
+	grep "^  0x[0-9a-f]* *0  false-sharing  *[0-9]*/[0-9]*  *[0-9]*/[0-9]*$" detail
 '
 
 screen_done

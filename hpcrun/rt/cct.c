@@ -327,6 +327,7 @@ int cct_insert(struct cct *c, struct cct_node *root, const uintptr_t *frames,
 	__atomic_store_n(&c->hdr->updates, c->hdr->updates + 1, __ATOMIC_RELEASE);
 	rc = insert_path(c, root, frames, n, time, idx, val, &leaf);
 	__atomic_store_n(&c->hdr->updates, c->hdr->updates + 1, __ATOMIC_RELEASE);
+	c->leaf = rc ? NULL : leaf;
 	return rc;
 }
 

@@ -245,6 +245,15 @@ static uintptr_t prev_insn(struct rt_memop *m, const struct rt_module *mod,
 	return m->cache[slot].prev;
 }
 
+/* 'r', 'w' or 'u' (read and written) for a memory operand with
+ * Capstone's access bits; one Capstone leaves unmarked counts as read. */
+static int access_kind(uint8_t access)
+{
+	if ((access & CS_AC_READ) && (access & CS_AC_WRITE))
+		return 'u';
+	return access & CS_AC_WRITE ? 'w' : 'r';
+}
+
 static int touches_no_memory(unsigned id)
 {
 	return id == X86_INS_LEA || id == X86_INS_NOP || id == X86_INS_PUSH ||
@@ -255,7 +264,7 @@ static int touches_no_memory(unsigned id)
  * regs; after: regs are those after it ran (invariant 3). */
 static enum memop operand(struct rt_memop *m, const struct rt_module *mod,
 			  uintptr_t pc, const uintptr_t *regs, int after,
-			  uintptr_t *addr, unsigned *size)
+			  uintptr_t *addr, unsigned *size, int *rw)
 {
 	const uint8_t *code = (const uint8_t *)pc;
 	uint64_t at = pc;
@@ -275,6 +284,7 @@ static enum memop operand(struct rt_memop *m, const struct rt_module *mod,
 		if (x->operands[i].type != X86_OP_MEM)
 			continue;
 		*size = x->operands[i].size ? x->operands[i].size : 1;
+		*rw = access_kind(x->operands[i].access);
 		ea = (uintptr_t)mem->disp;
 		if (mem->base == X86_REG_RIP) {
 			ea += pc + m->insn->size;
@@ -302,7 +312,7 @@ static enum memop operand(struct rt_memop *m, const struct rt_module *mod,
 
 static enum memop decode(struct rt_memop *m, const uintptr_t *regs,
 			 uint64_t time, int retired, uintptr_t *addr,
-			 unsigned *size)
+			 unsigned *size, int *rw)
 {
 	uintptr_t pc = regs[16], prev;
 	const struct rt_module *mod = rt_module_at(pc, time);
@@ -312,19 +322,22 @@ static enum memop decode(struct rt_memop *m, const uintptr_t *regs,
 	    pc < mod->xlo || pc >= mod->xhi)
 		return MEMOP_NOADDR;
 	if (retired && (prev = prev_insn(m, mod, pc)) &&
-	    (r = operand(m, mod, prev, regs, 1, addr, size)) != MEMOP_NONE)
+	    (r = operand(m, mod, prev, regs, 1, addr, size, rw)) != MEMOP_NONE)
 		return r;
-	return operand(m, mod, pc, regs, 0, addr, size);
+	return operand(m, mod, pc, regs, 0, addr, size, rw);
 }
 
 enum memop rt_memop_decode(struct rt_memop *m, const uintptr_t *regs,
 			   uint64_t time, int retired, uintptr_t *addr,
-			   unsigned *size)
+			   unsigned *size, int *rw)
 {
 	enum memop r;
+	int k = 'r';
 
 	decoding = 1;
-	r = decode(m, regs, time, retired, addr, size);
+	r = decode(m, regs, time, retired, addr, size, &k);
+	if (rw)
+		*rw = k;
 	decoding = 0;
 	return r;
 }

@@ -357,8 +357,7 @@ struct vars_job {
 	struct var_table *t;
 };
 
-/* The module's variables, and what --sharing watches in it.  Runs on the
- * fd thread (rt_fd_private): its fd never takes a number of the
+/* The module's variables.  Runs on the fd thread (rt_fd_private): its fd never takes a number of the
  * program's. */
 static int vars_job(void *p)
 {
@@ -368,8 +367,6 @@ static int vars_job(void *p)
 	if (rt_elf_syms_open(j->m->path, &s))
 		return 0;
 	j->t = read_vars(&s);
-	if (rt_sharing.on)
-		rt_sharing_module(j->m, &s);
 	rt_elf_syms_close(&s);
 	return 0;
 }
@@ -498,7 +495,7 @@ void rt_data_forget(void *p, size_t n)
 		;
 	if (j > i) {
 		for (k = i; rt_sharing.on && k < j; k++)
-			rt_sharing_forget(blocks->b[k].lo, blocks->b[k].hi);
+			rt_sharing_forget(blocks->b[k].lo);
 		change_begin();
 		memmove(&blocks->b[i], &blocks->b[j], (nblocks - j) * sizeof(blocks->b[0]));
 		__atomic_store_n(&nblocks, nblocks - (j - i), __ATOMIC_RELAXED);
@@ -644,8 +641,6 @@ void rt_data_alloc(void *p, size_t n)
 	unlock();
 	if (added) {
 		counts.tracked++;
-		if (rt_sharing.on)
-			rt_sharing_alloc((uintptr_t)p, n, (const uint64_t (*)[2])f, k);
 		node = site_node(&td->cct, s);
 		if (node) {
 			node->val[rt_cfg.nev + RT_DATA_BYTES] += (double)n;
@@ -803,13 +798,13 @@ struct cct_node *rt_data_place(struct rt_thread *td, int idx,
 	uintptr_t a = 0;
 	unsigned size = 1;
 	struct cct_node *obj;
-	int r;
+	int r, rw = 'r';
 
 	if (fault) {
 		a = *fault;
 	} else {
 		switch (rt_memop_decode(td->data->memop, regs, time,
-					is_clock(idx), &a, &size)) {
+					is_clock(idx), &a, &size, &rw)) {
 		case MEMOP_NONE:
 			td->data->nomem++;
 			return NULL;
@@ -821,9 +816,11 @@ struct cct_node *rt_data_place(struct rt_thread *td, int idx,
 	}
 	r = block_find(a, &b);
 	if (r > 0) {
-		if (rt_sharing.on)
-			rt_sharing_heat(-1, b.lo, b.hi - b.lo);
-		return access_node(c, site_node(c, b.site), 1, a - b.lo, size);
+		obj = site_node(c, b.site);
+		if (td->share)
+			rt_sharing_access(td, 0, b.lo, b.hi - b.lo, obj, a,
+					  fault ? 0 : size, rw, fault != NULL, time);
+		return access_node(c, obj, 1, a - b.lo, size);
 	}
 	if (r < 0) {
 		__atomic_add_fetch(&counts.lookup_busy, 1, __ATOMIC_RELAXED);
@@ -831,15 +828,19 @@ struct cct_node *rt_data_place(struct rt_thread *td, int idx,
 	}
 	m = rt_in_hpcrun(a) ? NULL : rt_module_find(a);
 	if (m && (v = var_at(m->id, a - m->bias))) {
-		if (rt_sharing.on)
-			rt_sharing_heat(m->id, m->bias + v->lo, v->size);
 		obj = var_node(c, m, v);
+		if (td->share)
+			rt_sharing_access(td, 1, m->bias + v->lo, v->size, obj, a,
+					  fault ? 0 : size, rw, fault != NULL, time);
 		return access_node(c, obj, 1, a - m->bias - v->lo, size);
 	}
 	if (in_stack(td, a))
 		return access_node(c, cct_xroot(c, CCT_STACK), 0, 0, 0);
-	if (in_small_heap(a))
+	if (in_small_heap(a)) {
+		if (td->share)
+			rt_sharing_untracked(td);
 		return access_node(c, cct_xroot(c, CCT_SMALL), 0, 0, 0);
+	}
 	return access_node(c, cct_xroot(c, CCT_UNKNOWN), 0, 0, 0);
 }
 

@@ -12,9 +12,9 @@
  *  3. A block leaves the object map before its memory goes back to the
  *     allocator, so an address reused by another allocation is never
  *     attributed to the old object.
- *  4. With hpcrun --sharing (sharing.h) the map feeds it: tracked blocks
- *     at allocation and before they go back, each module's symbols, and
- *     the data samples' objects (their heat).
+ *  4. With hpcrun --sharing (sharing.h) every sample placed in a heap
+ *     block or a static variable is also its access record, and a block
+ *     leaves sharing's table when it leaves the map.
  */
 #ifndef HPCRUN_DATACENTRIC_H
 #define HPCRUN_DATACENTRIC_H
@@ -108,9 +108,11 @@ void rt_memop_free(struct rt_memop *m);
 /* The first memory operand of the instruction at regs[16], or with
  * retired of the one that ends there (a timer's sample: datacentric-memop.c,
  * invariant 3): MEMOP_ADDR with its address and size, MEMOP_NONE, or
- * MEMOP_NOADDR.  Async-signal-safe. */
+ * MEMOP_NOADDR; with MEMOP_ADDR *rw (rw not NULL) is 'r', 'w', or 'u' for
+ * an operand read and written by the one instruction (add to memory, a
+ * locked exchange).  Async-signal-safe. */
 enum memop rt_memop_decode(struct rt_memop *m, const uintptr_t *regs,
 			   uint64_t time, int retired, uintptr_t *addr,
-			   unsigned *size);
+			   unsigned *size, int *rw);
 
 #endif

@@ -47,21 +47,11 @@
  *     memalign, aligned_alloc,                            real call (invariant
  *     posix_memalign, valloc, mmap,                       1 there)
  *     mmap64, munmap, mremap
- *   read, write, pread, pwrite and   sharing-pin.c        without --sharing:
- *     their 64 forms, readv, writev,                      the real call
- *     recv, recvfrom, recvmsg, send,                      (invariant 1 there)
- *     sendto, sendmsg, fread, fwrite,
- *     poll, select, epoll_wait, pipe,
- *     pipe2, waitpid, nanosleep,
- *     clock_nanosleep, accept,
- *     getsockopt, stat, lstat, fstat,
- *     fstatat, statx and the 64
- *     forms, mprotect
  *   pthread_barrier_*, GOMP_*,       sync-interpose.c     with --no-sync: the
  *     __kmpc_barrier, MPI_Barrier,                        real call (invariant
- *     pthread_mutex_lock,                                 1 there), its object
- *     pthread_cond_wait, _timedwait,                      still pinned under
- *     sem_wait                                            --sharing
+ *     pthread_mutex_lock,                                 1 there)
+ *     pthread_cond_wait, _timedwait,
+ *     sem_wait
  *
  * runtime.c's rt_own_thread reaches the real pthread_create the same way,
  * so hpcrun's own threads are never measured.

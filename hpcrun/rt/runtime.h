@@ -27,8 +27,8 @@
  *                  the hang detector (sync.h, sync-episode.h)
  *   datacentric.c, datacentric-memop.c, datacentric-alloc.c   hpcrun --data
  *                  (datacentric.h)
- *   sharing.c, sharing-pin.c   hpcrun --sharing: page-protection access
- *                  sampling and the .hpcshare files (sharing.h)
+ *   sharing.c      hpcrun --sharing: the data samples as access records,
+ *                  the .hpcshare files (sharing.h)
  *
  * Invariants:
  *  1. The signal handler only touches its own thread's struct rt_thread,
@@ -193,6 +193,7 @@ struct cct {
 	uint64_t nnodes;
 	struct cct_node *primary, *top, *partial;
 	struct cct_node *phases;	/* "^Phases " or NULL (hpcrun(5)) */
+	struct cct_node *leaf;		/* of the last cct_insert, NULL: failed */
 	struct cct_node *xroot[CCT_NXROOTS];	/* hpcrun --data's, or NULL */
 	struct hpcrun_live_header *hdr;	/* the first chunk */
 	uint64_t *commit;		/* node count of the last file chunk */
@@ -374,8 +375,8 @@ void cct_release(struct cct *c);
 void cct_unlink(struct cct *c);
 /* Inserts path (frames[n-1] outermost .. frames[0] leaf), taken at time
  * (rt_module_at), under root and adds val to event idx of the leaf; 0,
- * -ENOSPC when the arena is full, -ENOENT when a frame lies in no module.
- * Async-signal-safe: a new chunk is mapped with system calls alone. */
+ * -ENOSPC when the arena is full, -ENOENT when a frame lies in no module;
+ * c->leaf is then the path's leaf, or NULL.  Async-signal-safe: a new chunk is mapped with system calls alone. */
 int cct_insert(struct cct *c, struct cct_node *root, const uintptr_t *frames,
 	       int n, uint64_t time, int idx, double val);
 /* Inserts path (as cct_insert) with no value; its leaf, or NULL. */

@@ -23,7 +23,9 @@
  *  - hpcrun --data: the data address of a sample and the object it falls
  *    in are found with the sample's registers, a Capstone decoder made for
  *    the thread beforehand and the object map's lock-free snapshots
- *    (datacentric.c, datacentric-memop.c): no allocation, no lock there either.
+ *    (datacentric.c, datacentric-memop.c): no allocation, no lock there either;
+ *    with --sharing such a sample is also an access record, a store into
+ *    the thread's own buffer (sharing.h, invariant 3).
  *  - hpcrun's own cost is not the program's: a sample whose pc is in
  *    libhpcrun.so (tracking an allocation, unwinding for an allocation or
  *    sync site, a wrapper's bookkeeping) is counted as in_hpcrun and kept
@@ -46,6 +48,7 @@
 
 #include "datacentric.h"
 #include "runtime.h"
+#include "sharing.h"
 #include "sync.h"
 
 /*
@@ -123,6 +126,8 @@ static void record(struct rt_thread *td, int idx, int n,
 		td->counts.dropped_nomodule++;
 	} else {
 		td->counts.recorded++;
+		if (td->share)
+			rt_sharing_commit(td, td->cct.leaf);
 		if (end == RT_UNWIND_FAILED)
 			td->counts.partial++;
 		else if (end == RT_UNWIND_STOP_FRAME && td->sync)

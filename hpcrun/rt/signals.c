@@ -12,8 +12,7 @@
  * never touched: its action and mask calls go straight to libc.
  *
  * Handlers run in signal context: async-signal-safe calls only (sample.c's
- * rules apply to what rt_signal_entry reaches; sharing.h, invariant 2 to
- * what fatal_handler reaches there).
+ * rules apply to what rt_signal_entry reaches).
  *
  * THE SAMPLING SIGNAL.  Every sample and every drain of a ring buffer
  * arrives as one real-time signal, rt_cfg.signo.  The program may want
@@ -79,12 +78,6 @@
  *     (sample.c) while fatal_handler holds SIGSEGV and SIGBUS
  *     (rt_fault_recovery; without it the unwinder reads no stack of
  *     unknown bounds).
- *  4. With hpcrun --sharing the kernel holds fatal_handler for SIGSEGV
- *     and SIGTRAP whatever the program set: a fault on a page sharing.c
- *     protected, and the trap after the faulting instruction it steps
- *     over, are taken there first; any other goes to the program's
- *     action as above, its handler called with the mask
- *     the kernel would have set (SA_ONSTACK is then always on).
  * What no handler sees (SIGKILL, the OOM killer, glibc's internal reset
  * of SIGABRT past a handler that returns in assert) leaves the live files
  * (hpcrun-live.h) for hpcprof to recover.
@@ -97,7 +90,6 @@
 
 #include "interpose.h"
 #include "runtime.h"
-#include "sharing.h"
 
 RT_REAL_DEFINE(abort);
 RT_REAL_DEFINE(sigaction);
@@ -394,13 +386,6 @@ static int is_default(const struct sigaction *act)
 	return act->sa_handler == SIG_DFL && !(act->sa_flags & SA_SIGINFO);
 }
 
-/* Does fatal_handler take every sig, to hand the faults on pages hpcrun
- * --sharing protected to sharing.c (THE FATAL SIGNALS, 4)? */
-static int dispatched(int sig)
-{
-	return (sig == SIGSEGV || sig == SIGTRAP) && rt_sharing.dispatch;
-}
-
 /*
  * Gives the kernel the program's action act for the fatal signal sig
  * (THE FATAL SIGNALS, 2): SIG_IGN and the program's handlers as they are;
@@ -412,13 +397,6 @@ static int install_fatal(int sig, const struct sigaction *act)
 {
 	struct sigaction k;
 
-	if (dispatched(sig)) {
-		memset(&k, 0, sizeof(k));
-		k.sa_sigaction = fatal_handler;
-		k.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-		sigemptyset(&k.sa_mask);
-		return rt_real_sigaction(sig, &k, NULL);
-	}
 	if (!is_default(act) && !(act->sa_flags & SA_RESETHAND))
 		return rt_real_sigaction(sig, act, NULL);
 	memset(&k, 0, sizeof(k));
@@ -436,21 +414,14 @@ static int install_fatal(int sig, const struct sigaction *act)
 }
 
 /*
- * Is this arrival of sig hpcrun's own (THE FATAL SIGNALS, 3 and 4)?  A
- * fault on a page --sharing protected, or the trap after the instruction
- * it steps over: sharing.c opens or protects the page again and the
- * program's access runs again (1).  A fault of hpcrun's unwinder: the
- * sample being taken ends there as a partial path (sample.c,
- * unwind_guarded), never returning here.  Else 0: the program's.
+ * A fault of hpcrun's unwinder (THE FATAL SIGNALS, 3): the sample being
+ * taken ends there as a partial path (sample.c, unwind_guarded), never
+ * returning here.  Any other arrival of sig returns: the program's.
  */
-static int own_fault(int sig, siginfo_t *si, void *uc)
+static void own_fault(int sig)
 {
 	sigset_t set;
 
-	if (sig == SIGSEGV && rt_sharing_fault(si, uc))
-		return 1;
-	if (sig == SIGTRAP && rt_sharing_trap(si, uc))
-		return 1;
 	if ((sig == SIGSEGV || sig == SIGBUS) && rt_self && rt_self->in_unwind) {
 		/* the program's SA_NODEFER-less mask would keep the signal
 		 * blocked past the jump */
@@ -459,7 +430,6 @@ static int own_fault(int sig, siginfo_t *si, void *uc)
 		rt_real_sigmask(SIG_UNBLOCK, &set, NULL);
 		siglongjmp(rt_self->unwind_jmp, 1);
 	}
-	return 0;
 }
 
 /* The kernel's handler of the fatal signals it does not leave to the
@@ -467,18 +437,11 @@ static int own_fault(int sig, siginfo_t *si, void *uc)
 static void fatal_handler(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction act, dfl;
-	sigset_t set, old;
-	int masked = 0;
 
-	if (own_fault(sig, si, uc))
-		return;
+	own_fault(sig);
 	act = program_act[sig];
-	if (act.sa_handler == SIG_IGN && !(act.sa_flags & SA_SIGINFO)) {
-		if (dispatched(sig) && si->si_code > 0)
-			rt_die_of_signal(sig);	/* a fault the kernel would not
-						 * have let it ignore */
+	if (act.sa_handler == SIG_IGN && !(act.sa_flags & SA_SIGINFO))
 		return;		/* set while this signal was on its way */
-	}
 	if (!is_default(&act)) {
 		if (act.sa_flags & SA_RESETHAND) {
 			/* SA_RESETHAND, done here */
@@ -487,19 +450,10 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 			program_act[sig] = dfl;
 			install_fatal(sig, &dfl);
 		}
-		if (dispatched(sig)) {
-			/* the mask the kernel would have set for it */
-			set = act.sa_mask;
-			if (!(act.sa_flags & SA_NODEFER))
-				sigaddset(&set, sig);
-			masked = !rt_real_sigmask(SIG_BLOCK, &set, &old);
-		}
 		if (act.sa_flags & SA_SIGINFO)
 			act.sa_sigaction(sig, si, uc);
 		else
 			act.sa_handler(sig);
-		if (masked)
-			rt_real_sigmask(SIG_SETMASK, &old, NULL);
 		return;
 	}
 	rt_die_of_signal(sig);
@@ -552,7 +506,7 @@ void rt_install_fatal_handlers(void)
 		int sig = fatal_signals[i];
 
 		if (!rt_real_sigaction(sig, NULL, &program_act[sig]) &&
-		    (is_default(&program_act[sig]) || dispatched(sig)))
+		    is_default(&program_act[sig]))
 			install_fatal(sig, &program_act[sig]);
 	}
 }

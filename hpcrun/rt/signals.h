@@ -13,28 +13,23 @@
  *                    (sample.c)
  *   signals moved    rt_signal_entry         the same; the samples still
  *   away from                                queued on them are recorded
- *   SIGSEGV          fatal_handler*:         every fault but those on pages
- *                    own_fault, then the     --sharing protected (taken by
- *                    program's action        rt_sharing_fault, sharing.c)
- *                                            and those of hpcrun's unwinder
- *                                            (back to the sample, sample.c)
+ *   SIGSEGV          fatal_handler*:         every fault but those of
+ *                    own_fault, then the     hpcrun's unwinder (back to
+ *                    program's action        the sample, sample.c)
  *   SIGBUS           fatal_handler*, same    all but the unwinder's
- *   SIGTRAP          fatal_handler*, same    all but --sharing's single
- *                                            steps (rt_sharing_trap)
  *   SIGABRT          fatal_handler*; the     all; past a handler that
  *                    abort() wrapper         returns, profiles written
  *                                            before glibc's abort
  *   SIGILL SIGFPE SIGINT SIGTERM SIGQUIT SIGHUP SIGPIPE SIGXCPU SIGXFSZ
- *   SIGALRM SIGVTALRM SIGUSR1 SIGUSR2 SIGSYS SIGSTKFLT SIGPWR
+ *   SIGALRM SIGVTALRM SIGUSR1 SIGUSR2 SIGSYS SIGSTKFLT SIGPWR SIGTRAP
  *                    fatal_handler*          all (but a SIGXFSZ hpcrun's
  *                                            own writes raised: rt_io_end,
  *                                            runtime.c)
  *
  * * fatal_handler is in the kernel while the program's action is the
  *   default (it writes every profile, then the default action ends the
- *   process) or a handler with SA_RESETHAND (emulated), and with --sharing
- *   for SIGSEGV and SIGTRAP whatever the action; otherwise the kernel
- *   holds the program's handler or SIG_IGN as it set them.
+ *   process) or a handler with SA_RESETHAND (emulated); otherwise the
+ *   kernel holds the program's handler or SIG_IGN as it set them.
  *
  * Masks: sigprocmask and pthread_sigmask block what the program asks but
  * the sampling signal, which reads back as blocked (hidden).

@@ -13,10 +13,6 @@
  *   pthread_mutex_lock, pthread_cond_wait,           lock waits
  *   pthread_cond_timedwait, sem_wait
  *
- * With hpcrun --sharing the object's pages are pinned (sharing.h) around
- * every call that may wait in the kernel on its futex word: a futex
- * system call never meets a page hpcrun protected.
- *
  * Invariants:
  *  1. With --no-sync, before hpcrun's start and after its end, and for
  *     hpcrun's own calls (rt_in_hpcrun), a wrapper is the real function.
@@ -53,7 +49,6 @@
 #include <unistd.h>
 
 #include "interpose.h"
-#include "sharing.h"
 #include "sync.h"
 
 typedef void (*omp_fn)(void *);
@@ -93,53 +88,6 @@ static int on(uintptr_t ra)
 	return sync_cfg.on && rt_active && !rt_in_hpcrun(ra);
 }
 
-/* ---- the real calls that may wait in the kernel, pinned ---- */
-
-static int barrier_wait_pinned(pthread_barrier_t *b)
-{
-	int r;
-
-	rt_sharing_pin(b, sizeof(*b));
-	r = RT_REAL(pthread_barrier_wait)(b);
-	rt_sharing_unpin(b, sizeof(*b));
-	return r;
-}
-
-static int mutex_lock_pinned(pthread_mutex_t *m)
-{
-	int r;
-
-	rt_sharing_pin(m, sizeof(*m));
-	r = RT_REAL(pthread_mutex_lock)(m);
-	rt_sharing_unpin(m, sizeof(*m));
-	return r;
-}
-
-static int cond_wait_pinned(pthread_cond_t *c, pthread_mutex_t *m,
-			    const struct timespec *t)
-{
-	int r;
-
-	rt_sharing_pin(c, sizeof(*c));
-	rt_sharing_pin(m, sizeof(*m));
-	r = t ? RT_REAL(pthread_cond_timedwait)(c, m, t) : RT_REAL(pthread_cond_wait)(c, m);
-	rt_sharing_unpin(c, sizeof(*c));
-	rt_sharing_unpin(m, sizeof(*m));
-	return r;
-}
-
-static int sem_wait_pinned(sem_t *s)
-{
-	int r, err;
-
-	rt_sharing_pin(s, sizeof(*s));
-	r = RT_REAL(sem_wait)(s);
-	err = errno;
-	rt_sharing_unpin(s, sizeof(*s));
-	errno = err;
-	return r;
-}
-
 /* ---- pthread barriers ---- */
 
 RT_API int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *a,
@@ -169,8 +117,8 @@ RT_API int pthread_barrier_wait(pthread_barrier_t *b)
 	if (!on(ra) ||
 	    sync_barrier_begin(&ep, SK_BARRIER, ra, (uintptr_t)b,
 			       sync_obj_get((uintptr_t)b, 0), ra))
-		return barrier_wait_pinned(b);
-	r = barrier_wait_pinned(b);
+		return RT_REAL(pthread_barrier_wait)(b);
+	r = RT_REAL(pthread_barrier_wait)(b);
 	sync_barrier_end(&ep);
 	return r;
 }
@@ -398,12 +346,12 @@ RT_API int pthread_mutex_lock(pthread_mutex_t *m)
 	int r;
 
 	if (!sync_cfg.on || !rt_active)
-		return mutex_lock_pinned(m);
+		return RT_REAL(pthread_mutex_lock)(m);
 	r = pthread_mutex_trylock(m);
 	if (r != EBUSY || rt_in_hpcrun(ra))
-		return r != EBUSY ? r : mutex_lock_pinned(m);
+		return r != EBUSY ? r : RT_REAL(pthread_mutex_lock)(m);
 	sync_lock_begin(&w, SK_MUTEX, ra, (uintptr_t)m, ra);
-	r = mutex_lock_pinned(m);
+	r = RT_REAL(pthread_mutex_lock)(m);
 	sync_lock_end(&w);
 	return r;
 }
@@ -415,9 +363,9 @@ RT_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 	int r;
 
 	if (!on(ra))
-		return cond_wait_pinned(c, m, NULL);
+		return RT_REAL(pthread_cond_wait)(c, m);
 	sync_lock_begin(&w, SK_COND, ra, (uintptr_t)c, ra);
-	r = cond_wait_pinned(c, m, NULL);
+	r = RT_REAL(pthread_cond_wait)(c, m);
 	sync_lock_end(&w);
 	return r;
 }
@@ -430,9 +378,9 @@ RT_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 	int r;
 
 	if (!on(ra))
-		return cond_wait_pinned(c, m, t);
+		return RT_REAL(pthread_cond_timedwait)(c, m, t);
 	sync_lock_begin(&w, SK_COND, ra, (uintptr_t)c, ra);
-	r = cond_wait_pinned(c, m, t);
+	r = RT_REAL(pthread_cond_timedwait)(c, m, t);
 	sync_lock_end(&w);
 	return r;
 }
@@ -444,7 +392,7 @@ RT_API int sem_wait(sem_t *s)
 	int r, err;
 
 	if (!on(ra))
-		return sem_wait_pinned(s);
+		return RT_REAL(sem_wait)(s);
 	err = errno;
 	if (!sem_trywait(s))
 		return 0;
@@ -452,7 +400,7 @@ RT_API int sem_wait(sem_t *s)
 		return -1;
 	errno = err;
 	sync_lock_begin(&w, SK_SEM, ra, (uintptr_t)s, ra);
-	r = sem_wait_pinned(s);
+	r = RT_REAL(sem_wait)(s);
 	err = errno;
 	sync_lock_end(&w);
 	errno = err;

@@ -2,14 +2,15 @@
  * rt-sharing.c - the sharing patterns of issue #16 with their ground truth
  * built in (CONTRACT-16.md), for hpcrun --sharing.
  *
- *   cc -O1 -g -pthread -o rt-sharing rt-sharing.c
+ *   cc -O1 -g -pthread -no-pie -fno-pie -o rt-sharing rt-sharing.c
  *
  *   rt-sharing patterns [NTHREADS]   one object per pattern (below)
  *   rt-sharing numa serial|parallel  a 4 MiB block initialized by one
  *                                    thread, or by each for its half
  *   rt-sharing syscalls              read/write/pread/recv/poll/stat...
- *                                    into and from watched buffers, its own
- *                                    mprotect and SIGSEGV handler, a fork
+ *                                    into and from heap and static
+ *                                    buffers, its own mprotect and
+ *                                    SIGSEGV handler, a fork
  *
  * Thread i runs on CPU i % (online CPUs); the main thread is thread 0.
  * Output: checksums that do not depend on timing, so a run under hpcrun
@@ -28,8 +29,16 @@
  *   flag           static long, every thread stores              write-shared
  *   alloc_latent   heap 128 bytes, aligned_alloc(4096, 128):     private, latent
  *                  thread 0 bytes 48-63, thread 1 bytes 64-79    false sharing
- * Each static object starts a page of its own, so that one object's
- * accesses never open another's page.
+ * Each static object starts a page of its own.
+ *
+ * hpcrun --sharing sees accesses by timer samples, in proportion to the
+ * time each instruction takes, and labels a 64-byte line only from 8
+ * concurrent samples of it (hpcprof/sharing.h).  So each round touches
+ * the hot part of a big object only (16 lines; 2 of table), and does
+ * each object's work often enough that its lines get that many samples
+ * at the default rate -- except table: reads of lines every cache holds
+ * take a cycle, and it ends with too few samples at any work a test can
+ * afford (t1100).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -54,6 +63,12 @@
 #define ROUNDS 4000000
 #define RING_LONGS 8192			/* 64 KiB */
 #define PRIVATE_LONGS 8192
+/* The longs of alloc_private, table and alloc_ring a round touches: 16
+ * lines, so that each gets the samples a label needs (hpcrun(1)). */
+#define HOT_LONGS 128
+/* The longs of table read: 2 lines (reads of a cached table are cheap,
+ * so few timer samples land on them). */
+#define TABLE_HOT 16
 
 long table[4096] __attribute__((aligned(4096)));
 struct { long c[NTHREADS_MAX]; } counters __attribute__((aligned(4096)));
@@ -103,6 +118,7 @@ static void *worker(void *arg)
 	int i = (int)(intptr_t)arg, k;
 	volatile long *priv;
 	volatile long *vt = table, *vc = counters.c;
+	volatile long *vl = (volatile long *)(void *)latent;
 	long r, s = 0, t = 0;
 
 	pin(i);
@@ -110,33 +126,36 @@ static void *worker(void *arg)
 	if (!priv)
 		return NULL;
 	for (r = 0; r < ROUNDS; r++) {
-		if (i == 0)
-			memset((void *)(latent + 48), (int)(r & 0x7f), 16);
-		else if (i == 1)
-			memset((void *)(latent + 64), (int)(r & 0x7f), 16);
+		for (k = 0; k < 4; k++)
+			if (i == 0)
+				vl[6 + (k & 1)] = r + k;	/* bytes 48-63 */
+			else if (i == 1)
+				vl[8 + (k & 1)] = r + k;	/* bytes 64-79 */
 		for (k = 0; k < 16; k++) {
-			long at = (r * 16 + k) % PRIVATE_LONGS;
+			long at = (r * 16 + k) % HOT_LONGS;
 
 			priv[at] = priv[at] + k;
 		}
-		for (k = 0; k < 16; k++)
-			t += vt[(r * 7 + k * 13) % 4096];
+		for (k = 0; k < 256; k++)
+			t += vt[(r * 7 + k * 13) % TABLE_HOT];
 		for (k = 0; k < 8; k++)
 			vc[i] = r * 8 + k;
 		for (k = 0; k < 8; k++)
 			((volatile long *)&padded[i].v)[0] = r * 8 + k;
 		if (i == 0)
-			for (k = 0; k < 8; k++)
-				ring[(r * 8 + k) % RING_LONGS] = r + k;
+			for (k = 0; k < 32; k++)
+				ring[(r * 32 + k) % HOT_LONGS] = r + k;
 		else
-			for (k = 0; k < 8; k++)
-				s += ring[(r * 8 + k) % RING_LONGS];
+			for (k = 0; k < 32; k++)
+				s += ring[(r * 32 + k) % HOT_LONGS];
 		if (r % 16 == 0) {
 			pthread_mutex_lock(&cell_lock);
-			*(volatile long *)&cell = *(volatile long *)&cell + 1;
+			for (k = 0; k < 16; k++)
+				*(volatile long *)&cell = *(volatile long *)&cell + 1;
 			pthread_mutex_unlock(&cell_lock);
 		}
-		*(volatile long *)&flag = i;
+		for (k = 0; k < 16; k++)
+			*(volatile long *)&flag = i;
 	}
 	for (k = 0; k < PRIVATE_LONGS; k++)
 		private_sum[i] += priv[k];

@@ -23,7 +23,7 @@ static struct hpcshare *parse(const char *text)
 }
 
 #define HEAD "hpcshare: 1\nthread 1\nrank -1\ntopology virtual 2\n" \
-	     "node 0 0,2-3\nnode 1 1\npage-size 4096\nsampling 100 8\n"
+	     "node 0 0,2-3\nnode 1 1\npage-size 4096\nspan 50 900\n"
 
 static void reads_every_record(void)
 {
@@ -35,7 +35,7 @@ static void reads_every_record(void)
 		"access 100 1 3 48 8 w 1 55\n"
 		"access 100 3 1 0 0 r 0 0\n"
 		"access 200 2 1 8 8 u 0 9\n"
-		"summary 12 3 0 2\n");
+		"dropped 3\nuntracked 2\n");
 
 	CHECK(s != NULL);
 	if (!s)
@@ -49,7 +49,9 @@ static void reads_every_record(void)
 	CHECK_INT(hpcshare_cpu_node(s, 3), 0);
 	CHECK_INT(hpcshare_cpu_node(s, 4), -1);
 	CHECK_INT(s->page_size, 4096);
-	CHECK_INT(s->epochs_per_s, 100);
+	CHECK_INT(s->has_span, 1);
+	CHECK_INT(s->span_begin, 50);
+	CHECK_INT(s->span_end, 900);
 	CHECK_INT(s->nobjs, 2);
 	CHECK_INT(s->objs[0].start, 0x7f0000001010);
 	CHECK_INT(s->objs[0].kind, HPCSHARE_HEAP);
@@ -63,9 +65,8 @@ static void reads_every_record(void)
 	CHECK_INT(s->accesses[1].obj, 1);
 	CHECK_INT(s->accesses[1].size, 0);
 	CHECK_INT(s->accesses[2].rw, HPCSHARE_U);
-	CHECK_INT(s->has_summary, 1);
-	CHECK_INT(s->faults, 3);
-	CHECK_INT(s->watched, 2);
+	CHECK_INT(s->dropped, 3);
+	CHECK_INT(s->untracked, 2);
 	hpcshare_free(s);
 }
 
@@ -112,6 +113,8 @@ static void refuses_malformed(void)
 	refused("hpcshare: 1\npage-size 3000\n", "power of two");
 	refused("hpcshare: 1\n\n", "line 2: empty line");
 	refused("hpcshare: 1\nsummary 1 2\n", "summary wants");
+	refused("hpcshare: 1\nspan 9 8\n", "span ends before");
+	refused("hpcshare: 1\nspan 9\n", "span wants");
 }
 
 static void path_beside_profile(void)

@@ -1,7 +1,8 @@
 /*
  * u-sharing-classify.c - unit tests for hpcprof/sharing.c's classifier
- * (sharing.h invariants 3 and 4): synthetic access sequences of one
- * 64-byte line for every label, the padded pair, and latent false sharing.
+ * (sharing.h invariants 3 and 4): synthetic concurrent access sequences
+ * of one 64-byte line for every label, the evidence they need, the
+ * ownership transfers, the padded pair, and latent false sharing.
  */
 #include <string.h>
 
@@ -13,24 +14,27 @@
 #define W HPCSHARE_W
 #define U HPCSHARE_U
 
-/* "T RW OFF SIZE" quadruples, times 1, 2, ... in order. */
-static enum share_label label_of(const int (*q)[4], size_t n)
+static uint64_t moved;
+
+/* "T RW OFF SIZE" quadruples, the sequence reps times, times 1, 2, ...
+ * in order. */
+static int label_of(const int (*q)[4], size_t n, size_t reps)
 {
-	struct share_access a[32];
+	struct share_access a[64];
 	size_t i;
 
 	memset(a, 0, sizeof(a));
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n * reps; i++) {
 		a[i].time = i + 1;
-		a[i].thread = (uint32_t)q[i][0];
-		a[i].rw = (uint8_t)q[i][1];
-		a[i].addr = 0x1000 + (uint64_t)q[i][2];
-		a[i].size = (uint8_t)q[i][3];
+		a[i].thread = (uint32_t)q[i % n][0];
+		a[i].rw = (uint8_t)q[i % n][1];
+		a[i].addr = 0x1000 + (uint64_t)q[i % n][2];
+		a[i].size = (uint8_t)q[i % n][3];
 	}
-	return sharing_line_label(a, n);
+	return sharing_line_label(a, n * reps, &moved);
 }
 
-#define LABEL(q) label_of(q, sizeof(q) / sizeof(q[0]))
+#define LABEL(q) label_of(q, sizeof(q) / sizeof(q[0]), 4)
 
 static void every_label(void)
 {
@@ -38,9 +42,6 @@ static void every_label(void)
 				       { 0, U, 8, 8 } };
 	static const int read[][4] = { { 1, R, 0, 8 }, { 2, R, 8, 8 },
 				       { 1, R, 16, 8 } };
-	/* main fills it, then the threads only read it */
-	static const int init[][4] = { { 0, W, 0, 8 }, { 0, W, 8, 8 },
-				       { 1, R, 0, 8 }, { 2, R, 8, 8 } };
 	static const int prod[][4] = { { 0, W, 0, 8 }, { 1, R, 0, 8 },
 				       { 0, W, 0, 8 }, { 2, R, 0, 8 } };
 	static const int mig[][4] = { { 0, R, 0, 8 }, { 0, U, 0, 8 },
@@ -57,13 +58,28 @@ static void every_label(void)
 
 	CHECK_INT(LABEL(priv), SHARE_PRIVATE);
 	CHECK_INT(LABEL(read), SHARE_READ);
-	CHECK_INT(LABEL(init), SHARE_READ);
 	CHECK_INT(LABEL(prod), SHARE_PRODCONS);
 	CHECK_INT(LABEL(mig), SHARE_MIGRATORY);
 	CHECK_INT(LABEL(wsh), SHARE_WRITE);
 	CHECK_INT(LABEL(fs), SHARE_FALSE);
 	CHECK_INT(LABEL(fs0), SHARE_FALSE);
 	CHECK_INT(LABEL(overlap), SHARE_WRITE);
+	/* one thread's single access among another's makes it no sharer */
+	{
+		static const int stray[][4] = { { 0, W, 0, 8 }, { 0, W, 0, 8 },
+						{ 0, W, 0, 8 }, { 0, W, 0, 8 },
+						{ 0, W, 0, 8 }, { 0, W, 0, 8 },
+						{ 0, W, 0, 8 }, { 1, W, 8, 8 } };
+
+		CHECK_INT(label_of(stray, 8, 1), SHARE_PRIVATE);
+	}
+	/* fewer than SHARE_MIN_ACCESSES: too few samples */
+	CHECK_INT(label_of(fs, 4, 1), -1);
+	/* fs x 4: each access of a thread without a copy since the other's
+	 * write moves the line: 2 in the first round, 3 in each other
+	 * (thread 1's second write finds the line its own) */
+	CHECK_INT(LABEL(fs), SHARE_FALSE);
+	CHECK_INT(moved, 11);
 	CHECK_STR(sharing_label_name(SHARE_PRODCONS), "producer-consumer");
 	CHECK_STR(sharing_label_name(SHARE_FALSE), "false-sharing");
 }
