@@ -474,10 +474,13 @@ static void write_m(struct xmlw *w, size_t c, double v)
 	xmlw_end(w);
 }
 
+/* A scope's values: the raw columns' only.  A derived metric's value is
+ * its view formula over these, so readers compute it where they show it
+ * (hpcprof-database(5), Metric table). */
 static void write_values(struct xmlw *w, const struct metrics *m,
 			 const struct accum *a)
 {
-	size_t c, n = metrics_ncolumns(m);
+	size_t c, n = metrics_nraw_columns(m);
 	double v;
 
 	for (c = 0; c < n; c++)
