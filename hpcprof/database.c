@@ -474,10 +474,13 @@ static void write_m(struct xmlw *w, size_t c, double v)
 	xmlw_end(w);
 }
 
+/* A scope's values: the raw columns' only.  A derived metric's value is
+ * its view formula over these, so readers compute it where they show it
+ * (hpcprof-database(5), Metric table). */
 static void write_values(struct xmlw *w, const struct metrics *m,
 			 const struct accum *a)
 {
-	size_t c, n = metrics_ncolumns(m);
+	size_t c, n = metrics_nraw_columns(m);
 	double v;
 
 	for (c = 0; c < n; c++)
@@ -672,6 +675,11 @@ static const char *const cct_tag[] = {
  */
 #define CHUNK_NODES 4096
 
+/* The profile data's elements start their lines unindented: there is a
+ * line per value, and up to 32 spaces on each would be 40% of the file
+ * (hpcprof-database(5), experiment.xml). */
+#define DATA_INDENT 0
+
 struct chunk {
 	const struct node *root;
 	size_t depth;		/* its writer's depth */
@@ -778,6 +786,8 @@ static void *chunk_helper(void *arg)
 		bad = !f;
 		if (f) {
 			struct xmlw *w = xmlw_new_at(f, ck->c[k].depth);
+
+			xmlw_set_indent(w, DATA_INDENT);
 
 			write_node(w, ck->e, ck->c[k].root, NULL);
 			bad = xmlw_finish(w) != 0;
@@ -1152,6 +1162,7 @@ static int write_experiment(struct database *db, struct xmlw *w,
 	write_tables(db, w);
 	xmlw_end(w);
 	xmlw_start(w, "SecCallPathProfileData");
+	xmlw_set_indent(w, DATA_INDENT);
 	write_values(w, &e->metrics, e->root->acc);
 	if (db->jobs > 1)
 		failed = write_cct_threads(w, e, db->jobs);
@@ -1161,12 +1172,14 @@ static int write_experiment(struct database *db, struct xmlw *w,
 		write_cct(w, e, e->data->root, NULL);
 	xmlw_end(w);
 	xmlw_end(w);
+	xmlw_set_indent(w, XMLW_MAX_INDENT);
 	xmlw_start(w, "SecFlatProfile");
 	xmlw_attr(w, "i", "0");
 	xmlw_attr(w, "n", title);
 	xmlw_start(w, "SecHeader");
 	xmlw_end(w);
 	xmlw_start(w, "SecFlatProfileData");
+	xmlw_set_indent(w, DATA_INDENT);
 	write_values(w, &e->metrics, e->flat_root->acc);
 	write_flat(db, w, e->flat_root->first);
 	xmlw_end(w);

@@ -121,6 +121,11 @@ size_t metrics_ncolumns(const struct metrics *m)
 	return m->nraw * NSTATS * 2 + m->nderived * 2;
 }
 
+size_t metrics_nraw_columns(const struct metrics *m)
+{
+	return m->nraw * NSTATS * 2;
+}
+
 size_t metrics_column(const struct metrics *m, size_t raw, enum mstat s,
 		      int ie)
 {

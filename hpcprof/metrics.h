@@ -86,6 +86,9 @@ void accum_fold_value(struct accum *a, size_t k, double x);
 
 /* Number of columns (see the header comment). */
 size_t metrics_ncolumns(const struct metrics *m);
+/* Number of raw metric columns, the first ones: those of the derived
+ * metrics follow. */
+size_t metrics_nraw_columns(const struct metrics *m);
 /* Name of column c, e.g. "cycles:Sum (I)" (see above); caller frees. */
 char *metrics_column_name(const struct metrics *m, size_t c);
 /* Column of (raw metric, stat, ie). */

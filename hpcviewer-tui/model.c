@@ -247,8 +247,9 @@ static int add_value(struct loader *ld)
 	if (sc->nval == UINT16_MAX)
 		return loader_err(ld, "too many values for one scope%s", "");
 	HPC_GROW(m->vals, m->nvals + 1, m->vals_alloc);
+	/* in database units until finish_values() */
 	m->vals[m->nvals].metric = (uint32_t)((uintptr_t)mi - 1);
-	m->vals[m->nvals].v = d * m->metrics[m->vals[m->nvals].metric].unit.scale;
+	m->vals[m->nvals].v = d;
 	m->nvals++;
 	sc->nval++;
 	return 0;
@@ -482,6 +483,75 @@ static int run_reader(struct loader *ld)
 	return 0;
 }
 
+static double dense_value(void *arg, size_t met)
+{
+	return ((const double *)arg)[met];
+}
+
+/*
+ * Invariant 4, once every value is read: each scope gets the values of
+ * the derived metrics with a view formula that the database leaves out
+ * (hpcprof writes a derived metric once, as its formula, hpcprof-database(5))
+ * from the scope's own values, as hpcprof computes them (the formula over
+ * database units: the same double); a value the database holds is kept.
+ * Then every value is scaled to its shown unit.
+ */
+static int finish_values(struct loader *ld)
+{
+	struct model *m = ld->m;
+	size_t nmet = m->nmetrics ? m->nmetrics : 1, s, met, nview = 0;
+	double *dense = xcalloc(nmet, sizeof(*dense));
+	unsigned char *has = xcalloc(nmet, 1);
+	struct scope_val *out = NULL;
+	size_t nout = 0, alloc = 0;
+	int ret = 0;
+
+	for (met = 0; met < m->nmetrics; met++)
+		nview += m->metrics[met].view != NULL;
+	for (s = 0; s < m->nscopes && !ret; s++) {
+		struct scope *sc = &m->scopes[s];
+		size_t start = nout, k;
+
+		HPC_GROW(out, nout + sc->nval + nview, alloc);
+		for (k = 0; k < sc->nval; k++) {
+			const struct scope_val *v = &m->vals[sc->val_start + k];
+
+			dense[v->metric] = v->v;
+			has[v->metric] = 1;
+			out[nout++] = *v;
+		}
+		for (met = 0; nview && sc->nval && met < m->nmetrics; met++) {
+			double x;
+
+			if (!m->metrics[met].view || has[met])
+				continue;
+			x = formula_eval(m->metrics[met].view, dense_value,
+					 dense);
+			if (x != 0 && isfinite(x))
+				out[nout++] = (struct scope_val){
+					(uint32_t)met, x };
+		}
+		for (k = 0; k < sc->nval; k++) {
+			dense[m->vals[sc->val_start + k].metric] = 0;
+			has[m->vals[sc->val_start + k].metric] = 0;
+		}
+		if (nout - start > UINT16_MAX)
+			ret = loader_err(ld, "too many values for one scope%s",
+					 "");
+		sc->val_start = (uint32_t)start;
+		sc->nval = (uint16_t)(nout - start);
+	}
+	free(dense);
+	free(has);
+	free(m->vals);
+	m->vals = out;
+	m->nvals = nout;
+	m->vals_alloc = alloc;
+	for (s = 0; s < nout; s++)
+		out[s].v *= m->metrics[out[s].metric].unit.scale;
+	return ret;
+}
+
 static void compute_totals(struct model *m, int have_root_vals)
 {
 	size_t i, s;
@@ -699,6 +769,8 @@ struct model *model_load(const char *path)
 	} else {
 		ld.r = ld.x->r;
 		ret = run_reader(&ld);
+		if (!ret)
+			ret = finish_values(&ld);
 		xmlread_close(ld.x);
 	}
 	hmap_free(ld.metric_ids);

@@ -14,6 +14,9 @@
  *     file or load module inherits its parent's.
  *  4. Metric values are sparse: scope s owns vals[s.val_start ..
  *     s.val_start + s.nval), each naming a metric index; absent = 0.
+ *     A derived metric with a view formula has a value at every scope
+ *     with values: the database's, else the formula over the scope's
+ *     values (hpcprof writes derived metrics as formulas only).
  *     Values are held in the metric's shown unit (database value times
  *     metric.unit.scale, units.h): perf clocks in seconds, not nanoseconds.
  *  5. model->total[m] is the aggregate of metric m used for percentages:

@@ -19,6 +19,7 @@ struct xmlw {
 	const char **stack;	/* open element names (static strings) */
 	size_t depth, alloc;
 	size_t base;		/* levels open above a fragment's writer */
+	size_t max_indent;	/* at most XMLW_MAX_INDENT */
 	int tag_open;		/* start tag not yet closed with '>' */
 	int has_text;		/* current element has character data */
 };
@@ -28,7 +29,13 @@ struct xmlw *xmlw_new(FILE *f)
 	struct xmlw *w = xcalloc(1, sizeof(*w));
 
 	w->f = f;
+	w->max_indent = XMLW_MAX_INDENT;
 	return w;
+}
+
+void xmlw_set_indent(struct xmlw *w, size_t max)
+{
+	w->max_indent = max < XMLW_MAX_INDENT ? max : XMLW_MAX_INDENT;
 }
 
 /* The replacement for byte c, or NULL when c is written as it is. */
@@ -137,7 +144,7 @@ static void indent(struct xmlw *w)
 {
 	static const char spaces[XMLW_MAX_INDENT + 2] =
 		"\n                                ";
-	size_t n = w->depth < XMLW_MAX_INDENT ? w->depth : XMLW_MAX_INDENT;
+	size_t n = w->depth < w->max_indent ? w->depth : w->max_indent;
 
 	fwrite(spaces, 1, n + 1, w->f);	/* newline and n spaces */
 }

@@ -9,10 +9,10 @@
  * other than tab, newline, carriage return) and bytes that are not part of
  * a UTF-8 character XML allows are written as '?', so the output is always
  * well-formed UTF-8.  Each element starts on its own line, indented by
- * its depth up to XMLW_MAX_INDENT spaces: deeper elements stay at that
- * column, so the output grows linearly with the tree, not with the sum of
- * its depths (a 3,000-deep call path made 112 MB of spaces).  Errors
- * surface at xmlw_finish().
+ * its depth up to XMLW_MAX_INDENT spaces (or less, xmlw_set_indent):
+ * deeper elements stay at that column, so the output grows linearly with
+ * the tree, not with the sum of its depths (a 3,000-deep call path made
+ * 112 MB of spaces).  Errors surface at xmlw_finish().
  */
 #ifndef HPC_XMLW_H
 #define HPC_XMLW_H
@@ -38,6 +38,10 @@ struct xmlw *xmlw_new(FILE *f);
  * of its own, and put in place with xmlw_fragment().
  */
 struct xmlw *xmlw_new_at(FILE *f, size_t depth);
+/* Elements started from now on are indented by at most max spaces
+ * (clamped to XMLW_MAX_INDENT; 0: none, each line starts with its tag).
+ * A fragment's writer must be given its document's setting. */
+void xmlw_set_indent(struct xmlw *w, size_t max);
 /* Writes len bytes of a fragment written at w's depth (xmlw_new_at) as
  * the next children of the current element. */
 void xmlw_fragment(struct xmlw *w, const char *buf, size_t len);

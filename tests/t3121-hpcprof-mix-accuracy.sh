@@ -12,14 +12,16 @@ test_description='instruction mix fused with real samples: an FP loop and an int
 # control (hpcprof(1), Instruction mix), about 1 point of the total.
 
 X() { xmllint --xpath "$1" "$2/experiment.xml"; }
-# share DB GROUP: the id of the first metric column GROUP_share (I).
-share() { X "string((//Metric[contains(@n, \".$2_share (I)\")])[1]/@i)" "$1"; }
+. "$TEST_DIRECTORY/derived-lib.sh"
+# share DB GROUP: the name of the first metric column GROUP_share (I).
+share() { X "string((//Metric[contains(@n, \".$2_share (I)\")])[1]/@n)" "$1"; }
 # loop_share DB PROC GROUP: GROUP share of the loop in procedure PROC*.
 loop_share() {
-	X "string(//PF[@n=//Procedure[starts-with(@n, \"$2\")]/@i]//L/M[@n=$(share "$1" "$3")]/@v)" "$1"
+	derived "$1" "(//PF[@n=//Procedure[starts-with(@n, \"$2\")]/@i]//L)[1]" \
+		"$(share "$1" "$3")"
 }
 total_share() {
-	X "string(//SecCallPathProfileData/M[@n=$(share "$1" "$2")]/@v)" "$1"
+	derived "$1" //SecCallPathProfileData "$(share "$1" "$2")"
 }
 # at_least VALUE MIN: VALUE (empty: 0) >= MIN.
 at_least() { awk -v v="${1:-0}" -v m="$2" "BEGIN { exit !(v >= m) }"; }
