@@ -1,5 +1,5 @@
 /*
- * hpcrun.c - launch a program under the sampling runtime (#3).
+ * hpcrun.c - launch a program under the sampling runtime.
  *
  * The launcher validates what it can up front (options, events, the
  * program, the measurement directory), hands the configuration to the

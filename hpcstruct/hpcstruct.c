@@ -1,5 +1,5 @@
 /*
- * hpcstruct.c - recover program structure from binaries (issue #4).
+ * hpcstruct.c - recover program structure from binaries.
  *
  * Options and exit status only; the work is in analyze.c (one binary) and
  * measdir.c (every binary of a measurement directory).

@@ -1,5 +1,5 @@
 /*
- * dataview.h - the data view of hpcviewer-tui (issue #14): which data
+ * dataview.h - the data view of hpcviewer-tui: which data
  * objects the samples touched, and from which calling contexts, loops and
  * lines, from the data tree of an hpcprof database (hpcprof-database(5),
  * Data-centric tree; model.h invariant 7).

@@ -1,4 +1,4 @@
-/* hpcviewer-tui.c - browse an experiment database in the terminal (#6). */
+/* hpcviewer-tui.c - browse an experiment database in the terminal. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

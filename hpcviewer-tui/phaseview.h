@@ -1,5 +1,5 @@
 /*
- * phaseview.h - the phases view (issue #15): the barriers, locks and phase
+ * phaseview.h - the phases view: the barriers, locks and phase
  * kinds of DBDIR/phases.tsv (hpcprof-database(5)), each with its threads,
  * the code that ran in each phase kind (the subtree of its per-phase
  * profile in experiment.xml), and a thread x episode strip per barrier.

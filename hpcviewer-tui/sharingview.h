@@ -1,5 +1,5 @@
 /*
- * sharingview.h - the sharing detail of the data view (issue #16): for the
+ * sharingview.h - the sharing detail of the data view: for the
  * selected data object, its sharing label, the threads x lines table
  * (reads/writes of each thread on each 64-byte line) and the page x node
  * matrix, from DBDIR/sharing.tsv (hpcprof-database(5)).  The screen's

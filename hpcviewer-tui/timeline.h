@@ -1,6 +1,6 @@
 /*
  * timeline.h - the per-thread timeline of barrier episodes, from the
- * database's phases.tsv (hpcprof from .hpcsync files, issue #15), drawn
+ * database's phases.tsv (hpcprof from .hpcsync files), drawn
  * under the flame graph (flamegraph.h): one lane per thread, each episode
  * its work (CPU time since the previous departure) then its wait (arrival
  * to the last arrival), the thread that arrived last marked.

@@ -1,6 +1,6 @@
 /*
  * sync-episode.h - a barrier object's episodes: who arrived when, and in
- * which position, learnt by every thread without a lock (issue #15).
+ * which position, learnt by every thread without a lock.
  *
  * Invariants:
  *  1. Arrival c (0, 1, ...) at an object with n participants belongs to
