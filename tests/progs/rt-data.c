@@ -37,10 +37,9 @@
 /* static_arr's length; make_a's block is twice, make_b's three times as
  * long.  Each array is read once a repetition, so every element is read
  * again after the same 48 KiB of others: an element costs the same in each
- * array however much of the cache another process takes (with passes of
- * 1:2:3 over equal arrays, static_arr's came after the most others and,
- * with a noisy neighbour, took 21% of the time, not 16.7%; read in one
- * sweep each, on CI's machine static_arr, the shortest, took 25%). */
+ * array however much of the cache another process takes.  Passes of 1:2:3
+ * over equal arrays would not: the array read after the most others pays
+ * most for a noisy neighbour. */
 #define N 1024
 
 #ifdef OWN_MALLOC
