@@ -113,6 +113,7 @@ static void sync_init(void)
 	const char *v = getenv("HPCRUN_SYNC");
 
 	sync_cfg.on = !(v && *v == '0');
+	sync_cfg.start_ns = sync_now();
 	if (!sync_cfg.on)
 		return;
 	v = getenv("HPCRUN_SYNC_WARN_MS");
