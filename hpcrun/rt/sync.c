@@ -743,6 +743,10 @@ static void fill_sync(struct rt_out *o, void *arg)
 	uint32_t i, k;
 
 	rt_outf(o, "hpcsync: 1\nthread: %d\nrank: %u\n", td->index, rt_cfg.rank);
+	if (sync_cfg.clock)
+		rt_outf(o, "clock: %lld %llu %s\n", (long long)sync_cfg.clock_offset,
+			(unsigned long long)sync_cfg.clock_err,
+			sync_cfg.clock == SYNC_CLOCK_SAME_HOST ? "same-host" : "other-host");
 	for (i = 0; i < SYNC_THREAD_SITES; i++) {
 		const struct sync_agg *a = &st->agg[i];
 		const struct site *s;

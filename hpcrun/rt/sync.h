@@ -130,7 +130,13 @@ struct sync_config {
 	uint64_t hang_ns;		/* 0: no detector */
 	int hang_abort;
 	uint64_t start_ns;		/* CLOCK_MONOTONIC at hpcrun's start */
+	/* MPI: this rank's CLOCK_MONOTONIC minus rank 0's, and the bound
+	 * of its error (sync-interpose.c invariant 6) */
+	int clock;			/* enum sync_clock */
+	int64_t clock_offset;
+	uint64_t clock_err;
 };
+enum sync_clock { SYNC_CLOCK_NONE, SYNC_CLOCK_SAME_HOST, SYNC_CLOCK_OTHER_HOST };
 extern struct sync_config sync_cfg;
 
 /* sync.c */
