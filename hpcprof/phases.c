@@ -60,6 +60,10 @@ struct erow {
 	double wait, work;
 	int32_t order;
 	int last;
+	/* MPI_Barrier: the communicator's size (0 another kind), and the
+	 * arrival and departure on rank 0's clock (s) */
+	uint32_t comm;
+	double arrive, depart;
 };
 
 /*
@@ -342,8 +346,11 @@ static void add_episodes(struct phases *ph, const struct hpcsync *s,
 	uint64_t prev_cpu = 0;
 	size_t i;
 
+	int64_t off = s->clock == 2 ? s->clock_offset : 0;
+
 	for (i = 0; i < s->nepisodes; i++) {
 		const struct hpcsync_episode *ep = &s->episodes[i];
+		const struct hpcsync_site *st = hpcsync_site(s, ep->site);
 		struct erow *r;
 
 		HPC_GROW(ph->erows, ph->nerows + 1, ph->erows_alloc);
@@ -358,6 +365,10 @@ static void add_episodes(struct phases *ph, const struct hpcsync *s,
 			  (double)(ep->cpu_arrive - prev_cpu) * 1e-9 : 0;
 		r->order = ep->order;
 		r->last = ep->lastarr && ep->lastarr == ep->arrive;
+		r->comm = st && st->kind == HPCSYNC_MPI_BARRIER && st->nthreads ?
+			  st->nthreads : 0;
+		r->arrive = (double)((int64_t)ep->arrive - off) * 1e-9;
+		r->depart = (double)((int64_t)ep->depart - off) * 1e-9;
 		prev_cpu = ep->cpu_depart;
 	}
 }
@@ -827,6 +838,76 @@ static void write_tsv(struct phases *ph, const struct experiment *e,
 	free(ss);
 }
 
+static int cmp_mpi(const void *a, const void *b)
+{
+	const struct erow *x = *(struct erow *const *)a, *y = *(struct erow *const *)b;
+
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	return x->n < y->n ? -1 : x->n > y->n;
+}
+
+/*
+ * MPI_Barrier episodes across ranks (invariant 6): episode n of every
+ * rank at a communicator of one size is one episode; each rank's wait is
+ * from its arrival to the last rank's, on rank 0's clock, at most its
+ * time in the call; the latest arrival is the last.  A thread's site
+ * aggregates take these when all its episodes there were kept.
+ */
+static void align_mpi(struct phases *ph)
+{
+	struct erow **v = NULL;
+	size_t nv = 0, i, j, k;
+
+	for (i = 0; i < ph->nerows; i++)
+		if (ph->erows[i].comm) {
+			v = xrealloc(v, (nv + 1) * sizeof(*v));
+			v[nv++] = &ph->erows[i];
+		}
+	if (nv)
+		qsort(v, nv, sizeof(*v), cmp_mpi);
+	for (i = 0; i < nv; i = j) {
+		double last = v[i]->arrive;
+		size_t who = i;
+
+		for (j = i + 1; j < nv && v[j]->comm == v[i]->comm &&
+		     v[j]->n == v[i]->n; j++)
+			if (v[j]->arrive > last) {
+				last = v[j]->arrive;
+				who = j;
+			}
+		if (j - i < 2)
+			continue;	/* one rank's file only: nothing to align */
+		for (k = i; k < j; k++) {
+			double w = last - v[k]->arrive, in = v[k]->depart - v[k]->arrive;
+
+			v[k]->wait = w < 0 ? 0 : w > in ? in : w;
+			v[k]->last = k == who;
+		}
+	}
+	for (i = 0; i < ph->nrows; i++) {
+		struct srow *r = &ph->rows[i];
+		double wait = 0, in = 0;
+		uint64_t n = 0, last = 0;
+
+		if (ph->sites[r->site].kind != HPCSYNC_MPI_BARRIER)
+			continue;
+		for (k = 0; k < nv; k++)
+			if (v[k]->site == r->site && v[k]->thread == r->thread) {
+				wait += v[k]->wait;
+				in += v[k]->depart - v[k]->arrive;
+				last += (uint64_t)v[k]->last;
+				n++;
+			}
+		if (n && n == r->episodes) {
+			r->wait = wait;
+			r->completion = in - wait;
+			r->last = last;
+		}
+	}
+	free(v);
+}
+
 int phases_finish(struct phases *ph, struct experiment *e,
 		  struct database *db)
 {
@@ -854,6 +935,7 @@ int phases_finish(struct phases *ph, struct experiment *e,
 	strbuf_release(&sb);
 	if (!ph->any)
 		return 0;
+	align_mpi(ph);
 	f = database_open_file(db, "phases.tsv");
 	if (!f)
 		return -1;

@@ -27,6 +27,13 @@
  *     nodes are not carried through parallel.h's workers, merges or
  *     experiment-wire.c, so hpcprof-mpi refuses such measurements in one
  *     line.
+ *  6. MPI_Barrier episodes are aligned across ranks: episode N of each
+ *     rank at a communicator of one size is one episode (ranks number
+ *     their episodes per communicator); arrivals are put on rank 0's
+ *     clock by the file's clock offset (0 for ranks of rank 0's host), and
+ *     each rank's wait is its arrival to the last rank's, which arrived
+ *     last.  Two communicators of one size in one rank are not told
+ *     apart.
  *
  * Definitions (phases.tsv and --text): wait = arrival to last arrival
  * (Scalasca); completion = last arrival to departure; load-balance

@@ -306,6 +306,19 @@ static int parse_line(struct textrec *r, void *arg)
 		}
 		return 0;
 	}
+	if (!strcmp(p->r->f[0], "clock:")) {
+		errno = 0;
+		if (p->r->nf != 4 || u64(p, 2, &p->s->clock_err))
+			return bad(p, "expected 'clock: OFFSET ERR same-host|other-host'");
+		p->s->clock_offset = strtoll(p->r->f[1], &end, 10);
+		if (*end || end == p->r->f[1] || errno)
+			return bad(p, "expected a number of nanoseconds");
+		p->s->clock = !strcmp(p->r->f[3], "same-host") ? 1 :
+			      !strcmp(p->r->f[3], "other-host") ? 2 : 0;
+		if (!p->s->clock)
+			return bad(p, "expected 'same-host' or 'other-host'");
+		return 0;
+	}
 	if (!strcmp(p->r->f[0], "site"))
 		return rec_site(p);
 	if (!strcmp(p->r->f[0], "sync"))

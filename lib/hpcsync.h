@@ -96,6 +96,12 @@ struct hpcsync {
 	struct hpcsync_phase *phases;	size_t nphases;
 	struct hpcsync_episode *episodes;	size_t nepisodes;
 	uint64_t kept, total;	/* "episodes: KEPT TOTAL" */
+	/* "clock: OFFSET ERR same-host|other-host" (MPI): the rank's
+	 * CLOCK_MONOTONIC minus rank 0's, ns, and its error bound; clock 0
+	 * when the file does not say, 1 same host (offset ~0), 2 other */
+	int clock;
+	int64_t clock_offset;
+	uint64_t clock_err;
 	struct hmap *index;	/* site id -> index in sites + 1 */
 };
 

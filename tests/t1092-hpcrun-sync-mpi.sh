@@ -25,6 +25,32 @@ test_expect_success MPI "$n ranks: each rank has its MPI_Barrier site and episod
 '
 done
 
+# rt-sync-mpi R MS truth: the program's own arrival times give each rank's
+# wait until the last arrival and how often it was last ("truth" lines);
+# rank r is the late one in rounds r, r + N, ..., so 20 / N rounds each.
+for n in 2 4; do
+test_expect_success MPI "$n ranks: a clock offset per rank (same host); hpcprof's wait per rank within max(10 ms, 10%) of the truth, the late rank last" '
+	mkdir c'$n' && (cd c'$n' &&
+	$MPIRUN '$n' hpcrun -o m ../rt-sync-mpi 20 15 truth >out 2>err &&
+	hpcprof -o db --text text m 2>perr) &&
+	grep -h "^clock: " c'$n'/m/*-000-*.hpcsync >clocks &&
+	test_line_count = '$n' clocks &&
+	! grep -qv "^clock: -\{0,1\}[0-9]* [0-9]* same-host$" clocks &&
+	grep -q "^clock: 0 0 same-host$" c'$n'/m/*-000000-000-*.hpcsync &&
+	sed -n "/^Per thread at each barrier:/,/^$/p" c'$n'/text >per &&
+	for r in $(seq 0 $(('$n' - 1))); do
+		t=$(sed -n "s/^truth $r \([0-9.]*\) .*/\1/p" c'$n'/out) &&
+		got=$(sed -n "s/^ *[0-9]*  *rank $r thread 0  *20  *\([0-9.]*\) .*/\1/p" per) &&
+		echo "rank $r truth $t hpcprof $got" &&
+		awk -v t="$t" -v g="$got" "BEGIN { d = g - t; if (d < 0) d = -d;
+			e = t / 10; if (e < 0.010) e = 0.010; exit !(g != \"\" && d <= e) }" || exit 1
+	done &&
+	sed -n "s/^ *[0-9]*  *rank [0-9]* thread 0  *20  *[0-9.]*  *[0-9.]*  *\([0-9]*\)$/\1/p" per >lasts &&
+	test_line_count = '$n' lasts &&
+	awk -v e=$((20 / '$n')) "{ ok += \$1 < e ? \$1 : e } END { exit !(ok >= 18) }" lasts
+'
+done
+
 test_expect_success 'a program without MPI runs with the MPI_Barrier wrapper unused' '
 	cc -O2 -pthread -o rt-sync "$TEST_PROGS/rt-sync.c" &&
 	hpcrun -o nompi ./rt-sync barrier 2 2 sleep 1 >out &&

@@ -32,10 +32,27 @@ test_expect_success 'the report says how long the waiters had waited: the longes
 	awk "{ if (\$1 > m) m = \$1 } END { exit !(m >= 1 && m <= 3) }" secs
 '
 
-test_expect_success 'a thread computing forever instead (a livelock): slow, reported once it has used 10 timeouts of CPU' '
+# rt-sync spinhang 2: thread 1 computes forever in spins_forever() instead
+# of arriving.
+test_expect_success 'a thread spinning in one place: reported late, still computing, within the timeout plus 2 s' '
+	st=0 && timeout -s KILL 8 hpcrun -o sp --hang-timeout 3 ./rt-sync spinhang 2 \
+		>out 2>err || st=$? &&
+	test $st = 137 &&
+	grep -c "^hang: late$" sp/*.hang >n && test_cmp one n &&
+	! grep -q "^hang: barrier$" sp/*.hang &&
+	grep -q "^missing: thread 1 tid [0-9]* computing cpu [0-9.]* s in the last [0-9.]* s; path unchanged for [0-9.]* s$" sp/*.hang &&
+	grep -q "^  frame: 0 spins_forever+0x[0-9a-f]* (rt-sync+0x[0-9a-f]*)$" sp/*.hang &&
+	grep -q "^note: not arrived after the timeout and still computing in one place" sp/*.hang &&
+	t=$(sed -n "s/^time: //p" sp/*.hang) &&
+	w=$(sed -n "s/^waiting: thread 0 tid [0-9]* for \([0-9.]*\) s$/\1/p" sp/*.hang) &&
+	awk -v t="$t" -v w="$w" "BEGIN { exit !(w >= 3 && w <= 5 && t >= 3 && t <= 5.5) }"
+'
+
+test_expect_success 'a thread computing forever instead (a livelock): late, then a hang once it has used 10 timeouts of CPU' '
 	st=0 && hpcrun -o h3 --hang-timeout 0.1 --hang-action=abort ./rt-sync spinhang 2 \
 		>out 2>err || st=$? &&
 	test $st = 134 &&
+	grep -q "^hang: late$" h3/*.hang &&
 	grep -q "^missing: thread 1 tid [0-9]* slow cpu " h3/*.hang &&
 	cpu=$(sed -n "s/^missing: thread 1 tid [0-9]* slow cpu \([0-9.]*\) s .*/\1/p" h3/*.hang) &&
 	awk -v c="$cpu" "BEGIN { exit !(c >= 1) }" &&
@@ -77,11 +94,27 @@ test_expect_success 'a lock-order deadlock of two threads: the cycle, each threa
 	test_line_count = 2 frames
 '
 
-test_expect_success 'a serial phase of 1 s of CPU while the other thread waits: no report (it computes)' '
-	hpcrun -o s1 --hang-timeout 0.5 ./rt-sync serial 2 1000 >out 2>err &&
+# rt-sync serialsteps 2 MS 100: thread 0 alone computes MS ms in steps of
+# 100 ms in two functions while thread 1 waits at the next barrier.
+test_expect_success 'a serial phase of 1 s of CPU whose path moves while the other thread waits: no report' '
+	hpcrun -o s1 --hang-timeout 0.5 ./rt-sync serialsteps 2 1000 100 >out 2>err &&
 	echo "serial done" >expect && test_cmp expect out &&
 	! ls s1/*.hang 2>/dev/null && ! grep -q hang err &&
 	grep -q "^hang-reports: 0$" s1/*.log
+'
+
+test_expect_success 'a serial phase in one loop past the timeout: late, not a hang; --hang-action=abort does not act on it' '
+	hpcrun -o s3 --hang-timeout 0.5 --hang-action=abort ./rt-sync serial 2 1500 \
+		>out 2>err &&
+	echo "serial done" >expect && test_cmp expect out &&
+	grep -q "^hang: late$" s3/*.hang && ! grep -q "^hang: barrier$" s3/*.hang
+'
+
+test_expect_success 'a 30 s serial phase whose path moves (10 timeouts of CPU): no report' '
+	hpcrun -o s4 --hang-timeout 3 ./rt-sync serialsteps 2 30000 100 >out 2>err &&
+	echo "serial done" >expect && test_cmp expect out &&
+	! ls s4/*.hang 2>/dev/null && ! grep -q hang err &&
+	grep -q "^hang-reports: 0$" s4/*.log
 '
 
 test_expect_success 'a 3 s serial phase between OpenMP regions (6 timeouts): no report' '

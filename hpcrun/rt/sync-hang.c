@@ -17,13 +17,24 @@
  *     are the participants seen at the object's earlier episodes that are
  *     not waiting there, or, when there are none, every other measured
  *     thread not waiting there.  A missing thread is "stuck" when its CPU
- *     time advanced less than max(10 ms, 2%) over the wait, else "slow".
- *     Reported at T when some missing thread is stuck (or none is found);
- *     when all are slow, once one of them has computed 10 T of CPU time
- *     since the wait began (CPU time, not wall time: a loaded machine
- *     stretches a serial phase's wall time, not its CPU time), so a thread
- *     computing alone for long (a serial phase before the next barrier)
- *     is no hang.
+ *     time advanced less than max(10 ms, 2%) over the wait, else it
+ *     computes.  Some missing thread stuck (or none found): a hang at T.
+ *     All computing: the detector probes each one's path at every tick
+ *     (ticks jittered, so that no periodic loop aliases them); its
+ *     signature is the leaf's function and the return addresses above it,
+ *     so one loop in one function keeps one signature.  At T, if some
+ *     missing thread's signature has stayed the same through the wait (3
+ *     probes or more, over T/2 or more), or after it changed through the
+ *     wait's last half (20 probes or more: a serial phase alternating
+ *     between places makes no such run), it is late and still in one place
+ *     (a livelock, or a long loop before the barrier): a "late" report,
+ *     once, which --hang-action=abort does not act on; once such a thread
+ *     has computed 10 T of CPU time since the wait began (CPU time: a
+ *     loaded machine stretches wall time, not CPU time), a hang.  While
+ *     every computing thread's path moves, it is a serial phase on its way
+ *     to the barrier: no report, however long.  A serial phase that stays
+ *     in one function past T is told apart from a livelock by nothing
+ *     visible from outside, hence "late", not "hang".
  *  3. A deadlock: a cycle of threads each blocked in pthread_mutex_lock on
  *     a mutex whose owner (glibc keeps the owner's tid in the mutex) is the
  *     next, every one blocked longer than T.
@@ -65,6 +76,9 @@ struct snap {
 	uint64_t seen_bits[4];		/* of the object it waits at */
 	uint32_t obj_gen, obj_n;
 	int probe_n;
+	uint64_t same_since;		/* its path's signature unchanged since */
+	unsigned same_probes;		/* over these probes; 0 not watched */
+	int moved;			/* its signature changed in this wait */
 	uintptr_t frames[SYNC_PROBE_FRAMES];
 };
 
@@ -189,6 +203,32 @@ static const char *sym_find(const struct symfile *f, uint64_t off, uint64_t *sta
 	return f->str + best->st_name;
 }
 
+/* The symbols of module m, loaded at the first call (sym_lock held). */
+static struct symfile *sym_file(const struct rt_module *m)
+{
+	struct symfile *f = &symfiles[m->id % 64];
+
+	if (f->id != m->id || !f->tried) {
+		if (f->map)
+			munmap((void *)f->map, f->size);
+		memset(f, 0, sizeof(*f));
+		f->id = m->id;
+		sym_load(f, m->path);
+	}
+	return f;
+}
+
+static void sym_lock_take(void)
+{
+	while (__atomic_exchange_n(&sym_lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static void sym_lock_drop(void)
+{
+	__atomic_store_n(&sym_lock, 0, __ATOMIC_RELEASE);
+}
+
 void sync_describe_pc(uintptr_t pc, char *buf, size_t size)
 {
 	const struct rt_module *m = pc ? rt_module_find(pc) : NULL;
@@ -203,16 +243,8 @@ void sync_describe_pc(uintptr_t pc, char *buf, size_t size)
 	off = pc - m->bias;
 	base = strrchr(m->path, '/');
 	base = base ? base + 1 : m->path;
-	while (__atomic_exchange_n(&sym_lock, 1, __ATOMIC_ACQUIRE))
-		sched_yield();
-	f = &symfiles[m->id % 64];
-	if (f->id != m->id || !f->tried) {
-		if (f->map)
-			munmap((void *)f->map, f->size);
-		memset(f, 0, sizeof(*f));
-		f->id = m->id;
-		sym_load(f, m->path);
-	}
+	sym_lock_take();
+	f = sym_file(m);
 	if (f->sym)
 		name = sym_find(f, off, &start);
 	if (name)
@@ -220,7 +252,26 @@ void sync_describe_pc(uintptr_t pc, char *buf, size_t size)
 			 (unsigned long)(off - start), base, (unsigned long)off);
 	else
 		snprintf(buf, size, "?? (%s+0x%lx)", base, (unsigned long)off);
-	__atomic_store_n(&sym_lock, 0, __ATOMIC_RELEASE);
+	sym_lock_drop();
+}
+
+/* The start of the function holding code address pc; pc itself when that
+ * is not known. */
+static uintptr_t func_start(uintptr_t pc)
+{
+	const struct rt_module *m = pc ? rt_module_find(pc) : NULL;
+	uintptr_t r = pc;
+	uint64_t start;
+	struct symfile *f;
+
+	if (!m)
+		return pc;
+	sym_lock_take();
+	f = sym_file(m);
+	if (f->sym && sym_find(f, pc - m->bias, &start))
+		r = m->bias + start;
+	sym_lock_drop();
+	return r;
 }
 
 /* ---- the probe ---- */
@@ -349,14 +400,55 @@ static void cpu_at(struct rt_thread *td)
 	}
 }
 
-/* Probes the threads whose snapshots have probe_n == -1. */
+/* The signature of a probed path: the leaf's function and the return
+ * addresses above it (invariant 2), so that a loop within one function
+ * keeps one signature wherever in the loop the probe lands. */
+static uint64_t path_sig(const uintptr_t *frames, int n)
+{
+	uint64_t h = func_start(frames[0]) * 0x9e3779b97f4a7c15ull;
+	int i;
+
+	for (i = 1; i < n; i++)
+		h = (h ^ frames[i]) * 0xbf58476d1ce4e5b9ull;
+	return h ^ (uint64_t)n;
+}
+
+static uint64_t watch_key;		/* the wait being watched; 0 none */
+
+/* After a probe of s's thread for the wait watch_key: how long its path
+ * has kept one signature, in its sync state (the detector's) and in s. */
+static void watch_update(struct sync_thread *st, struct snap *s)
+{
+	uint64_t sig;
+
+	if (s->probe_n <= 0)
+		return;
+	sig = path_sig(s->frames, s->probe_n);
+	if (st->watch.key != watch_key || st->watch.sig != sig) {
+		st->watch.moved = st->watch.key == watch_key;
+		st->watch.key = watch_key;
+		st->watch.sig = sig;
+		st->watch.since = now_ns;
+		st->watch.probes = 0;
+	}
+	st->watch.probes++;
+	s->same_since = st->watch.since;
+	s->same_probes = st->watch.probes;
+	s->moved = st->watch.moved;
+}
+
+/* Probes the threads whose snapshots have probe_n == -1, and watches
+ * their paths when watch_key is set. */
 static void probe_marked(struct rt_thread *td)
 {
 	int i;
 
 	for (i = 0; i < nsnap; i++)
-		if (snaps[i].index == td->index && snaps[i].probe_n == -1)
+		if (snaps[i].index == td->index && snaps[i].probe_n == -1) {
 			snaps[i].probe_n = probe_path(td, snaps[i].frames);
+			if (watch_key && td->sync)
+				watch_update(td->sync, &snaps[i]);
+		}
 }
 
 /* The median of the episodes' durations so far (ns; 0 none). */
@@ -430,9 +522,9 @@ static int append_hang(void *p)
 	return err;
 }
 
-/* Shows the report on stderr, appends it to the .hang file, and ends the
- * process when --hang-action=abort. */
-static void emit(void)
+/* Shows the report on stderr, appends it to the .hang file, and, for a
+ * hang (not a late thread), ends the process when --hang-action=abort. */
+static void emit(int hang)
 {
 	struct rt_io io;
 	size_t i, start = 0;
@@ -451,7 +543,7 @@ static void emit(void)
 	if (err)
 		rt_say_lost(hang_path[0] ? hang_path : rt_cfg.outdir, -err,
 			    "hang report not written");
-	if (sync_cfg.hang_abort) {
+	if (hang && sync_cfg.hang_abort) {
 		rt_write_str(2, "hpcrun: --hang-action=abort: aborting the program\n");
 		kill(rt_pid, SIGABRT);
 	}
@@ -506,18 +598,99 @@ static int stuck(const struct snap *s, uint64_t since, double *cpu_s, double *wi
 	return dc < 10000000u && dc * 50 < dt;
 }
 
+/* The key of ws's episode for was_reported (invariant 4). */
+static uint64_t barrier_key(const struct snap *ws)
+{
+	return (uint64_t)(uintptr_t)ws->wait.obj ^ ((uint64_t)ws->obj_gen << 48) ^
+	       (ws->wait.episode * 0x9e3779b97f4a7c15ull);
+}
+
+#define LATE_KEY 0x1a7e000000000000ull
+
+/* Has s's path kept one signature through the wait (at 3 probes or more
+ * over half the timeout), or, after it moved, through the wait's last
+ * half (at 20 probes or more)?  (Invariant 2.) */
+static int in_one_place(const struct snap *s, uint64_t timeout, uint64_t waited)
+{
+	uint64_t same = now_ns - s->same_since;
+
+	if (s->same_probes < 3 || same < timeout / 2)
+		return 0;
+	return !s->moved || (s->same_probes >= 20 && same >= waited / 2);
+}
+
+/* The missing threads of the episode being checked. */
+static struct {
+	int n, snap[MAX_SNAP], stuck[MAX_SNAP];
+	double cpu[MAX_SNAP], win[MAX_SNAP];
+} miss;
+
+/* The report of a barrier hang, or (late) of threads late and still
+ * computing in one place. */
+static void report_barrier(const struct snap *ws, uint64_t timeout,
+			   uint64_t waited, int late)
+{
+	int i;
+
+	for (i = 0; i < miss.n; i++)
+		if (!snaps[miss.snap[i]].probe_n)
+			snaps[miss.snap[i]].probe_n = -1;
+	rt_threads_apply(probe_marked);
+	text_len = 0;
+	put("hpcrun-hang: 1\nhang: %s\ntime: %.3f\ntimeout: %.3f\n",
+	    late ? "late" : "barrier", (double)(now_ns - sync_cfg.start_ns) / 1e9,
+	    (double)timeout / 1e9);
+	put_site(ws->wait.site);
+	put("episode: %llu\n", (unsigned long long)ws->wait.episode);
+	for (i = 0; i < nsnap; i++)
+		if (waits_at(&snaps[i], ws))
+			put("waiting: thread %d tid %d for %.3f s\n", snaps[i].index,
+			    (int)snaps[i].tid, (double)(now_ns - snaps[i].wait.since) / 1e9);
+	if (!miss.n)
+		put("missing: none measured (the missing threads ended, or were "
+		    "never measured)\n");
+	for (i = 0; i < miss.n; i++) {
+		const struct snap *s = &snaps[miss.snap[i]];
+
+		put("missing: thread %d tid %d %s cpu %.3f s in the last %.3f s",
+		    s->index, (int)s->tid, miss.stuck[i] ? "stuck" :
+		    late ? "computing" : "slow", miss.cpu[i], miss.win[i]);
+		if (!miss.stuck[i] && s->same_probes && in_one_place(s, timeout, waited))
+			put("; path unchanged for %.3f s\n",
+			    (double)(now_ns - s->same_since) / 1e9);
+		else if (!miss.stuck[i] && s->same_probes)
+			put("; path changing\n");
+		else
+			put("\n");
+		put_frames(s);
+	}
+	if (late)
+		put("note: not arrived after the timeout and still computing in "
+		    "one place (the frames): a livelock, or a long loop before the "
+		    "barrier; a hang at %.3f s of its CPU time (--hang-action "
+		    "applies then)\n", 10 * (double)timeout / 1e9);
+	put("end\n");
+	emit(!late);
+}
+
 static void check_barrier(int w, uint64_t timeout)
 {
 	const struct snap *ws = &snaps[w];
-	uint64_t waited = now_ns - ws->wait.since, key;
-	int i, nmissing = 0, nstuck = 0, use_seen = 0, nwaiting = 0;
-	double cpu_s[MAX_SNAP], win_s[MAX_SNAP], most_cpu = 0;
-	int missing[MAX_SNAP], is_stuck[MAX_SNAP];
+	uint64_t since = ws->wait.since, waited, key;
+	int i, nstuck = 0, use_seen = 0, nwaiting = 0, nsame = 0;
+	double most_cpu = 0;
 
-	if (waited < timeout)
-		return;
 	for (i = 0; i < nsnap; i++)
-		nwaiting += waits_at(&snaps[i], ws);
+		if (waits_at(&snaps[i], ws)) {
+			if (i < w)
+				return;		/* checked from its first waiter */
+			nwaiting++;
+			if (snaps[i].wait.since < since)
+				since = snaps[i].wait.since;
+		}
+	waited = now_ns - since;
+	if (waited < TICK_NS)
+		return;
 	if (ws->obj_n && (uint32_t)nwaiting >= ws->obj_n)
 		return;		/* all there: it is ending */
 	for (i = 0; i < nsnap; i++) {
@@ -527,56 +700,49 @@ static void check_barrier(int w, uint64_t timeout)
 		    (ws->seen_bits[idx / 64] & (1ull << (idx % 64))))
 			use_seen = 1;
 	}
+	miss.n = 0;
 	for (i = 0; i < nsnap; i++) {
 		unsigned idx = (unsigned)snaps[i].index;
+		int k = miss.n;
 
 		if (waits_at(&snaps[i], ws))
 			continue;
 		if (use_seen && (idx >= 256 ||
 				 !(ws->seen_bits[idx / 64] & (1ull << (idx % 64)))))
 			continue;
-		missing[nmissing] = i;
-		is_stuck[nmissing] = stuck(&snaps[i], ws->wait.since,
-					   &cpu_s[nmissing], &win_s[nmissing]);
-		if (is_stuck[nmissing] < 0)
+		miss.snap[k] = i;
+		miss.stuck[k] = stuck(&snaps[i], since, &miss.cpu[k], &miss.win[k]);
+		if (miss.stuck[k] < 0)
 			return;		/* at the next tick */
-		nstuck += is_stuck[nmissing];
-		nmissing++;
+		nstuck += miss.stuck[k];
+		if (miss.cpu[k] > most_cpu)
+			most_cpu = miss.cpu[k];
+		miss.n++;
 	}
-	for (i = 0; i < nmissing; i++)
-		if (cpu_s[i] > most_cpu)
-			most_cpu = cpu_s[i];
-	if (nmissing && !nstuck && most_cpu < 10 * (double)timeout / 1e9)
-		return;		/* all compute: a long phase, not yet a hang */
-	key = (uint64_t)(uintptr_t)ws->wait.obj ^ ((uint64_t)ws->obj_gen << 48) ^
-	      (ws->wait.episode * 0x9e3779b97f4a7c15ull);
-	if (was_reported(key))
+	key = barrier_key(ws);
+	if (miss.n && !nstuck) {
+		/* all compute: watch their paths */
+		for (i = 0; i < miss.n; i++)
+			snaps[miss.snap[i]].probe_n = -1;
+		watch_key = key ? key : 1;
+		rt_threads_apply(probe_marked);
+		watch_key = 0;
+	}
+	if (waited < timeout)
 		return;
-	for (i = 0; i < nmissing; i++)
-		snaps[missing[i]].probe_n = -1;
-	rt_threads_apply(probe_marked);
-	text_len = 0;
-	put("hpcrun-hang: 1\nhang: barrier\ntime: %llu\ntimeout: %.3f\n",
-	    (unsigned long long)now_ns, (double)timeout / 1e9);
-	put_site(ws->wait.site);
-	put("episode: %llu\n", (unsigned long long)ws->wait.episode);
-	for (i = 0; i < nsnap; i++)
-		if (waits_at(&snaps[i], ws))
-			put("waiting: thread %d tid %d for %.3f s\n", snaps[i].index,
-			    (int)snaps[i].tid, (double)(now_ns - snaps[i].wait.since) / 1e9);
-	if (!nmissing)
-		put("missing: none measured (the missing threads ended, or were "
-		    "never measured)\n");
-	for (i = 0; i < nmissing; i++) {
-		const struct snap *s = &snaps[missing[i]];
-
-		put("missing: thread %d tid %d %s cpu %.3f s in the last %.3f s\n",
-		    s->index, (int)s->tid, is_stuck[i] ? "stuck" : "slow",
-		    cpu_s[i], win_s[i]);
-		put_frames(s);
+	if (miss.n && !nstuck) {
+		for (i = 0; i < miss.n; i++)
+			nsame += in_one_place(&snaps[miss.snap[i]], timeout, waited);
+		if (!nsame)
+			return;		/* their paths move: a serial phase */
+		if (most_cpu < 10 * (double)timeout / 1e9) {
+			if (!was_reported(key ^ LATE_KEY))
+				report_barrier(ws, timeout, waited, 1);
+			return;
+		}
 	}
-	put("end\n");
-	emit();
+	if (!was_reported(key))
+		report_barrier(ws, timeout, waited, 0);
 }
 
 /* The snapshot of the thread with tid, or -1. */
@@ -633,8 +799,8 @@ static void check_deadlock(int w, uint64_t timeout)
 		snaps[chain[i]].probe_n = -1;
 	rt_threads_apply(probe_marked);
 	text_len = 0;
-	put("hpcrun-hang: 1\nhang: deadlock\ntime: %llu\ntimeout: %.3f\n",
-	    (unsigned long long)now_ns, (double)timeout / 1e9);
+	put("hpcrun-hang: 1\nhang: deadlock\ntime: %.3f\ntimeout: %.3f\n",
+	    (double)(now_ns - sync_cfg.start_ns) / 1e9, (double)timeout / 1e9);
 	for (i = 0; i < n; i++) {
 		const struct snap *s = &snaps[chain[i]], *o = &snaps[chain[(i + 1) % n]];
 		char where[600];
@@ -654,13 +820,14 @@ static void check_deadlock(int w, uint64_t timeout)
 		put_frames(s);
 	}
 	put("end\n");
-	emit();
+	emit(1);
 }
 
 static void *detector(void *arg)
 {
 	sigset_t all;
 	struct timespec tick = { 0, TICK_NS };
+	uint64_t rnd = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull | 1;
 	int i;
 
 	(void)arg;
@@ -669,6 +836,12 @@ static void *detector(void *arg)
 	for (;;) {
 		uint64_t timeout, med;
 
+		/* ticks 200 to 300 ms apart: probes land at no fixed phase of a
+		 * program's periodic loop */
+		rnd ^= rnd << 13;
+		rnd ^= rnd >> 7;
+		rnd ^= rnd << 17;
+		tick.tv_nsec = TICK_NS - 50000000L + (long)(rnd % 100000000u);
 		nanosleep(&tick, NULL);
 		if (!rt_active || detector_pid != getpid())
 			continue;

@@ -113,6 +113,7 @@ static void sync_init(void)
 	const char *v = getenv("HPCRUN_SYNC");
 
 	sync_cfg.on = !(v && *v == '0');
+	sync_cfg.start_ns = sync_now();
 	if (!sync_cfg.on)
 		return;
 	v = getenv("HPCRUN_SYNC_WARN_MS");
@@ -742,6 +743,10 @@ static void fill_sync(struct rt_out *o, void *arg)
 	uint32_t i, k;
 
 	rt_outf(o, "hpcsync: 1\nthread: %d\nrank: %u\n", td->index, rt_cfg.rank);
+	if (sync_cfg.clock)
+		rt_outf(o, "clock: %lld %llu %s\n", (long long)sync_cfg.clock_offset,
+			(unsigned long long)sync_cfg.clock_err,
+			sync_cfg.clock == SYNC_CLOCK_SAME_HOST ? "same-host" : "other-host");
 	for (i = 0; i < SYNC_THREAD_SITES; i++) {
 		const struct sync_agg *a = &st->agg[i];
 		const struct site *s;

@@ -107,6 +107,15 @@ struct sync_thread {
 		uint64_t t, cpu;
 	} cpu_hist[128];
 	unsigned cpu_pos;
+	/* the detector's: while the thread is missing at a barrier, the
+	 * signature of its probed path (sync-hang.c invariant 2), since
+	 * when it has been that, over how many probes, for which wait
+	 * (key) */
+	struct {
+		uint64_t key, sig, since;
+		unsigned probes;
+		int moved;		/* sig changed during this wait */
+	} watch;
 	/* the path probe (sync-hang.c): 1 asked, 2 taken */
 	volatile int probe_state;
 	int probe_n;
@@ -120,7 +129,14 @@ struct sync_config {
 	uint64_t warn_ns;		/* 0: no warnings */
 	uint64_t hang_ns;		/* 0: no detector */
 	int hang_abort;
+	uint64_t start_ns;		/* CLOCK_MONOTONIC at hpcrun's start */
+	/* MPI: this rank's CLOCK_MONOTONIC minus rank 0's, and the bound
+	 * of its error (sync-interpose.c invariant 6) */
+	int clock;			/* enum sync_clock */
+	int64_t clock_offset;
+	uint64_t clock_err;
 };
+enum sync_clock { SYNC_CLOCK_NONE, SYNC_CLOCK_SAME_HOST, SYNC_CLOCK_OTHER_HOST };
 extern struct sync_config sync_cfg;
 
 /* sync.c */

@@ -29,7 +29,11 @@
  *                   each takes its first mutex, they meet, each takes the
  *                   other's (a lock-order deadlock)
  *   serial T MS      T threads meet at a barrier twice; between, thread 0
- *                   alone spins MS ms of its CPU time (a serial phase)
+ *                   alone spins MS ms of its CPU time in one loop (a serial
+ *                   phase that stays in one place)
+ *   serialsteps T MS STEP  the same, the MS ms done in steps of STEP ms,
+ *                   alternately in serial_step_a() and serial_step_b()
+ *                   (a serial phase whose path moves)
  *   ompserial MS     two OpenMP regions, between them the main thread
  *                   alone sleeps MS ms
  *   contend R        two threads take one mutex R times, holding it 1 ms
@@ -217,6 +221,39 @@ static void *serial_thread(void *arg)
 	return NULL;
 }
 
+static volatile int steps_done[2];
+
+/* Two steps of a serial phase: distinct functions, neither a tail call
+ * (each returns through its own frame). */
+__attribute__((noinline)) static void serial_step_a(double msec)
+{
+	work(msec);
+	steps_done[0]++;
+}
+
+__attribute__((noinline)) static void serial_step_b(double msec)
+{
+	work(msec);
+	steps_done[1]++;
+}
+
+static int step_ms;
+
+static void *serialsteps_thread(void *arg)
+{
+	int done;
+
+	round_end();
+	for (done = 0; (long)arg == 0 && done < ms; done += step_ms) {
+		if ((done / step_ms) % 2)
+			serial_step_b(step_ms);
+		else
+			serial_step_a(step_ms);
+	}
+	round_end();
+	return NULL;
+}
+
 static pthread_mutex_t shared = PTHREAD_MUTEX_INITIALIZER;
 
 static void *contend_thread(void *arg)
@@ -324,6 +361,16 @@ int main(int argc, char **argv)
 		printf("serial done\n");
 		return 0;
 	}
+	if (!strcmp(mode, "serialsteps") && argc == 5) {
+		nthreads = atoi(argv[2]);
+		ms = atoi(argv[3]);
+		step_ms = atoi(argv[4]) > 0 ? atoi(argv[4]) : 1;
+		spin = 1;
+		pthread_barrier_init(&bar, NULL, (unsigned)nthreads);
+		run_threads(serialsteps_thread, nthreads);
+		printf("serial done\n");
+		return 0;
+	}
 	if (!strcmp(mode, "contend") && argc == 3) {
 		rounds = atoi(argv[2]);
 		run_threads(contend_thread, 2);
@@ -356,7 +403,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: rt-sync barrier|omp T R sleep|spin MS | hang T | "
-		"deadlock | serial T MS | ompserial MS | contend R | many R | solo R | "
+		"deadlock | serial T MS | serialsteps T MS STEP | "
+		"ompserial MS | contend R | many R | solo R | "
 		"work R US\n");
 	return 2;
 }
