@@ -106,7 +106,7 @@ test_expect_success FIXTURES 'a truncated profile is skipped with a warning, the
 	test_must_fail hpcprof -o db2 meas 2>err &&
 	grep "warning: .*-003-.*truncated CCT section.*skipping it" err &&
 	sed -n "/<SecCallPathProfileData>/,/<PF /p" db2/experiment.xml |
-		grep -x "   <M n=\"0\" v=\"2962500000\"/>"
+		grep -xE " *<M n=\"0\" v=\"2962500000\"/>"
 '
 
 test_expect_success FIXTURES 'profiles of another program join the experiment under its own node' '

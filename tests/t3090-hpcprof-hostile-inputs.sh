@@ -211,8 +211,8 @@ test_expect_success 'a procedure name of more than a MiB, as hpcstruct writes it
 	grep -c -F -f want.txt dump >count &&
 	echo 1 >expect && test_cmp expect count &&
 	{ printf "n=\"" && cat name.txt && printf "\""; } >attr.txt &&
-	grep -F -f attr.txt dbbig/experiment.xml | sed "s/ n=.*//" >lines &&
-	printf "%s\n" "    <Procedure i=\"1\"" "     <P i=\"9\"" >expect &&
+	grep -F -f attr.txt dbbig/experiment.xml | sed "s/ n=.*//; s/^ *//" >lines &&
+	printf "%s\n" "<Procedure i=\"1\"" "<P i=\"9\"" >expect &&
 	test_cmp expect lines
 '
 
