@@ -229,7 +229,7 @@ struct sblock {
 	uint32_t proc;
 	uint64_t start, bytes;
 	int32_t obj;
-	int heap;
+	int heap, watched;
 };
 
 /* A (line or page, object, thread) row of sharing.tsv. */
@@ -253,6 +253,7 @@ struct sobj {
 	long toucher;		/* thread of most first touches, -1 none */
 	size_t touchers;	/* threads that first-touched pages */
 	const char *advice;
+	int watched;		/* hpcrun --watch named it (invariant 7) */
 	struct strbuf fs;	/* the false-sharing lines, described */
 };
 
@@ -399,6 +400,7 @@ static uint32_t block_of(struct sharing *sh, uint32_t proc,
 		b = &sh->blocks[v - 1];
 		if (o->bytes > b->bytes)
 			b->bytes = o->bytes;
+		b->watched |= o->watched;
 		return (uint32_t)(v - 1);
 	}
 	HPC_GROW(sh->blocks, sh->nblocks + 1, sh->blocks_alloc);
@@ -408,6 +410,7 @@ static uint32_t block_of(struct sharing *sh, uint32_t proc,
 	b->bytes = o->bytes;
 	b->obj = obj;
 	b->heap = o->kind == HPCSHARE_HEAP;
+	b->watched = o->watched;
 	hmap_put(sh->block_index, &key, sizeof(key),
 		 (void *)(uintptr_t)sh->nblocks);
 	return (uint32_t)(sh->nblocks - 1);
@@ -995,20 +998,58 @@ static void byte_ranges(uint64_t mask, struct strbuf *sb)
 		strbuf_addch(sb, '-');
 }
 
+static const struct sharing *cmp_objs_sh;
+
+/* Objects watched first (invariant 7), then by cost (transfers), then
+ * label (most serious first), then accesses, then node id. */
+static int cmp_objs(const void *a, const void *b)
+{
+	const struct sobj *x = &cmp_objs_sh->objs[*(const size_t *)a];
+	const struct sobj *y = &cmp_objs_sh->objs[*(const size_t *)b];
+
+	if (x->watched != y->watched)
+		return x->watched ? -1 : 1;
+	if (x->transfers != y->transfers)
+		return x->transfers > y->transfers ? -1 : 1;
+	if (x->label != y->label)
+		return x->label > y->label ? -1 : 1;
+	if (x->accesses != y->accesses)
+		return x->accesses > y->accesses ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* The reported objects (some access) in order: watched first, each
+ * group in node order (tsv) or by cmp_objs (rank); their number. */
+static size_t object_order(const struct sharing *sh, size_t *order, int rank)
+{
+	size_t n = 0, i;
+	int w;
+
+	for (w = 1; w >= 0; w--)
+		for (i = 0; i < sh->nobjs; i++)
+			if (sh->objs[i].label != -1 && sh->objs[i].watched == w)
+				order[n++] = i;
+	if (rank) {
+		cmp_objs_sh = sh;
+		qsort(order, n, sizeof(*order), cmp_objs);
+	}
+	return n;
+}
+
 static void write_tsv(const struct sharing *sh, const struct experiment *e,
 		      FILE *f)
 {
 	struct strbuf sb = STRBUF_INIT;
-	size_t i, n;
+	size_t *order = xcalloc(sh->nobjs ? sh->nobjs : 1, sizeof(*order));
+	size_t i, n, nord = object_order(sh, order, 0), x;
 
 	fprintf(f, "# object\tnode\tlabel\tlatent\tthreads\taccesses\treads"
 		"\twrites\ttransfers\tremote%%\thomed\tfirst-toucher\tadvice"
 		"\tname\n");
-	for (i = 0; i < sh->nobjs; i++) {
-		const struct sobj *so = &sh->objs[i];
+	for (x = 0; x < nord; x++) {
+		const struct sobj *so = &sh->objs[order[x]];
 
-		if (so->label == -1)
-			continue;
+		i = order[x];
 		strbuf_reset(&sb);
 		alignments(so->latent, &sb);
 		fprintf(f, "object\t%" PRIu32 "\t%s\t%s\t%zu\t%" PRIu64 "\t%"
@@ -1028,6 +1069,10 @@ static void write_tsv(const struct sharing *sh, const struct experiment *e,
 			fputc('-', f);
 		fprintf(f, "\t%s\t%s\n", so->advice, obj_name(e, (int32_t)i));
 	}
+	fprintf(f, "# watched\tnode\n");
+	for (x = 0; x < nord && sh->objs[order[x]].watched; x++)
+		fprintf(f, "watched\t%" PRIu32 "\n", e->data->objs[order[x]].node->id);
+	free(order);
 	fprintf(f, "# line\tnode\tprocess\tstart\toffset\tlabel\tthread\treads"
 		"\twrites\tbytes-written\n");
 	for (i = 0; i < sh->nlines; i++) {
@@ -1085,6 +1130,8 @@ int sharing_finish(struct sharing *sh, struct experiment *e,
 		sh->objs[i].label = -1;
 		strbuf_init(&sh->objs[i].fs);
 	}
+	for (i = 0; i < sh->nblocks; i++)
+		sh->objs[sh->blocks[i].obj].watched |= sh->blocks[i].watched;
 	sh->nthreads = e->nthreads;
 	touches = xcalloc(sh->nobjs * sh->nthreads + 1, sizeof(*touches));
 	ix = xcalloc(sh->nacc ? sh->nacc : 1, sizeof(*ix));
@@ -1126,24 +1173,6 @@ int sharing_finish(struct sharing *sh, struct experiment *e,
 	return database_close_file(db, f, "sharing.tsv");
 }
 
-static const struct sharing *cmp_objs_sh;
-
-/* Objects by cost (transfers), then label (most serious first), then
- * accesses, then node id. */
-static int cmp_objs(const void *a, const void *b)
-{
-	const struct sobj *x = &cmp_objs_sh->objs[*(const size_t *)a];
-	const struct sobj *y = &cmp_objs_sh->objs[*(const size_t *)b];
-
-	if (x->transfers != y->transfers)
-		return x->transfers > y->transfers ? -1 : 1;
-	if (x->label != y->label)
-		return x->label > y->label ? -1 : 1;
-	if (x->accesses != y->accesses)
-		return x->accesses > y->accesses ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
-}
-
 void sharing_report(const struct sharing *sh, const struct experiment *e,
 		    FILE *f, size_t top)
 {
@@ -1154,11 +1183,7 @@ void sharing_report(const struct sharing *sh, const struct experiment *e,
 	if (!sh || !sh->any || !sh->objs)
 		return;
 	order = xcalloc(sh->nobjs ? sh->nobjs : 1, sizeof(*order));
-	for (i = 0; i < sh->nobjs; i++)
-		if (sh->objs[i].label != -1)
-			order[n++] = i;
-	cmp_objs_sh = sh;
-	qsort(order, n, sizeof(*order), cmp_objs);
+	n = object_order(sh, order, 1);
 	fprintf(f, "\nSharing (hpcrun --sharing: %zu sampled accesses in %zu "
 		"threads, %" PRIu64 " dropped; a 64-byte line's label from "
 		"what threads do to it concurrently, at least %d accesses; "
@@ -1166,16 +1191,22 @@ void sharing_report(const struct sharing *sh, const struct experiment *e,
 		sh->nacc, sh->nfiles, sh->dropped, SHARE_MIN_ACCESSES);
 	fprintf(f, "%-17s %-11s %7s %9s %7s %7s %9s  %s\n", "label", "latent",
 		"threads", "accesses", "reads", "writes", "transfers", "object");
-	for (i = 0; i < n && i < top; i++) {
+	for (i = 0; i < n && (i < top || sh->objs[order[i]].watched); i++) {
 		const struct sobj *so = &sh->objs[order[i]];
 
 		strbuf_reset(&sb);
 		alignments(so->latent, &sb);
 		any_latent |= so->latent != 0;
 		fprintf(f, "%-17s %-11s %7zu %9" PRIu64 " %7" PRIu64 " %7"
-			PRIu64 " %9" PRIu64 "  %s\n", label_text(so->label),
+			PRIu64 " %9" PRIu64 "  %s", label_text(so->label),
 			sb.buf, so->nthreads, so->accesses, so->reads,
 			so->writes, so->transfers, obj_name(e, (int32_t)order[i]));
+		if (so->watched && so->label < 0)
+			fprintf(f, "  (watched; too few samples: %" PRIu64 ")",
+				so->accesses);
+		else if (so->watched)
+			fputs("  (watched)", f);
+		fputc('\n', f);
 	}
 	if (!n)
 		fprintf(f, "  (none)\n");

@@ -69,6 +69,13 @@
  *  6. Memory is linear in the accesses read; nothing is written and no
  *     column added when no .hpcshare file was read (every other output
  *     is the same with or without sharing files).
+ *  7. An object is watched when any of its blocks' file objects is
+ *     ("watched OID", hpcrun --watch).  Watched objects come first in
+ *     --text and in sharing.tsv's object rows (then a "watched" row
+ *     each), and --text shows every one of them past its top count,
+ *     marked "(watched)", or "(watched; too few samples: N)" with N its
+ *     sampled accesses when its lines have too little evidence: the user
+ *     asked about them by name.  Their labels follow the same rules.
  */
 #ifndef HPCPROF_SHARING_H
 #define HPCPROF_SHARING_H

@@ -623,8 +623,59 @@ static int numa_check(const char *numa)
  * plain hpcrun (hpcrun(1), --sharing). */
 #define HPCRUN_SHARING_EVENT "cpu-clock@f5000"
 
-static void sharing_env(int sharing, const char *numa, int verbose)
+/* The runtime keeps at most this many --watch globs (hpcrun/rt/sharing.c). */
+#define WATCH_MAX_GLOBS 32
+
+/*
+ * Checks the --watch values (each GLOB[,GLOB...]) and joins them into
+ * out, comma-separated: 0, or -1 with the first bad glob said.  A glob is
+ * an fnmatch(3) pattern over ELF symbol names: not empty, no space or
+ * control character, every '[' closed.
+ */
+static int watch_check(const struct strlist *watch, struct strbuf *out)
 {
+	size_t i, n = 0;
+
+	for (i = 0; i < watch->n; i++) {
+		const char *p = watch->v[i];
+
+		for (;;) {
+			size_t len = strcspn(p, ","), k;
+			const char *why = NULL;
+
+			if (!len)
+				why = "an empty name";
+			for (k = 0; !why && k < len; k++)
+				if ((unsigned char)p[k] <= ' ' || p[k] == 0x7f)
+					why = "a space or control character";
+				else if (p[k] == '[' && (len <= k + 2 ||
+					 !memchr(p + k + 2, ']', len - k - 2)))
+					why = "a '[' never closed";
+			if (!why && ++n > WATCH_MAX_GLOBS)
+				why = "more than 32 globs";
+			if (why) {
+				hpc_error("option '--watch': %s in '%s'", why,
+					  watch->v[i]);
+				return -1;
+			}
+			if (out->len)
+				strbuf_addch(out, ',');
+			strbuf_add(out, p, len);
+			if (!p[len])
+				break;
+			p += len + 1;
+		}
+	}
+	return 0;
+}
+
+static void sharing_env(int sharing, const char *watch, const char *numa,
+			int verbose)
+{
+	if (watch)
+		set_env("HPCRUN_WATCH", watch, verbose);
+	else
+		unsetenv("HPCRUN_WATCH");
 	if (sharing)
 		set_env("HPCRUN_SHARING", "1", verbose);
 	else
@@ -637,10 +688,10 @@ static void sharing_env(int sharing, const char *numa, int verbose)
 
 int main(int argc, char **argv)
 {
-	struct strlist events = { 0 };
+	struct strlist events = { 0 }, watch = { 0 };
 	const char *outdir = NULL, *stack_copy = NULL, *old_preload, *base, *why;
 	const char *sync_warn = NULL, *hang_timeout = NULL, *hang_action = NULL;
-	const char *data_min = NULL, *numa = NULL;
+	const char *data_min = NULL, *numa = NULL, *rate = NULL;
 	int no_unwind = 0, no_stack_copy = 0, list = 0, verbose = 0, quiet = 0, made;
 	int no_sync = 0, data = 0, sharing = 0;
 	const struct opt opts[] = {
@@ -667,8 +718,12 @@ int main(int argc, char **argv)
 			   "track heap blocks of N bytes or more; default 1024 (1 with --sharing)"),
 		OPT_FLAG(0, "sharing", &sharing,
 			 "record which threads touch which bytes when (.hpcshare); implies --data"),
+		OPT_LIST(0, "watch", &watch, "GLOB[,GLOB...]",
+			 "with --sharing: always report these variables and allocating functions"),
 		OPT_STRING(0, "numa-nodes", &numa, "CPULIST:CPULIST[:...]",
 			   "with --sharing: a virtual NUMA topology, node i = the i-th CPU list"),
+		OPT_STRING(0, "sharing-rate", &rate, "N",
+			   "refused: --sharing samples at -e cpu-clock@fN"),
 		OPT_FLAG('L', "list-events", &list,
 			 "list the events and whether this machine has them"),
 		OPT_COUNT('v', "verbose", &verbose, "say what is set up"),
@@ -678,6 +733,7 @@ int main(int argc, char **argv)
 	};
 	struct strbuf evlist = STRBUF_INIT, runtime = STRBUF_INIT;
 	struct strbuf path = STRBUF_INIT, dir = STRBUF_INIT, preload = STRBUF_INIT;
+	struct strbuf globs = STRBUF_INIT;
 	int first, status, err;
 	uint32_t copy_bytes;
 	uint64_t min_bytes;
@@ -709,10 +765,17 @@ int main(int argc, char **argv)
 		hpc_error("option '--data-min-bytes': %s, not '%s'", why, data_min);
 		return 2;
 	}
-	if (numa && !sharing) {
-		hpc_error("--numa-nodes needs --sharing");
+	if (rate) {
+		hpc_error("option '--sharing-rate': gone; --sharing's evidence comes "
+			  "from the sampling rate: -e cpu-clock@fN (default @f5000)");
 		return 2;
 	}
+	if ((numa || watch.n) && !sharing) {
+		hpc_error("--%s needs --sharing", numa ? "numa-nodes" : "watch");
+		return 2;
+	}
+	if (watch_check(&watch, &globs))
+		return 2;
 	if ((numa && numa_check(numa)) ||
 	    sync_env(no_sync, sync_warn, hang_timeout, hang_action, verbose))
 		return 2;
@@ -760,7 +823,7 @@ int main(int argc, char **argv)
 		set_env("HPCRUN_DATA", data_min ? data_min : sharing ? "1" : "1024", verbose);
 	else
 		unsetenv("HPCRUN_DATA");
-	sharing_env(sharing, numa, verbose);
+	sharing_env(sharing, globs.len ? globs.buf : NULL, numa, verbose);
 	snprintf(num, sizeof(num), "%d", verbose);
 	set_env("HPCRUN_VERBOSE", num, verbose);
 	unsetenv("HPCRUN_NOTICES_SHOWN");

@@ -150,6 +150,7 @@ static int rec_object(struct parser *p)
 {
 	struct hpcshare_object o;
 
+	memset(&o, 0, sizeof(o));
 	if (p->r->nf != 6)
 		return bad(p, "object wants OID KIND START BYTES NODE");
 	if (textrec_u32(p->r, 1, &o.id) || textrec_u64(p->r, 3, &o.start) ||
@@ -170,6 +171,23 @@ static int rec_object(struct parser *p)
 		return -1;
 	HPC_GROW(p->s->objs, p->s->nobjs + 1, p->objs_alloc);
 	p->s->objs[p->s->nobjs++] = o;
+	return 0;
+}
+
+/* "watched OID": hpcrun --watch named the object, declared before. */
+static int rec_watched(struct parser *p)
+{
+	uint32_t oid;
+	uintptr_t v;
+
+	if (p->r->nf != 2)
+		return bad(p, "watched wants OID");
+	if (textrec_u32(p->r, 1, &oid))
+		return -1;
+	v = (uintptr_t)hmap_get(p->s->index, &oid, sizeof(oid));
+	if (!v)
+		return bad(p, "watched names an unknown object");
+	p->s->objs[v - 1].watched = 1;
 	return 0;
 }
 
@@ -269,6 +287,8 @@ static int parse_line(struct textrec *r, void *arg)
 		return rec_object(p);
 	if (!strcmp(k, "access"))
 		return rec_access(p);
+	if (!strcmp(k, "watched"))
+		return rec_watched(p);
 	if (!strcmp(k, "dropped") || !strcmp(k, "untracked"))
 		return r->nf != 2 ? bad(p, "expected a number")
 			: textrec_u64(r, 1, k[0] == 'd' ? &p->s->dropped

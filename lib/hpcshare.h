@@ -44,6 +44,7 @@ struct hpcshare_object {
 	enum hpcshare_kind kind;
 	uint64_t start, bytes;
 	uint32_t node;		/* CCT node id in the thread's profile */
+	int watched;		/* a "watched" record names it (--watch) */
 };
 
 struct hpcshare_access {

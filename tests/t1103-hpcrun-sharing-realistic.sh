@@ -44,4 +44,59 @@ test_expect_success 'main alone before and after the threads shares nothing: the
 	! grep -q "producer-consumer" db-read-mostly-4/sharing.tsv
 '
 
+# --watch names the per-thread counter block (8 bytes a thread) below
+# --data-min-bytes: tracked all the same, its true label, ranked first.
+test_expect_success 'without --watch a counter block below --data-min-bytes is no object' '
+	hpcrun -q --sharing --data-min-bytes 1024 -o m-small ./share-patterns heap-counters 4 >out &&
+	hpcprof -o db-small m-small >/dev/null &&
+	label db-small "alloc_counters " >got &&
+	test ! -s got
+'
+
+test_expect_success '--watch alloc_counters: the block is tracked, false sharing, ranked first' '
+	./share-patterns heap-counters 4 >plain &&
+	hpcrun -q --sharing --data-min-bytes 1024 --watch "alloc_*ounters" \
+		-o m-watch ./share-patterns heap-counters 4 >out 2>err &&
+	test_cmp plain out &&
+	test ! -s err &&
+	grep -q "^watched [0-9]" m-watch/*.hpcshare &&
+	grep -q "^sharing-watch: alloc_\*ounters$" m-watch/*.log &&
+	hpcprof -o db-watch --text report m-watch >/dev/null &&
+	label db-watch "alloc_counters " >got &&
+	echo false-sharing >want &&
+	test_cmp want got &&
+	grep "^object" db-watch/sharing.tsv | head -n 1 | cut -f14 >first &&
+	grep -q "^alloc_counters " first &&
+	id=$(grep "^object" db-watch/sharing.tsv | head -n 1 | cut -f2) &&
+	grep -qx "watched	$id" db-watch/sharing.tsv &&
+	sed -n "/^label /{n;p;}" report >row &&
+	grep -q "^false-sharing .*alloc_counters .*(watched)$" row
+'
+
+test_expect_success 'a --watch glob that matches nothing says so in one line' '
+	hpcrun -q --sharing --watch alloc_counters,no_such_fn_zz -o m-none \
+		./share-patterns heap-counters 2 >out 2>err &&
+	cat err &&
+	test_line_count = 1 err &&
+	grep -q "^hpcrun: warning: --watch .no_such_fn_zz.: no variable or function of share-patterns matches$" err &&
+	grep -q "^sharing-watch-unmatched: no_such_fn_zz$" m-none/*.log
+'
+
+test_expect_success '--sharing-rate is refused in one line naming -e cpu-clock@fN' '
+	test_must_fail hpcrun --sharing --sharing-rate 100 ./share-patterns padded 2 >out 2>err &&
+	test_line_count = 1 err &&
+	grep -q "sharing-rate.*-e cpu-clock@fN" err &&
+	test ! -s out
+'
+
+test_expect_success 'bad --watch globs are refused in one line; --watch needs --sharing' '
+	for g in "a[b" "a,,b" "," "a b"; do
+		test_must_fail hpcrun --sharing --watch "$g" ./share-patterns padded 2 2>err &&
+		test_line_count = 1 err &&
+		grep -q "^hpcrun: option .--watch.: " err || return 1
+	done &&
+	test_must_fail hpcrun --watch alloc_counters ./share-patterns padded 2 2>err &&
+	grep -q "needs --sharing" err
+'
+
 test_done

@@ -79,6 +79,8 @@
 /* glibc's malloc arenas outside the brk heap are 64 MiB aligned heaps. */
 #define GRANULE_SHIFT 26
 #define MAX_GRANULES 256
+/* Functions --watch names, at most (the rest are not matched). */
+#define MAX_WATCH_FUNCS 4096
 
 struct rt_data_config rt_data;
 /* Process-wide counts for the log. */
@@ -89,6 +91,7 @@ static struct {
 struct site {
 	struct site *next;		/* in its hash bucket */
 	uint32_t n, hash;
+	int watched;			/* a function of it matches --watch */
 	struct {
 		uint64_t addr;
 		uint64_t lm;
@@ -107,6 +110,13 @@ struct block_array {
 
 struct var {
 	uint64_t lo, size;		/* module-relative */
+	uint64_t watched;		/* its symbol matches --watch */
+};
+
+/* A function --watch names: [lo, hi) of module lm (module-relative). */
+struct watch_func {
+	uint64_t lo, hi;
+	uint16_t lm;
 };
 
 struct var_table {
@@ -127,6 +137,9 @@ static struct {
 } stacks[MAX_STACKS];
 static uintptr_t granules[MAX_GRANULES];
 static unsigned ngranules;
+/* Appended and read under the writers' lock. */
+static struct watch_func watch_funcs[MAX_WATCH_FUNCS];
+static unsigned nwatch_funcs;
 
 static void lock(void)
 {
@@ -326,8 +339,20 @@ const char *rt_elf_sym_name(const struct rt_elf_syms *s, size_t i)
 	return s->str + y->st_name;
 }
 
-/* The variables among the symbols s, or NULL. */
-static struct var_table *read_vars(const struct rt_elf_syms *s)
+/* Keeps function [lo, hi) of module lm as one --watch names. */
+static void watch_func_add(uint16_t lm, uint64_t lo, uint64_t hi)
+{
+	lock();
+	if (nwatch_funcs < MAX_WATCH_FUNCS)
+		watch_funcs[nwatch_funcs++] = (struct watch_func){ lo, hi, lm };
+	unlock();
+}
+
+/* The variables among the symbols s of module lm, or NULL; with
+ * --watch (watch: not hpcrun's own module), the variables and functions
+ * it names are marked and kept (sharing.h, invariant 5). */
+static struct var_table *read_vars(const struct rt_elf_syms *s, uint16_t lm,
+				   int watch)
 {
 	struct var_table *t;
 	size_t i, n, k = 0;
@@ -337,11 +362,19 @@ static struct var_table *read_vars(const struct rt_elf_syms *s)
 		return NULL;
 	for (i = 0; i < s->n; i++) {
 		const Elf64_Sym *y = (const Elf64_Sym *)s->sym + i;
+		int type = ELF64_ST_TYPE(y->st_info);
 
-		if (ELF64_ST_TYPE(y->st_info) != STT_OBJECT || !y->st_size ||
+		if ((type != STT_OBJECT && type != STT_FUNC) || !y->st_size ||
 		    y->st_shndx == SHN_UNDEF || y->st_shndx >= SHN_LORESERVE)
 			continue;
+		if (type == STT_FUNC) {
+			if (watch && rt_sharing_watch_name(rt_elf_sym_name(s, i)))
+				watch_func_add(lm, y->st_value,
+					       y->st_value + y->st_size);
+			continue;
+		}
 		t->v[k].lo = y->st_value;
+		t->v[k].watched = watch && rt_sharing_watch_name(rt_elf_sym_name(s, i));
 		t->v[k++].size = y->st_size;
 	}
 	sort_vars(t->v, k);
@@ -355,6 +388,7 @@ static struct var_table *read_vars(const struct rt_elf_syms *s)
 struct vars_job {
 	const struct rt_module *m;
 	struct var_table *t;
+	int watch;			/* match --watch (not hpcrun's module) */
 };
 
 /* The module's variables.  Runs on the fd thread (rt_fd_private): its fd never takes a number of the
@@ -366,21 +400,23 @@ static int vars_job(void *p)
 
 	if (rt_elf_syms_open(j->m->path, &s))
 		return 0;
-	j->t = read_vars(&s);
+	j->t = read_vars(&s, j->m->id, j->watch);
 	rt_elf_syms_close(&s);
 	return 0;
 }
 
 void rt_data_modules(void)
 {
-	const struct rt_module *const *m;
+	const struct rt_module *const *m, *self;
 	size_t n, i;
 
 	if (!rt_data.on)
 		return;
+	self = rt_module_find((uintptr_t)rt_data_modules);
 	m = rt_module_all(&n);
 	for (i = 0; i < n; i++) {
-		struct vars_job j = { m[i], NULL };
+		struct vars_job j = { m[i], NULL,
+				      rt_sharing.on && rt_sharing_watching() && m[i] != self };
 		uint16_t id = m[i]->id;
 
 		if (id >= MAX_MODULES || vars_tried[id] || !m[i]->live)
@@ -516,6 +552,22 @@ static uint32_t path_hash(const uint64_t (*f)[2], uint32_t n)
 	return (uint32_t)(h ^ (h >> 32));
 }
 
+/* Does the allocation path f[0..k) run through a function --watch names
+ * (under the lock)? */
+static int path_watched(const uint64_t (*f)[2], uint32_t k)
+{
+	unsigned j;
+	uint32_t i;
+
+	for (i = 0; i < k; i++)
+		for (j = 0; j < nwatch_funcs; j++)
+			/* return addresses: the call ends at f - 1 */
+			if (f[i][1] == watch_funcs[j].lm && f[i][0] > watch_funcs[j].lo &&
+			    f[i][0] <= watch_funcs[j].hi)
+				return 1;
+	return 0;
+}
+
 /* The site of path f[0..n) (outermost first), made when new (under the
  * lock); NULL when no memory. */
 static const struct site *site_get(const uint64_t (*f)[2], uint32_t n)
@@ -537,6 +589,7 @@ static const struct site *site_get(const uint64_t (*f)[2], uint32_t n)
 		return NULL;
 	s->n = n;
 	s->hash = h;
+	s->watched = path_watched(f, n);
 	for (i = 0; i < n; i++) {
 		s->f[i].addr = f[i][0];
 		s->f[i].lm = f[i][1];
@@ -619,11 +672,15 @@ void rt_data_alloc(void *p, size_t n)
 	const struct site *s;
 	struct cct_node *node;
 	uint32_t k;
-	int added;
+	int added, small;
 
 	if (!p || !td || !td->data || !rt_active)
 		return;
-	if (n < rt_data.min_bytes) {
+	/* a small block is tracked only when --watch names a function of
+	 * its path (sharing.h, invariant 5): then every small allocation
+	 * is unwound */
+	small = n < rt_data.min_bytes;
+	if (small && (td->busy || !__atomic_load_n(&nwatch_funcs, __ATOMIC_RELAXED))) {
 		count_small(td->data, (uintptr_t)p, n);
 		return;
 	}
@@ -636,6 +693,12 @@ void rt_data_alloc(void *p, size_t n)
 	}
 	k = alloc_path(td, f);
 	lock();
+	if (small && !path_watched((const uint64_t (*)[2])f, k)) {
+		unlock();
+		__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
+		count_small(td->data, (uintptr_t)p, n);
+		return;
+	}
 	s = site_get((const uint64_t (*)[2])f, k);
 	added = s && !block_add((uintptr_t)p, (uintptr_t)p + n, s);
 	unlock();
@@ -818,7 +881,8 @@ struct cct_node *rt_data_place(struct rt_thread *td, int idx,
 	if (r > 0) {
 		obj = site_node(c, b.site);
 		if (td->share)
-			rt_sharing_access(td, 0, b.lo, b.hi - b.lo, obj, a,
+			rt_sharing_access(td, 0, b.lo, b.hi - b.lo, obj,
+					  b.site->watched, a,
 					  fault ? 0 : size, rw, fault != NULL, time);
 		return access_node(c, obj, 1, a - b.lo, size);
 	}
@@ -830,7 +894,8 @@ struct cct_node *rt_data_place(struct rt_thread *td, int idx,
 	if (m && (v = var_at(m->id, a - m->bias))) {
 		obj = var_node(c, m, v);
 		if (td->share)
-			rt_sharing_access(td, 1, m->bias + v->lo, v->size, obj, a,
+			rt_sharing_access(td, 1, m->bias + v->lo, v->size, obj,
+					  (int)v->watched, a,
 					  fault ? 0 : size, rw, fault != NULL, time);
 		return access_node(c, obj, 1, a - m->bias - v->lo, size);
 	}

@@ -12,6 +12,7 @@
  * the next record, and commits it (advances the count) once the sample's
  * path is in the tree.
  */
+#include <fnmatch.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,8 @@
  * the default rate with every sample in an object. */
 #define THREAD_RECORDS (1u << 20)
 #define MAX_NODES 64
+/* --watch globs kept (the launcher refuses more). */
+#define MAX_GLOBS 32
 
 struct wobj {
 	uintptr_t start;		/* 0: free slot */
@@ -41,7 +44,7 @@ struct wobj {
 struct srec {
 	uint64_t time, start, bytes, off;
 	uint32_t oid, cpu, objnode, node;
-	uint8_t size, rw, first, kind;
+	uint8_t size, rw, first, kind, watched;
 };
 
 struct rt_share_thread {
@@ -58,8 +61,39 @@ static uint32_t next_oid;
 static char node_list[MAX_NODES][128];
 static int nnodes;
 static uint64_t lost_objs, dropped, untracked, records;
+static char *globs[MAX_GLOBS];
+static unsigned char glob_used[MAX_GLOBS];
+static int nglobs;
 
 /* ---- configuration ---- */
+
+/* HPCRUN_WATCH: comma-separated globs (invariant 5). */
+static void parse_watch(const char *v)
+{
+	char *copy = strdup(v), *tok, *save = NULL;
+
+	for (tok = copy ? strtok_r(copy, ",", &save) : NULL;
+	     tok && nglobs < MAX_GLOBS; tok = strtok_r(NULL, ",", &save))
+		if (*tok)
+			globs[nglobs++] = tok;
+}
+
+int rt_sharing_watching(void)
+{
+	return nglobs > 0;
+}
+
+int rt_sharing_watch_name(const char *name)
+{
+	int i, hit = 0;
+
+	for (i = 0; i < nglobs && *name; i++)
+		if (!fnmatch(globs[i], name, 0)) {
+			glob_used[i] = 1;
+			hit = 1;
+		}
+	return hit;
+}
 
 static void parse_nodes(const char *v)
 {
@@ -123,6 +157,9 @@ static void sharing_init(void)
 	if (!v || *v != '1' || !rt_data.on)
 		return;
 	rt_sharing.on = 1;
+	v = getenv("HPCRUN_WATCH");
+	if (v && *v)
+		parse_watch(v);
 	v = getenv("HPCRUN_NUMA_NODES");
 	if (v && *v) {
 		parse_nodes(v);
@@ -189,8 +226,9 @@ void rt_sharing_forget(uintptr_t start)
 /* ---- the records (invariant 3) ---- */
 
 void rt_sharing_access(struct rt_thread *td, int kind, uintptr_t start,
-		       uint64_t bytes, const struct cct_node *obj, uintptr_t a,
-		       unsigned size, int rw, int first, uint64_t time)
+		       uint64_t bytes, const struct cct_node *obj, int watched,
+		       uintptr_t a, unsigned size, int rw, int first,
+		       uint64_t time)
 {
 	struct rt_share_thread *st = td->share;
 	struct wobj *w;
@@ -216,6 +254,7 @@ void rt_sharing_access(struct rt_thread *td, int kind, uintptr_t start,
 	r->size = (uint8_t)(size > 64 ? 0 : size);
 	r->rw = (uint8_t)rw;
 	r->first = (uint8_t)first;
+	r->watched = (uint8_t)(watched != 0);
 	r->objnode = obj ? obj->id : 0;
 	r->node = 0;
 	st->pending = 1;
@@ -279,6 +318,7 @@ static void sharing_fork_child(void)
 static void sharing_log(int fd, void (*put)(int, const char *))
 {
 	char line[512];
+	int k;
 
 	if (!rt_sharing.on)
 		return;
@@ -290,6 +330,19 @@ static void sharing_log(int fd, void (*put)(int, const char *))
 		 (unsigned long long)records, (unsigned long long)dropped,
 		 (unsigned long long)lost_objs, (unsigned long long)untracked);
 	put(fd, line);
+	for (k = 0; k < nglobs; k++) {
+		snprintf(line, sizeof(line), "sharing-watch%s: %.400s\n",
+			 glob_used[k] ? "" : "-unmatched", globs[k]);
+		put(fd, line);
+		if (glob_used[k])
+			continue;
+		/* the one line the user sees: the notices are shown at
+		 * start only, and which symbols exist is known at the end */
+		snprintf(line, sizeof(line), "hpcrun: warning: --watch '%.200s': "
+			 "no variable or function of %.200s matches\n", globs[k],
+			 rt_cfg.progname ? rt_cfg.progname : "the program");
+		rt_write_str(2, line);
+	}
 }
 
 struct fill_arg {
@@ -320,6 +373,8 @@ static void fill_share(struct rt_out *o, void *p)
 			rt_outf(o, "object %u %s 0x%llx %llu %u\n", r->oid,
 				r->kind ? "static" : "heap", (unsigned long long)r->start,
 				(unsigned long long)r->bytes, r->objnode);
+			if (r->watched)
+				rt_outf(o, "watched %u\n", r->oid);
 		}
 		rt_outf(o, "access %llu %u %u %llu %u %c %u %u\n",
 			(unsigned long long)r->time, r->cpu, r->oid,

@@ -27,6 +27,14 @@
  *  4. An object leaves the table before its memory goes back to the
  *     allocator (rt_sharing_forget, from rt_data_forget), so a block
  *     allocated again at the same address is another object.
+ *  5. --watch (HPCRUN_WATCH, comma-separated fnmatch(3) globs) selects
+ *     nothing out: it marks objects.  A static variable is watched when
+ *     its symbol matches, a heap block when a function of its allocation
+ *     path does (datacentric.c decides, outside the handler, when it
+ *     reads a module's symbols and makes an allocation path); a watched
+ *     block below --data-min-bytes is tracked all the same.  The file
+ *     says which objects were watched ("watched OID"), so hpcprof always
+ *     reports them, ranked first, whatever their evidence.
  */
 #ifndef HPCRUN_SHARING_H
 #define HPCRUN_SHARING_H
@@ -43,6 +51,13 @@ struct rt_sharing_config {
 };
 extern struct rt_sharing_config rt_sharing;
 
+/* Is name (a symbol of the program, not hpcrun's) matched by a --watch
+ * glob?  Each glob that matches is remembered for the log (a glob that
+ * matches nothing is said).  Outside the handler; 0 without --watch. */
+int rt_sharing_watch_name(const char *name);
+/* Were any --watch globs given? */
+int rt_sharing_watching(void);
+
 /* Per-thread state (mmap'ed at thread start, freed at its end). */
 struct rt_share_thread;
 
@@ -53,15 +68,17 @@ void rt_sharing_forget(uintptr_t start);
 /*
  * In the sample handler, a sample of td placed at address a of an object
  * (kind 0: heap block, 1: static variable) [start, start + bytes) whose
- * node in td's tree is obj (NULL: none): size bytes accessed (0:
+ * node in td's tree is obj (NULL: none), watched (invariant 5) or not:
+ * size bytes accessed (0:
  * unknown), rw 'r', 'w' or 'u' (read and written by one instruction),
  * first: a page fault (a first touch), at time (0: now).  The record
  * waits for rt_sharing_commit, which the handler calls once the sample's
  * path is in the tree; the next access replaces a record never committed.
  */
 void rt_sharing_access(struct rt_thread *td, int kind, uintptr_t start,
-		       uint64_t bytes, const struct cct_node *obj, uintptr_t a,
-		       unsigned size, int rw, int first, uint64_t time);
+		       uint64_t bytes, const struct cct_node *obj, int watched,
+		       uintptr_t a, unsigned size, int rw, int first,
+		       uint64_t time);
 /* The waiting record of td is kept, its calling context leaf (NULL: none). */
 void rt_sharing_commit(struct rt_thread *td, const struct cct_node *leaf);
 /* In the sample handler: a sample fell in a block smaller than

@@ -31,6 +31,7 @@ static void reads_every_record(void)
 		"# a comment\n"
 		"object 3 heap 0x7f0000001010 128 42\n"
 		"object 1 static 0x601040 64 7\n"
+		"watched 1\n"
 		"future 1 2 3\n"
 		"access 100 1 3 48 8 w 1 55\n"
 		"access 100 3 1 0 0 r 0 0\n"
@@ -56,6 +57,8 @@ static void reads_every_record(void)
 	CHECK_INT(s->objs[0].start, 0x7f0000001010);
 	CHECK_INT(s->objs[0].kind, HPCSHARE_HEAP);
 	CHECK_INT(s->objs[1].kind, HPCSHARE_STATIC);
+	CHECK_INT(s->objs[0].watched, 0);
+	CHECK_INT(s->objs[1].watched, 1);
 	CHECK_INT(s->naccesses, 3);
 	CHECK_INT(s->accesses[0].obj, 0);
 	CHECK_INT(s->accesses[0].offset, 48);
@@ -98,6 +101,8 @@ static void refuses_malformed(void)
 		"access 4 0 1 0 8 r 0 0\n", "line 11: access earlier");
 	refused(HEAD "object 1 heap 0x10 64 1\nobject 1 heap 0x90 64 1\n",
 		"defined twice");
+	refused(HEAD "object 1 heap 0x10 64 1\nwatched 2\n", "unknown object");
+	refused(HEAD "object 1 heap 0x10 64 1\nwatched\n", "watched wants OID");
 	refused(HEAD "object 1 mmap 0x10 64 1\n", "not heap or static");
 	refused(HEAD "object 0 heap 0x10 64 1\n", "id 0");
 	refused(HEAD "object 1 heap 0x10 0 1\n", "0 bytes");
