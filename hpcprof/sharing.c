@@ -98,7 +98,8 @@ int sharing_line_label(const struct share_access *a, size_t n,
 {
 	struct lthread *t = NULL;
 	size_t nt = 0, alloc = 0, i, j, part = 0, writers = 0;
-	int overlap = 0, rmw = 1, l;
+	uint64_t writes = 0, rmw_writes = 0;
+	int overlap = 0, l;
 
 	*ntransfers = transfers(a, n);
 	if (n < SHARE_MIN_ACCESSES)
@@ -123,8 +124,9 @@ int sharing_line_label(const struct share_access *a, size_t n,
 		if (!t[i].writes)
 			continue;
 		writers++;
-		if (!t[i].rmw && !(t[i].rmask & t[i].wmask))
-			rmw = 0;
+		writes += t[i].writes;
+		if (t[i].rmw || (t[i].rmask & t[i].wmask))
+			rmw_writes += t[i].writes;
 		for (j = 0; j < nt; j++)
 			if (j != i && t[j].n >= SHARE_MIN_THREAD &&
 			    (t[i].wmask & t[j].wmask))
@@ -132,7 +134,7 @@ int sharing_line_label(const struct share_access *a, size_t n,
 	}
 	l = part <= 1 ? SHARE_PRIVATE : writers == 0 ? SHARE_READ :
 	    writers == 1 ? SHARE_PRODCONS : !overlap ? SHARE_FALSE :
-	    rmw ? SHARE_MIGRATORY : SHARE_WRITE;
+	    2 * rmw_writes > writes ? SHARE_MIGRATORY : SHARE_WRITE;
 	free(t);
 	return l;
 }

@@ -37,10 +37,13 @@
  *       read-shared        several, none writes;
  *       producer-consumer  several, one writes;
  *       false-sharing      several write, no byte written by two;
- *       migratory          several write a common byte, each of them
- *                          reading what it writes (a read-modify-write:
- *                          a record updated in turn under a lock, a
- *                          shared counter): the line moves whole;
+ *       migratory          several write a common byte, and most of
+ *                          the writes are by threads seen reading what
+ *                          they write (a read-modify-write: a record
+ *                          updated in turn under a lock, a shared
+ *                          counter): the line moves whole.  Most, not
+ *                          all: a thread with few samples may show its
+ *                          writes and not its reads;
  *       write-shared       several write a common byte otherwise.
  *     Its cost is its ownership transfers: a concurrent access of a
  *     thread holding no copy since the line's last write, when that

@@ -39,6 +39,9 @@ expect word_count alloc_wc_counts false-sharing ./phoenix-word-count 16
 expect counters alloc_counters false-sharing ./share-patterns heap-counters 16
 expect padded alloc_padded private ./share-patterns padded 16
 expect linear_regression alloc_lreg_args false-sharing ./share-patterns linreg 16
+expect migratory alloc_record migratory ./share-patterns migratory 16
+expect read-mostly alloc_table read-shared ./share-patterns read-mostly 16
+expect queue alloc_ring producer-consumer ./share-patterns queue 16
 
 test_expect_success 'all 16 threads and main are in each measurement' '
 	for n in histogram word_count linear_regression; do
