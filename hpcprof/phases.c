@@ -579,8 +579,11 @@ static void phases_end(void *state, struct profile_walk *w)
 		struct node *at = pk >= 0 && w->attach[pk] ? w->attach[pk]
 							   : w->top;
 
+		/* a node with children (the graft's call of a libomp join:
+		 * a return address) is the call the tree walk placed */
 		if (nd && nd->lm && nd->lm < w->nmods && w->mods[nd->lm])
-			at = experiment_place_addr(e, at, w->mods[nd->lm],
+			at = w->has_child[k] && w->attach[k] ? w->attach[k] :
+			     experiment_place_addr(e, at, w->mods[nd->lm],
 						   nd->addr, NODE_CALL);
 		x->at = at;
 		if (x->v != 0 && x->v == x->v)
