@@ -177,6 +177,24 @@ static uint32_t call_line(Dwarf_Die *die)
 	return (uint32_t)w;
 }
 
+/*
+ * The compilation unit of addr (a module address, bias applied) and its
+ * bias.  libdw finds units by .debug_aranges, which clang does not emit:
+ * without them, the unit whose ranges hold addr.
+ */
+static Dwarf_Die *unit_of(struct fallback *fb, Dwarf_Addr addr,
+			  Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = dwfl_module_addrdie(fb->mod, addr, bias);
+
+	if (cu || !fb->has_dwarf)
+		return cu;
+	while ((cu = dwfl_module_nextcu(fb->mod, cu, bias)))
+		if (dwarf_haspc(cu, addr - *bias) > 0)
+			return cu;
+	return NULL;
+}
+
 /* File and line of addr from the line table ("" and 0 when none). */
 static const char *src_line(struct fallback *fb, uint64_t addr,
 			    uint32_t *line)
@@ -186,8 +204,17 @@ static const char *src_line(struct fallback *fb, uint64_t addr,
 	const char *file = NULL;
 	int lineno = 0;
 
-	if (l)
+	if (l) {
 		file = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
+	} else if (fb->mod) {
+		Dwarf_Addr bias;
+		Dwarf_Die *cu = unit_of(fb, addr + fb->bias, &bias);
+		Dwarf_Line *dl = cu ? dwarf_getsrc_die(cu, addr + fb->bias -
+						       bias) : NULL;
+
+		if (dl && dwarf_lineno(dl, &lineno) == 0)
+			file = dwarf_linesrc(dl, NULL, NULL);
+	}
 	*line = lineno > 0 ? (uint32_t)lineno : 0;
 	return file ? file : "";
 }
@@ -197,7 +224,7 @@ static uint32_t inline_chain(struct fallback *fb, struct structure *st,
 			     uint32_t p, uint64_t addr, const char *file)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(fb->mod, addr + fb->bias, &bias);
+	Dwarf_Die *cu = unit_of(fb, addr + fb->bias, &bias);
 	Dwarf_Die *scopes = NULL;
 	int n, i;
 	uint32_t at = p;

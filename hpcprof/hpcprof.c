@@ -31,6 +31,8 @@ int main(int argc, char **argv)
 			   "also write a text report of the hot spots (data objects, sharing, NUMA, barriers and phases) to FILE (- = stdout)"),
 		OPT_INT(0, "top", &o.top, "N",
 			"rows per table of the text report (default 20)"),
+		OPT_FLAG(0, "all-locks", &o.all_locks,
+			 "keep the MPI runtime's own lock waits in phases.tsv and the text report"),
 		OPT_INT('j', "jobs", &a.jobs, "N",
 			"correlate on N threads (default: online CPUs, at most 16)"),
 		OPT_FLAG(0, "dump", &dump,

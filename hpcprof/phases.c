@@ -36,6 +36,7 @@ struct gsite {
 	uint32_t nthreads;
 	const struct node *call;	/* where its values went, or NULL */
 	char *label;			/* "f.c:12 [main]" */
+	int hidden;			/* a runtime's lock, left out */
 };
 
 /* One site's aggregates in one thread. */
@@ -80,7 +81,9 @@ struct call_value {
 };
 
 struct phases {
-	int any;
+	int any, all_locks;
+	uint32_t nhidden;	/* lock sites left out (runtime_lock) */
+	double hidden_wait;
 	size_t raw[NMET];
 	struct gsite *sites;	size_t nsites, sites_alloc;
 	struct hmap *site_index;	/* invariant 1's key -> index + 1 */
@@ -94,10 +97,11 @@ struct phases {
 	uint32_t *extra_site;	size_t extra_site_alloc;
 };
 
-struct phases *phases_new(void)
+struct phases *phases_new(int all_locks)
 {
 	struct phases *ph = xcalloc(1, sizeof(*ph));
 
+	ph->all_locks = all_locks;
 	ph->site_index = hmap_new();
 	ph->local = hmap_new();
 	return ph;
@@ -575,8 +579,11 @@ static void phases_end(void *state, struct profile_walk *w)
 		struct node *at = pk >= 0 && w->attach[pk] ? w->attach[pk]
 							   : w->top;
 
+		/* a node with children (the graft's call of a libomp join:
+		 * a return address) is the call the tree walk placed */
 		if (nd && nd->lm && nd->lm < w->nmods && w->mods[nd->lm])
-			at = experiment_place_addr(e, at, w->mods[nd->lm],
+			at = w->has_child[k] && w->attach[k] ? w->attach[k] :
+			     experiment_place_addr(e, at, w->mods[nd->lm],
 						   nd->addr, NODE_CALL);
 		x->at = at;
 		if (x->v != 0 && x->v == x->v)
@@ -768,11 +775,17 @@ static void write_tsv(struct phases *ph, const struct experiment *e,
 		"# phase\tstart\tend\tnode\tthreads\tcount\twork-s\twall-s\t"
 		"lb-efficiency\n"
 		"# phase-thread\tstart\tend\tthread\tcount\twork-s\twall-s\n"
-		"# episode\tsite\tthread\tn\twait-s\twork-s\torder\tlast\n");
+		"# episode\tsite\tthread\tn\twait-s\twork-s\torder\tlast\n"
+		"# hidden-locks\tsites\tlock-wait-s\n");
+	if (ph->nhidden)
+		fprintf(f, "hidden-locks\t%" PRIu32 "\t%.9f\n", ph->nhidden,
+			ph->hidden_wait);
 	for (i = 0; i < ph->nsites; i++) {
 		const struct gsite *g = &ph->sites[i];
 		const struct site_sum *s = &ss[i];
 
+		if (g->hidden)
+			continue;
 		fprintf(f, "site\t%zu\t%s\t%s\t0x%" PRIx64 "\t%" PRIu32 "\t%"
 			PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%.9f\t%.9f\t%" PRIu64
 			"\t%.9f\t%.6f\t%.9f\t%" PRIu64 "\t%" PRIu64 "\t%.9f\t%s\n",
@@ -790,6 +803,8 @@ static void write_tsv(struct phases *ph, const struct experiment *e,
 	for (i = 0; i < ph->nrows; i++) {
 		const struct srow *r = &ph->rows[i];
 
+		if (ph->sites[r->site].hidden)
+			continue;
 		fprintf(f, "thread\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%.9f"
 			"\t%.9f\t%" PRIu64 "\t%.9f\t", r->site + 1, r->thread,
 			r->episodes, r->wait, r->completion, r->last, r->work);
@@ -831,6 +846,8 @@ static void write_tsv(struct phases *ph, const struct experiment *e,
 	for (i = 0; i < ph->nerows; i++) {
 		const struct erow *r = &ph->erows[i];
 
+		if (ph->sites[r->site].hidden)
+			continue;
 		fprintf(f, "episode\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64
 			"\t%.9f\t%.9f\t%" PRId32 "\t%d\n", r->site + 1,
 			r->thread, r->n, r->wait, r->work, r->order, r->last);
@@ -908,6 +925,80 @@ static void align_mpi(struct phases *ph)
 	free(v);
 }
 
+/* Libraries of the MPI runtime, by the start of their file name
+ * (invariant 7). */
+static const char *const runtime_libs[] = {
+	"libmpi", "libopen-", "mca_", "libmca_", "libpmi", "libprrte",
+	"libprte", "libevent", "libhwloc", "libucp", "libucs", "libuct",
+	"libucm", "libfabric", "libpsm", NULL,
+};
+
+/* 1: path is an MPI runtime library; 0: the program's code; -1 neither
+ * (a system library, hpcrun's, or a placeholder). */
+static int module_class(const struct experiment *e, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t i;
+
+	if (path[0] != '/')
+		return -1;
+	base = base ? base + 1 : path;
+	for (i = 0; runtime_libs[i]; i++)
+		if (!strncmp(base, runtime_libs[i], strlen(runtime_libs[i])))
+			return 1;
+	for (i = 0; i < e->nprograms; i++)
+		if (!strcmp(path, e->programs[i].path))
+			return 0;
+	if (!strncmp(base, "libhpcrun", 9) || !strncmp(path, "/lib", 4) ||
+	    !strncmp(path, "/usr/lib", 8))
+		return -1;
+	return 0;
+}
+
+/* Is lock site g the MPI runtime's (invariant 7)? */
+static int runtime_lock(const struct experiment *e, const struct gsite *g)
+{
+	const struct node *n;
+
+	if (!g->call || hpcsync_is_barrier(g->kind))
+		return 0;
+	for (n = g->call; n && n != e->root; n = n->parent) {
+		int c = n->lm < e->lms.n ?
+			module_class(e, e->lms.names[n->lm]) : -1;
+
+		if (c >= 0)
+			return c;
+	}
+	return 1;
+}
+
+/* Marks the lock sites left out (invariant 7) and sums them; a site a
+ * phase names stays. */
+static void hide_locks(struct phases *ph, const struct experiment *e)
+{
+	struct site_sum *ss;
+	size_t i;
+
+	if (ph->all_locks)
+		return;
+	ss = xcalloc(ph->nsites + 1, sizeof(*ss));
+	sum_sites(ph, ss);
+	for (i = 0; i < ph->nsites; i++)
+		ph->sites[i].hidden = runtime_lock(e, &ph->sites[i]);
+	for (i = 0; i < ph->nprows; i++) {
+		if (ph->prows[i].start)
+			ph->sites[ph->prows[i].start - 1].hidden = 0;
+		if (ph->prows[i].end)
+			ph->sites[ph->prows[i].end - 1].hidden = 0;
+	}
+	for (i = 0; i < ph->nsites; i++)
+		if (ph->sites[i].hidden) {
+			ph->nhidden++;
+			ph->hidden_wait += ss[i].lock_wait;
+		}
+	free(ss);
+}
+
 int phases_finish(struct phases *ph, struct experiment *e,
 		  struct database *db)
 {
@@ -936,6 +1027,7 @@ int phases_finish(struct phases *ph, struct experiment *e,
 	if (!ph->any)
 		return 0;
 	align_mpi(ph);
+	hide_locks(ph, e);
 	f = database_open_file(db, "phases.tsv");
 	if (!f)
 		return -1;
@@ -1030,7 +1122,7 @@ void phases_report(const struct phases *ph, const struct experiment *e,
 		const struct gsite *g = &ph->sites[order[i]];
 		const struct site_sum *s = &ss[order[i]];
 
-		if (hpcsync_is_barrier(g->kind))
+		if (hpcsync_is_barrier(g->kind) || g->hidden)
 			continue;
 		fprintf(f, "%5u %-20s 0x%016" PRIx64 " %10" PRIu64 " %10"
 			PRIu64 " %12.6f  %s\n", order[i] + 1,
@@ -1040,6 +1132,11 @@ void phases_report(const struct phases *ph, const struct experiment *e,
 	}
 	if (!j)
 		fprintf(f, "  (none)\n");
+	if (ph->nhidden)
+		fprintf(f, "  (%" PRIu32 " lock site%s of the MPI runtime left "
+			"out, %.6f s wait; hpcprof --all-locks shows them)\n",
+			ph->nhidden, ph->nhidden == 1 ? "" : "s",
+			ph->hidden_wait);
 	strbuf_release(&sb);
 	free(order);
 	free(ss);

@@ -34,6 +34,16 @@
  *     each rank's wait is its arrival to the last rank's, which arrived
  *     last.  Two communicators of one size in one rank are not told
  *     apart.
+ *  7. A lock site is the MPI runtime's, and left out of phases.tsv and
+ *     --text (one line says how many and their wait) unless all_locks,
+ *     when the innermost frame of its call path, from the call up, that
+ *     is in an MPI runtime library (libmpi*, Open MPI's libopen-* and
+ *     mca_*, PMIx, PRRTE, libevent, hwloc, UCX, libfabric: by name,
+ *     wherever installed) or in the program's own code (the executable,
+ *     or a library outside /lib* and /usr/lib*) is the runtime's, or
+ *     there is neither (its progress threads).  System libraries and
+ *     hpcrun's are passed over; a site without a call path is kept.  The
+ *     waiting-site metrics of the tree keep every site.
  *
  * Definitions (phases.tsv and --text): wait = arrival to last arrival
  * (Scalasca); completion = last arrival to departure; load-balance
@@ -54,7 +64,9 @@
 
 struct phases;
 
-struct phases *phases_new(void);
+/* all_locks: keep the lock sites of the MPI runtime (invariant 7) in
+ * phases.tsv and --text. */
+struct phases *phases_new(int all_locks);
 /* Frees ph and the files it took (NULL accepted). */
 void phases_free(struct phases *ph);
 

@@ -1013,7 +1013,7 @@ int hpcprof_run(const struct hpcprof_options *o)
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
-	r.ph = phases_new();
+	r.ph = phases_new(o->all_locks);
 	r.sh = sharing_new();
 	r.jobs = o->jobs ? o->jobs : par_default_threads();
 	r.seen = hmap_new();

@@ -22,6 +22,7 @@ struct hpcprof_options {
 	const char *const *formulas;	size_t nformulas;	/* --metric */
 	const char *text;		/* --text: report file, "-" stdout */
 	long top;			/* rows per report table */
+	int all_locks;			/* --all-locks (phases.h inv. 7) */
 	unsigned jobs;			/* threads; 0: par_default_threads() */
 	/* hpcprof-mpi: adds the profiles instead of par_correlate (same
 	 * contract); with reader_only set, nothing is written or said

@@ -219,6 +219,12 @@ static int parse_line(struct reader *r, char *line)
 		return rec_phase_thread(r);
 	if (!strcmp(r->f[0], "episode"))
 		return rec_episode(r);
+	if (!strcmp(r->f[0], "hidden-locks")) {
+		if (r->nf != 3)
+			return bad(r, "a hidden-locks row has 3 fields");
+		return num(r, 1, &r->pv->hidden_locks) ||
+		       real(r, 2, &r->pv->hidden_wait) ? -1 : 0;
+	}
 	return 0;	/* a record of a later version */
 }
 
@@ -595,6 +601,12 @@ void phaseview_lines(struct phaseview *pv, const struct model *m, int met,
 			barrier_lines(pv, s);
 		}
 	}
+	if (pv->hidden_locks)
+		strbuf_addf(add_line(pv, PV_HEADING, MODEL_NONE),
+			    "%12.6f %9s %9s  (%" PRIu64 " lock site%s of the "
+			    "MPI runtime left out: hpcprof --all-locks)",
+			    pv->hidden_wait, "", "", pv->hidden_locks,
+			    pv->hidden_locks == 1 ? "" : "s");
 	if (pv->nkinds)
 		strbuf_addf(add_line(pv, PV_HEADING, MODEL_NONE),
 			    "%12s %12s %9s %9s %7s  %s", "work (s)",

@@ -94,6 +94,8 @@ struct phaseview {
 	struct phase_kind *kinds;	size_t nkinds;
 	struct phase_kthread *kthreads;	size_t nkthreads;
 	struct phase_episode *episodes;	size_t nepisodes;
+	/* the MPI runtime's lock sites hpcprof left out, and their wait */
+	uint64_t hidden_locks;		double hidden_wait;
 	/* DBDIR/threads.tsv: "thread 3", or "rank 1 thread 3" for MPI
 	 * (threadname.h); empty when the file is missing or unreadable */
 	struct thread_names names;

@@ -75,6 +75,25 @@ test_expect_success MPI 'hpcprof --text and the phases view name ranks as ranks'
 	grep -q "^[0-9]*,mpi-barrier,rank 3 thread 0," csv
 '
 
+# Open MPI's progress threads and MPI_Init wait on PMIx and libevent
+# locks: the runtime's, left out unless --all-locks (hpcprof(1)).
+test_expect_success MPI 'the lock table leaves the MPI runtime out; --all-locks shows it' '
+	sed -n "/^Lock waits/,\$p" r4/text >locks &&
+	! grep -Eq "libpmix|libevent|mca_|PMIx_" locks &&
+	grep -q "^  ([1-9][0-9]* lock sites* of the MPI runtime left out, [0-9.]* s wait; hpcprof --all-locks shows them)$" locks &&
+	grep -q "^hidden-locks	[1-9][0-9]*	[0-9.]*$" r4/db/phases.tsv &&
+	! grep "^site	" r4/db/phases.tsv | grep -Eq "libpmix|libevent|mca_|PMIx_" &&
+	hpcviewer-tui --stdio --view phases r4/db >pview &&
+	grep -q "lock sites* of the MPI runtime left out: hpcprof --all-locks" pview &&
+	(cd r4 && hpcprof --all-locks -o dball --text all.txt m 2>err) &&
+	sed -n "/^Lock waits/,\$p" r4/all.txt >all &&
+	grep -Eq "libpmix|libevent" all &&
+	! grep -q "left out" all &&
+	! grep -q "^hidden-locks" r4/dball/phases.tsv &&
+	n=$(sed -n "s/^hidden-locks	\([0-9]*\)	.*/\1/p" r4/db/phases.tsv) &&
+	test $(grep -c "^site	" r4/dball/phases.tsv) = $(($(grep -c "^site	" r4/db/phases.tsv) + n))
+'
+
 test_expect_success 'without MPI, threads keep their numbers' '
 	hpcprof -o nompi-db --text nompi.txt nompi 2>err &&
 	grep -q "^ *[0-9]*  *0  *[0-9]" nompi.txt &&

@@ -54,8 +54,16 @@ for policy in passive active; do
 	test_expect_success LIBOMP "clang (OMPT), OMP_WAIT_POLICY=$policy: one join in main, 20 episodes, waits as the program saw them" "
 		OMP_WAIT_POLICY=$policy hpcrun -o k-$policy ./truth-kmp >out-k-$policy &&
 		hpcprof -o db-k-$policy k-$policy >/dev/null &&
-		check db-k-$policy out-k-$policy kmp-join ''
+		check db-k-$policy out-k-$policy kmp-join \$(awk '\$1 == \"construct\" { print \$2 }' out-k-$policy)
 	"
 done
+
+# The join is named by __kmpc_fork_call's call, at the #pragma's line:
+# without a structure file (clang emits no .debug_aranges) and with one.
+test_expect_success LIBOMP 'clang: the join is at the construct, with and without hpcstruct' '
+	hpcstruct -o truth-kmp.hpcstruct truth-kmp &&
+	hpcprof -S truth-kmp.hpcstruct -o db-k-s k-passive >/dev/null &&
+	check db-k-s out-k-passive kmp-join $(awk "\$1 == \"construct\" { print \$2 }" out-k-passive)
+'
 
 test_done

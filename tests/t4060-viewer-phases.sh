@@ -99,7 +99,7 @@ test_expect_success 'the messages say what is wrong' '
 	rm -rf bad && mkdir bad && cp db/experiment.xml bad/ &&
 	sed "s/^thread	1	/thread	9	/" db/phases.tsv >bad/phases.tsv &&
 	test_must_fail hpcviewer-tui --stdio --view phases bad 2>err &&
-	grep -x "hpcviewer-tui: .bad/phases.tsv.: line 9: names a site no site row gave" err &&
+	grep -x "hpcviewer-tui: .bad/phases.tsv.: line 10: names a site no site row gave" err &&
 	mkdir fifo && cp db/experiment.xml fifo/ && mkfifo fifo/phases.tsv &&
 	test_must_fail hpcviewer-tui --stdio --view phases fifo 2>err &&
 	grep "not a regular file (a FIFO), not a table of phases" err
