@@ -205,6 +205,49 @@ static int starts(const char *p, const char *e, const char *s)
 }
 
 /*
+ * Reads at *q (before e) a number ending in stop into *v: "0x" and hex
+ * digits, as hpcstruct writes them, read here; anything else as strtoull()
+ * with base 0 reads it.  Advances *q to stop; -1 when malformed.
+ */
+static int read_num(const char **q, const char *e, char stop, uint64_t *v)
+{
+	const char *p = *q;
+	char num[24], *end;
+	uint64_t x = 0;
+	size_t k;
+
+	if (e - p > 2 && p[0] == '0' && p[1] == 'x') {
+		const char *d = p + 2;
+
+		for (; d < e && d - p < 2 + 16; d++) {
+			unsigned c = (unsigned char)*d;
+
+			if (c - '0' < 10)
+				x = x << 4 | (c - '0');
+			else if ((c | 0x20) - 'a' < 6)
+				x = x << 4 | ((c | 0x20) - 'a' + 10);
+			else
+				break;
+		}
+		if (d > p + 2 && d < e && *d == stop) {
+			*q = d;
+			*v = x;
+			return 0;
+		}
+	}
+	for (k = 0; p < e && *p != stop && k < sizeof(num) - 1;)
+		num[k++] = *p++;
+	num[k] = 0;
+	errno = 0;
+	x = strtoull(num, &end, 0);
+	if (errno || *end || !k || p >= e || *p != stop)
+		return -1;
+	*q = p;
+	*v = x;
+	return 0;
+}
+
+/*
  * Adds the ranges of the v="{...}" in line [p, e) (the first one only
  * when first is set: a P's entry) to b; -1 when malformed.
  */
@@ -221,9 +264,7 @@ static int line_ranges(struct build *b, const char *p, const char *e,
 		return entry ? -1 : 0;
 	q += sizeof(v) - 1;
 	while (q < e && *q != '}') {
-		char num[24], *end;
 		uint64_t lo, hi;
-		size_t k;
 
 		if (*q == ' ') {
 			q++;
@@ -231,18 +272,11 @@ static int line_ranges(struct build *b, const char *p, const char *e,
 		}
 		if (*q != '[')
 			return -1;
-		for (k = 0, q++; q < e && *q != '-' && k < sizeof(num) - 1;)
-			num[k++] = *q++;
-		num[k] = 0;
-		errno = 0;
-		lo = strtoull(num, &end, 0);
-		if (errno || *end || !k || q >= e || *q != '-')
+		q++;
+		if (read_num(&q, e, '-', &lo))
 			return -1;
-		for (k = 0, q++; q < e && *q != ')' && k < sizeof(num) - 1;)
-			num[k++] = *q++;
-		num[k] = 0;
-		hi = strtoull(num, &end, 0);
-		if (errno || *end || !k || q >= e || *q != ')')
+		q++;
+		if (read_num(&q, e, ')', &hi))
 			return -1;
 		q++;
 		if (entry) {
