@@ -105,8 +105,11 @@ done
 
 # run V FIRST: milliseconds per hpcprof on V, the mean of K runs; FIRST=1
 # removes the index before each run (not timed), so that each run makes it.
+# The sync keeps the write-back of the indexes the first runs wrote out of
+# the runs timed after them.
 run() {
 	ns=0 k=0
+	sync
 	while [ $k -lt "$K" ]; do
 		k=$((k + 1))
 		[ "$2" = 1 ] && rm -f $1/m/structs/*.idx
