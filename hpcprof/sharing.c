@@ -476,6 +476,7 @@ int sharing_thread(struct sharing *sh, struct experiment *e, size_t t,
 			continue;
 		HPC_GROW(sh->acc, sh->nacc + 1, sh->acc_alloc);
 		x = &sh->acc[sh->nacc];
+		memset(x, 0, sizeof(*x));	/* conc: set only when concurrent */
 		x->time = a->time;
 		x->addr = s->objs[a->obj].start + a->offset;
 		x->thread = (uint32_t)t;
