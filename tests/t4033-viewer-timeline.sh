@@ -91,6 +91,46 @@ test_expect_success 'a malformed episode record: one line naming the file and li
 	test ! -e bad.svg
 '
 
+# lanes SVG: "thread episode late x" per episode, late 1 when marked as
+# the last arrival (its class and its title agree), x its work's.
+lanes() {
+	awk '
+		/^ <g class="episode/ { late = /episode late/; t = -1; next }
+		/^  <title>thread / && t < 0 {
+			split($0, f, /[ ,]+/); t = f[3]; n = f[5]
+			if (late != /arrived last/) late = "?"
+			next
+		}
+		t >= 0 && /^  <rect class="work"/ {
+			x = $0; sub(/.* x="/, "", x); sub(/".*/, "", x)
+			print t, n, late, x; t = -1
+		}
+	' "$1"
+}
+
+# A real database: rt-omp-truth, 4 threads x 20 regions of one construct.
+test_expect_success 'gcc OpenMP: 80 episodes, in order along each lane, one last arrival each' '
+	cc -O2 -g -fopenmp -o truth "$TEST_PROGS/rt-omp-truth.c" &&
+	hpcrun -o m-omp ./truth >/dev/null &&
+	hpcprof -o db-omp m-omp >/dev/null &&
+	hpcviewer-tui --flame-graph omp.svg db-omp &&
+	lanes omp.svg >eps &&
+	test_line_count = 80 eps &&
+	! grep -q "?" eps &&
+	for t in 0 1 2 3; do
+		awk -v t=$t "\$1 == t { print \$4, \$2 }" eps | sort -n >lane &&
+		cut -d" " -f2 lane >got &&
+		seq 0 19 >want &&
+		test_cmp want got || exit 1
+		test "$(cut -d" " -f1 lane | uniq | wc -l)" = 20 || exit 1
+	done &&
+	awk "\$3 == 1 { print \$1, \$2 }" eps | sort >late &&
+	test "$(cut -d" " -f2 late | sort -n | uniq | wc -l)" = 20 &&
+	test_line_count = 20 late &&
+	awk -F"\t" "\$1 == \"episode\" && \$8 == 1 { print \$3, \$4 }" db-omp/phases.tsv | sort >expect &&
+	test_cmp expect late
+'
+
 test_expect_success CHROMIUM 'the browser draws the lanes' '
 	timeout 300 chromium --headless --no-sandbox --disable-gpu \
 		--user-data-dir="$TRASH/profile" --dump-dom "file://$TRASH/fg.svg" \

@@ -19,7 +19,9 @@
  *     measured with the threads' own paths and numbers from 0 each region.
  *  2. The graft is taken once per construct, by the first master to run
  *     it, before its team starts, and never changes after: the team's
- *     threads read it without a lock.
+ *     threads read it without a lock.  A master starting the construct
+ *     meanwhile (nested regions, the program's own threads) waits for it:
+ *     a thread's site keeps the path of its first episode there.
  *  3. The construct's base is the number of episodes of its regions
  *     before this one (each region's object counts its own from 0: all
  *     its barriers and the join), advanced by the master at the region's
@@ -119,8 +121,13 @@ static struct sync_graft *construct_graft(struct construct *c, uintptr_t cut)
 	if (__atomic_load_n(&c->graft_state, __ATOMIC_ACQUIRE) == 2)
 		return c->graft;
 	if (!__atomic_compare_exchange_n(&c->graft_state, &zero, 1, 0,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		return NULL;	/* another master is taking it */
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		/* Another master is taking it: wait (one unwind), or this
+		 * region's threads would keep sites of their own paths. */
+		while (__atomic_load_n(&c->graft_state, __ATOMIC_ACQUIRE) != 2)
+			__builtin_ia32_pause();
+		return c->graft;
+	}
 	p = mmap(NULL, sizeof(struct sync_graft), PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p != MAP_FAILED) {
