@@ -815,30 +815,6 @@ static struct cct_node *var_node(struct cct *c, const struct rt_module *m,
 	return obj;
 }
 
-int rt_data_object(struct rt_thread *td, uintptr_t a, struct rt_data_obj *o)
-{
-	const struct rt_module *m;
-	const struct var *v;
-	struct block b;
-
-	if (block_find(a, &b) > 0) {
-		o->kind = 0;
-		o->start = b.lo;
-		o->bytes = b.hi - b.lo;
-		o->node = site_node(&td->cct, b.site);
-		return 1;
-	}
-	m = rt_in_hpcrun(a) ? NULL : rt_module_find(a);
-	if (m && (v = var_at(m->id, a - m->bias))) {
-		o->kind = 1;
-		o->start = m->bias + v->lo;
-		o->bytes = v->size;
-		o->node = var_node(&td->cct, m, v);
-		return 1;
-	}
-	return 0;
-}
-
 /* Is event idx a clock (its samples interrupt at a boundary)? */
 static int is_clock(int idx)
 {

@@ -87,18 +87,6 @@ struct rt_elf_syms {
 /* The name of symbol i, or "" (its string lies outside the table). */
 const char *rt_elf_sym_name(const struct rt_elf_syms *s, size_t i);
 
-/* In a handler: the tracked heap block (kind 0) or static variable (kind
- * 1) holding address a, its start and bytes, and its node in td's tree
- * (made when missing; NULL when the arena is full): 1, or 0 when a is in
- * none of them (or the block array was busy). */
-struct rt_data_obj {
-	int kind;
-	uintptr_t start;
-	uint64_t bytes;
-	struct cct_node *node;
-};
-int rt_data_object(struct rt_thread *td, uintptr_t a, struct rt_data_obj *o);
-
 /* datacentric-memop.c */
 enum memop { MEMOP_NONE, MEMOP_ADDR, MEMOP_NOADDR };
 struct rt_memop;
