@@ -17,7 +17,7 @@ test_expect_success 'a thread that never arrives: reported with its path, then a
 	ls h1/*.hang >files && test_line_count = 1 files &&
 	grep -c "^hpcrun-hang: 1$" h1/*.hang >n && echo 1 >one && test_cmp one n &&
 	grep -q "^hang: barrier$" h1/*.hang &&
-	grep -q "^site: [0-9]* barrier 0x[0-9a-f]* hang_thread" h1/*.hang &&
+	grep -q "^site: [0-9]* barrier 0x[0-9a-f]* hang_thread+0x[0-9a-f]* at rt-sync.c:186 (rt-sync+0x[0-9a-f]*)$" h1/*.hang &&
 	grep "^waiting: thread" h1/*.hang >waiting && test_line_count = 2 waiting &&
 	grep -q "^missing: thread 1 tid [0-9]* stuck " h1/*.hang &&
 	grep -q "^  frame: [0-9]* never_arrives+0x" h1/*.hang &&
@@ -41,7 +41,8 @@ test_expect_success 'a thread spinning in one place: reported late, still comput
 	grep -c "^hang: late$" sp/*.hang >n && test_cmp one n &&
 	! grep -q "^hang: barrier$" sp/*.hang &&
 	grep -q "^missing: thread 1 tid [0-9]* computing cpu [0-9.]* s in the last [0-9.]* s; path unchanged for [0-9.]* s$" sp/*.hang &&
-	grep -q "^  frame: 0 spins_forever+0x[0-9a-f]* (rt-sync+0x[0-9a-f]*)$" sp/*.hang &&
+	grep -q "^  frame: 0 spins_forever+0x[0-9a-f]* at rt-sync.c:17[67] (rt-sync+0x[0-9a-f]*)$" sp/*.hang &&
+	grep -q "^  frame: 1 hang_thread+0x[0-9a-f]* at rt-sync.c:183 (rt-sync+0x[0-9a-f]*)$" sp/*.hang &&
 	grep -q "^note: not arrived after the timeout and still computing in one place" sp/*.hang &&
 	t=$(sed -n "s/^time: //p" sp/*.hang) &&
 	w=$(sed -n "s/^waiting: thread 0 tid [0-9]* for \([0-9.]*\) s$/\1/p" sp/*.hang) &&

@@ -43,7 +43,6 @@
  *     missing threads themselves: the sampling signal with RT_PATH_PROBE
  *     makes their handler unwind into their sync state (sample.c).
  */
-#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -55,12 +54,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fd-gate.h"
 #include "capability.h"
+#include "srcline.h"
 #include "sync.h"
 
 #define TICK_NS 250000000L
@@ -114,67 +113,40 @@ struct symfile {
 static struct symfile symfiles[64];
 static int sym_lock;
 
-struct map_job {
-	const char *path;
-	const unsigned char *map;
-	size_t size;
-};
-
-static int map_file(void *p)
-{
-	struct map_job *j = p;
-	struct stat st;
-	void *m;
-	int fd = open(j->path, O_RDONLY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
-		err = -EINVAL;
-	} else {
-		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (m == MAP_FAILED) {
-			err = -errno;
-		} else {
-			j->map = m;
-			j->size = (size_t)st.st_size;
-		}
-	}
-	close(fd);
-	return err;
-}
-
 /* The symbol table of f's file: .symtab, else .dynsym. */
 static void sym_load(struct symfile *f, const char *path)
 {
-	struct map_job j = { path, NULL, 0 };
+	void *map;
+	size_t size;
+	const unsigned char *base;
 	const Elf64_Ehdr *eh;
 	const Elf64_Shdr *sh;
 	int pass, i;
 
 	f->tried = 1;
-	if (rt_fd_private(map_file, &j))
+	if (rt_map_file(path, &map, &size))
 		return;
-	f->map = j.map;
-	f->size = j.size;
-	eh = (const Elf64_Ehdr *)(const void *)j.map;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(*sh) > j.size)
+	f->map = base = map;
+	f->size = size;
+	eh = (const Elf64_Ehdr *)map;
+	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(*sh) > size)
 		return;
-	sh = (const Elf64_Shdr *)(const void *)(j.map + eh->e_shoff);
+	sh = (const Elf64_Shdr *)(const void *)(base + eh->e_shoff);
 	for (pass = 0; pass < 2 && !f->sym; pass++)
 		for (i = 0; i < eh->e_shnum; i++) {
 			const Elf64_Shdr *s = &sh[i], *l;
 
 			if (s->sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB) ||
-			    s->sh_link >= eh->e_shnum || s->sh_offset + s->sh_size > j.size)
+			    s->sh_link >= eh->e_shnum || s->sh_offset + s->sh_size > size)
 				continue;
 			l = &sh[s->sh_link];
-			if (l->sh_offset + l->sh_size > j.size)
+			if (l->sh_offset + l->sh_size > size)
 				continue;
-			f->sym = (const Elf64_Sym *)(const void *)(j.map + s->sh_offset);
+			f->sym = (const Elf64_Sym *)(const void *)(base + s->sh_offset);
 			f->nsym = s->sh_size / sizeof(Elf64_Sym);
-			f->str = (const char *)j.map + l->sh_offset;
+			f->str = (const char *)base + l->sh_offset;
 			f->strsize = l->sh_size;
 			break;
 		}
@@ -229,10 +201,13 @@ static void sym_lock_drop(void)
 	__atomic_store_n(&sym_lock, 0, __ATOMIC_RELEASE);
 }
 
-void sync_describe_pc(uintptr_t pc, char *buf, size_t size)
+/* "FUNC+0xOFF[ at FILE:LINE] (MODULE+0xOFF)" of pc into buf; the line
+ * only when with_line (srcline.h: never on a program thread). */
+static void describe(uintptr_t pc, char *buf, size_t size, int with_line)
 {
 	const struct rt_module *m = pc ? rt_module_find(pc) : NULL;
 	const char *name = NULL, *base;
+	char line[300] = "", at[310] = "";
 	uint64_t off, start = 0;
 	struct symfile *f;
 
@@ -243,16 +218,23 @@ void sync_describe_pc(uintptr_t pc, char *buf, size_t size)
 	off = pc - m->bias;
 	base = strrchr(m->path, '/');
 	base = base ? base + 1 : m->path;
+	if (with_line && rt_srcline(m, off, line, sizeof(line)))
+		snprintf(at, sizeof(at), " at %s", line);
 	sym_lock_take();
 	f = sym_file(m);
 	if (f->sym)
 		name = sym_find(f, off, &start);
 	if (name)
-		snprintf(buf, size, "%s+0x%lx (%s+0x%lx)", name,
-			 (unsigned long)(off - start), base, (unsigned long)off);
+		snprintf(buf, size, "%s+0x%lx%s (%s+0x%lx)", name,
+			 (unsigned long)(off - start), at, base, (unsigned long)off);
 	else
-		snprintf(buf, size, "?? (%s+0x%lx)", base, (unsigned long)off);
+		snprintf(buf, size, "??%s (%s+0x%lx)", at, base, (unsigned long)off);
 	sym_lock_drop();
+}
+
+void sync_describe_pc(uintptr_t pc, char *buf, size_t size)
+{
+	describe(pc, buf, size, 0);
 }
 
 /* The start of the function holding code address pc; pc itself when that
@@ -495,7 +477,7 @@ static void put_frames(const struct snap *s)
 	if (s->probe_n <= 0)
 		put("  frame: none (the thread did not answer the probe)\n");
 	for (i = 0; i < s->probe_n; i++) {
-		sync_describe_pc(i ? s->frames[i] - 1 : s->frames[i], where, sizeof(where));
+		describe(i ? s->frames[i] - 1 : s->frames[i], where, sizeof(where), 1);
 		put("  frame: %d %s\n", i, where);
 	}
 }
@@ -568,7 +550,7 @@ static void put_site(uint32_t site)
 	int kind = 0;
 
 	sync_site_info(site, &kind, &obj, &ra);
-	sync_describe_pc(ra ? ra - 1 : 0, where, sizeof(where));
+	describe(ra ? ra - 1 : 0, where, sizeof(where), 1);
 	put("site: %u %s 0x%lx %s\n", site, sync_kind_name(kind),
 	    (unsigned long)obj, where);
 }
@@ -808,7 +790,7 @@ static void check_deadlock(int w, uint64_t timeout)
 		int kind = 0;
 
 		sync_site_info(s->wait.site, &kind, &obj, &ra);
-		sync_describe_pc(ra ? ra - 1 : 0, where, sizeof(where));
+		describe(ra ? ra - 1 : 0, where, sizeof(where), 1);
 		put("cycle: thread %d waits for mutex 0x%lx held by thread %d at %s\n",
 		    s->index, (unsigned long)s->wait.lock, o->index, where);
 	}
