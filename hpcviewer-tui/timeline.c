@@ -15,7 +15,8 @@
 
 #define MAX_PHASES_BYTES ((uint64_t)16 << 30)
 #define PAD 10
-#define LABEL_WIDTH 90		/* "thread N" left of the lanes */
+#define LABEL_WIDTH 90		/* at least, for "thread N" left of the lanes */
+#define LABEL_CHAR 7		/* pixels a character of a label takes */
 #define TITLE_HEIGHT 26
 #define LANE_HEIGHT 14
 
@@ -134,6 +135,26 @@ static void assign_columns(struct timeline *tl)
 	}
 }
 
+/* The lanes' names from DBDIR/threads.tsv ("thread N" without it) and
+ * the width their labels take. */
+static void name_lanes(const char *dbdir, struct timeline *tl)
+{
+	struct strbuf path = STRBUF_INIT, label = STRBUF_INIT;
+	size_t i;
+
+	strbuf_addf(&path, "%s/threads.tsv", dbdir);
+	(void)thread_names_read(&tl->names, path.buf);
+	tl->label_width = LABEL_WIDTH;
+	for (i = 0; i < tl->nlanes; i++) {
+		strbuf_reset(&label);
+		thread_names_label(&tl->names, tl->lane_thread[i], &label);
+		if ((double)label.len * LABEL_CHAR + PAD > tl->label_width)
+			tl->label_width = (double)label.len * LABEL_CHAR + PAD;
+	}
+	strbuf_release(&label);
+	strbuf_release(&path);
+}
+
 int timeline_load(const char *dbdir, struct timeline **out)
 {
 	struct strbuf path = STRBUF_INIT;
@@ -163,6 +184,7 @@ int timeline_load(const char *dbdir, struct timeline **out)
 	}
 	assign_lanes(tl);
 	assign_columns(tl);
+	name_lanes(dbdir, tl);
 	*out = tl;
 	return 0;
 }
@@ -175,6 +197,7 @@ void timeline_free(struct timeline *tl)
 	free(tl->col_x);
 	free(tl->col_width);
 	free(tl->lane_thread);
+	thread_names_release(&tl->names);
 	free(tl);
 }
 
@@ -199,7 +222,7 @@ static void bar(struct xmlw *w, const char *cls, double x, double y,
 void timeline_write(const struct timeline *tl, struct xmlw *w, double y,
 		    double width)
 {
-	double x0 = PAD + LABEL_WIDTH;
+	double x0 = PAD + tl->label_width;
 	double scale = tl->span > 0 ? (width - PAD - x0) / tl->span : 0;
 	struct strbuf sb = STRBUF_INIT;
 	size_t i;
@@ -214,7 +237,7 @@ void timeline_write(const struct timeline *tl, struct xmlw *w, double y,
 	xmlw_end(w);
 	for (i = 0; i < tl->nlanes; i++) {
 		strbuf_reset(&sb);
-		strbuf_addf(&sb, "thread %" PRIu32, tl->lane_thread[i]);
+		thread_names_label(&tl->names, tl->lane_thread[i], &sb);
 		xmlw_start(w, "text");
 		xmlw_attr(w, "class", "lane");
 		xmlw_attrf(w, "x", "%d", PAD);
@@ -231,9 +254,10 @@ void timeline_write(const struct timeline *tl, struct xmlw *w, double y,
 		xmlw_start(w, "g");
 		xmlw_attr(w, "class", ep->last ? "episode late" : "episode");
 		strbuf_reset(&sb);
-		strbuf_addf(&sb, "thread %" PRIu32 ", episode %" PRIu64
+		thread_names_label(&tl->names, ep->thread, &sb);
+		strbuf_addf(&sb, ", episode %" PRIu64
 			    " at site %" PRIu32 ": work %.4g s, wait %.4g s%s",
-			    ep->thread, ep->n, ep->site, ep->work, ep->wait,
+			    ep->n, ep->site, ep->work, ep->wait,
 			    ep->last ? ", arrived last" : "");
 		xmlw_start(w, "title");
 		xmlw_text(w, sb.buf);

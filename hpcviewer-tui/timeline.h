@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "threadname.h"
 #include "xmlw.h"
 
 struct timeline_episode {
@@ -43,6 +44,9 @@ struct timeline {
 	size_t ncols;
 	uint32_t *lane_thread;		/* [nlanes], increasing */
 	size_t nlanes;
+	struct thread_names names;	/* from threads.tsv: lanes are named
+					 * as every view names threads */
+	double label_width;		/* pixels left of the lanes */
 	double span;			/* seconds, all columns */
 };
 

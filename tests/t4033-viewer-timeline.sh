@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='hpcviewer-tui --flame-graph: the per-thread timeline of barrier episodes from phases.tsv'
+test_description='hpcviewer-tui --flame-graph: the per-thread timeline of barrier episodes from phases.tsv (OpenMP, pthreads, MPI)'
 . "$(dirname "$0")/test-lib.sh"
 
 test_lazy_prereq CHROMIUM 'command -v chromium'
@@ -91,44 +91,97 @@ test_expect_success 'a malformed episode record: one line naming the file and li
 	test ! -e bad.svg
 '
 
-# lanes SVG: "thread episode late x" per episode, late 1 when marked as
-# the last arrival (its class and its title agree), x its work's.
+# lanes SVG: "lane|episode|late|x" per episode: lane the thread's name,
+# late 1 when marked as the last arrival (its class and its title agree),
+# x its work's.
 lanes() {
 	awk '
-		/^ <g class="episode/ { late = /episode late/; t = -1; next }
-		/^  <title>thread / && t < 0 {
-			split($0, f, /[ ,]+/); t = f[3]; n = f[5]
+		/^ <g class="episode/ { late = /episode late/; t = ""; next }
+		/^  <title>/ && t == "" {
+			t = $0; sub(/^  <title>/, "", t); sub(/, episode .*/, "", t)
+			n = $0; sub(/.*, episode /, "", n); sub(/ .*/, "", n)
 			if (late != /arrived last/) late = "?"
 			next
 		}
-		t >= 0 && /^  <rect class="work"/ {
+		t != "" && /^  <rect class="work"/ {
 			x = $0; sub(/.* x="/, "", x); sub(/".*/, "", x)
-			print t, n, late, x; t = -1
+			print t "|" n "|" late "|" x; t = ""
 		}
 	' "$1"
+}
+
+# in_order EPS LANE N: lane LANE of EPS has episodes 0..N-1, in that order
+# from left to right, each at an x of its own.
+in_order() {
+	awk -F"|" -v t="$2" "\$1 == t { print \$4, \$2 }" "$1" | sort -n >lane &&
+	cut -d" " -f2 lane >got &&
+	seq 0 $(($3 - 1)) >want &&
+	test_cmp want got &&
+	test "$(cut -d" " -f1 lane | uniq | wc -l)" = $3
+}
+
+# draw NAME N: the database of measurement m-NAME, its picture NAME.svg
+# and NAME's episodes in eps: N of them, each late or not, never both.
+draw() {
+	hpcprof -o db-$1 m-$1 >/dev/null &&
+	hpcviewer-tui --flame-graph $1.svg db-$1 &&
+	lanes $1.svg >eps &&
+	test_line_count = $2 eps &&
+	! grep -q "|?|" eps
+}
+
+# one_last EPS N: each of episodes 0..N-1 has exactly one last arrival.
+one_last() {
+	awk -F"|" "\$3 == 1 { print \$2 }" "$1" | sort -n >lastn &&
+	seq 0 $(($2 - 1)) >want &&
+	test_cmp want lastn
 }
 
 # A real database: rt-omp-truth, 4 threads x 20 regions of one construct.
 test_expect_success 'gcc OpenMP: 80 episodes, in order along each lane, one last arrival each' '
 	cc -O2 -g -fopenmp -o truth "$TEST_PROGS/rt-omp-truth.c" &&
 	hpcrun -o m-omp ./truth >/dev/null &&
-	hpcprof -o db-omp m-omp >/dev/null &&
-	hpcviewer-tui --flame-graph omp.svg db-omp &&
-	lanes omp.svg >eps &&
-	test_line_count = 80 eps &&
-	! grep -q "?" eps &&
+	draw omp 80 &&
 	for t in 0 1 2 3; do
-		awk -v t=$t "\$1 == t { print \$4, \$2 }" eps | sort -n >lane &&
-		cut -d" " -f2 lane >got &&
-		seq 0 19 >want &&
-		test_cmp want got || exit 1
-		test "$(cut -d" " -f1 lane | uniq | wc -l)" = 20 || exit 1
+		in_order eps "thread $t" 20 || exit 1
 	done &&
-	awk "\$3 == 1 { print \$1, \$2 }" eps | sort >late &&
-	test "$(cut -d" " -f2 late | sort -n | uniq | wc -l)" = 20 &&
-	test_line_count = 20 late &&
+	one_last eps 20 &&
+	awk -F"|" "\$3 == 1 { print \$1, \$2 }" eps | sed "s/^thread //" | sort >late &&
 	awk -F"\t" "\$1 == \"episode\" && \$8 == 1 { print \$3, \$4 }" db-omp/phases.tsv | sort >expect &&
 	test_cmp expect late
+'
+
+# rt-sync barrier 4 12 sleep 20: thread r % 4 works 80 ms in round r, the
+# others 20 ms; the program prints who really arrived last in each round.
+test_expect_success 'pthreads: 48 episodes in order along each lane, the last arrival the program saw' '
+	cc -O2 -g -pthread -o rt-sync "$TEST_PROGS/rt-sync.c" &&
+	hpcrun -o m-pth ./rt-sync barrier 4 12 sleep 20 >out &&
+	draw pth 48 &&
+	for t in 0 1 2 3; do
+		in_order eps "thread $t" 12 || exit 1
+	done &&
+	one_last eps 12 &&
+	sed -n "s/^lastof //p" out | tr " " "\n" >truth &&
+	awk -F"|" "\$3 == 1 { print \$2, \$1 }" eps | sort -n | sed "s/^[0-9]* thread //" >got &&
+	test_cmp truth got
+'
+
+test_lazy_prereq MPI 'command -v mpicc && command -v mpirun'
+
+# rt-sync-mpi 12 15: in round r rank r % 2 sleeps 60 ms, the other 15.
+# The lanes are ranks, named as every view names them.
+test_expect_success MPI 'Open MPI, 2 ranks: a lane per rank, 12 episodes in order, the late rank last' '
+	mpicc -O2 -g -o rt-sync-mpi "$TEST_PROGS/rt-sync-mpi.c" &&
+	$MPIRUN 2 hpcrun -o m-mpi ./rt-sync-mpi 12 15 >out &&
+	draw mpi 24 &&
+	sed -n "s/^ <text class=\"lane\"[^>]*>\(.*\)<\/text>$/\1/p" mpi.svg >names &&
+	printf "%s\n" "rank 0 thread 0" "rank 1 thread 0" >expect &&
+	test_cmp expect names &&
+	in_order eps "rank 0 thread 0" 12 &&
+	in_order eps "rank 1 thread 0" 12 &&
+	one_last eps 12 &&
+	awk -F"|" "\$3 == 1 { r = \$1; sub(/^rank /, \"\", r); sub(/ .*/, \"\", r);
+		right += (r == \$2 % 2) } END { exit !(right >= 11) }" eps
 '
 
 test_expect_success CHROMIUM 'the browser draws the lanes' '
@@ -139,5 +192,21 @@ test_expect_success CHROMIUM 'the browser draws the lanes' '
 	test $(grep -c "<g class=\"episode\">" dom) = 4 &&
 	grep -q ">thread 2</text>" dom
 '
+
+# The browser's DOM of each real database's picture: every episode drawn,
+# one late a column, the lanes named.
+for pic in omp:80:20 pth:48:12 mpi:24:12; do
+	name=${pic%%:*} n=${pic#*:} n=${n%%:*} cols=${pic##*:}
+	prereq=CHROMIUM
+	test $name = mpi && prereq=CHROMIUM,MPI
+	test_expect_success $prereq "the browser draws the $name lanes: $n episodes, $cols late" '
+		timeout 300 chromium --headless --no-sandbox --disable-gpu \
+			--user-data-dir="$TRASH/profile" \
+			--dump-dom "file://$TRASH/'$name'.svg" >dom-'$name' 2>browser.log &&
+		test $(grep -c "<g class=\"episode late\">" dom-'$name') = '$cols' &&
+		test $(grep -c "<g class=\"episode" dom-'$name') = '$n' &&
+		grep -q "<text class=\"lane\"" dom-'$name'
+	'
+done
 
 test_done
