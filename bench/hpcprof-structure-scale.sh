@@ -13,8 +13,11 @@
 # measurement's structure is the program's and the library's alone.  Then, side by side in one loop,
 # REPEAT rounds (default 5) of hpcprof on A and on B: first with no index
 # (the run that scans each structure file to make FILE.idx), then with the
-# cached index.  Prints milliseconds per run (the mean of HPCPROF_RUNS
-# runs) per round, and the medians over the rounds.
+# cached index (what hpcprof finds after hpcstruct, which writes the index
+# with each structure file).  Prints milliseconds per run (the mean of
+# HPCPROF_RUNS runs) per round, and the medians over the rounds; then
+# hpcstruct's time on each variant's libwork.so (the mean of 3 runs), of
+# which making the index is about the first run's extra time.
 # Environment: HPC_BUILD (default build), CC (default cc), HPCPROF_RUNS
 # (runs per timing, default 20).
 set -e
@@ -147,3 +150,14 @@ END {
 		med(2), med(3), med(3) / med(2), med(4), med(5), med(5) / med(4)
 }' times
 rm -f times
+for v in A B; do
+	ns=0 k=0
+	while [ $k -lt 3 ]; do
+		k=$((k + 1))
+		t0=$(date +%s%N)
+		"$BIN/hpcstruct" -q -j 2 -o $v/lib.hpcstruct $v/libwork.so
+		t1=$(date +%s%N)
+		ns=$((ns + t1 - t0))
+	done
+	echo "hpcstruct -j 2 of $v's libwork.so: $(echo "$ns" | awk '{ printf "%.0f", $1 / 3 / 1e6 }') ms (index: $(test -s $v/lib.hpcstruct.idx && echo written || echo none))"
+done

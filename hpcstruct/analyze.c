@@ -17,6 +17,7 @@
 #include "output.h"
 #include "scopes.h"
 #include "strbuf.h"
+#include "structindex.h"
 #include "x86.h"
 
 /* Procedures analyzed ahead of the writer, at most. */
@@ -271,6 +272,8 @@ int analyze_binary(const char *path, const char *out_path,
 		rc = hpc_seterr("'%s': %s", out_path, strerror(errno));
 	if (!in_place && rc != 0)
 		unlink(tmp.buf);
+	if (!in_place && rc == 0)
+		structindex_write(out_path);
 out:
 	pthread_cond_destroy(&j.done);
 	pthread_cond_destroy(&j.window);

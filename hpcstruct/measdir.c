@@ -21,6 +21,7 @@
 #include "opts.h"
 #include "output.h"
 #include "strbuf.h"
+#include "structindex.h"
 #include "version.h"
 #include "xmlw.h"
 
@@ -252,6 +253,7 @@ static int one_module(const char *dir, const char *path, const char *cache,
 		if (lstat(cached.buf, &st) == 0) {
 			if (read_cache_entry(cached.buf, hex, &sb) == 0 &&
 			    write_structure(&sb, out.buf, real) == 0) {
+				structindex_write(out.buf);
 				if (!quiet)
 					fprintf(stderr, "%s: '%s': reused cached structure (%s)\n",
 						hpc_progname(), path, key.buf);

@@ -2,18 +2,21 @@
 test_description='hpcprof parses only the sampled procedures of indexed structure files'
 . "$(dirname "$0")/test-lib.sh"
 
-test_expect_success 'measure the split program and recover its structure' '
+test_expect_success 'hpcstruct writes an index beside each structure file' '
 	cc -O2 -g -o split "$TEST_PROGS/pf-split.c" &&
 	hpcrun -o m ./split 2000000 >/dev/null &&
 	hpcstruct m &&
 	ls m/structs/*.hpcstruct >structs &&
-	! ls m/structs/*.idx
-'
-
-test_expect_success 'the first hpcprof indexes the structure file and parses a part of it' '
-	HPCPROF_STRUCT_INDEX=stats hpcprof -o db --text report m 2>err &&
 	ls m/structs/*.hpcstruct.idx >idx &&
 	test_line_count = $(wc -l <structs) idx &&
+	mkdir idx-before && cp m/structs/*.idx idx-before/
+'
+
+test_expect_success 'the first hpcprof uses those indexes as they are and parses a part of each file' '
+	HPCPROF_STRUCT_INDEX=stats hpcprof -o db --text report m 2>err &&
+	for f in m/structs/*.idx; do
+		cmp "$f" "idx-before/${f##*/}" || exit 1
+	done &&
 	grep "split\.hpcstruct'"'"': [0-9]* of [0-9]* procedures parsed" err >n &&
 	awk "{ if (\$(NF - 4) + 0 >= \$(NF - 2) + 0) exit 1 }" n
 '
@@ -65,6 +68,18 @@ test_expect_success 'an index that is a FIFO is not waited on' '
 	timeout 60 hpcprof -o db6 --text report6 m &&
 	test_cmp report0 report6 &&
 	rm -f "$s.idx"
+'
+
+test_expect_success 'hpcstruct -o FILE and a structure reused from the cache get an index too' '
+	hpcstruct -o one.hpcstruct split &&
+	test -s one.hpcstruct.idx &&
+	rm -r m/structs &&
+	hpcstruct m 2>err &&
+	grep -q "reused cached structure" err &&
+	ls m/structs/*.hpcstruct.idx >idx2 &&
+	test_cmp idx idx2 &&
+	hpcprof -o db8 --text report8 m &&
+	test_cmp report0 report8
 '
 
 test_expect_success NOT_ROOT 'a read-only directory: the index serves from memory' '

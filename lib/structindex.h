@@ -7,8 +7,9 @@
  * carries the build-id line, and every element sits on a line of its own,
  * P and F at column 0): one scan over its bytes, far cheaper than parsing
  * it.  It is kept beside the file as FILE.idx (written aside and renamed)
- * and reused while it is valid; when it cannot be written it serves this
- * run from memory.  Any other structure file has no index and is read
+ * and reused while it is valid: hpcstruct writes it with each structure
+ * file, hpcprof makes it again when it is missing or stale; when it cannot
+ * be written it serves this run from memory.  Any other structure file has no index and is read
  * whole.
  *
  * Invariants:
@@ -37,8 +38,8 @@
  *     byte for byte, then the closing tags; each copied piece is checked
  *     to start and end as a P or F line does.
  */
-#ifndef HPCPROF_STRUCTINDEX_H
-#define HPCPROF_STRUCTINDEX_H
+#ifndef HPC_STRUCTINDEX_H
+#define HPC_STRUCTINDEX_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -55,6 +56,11 @@ struct structindex;
  */
 struct structindex *structindex_open(const char *path);
 void structindex_free(struct structindex *ix);
+
+/* Makes and caches the index of the structure file at path now (hpcstruct,
+ * after writing it), so that hpcprof's first read finds it; a file without
+ * one, or an index that cannot be written, is left to hpcprof, silently. */
+void structindex_write(const char *path);
 
 /* Number of procedures in the file; 1 when a statement has a mix. */
 size_t structindex_nprocs(const struct structindex *ix);

@@ -506,6 +506,11 @@ struct structindex *structindex_open(const char *path)
 	return ix;
 }
 
+void structindex_write(const char *path)
+{
+	structindex_free(structindex_open(path));
+}
+
 void structindex_free(struct structindex *ix)
 {
 	if (!ix)
