@@ -42,14 +42,47 @@ static int parse_episode(const char *line, struct timeline_episode *ep)
 	return 0;
 }
 
+/* A site record's number and where the user's code calls it (its 19th
+ * field, location; else its 4th, the function), kept for the episodes'
+ * titles.  A site record the reader cannot use leaves the site unnamed. */
+static void note_site(char *line, struct timeline *tl, size_t *alloc)
+{
+	char *field[20], *p = line, *end;
+	size_t n = 0;
+	unsigned long id;
+
+	line[strcspn(line, "\n")] = '\0';
+	while (n < 20) {
+		field[n++] = p;
+		p = strchr(p, '\t');
+		if (!p)
+			break;
+		*p++ = '\0';
+	}
+	if (n < 4)
+		return;
+	errno = 0;
+	id = strtoul(field[1], &end, 10);
+	if (errno || end == field[1] || *end || id > UINT32_MAX)
+		return;
+	HPC_GROW(tl->sites, tl->nsites + 1, *alloc);
+	tl->sites[tl->nsites].site = (uint32_t)id;
+	tl->sites[tl->nsites].where = xstrdup(n >= 19 && *field[18] ? field[18] : field[3]);
+	tl->nsites++;
+}
+
 static int read_episodes(FILE *f, const char *path, struct timeline *tl)
 {
 	char *line = NULL;
-	size_t cap = 0, lineno = 0, alloc = 0;
+	size_t cap = 0, lineno = 0, alloc = 0, site_alloc = 0;
 	int ret = 0;
 
 	while (getline(&line, &cap, f) >= 0) {
 		lineno++;
+		if (!strncmp(line, "site\t", 5)) {
+			note_site(line, tl, &site_alloc);
+			continue;
+		}
 		if (strncmp(line, "episode\t", 8))
 			continue;	/* invariant 1 */
 		HPC_GROW(tl->ep, tl->nep + 1, alloc);
@@ -191,12 +224,17 @@ int timeline_load(const char *dbdir, struct timeline **out)
 
 void timeline_free(struct timeline *tl)
 {
+	size_t i;
+
 	if (!tl)
 		return;
 	free(tl->ep);
 	free(tl->col_x);
 	free(tl->col_width);
 	free(tl->lane_thread);
+	for (i = 0; i < tl->nsites; i++)
+		free(tl->sites[i].where);
+	free(tl->sites);
 	thread_names_release(&tl->names);
 	free(tl);
 }
@@ -219,9 +257,21 @@ static void bar(struct xmlw *w, const char *cls, double x, double y,
 	xmlw_end(w);
 }
 
+/* Where site is called, from its site record, or NULL. */
+static const char *site_where(const struct timeline *tl, uint32_t site)
+{
+	size_t i;
+
+	for (i = 0; i < tl->nsites; i++)
+		if (tl->sites[i].site == site)
+			return tl->sites[i].where;
+	return NULL;
+}
+
 void timeline_write(const struct timeline *tl, struct xmlw *w, double y,
 		    double width)
 {
+	const char *where;
 	double x0 = PAD + tl->label_width;
 	double scale = tl->span > 0 ? (width - PAD - x0) / tl->span : 0;
 	struct strbuf sb = STRBUF_INIT;
@@ -255,9 +305,12 @@ void timeline_write(const struct timeline *tl, struct xmlw *w, double y,
 		xmlw_attr(w, "class", ep->last ? "episode late" : "episode");
 		strbuf_reset(&sb);
 		thread_names_label(&tl->names, ep->thread, &sb);
-		strbuf_addf(&sb, ", episode %" PRIu64
-			    " at site %" PRIu32 ": work %.4g s, wait %.4g s%s",
-			    ep->n, ep->site, ep->work, ep->wait,
+		strbuf_addf(&sb, ", episode %" PRIu64 " at site %" PRIu32,
+			    ep->n, ep->site);
+		if ((where = site_where(tl, ep->site)))
+			strbuf_addf(&sb, " (%s)", where);
+		strbuf_addf(&sb, ": work %.4g s, wait %.4g s%s",
+			    ep->work, ep->wait,
 			    ep->last ? ", arrived last" : "");
 		xmlw_start(w, "title");
 		xmlw_text(w, sb.buf);

@@ -7,10 +7,13 @@
  *
  * Invariants:
  *  1. Only the file's "episode" records are read (site, thread, n, wait-s,
- *     work-s, order, last; fields after these are ignored); other records
+ *     work-s, order, last; fields after these are ignored), and of its
+ *     "site" records the number and the location (the user's file:line
+ *     and procedure, which titles the site's episodes); other records
  *     and comments are skipped, so records and fields added later do not
  *     break the reader.  A malformed episode record is an error naming
- *     the file and line.
+ *     the file and line; a site record it cannot use leaves the site
+ *     named by its number alone.
  *  2. The file holds durations, not times, and sorts episodes by site, so
  *     the timeline is laid out in columns: one per (episode number n,
  *     site), in that order, as wide as the longest work + wait of the
@@ -47,6 +50,11 @@ struct timeline {
 	struct thread_names names;	/* from threads.tsv: lanes are named
 					 * as every view names threads */
 	double label_width;		/* pixels left of the lanes */
+	struct timeline_site {
+		uint32_t site;
+		char *where;		/* "tri.c:11 [main._omp_fn.0]" */
+	} *sites;
+	size_t nsites;
 	double span;			/* seconds, all columns */
 };
 

@@ -14,6 +14,7 @@ test_expect_success 'setup: small-db with barrier episodes' '
 	printf "%s\n" "# hpcprof phases 1" \
 		"# episode	site	thread	n	wait-s	work-s	order	last" \
 		"site	1	barrier	pthread_barrier_wait	0x601040	5	3	3	6	3.0	0.0	6	7.5	0.8	1.0	0	0	0.0	app.c:10" \
+		"site	x	a record the reader cannot use" "site	2" \
 		"thread	1	0	2	1.5	0.0	0	2.0	0,2,0	0	0	0.0" \
 		"episode	1	0	0	0.500000000	1.000000000	1	0" \
 		"episode	1	0	1	1.000000000	1.000000000	1	0" \
@@ -50,7 +51,7 @@ test_expect_success 'one lane a thread, episodes in columns, the late thread mar
 	episode|567.143|467.143|1034.286|155.714
 	EOT
 	test_cmp expect out &&
-	grep -q "<title>thread 1, episode 1 at site 1: work 2 s, wait 0 s, arrived last</title>" fg.svg
+	grep -q "<title>thread 1, episode 1 at site 1 (app.c:10): work 2 s, wait 0 s, arrived last</title>" fg.svg
 '
 
 test_expect_success 'the flame graph above is the same as without phases' '
@@ -87,7 +88,7 @@ test_expect_success 'a malformed episode record: one line naming the file and li
 	echo "episode	1	0	two	0.5	1.0	1	0" >>bad/phases.tsv &&
 	test_must_fail hpcviewer-tui --flame-graph bad.svg bad 2>err &&
 	test_line_count = 1 err &&
-	grep -qx "hpcviewer-tui: '"'"'bad/phases.tsv'"'"': line 11: malformed episode record" err &&
+	grep -qx "hpcviewer-tui: '"'"'bad/phases.tsv'"'"': line 13: malformed episode record" err &&
 	test ! -e bad.svg
 '
 
@@ -140,8 +141,10 @@ one_last() {
 # A real database: rt-omp-truth, 4 threads x 20 regions of one construct.
 test_expect_success 'gcc OpenMP: 80 episodes, in order along each lane, one last arrival each' '
 	cc -O2 -g -fopenmp -o truth "$TEST_PROGS/rt-omp-truth.c" &&
-	hpcrun -o m-omp ./truth >/dev/null &&
+	hpcrun -o m-omp ./truth >out &&
 	draw omp 80 &&
+	line=$(sed -n "s/^construct //p" out) &&
+	test $(grep -c "<title>thread [0-3], episode [0-9]* at site 1 (rt-omp-truth.c:$line \[main._omp_fn.0\]): " omp.svg) = 80 &&
 	for t in 0 1 2 3; do
 		in_order eps "thread $t" 20 || exit 1
 	done &&
@@ -177,6 +180,7 @@ test_expect_success MPI 'Open MPI, 2 ranks: a lane per rank, 12 episodes in orde
 	sed -n "s/^ <text class=\"lane\"[^>]*>\(.*\)<\/text>$/\1/p" mpi.svg >names &&
 	printf "%s\n" "rank 0 thread 0" "rank 1 thread 0" >expect &&
 	test_cmp expect names &&
+	test $(grep -c "<title>rank [01] thread 0, episode [0-9]* at site [0-9]* (rt-sync-mpi.c:[0-9]* \[main\]): " mpi.svg) = 24 &&
 	in_order eps "rank 0 thread 0" 12 &&
 	in_order eps "rank 1 thread 0" 12 &&
 	one_last eps 12 &&

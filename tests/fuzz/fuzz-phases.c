@@ -1,12 +1,14 @@
 /*
- * fuzz-phases.c - libFuzzer harness for the viewer's reader of phases.tsv
- * (hpcviewer-tui/phaseview.c), what 'hpcviewer-tui --view phases DB' and
- * the P key read.
+ * fuzz-phases.c - libFuzzer harness for the viewer's readers of phases.tsv:
+ * the phases view (hpcviewer-tui/phaseview.c), what 'hpcviewer-tui --view
+ * phases DB' and the P key read, and the flame graph's timeline
+ * (hpcviewer-tui/timeline.c).
  *
  * Each input is written as phases.tsv into a directory of its own and
  * loaded with phaseview_load() for a model of that directory with no
  * scopes; of a table it accepts, the lines, the text and the CSV are made
- * as the viewer makes them (to /dev/null).  A refusal is a correct answer
+ * as the viewer makes them (to /dev/null); of a timeline it accepts, the
+ * SVG is drawn (to /dev/null).  A refusal is a correct answer
  * to a bad input; a crash, a sanitizer report, a leak, an exit or a hang
  * is a bug.  Run by hand with a file argument, the harness reads that file
  * once:
@@ -20,6 +22,7 @@
 
 #include "fuzz-file.h"
 #include "hpcviewer-tui/phaseview.h"
+#include "hpcviewer-tui/timeline.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -39,6 +42,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct phaseview *pv;
+	struct timeline *tl = NULL;
 	int missing;
 
 	fuzz_file_write(path, data, size);
@@ -49,6 +53,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		phaseview_print_csv(pv, fuzz_devnull());
 	}
 	phaseview_free(pv);
+	if (timeline_load(m.dbdir, &tl) == 0 && tl) {
+		struct xmlw *w = xmlw_new(fuzz_devnull());
+
+		timeline_write(tl, w, 0, 1200);
+		(void)xmlw_finish(w);
+	}
+	timeline_free(tl);
 	unlink(path);
 	return 0;
 }
