@@ -484,7 +484,7 @@ static void write_values(struct xmlw *w, const struct metrics *m,
 	double v;
 
 	for (c = 0; c < n; c++)
-		if (metrics_value(m, a, c, &v))
+		if (metrics_column_stored(m, c) && metrics_value(m, a, c, &v))
 			write_m(w, c, v);
 }
 
@@ -551,11 +551,14 @@ static void write_metric_table(struct xmlw *w, const struct experiment *e)
 
 	xmlw_start(w, "MetricTable");
 	for (c = 0; c < n; c++) {
-		char *name = metrics_column_name(m, c);
+		char *name;
 		long raw, derived;
 		enum mstat s;
 		int ie;
 
+		if (!metrics_column_stored(m, c))
+			continue;
+		name = metrics_column_name(m, c);
 		metrics_column_info(m, c, &raw, &s, &ie, &derived);
 		xmlw_start(w, "Metric");
 		xmlw_attrf(w, "i", "%zu", c);

@@ -150,6 +150,16 @@ void metrics_column_info(const struct metrics *m, size_t c, long *raw,
 	}
 }
 
+int metrics_column_stored(const struct metrics *m, size_t c)
+{
+	long raw, derived;
+	enum mstat s;
+	int ie;
+
+	metrics_column_info(m, c, &raw, &s, &ie, &derived);
+	return m->stats || raw < 0 || s == STAT_SUM;
+}
+
 char *metrics_column_name(const struct metrics *m, size_t c)
 {
 	struct strbuf sb = STRBUF_INIT;

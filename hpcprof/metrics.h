@@ -12,7 +12,11 @@
  *
  * Columns: for every raw metric, Sum, Mean, Min, Max, StdDev and CoefVar,
  * each inclusive then exclusive (partners); then every derived metric,
- * inclusive then exclusive.  A column's id is its index.  A column is
+ * inclusive then exclusive.  A column's id is its index.  The database
+ * stores the statistics (Mean to CoefVar) only when asked (stats,
+ * hpcprof --stats): they follow from the per-thread values it always
+ * stores (thread-values.tsv), and are most of its bytes otherwise; the
+ * other columns keep their ids either way.  A column is
  * named for its metric's display name (a configuration's displayName)
  * when it has one: "cpu clock (I)", "cpu clock:Mean (I)"; else
  * "cpu:Sum (I)" (HPCToolkit's names) and, for derived metrics, "cpi (I)".
@@ -60,6 +64,7 @@ struct metrics {
 	struct derived_metric *derived;	size_t nderived, derived_alloc;
 	struct hmap *byname;		/* raw name -> index + 1 */
 	size_t nthreads;
+	int stats;			/* store the statistics columns */
 	/* raw -> its first instruction-mix metric, or -1 (mix.h) */
 	long *mix;			size_t nmix;
 };
@@ -94,6 +99,8 @@ char *metrics_column_name(const struct metrics *m, size_t c);
 /* Column of (raw metric, stat, ie). */
 size_t metrics_column(const struct metrics *m, size_t raw, enum mstat s,
 		      int ie);
+/* Does the database store column c (see above)? */
+int metrics_column_stored(const struct metrics *m, size_t c);
 /* For a column: raw metric (or -1 if derived), stat, ie, derived index. */
 void metrics_column_info(const struct metrics *m, size_t c, long *raw,
 			 enum mstat *s, int *ie, long *derived);

@@ -1018,6 +1018,7 @@ int hpcprof_run(const struct hpcprof_options *o)
 	r.jobs = o->jobs ? o->jobs : par_default_threads();
 	r.seen = hmap_new();
 	r.e = experiment_new();
+	r.e->metrics.stats = o->stats;
 	for (i = 0; i < o->ninputs; i++) {
 		long n = add_input(&r, o->inputs[i], 1, &first);
 

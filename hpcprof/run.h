@@ -23,6 +23,7 @@ struct hpcprof_options {
 	const char *text;		/* --text: report file, "-" stdout */
 	long top;			/* rows per report table */
 	int all_locks;			/* --all-locks (phases.h inv. 7) */
+	int stats;			/* --stats (metrics.h) */
 	unsigned jobs;			/* threads; 0: par_default_threads() */
 	/* hpcprof-mpi: adds the profiles instead of par_correlate (same
 	 * contract); with reader_only set, nothing is written or said
@@ -59,7 +60,9 @@ struct hpcprof_args {
 	OPT_STRING('M', "metric-config", &(o).config, "FILE",		\
 		   "derived metrics from the XML config FILE"),		\
 	OPT_LIST(0, "metric", &(a).metrics, "NAME=FORMULA",		\
-		 "add a derived metric (repeatable)")
+		 "add a derived metric (repeatable)"),			\
+	OPT_FLAG(0, "stats", &(o).stats,				\
+		 "also store each metric's Mean, Min, Max, StdDev and CoefVar over threads")
 
 /*
  * Checks a (-j from 0 to 1024, every -I a directory) and points o at it

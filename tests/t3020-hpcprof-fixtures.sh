@@ -13,11 +13,14 @@ values_of() {
 test_expect_success FIXTURES 'database of the perf run: valid against the DTD' '
 	hpcprof -o db "$PERF" 2>err &&
 	test -f db/experiment.xml &&
-	test_valid_xml "$DTD_DIR/hpc-experiment.dtd" db/experiment.xml
+	test_valid_xml "$DTD_DIR/hpc-experiment.dtd" db/experiment.xml &&
+	hpcprof --stats -o dbs "$PERF" 2>err &&
+	test_valid_xml "$DTD_DIR/hpc-experiment.dtd" dbs/experiment.xml
 '
 
+# With --stats, Mean (2, 3), Min (4, 5) and Max (6, 7) of 4 threads.
 test_expect_success FIXTURES 'totals preserved: 4 x 79 samples x 12.5 ms, 36 task-clock samples' '
-	sed -n "/<SecCallPathProfileData>/,/<PF /p" db/experiment.xml |
+	sed -n "/<SecCallPathProfileData>/,/<PF /p" dbs/experiment.xml |
 		sed -n "s/.*<M n=\"\([0-9]*\)\" v=\"\([^\"]*\)\".*/\1=\2/p" >totals &&
 	cat >expect <<-EOT &&
 	0=3950000000
@@ -38,15 +41,20 @@ test_expect_success FIXTURES 'totals preserved: 4 x 79 samples x 12.5 ms, 36 tas
 	19=9
 	EOT
 	test_cmp expect totals &&
-	sed -n "/<SecFlatProfileData>/,/<LM /p" db/experiment.xml |
+	sed -n "/<SecFlatProfileData>/,/<LM /p" dbs/experiment.xml |
 		sed -n "s/.*<M n=\"\([0-9]*\)\" v=\"\([^\"]*\)\".*/\1=\2/p" >flat &&
-	test_cmp expect flat
+	test_cmp expect flat &&
+	printf "%s\n" 0=3950000000 1=3950000000 12=36 13=36 >expect &&
+	sed -n "/<SecCallPathProfileData>/,/<PF /p" db/experiment.xml |
+		sed -n "s/.*<M n=\"\([0-9]*\)\" v=\"\([^\"]*\)\".*/\1=\2/p" >totals &&
+	test_cmp expect totals
 '
 
-test_expect_success FIXTURES 'only the Sum columns start visible; statistics are hidden' '
-	test $(grep -c "<Metric .* show=\"1\"" db/experiment.xml) = 4 &&
-	test $(grep -c "<Metric .*:Sum (.)\".* show=\"1\"" db/experiment.xml) = 4 &&
-	test $(grep -c "<Metric .* show=\"0\"" db/experiment.xml) = 20
+test_expect_success FIXTURES 'only the Sum columns start visible; statistics (--stats) are hidden' '
+	test $(grep -c "<Metric .* show=\"1\"" dbs/experiment.xml) = 4 &&
+	test $(grep -c "<Metric .*:Sum (.)\".* show=\"1\"" dbs/experiment.xml) = 4 &&
+	test $(grep -c "<Metric .* show=\"0\"" dbs/experiment.xml) = 20 &&
+	test $(grep -c "<Metric " db/experiment.xml) = 4
 '
 
 test_expect_success FIXTURES 'each thread keeps its own values' '

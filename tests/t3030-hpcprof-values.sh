@@ -91,9 +91,26 @@ test_expect_success 'build the profile generator and two synthetic profiles' '
 	mkdir meas &&
 	./mkprofile meas/prog-0.hpcrun <t0.spec &&
 	./mkprofile meas/prog-1.hpcrun <t1.spec &&
-	hpcprof -S prog.hpcstruct -o db --metric "CPI=cycles/instr" \
+	hpcprof --stats -S prog.hpcstruct -o db --metric "CPI=cycles/instr" \
 		--metric "dz=cycles/(instr-instr)" meas 2>err &&
 	test_valid_xml "$DTD_DIR/hpc-experiment.dtd" db/experiment.xml
+'
+
+# Without --stats the database leaves the statistics out (its readers
+# compute them from thread-values.tsv): the same file less those columns
+# and their values, every other column under the same id.
+test_expect_success 'without --stats: the statistics columns left out, nothing else changes' '
+	hpcprof -S prog.hpcstruct -o dbs --metric "CPI=cycles/instr" \
+		--metric "dz=cycles/(instr-instr)" meas 2>err &&
+	test_valid_xml "$DTD_DIR/hpc-experiment.dtd" dbs/experiment.xml &&
+	xmllint --xpath "//Metric/@i" dbs/experiment.xml | tr -d " i=\"" >ids &&
+	printf "%s\n" 0 1 12 13 24 25 26 27 >expect && test_cmp expect ids &&
+	! grep -q ":Mean\|:Min\|:Max\|:StdDev\|:CoefVar" dbs/experiment.xml &&
+	grep -v "<Metric \|<M n=\"\([2-9]\|1[01]\|1[4-9]\|2[0-3]\)\" \|MetricFormula\|</Metric>" \
+		db/experiment.xml >want &&
+	grep -v "<Metric \|MetricFormula\|</Metric>" dbs/experiment.xml >got &&
+	test_cmp want got &&
+	test_cmp db/thread-values.tsv dbs/thread-values.tsv
 '
 
 test_expect_success 'experiment totals: 112 + 2 cycles, 12 + 1 instr' '

@@ -59,7 +59,7 @@ test_expect_success 'config: FILE metrics from two runs, COMPUTE in MathML, TITL
 	  </METRIC>
 	</HPCPROF>
 	EOT
-	hpcprof -M m.xml -o db 2>err &&
+	hpcprof --stats -M m.xml -o db 2>err &&
 	DB=db && test_valid_xml "$DTD_DIR/hpc-experiment.dtd" db/experiment.xml &&
 	test "$(X "string(/HPCToolkitExperiment/Header/@n)")" = "cpi study" &&
 	test "$(X "string(//Metric[@i=0]/@n)")" = "Cycles (I)" &&

@@ -88,7 +88,7 @@ test_expect_success FIXTURES '--text on a full device: the error names it' '
 '
 
 test_expect_success FIXTURES,TMPFS 'a full disk: the file is named, no database and no temporary directory left' '
-	mkdir mnt && mount -t tmpfs -o size=64k tmpfs mnt &&
+	mkdir mnt && mount -t tmpfs -o size=32k tmpfs mnt &&
 	test_must_fail hpcprof -o mnt/db $M 2>err &&
 	grep -x "hpcprof: '"'"'mnt/db/experiment.xml'"'"': write error: No space left on device" err &&
 	! grep wrote err &&

@@ -114,7 +114,7 @@ test_expect_success 'a displayName heads the columns of its metric' '
 	  <METRIC name="cpu" displayName="cpu clock"><FILE name="m" select="cycles"/></METRIC>
 	</HPCPROF>
 	EOT
-	hpcprof -M c.xml -o dbc --text reportc 2>err &&
+	hpcprof --stats -M c.xml -o dbc --text reportc 2>err &&
 	DB=dbc &&
 	test "$(X "string(//Metric[@i=0]/@n)")" = "cpu clock (I)" &&
 	test "$(X "string(//Metric[@i=1]/@n)")" = "cpu clock (E)" &&

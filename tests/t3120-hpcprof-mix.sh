@@ -256,7 +256,7 @@ test_expect_success 'without a mix in any structure file, no mix metrics' '
 	! grep -q insn-mix plain.hpcstruct &&
 	hpcprof -S plain.hpcstruct -o db3 meas 2>err &&
 	DB=db3 &&
-	test "$(X "count(//Metric)")" = 24
+	test "$(X "count(//Metric)")" = 4
 '
 
 test_expect_success 'a mix that does not tile its statement is named and the file ignored' '
