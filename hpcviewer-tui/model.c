@@ -9,6 +9,7 @@
  * any other); later sections are skipped.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +114,20 @@ static int is_percent(const char *name, const char *md)
 	return (md && !strncmp(md, "100 *", 5)) || strchr(name, '%');
 }
 
+/* -2 - the id a partner attribute names, or -1 for none. */
+static int partner_id(const char *v)
+{
+	char *end;
+	long id;
+
+	if (!v)
+		return -1;
+	errno = 0;
+	id = strtol(v, &end, 10);
+	return errno || end == v || *end || id < 0 || id > INT_MAX - 2 ? -1 :
+	       -2 - (int)id;
+}
+
 static int metric_entry(struct loader *ld)
 {
 	struct model *m = ld->m;
@@ -131,9 +146,9 @@ static int metric_entry(struct loader *ld)
 	t = attr(ld, "t");
 	mm->type = !t ? MT_NIL : !strcmp(t, "inclusive") ? MT_INCLUSIVE :
 		   !strcmp(t, "exclusive") ? MT_EXCLUSIVE : MT_NIL;
-	v = attr(ld, "partner");
-	/* partner holds an id for now; resolved after the table. */
-	mm->partner = v ? -2 - atoi(v) : -1;
+	/* partner holds an id for now, -2 - id; resolved after the table (an
+	 * id that is not a metric's, or no number, is no partner) */
+	mm->partner = partner_id(attr(ld, "partner"));
 	v = attr(ld, "show");
 	mm->show = v ? atoi(v) : 1;
 	v = attr(ld, "show-percent");
