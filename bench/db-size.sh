@@ -17,16 +17,9 @@ set -eu
 SRC_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${HPC_BUILD:-$SRC_ROOT/build}
 BIN=$BUILD/bin
-if [ $# -ge 1 ]; then
-	dir=$1
-	mkdir -p "$dir"
-else
-	dir=$(mktemp -d /tmp/db-size.XXXXXX)
-	trap 'rm -rf "$dir"' EXIT
-fi
-dir=$(cd "$dir" && pwd)
+. "$SRC_ROOT/bench/lib.sh"
+bench_workdir db-size "${1:-}"
 ref=${2:-}
-cd "$dir"
 
 if [ ! -d meas ]; then
 	rm -rf obj

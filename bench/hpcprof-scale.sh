@@ -20,23 +20,8 @@ NODES=${2:-20000}
 RUNS=${RUNS:-5}
 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
-dir=$(mktemp -d /tmp/hpcprof-scale.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
-cd "$dir"
-
-cc -I"$SRC_ROOT/lib" -o mkprofile "$SRC_ROOT/tests/progs/pf-mkprofile.c" "$BUILD/obj/libhpc.a"
-sh "$SRC_ROOT/tests/syn-tree.sh" struct >syn.hpcstruct
-
-# make_profiles N: syn/ holds N profiles (adds to what is there).
-make_profiles() {
-	mkdir -p syn
-	t=$(ls syn | wc -l)
-	while [ "$t" -lt "$1" ]; do
-		sh "$SRC_ROOT/tests/syn-tree.sh" profile "$t" "$NODES" |
-			./mkprofile syn/syn-$(printf %05d "$t").hpcrun
-		t=$((t + 1))
-	done
-}
+. "$SRC_ROOT/bench/lib.sh"
+bench_workdir hpcprof-scale
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
@@ -72,7 +57,7 @@ command -v mpirun >/dev/null && [ -x "$BIN/hpcprof-mpi" ] && have_mpi=1
 echo "# $(date -u '+%F %T') UTC, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $RUNS runs, $NODES nodes/profile"
 printf '%-9s %-18s %-18s %-18s %-18s %-18s\n' profiles "-j 1 (s, MB)" "-j 2" "mpi np1 -j1" "mpi np2 -j1" "mpi np4 -j1"
 for n in $COUNTS; do
-	make_profiles "$n"
+	syn_profiles "$n" "$NODES"
 	row=$(printf '%-9s' "$n")
 	for j in 1 2; do
 		row="$row $(printf '%-18s' "$(measure j$j ./rss_time "$BIN/hpcprof" -j $j)")"

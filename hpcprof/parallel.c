@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "parallel.h"
+#include "steptime.h"
 
 unsigned par_default_threads(void)
 {
@@ -413,10 +414,13 @@ long par_correlate(struct experiment *e, const struct par_profile *in,
 	struct par_job *j = par_start(e, in, 0, n, nthreads);
 	long failed = par_failures(j);
 
+	steptime_mark("correlate (workers)");
 	if (failed >= 0) {
 		par_merge(j, e);
+		steptime_mark("merge the workers' trees");
 		if (fold_and_report(j, e, nthreads))
 			failed = -1;
+		steptime_mark("fold per-thread values, thread-values.tsv");
 	}
 	e->nthreads = n;
 	e->metrics.nthreads = n;

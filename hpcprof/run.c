@@ -20,6 +20,7 @@
 #include "mix.h"
 #include "phases.h"
 #include "sharing.h"
+#include "steptime.h"
 #include "parallel.h"
 #include "report.h"
 #include "run.h"
@@ -431,6 +432,7 @@ static int read_profiles(struct run *r)
 	for (i = 0; i < r->nin; i++)
 		paths[i] = r->in[i].path;
 	par_read_heads(paths, r->nin, r->jobs, out, err);
+	steptime_mark("read profile headers");
 	for (i = 0; i < r->nin; i++) {
 		r->in[i].p = out[i];
 		if (!out[i]) {
@@ -466,6 +468,7 @@ static int read_profiles(struct run *r)
 		free(dir);
 	}
 	experiment_check_modules(r->e);
+	steptime_mark("register profiles, sync and sharing files");
 	if (experiment_partial_structures(r->e)) {
 		for (i = 0; i < r->nin; i++) {
 			struct hpcrun_profile *p;
@@ -477,11 +480,13 @@ static int read_profiles(struct run *r)
 				experiment_want_profile(r->e, p);
 			hpcrun_profile_free(p);
 		}
+		steptime_mark("sampled addresses (indexed structure files)");
 	}
 	if (experiment_load_structures(r->e)) {
 		hpc_warn("%s; structure file ignored", hpc_lasterr());
 		r->status = 1;
 	}
+	steptime_mark("load structure files");
 	free(paths);
 	free(out);
 	free(err);
@@ -886,8 +891,10 @@ static int correlate_and_write(struct run *r, int any_sync)
 		goto out_maps;
 	}
 	database_set_jobs(db, r->jobs);
+	steptime_mark("metrics and database set up");
 	if (data || any_sync || r->any_share) {
 		failed = correlate_one_thread(r, db, maps);
+		steptime_mark("correlate (one thread: data, sync or sharing)");
 	} else {
 		todo = xcalloc(r->nin ? r->nin : 1, sizeof(*todo));
 		for (i = 0; i < r->nin; i++) {
@@ -928,9 +935,13 @@ static int correlate_and_write(struct run *r, int any_sync)
 		hpc_error("%s", hpc_lasterr());
 		database_abort(db);
 		ret = -1;
-	} else if (database_finish(db, title, &sp, r->o->config, &aside)) {
-		hpc_error("%s", hpc_lasterr());
-		ret = -1;
+	} else {
+		steptime_mark("phases and sharing tables");
+		if (database_finish(db, title, &sp, r->o->config, &aside)) {
+			hpc_error("%s", hpc_lasterr());
+			ret = -1;
+		}
+		steptime_mark("write the database");
 	}
 	if (aside)
 		fprintf(stderr, "%s: moved the previous '%s' to '%s'\n",
@@ -946,6 +957,8 @@ static int correlate_and_write(struct run *r, int any_sync)
 		hpc_error("%s", hpc_lasterr());
 		ret = -1;
 	}
+	if (report)
+		steptime_mark("text report");
 	for (i = 0; i <= r->o->nreplace; i++)
 		strbuf_release(&tmp[i]);
 	free(tmp);
@@ -1019,6 +1032,7 @@ int hpcprof_run(const struct hpcprof_options *o)
 	r.seen = hmap_new();
 	r.e = experiment_new();
 	r.e->metrics.stats = o->stats;
+	steptime_mark(NULL);
 	for (i = 0; i < o->ninputs; i++) {
 		long n = add_input(&r, o->inputs[i], 1, &first);
 
@@ -1027,6 +1041,7 @@ int hpcprof_run(const struct hpcprof_options *o)
 	}
 	for (i = 0; i < o->nstructs; i++)
 		add_struct(&r, o->structs[i], 1);
+	steptime_mark("find the inputs");
 	if (load_config(&r) == 0) {
 		for (i = 0; i < r.nstructs; i++) {
 			if (i == r.ngiven)
@@ -1039,6 +1054,7 @@ int hpcprof_run(const struct hpcprof_options *o)
 		}
 		prefer_given(&r, r.ngiven < r.nstructs ? ngiven_lms
 						       : r.e->nstructs);
+		steptime_mark("open structure files");
 		any_sync = read_profiles(&r);
 		for (i = 0; i < r.nin; i++)
 			nprofiles += r.in[i].p != NULL;
