@@ -32,6 +32,7 @@ struct database {
 	FILE *threads;		/* threads.tsv */
 	int values_errno;	/* first failed write to values, or 0 */
 	char *vbuf;		size_t vlen;	/* values' lines not written */
+	off_t vbase;		/* where lines written in pieces start */
 	unsigned jobs;		/* threads writing experiment.xml */
 	char **file_copies;	/* per file index: "./src/..." or NULL */
 };
@@ -50,7 +51,6 @@ static char *decimal(char *end, uint64_t v, char c)
 /* thread-values.tsv's lines gather in vbuf (millions of lines: no stdio
  * call each) and go out VBUF bytes at a time. */
 #define VBUF ((size_t)1 << 20)
-#define VLINE 128		/* the longest line */
 
 static void flush_values(struct database *db)
 {
@@ -60,18 +60,14 @@ static void flush_values(struct database *db)
 	db->vlen = 0;
 }
 
-/* A line of thread-values.tsv; the values file has one writer at a time
- * (parallel.h). */
-static void thread_value_id(void *arg, uint32_t thread, uint32_t node,
-			    size_t raw, int ie, double v)
+/* A line of thread-values.tsv into buf (at most THREAD_LINE_MAX bytes);
+ * its length. */
+static size_t value_line(void *arg, char *buf, uint32_t thread, uint32_t node,
+			 size_t raw, int ie, double v)
 {
-	struct database *db = arg;
+	const struct database *db = arg;
 	size_t col = metrics_column(&db->e->metrics, raw, STAT_SUM, ie);
-	char *at;
 
-	if (db->vlen > VBUF - VLINE)
-		flush_values(db);
-	at = db->vbuf + db->vlen;
 	/* Most values are counts: print integers without printf's cost
 	 * (4.6 million lines for 64 threads of 20,000 contexts). */
 	if (v == (double)(int64_t)v && v < 9007199254740992.0 &&
@@ -84,13 +80,23 @@ static void thread_value_id(void *arg, uint32_t thread, uint32_t node,
 		p = decimal(p, col, '\t');
 		p = decimal(p, thread, '\t');
 		p = decimal(p, node, '\t');
-		memcpy(at, p, (size_t)(end - p));
-		db->vlen += (size_t)(end - p);
-	} else {
-		db->vlen += (size_t)snprintf(at, VLINE, "%" PRIu32 "\t%" PRIu32
-					     "\t%zu\t%.17g\n", node, thread,
-					     col, v);
+		memcpy(buf, p, (size_t)(end - p));
+		return (size_t)(end - p);
 	}
+	return (size_t)snprintf(buf, THREAD_LINE_MAX, "%" PRIu32 "\t%" PRIu32
+				"\t%zu\t%.17g\n", node, thread, col, v);
+}
+
+/* A line of thread-values.tsv; the values file has one writer at a time
+ * (parallel.h). */
+static void thread_value_id(void *arg, uint32_t thread, uint32_t node,
+			    size_t raw, int ie, double v)
+{
+	struct database *db = arg;
+
+	if (db->vlen > VBUF - THREAD_LINE_MAX)
+		flush_values(db);
+	db->vlen += value_line(db, db->vbuf + db->vlen, thread, node, raw, ie, v);
 }
 
 static void thread_value(void *arg, uint32_t thread, const struct node *n,
@@ -98,6 +104,59 @@ static void thread_value(void *arg, uint32_t thread, const struct node *n,
 {
 	thread_value_id(arg, thread, n->id, raw, ie, v);
 }
+
+/* The lines in pieces (experiment.h, struct thread_lines): written where
+ * the file stands at begin, with pwrite; a failed write is kept in
+ * values_errno (the first one), said when the file is closed. */
+static int lines_begin(void *arg)
+{
+	struct database *db = arg;
+
+	flush_values(db);
+	if (fflush(db->values) && !db->values_errno)
+		db->values_errno = errno ? errno : EIO;
+	db->vbase = ftello(db->values);
+	return 0;
+}
+
+static int lines_pwrite(void *arg, const char *buf, size_t n, uint64_t at)
+{
+	struct database *db = arg;
+	ssize_t w;
+
+	while (n) {
+		w = pwrite(fileno(db->values), buf, n, db->vbase + (off_t)at);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int none = 0;
+
+			__atomic_compare_exchange_n(&db->values_errno, &none,
+						    w < 0 ? errno : EIO, 0,
+						    __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED);
+			return 0;
+		}
+		buf += w;
+		n -= (size_t)w;
+		at += (uint64_t)w;
+	}
+	return 0;
+}
+
+static int lines_end(void *arg, uint64_t total)
+{
+	struct database *db = arg;
+
+	if (fseeko(db->values, db->vbase + (off_t)total, SEEK_SET) &&
+	    !db->values_errno)
+		db->values_errno = errno ? errno : EIO;
+	return 0;
+}
+
+static const struct thread_lines lines = {
+	value_line, lines_begin, lines_pwrite, lines_end
+};
 
 /*
  * "'NAME/rel': what" for a file of the database (named as the user will
@@ -304,6 +363,7 @@ struct database *database_create(const char *dir, struct experiment *e,
 		"\trank\tthread-id%s\n", thread_columns ? thread_columns : "");
 	e->thread_cb = thread_value;
 	e->thread_id_cb = thread_value_id;
+	e->thread_lines = &lines;
 	e->thread_arg = db;
 	return db;
 }
@@ -416,6 +476,7 @@ static void db_free(struct database *db)
 	if (db->e) {
 		db->e->thread_cb = NULL;
 		db->e->thread_id_cb = NULL;
+		db->e->thread_lines = NULL;
 	}
 	if (db->file_copies)
 		for (i = 0; i < db->e->files.n; i++)

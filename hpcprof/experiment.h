@@ -147,6 +147,23 @@ extern const char cct_no_file[];
  * until merged into an experiment that is not a worker's). */
 #define PLACEHOLDER_LM UINT32_MAX
 
+/*
+ * The per-thread values as lines written in pieces at once (parallel.c):
+ * line puts a value's line into buf (at most THREAD_LINE_MAX bytes) and
+ * returns its length; begin marks where the lines start (the calling
+ * thread, before any pwrite); pwrite writes n bytes of lines at offset at
+ * from that start (any thread); end says they took total bytes.  Each
+ * returns 0, or -1 with hpc_lasterr() set (pwrite: at the end).
+ */
+#define THREAD_LINE_MAX 128
+struct thread_lines {
+	size_t (*line)(void *arg, char *buf, uint32_t thread, uint32_t node,
+		       size_t raw, int ie, double v);
+	int (*begin)(void *arg);
+	int (*pwrite)(void *arg, const char *buf, size_t n, uint64_t at);
+	int (*end)(void *arg, uint64_t total);
+};
+
 struct experiment {
 	struct node *root, *flat_root;
 	uint32_t next_id;
@@ -171,6 +188,8 @@ struct experiment {
 	/* the same by node id, when set (parallel.c, reading ids only) */
 	void (*thread_id_cb)(void *arg, uint32_t thread, uint32_t node,
 			     size_t raw, int ie, double v);
+	/* or, when set with it, in pieces on several threads */
+	const struct thread_lines *thread_lines;
 	void *thread_arg;
 	char *program;			/* the program the experiment is named
 					 * for (run.c sets it; else the first

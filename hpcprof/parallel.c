@@ -246,15 +246,16 @@ void par_merge(struct par_job *j, struct experiment *into)
 typedef void scan_fn(void *arg, unsigned w, uint32_t thread, uint32_t node,
 		     uint32_t k, double v);
 
-/* Calls fn for every record in thread order; 0 or -1 with hpc_lasterr().
- * pread: several threads may scan at once. */
-static int scan(const struct par_job *j, scan_fn *fn, void *arg)
+/* Calls fn for every record of workers lo..hi-1 in thread order; 0 or -1
+ * with hpc_lasterr().  pread: several threads may scan at once. */
+static int scan_range(const struct par_job *j, unsigned lo, unsigned hi,
+		      scan_fn *fn, void *arg)
 {
 	struct record *buf = xmalloc(RECORDS * sizeof(*buf));
 	unsigned k;
 	int ret = 0;
 
-	for (k = 0; k < j->n && !ret; k++) {
+	for (k = lo; k < hi && !ret; k++) {
 		int fd = fileno(j->w[k].spill);
 		uint32_t thread = 0;
 		off_t at = 0;
@@ -277,6 +278,12 @@ static int scan(const struct par_job *j, scan_fn *fn, void *arg)
 	}
 	free(buf);
 	return ret;
+}
+
+/* Every record, in thread order. */
+static int scan(const struct par_job *j, scan_fn *fn, void *arg)
+{
+	return scan_range(j, 0, j->n, fn, arg);
 }
 
 struct records_arg {
@@ -370,15 +377,125 @@ static void *report_all(void *arg)
 }
 
 /*
+ * The report in pieces (e->thread_lines): piece k is worker k's records,
+ * the lines of threads that follow those of piece k - 1.  Pass 1 measures
+ * each piece's lines, pass 2 writes them at the offsets the lengths give,
+ * each pass on several threads taking pieces in turn; the file is the
+ * one report_all writes, byte for byte.
+ */
+#define PIECE_BUF ((size_t)1 << 20)
+struct pieces {
+	struct by_id *b;
+	unsigned nthreads;	/* threads of a pass */
+	uint64_t *off;		/* [pieces + 1]: lengths, then offsets */
+	unsigned next;		/* the next piece to take (atomic) */
+	int pass, ret;
+};
+
+struct piece_state {
+	const struct by_id *b;
+	char *buf;		/* pass 2: lines not yet written */
+	size_t used;
+	uint64_t at;		/* pass 2: where buf goes */
+	uint64_t len;		/* pass 1: the piece's bytes */
+};
+
+static void piece_value(void *arg, unsigned w, uint32_t thread,
+			uint32_t node, uint32_t k, double v)
+{
+	struct piece_state *ps = arg;
+	const struct experiment *e = ps->b->e;
+	const struct thread_lines *tl = e->thread_lines;
+	char line[THREAD_LINE_MAX];
+
+	if (!ps->buf) {
+		ps->len += tl->line(e->thread_arg, line, thread,
+				    ps->b->ids[w][node], k / 2, (int)(k % 2), v);
+		return;
+	}
+	if (ps->used > PIECE_BUF - THREAD_LINE_MAX) {
+		tl->pwrite(e->thread_arg, ps->buf, ps->used, ps->at);
+		ps->at += ps->used;
+		ps->used = 0;
+	}
+	ps->used += tl->line(e->thread_arg, ps->buf + ps->used, thread,
+			     ps->b->ids[w][node], k / 2, (int)(k % 2), v);
+}
+
+static void *piece_worker(void *arg)
+{
+	struct pieces *p = arg;
+	const struct experiment *e = p->b->e;
+	char *buf = p->pass == 2 ? xmalloc(PIECE_BUF) : NULL;
+	unsigned k;
+
+	while ((k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) <
+	       p->b->j->n) {
+		struct piece_state ps = { p->b, buf, 0, p->off[k], 0 };
+
+		if (scan_range(p->b->j, k, k + 1, piece_value, &ps))
+			__atomic_store_n(&p->ret, -1, __ATOMIC_RELAXED);
+		if (p->pass == 1)
+			p->off[k + 1] = ps.len;
+		else if (ps.used)
+			e->thread_lines->pwrite(e->thread_arg, buf, ps.used, ps.at);
+	}
+	free(buf);
+	return NULL;
+}
+
+/* One pass on p->nthreads threads (this one included). */
+static void pieces_pass(struct pieces *p, int pass)
+{
+	pthread_t *t = xcalloc(p->nthreads, sizeof(*t));
+	unsigned char *started = xcalloc(p->nthreads, 1);
+	unsigned i;
+
+	p->pass = pass;
+	p->next = 0;
+	for (i = 1; i < p->nthreads; i++)
+		started[i] = !pthread_create(&t[i], NULL, piece_worker, p);
+	piece_worker(p);
+	for (i = 1; i < p->nthreads; i++)
+		if (started[i])
+			pthread_join(t[i], NULL);
+	free(started);
+	free(t);
+}
+
+static void *report_pieces(void *arg)
+{
+	struct pieces *p = arg;
+	struct by_id *b = p->b;
+	const struct thread_lines *tl = b->e->thread_lines;
+	unsigned k;
+
+	if (tl->begin(b->e->thread_arg)) {
+		b->ret = -1;
+		return NULL;
+	}
+	pieces_pass(p, 1);
+	for (k = 0; k < b->j->n; k++)
+		p->off[k + 1] += p->off[k];
+	if (!p->ret)
+		pieces_pass(p, 2);
+	b->ret = p->ret ? p->ret : tl->end(b->e->thread_arg, p->off[b->j->n]);
+	return NULL;
+}
+
+/*
  * par_records(j, par_fold, e), faster: the statistics by id into e's block
  * of accumulators, the report to e->thread_id_cb (thread-values.tsv) on
- * another thread when nthreads > 1, each over all the records in order.
- * Neither reads a node.
+ * another thread when nthreads > 1 (in pieces on nthreads threads of its
+ * own when there are three or more and e->thread_lines is set: the folding
+ * is the short part), each over all the records in order.  Neither reads
+ * a node.
  */
 static int fold_and_report(struct par_job *j, struct experiment *e,
 			   unsigned nthreads)
 {
 	struct by_id b = { j, e, NULL, 0 };
+	struct pieces pc = { 0 };
 	pthread_t t;
 	unsigned k;
 	size_t i;
@@ -394,7 +511,12 @@ static int fold_and_report(struct par_job *j, struct experiment *e,
 			b.ids[k][i] = j->maps[k][i] ? j->maps[k][i]->id : 0;
 	}
 	experiment_acc_block(e);
-	if (e->thread_id_cb && nthreads > 1)
+	pc.b = &b;
+	pc.nthreads = nthreads;	/* the pieces are the workers: one each */
+	pc.off = xcalloc(j->n + 1, sizeof(*pc.off));
+	if (e->thread_id_cb && e->thread_lines && nthreads > 2)
+		started = !pthread_create(&t, NULL, report_pieces, &pc);
+	else if (e->thread_id_cb && nthreads > 1)
 		started = !pthread_create(&t, NULL, report_all, &b);
 	ret = scan(j, fold_id, &b);
 	if (started)
@@ -405,6 +527,7 @@ static int fold_and_report(struct par_job *j, struct experiment *e,
 	for (k = 0; k < j->n; k++)
 		free(b.ids[k]);
 	free(b.ids);
+	free(pc.off);
 	return ret ? ret : b.ret;
 }
 

@@ -15,9 +15,11 @@
  *     thread order and folds them into the statistics (by node id, into
  *     e's block of accumulators, experiment.h), while another (the same when
  *     N = 1) reads them in thread order too and writes them
- *     (e->thread_id_cb, else e->thread_cb).  So floating-point sums are
- *     added in the same order whatever N is, and thread-values.tsv has
- *     the same lines.
+ *     (e->thread_id_cb, else e->thread_cb); from N = 3 on, with
+ *     e->thread_lines, N threads write them instead, each worker's
+ *     records a piece whose offset the lengths of the pieces before it
+ *     give.  So floating-point sums are added in the same order whatever
+ *     N is, and thread-values.tsv has the same bytes.
  *  4. Memory: a worker holds one profile at a time and a tree no larger
  *     than the merged one; the records wait on disk.
  *  5. Messages about profiles are printed by the calling thread, in

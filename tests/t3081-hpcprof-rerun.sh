@@ -95,6 +95,15 @@ test_expect_success FIXTURES,TMPFS 'a full disk: the file is named, no database 
 	test "$(ls -A mnt)" = ""
 '
 
+# -j 3 writes thread-values.tsv in pieces, with pwrite (parallel.c).
+test_expect_success FIXTURES,TMPFS 'a disk full while -j 3 writes thread-values.tsv in pieces: named, nothing left' '
+	umount mnt && mount -t tmpfs -o size=8k tmpfs mnt &&
+	test_must_fail hpcprof -j 3 -o mnt/db $M 2>err &&
+	grep -x "hpcprof: '"'"'mnt/db/thread-values.tsv'"'"': write error: No space left on device" err &&
+	! grep wrote err &&
+	test "$(ls -A mnt)" = ""
+'
+
 test_expect_success FIXTURES,TMPFS 'a full disk keeps the previous database as it was' '
 	umount mnt && mount -t tmpfs -o size=256k tmpfs mnt &&
 	hpcprof -o mnt/db $M 2>err &&
