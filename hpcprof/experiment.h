@@ -153,7 +153,8 @@ extern const char cct_no_file[];
  * returns its length; begin marks where the lines start (the calling
  * thread, before any pwrite); pwrite writes n bytes of lines at offset at
  * from that start (any thread); end says they took total bytes.  Each
- * returns 0, or -1 with hpc_lasterr() set (pwrite: at the end).
+ * returns 0, or -1 with hpc_lasterr() set; a writer may instead keep a
+ * failed write and say it when the file is closed (database.c does).
  */
 #define THREAD_LINE_MAX 128
 struct thread_lines {

@@ -1,15 +1,17 @@
 /*
- * srcline.h - the source line of a code address, for the reports hpcrun
- * prints while the program runs (hang reports, barrier warnings).
+ * srcline.h - the source line of a code address, for the hang reports
+ * hpcrun prints while the program runs.
  *
  * Invariants:
- *  1. Never called from a signal handler: only hpcrun's own threads (the
- *     hang detector) and program threads outside the handler call it.
- *  2. libdw is hpcrun's business only when a report needs a line: it is
- *     dlopened (RTLD_LOCAL, through the real dlopen, so the load map and
- *     the program's own symbol lookups never see it) at the first call,
- *     and a program without libdw, or a module without line tables, gets
- *     an answer of 0 (no line), never an error.
+ *  1. Only the hang detector's thread calls it: never a program thread
+ *     (no libdw work, no allocation of libdw's, in the program's own
+ *     threads), never a signal handler.
+ *  2. libdw is loaded only when a report needs a line: dlopened
+ *     (RTLD_LOCAL, through the real dlopen, so no load-map refresh and no
+ *     symbol of the program's is disturbed) at the first call; as only
+ *     hpcrun's own thread runs it, no sample lands in it.  A machine
+ *     without libdw, or a module without line tables, gets an answer of 0
+ *     (no line), never an error.
  *  3. Module files are read from a private copy-on-write mapping made on
  *     hpcrun's fd thread: no descriptor of hpcrun's is ever in the
  *     program's table while libdw reads.
