@@ -1,6 +1,7 @@
 /*
  * sync-hang.c - the hang detector: a thread of hpcrun's that looks, four times
- * a second, for barrier episodes that wait too long and for lock-order
+ * a second (every T/8 when that is shorter, 20 ms at least; T below), for
+ * barrier episodes that wait too long and for lock-order
  * deadlocks among the interposed mutexes, and reports them (hpcrun(5),
  * "Hang reports"; --hang-timeout and --hang-action in hpcrun(1)).
  *
@@ -20,11 +21,15 @@
  *     time advanced less than max(10 ms, 2%) over the wait, else it
  *     computes.  Some missing thread stuck (or none found): a hang at T.
  *     All computing: the detector probes each one's path at every tick
- *     (ticks jittered, so that no periodic loop aliases them); its
- *     signature is the leaf's function and the return addresses above it,
- *     so one loop in one function keeps one signature.  At T, if some
- *     missing thread's signature has stayed the same through the wait (3
- *     probes or more, over T/2 or more), or after it changed through the
+ *     (ticks jittered by 20%, so that no periodic loop aliases them); its
+ *     signature is the leaf's function and the return addresses above it
+ *     (the leaf frames in modules other than their caller's left out: a
+ *     loop calling clock_gettime is the loop, not the vdso), so one loop
+ *     in one function keeps one signature.  At T, if some
+ *     missing thread's signature has stayed the same through the wait
+ *     (LATE_PROBES = 6 probes or more, over T/2 or more: a serial phase
+ *     alternating between two places every so often is unlikely to show
+ *     one place six times running), or after it changed through the
  *     wait's last half (20 probes or more: a serial phase alternating
  *     between places makes no such run), it is late and still in one place
  *     (a livelock, or a long loop before the barrier): a "late" report,
@@ -63,6 +68,8 @@
 #include "sync.h"
 
 #define TICK_NS 250000000L
+#define MIN_TICK_NS 20000000L
+#define LATE_PROBES 6
 #define MAX_SNAP 512
 #define MAX_REPORTED 256
 
@@ -387,12 +394,19 @@ static void cpu_at(struct rt_thread *td)
  * keeps one signature wherever in the loop the probe lands. */
 static uint64_t path_sig(const uintptr_t *frames, int n)
 {
-	uint64_t h = func_start(frames[0]) * 0x9e3779b97f4a7c15ull;
-	int i;
+	uint64_t h;
+	int i, k = 0;
 
-	for (i = 1; i < n; i++)
+	/* frames in another module than their caller's (a loop's call of
+	 * clock_gettime: the vdso, then libc) are where it is, not which
+	 * loop: the signature starts at the first frame in its caller's
+	 * module, by its function */
+	while (k + 1 < n && rt_module_find(frames[k]) != rt_module_find(frames[k + 1]))
+		k++;
+	h = func_start(k ? frames[k] - 1 : frames[k]) * 0x9e3779b97f4a7c15ull;
+	for (i = k + 1; i < n; i++)
 		h = (h ^ frames[i]) * 0xbf58476d1ce4e5b9ull;
-	return h ^ (uint64_t)n;
+	return h ^ (uint64_t)(n - k);
 }
 
 static uint64_t watch_key;		/* the wait being watched; 0 none */
@@ -596,7 +610,7 @@ static int in_one_place(const struct snap *s, uint64_t timeout, uint64_t waited)
 {
 	uint64_t same = now_ns - s->same_since;
 
-	if (s->same_probes < 3 || same < timeout / 2)
+	if (s->same_probes < LATE_PROBES || same < timeout / 2)
 		return 0;
 	return !s->moved || (s->same_probes >= 20 && same >= waited / 2);
 }
@@ -810,6 +824,7 @@ static void *detector(void *arg)
 	sigset_t all;
 	struct timespec tick = { 0, TICK_NS };
 	uint64_t rnd = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull | 1;
+	uint64_t every = TICK_NS;
 	int i;
 
 	(void)arg;
@@ -818,12 +833,12 @@ static void *detector(void *arg)
 	for (;;) {
 		uint64_t timeout, med;
 
-		/* ticks 200 to 300 ms apart: probes land at no fixed phase of a
+		/* ticks every +-20% apart: probes land at no fixed phase of a
 		 * program's periodic loop */
 		rnd ^= rnd << 13;
 		rnd ^= rnd >> 7;
 		rnd ^= rnd << 17;
-		tick.tv_nsec = TICK_NS - 50000000L + (long)(rnd % 100000000u);
+		tick.tv_nsec = (long)(every - every / 5 + rnd % (2 * every / 5 + 1));
 		nanosleep(&tick, NULL);
 		if (!rt_active || detector_pid != getpid())
 			continue;
@@ -835,6 +850,9 @@ static void *detector(void *arg)
 		timeout = sync_cfg.hang_ns;
 		if (med * 100 > timeout)
 			timeout = med * 100;
+		every = timeout / 8 < TICK_NS ? timeout / 8 : TICK_NS;
+		if (every < MIN_TICK_NS)
+			every = MIN_TICK_NS;
 		for (i = 0; i < nsnap; i++) {
 			if (!snaps[i].wait.site)
 				continue;
