@@ -21,13 +21,18 @@ truth() {
 	EOT
 }
 
-# check DB: every object of truth its label.
+# check DB: every object of truth its label.  A heap object allocated at
+# several paths (alloc_private: once by main, once per thread) is one row
+# a path: each path that has enough samples has the label, the others
+# have too few samples (the absence of evidence, never a wrong label),
+# and at least one path is labelled.
 check() {
 	truth | while read -r line; do
 		name=${line% *} want=${line##* }
 		got=$(share_label $1 "$name")
 		echo "$name: $got"
-		test "$got" = "$want" || { echo "want $want" >&2; return 1; }
+		labelled=$(echo "$got" | tr , "\n" | grep -vx too-few-samples | paste -sd, -)
+		test "$labelled" = "$want" || { echo "want $want" >&2; return 1; }
 	done
 }
 
