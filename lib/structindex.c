@@ -395,8 +395,11 @@ static char *lay_out(struct build *b, size_t *len)
 	uint64_t *longs, *blockmax, max = 0;
 	char *buf;
 
-	qsort(b->ranges, b->h.nranges, sizeof(*b->ranges), cmp_sx_range);
-	qsort(b->entries, b->h.nentries, sizeof(*b->entries), cmp_sx_range);
+	/* a file of procedures without statements has no ranges (NULL) */
+	if (b->h.nranges)
+		qsort(b->ranges, b->h.nranges, sizeof(*b->ranges), cmp_sx_range);
+	if (b->h.nentries)
+		qsort(b->entries, b->h.nentries, sizeof(*b->entries), cmp_sx_range);
 	for (i = 0; i < b->h.nranges; i++)
 		b->h.nlongs += b->ranges[i].hi - b->ranges[i].lo > LONG_RANGE;
 	*len = sx_size(&b->h, at);

@@ -130,6 +130,14 @@ test_expect_success 'a symbol name that is not UTF-8 is written with ?, the file
 	fi
 '
 
+# found by tests/fuzz: a binary of no procedures gave its index no
+# ranges, and sorting them passed qsort a NULL array (UBSan)
+test_expect_success 'a binary without procedures: its structure file and an index' '
+	hpcstruct -o none.xml "$TEST_DIRECTORY/fuzz/corpus-hpcstruct/found-index-no-ranges" &&
+	! grep -q "<P " none.xml &&
+	test -s none.xml.idx
+'
+
 test_expect_success 'a procedure over the instruction cap: one warning, a valid prefix' '
 	hpcstruct --max-insns 20 -o capped.xml good 2>err &&
 	grep -q "^hpcstruct: warning: '"'"'good'"'"': procedure '"'"'nest4'"'"' has more than 20 instructions; only the first 20 were analyzed$" err &&

@@ -52,6 +52,10 @@ seeds_hpcstruct() {
 #                            "ne\351t4" (Latin-1) by hand: the structure
 #                            file was not UTF-8, libxml2 refused it (the
 #                            harness's well-formedness check catches it)
+#   found-index-no-ranges    the fuzzer's crash input (CI, once hpcstruct
+#                            wrote procedure indexes): a binary of no
+#                            procedures, whose index has no ranges; their
+#                            sort passed qsort a NULL array (UBSan)
 
 # hpcrun-fmt: small profiles written by lib/hpcrun-fmt-write.c
 # (tests/progs/pf-mkprofile.c): two metrics on a 4-node tree, and one with
