@@ -29,27 +29,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "cpu-spin.h"
+
 static double unit;
 static int regions;
-
-static double now(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Spins s seconds of the calling thread's CPU time. */
-static void spin(double s)
-{
-	double end = now(CLOCK_THREAD_CPUTIME_ID) + s;
-	volatile unsigned long x = 0;
-
-	while (now(CLOCK_THREAD_CPUTIME_ID) < end)
-		for (int i = 0; i < 1000; i++)
-			x += (unsigned long)i;
-}
 
 /* The summed wait of a team of 2 done at d[0] and d[1]. */
 static double wait2(const double *d)
