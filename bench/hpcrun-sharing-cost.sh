@@ -16,45 +16,31 @@ BUILD=${1:-$ROOT/build}
 HPCRUN=$BUILD/bin/hpcrun
 RUNS=${ROUNDS:-5}
 PY=$(ls "$HOME"/.pyenv/versions/*/bin/python3 2>/dev/null | sort -V | tail -1)
-W=$(mktemp -d /tmp/hpcrun-sharing-bench.XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+SRC_ROOT=$ROOT
+. "$ROOT/bench/lib.sh"
+bench_workdir hpcrun-sharing-bench
 cc -O2 -g -fno-optimize-sibling-calls -pthread -o share-patterns \
 	"$ROOT/tests/progs/share-patterns.c"
-
-# timed NAME CMD...: appends the CPU seconds of CMD to NAME.t (output dropped).
-timed() {
-	name=$1
-	shift
-	rm -rf m
-	/usr/bin/time -f "%U %S" -o t.one "$@" >/dev/null 2>&1
-	awk '{ print $1 + $2 }' t.one >>"$name.t"
-}
-
-# med NAME: the median of NAME.t.
-med() {
-	sort -n "$1.t" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
-}
 
 # row LABEL NAME: a table row, plain hpcrun against --sharing at 5 and
 # 1 kHz.
 row() {
-	awk -v l="$1" -v a="$(med "$2-plain")" -v b="$(med "$2-share")" \
-		-v c="$(med "$2-share1")" \
+	awk -v l="$1" -v a="$(bench_median "$2-plain" 2)" -v b="$(bench_median "$2-share" 2)" \
+		-v c="$(bench_median "$2-share1" 2)" \
 		'BEGIN { printf "| %s | %s | %s | %.2f | %s | %.2f |\n", l, a, b, b / a, c, c / a }'
 }
 
 for r in $(seq "$RUNS"); do
 	for m in linreg migratory; do
-		timed $m-plain "$HPCRUN" -q -o m ./share-patterns $m 4 1000
-		timed $m-share "$HPCRUN" -q --sharing -o m ./share-patterns $m 4 1000
-		timed $m-share1 "$HPCRUN" -q --sharing -e cpu-clock@f1000 -o m \
+		bench_run $m-plain "$HPCRUN" -q -o m ./share-patterns $m 4 1000
+		bench_run $m-share "$HPCRUN" -q --sharing -o m ./share-patterns $m 4 1000
+		bench_run $m-share1 "$HPCRUN" -q --sharing -e cpu-clock@f1000 -o m \
 			./share-patterns $m 4 1000
 	done
 	if [ -n "$PY" ]; then
-		timed py-plain "$HPCRUN" -q -o m "$PY" "$ROOT/bench/data-py.py" 20
-		timed py-share "$HPCRUN" -q --sharing -o m "$PY" "$ROOT/bench/data-py.py" 20
-		timed py-share1 "$HPCRUN" -q --sharing -e cpu-clock@f1000 -o m \
+		bench_run py-plain "$HPCRUN" -q -o m "$PY" "$ROOT/bench/data-py.py" 20
+		bench_run py-share "$HPCRUN" -q --sharing -o m "$PY" "$ROOT/bench/data-py.py" 20
+		bench_run py-share1 "$HPCRUN" -q --sharing -e cpu-clock@f1000 -o m \
 			"$PY" "$ROOT/bench/data-py.py" 20
 	fi
 done

@@ -17,34 +17,19 @@ BUILD=${1:-$ROOT/build}
 HPCRUN=$BUILD/bin/hpcrun
 RUNS=${ROUNDS:-5}
 N=${PASSES:-20000}
-W=$(mktemp -d /tmp/hpcrun-sharing-phoenix.XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+SRC_ROOT=$ROOT
+. "$ROOT/bench/lib.sh"
+bench_workdir hpcrun-sharing-phoenix
 cc -O2 -g -fno-optimize-sibling-calls -pthread -o phoenix-histogram \
 	"$ROOT/tests/progs/phoenix-histogram.c"
-
-# run KEY CMD...: appends "wall cpu" of CMD to KEY.t.
-run() {
-	key=$1
-	shift
-	rm -rf m
-	/usr/bin/time -f "%e %U %S" -o one "$@" >/dev/null 2>&1
-	awk '{ print $1, $2 + $3 }' one >>"$key.t"
-}
-
-# median KEY FIELD: the median of that field (1 wall, 2 CPU) of KEY.t.
-median() {
-	awk -v f="$2" '{ print $f }' "$1.t" | sort -n |
-		awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
-}
 
 for r in $(seq "$RUNS"); do
 	for l in packed padded; do
 		p="./phoenix-histogram $l 4 passes $N"
-		run $l-native $p
-		run $l-plain "$HPCRUN" -q -o m $p
-		run $l-share "$HPCRUN" -q --sharing -o m $p
-		run $l-share1 "$HPCRUN" -q --sharing -e cpu-clock@f1000 -o m $p
+		bench_run $l-native $p
+		bench_run $l-plain "$HPCRUN" -q -o m $p
+		bench_run $l-share "$HPCRUN" -q --sharing -o m $p
+		bench_run $l-share1 "$HPCRUN" -q --sharing -e cpu-clock@f1000 -o m $p
 	done
 done
 echo "## hpcrun --sharing on phoenix-histogram, 4 threads, $N passes (median of $RUNS)"
@@ -52,7 +37,7 @@ echo
 echo "| layout | run | wall s | CPU s | CPU / plain hpcrun |"
 echo "|---|---|---|---|---|"
 for l in packed padded; do
-	base=$(median $l-plain 2)
+	base=$(bench_median $l-plain 2)
 	for k in native plain share share1; do
 		case $k in
 		native) what="no hpcrun" ;;
@@ -60,7 +45,7 @@ for l in packed padded; do
 		share) what="hpcrun --sharing (5 kHz)" ;;
 		share1) what="hpcrun --sharing at 1 kHz" ;;
 		esac
-		awk -v l=$l -v w="$what" -v a="$(median $l-$k 1)" -v c="$(median $l-$k 2)" \
+		awk -v l=$l -v w="$what" -v a="$(bench_median $l-$k 1)" -v c="$(bench_median $l-$k 2)" \
 			-v b="$base" 'BEGIN { printf "| %s | %s | %s | %s | %.2f |\n", l, w, a, c, c / b }'
 	done
 done

@@ -20,54 +20,39 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$ROOT/build}
 HPCRUN=$BUILD/bin/hpcrun
 RUNS=${ROUNDS:-5}
-W=$(mktemp -d /tmp/hpcrun-sync-bench.XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+SRC_ROOT=$ROOT
+. "$ROOT/bench/lib.sh"
+bench_workdir hpcrun-sync-bench
 cc -O2 -g -pthread -o rt-sync "$ROOT/tests/progs/rt-sync.c"
-
-# run NAME CMD...: appends "cpu wall" of one run to NAME.
-run() {
-	name=$1
-	shift
-	rm -rf m
-	/usr/bin/time -f "%U %S %e" -o t "$@" >/dev/null 2>&1
-	awk '{ print $1 + $2, $3 }' t >>"$name"
-}
-
-# median FILE COLUMN
-median() {
-	awk -v c="$2" '{ print $c }' "$1" | sort -g | awk '{ v[NR] = $1 }
-		END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 echo "## hpcrun synchronization measurement: cost ($(date -u +%F), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg))"
 echo
 for what in "solo 1000000 1000000 1" "many 100000 100000 2"; do
 	set -- $what
 	mode=$1 arg=$2 episodes=$3 threads=$4
-	: >s.$mode; : >n.$mode; : >p.$mode
+	: >s.$mode.t; : >n.$mode.t; : >p.$mode.t
 	i=0
 	while [ $i -lt "$RUNS" ]; do
-		run p.$mode ./rt-sync $mode $arg
-		run n.$mode "$HPCRUN" -q --no-sync -o m ./rt-sync $mode $arg
-		run s.$mode "$HPCRUN" -q -o m ./rt-sync $mode $arg
+		bench_run p.$mode ./rt-sync $mode $arg
+		bench_run n.$mode "$HPCRUN" -q --no-sync -o m ./rt-sync $mode $arg
+		bench_run s.$mode "$HPCRUN" -q -o m ./rt-sync $mode $arg
 		i=$((i + 1))
 	done
-	ps=$(median p.$mode 1) ns=$(median n.$mode 1) ss=$(median s.$mode 1)
+	ps=$(bench_median p.$mode 2) ns=$(bench_median n.$mode 2) ss=$(bench_median s.$mode 2)
 	echo "- rt-sync $mode $arg ($episodes episodes x $threads threads): CPU s plain $ps, hpcrun --no-sync $ns, hpcrun $ss;" \
 	     "sync cost $(awk -v a="$ss" -v b="$ns" -v e="$episodes" -v t="$threads" \
 		'BEGIN { printf "%.2f", (a - b) / (e * t) * 1e6 }') us per episode per thread"
 done
-: >s.w; : >n.w; : >p.w
+: >s.w.t; : >n.w.t; : >p.w.t
 i=0
 while [ $i -lt "$RUNS" ]; do
-	run p.w ./rt-sync work 100000 50
-	run n.w "$HPCRUN" -q --no-sync -o m ./rt-sync work 100000 50
-	run s.w "$HPCRUN" -q -o m ./rt-sync work 100000 50
+	bench_run p.w ./rt-sync work 100000 50
+	bench_run n.w "$HPCRUN" -q --no-sync -o m ./rt-sync work 100000 50
+	bench_run s.w "$HPCRUN" -q -o m ./rt-sync work 100000 50
 	i=$((i + 1))
 done
 echo "- rt-sync work 100000 50 (10^5 barriers, 2 threads, 50 us of work a phase):" \
-     "CPU s plain $(median p.w 1), --no-sync $(median n.w 1), hpcrun $(median s.w 1)" \
-     "($(awk -v a="$(median s.w 1)" -v b="$(median n.w 1)" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }') over --no-sync);" \
-     "wall s plain $(median p.w 2), --no-sync $(median n.w 2), hpcrun $(median s.w 2)" \
-     "($(awk -v a="$(median s.w 2)" -v b="$(median n.w 2)" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }'))"
+     "CPU s plain $(bench_median p.w 2), --no-sync $(bench_median n.w 2), hpcrun $(bench_median s.w 2)" \
+     "($(awk -v a="$(bench_median s.w 2)" -v b="$(bench_median n.w 2)" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }') over --no-sync);" \
+     "wall s plain $(bench_median p.w 1), --no-sync $(bench_median n.w 1), hpcrun $(bench_median s.w 1)" \
+     "($(awk -v a="$(bench_median s.w 1)" -v b="$(bench_median n.w 1)" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }'))"

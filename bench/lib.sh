@@ -32,3 +32,21 @@ syn_profiles() {
 		t=$((t + 1))
 	done
 }
+
+# bench_run KEY CMD...: runs CMD once (its output dropped, a measurement
+# directory m/ removed first) and appends "WALL CPU" seconds to KEY.t, CPU
+# the user + system time of CMD and its children (/usr/bin/time).
+bench_run() {
+	bench_key=$1
+	shift
+	rm -rf m
+	/usr/bin/time -f "%e %U %S" -o bench.one "$@" >/dev/null 2>&1
+	awk '{ print $1, $2 + $3 }' bench.one >>"$bench_key.t"
+}
+
+# bench_median KEY FIELD: the median of field FIELD (1 wall, 2 CPU) of
+# KEY.t (an even count: the mean of the middle two).
+bench_median() {
+	awk -v f="$2" '{ print $f }' "$1.t" | sort -g | awk '{ v[NR] = $1 }
+		END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
