@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1024,6 +1025,16 @@ int hpcprof_run(const struct hpcprof_options *o)
 	size_t i, first, nprofiles = 0, ngiven_lms = 0;
 	int any_sync = 0;
 
+	/*
+	 * Every thread allocates and frees a profile's worth of memory per
+	 * profile (its file, nodes and values).  malloc keeps it for the
+	 * next one rather than mapping and unmapping it each time: the page
+	 * faults of fresh mappings serialize the threads and each unmapping
+	 * interrupts them all (a TLB shootdown).  32 MB is glibc's largest
+	 * threshold; larger blocks are mapped as before.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	memset(&r, 0, sizeof(r));
 	r.o = o;
 	r.ph = phases_new(o->all_locks);
