@@ -907,18 +907,19 @@ void experiment_add_sample(struct experiment *e, struct node *leaf_node,
 
 /*
  * The end of a thread: each node it touched reports its values to
- * e->thread_cb and, but in a worker (which keeps no statistics), folds
- * them into its accumulator; the rows are cleared for the next thread.
+ * e->thread_cb and, but in a worker without worker_stats, folds them into
+ * its accumulator; the rows are cleared for the next thread.
  */
 static void end_thread(struct experiment *e)
 {
 	size_t i, k, n = row_len(e);
+	int fold = !e->shared || e->worker_stats;
 
 	for (i = 0; i < e->ntouched; i++) {
 		struct node *x = e->touched[i];
 		double *row = e->scratch + (size_t)x->id * n;
 
-		if (!e->shared && !x->acc)
+		if (fold && !x->acc)
 			x->acc = accum_new(&e->metrics);
 		for (k = 0; k < n; k++) {
 			if (row[k] == 0)
@@ -927,7 +928,7 @@ static void end_thread(struct experiment *e)
 				e->thread_cb(e->thread_arg,
 					     (uint32_t)e->nthreads, x, k / 2,
 					     (int)(k % 2), row[k]);
-			if (!e->shared)
+			if (fold)
 				accum_fold_value(x->acc, k, row[k]);
 			row[k] = 0;
 		}

@@ -225,6 +225,9 @@ struct experiment {
 	struct overlay *ph;
 	const struct experiment *shared; /* a worker's: modules, programs,
 					  * metrics and structures (else NULL) */
+	int worker_stats;		/* a worker folds its threads' values
+					 * into its nodes' accumulators too
+					 * (parallel.c adds them up) */
 };
 
 /* An empty experiment; register raw metrics in e->metrics before adding. */

@@ -101,6 +101,38 @@ void accum_fold_value(struct accum *a, size_t k, double x)
 	s[COUNT] += 1;
 }
 
+#define EXACT_BOUND 9007199254740992.0	/* 2^53 */
+
+int accum_exact_value(double x)
+{
+	return x >= 0 && !signbit(x) && x < EXACT_BOUND && x == trunc(x);
+}
+
+int accum_add(struct accum *dst, const struct accum *src, int stats)
+{
+	size_t k;
+	int exact = 1;
+
+	for (k = 0; k < src->n; k++) {
+		const double *s = src->v[k];
+		double *d = dst->v[k];
+
+		if (s[COUNT] == 0)
+			continue;
+		if (d[COUNT] == 0 || s[MIN] < d[MIN])
+			d[MIN] = s[MIN];
+		if (d[COUNT] == 0 || s[MAX] > d[MAX])
+			d[MAX] = s[MAX];
+		d[SUM] += s[SUM];
+		d[SUMSQ] += s[SUMSQ];
+		d[COUNT] += s[COUNT];
+		if (d[SUM] >= EXACT_BOUND ||
+		    (stats && d[SUMSQ] >= EXACT_BOUND))
+			exact = 0;
+	}
+	return exact;
+}
+
 int accum_empty(const struct accum *a)
 {
 	size_t k;

@@ -113,6 +113,21 @@ void metrics_column_info(const struct metrics *m, size_t c, long *raw,
 int metrics_value(const struct metrics *m, const struct accum *a, size_t c,
 		  double *out);
 
+/*
+ * Is x a value whose sums are exact in any order: a non-negative integer
+ * below 2^53 (not -0, NaN or infinite)?  Sums of such values are exact
+ * while they stay below 2^53 (accum_add).
+ */
+int accum_exact_value(double x);
+/*
+ * Adds the values folded into src to dst.  Returns 1 when the sums (and,
+ * with stats, the sums of squares) stay below 2^53, else 0 (dst is added
+ * to all the same).  When it returns 1 and every value folded into either
+ * was one of accum_exact_value's, dst is bit for bit what folding every
+ * value one by one into it gives, in any order.
+ */
+int accum_add(struct accum *dst, const struct accum *src, int stats);
+
 /* 1 when no thread's value was folded into a (accum_fold_value). */
 int accum_empty(const struct accum *a);
 

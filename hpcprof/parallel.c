@@ -113,6 +113,7 @@ struct worker {
 	char **err;		/* per profile, for the caller to print */
 	FILE *spill;
 	int spill_err;
+	int inexact;		/* a value not accum_exact_value's */
 	struct record buf[RECORDS];
 	size_t nbuf;
 };
@@ -131,8 +132,12 @@ static void put(struct worker *k, uint32_t node, uint32_t metric, double v)
 static void spill_value(void *arg, uint32_t thread, const struct node *n,
 			size_t raw, int ie, double v)
 {
+	struct worker *k = arg;
+
 	(void)thread;
-	put(arg, n->id, (uint32_t)(2 * raw + (size_t)ie), v);
+	if (!accum_exact_value(v))
+		k->inexact = 1;
+	put(k, n->id, (uint32_t)(2 * raw + (size_t)ie), v);
 }
 
 static void *correlate(void *arg)
@@ -165,13 +170,17 @@ struct par_job {
 	struct worker *w;
 	struct node ***maps;	/* per worker: its ids -> the merged nodes */
 	size_t *nmaps;		/* their lengths (par_merge) */
+	int partials;		/* workers fold (worker_stats) ... */
+	struct accum ***part;	/* ... and par_merge keeps their
+				 * accumulators here, by worker and id */
 	char **err;
 	size_t lo, hi;
 	int failed;		/* a temporary file could not be made */
 };
 
-struct par_job *par_start(struct experiment *e, const struct par_profile *in,
-			  size_t lo, size_t hi, unsigned nthreads)
+static struct par_job *start(struct experiment *e,
+			     const struct par_profile *in, size_t lo,
+			     size_t hi, unsigned nthreads, int partials)
 {
 	struct par_job *j = xcalloc(1, sizeof(*j));
 	unsigned k;
@@ -183,10 +192,14 @@ struct par_job *par_start(struct experiment *e, const struct par_profile *in,
 	j->err = xcalloc(hi - lo + 1, sizeof(*j->err));
 	j->lo = lo;
 	j->hi = hi;
+	j->partials = partials;
+	if (partials)
+		j->part = xcalloc(j->n, sizeof(*j->part));
 	for (k = 0; k < j->n; k++) {
 		struct worker *w = &j->w[k];
 
 		w->w = experiment_new_worker(e);
+		w->w->worker_stats = partials;
 		w->w->thread_cb = spill_value;
 		w->w->thread_arg = w;
 		w->in = in;
@@ -204,6 +217,12 @@ struct par_job *par_start(struct experiment *e, const struct par_profile *in,
 	if (!j->failed)
 		run_jobs(correlate, j->w, sizeof(*j->w), j->n);
 	return j;
+}
+
+struct par_job *par_start(struct experiment *e, const struct par_profile *in,
+			  size_t lo, size_t hi, unsigned nthreads)
+{
+	return start(e, in, lo, hi, nthreads, 0);
 }
 
 long par_failures(struct par_job *j)
@@ -236,8 +255,18 @@ void par_merge(struct par_job *j, struct experiment *into)
 		j->nmaps[k] = (size_t)j->w[k].w->next_id + 1;
 	}
 	for (k = 0; k < j->n; k++) {
-		experiment_merge_fallbacks(into, j->w[k].w);
-		experiment_free(j->w[k].w);
+		struct experiment *w = j->w[k].w;
+		uint32_t id;
+
+		if (j->partials) {
+			j->part[k] = xcalloc(j->nmaps[k], sizeof(**j->part));
+			for (id = 1; id <= w->next_id; id++) {
+				j->part[k][id] = w->nodes[id - 1]->acc;
+				w->nodes[id - 1]->acc = NULL;
+			}
+		}
+		experiment_merge_fallbacks(into, w);
+		experiment_free(w);
 		j->w[k].w = NULL;
 	}
 }
@@ -318,8 +347,14 @@ void par_free(struct par_job *j)
 		experiment_free(j->w[k].w);
 		if (j->w[k].spill)
 			fclose(j->w[k].spill);
+		if (j->part && j->part[k])
+			for (i = 0; i < j->nmaps[k]; i++)
+				free(j->part[k][i]);
+		if (j->part)
+			free(j->part[k]);
 		free(j->maps[k]);
 	}
+	free(j->part);
 	for (i = 0; i < j->hi - j->lo; i++)
 		free(j->err[i]);
 	free(j->err);
@@ -484,11 +519,38 @@ static void *report_pieces(void *arg)
 }
 
 /*
+ * The workers' accumulators (j->part) added into e's block, worker by
+ * worker.  Returns 1 when the sums are those of folding every value in
+ * thread order: every value was exact (accum_exact_value) and no sum
+ * reached 2^53, so the order of the additions made no difference.
+ */
+static int add_partials(struct par_job *j, struct experiment *e,
+			uint32_t **ids)
+{
+	int exact = j->partials;
+	unsigned k;
+	size_t i;
+
+	for (k = 0; k < j->n && exact; k++)
+		exact = !j->w[k].inexact;
+	for (k = 0; k < j->n && exact; k++)
+		for (i = 1; i < j->nmaps[k]; i++)
+			if (j->part[k][i] &&
+			    !accum_add(experiment_acc_of(e, ids[k][i]),
+				       j->part[k][i], e->metrics.stats))
+				exact = 0;
+	return exact;
+}
+
+/*
  * par_records(j, par_fold, e), faster: the statistics by id into e's block
- * of accumulators, the report to e->thread_id_cb (thread-values.tsv) on
- * another thread when nthreads > 1 (in pieces on nthreads threads of its
- * own when there are three or more and e->thread_lines is set: the folding
- * is the short part), each over all the records in order.  Neither reads
+ * of accumulators, the report to e->thread_id_cb (thread-values.tsv).
+ * When the workers' own sums are exact (add_partials), nothing is folded
+ * again and the report is written on nthreads threads (in pieces with
+ * e->thread_lines).  Else the values are folded in thread order on this
+ * thread while another (when nthreads > 1; in pieces on nthreads threads
+ * of its own when there are three or more and e->thread_lines is set)
+ * writes the report, each over all the records in order.  Neither reads
  * a node.
  */
 static int fold_and_report(struct par_job *j, struct experiment *e,
@@ -499,7 +561,7 @@ static int fold_and_report(struct par_job *j, struct experiment *e,
 	pthread_t t;
 	unsigned k;
 	size_t i;
-	int ret, started = 0;
+	int ret = 0, started = 0, exact;
 
 	if (e->thread_cb && !e->thread_id_cb)
 		return par_records(j, par_fold, e);
@@ -511,18 +573,29 @@ static int fold_and_report(struct par_job *j, struct experiment *e,
 			b.ids[k][i] = j->maps[k][i] ? j->maps[k][i]->id : 0;
 	}
 	experiment_acc_block(e);
+	exact = add_partials(j, e, b.ids);
+	if (!exact && j->partials)
+		experiment_acc_block(e);	/* start again, in order */
 	pc.b = &b;
 	pc.nthreads = nthreads;	/* the pieces are the workers: one each */
 	pc.off = xcalloc(j->n + 1, sizeof(*pc.off));
-	if (e->thread_id_cb && e->thread_lines && nthreads > 2)
-		started = !pthread_create(&t, NULL, report_pieces, &pc);
-	else if (e->thread_id_cb && nthreads > 1)
-		started = !pthread_create(&t, NULL, report_all, &b);
-	ret = scan(j, fold_id, &b);
-	if (started)
-		pthread_join(t, NULL);
-	else if (e->thread_id_cb && !ret)
-		ret = scan(j, report_id, &b);
+	if (exact && e->thread_id_cb && e->thread_lines && nthreads > 1) {
+		report_pieces(&pc);
+	} else if (exact) {
+		if (e->thread_id_cb)
+			ret = scan(j, report_id, &b);
+	} else {
+		if (e->thread_id_cb && e->thread_lines && nthreads > 2)
+			started = !pthread_create(&t, NULL, report_pieces,
+						  &pc);
+		else if (e->thread_id_cb && nthreads > 1)
+			started = !pthread_create(&t, NULL, report_all, &b);
+		ret = scan(j, fold_id, &b);
+		if (started)
+			pthread_join(t, NULL);
+		else if (e->thread_id_cb && !ret)
+			ret = scan(j, report_id, &b);
+	}
 	experiment_acc_attach(e);
 	for (k = 0; k < j->n; k++)
 		free(b.ids[k]);
@@ -534,7 +607,7 @@ static int fold_and_report(struct par_job *j, struct experiment *e,
 long par_correlate(struct experiment *e, const struct par_profile *in,
 		   size_t n, unsigned nthreads)
 {
-	struct par_job *j = par_start(e, in, 0, n, nthreads);
+	struct par_job *j = start(e, in, 0, n, nthreads, 1);
 	long failed = par_failures(j);
 
 	steptime_mark("correlate (workers)");

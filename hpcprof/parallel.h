@@ -11,17 +11,23 @@
  *     (experiment_merge): node ids, children order and name tables are
  *     those of adding every profile in order to one tree.
  *  3. A worker's per-thread values leave it as records (node, metric,
- *     value) in a temporary file; afterwards one thread reads them in
+ *     value) in a temporary file, and par_correlate's workers also fold
+ *     them into their own nodes' accumulators.  When every value is a
+ *     non-negative integer and no sum reaches 2^53 (metrics.h,
+ *     accum_add), those sums are exact: added up worker by worker they
+ *     are, bit for bit, what folding each value in thread order gives,
+ *     and the records are only read to write them (e->thread_id_cb,
+ *     else e->thread_cb; with e->thread_lines and N > 1, on N threads,
+ *     each worker's records a piece whose offset the lengths of the
+ *     pieces before it give).  Otherwise one thread reads the records in
  *     thread order and folds them into the statistics (by node id, into
- *     e's block of accumulators, experiment.h), while another (the same when
- *     N = 1) reads them in thread order too and writes them
- *     (e->thread_id_cb, else e->thread_cb); from N = 3 on, with
- *     e->thread_lines, N threads write them instead, each worker's
- *     records a piece whose offset the lengths of the pieces before it
- *     give.  So floating-point sums are added in the same order whatever
- *     N is, and thread-values.tsv has the same bytes.
+ *     e's block of accumulators, experiment.h) while another (the same
+ *     when N = 1; from N = 3 on, N threads in pieces) writes them.  So
+ *     floating-point sums are the same whatever N is, and
+ *     thread-values.tsv has the same bytes.
  *  4. Memory: a worker holds one profile at a time and a tree no larger
- *     than the merged one; the records wait on disk.
+ *     than the merged one, with its nodes' accumulators (kept until they
+ *     are added up); the records wait on disk.
  *  5. Messages about profiles are printed by the calling thread, in
  *     profile order, after the workers are done.
  *  N = 1 runs the same steps on the calling thread.

@@ -130,6 +130,27 @@ test_expect_success 'a deep tree of 8 x 3,000 contexts: -j 1, 2 and 5 write the 
 	test $(grep -c "<PF " deep-j1/experiment.xml) -gt 1000
 '
 
+# Integer values let the workers add up their own threads (their sums are
+# exact, so the order does not matter) unless a sum reaches 2^53: there
+# 2^53 - 2, 1, 1, 1, 1 in thread order give 2^53 (each later 1 is
+# rounded away), while -j 2's halves would give 2^53 + 2.
+test_expect_success 'integer sums near 2^53 are added in thread order at every -j' '
+	mkdir big &&
+	for t in 0 1 2 3 4; do
+		v=1 && [ $t -eq 0 ] && v=9007199254740990
+		printf "%s\n" "header program-name big" "lm 1 /nonexistent/prog" \
+			"metric cycles int" "thread $t" "node 2 0 1 1005" \
+			"node 4 2 1 2015" "value 4 0 $v" |
+			./mkprofile big/big-$t.hpcrun || return 1
+	done &&
+	for j in 1 2 3 5; do
+		hpcprof -j $j -S prog.hpcstruct -o big-j$j big 2>/dev/null || return 1
+	done &&
+	diff -r big-j1 big-j2 && diff -r big-j1 big-j3 && diff -r big-j1 big-j5 &&
+	xmllint --xpath "string(//SecCallPathProfileData/M[@n=\"0\"]/@v)" big-j2/experiment.xml >got &&
+	echo 9007199254740992 >want && test_cmp want got
+'
+
 test_expect_success '-j takes a number of threads from 1 to 1024' '
 	exits_with 2 hpcprof -j 5000 -o dbx meas 2>err &&
 	grep "expected a number of threads" err &&
