@@ -336,6 +336,19 @@ int par_records(struct par_job *j, par_record_fn *fn, void *arg)
 	return scan(j, record_node, &a);
 }
 
+/* Closes a worker's temporary file: the kernel frees its pages then,
+ * some 300 MB for 256 profiles of 20,000 nodes, so all are closed at
+ * once on threads of their own. */
+static void *close_spill(void *arg)
+{
+	struct worker *w = arg;
+
+	if (w->spill)
+		fclose(w->spill);
+	w->spill = NULL;
+	return NULL;
+}
+
 void par_free(struct par_job *j)
 {
 	unsigned k;
@@ -343,10 +356,9 @@ void par_free(struct par_job *j)
 
 	if (!j)
 		return;
+	run_jobs(close_spill, j->w, sizeof(*j->w), j->n);
 	for (k = 0; k < j->n; k++) {
 		experiment_free(j->w[k].w);
-		if (j->w[k].spill)
-			fclose(j->w[k].spill);
 		if (j->part && j->part[k])
 			for (i = 0; i < j->nmaps[k]; i++)
 				free(j->part[k][i]);
