@@ -246,29 +246,110 @@ long par_failures(struct par_job *j)
 	return failed;
 }
 
+/* par_merge's jobs on worker k: its maps and accumulators taken; its
+ * maps followed through the final merge (m); its tree freed. */
+struct merge_job {
+	struct par_job *j;
+	unsigned k;
+	struct node **m;
+};
+
+static void *merge_start(void *arg)
+{
+	const struct merge_job *mj = arg;
+	struct par_job *j = mj->j;
+	struct experiment *w = j->w[mj->k].w;
+	size_t i, n = (size_t)w->next_id + 1;
+
+	j->nmaps[mj->k] = n;
+	j->maps[mj->k] = xcalloc(n, sizeof(**j->maps));
+	if (j->partials)
+		j->part[mj->k] = xcalloc(n, sizeof(**j->part));
+	for (i = 1; i < n; i++) {
+		j->maps[mj->k][i] = w->nodes[i - 1];
+		if (j->partials) {
+			j->part[mj->k][i] = w->nodes[i - 1]->acc;
+			w->nodes[i - 1]->acc = NULL;
+		}
+	}
+	return NULL;
+}
+
+/* Round step: worker k + step's tree into worker k's. */
+static void *merge_pair(void *arg)
+{
+	const struct merge_job *mj = arg;
+	struct par_job *j = mj->j;
+	unsigned q, step = (unsigned)(uintptr_t)mj->m;
+	struct node **m = experiment_merge(j->w[mj->k].w,
+					   j->w[mj->k + step].w);
+	size_t i;
+
+	for (q = mj->k + step; q < mj->k + 2 * step && q < j->n; q++)
+		for (i = 1; i < j->nmaps[q]; i++)
+			if (j->maps[q][i])
+				j->maps[q][i] = m[j->maps[q][i]->id];
+	free(m);
+	return NULL;
+}
+
+static void *merge_end(void *arg)
+{
+	const struct merge_job *mj = arg;
+	struct par_job *j = mj->j;
+	struct node **map = j->maps[mj->k];
+	size_t i;
+
+	for (i = 1; i < j->nmaps[mj->k]; i++)
+		if (map[i])
+			map[i] = mj->m[map[i]->id];
+	return NULL;
+}
+
+static void *merge_free(void *arg)
+{
+	const struct merge_job *mj = arg;
+
+	experiment_free(mj->j->w[mj->k].w);
+	mj->j->w[mj->k].w = NULL;
+	return NULL;
+}
+
+/*
+ * Merged up a binary tree, the pairs of a round on threads of their own:
+ * worker k + step's tree into worker k's for k = 0, 2 step, 4 step...,
+ * then worker 0's into into.  A merge gives the nodes new to its target
+ * ids in the order of the tree merged (experiment_merge), so the ids,
+ * children and names are those of merging worker 1, 2, ... in turn
+ * (invariant 2), in log2(N) + 1 steps rather than N.  maps[q] follows
+ * worker q's nodes from tree to tree; their accumulators (j->part) are
+ * taken by the ids they had.
+ */
 void par_merge(struct par_job *j, struct experiment *into)
 {
-	unsigned k;
+	struct merge_job *mj = xcalloc(j->n, sizeof(*mj));
+	unsigned k, step, np;
+	struct node **m;
 
-	for (k = 0; k < j->n; k++) {
-		j->maps[k] = experiment_merge(into, j->w[k].w);
-		j->nmaps[k] = (size_t)j->w[k].w->next_id + 1;
+	for (k = 0; k < j->n; k++)
+		mj[k] = (struct merge_job){ j, k, NULL };
+	run_jobs(merge_start, mj, sizeof(*mj), j->n);
+	for (step = 1; step < j->n; step *= 2) {
+		np = 0;
+		for (k = 0; k + step < j->n; k += 2 * step)
+			mj[np++] = (struct merge_job){
+				j, k, (struct node **)(uintptr_t)step };
+		run_jobs(merge_pair, mj, sizeof(*mj), np);
 	}
+	m = experiment_merge(into, j->w[0].w);
 	for (k = 0; k < j->n; k++) {
-		struct experiment *w = j->w[k].w;
-		uint32_t id;
-
-		if (j->partials) {
-			j->part[k] = xcalloc(j->nmaps[k], sizeof(**j->part));
-			for (id = 1; id <= w->next_id; id++) {
-				j->part[k][id] = w->nodes[id - 1]->acc;
-				w->nodes[id - 1]->acc = NULL;
-			}
-		}
-		experiment_merge_fallbacks(into, w);
-		experiment_free(w);
-		j->w[k].w = NULL;
+		experiment_merge_fallbacks(into, j->w[k].w);
+		mj[k] = (struct merge_job){ j, k, m };
 	}
+	run_jobs(merge_end, mj, sizeof(*mj), j->n);
+	run_jobs(merge_free, mj, sizeof(*mj), j->n);
+	free(m);
+	free(mj);
 }
 
 /* What scan() gives fn: a record of worker w, its node in w's tree. */
