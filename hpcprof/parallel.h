@@ -7,9 +7,10 @@
  *     worker w adds its range, in order, to an experiment of its own
  *     (experiment_new_worker), so no worker waits for another, and the
  *     shared modules and structures are only read while workers run.
- *  2. The workers' trees are merged into the experiment in worker order
- *     (experiment_merge): node ids, children order and name tables are
- *     those of adding every profile in order to one tree.
+ *  2. The workers' trees are merged into the experiment up a binary tree
+ *     of workers (par_merge, experiment_merge): node ids, children order
+ *     and name tables are those of adding every profile in order to one
+ *     tree.
  *  3. A worker's per-thread values leave it as records (node, metric,
  *     value) in a temporary file, and par_correlate's workers also fold
  *     them into their own nodes' accumulators.  When every value is a
