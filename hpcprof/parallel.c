@@ -246,11 +246,12 @@ long par_failures(struct par_job *j)
 	return failed;
 }
 
-/* par_merge's jobs on worker k: its maps and accumulators taken; its
- * maps followed through the final merge (m); its tree freed. */
+/* par_merge's jobs on worker k: its maps and accumulators taken; worker
+ * k + step's tree merged into its; its maps followed through the final
+ * merge (m); its tree freed. */
 struct merge_job {
 	struct par_job *j;
-	unsigned k;
+	unsigned k, step;
 	struct node **m;
 };
 
@@ -275,12 +276,12 @@ static void *merge_start(void *arg)
 	return NULL;
 }
 
-/* Round step: worker k + step's tree into worker k's. */
+/* A round: worker k + step's tree into worker k's. */
 static void *merge_pair(void *arg)
 {
 	const struct merge_job *mj = arg;
 	struct par_job *j = mj->j;
-	unsigned q, step = (unsigned)(uintptr_t)mj->m;
+	unsigned q, step = mj->step;
 	struct node **m = experiment_merge(j->w[mj->k].w,
 					   j->w[mj->k + step].w);
 	size_t i;
@@ -332,19 +333,18 @@ void par_merge(struct par_job *j, struct experiment *into)
 	struct node **m;
 
 	for (k = 0; k < j->n; k++)
-		mj[k] = (struct merge_job){ j, k, NULL };
+		mj[k] = (struct merge_job){ j, k, 0, NULL };
 	run_jobs(merge_start, mj, sizeof(*mj), j->n);
 	for (step = 1; step < j->n; step *= 2) {
 		np = 0;
 		for (k = 0; k + step < j->n; k += 2 * step)
-			mj[np++] = (struct merge_job){
-				j, k, (struct node **)(uintptr_t)step };
+			mj[np++] = (struct merge_job){ j, k, step, NULL };
 		run_jobs(merge_pair, mj, sizeof(*mj), np);
 	}
 	m = experiment_merge(into, j->w[0].w);
 	for (k = 0; k < j->n; k++) {
 		experiment_merge_fallbacks(into, j->w[k].w);
-		mj[k] = (struct merge_job){ j, k, m };
+		mj[k] = (struct merge_job){ j, k, 0, m };
 	}
 	run_jobs(merge_end, mj, sizeof(*mj), j->n);
 	run_jobs(merge_free, mj, sizeof(*mj), j->n);
