@@ -1,9 +1,11 @@
 /* structfile.c - see structfile.h. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "addrsearch.h"
 #include "error.h"
 #include "hashmap.h"
 #include "insn-mix.h"
@@ -158,20 +160,13 @@ void structure_finish(struct structure *s)
 	s->has_mix |= s->nmixruns > 0;
 }
 
+_Static_assert(offsetof(struct vrange, lo) == 0, "addrsearch.h's key");
+_Static_assert(offsetof(struct mixrun, lo) == 0, "addrsearch.h's key");
+
 /* Last element of a sorted table with lo <= addr, or -1. */
 static long floor_search(const struct vrange *v, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (long)lo - 1;
+	return (long)addrsearch_count_le(v, n, sizeof(*v), addr) - 1;
 }
 
 long structure_lookup(const struct structure *s, uint64_t addr)
@@ -194,19 +189,13 @@ long structure_lookup(const struct structure *s, uint64_t addr)
 static int insn_code_at(const struct structure *s, uint64_t addr,
 			uint64_t *end)
 {
-	size_t lo = 0, hi = s->nmixruns;
+	size_t lo;
 	const struct mixrun *r;
 	uint64_t at;
 	uint32_t k;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->mixruns[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = addrsearch_count_le(s->mixruns, s->nmixruns, sizeof(*s->mixruns),
+				 addr);
 	if (lo == 0 || addr >= s->mixruns[lo - 1].hi)
 		return -1;
 	r = &s->mixruns[lo - 1];

@@ -1,6 +1,7 @@
 /* structindex.c - see structindex.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "addrsearch.h"
 #include "error.h"
 #include "insn-mix.h"
 #include "structindex.h"
@@ -45,6 +47,7 @@ struct sx_range {
 	uint64_t lo, hi;
 	uint32_t proc, pad;
 };
+_Static_assert(offsetof(struct sx_range, lo) == 0, "addrsearch.h's key");
 
 struct structindex {
 	char *path;		/* the structure file */
@@ -535,22 +538,6 @@ int structindex_has_mix(const struct structindex *ix)
 	return ix->h->has_mix != 0;
 }
 
-/* Number of elements of v (sorted by lo) with lo <= addr. */
-static size_t count_le(const struct sx_range *v, size_t n, uint64_t addr)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Marks the owners of the last w elements of v[0..n), ties included. */
 static void mark_window(const struct sx_range *v, size_t n, size_t w,
 			const struct structindex *ix, uint8_t *mark)
@@ -567,8 +554,10 @@ static void mark_window(const struct sx_range *v, size_t n, size_t w,
 void structindex_select(const struct structindex *ix, uint64_t addr,
 			uint8_t *mark)
 {
-	size_t nr = count_le(ix->ranges, ix->h->nranges, addr);
-	size_t ne = count_le(ix->entries, ix->h->nentries, addr);
+	size_t nr = addrsearch_count_le(ix->ranges, ix->h->nranges,
+					 sizeof(*ix->ranges), addr);
+	size_t ne = addrsearch_count_le(ix->entries, ix->h->nentries,
+					 sizeof(*ix->entries), addr);
 	size_t k, i;
 
 	mark_window(ix->ranges, nr, nr < RANGE_WINDOW ? nr : RANGE_WINDOW,
