@@ -20,9 +20,10 @@ unsigned par_default_threads(void)
 }
 
 /*
- * Runs fn on each of the n jobs at arg (size bytes apart): job 0 on the
- * calling thread, the others on threads of their own (on the calling
- * thread too when one cannot be started).
+ * Runs fn on each of the n jobs at arg (size bytes apart; size 0: n
+ * threads on one shared job): job 0 on the calling thread, the others on
+ * threads of their own (on the calling thread too when one cannot be
+ * started).
  */
 static void run_jobs(void *(*fn)(void *), void *arg, size_t size, unsigned n)
 {
@@ -575,20 +576,9 @@ static void *piece_worker(void *arg)
 /* One pass on p->nthreads threads (this one included). */
 static void pieces_pass(struct pieces *p, int pass)
 {
-	pthread_t *t = xcalloc(p->nthreads, sizeof(*t));
-	unsigned char *started = xcalloc(p->nthreads, 1);
-	unsigned i;
-
 	p->pass = pass;
 	p->next = 0;
-	for (i = 1; i < p->nthreads; i++)
-		started[i] = !pthread_create(&t[i], NULL, piece_worker, p);
-	piece_worker(p);
-	for (i = 1; i < p->nthreads; i++)
-		if (started[i])
-			pthread_join(t[i], NULL);
-	free(started);
-	free(t);
+	run_jobs(piece_worker, p, 0, p->nthreads);
 }
 
 static void *report_pieces(void *arg)
