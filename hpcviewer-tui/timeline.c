@@ -11,6 +11,7 @@
 #include "error.h"
 #include "infile.h"
 #include "strbuf.h"
+#include "textrec.h"
 #include "timeline.h"
 
 #define MAX_PHASES_BYTES ((uint64_t)16 << 30)
@@ -44,21 +45,17 @@ static int parse_episode(const char *line, struct timeline_episode *ep)
 
 /* A site record's number and where the user's code calls it (its 19th
  * field, location; else its 4th, the function), kept for the episodes'
- * titles.  A site record the reader cannot use leaves the site unnamed. */
+ * titles; fields after the 19th are for later formats.  A site record the
+ * reader cannot use leaves the site unnamed. */
+#define SITE_FIELDS_MAX 64
 static void note_site(char *line, struct timeline *tl, size_t *alloc)
 {
-	char *field[20], *p = line, *end;
-	size_t n = 0;
+	char *field[SITE_FIELDS_MAX], *end;
 	unsigned long id;
+	int n;
 
 	line[strcspn(line, "\n")] = '\0';
-	while (n < 20) {
-		field[n++] = p;
-		p = strchr(p, '\t');
-		if (!p)
-			break;
-		*p++ = '\0';
-	}
+	n = textrec_split(line, '\t', field, SITE_FIELDS_MAX);
 	if (n < 4)
 		return;
 	errno = 0;

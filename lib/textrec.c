@@ -51,21 +51,29 @@ int textrec_long(const struct textrec *r, int i, long lo, long hi, long *out)
 	return 0;
 }
 
-/* Splits line at each sep into r->f; -1 when too many fields. */
-static int split(struct textrec *r, char *line, int sep)
+int textrec_split(char *line, int sep, char **f, int max)
 {
 	char *c = line;
+	int n = 0;
 
-	r->nf = 0;
 	while (*c) {
-		if (r->nf == TEXTREC_MAX_FIELDS)
-			return textrec_bad(r, "too many fields");
-		r->f[r->nf++] = c;
+		if (n == max)
+			return -1;
+		f[n++] = c;
 		c = strchr(c, sep);
 		if (!c)
 			break;
 		*c++ = '\0';
 	}
+	return n;
+}
+
+/* Splits line at each sep into r->f. */
+static int split(struct textrec *r, char *line, int sep)
+{
+	r->nf = textrec_split(line, sep, r->f, TEXTREC_MAX_FIELDS);
+	if (r->nf < 0)
+		return textrec_bad(r, "too many fields");
 	return r->nf ? 0 : textrec_bad(r, "empty line");
 }
 

@@ -47,6 +47,14 @@ long textrec_read_tsv(const char *path, uint64_t max_bytes, size_t max_line,
 		      const char *what,
 		      int (*line)(struct textrec *r, void *arg), void *arg);
 
+/*
+ * Splits line in place at each sep into f[0..max) as the readers do (a
+ * trailing empty field is no field); returns the number of fields, or -1
+ * when there are more than max.  For a reader that takes lines from
+ * elsewhere.
+ */
+int textrec_split(char *line, int sep, char **f, int max);
+
 /* Sets hpc_lasterr() to "'PATH': line N: what"; returns -1. */
 int textrec_bad(const struct textrec *r, const char *what);
 
