@@ -96,7 +96,6 @@ struct datatree {
 	struct hmap *by_var;		/* (module, address) -> index + 1 */
 	double *noaddr;			/* [raw metric]: ^NoAddr values */
 	size_t nnoaddr;
-	uint64_t nomem;			/* data-samples-nomem, summed */
 	size_t nprofiles;		/* profiles with data roots */
 	char *problem;			/* this profile's first problem */
 	/* sharing.h: the data nodes of the profile last classified, kept
