@@ -102,6 +102,12 @@ void datatree_problem(struct experiment *e, const char *fmt, ...)
 	e->data->problem = strbuf_detach(&sb, NULL);
 }
 
+void datatree_warn_problem(const char *path, const char *problem)
+{
+	hpc_warn("'%s': data-centric tree: %s; the rest is used", path,
+		 problem);
+}
+
 char *datatree_take_problem(struct experiment *e)
 {
 	char *s;
@@ -135,7 +141,8 @@ static struct node *data_node(struct experiment *e, struct node *parent,
 
 	if (is_new) {
 		n->proc = name_table_intern(&e->procs, name);
-		n->lm = name_table_intern(&e->lms, "<data>");
+		n->lm = e->shared ? DATA_LM : name_table_intern(&e->lms,
+								 "<data>");
 		n->file = name_table_intern(&e->files, "");
 	}
 	return n;
@@ -168,6 +175,7 @@ static int32_t object_id(struct experiment *e, enum data_kind kind,
 	for (n = 2; id && hmap_get_str(dt->names, shown.buf); n++) {
 		strbuf_reset(&shown);
 		strbuf_addf(&shown, "%d\t%s #%d", (int)kind, name, n);
+		dt->renamed = 1;
 	}
 	hmap_put_str(dt->names, shown.buf, (void *)1);
 	if (!dt->root)
@@ -180,6 +188,7 @@ static int32_t object_id(struct experiment *e, enum data_kind kind,
 	memset(o, 0, sizeof(*o));
 	o->kind = kind;
 	o->remote = -1;
+	o->key = xstrdup(key.buf);
 	o->node = data_node(e, dt->kinds[kind], 2, dt->nobjs,
 			    strchr(shown.buf, '\t') + 1);
 	o->node->lm = lm;
@@ -577,6 +586,11 @@ void datatree_add_noaddr(struct experiment *e, size_t raw, double v)
 {
 	struct datatree *dt = tree(e);
 
+	if (e->shared) {
+		HPC_GROW(dt->pending, dt->npending + 1, dt->pending_alloc);
+		dt->pending[dt->npending++] = (struct data_value){ raw, v };
+		return;
+	}
 	if (raw >= dt->nnoaddr) {
 		size_t n = e->metrics.nraw > raw ? e->metrics.nraw : raw + 1;
 
@@ -605,15 +619,13 @@ struct data_walk {
 	enum data_attr *attr;	/* [profile metric] */
 };
 
-/* Profiles with a data root, in an experiment of its own (invariant 6). */
+/* Profiles with a data root. */
 static int data_begin(struct profile_walk *w, void **state)
 {
 	struct data_walk *dw;
 	struct data_node *dn;
 	size_t j;
 
-	if (w->e->shared)
-		return 0;
 	dn = datatree_classify(w->e, w->p, w->parent, w->has_values, w->mods,
 			       w->nmods);
 	if (!dn)
@@ -723,6 +735,122 @@ const struct profile_hook datatree_profile_hook = {
 	.attribute = data_attribute,
 	.end = data_end,
 };
+
+int datatree_mergeable(struct experiment *const *ws, size_t n)
+{
+	struct hmap *seen = hmap_new();	/* "KIND\tNAME" -> key */
+	size_t k, i;
+	int ok = 1;
+
+	for (k = 0; k < n && ok; k++) {
+		const struct experiment *w = ws[k];
+		const struct datatree *dt = w->data;
+
+		if (dt && dt->renamed)
+			ok = 0;
+		for (i = 0; ok && dt && i < dt->nobjs; i++) {
+			const struct data_object *o = &dt->objs[i];
+			struct strbuf name = STRBUF_INIT;
+			const char *key;
+
+			strbuf_addf(&name, "%d\t%s", (int)o->kind,
+				    w->procs.names[o->node->proc]);
+			key = hmap_get_str(seen, name.buf);
+			if (!key)
+				hmap_put_str(seen, name.buf, o->key);
+			else if (strcmp(key, o->key))
+				ok = 0;
+			strbuf_release(&name);
+		}
+	}
+	hmap_free(seen);
+	return ok;
+}
+
+struct node *datatree_merge_root(struct experiment *e)
+{
+	struct datatree *dt = tree(e);
+
+	if (!dt->root)
+		dt->root = data_node(e, NULL, 0, 0, "<data objects>");
+	return dt->root;
+}
+
+/* w's object at its node n. */
+static const struct data_object *object_at(const struct experiment *w,
+					   const struct node *n)
+{
+	return &w->data->objs[(uintptr_t)hmap_get(w->data->by_node, &n->id,
+						  sizeof(n->id)) - 1];
+}
+
+uint64_t datatree_merge_key(struct experiment *e, const struct experiment *w,
+			    const struct node *n)
+{
+	uintptr_t v = (uintptr_t)hmap_get_str(tree(e)->by_name,
+					      object_at(w, n)->key);
+
+	return v ? v - 1 : e->data->nobjs;
+}
+
+void datatree_merge_node(struct experiment *e, const struct experiment *w,
+			 const struct node *n, struct node *x, int is_new)
+{
+	struct datatree *dt = e->data;
+	const struct data_object *from;
+	struct data_object *o;
+	struct strbuf shown = STRBUF_INIT;
+
+	if (n->k1 == 1) {
+		dt->kinds[n->k2] = x;
+		return;
+	}
+	if (n->k1 != 2)
+		return;
+	from = object_at(w, n);
+	if (is_new) {
+		HPC_GROW(dt->objs, dt->nobjs + 1, dt->objs_alloc);
+		o = &dt->objs[dt->nobjs];
+		memset(o, 0, sizeof(*o));
+		o->kind = from->kind;
+		o->remote = -1;
+		o->key = xstrdup(from->key);
+		o->node = x;
+		strbuf_addf(&shown, "%d\t%s", (int)o->kind,
+			    e->procs.names[x->proc]);
+		hmap_put_str(dt->names, shown.buf, (void *)1);
+		hmap_put_str(dt->by_name, o->key,
+			     (void *)(uintptr_t)(dt->nobjs + 1));
+		hmap_put(dt->by_node, &x->id, sizeof(x->id),
+			 (void *)(uintptr_t)(dt->nobjs + 1));
+		dt->nobjs++;
+		strbuf_release(&shown);
+	}
+	o = &dt->objs[x->k2];
+	if (o->kind == DATA_STATIC) {
+		o->bytes = from->bytes > o->bytes ? from->bytes : o->bytes;
+		o->blocks = from->blocks > o->blocks ? from->blocks : o->blocks;
+	} else {
+		o->bytes += from->bytes;
+		o->blocks += from->blocks;
+	}
+	if (from->lo && (!o->lo || from->lo < o->lo))
+		o->lo = from->lo;
+	if (from->hi > o->hi)
+		o->hi = from->hi;
+	o->nthreads += from->nthreads;
+}
+
+void datatree_merge_end(struct experiment *e, const struct experiment *w)
+{
+	const struct datatree *from = w->data;
+	size_t i;
+
+	tree(e)->nprofiles += from->nprofiles;
+	for (i = 0; i < from->npending; i++)
+		datatree_add_noaddr(e, from->pending[i].raw,
+				    from->pending[i].v);
+}
 
 const struct data_object *datatree_object(const struct experiment *e,
 					  const struct node *n)
@@ -862,9 +990,14 @@ void datatree_report(FILE *f, const struct experiment *e, size_t m,
 
 void datatree_free(struct datatree *dt)
 {
+	size_t i;
+
 	if (!dt)
 		return;
+	for (i = 0; i < dt->nobjs; i++)
+		free(dt->objs[i].key);
 	free(dt->objs);
+	free(dt->pending);
 	hmap_free(dt->by_name);
 	hmap_free(dt->by_node);
 	hmap_free(dt->by_var);

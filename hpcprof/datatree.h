@@ -43,11 +43,20 @@
  *     stops hpcprof: the first problem of each profile is kept for one
  *     line naming the file, the subtree's accesses go to the code tree
  *     where they are recognisable, and to "unknown data" otherwise.
- *  6. Only an experiment of its own builds a data tree: a worker's
- *     (parallel.h) leaves data roots alone, and neither experiment_merge()
- *     nor experiment-wire.c carries a data tree, so run.c adds
- *     data-centric measurements on one thread, and hpcprof-mpi refuses
- *     them.
+ *  6. A worker (parallel.h) builds a data tree of its own, and
+ *     experiment_merge() carries it: the data root, kind and object nodes
+ *     in the worker's creation order as the code tree's (an object found
+ *     in the target by its identity, else made there), the attributes
+ *     combined as profiles combine them (invariant 4: each thread is in
+ *     one worker, so its counts add up), ^NoAddr values added in the
+ *     order the worker took them.  Only the " #2" of invariant 3 depends
+ *     on the order objects are made across workers: when two objects of
+ *     different identities share a name anywhere in the workers
+ *     (datatree_mergeable), the profiles are added on one thread instead.
+ *     A merged tree is only merged from or written: its static objects
+ *     are not found by address again.  experiment-wire.c carries no data
+ *     tree, so hpcprof-mpi correlates data-centric measurements on rank
+ *     0 alone.
  */
 #ifndef HPCPROF_DATATREE_H
 #define HPCPROF_DATATREE_H
@@ -83,6 +92,7 @@ struct data_object {
 				 * none recorded */
 	size_t nthreads;	/* threads with samples on the object */
 	uint32_t last_thread;	/* thread number + 1 last counted */
+	char *key;		/* its by_name key (struct datatree) */
 };
 
 struct datatree {
@@ -97,6 +107,10 @@ struct datatree {
 	double *noaddr;			/* [raw metric]: ^NoAddr values */
 	size_t nnoaddr;
 	size_t nprofiles;		/* profiles with data roots */
+	int renamed;			/* an object's name has " #N" */
+	/* a worker's ^NoAddr values, in the order added, for the
+	 * experiment it is merged into to add in that order */
+	struct data_value *pending;	size_t npending, pending_alloc;
 	char *problem;			/* this profile's first problem */
 	/* sharing.h: the data nodes of the profile last classified, kept
 	 * when keep_ids is set (node id -> index in ids + 1) */
@@ -104,6 +118,11 @@ struct datatree {
 	struct data_id *ids;		size_t nids, ids_alloc;
 	struct hmap *id_index;
 	struct sharing *sharing;	/* set by run.c; not owned */
+};
+
+struct data_value {
+	size_t raw;
+	double v;
 };
 
 /* A node of a data root in the profile last classified (keep_ids). */
@@ -187,6 +206,30 @@ void datatree_problem(struct experiment *e, const char *fmt, ...)
 char *datatree_take_problem(struct experiment *e);
 
 /* The object of data tree node n (an object node), or NULL. */
+/*
+ * Merging workers' data trees (invariant 6), for experiment_merge().
+ * datatree_mergeable: 1 when the workers' trees ws[0..n) merge into the
+ * tree of adding their profiles in order (no two objects of different
+ * identities share a name).  datatree_merge_root: e's data root, made
+ * when it has none.  datatree_merge_key: the key below its kind's node
+ * in e of w's object node n (its object index in e, or the next one).
+ * datatree_merge_node: after e's node x for w's data node n (root
+ * excepted) was found or made (is_new) with its fields: e's kinds and
+ * objects (made) and the object's attributes combined.
+ * datatree_merge_end: the rest of w's data tree (profile count, ^NoAddr
+ * values).
+ */
+int datatree_mergeable(struct experiment *const *ws, size_t n);
+struct node *datatree_merge_root(struct experiment *e);
+uint64_t datatree_merge_key(struct experiment *e, const struct experiment *w,
+			    const struct node *n);
+void datatree_merge_node(struct experiment *e, const struct experiment *w,
+			 const struct node *n, struct node *x, int is_new);
+void datatree_merge_end(struct experiment *e, const struct experiment *w);
+
+/* One line naming the profile at path and its data-centric problem. */
+void datatree_warn_problem(const char *path, const char *problem);
+
 const struct data_object *datatree_object(const struct experiment *e,
 					  const struct node *n);
 

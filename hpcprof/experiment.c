@@ -1333,9 +1333,15 @@ struct merge {
 	struct module *ph;	/* e's placeholders module, once needed */
 };
 
+/* e's load-module index of w's lm: the placeholders' and the data
+ * tree's made when first needed, as adding the profiles makes them. */
 static uint32_t merge_lm(struct merge *mg, uint32_t lm)
 {
-	if (lm != PLACEHOLDER_LM || mg->e->shared)
+	if (mg->e->shared)
+		return lm;
+	if (lm == DATA_LM)
+		return name_table_intern(&mg->e->lms, "<data>");
+	if (lm != PLACEHOLDER_LM)
 		return lm;
 	if (!mg->ph)
 		mg->ph = module_for(mg->e, "<placeholders>", NULL, NULL);
@@ -1410,25 +1416,37 @@ struct node **experiment_merge(struct experiment *e,
 		uint64_t k1, k2;
 		int is_new;
 
-		if (!n->parent)
+		if (!n->parent) {	/* the roots; w's data root is made
+					 * where w made it (datatree.h) */
+			if (n->kind == NODE_DATA)
+				map[n->id] = datatree_merge_root(e);
 			continue;
+		}
 		st = merge_key(&mg, n, &k1, &k2);
+		if (n->kind == NODE_DATA && k1 == 2)
+			k2 = datatree_merge_key(e, w, n);
 		x = child(e, map[n->parent->id], n->kind, k1, k2, &is_new);
 		map[n->id] = x;
-		if (!is_new)
-			continue;
-		x->st = st;
-		x->flat = n->flat ? map[n->flat->id] : NULL;
-		x->lm = merge_lm(&mg, n->lm);
-		x->file = n->kind == NODE_LM ? 0 : mg.files[n->file];
-		x->proc = n->kind == NODE_PF || n->kind == NODE_ALIEN ||
-			  n->kind == NODE_PROC || n->kind == NODE_PROGRAM ?
-			  mg.procs[n->proc] : 0;
-		x->line = n->line;
-		x->vma = n->vma;
-		if (n->kind == NODE_PROGRAM && !e->shared)
-			e->programs[n->k1].node = x;
+		if (is_new) {
+			x->st = st;
+			x->flat = n->flat ? map[n->flat->id] : NULL;
+			x->lm = merge_lm(&mg, n->lm);
+			x->file = n->kind == NODE_LM ? 0 : mg.files[n->file];
+			x->proc = n->kind == NODE_PF ||
+				  n->kind == NODE_ALIEN ||
+				  n->kind == NODE_PROC ||
+				  n->kind == NODE_PROGRAM ||
+				  n->kind == NODE_DATA ? mg.procs[n->proc] : 0;
+			x->line = n->line;
+			x->vma = n->vma;
+			if (n->kind == NODE_PROGRAM && !e->shared)
+				e->programs[n->k1].node = x;
+		}
+		if (n->kind == NODE_DATA)
+			datatree_merge_node(e, w, n, x, is_new);
 	}
+	if (w->data)
+		datatree_merge_end(e, w);
 	for (i = 0; i <= w->nov; i++)
 		free(mg.memo[i]);
 	free(mg.memo);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "datatree.h"
 #include "error.h"
 #include "parallel.h"
 #include "steptime.h"
@@ -112,6 +113,7 @@ struct worker {
 	const struct par_profile *in;
 	size_t lo, hi;
 	char **err;		/* per profile, for the caller to print */
+	char **problem;		/* per profile: its data tree's, or NULL */
 	FILE *spill;
 	int spill_err;
 	int inexact;		/* a value not accum_exact_value's */
@@ -154,7 +156,9 @@ static void *correlate(void *arg)
 			continue;
 		}
 		put(k, 0, (uint32_t)i, 0);
+		k->w->nthreads = i;	/* the thread's number (datatree.h) */
 		experiment_add_profile(k->w, p, k->in[i].map);
+		k->problem[i] = datatree_take_problem(k->w);
 		hpcrun_profile_free(p);
 	}
 	if (k->nbuf && fwrite(k->buf, sizeof(k->buf[0]), k->nbuf, k->spill) !=
@@ -174,7 +178,7 @@ struct par_job {
 	int partials;		/* workers fold (worker_stats) ... */
 	struct accum ***part;	/* ... and par_merge keeps their
 				 * accumulators here, by worker and id */
-	char **err;
+	char **err, **problem;
 	size_t lo, hi;
 	int failed;		/* a temporary file could not be made */
 };
@@ -191,6 +195,7 @@ static struct par_job *start(struct experiment *e,
 	j->maps = xcalloc(j->n, sizeof(*j->maps));
 	j->nmaps = xcalloc(j->n, sizeof(*j->nmaps));
 	j->err = xcalloc(hi - lo + 1, sizeof(*j->err));
+	j->problem = xcalloc(hi - lo + 1, sizeof(*j->problem));
 	j->lo = lo;
 	j->hi = hi;
 	j->partials = partials;
@@ -205,6 +210,7 @@ static struct par_job *start(struct experiment *e,
 		w->w->thread_arg = w;
 		w->in = in;
 		w->err = j->err - lo;
+		w->problem = j->problem - lo;
 		range(hi - lo, j->n, k, &w->lo, &w->hi);
 		w->lo += lo;
 		w->hi += lo;
@@ -238,6 +244,9 @@ long par_failures(struct par_job *j)
 		if (j->err[i]) {
 			hpc_warn("%s; skipping it", j->err[i]);
 			failed++;
+		} else if (j->problem[i]) {
+			datatree_warn_problem(j->w[0].in[j->lo + i].path,
+					      j->problem[i]);
 		}
 	for (k = 0; k < j->n; k++)
 		if (j->w[k].spill_err) {
@@ -449,9 +458,12 @@ void par_free(struct par_job *j)
 		free(j->maps[k]);
 	}
 	free(j->part);
-	for (i = 0; i < j->hi - j->lo; i++)
+	for (i = 0; i < j->hi - j->lo; i++) {
 		free(j->err[i]);
+		free(j->problem[i]);
+	}
 	free(j->err);
+	free(j->problem);
 	free(j->maps);
 	free(j->nmaps);
 	free(j->w);
@@ -691,8 +703,19 @@ long par_correlate(struct experiment *e, const struct par_profile *in,
 		   size_t n, unsigned nthreads)
 {
 	struct par_job *j = start(e, in, 0, n, nthreads, 1);
-	long failed = par_failures(j);
+	struct experiment **ws = xcalloc(j->n + 1, sizeof(*ws));
+	long failed;
+	unsigned k;
 
+	for (k = 0; k < j->n; k++)
+		ws[k] = j->w[k].w;
+	if (!j->failed && !datatree_mergeable(ws, j->n)) {
+		free(ws);
+		par_free(j);
+		return PAR_ONE_THREAD;
+	}
+	free(ws);
+	failed = par_failures(j);
 	steptime_mark("correlate (workers)");
 	if (failed >= 0) {
 		par_merge(j, e);

@@ -31,6 +31,10 @@
  *     are added up); the records wait on disk.
  *  5. Messages about profiles are printed by the calling thread, in
  *     profile order, after the workers are done.
+ *  6. Data-centric measurements are added as the others are: each worker
+ *     builds a data tree, experiment_merge() merges them (datatree.h,
+ *     invariant 6), and a worker's thread numbers are its profiles'
+ *     indices (a thread stack's object is named by it).
  *  N = 1 runs the same steps on the calling thread.
  */
 #ifndef HPCPROF_PARALLEL_H
@@ -62,10 +66,14 @@ struct par_profile {
  * Adds the n profiles to e as its threads 0..n-1 (e registered them with
  * experiment_register) on nthreads threads, folds their values into the
  * statistics and reports each thread's to e->thread_cb.  A profile that
- * cannot be read now is warned about and adds nothing.  Returns the
- * number of such profiles, or -1 with hpc_lasterr() when a temporary file
- * fails.
+ * cannot be read now is warned about and adds nothing, and a data tree's
+ * problem is said in a line naming its profile.  Returns the number of
+ * unread profiles, -1 with hpc_lasterr() when a temporary file fails, or
+ * PAR_ONE_THREAD, having added and said nothing, when the workers' data
+ * trees cannot be merged into the one of adding in order
+ * (datatree_mergeable): add them on one thread then.
  */
+#define PAR_ONE_THREAD (-2)
 long par_correlate(struct experiment *e, const struct par_profile *in,
 		   size_t n, unsigned nthreads);
 

@@ -766,12 +766,14 @@ static int data_centric(const struct run *r)
 }
 
 /*
- * Measurements with data roots (hpcrun --data), synchronization files
- * (.hpcsync) or sharing files (.hpcshare) are correlated on this thread,
- * profile by profile into e itself: par_correlate's workers merge neither
- * data trees (datatree.h invariant 6) nor per-phase profiles (experiment.h
- * invariant 4), so -j N writes what -j 1 writes (and hpcprof-mpi's rank
- * 0, alone, what hpcprof writes).  Each thread's row goes to db with its
+ * Measurements with synchronization files (.hpcsync) or sharing files
+ * (.hpcshare) are correlated on this thread, profile by profile into e
+ * itself: par_correlate's workers merge no per-phase profiles
+ * (experiment.h invariant 4), and sharing labels follow time across
+ * threads (sharing.h), so -j N writes what -j 1 writes.  So are
+ * data-centric ones (hpcrun --data) under hpcprof-mpi (rank 0 alone,
+ * what hpcprof writes), and where par_correlate cannot merge their data
+ * trees (PAR_ONE_THREAD).  Each thread's row goes to db with its
  * synchronization columns, its values measured at calls into the tree
  * (phases.h).  A malformed data subtree is said in one line naming the
  * profile.  Returns the number of profiles that could not be read again
@@ -827,8 +829,7 @@ static long correlate_one_thread(struct run *r, struct database *db,
 		strbuf_release(&proc);
 		problem = datatree_take_problem(r->e);
 		if (problem)
-			hpc_warn("'%s': data-centric tree: %s; the rest is "
-				 "used", in->path, problem);
+			datatree_warn_problem(in->path, problem);
 		free(problem);
 		hpcrun_profile_free(p);
 	}
@@ -893,24 +894,31 @@ static int correlate_and_write(struct run *r, int any_sync)
 	}
 	database_set_jobs(db, r->jobs);
 	steptime_mark("metrics and database set up");
-	if (data || any_sync || r->any_share) {
-		failed = correlate_one_thread(r, db, maps);
-		steptime_mark("correlate (one thread: data, sync or sharing)");
-	} else {
+	failed = PAR_ONE_THREAD;
+	if (!any_sync && !r->any_share && !(data && r->o->correlate)) {
 		todo = xcalloc(r->nin ? r->nin : 1, sizeof(*todo));
 		for (i = 0; i < r->nin; i++) {
 			if (!r->in[i].p)
 				continue;
-			database_thread(db, used, r->in[i].path, r->in[i].p,
-					NULL);
 			todo[used].path = r->in[i].path;
 			todo[used++].map = maps[i];
-			hpcrun_profile_free(r->in[i].p);
-			r->in[i].p = NULL;
 		}
 		failed = (r->o->correlate ? r->o->correlate : par_correlate)(
 			r->e, todo, used, r->jobs);
 		free(todo);
+		for (i = 0, used = 0; failed != PAR_ONE_THREAD && i < r->nin;
+		     i++) {
+			if (!r->in[i].p)
+				continue;
+			database_thread(db, used++, r->in[i].path, r->in[i].p,
+					NULL);
+			hpcrun_profile_free(r->in[i].p);
+			r->in[i].p = NULL;
+		}
+	}
+	if (failed == PAR_ONE_THREAD) {
+		failed = correlate_one_thread(r, db, maps);
+		steptime_mark("correlate (one thread: sync or sharing)");
 	}
 	if (failed < 0) {
 		hpc_error("%s", hpc_lasterr());
