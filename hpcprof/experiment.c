@@ -1461,7 +1461,9 @@ void experiment_merge_fallbacks(struct experiment *e,
 {
 	size_t i;
 
-	for (i = 0; i < w->nov; i++)
-		if (w->ov[i].st)
+	for (i = 0; i < w->nov; i++)	/* e's own placeholders have an
+					 * overlay, and no binary */
+		if (w->ov[i].st && strcmp(e->modules[i]->path,
+					  "<placeholders>"))
 			open_fallback(e->modules[i]);
 }

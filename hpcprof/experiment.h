@@ -429,7 +429,8 @@ struct overlay *experiment_overlay(struct experiment *e, uint32_t module);
 struct overlay *experiment_placeholders(struct experiment *e);
 
 /* Opens, in e, the binaries that w's overlays read (after every merge, in
- * worker order), so e's modules say how they were attributed. */
+ * worker order; with w = e after adding profiles to e itself), so e's
+ * modules say how they were attributed. */
 void experiment_merge_fallbacks(struct experiment *e,
 				const struct experiment *w);
 

@@ -27,6 +27,21 @@ test_expect_success 'setup: measure, analyze, correlate' '
 	test_line_count = 1 lines
 '
 
+test_expect_success 'without structure files, the modules are named as attributed, as without .hpcsync' '
+	mkdir bare nosync &&
+	cp meas/*.hpcrun meas/*.hpcsync bare/ &&
+	cp meas/*.hpcrun nosync/ &&
+	hpcprof -o db-bare bare 2>err-bare &&
+	hpcprof -o db-nosync nosync 2>err-nosync &&
+	grep "structure-" db-bare/experiment.xml >actual &&
+	grep "structure-" db-nosync/experiment.xml >expect &&
+	grep -q "structure-dwarf.*/rt-sync\"" expect &&
+	test_cmp expect actual &&
+	grep warning: err-nosync >expect &&
+	grep warning: err-bare >actual &&
+	test_cmp expect actual
+'
+
 test_expect_success 'the wait is below the call of round_end in the loop of barrier_thread, as the .hpcsync files sum it' '
 	read LOOP CALL <lines &&
 	truth=$(cat meas/*.hpcsync | awk "\$1 == \"sync\" { w += \$4 } END { printf \"%.9f\", w }") &&
