@@ -10,7 +10,8 @@
 #            synthetic set, as bench/hpcprof-scale.sh)
 #     DIR    kept (the profiles are reused when present); default: a
 #            temporary directory, removed
-#   RUNS=N (default 3).
+#   RUNS=N (default 3).  DATA=1: the same profiles as data-centric ones
+#   (bench/lib.sh, syn_data_profiles), so the data tree is built too.
 #
 # A step's serial part at -j J is the CPU time left idle while it ran:
 # S = C x wall - CPU (at least 0, at most its -j 1 time), what no number of
@@ -31,7 +32,13 @@ NODES=${2:-20000}
 RUNS=${RUNS:-3}
 . "$SRC_ROOT/bench/lib.sh"
 bench_workdir hpcprof-serial "${3:-}"
-syn_profiles "$COUNT" "$NODES"
+SET=syn
+if [ "${DATA:-0}" = 1 ]; then
+	SET=syn-data
+	syn_data_profiles "$COUNT" "$NODES"
+else
+	syn_profiles "$COUNT" "$NODES"
+fi
 
 # steps J: RUNS runs of hpcprof -j J; "STEP<tab>median wall<tab>median CPU"
 # per step, in the order of the run.
@@ -40,7 +47,7 @@ steps() {
 	r=0
 	while [ $r -lt "$RUNS" ]; do
 		rm -rf db
-		HPCPROF_TIMES=1 "$BIN/hpcprof" -j "$1" -S syn.hpcstruct -o db syn 2>&1 >/dev/null |
+		HPCPROF_TIMES=1 "$BIN/hpcprof" -j "$1" -S syn.hpcstruct -o db "$SET" 2>&1 >/dev/null |
 			sed -n "s/^hpcprof: step \(.*\): \([0-9.]*\) s wall, \([0-9.]*\) s CPU$/$r	\1	\2	\3/p" >>all
 		r=$((r + 1))
 	done
@@ -61,7 +68,7 @@ C=$(nproc)
 steps 1 >j1
 steps "$C" >jc
 steps $((C + 1)) >jc1
-echo "$COUNT profiles x $NODES nodes, $C CPUs, median of $RUNS runs; seconds"
+echo "$COUNT $SET profiles x $NODES nodes, $C CPUs, median of $RUNS runs; seconds"
 awk -F'\t' -v C="$C" '
 	FILENAME == ARGV[1] { t1[$1] = $2; order[++n] = $1; next }
 	FILENAME == ARGV[2] { wa[$1] = $2; ca[$1] = $3; next }

@@ -33,6 +33,28 @@ syn_profiles() {
 	done
 }
 
+# syn_data_profiles COUNT NODES: syn-data/ holds syn_profiles' profiles as
+# hpcrun --data would file them had every sample touched one heap object:
+# the tree below ^Heap -> f0 (the allocation, 4096 bytes) -> ^Access.
+syn_data_profiles() {
+	syn_profiles "$1" "$2"
+	mkdir -p syn-data
+	for f in syn/*.hpcrun; do
+		g=syn-data/${f#syn/}
+		[ -s "$g" ] && continue
+		sh "$SRC_ROOT/tests/syn-tree.sh" profile \
+			"$(echo "${f#syn/syn-}" | sed 's/^0*\([0-9]\)/\1/; s/\.hpcrun$//')" "$2" |
+			awk '/^metric / { print; print "metric DATA:bytes int"
+					  print "header data-centric 1"; next }
+			     /^node / && !nodes++ { print "node 1 0 0 ^Heap"
+						    print "node 3 1 1 1010"
+						    print "value 3 1 4096"
+						    print "node 5 3 0 ^Access" }
+			     /^node / && $3 == 0 { $3 = 5 }
+			     { print }' | ./mkprofile "$g"
+	done
+}
+
 # bench_run KEY CMD...: runs CMD once (its output dropped, a measurement
 # directory m/ removed first) and appends "WALL CPU" seconds to KEY.t, CPU
 # the user + system time of CMD and its children (/usr/bin/time).
