@@ -205,7 +205,6 @@ void datatree_problem(struct experiment *e, const char *fmt, ...)
 /* The profile's first problem, taken (caller frees), or NULL. */
 char *datatree_take_problem(struct experiment *e);
 
-/* The object of data tree node n (an object node), or NULL. */
 /*
  * Merging workers' data trees (invariant 6), for experiment_merge().
  * datatree_mergeable: 1 when the workers' trees ws[0..n) merge into the
@@ -230,6 +229,7 @@ void datatree_merge_end(struct experiment *e, const struct experiment *w);
 /* One line naming the profile at path and its data-centric problem. */
 void datatree_warn_problem(const char *path, const char *problem);
 
+/* The object of data tree node n (an object node), or NULL. */
 const struct data_object *datatree_object(const struct experiment *e,
 					  const struct node *n);
 

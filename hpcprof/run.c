@@ -919,7 +919,7 @@ static int correlate_and_write(struct run *r, int any_sync)
 	if (failed == PAR_ONE_THREAD) {
 		failed = correlate_one_thread(r, db, maps);
 		experiment_merge_fallbacks(r->e, r->e);
-		steptime_mark("correlate (one thread: sync or sharing)");
+		steptime_mark("correlate (one thread)");
 	}
 	if (failed < 0) {
 		hpc_error("%s", hpc_lasterr());
