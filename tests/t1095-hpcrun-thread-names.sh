@@ -21,11 +21,12 @@ file_names() {
 }
 
 # Each thread row of the phases view after the line of its site or phase
-# kind:
-# "SITE<tab>NAME".
+# kind, numbered (two sites at one line can print alike: their values are
+# rounded):
+# "N SITE<tab>NAME".
 view_rows() {
 	hpcviewer-tui --stdio --view phases "$1" |
-		awk '!/^[0-9. ]*    (process [0-9]+ )?thread [0-9]+( +\|.*)?$/ { site = $0; next }
+		awk '!/^[0-9. ]*    (process [0-9]+ )?thread [0-9]+( +\|.*)?$/ { site = ++n " " $0; next }
 			{ sub(/ *\|.*$/, ""); sub(/^[0-9. ]*    /, ""); print site "\t" $0 }'
 }
 
