@@ -148,6 +148,40 @@ static struct node *data_node(struct experiment *e, struct node *parent,
 	return n;
 }
 
+/* The data root, made when new. */
+struct node *datatree_root(struct experiment *e)
+{
+	struct datatree *dt = tree(e);
+
+	if (!dt->root)
+		dt->root = data_node(e, NULL, 0, 0, "<data objects>");
+	return dt->root;
+}
+
+/*
+ * Object dt->nobjs, of kind, identity key and "KIND\tNAME" shown, at its
+ * node (made with that index as its key), in every index of dt.
+ */
+static struct data_object *add_object(struct datatree *dt,
+				      enum data_kind kind, const char *key,
+				      const char *shown, struct node *node)
+{
+	struct data_object *o;
+
+	HPC_GROW(dt->objs, dt->nobjs + 1, dt->objs_alloc);
+	o = &dt->objs[dt->nobjs++];
+	memset(o, 0, sizeof(*o));
+	o->kind = kind;
+	o->remote = -1;
+	o->key = xstrdup(key);
+	o->node = node;
+	hmap_put_str(dt->names, shown, (void *)1);
+	hmap_put_str(dt->by_name, key, (void *)(uintptr_t)dt->nobjs);
+	hmap_put(dt->by_node, &node->id, sizeof(node->id),
+		 (void *)(uintptr_t)dt->nobjs);
+	return o;
+}
+
 /*
  * The object (kind, id), made when new below its kind's node, named name
  * (with " #2", " #3", ... when another object of the kind has that name
@@ -162,7 +196,7 @@ static int32_t object_id(struct experiment *e, enum data_kind kind,
 	struct datatree *dt = tree(e);
 	struct strbuf key = STRBUF_INIT, shown = STRBUF_INIT;
 	uintptr_t v;
-	struct data_object *o;
+	struct node *x;
 	int n;
 
 	strbuf_addf(&key, "%d\t%s", (int)kind, id ? id : name);
@@ -177,29 +211,18 @@ static int32_t object_id(struct experiment *e, enum data_kind kind,
 		strbuf_addf(&shown, "%d\t%s #%d", (int)kind, name, n);
 		dt->renamed = 1;
 	}
-	hmap_put_str(dt->names, shown.buf, (void *)1);
-	if (!dt->root)
-		dt->root = data_node(e, NULL, 0, 0, "<data objects>");
 	if (!dt->kinds[kind])
-		dt->kinds[kind] = data_node(e, dt->root, 1, kind,
+		dt->kinds[kind] = data_node(e, datatree_root(e), 1, kind,
 					    kind_nodes[kind]);
-	HPC_GROW(dt->objs, dt->nobjs + 1, dt->objs_alloc);
-	o = &dt->objs[dt->nobjs];
-	memset(o, 0, sizeof(*o));
-	o->kind = kind;
-	o->remote = -1;
-	o->key = xstrdup(key.buf);
-	o->node = data_node(e, dt->kinds[kind], 2, dt->nobjs,
-			    strchr(shown.buf, '\t') + 1);
-	o->node->lm = lm;
-	o->node->file = name_table_intern(&e->files, file);
-	o->node->line = line;
-	hmap_put_str(dt->by_name, key.buf, (void *)(uintptr_t)(dt->nobjs + 1));
-	hmap_put(dt->by_node, &o->node->id, sizeof(o->node->id),
-		 (void *)(uintptr_t)(dt->nobjs + 1));
+	x = data_node(e, dt->kinds[kind], 2, dt->nobjs,
+		      strchr(shown.buf, '\t') + 1);
+	x->lm = lm;
+	x->file = name_table_intern(&e->files, file);
+	x->line = line;
+	add_object(dt, kind, key.buf, shown.buf, x);
 	strbuf_release(&key);
 	strbuf_release(&shown);
-	return (int32_t)dt->nobjs++;
+	return (int32_t)dt->nobjs - 1;
 }
 
 static int32_t object(struct experiment *e, enum data_kind kind,
@@ -767,15 +790,6 @@ int datatree_mergeable(struct experiment *const *ws, size_t n)
 	return ok;
 }
 
-struct node *datatree_merge_root(struct experiment *e)
-{
-	struct datatree *dt = tree(e);
-
-	if (!dt->root)
-		dt->root = data_node(e, NULL, 0, 0, "<data objects>");
-	return dt->root;
-}
-
 /* w's object at its node n. */
 static const struct data_object *object_at(const struct experiment *w,
 					   const struct node *n)
@@ -809,21 +823,9 @@ void datatree_merge_node(struct experiment *e, const struct experiment *w,
 		return;
 	from = object_at(w, n);
 	if (is_new) {
-		HPC_GROW(dt->objs, dt->nobjs + 1, dt->objs_alloc);
-		o = &dt->objs[dt->nobjs];
-		memset(o, 0, sizeof(*o));
-		o->kind = from->kind;
-		o->remote = -1;
-		o->key = xstrdup(from->key);
-		o->node = x;
-		strbuf_addf(&shown, "%d\t%s", (int)o->kind,
+		strbuf_addf(&shown, "%d\t%s", (int)from->kind,
 			    e->procs.names[x->proc]);
-		hmap_put_str(dt->names, shown.buf, (void *)1);
-		hmap_put_str(dt->by_name, o->key,
-			     (void *)(uintptr_t)(dt->nobjs + 1));
-		hmap_put(dt->by_node, &x->id, sizeof(x->id),
-			 (void *)(uintptr_t)(dt->nobjs + 1));
-		dt->nobjs++;
+		add_object(dt, from->kind, from->key, shown.buf, x);
 		strbuf_release(&shown);
 	}
 	o = &dt->objs[x->k2];

@@ -209,8 +209,8 @@ char *datatree_take_problem(struct experiment *e);
  * Merging workers' data trees (invariant 6), for experiment_merge().
  * datatree_mergeable: 1 when the workers' trees ws[0..n) merge into the
  * tree of adding their profiles in order (no two objects of different
- * identities share a name).  datatree_merge_root: e's data root, made
- * when it has none.  datatree_merge_key: the key below its kind's node
+ * identities share a name).  datatree_root: e's data root, made when it
+ * has none (w's root merges into it).  datatree_merge_key: the key below its kind's node
  * in e of w's object node n (its object index in e, or the next one).
  * datatree_merge_node: after e's node x for w's data node n (root
  * excepted) was found or made (is_new) with its fields: e's kinds and
@@ -219,7 +219,7 @@ char *datatree_take_problem(struct experiment *e);
  * values).
  */
 int datatree_mergeable(struct experiment *const *ws, size_t n);
-struct node *datatree_merge_root(struct experiment *e);
+struct node *datatree_root(struct experiment *e);
 uint64_t datatree_merge_key(struct experiment *e, const struct experiment *w,
 			    const struct node *n);
 void datatree_merge_node(struct experiment *e, const struct experiment *w,

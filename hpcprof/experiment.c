@@ -1419,7 +1419,7 @@ struct node **experiment_merge(struct experiment *e,
 		if (!n->parent) {	/* the roots; w's data root is made
 					 * where w made it (datatree.h) */
 			if (n->kind == NODE_DATA)
-				map[n->id] = datatree_merge_root(e);
+				map[n->id] = datatree_root(e);
 			continue;
 		}
 		st = merge_key(&mg, n, &k1, &k2);
