@@ -957,7 +957,7 @@ void experiment_placeholder_name(uint64_t addr, char *out)
 struct node *experiment_named_leaf(struct experiment *e, struct node *x,
 				   const char *full)
 {
-	struct module m = { .path = "<placeholders>", .lm = PLACEHOLDER_LM };
+	struct module m = { .path = PLACEHOLDERS_PATH, .lm = PLACEHOLDER_LM };
 	struct structure *st;
 	struct place at = { x, NULL };
 	uint32_t p;
@@ -968,7 +968,8 @@ struct node *experiment_named_leaf(struct experiment *e, struct node *x,
 	if (e->shared) {
 		m.st = st = experiment_placeholders(e)->st;
 	} else {
-		struct module *pm = module_for(e, "<placeholders>", NULL, NULL);
+		struct module *pm = module_for(e, PLACEHOLDERS_PATH, NULL,
+					       NULL);
 
 		m.lm = pm->lm;
 		m.st = st = overlay_of(e, pm)->st;
@@ -1046,7 +1047,7 @@ struct overlay *experiment_placeholders(struct experiment *e)
 {
 	if (!e->ph) {
 		e->ph = xcalloc(1, sizeof(*e->ph));
-		e->ph->st = structure_new("<placeholders>", "");
+		e->ph->st = structure_new(PLACEHOLDERS_PATH, "");
 		structure_finish(e->ph->st);
 		e->ph->content = hmap_new();
 	}
@@ -1344,7 +1345,7 @@ static uint32_t merge_lm(struct merge *mg, uint32_t lm)
 	if (lm != PLACEHOLDER_LM)
 		return lm;
 	if (!mg->ph)
-		mg->ph = module_for(mg->e, "<placeholders>", NULL, NULL);
+		mg->ph = module_for(mg->e, PLACEHOLDERS_PATH, NULL, NULL);
 	return mg->ph->lm;
 }
 
@@ -1464,6 +1465,6 @@ void experiment_merge_fallbacks(struct experiment *e,
 	for (i = 0; i < w->nov; i++)	/* e's own placeholders have an
 					 * overlay, and no binary */
 		if (w->ov[i].st && strcmp(e->modules[i]->path,
-					  "<placeholders>"))
+					  PLACEHOLDERS_PATH))
 			open_fallback(e->modules[i]);
 }

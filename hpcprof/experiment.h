@@ -146,6 +146,8 @@ extern const char cct_no_file[];
 /* A worker's load-module index of the placeholders (no module of its own
  * until merged into an experiment that is not a worker's). */
 #define PLACEHOLDER_LM UINT32_MAX
+/* The placeholders' module path (it names no binary). */
+#define PLACEHOLDERS_PATH "<placeholders>"
 /* A worker's load-module index of the data tree's own nodes ("<data>",
  * datatree.h), the same way. */
 #define DATA_LM (UINT32_MAX - 1)

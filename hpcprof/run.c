@@ -537,7 +537,7 @@ static void notices(struct run *r)
 				 "ignored", m->path, m->rejected,
 				 m->rejected_binary, m->measured, m->on_disk);
 		if (!m->fb || m->source == MODULE_STRUCTFILE ||
-		    !strcmp(m->path, "<placeholders>"))
+		    !strcmp(m->path, PLACEHOLDERS_PATH))
 			continue;
 		if (m->source == MODULE_DWARF)
 			k = FB_DWARF;
