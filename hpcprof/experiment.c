@@ -1080,6 +1080,8 @@ static struct node *program_root(struct experiment *e,
 	n = child(e, e->root, NODE_PROGRAM, v - 1, 0, &is_new);
 	if (!is_new)
 		return n;
+	if (!e->shared)		/* a worker's is set when merged */
+		e->programs[v - 1].node = n;
 	strbuf_addf(&sb, "<program %s>", pr->name);
 	n->proc = name_table_intern(&e->procs, sb.buf);
 	n->lm = pr->lm;

@@ -86,4 +86,20 @@ test_expect_success 'threads.tsv and the viewer show the same per-thread waits a
 	grep "pthread_barrier_wait       10       2 " report
 '
 
+test_expect_success 'a process tree of two programs: --text names each once, with its threads' '
+	cp rt-sync rt-sync-twin &&
+	hpcrun -o twin ./rt-sync-twin barrier 3 2 spin 5 >/dev/null &&
+	hpcprof -o db-two --text two.txt meas twin 2>err-two &&
+	sed -n "/^Programs by/,/^\$/p" two.txt >programs &&
+	grep -E " 1 +2  rt-sync\$" programs &&
+	grep -E " 1 +3  rt-sync-twin\$" programs &&
+	awk "/%/ { s += \$1 } END { print s }" programs >sum &&
+	test_within "$(cat sum)" 100 0.02
+'
+
+test_expect_success HPCPROF_MPI 'hpcprof-mpi correlates them on rank 0 alone: the database of hpcprof' '
+	mpi_as_hpcprof "measurements with synchronization data (.hpcsync files) are correlated by rank 0 alone, as hpcprof does" \
+		meas twin
+'
+
 test_done
