@@ -160,6 +160,7 @@ struct experiment *experiment_new_worker(const struct experiment *e)
 	w->modules = e->modules;
 	w->nmodules = e->nmodules;
 	w->shared = e;
+	w->phases = e->phases ? phases_new_worker(e->phases) : NULL;
 	return w;
 }
 
@@ -191,6 +192,7 @@ void experiment_free(struct experiment *e)
 	free(e->touched);
 	hmap_free(e->phase_nodes);
 	if (e->shared) {
+		phases_free(e->phases);
 		free(e);
 		return;
 	}
@@ -1344,6 +1346,8 @@ static uint32_t merge_lm(struct merge *mg, uint32_t lm)
 		return lm;
 	if (lm == DATA_LM)
 		return name_table_intern(&mg->e->lms, "<data>");
+	if (lm == PHASES_LM)
+		return name_table_intern(&mg->e->lms, "<phases>");
 	if (lm != PLACEHOLDER_LM)
 		return lm;
 	if (!mg->ph)
@@ -1412,6 +1416,8 @@ struct node **experiment_merge(struct experiment *e,
 			     (void *)(uintptr_t)(w->nov + 1));
 	map[w->root->id] = e->root;
 	map[w->flat_root->id] = e->flat_root;
+	if (w->phases)
+		phases_merge_sites(e->phases, w->phases);
 	for (i = 0; i < w->next_id; i++) {
 		const struct node *n = w->nodes[i];
 		struct node *x;
@@ -1428,6 +1434,8 @@ struct node **experiment_merge(struct experiment *e,
 		st = merge_key(&mg, n, &k1, &k2);
 		if (n->kind == NODE_DATA && k1 == 2)
 			k2 = datatree_merge_key(e, w, n);
+		if (n->kind == NODE_PHASE)
+			k1 = phases_merge_key(w->phases, (uint32_t)k1);
 		x = child(e, map[n->parent->id], n->kind, k1, k2, &is_new);
 		map[n->id] = x;
 		if (is_new) {
@@ -1439,17 +1447,22 @@ struct node **experiment_merge(struct experiment *e,
 				  n->kind == NODE_ALIEN ||
 				  n->kind == NODE_PROC ||
 				  n->kind == NODE_PROGRAM ||
+				  n->kind == NODE_PHASE ||
 				  n->kind == NODE_DATA ? mg.procs[n->proc] : 0;
 			x->line = n->line;
 			x->vma = n->vma;
 			if (n->kind == NODE_PROGRAM && !e->shared)
 				e->programs[n->k1].node = x;
+			if (n->kind == NODE_PHASE)
+				phases_merge_node(e, x);
 		}
 		if (n->kind == NODE_DATA)
 			datatree_merge_node(e, w, n, x, is_new);
 	}
 	if (w->data)
 		datatree_merge_end(e, w);
+	if (w->phases)
+		phases_merge_end(e->phases, w->phases, map);
 	for (i = 0; i <= w->nov; i++)
 		free(mg.memo[i]);
 	free(mg.memo);

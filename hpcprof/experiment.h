@@ -28,10 +28,10 @@
  *  4. Per-phase profiles (the profiles' "^Phases " subtree, hpcrun(5)) hang
  *     below PHASE nodes, children of the root: a sample there adds up to
  *     its PHASE node and stops, so the root, the code tree and the flat
- *     tree count every sample once (phases.h).  Only an experiment of its
- *     own has PHASE nodes (a worker's leaves "^Phases " alone), and
- *     experiment_merge() carries none: run.c adds measurements with
- *     synchronization data on one thread, hpcprof-mpi refuses them.
+ *     tree count every sample once (phases.h).  A PHASE node is keyed by
+ *     its start site; a worker makes them only when it has phases of its
+ *     own (measurements with synchronization data, phases.h invariant 5),
+ *     and experiment_merge() merges them by their key, renumbered.
  */
 #ifndef HPCPROF_EXPERIMENT_H
 #define HPCPROF_EXPERIMENT_H
@@ -151,6 +151,8 @@ extern const char cct_no_file[];
 /* A worker's load-module index of the data tree's own nodes ("<data>",
  * datatree.h), the same way. */
 #define DATA_LM (UINT32_MAX - 1)
+/* And of the per-phase profiles' roots ("<phases>", phases.h). */
+#define PHASES_LM (UINT32_MAX - 2)
 
 /*
  * The per-thread values as lines written in pieces at once (parallel.c):
@@ -212,8 +214,9 @@ struct experiment {
 	struct hmap *program_index;	/* name -> index + 1 */
 	/* Per-phase profiles (invariant 4): key -> PHASE node (phases.c). */
 	struct hmap *phase_nodes;
-	struct phases *phases;		/* the synchronization data of the
-					 * thread being added (phases_thread),
+	struct phases *phases;		/* the synchronization data (the
+					 * thread being added's,
+					 * phases_thread; a worker's own),
 					 * or NULL */
 	struct datatree *data;		/* data-centric tree, or NULL when no
 					 * profile has data roots */

@@ -9,6 +9,7 @@
 #include "datatree.h"
 #include "error.h"
 #include "parallel.h"
+#include "phases.h"
 #include "steptime.h"
 
 unsigned par_default_threads(void)
@@ -113,6 +114,7 @@ struct worker {
 	const struct par_profile *in;
 	size_t lo, hi;
 	char **err;		/* per profile, for the caller to print */
+	char **sync_err;	/* per profile: its .hpcsync file's, or NULL */
 	char **problem;		/* per profile: its data tree's, or NULL */
 	FILE *spill;
 	int spill_err;
@@ -143,6 +145,20 @@ static void spill_value(void *arg, uint32_t thread, const struct node *n,
 	put(k, n->id, (uint32_t)(2 * raw + (size_t)ie), v);
 }
 
+/* Profile i's synchronization file (phases.h) for the thread about to
+ * be added, p: left out, with a message, when p lacks its nodes. */
+static void add_sync(struct worker *k, size_t i,
+		     const struct hpcrun_profile *p)
+{
+	const struct hpcsync *s = k->in[i].sync ? *k->in[i].sync : NULL;
+
+	if (s && phases_check(s, p)) {
+		k->sync_err[i] = xstrdup(hpc_lasterr());
+		s = NULL;
+	}
+	phases_thread(k->w->phases, k->w, i, s, p, k->in[i].proc);
+}
+
 static void *correlate(void *arg)
 {
 	struct worker *k = arg;
@@ -157,6 +173,8 @@ static void *correlate(void *arg)
 		}
 		put(k, 0, (uint32_t)i, 0);
 		k->w->nthreads = i;	/* the thread's number (datatree.h) */
+		if (k->w->phases)
+			add_sync(k, i, p);
 		experiment_add_profile(k->w, p, k->in[i].map);
 		k->problem[i] = datatree_take_problem(k->w);
 		hpcrun_profile_free(p);
@@ -178,7 +196,7 @@ struct par_job {
 	int partials;		/* workers fold (worker_stats) ... */
 	struct accum ***part;	/* ... and par_merge keeps their
 				 * accumulators here, by worker and id */
-	char **err, **problem;
+	char **err, **sync_err, **problem;
 	size_t lo, hi;
 	int failed;		/* a temporary file could not be made */
 };
@@ -196,6 +214,7 @@ static struct par_job *start(struct experiment *e,
 	j->nmaps = xcalloc(j->n, sizeof(*j->nmaps));
 	j->err = xcalloc(hi - lo + 1, sizeof(*j->err));
 	j->problem = xcalloc(hi - lo + 1, sizeof(*j->problem));
+	j->sync_err = xcalloc(hi - lo + 1, sizeof(*j->sync_err));
 	j->lo = lo;
 	j->hi = hi;
 	j->partials = partials;
@@ -211,6 +230,7 @@ static struct par_job *start(struct experiment *e,
 		w->in = in;
 		w->err = j->err - lo;
 		w->problem = j->problem - lo;
+		w->sync_err = j->sync_err - lo;
 		range(hi - lo, j->n, k, &w->lo, &w->hi);
 		w->lo += lo;
 		w->hi += lo;
@@ -240,14 +260,25 @@ long par_failures(struct par_job *j)
 
 	if (j->failed)
 		return -1;
-	for (i = 0; i < j->hi - j->lo; i++)
+	for (i = 0; i < j->hi - j->lo; i++) {
+		const struct par_profile *in = &j->w[0].in[j->lo + i];
+
 		if (j->err[i]) {
 			hpc_warn("%s; skipping it", j->err[i]);
 			failed++;
-		} else if (j->problem[i]) {
-			datatree_warn_problem(j->w[0].in[j->lo + i].path,
-					      j->problem[i]);
+		} else {
+			if (j->sync_err[i])
+				hpc_warn("%s; synchronization data of this "
+					 "thread ignored", j->sync_err[i]);
+			if (j->problem[i])
+				datatree_warn_problem(in->path,
+						      j->problem[i]);
 		}
+		if ((j->err[i] || j->sync_err[i]) && in->sync) {
+			hpcsync_free(*in->sync);
+			*in->sync = NULL;
+		}
+	}
 	for (k = 0; k < j->n; k++)
 		if (j->w[k].spill_err) {
 			hpc_seterr("temporary file: write error");
@@ -460,9 +491,11 @@ void par_free(struct par_job *j)
 	free(j->part);
 	for (i = 0; i < j->hi - j->lo; i++) {
 		free(j->err[i]);
+		free(j->sync_err[i]);
 		free(j->problem[i]);
 	}
 	free(j->err);
+	free(j->sync_err);
 	free(j->problem);
 	free(j->maps);
 	free(j->nmaps);

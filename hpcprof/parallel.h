@@ -34,7 +34,9 @@
  *  6. Data-centric measurements are added as the others are: each worker
  *     builds a data tree, experiment_merge() merges them (datatree.h,
  *     invariant 6), and a worker's thread numbers are its profiles'
- *     indices (a thread stack's object is named by it).
+ *     indices (a thread stack's object is named by it).  So are
+ *     synchronization measurements: each worker has phases of its own
+ *     (phases.h, invariant 5).
  *  N = 1 runs the same steps on the calling thread.
  */
 #ifndef HPCPROF_PARALLEL_H
@@ -43,6 +45,8 @@
 #include <stddef.h>
 
 #include "experiment.h"
+
+struct hpcsync;
 
 /* hpcprof -j's default: the online CPUs, at most PAR_DEFAULT_MAX. */
 #define PAR_DEFAULT_MAX 16
@@ -56,10 +60,17 @@ unsigned par_default_threads(void);
 void par_read_heads(const char *const *paths, size_t n, unsigned nthreads,
 		    struct hpcrun_profile **out, char **err);
 
-/* One profile to add: its path and metric map (experiment_add_profile). */
+/*
+ * One profile to add: its path and metric map (experiment_add_profile);
+ * when e has phases, its synchronization file *sync (NULL, or *sync NULL:
+ * none; freed and set NULL when the profile cannot be read or the file
+ * does not fit it, phases_check) and process key proc (phases_thread).
+ */
 struct par_profile {
 	const char *path;
 	const int *map;
+	struct hpcsync **sync;
+	const char *proc;
 };
 
 /*
@@ -67,7 +78,8 @@ struct par_profile {
  * experiment_register) on nthreads threads, folds their values into the
  * statistics and reports each thread's to e->thread_cb.  A profile that
  * cannot be read now is warned about and adds nothing, and a data tree's
- * problem is said in a line naming its profile.  Returns the number of
+ * problem, or a synchronization file that does not fit its profile, is
+ * said in a line naming the file.  Returns the number of
  * unread profiles, -1 with hpc_lasterr() when a temporary file fails, or
  * PAR_ONE_THREAD, having added and said nothing, when the workers' data
  * trees cannot be merged into the one of adding in order
@@ -82,9 +94,10 @@ long par_correlate(struct experiment *e, const struct par_profile *in,
  * ranks between par_merge and par_records):
  * par_start runs the workers over in[lo, hi) (thread numbers stay the
  * indices in in); par_failures warns about the profiles that could not be
- * read, in order, and returns how many (-1 with hpc_lasterr() when a
- * temporary file failed); par_merge merges the workers' trees, in order,
- * into into (e itself or a worker's experiment of e) and frees them;
+ * read and the synchronization files left out, in order, and returns how
+ * many could not be read (-1 with hpc_lasterr() when a temporary file
+ * failed); par_merge merges the workers' trees, in order, into into (e
+ * itself or a worker's experiment of e) and frees them;
  * par_records calls fn for each per-thread value in thread order, with its
  * node in into (0, or -1 with hpc_lasterr() on a read error); par_fold is
  * the fn that folds a value into e's statistics (arg e) and reports it to

@@ -31,6 +31,7 @@ static const char *const met_desc[NMET] = {
 };
 
 struct gsite {
+	char *key;			/* invariant 1's */
 	enum hpcsync_kind kind;
 	uint64_t object;
 	uint32_t nthreads;
@@ -90,7 +91,8 @@ struct phases {
 	struct srow *rows;	size_t nrows, rows_alloc;
 	struct prow *prows;	size_t nprows, prows_alloc;
 	struct erow *erows;	size_t nerows, erows_alloc;
-	size_t nthreads;
+	size_t nfiles;		/* threads with a file */
+	uint32_t *merged;	/* a worker's: its site -> into's (merging) */
 	/* the thread being added */
 	struct hmap *local;	/* hpcrun site id -> global index + 1 */
 	struct call_value *extra;	size_t nextra, extra_alloc;
@@ -113,9 +115,12 @@ void phases_free(struct phases *ph)
 
 	if (!ph)
 		return;
-	for (i = 0; i < ph->nsites; i++)
+	for (i = 0; i < ph->nsites; i++) {
+		free(ph->sites[i].key);
 		free(ph->sites[i].label);
+	}
 	free(ph->sites);
+	free(ph->merged);
 	hmap_free(ph->site_index);
 	hmap_free(ph->local);
 	free(ph->rows);
@@ -195,6 +200,31 @@ const char *phases_thread_columns(const struct phases *ph)
 			 "\tlast-arrivals\tphase-work-s\tlock-wait-s" : NULL;
 }
 
+/* The index of the site of key (invariant 1), made on first use; its
+ * participants the most any thread said. */
+static uint32_t site_of(struct phases *ph, const char *key,
+			enum hpcsync_kind kind, uint64_t object,
+			uint32_t nthreads)
+{
+	uintptr_t v = (uintptr_t)hmap_get_str(ph->site_index, key);
+
+	if (!v) {
+		struct gsite *g;
+
+		HPC_GROW(ph->sites, ph->nsites + 1, ph->sites_alloc);
+		g = &ph->sites[ph->nsites++];
+		memset(g, 0, sizeof(*g));
+		g->key = xstrdup(key);
+		g->kind = kind;
+		g->object = object;
+		v = ph->nsites;
+		hmap_put_str(ph->site_index, key, (void *)v);
+	}
+	if (nthreads > ph->sites[v - 1].nthreads)
+		ph->sites[v - 1].nthreads = nthreads;
+	return (uint32_t)(v - 1);
+}
+
 /*
  * The global index of the thread's hpcrun site (invariant 1); where[] maps
  * the profile's node ids of the sites to their index in p->nodes + 1.
@@ -208,6 +238,7 @@ static uint32_t global_site(struct phases *ph, const struct hpcsync_site *st,
 	uintptr_t v = st->node ? (uintptr_t)hmap_get(where, &st->node,
 						     sizeof(st->node)) : 0;
 	uint64_t addr = 0;
+	uint32_t g;
 	size_t k;
 
 	if (v) {
@@ -222,23 +253,9 @@ static uint32_t global_site(struct phases *ph, const struct hpcsync_site *st,
 	else
 		strbuf_addf(&key, "%s %s #%u", hpcsync_kind_name(st->kind),
 			    proc, st->id);
-	v = (uintptr_t)hmap_get_str(ph->site_index, key.buf);
-	if (!v) {
-		struct gsite *g;
-
-		HPC_GROW(ph->sites, ph->nsites + 1, ph->sites_alloc);
-		g = &ph->sites[ph->nsites++];
-		memset(g, 0, sizeof(*g));
-		g->kind = st->kind;
-		g->object = st->object;
-		g->nthreads = st->nthreads;
-		v = ph->nsites;
-		hmap_put_str(ph->site_index, key.buf, (void *)v);
-	}
-	if (st->nthreads > ph->sites[v - 1].nthreads)
-		ph->sites[v - 1].nthreads = st->nthreads;
+	g = site_of(ph, key.buf, st->kind, st->object, st->nthreads);
 	strbuf_release(&key);
-	return (uint32_t)(v - 1);
+	return g;
 }
 
 /* Node id -> index in p->nodes + 1, for the nodes of s's sites: one pass
@@ -377,11 +394,37 @@ static void add_episodes(struct phases *ph, const struct hpcsync *s,
 	}
 }
 
-void phases_thread(struct phases *ph, struct experiment *e, size_t t,
-		   struct hpcsync *s, const struct hpcrun_profile *p,
-		   const char *proc, struct strbuf *cols)
+void phases_columns(const struct phases *ph, const struct hpcsync *s,
+		    struct strbuf *cols)
 {
-	double tot[NMET] = { 0 }, work = 0;
+	double wait = 0, completion = 0, episodes = 0, last = 0, work = 0,
+	       lock_wait = 0;
+	size_t i;
+
+	if (!ph->any)
+		return;
+	if (!s) {
+		strbuf_addstr(cols, "\t-\t-\t-\t-\t-\t-");
+		return;
+	}
+	for (i = 0; i < s->nsyncs; i++) {
+		wait += s->syncs[i].wait;
+		completion += s->syncs[i].completion;
+		episodes += (double)s->syncs[i].episodes;
+		last += (double)s->syncs[i].last;
+	}
+	for (i = 0; i < s->nlocks; i++)
+		lock_wait += s->locks[i].wait;
+	for (i = 0; i < s->nphases; i++)
+		work += s->phases[i].work;
+	strbuf_addf(cols, "\t%.9f\t%.9f\t%.0f\t%.0f\t%.9f\t%.9f", wait,
+		    completion, episodes, last, work, lock_wait);
+}
+
+void phases_thread(struct phases *ph, struct experiment *e, size_t t,
+		   const struct hpcsync *s, const struct hpcrun_profile *p,
+		   const char *proc)
+{
 	struct hmap *rows = hmap_new();	/* global site -> row index + 1 */
 	struct hmap *kinds = hmap_new();	/* (start, end) -> prow + 1 */
 	struct hmap *where;
@@ -391,9 +434,7 @@ void phases_thread(struct phases *ph, struct experiment *e, size_t t,
 	hmap_free(ph->local);
 	ph->local = hmap_new();
 	e->phases = ph;
-	ph->nthreads = t + 1 > ph->nthreads ? t + 1 : ph->nthreads;
-	for (i = 0; s && i < NMET; i++)	/* means over these threads */
-		e->metrics.raw[ph->raw[i]].nthreads++;
+	ph->nfiles += s != NULL;
 	where = site_nodes(s, p);
 	for (i = 0; s && i < s->nsites; i++) {
 		uint32_t g = global_site(ph, &s->sites[i], p, proc, where);
@@ -421,10 +462,6 @@ void phases_thread(struct phases *ph, struct experiment *e, size_t t,
 		add_extra(ph, st->node, g, callee, M_EPISODES,
 			  (double)y->episodes);
 		add_extra(ph, st->node, g, callee, M_LAST, (double)y->last);
-		tot[M_WAIT] += y->wait;
-		tot[M_COMPLETION] += y->completion;
-		tot[M_EPISODES] += (double)y->episodes;
-		tot[M_LAST] += (double)y->last;
 	}
 	for (i = 0; s && i < s->nlocks; i++) {
 		const struct hpcsync_lock *l = &s->locks[i];
@@ -439,7 +476,6 @@ void phases_thread(struct phases *ph, struct experiment *e, size_t t,
 		add_extra(ph, st->node, g, callee, M_LOCK_WAIT, l->wait);
 		add_extra(ph, st->node, g, callee, M_BLOCKED,
 			  (double)l->blocked);
-		tot[M_LOCK_WAIT] += l->wait;
 	}
 	for (i = 0; s && i < s->nphases; i++) {
 		const struct hpcsync_phase *q = &s->phases[i];
@@ -463,7 +499,6 @@ void phases_thread(struct phases *ph, struct experiment *e, size_t t,
 		r->count += q->count;
 		r->work += q->work;
 		r->wall += q->wall;
-		work += q->work;
 		end--;
 		row = (uintptr_t)hmap_get(rows, &end, sizeof(end));
 		if (row)
@@ -474,15 +509,6 @@ void phases_thread(struct phases *ph, struct experiment *e, size_t t,
 	hmap_free(rows);
 	hmap_free(kinds);
 	hmap_free(where);
-	if (cols && ph->any) {
-		if (s)
-			strbuf_addf(cols, "\t%.9f\t%.9f\t%.0f\t%.0f\t%.9f\t%.9f",
-				    tot[M_WAIT], tot[M_COMPLETION],
-				    tot[M_EPISODES], tot[M_LAST], work,
-				    tot[M_LOCK_WAIT]);
-		else
-			strbuf_addstr(cols, "\t-\t-\t-\t-\t-\t-");
-	}
 }
 
 /* The PHASE node of start site site (experiment.h invariant 4), keyed by
@@ -492,13 +518,14 @@ static struct node *phase_root(struct experiment *e, struct phases *ph,
 			       uint32_t site)
 {
 	uint32_t key = ph ? local_key(ph, site) : site;
-	struct node *n = hmap_get(e->phase_nodes, &key, sizeof(key));
+	int is_new;
+	struct node *n = experiment_child(e, e->root, NODE_PHASE, key, 0,
+					  &is_new);
 
-	if (n)
+	if (!is_new)
 		return n;
-	n = experiment_node(e, e->root, NODE_PHASE);
 	n->proc = name_table_intern(&e->procs, "<phase>");
-	n->lm = name_table_intern(&e->lms, "<phases>");
+	n->lm = e->shared ? PHASES_LM : name_table_intern(&e->lms, "<phases>");
 	n->file = name_table_intern(&e->files, "");
 	hmap_put(e->phase_nodes, &key, sizeof(key), n);
 	return n;
@@ -528,8 +555,7 @@ static int is_phases_root(uint64_t addr)
 	return !strcmp(name, "^Phases");
 }
 
-/* Every profile: its "^Phases " subtree is this hook's, in a worker too
- * (which drops it). */
+/* Every profile: its "^Phases " subtree is this hook's. */
 static int phases_begin(struct profile_walk *w, void **state)
 {
 	*state = w->e->phases;
@@ -538,8 +564,9 @@ static int phases_begin(struct profile_walk *w, void **state)
 
 /*
  * "^Phases " and its start sites' placeholders: below the root, the
- * PHASE node of the site (made in an experiment of its own only:
- * invariant 5); the rest of the subtree is code, placed below it.
+ * PHASE node of the site (made in a worker only when it has
+ * synchronization data: invariant 5); the rest of the subtree is code,
+ * placed below it.
  */
 static int phases_place(void *state, struct profile_walk *w, uint64_t i)
 {
@@ -554,7 +581,8 @@ static int phases_place(void *state, struct profile_walk *w, uint64_t i)
 	if (!w->in_phase[i] || w->attach[k])
 		return 0;
 	site = nd->lm == 0 ? phase_site(nd->addr) : -1;
-	if (site >= 0 && w->p->nodes[k].parent == 0 && !w->e->shared)
+	if (site >= 0 && w->p->nodes[k].parent == 0 &&
+	    (state || !w->e->shared))
 		w->attach[i] = phase_root(w->e, state, (uint32_t)site);
 	return 1;
 }
@@ -597,6 +625,90 @@ static void phases_end(void *state, struct profile_walk *w)
 		if (!g->call && ph->extra[i].at)
 			g->call = ph->extra[i].at;
 	}
+}
+
+struct phases *phases_new_worker(const struct phases *ph)
+{
+	struct phases *w = phases_new(ph->all_locks);
+
+	w->any = ph->any;
+	memcpy(w->raw, ph->raw, sizeof(w->raw));
+	return w;
+}
+
+void phases_merge_sites(struct phases *into, struct phases *from)
+{
+	size_t i;
+
+	free(from->merged);
+	from->merged = xcalloc(from->nsites + 1, sizeof(*from->merged));
+	for (i = 0; i < from->nsites; i++) {
+		const struct gsite *g = &from->sites[i];
+
+		from->merged[i] = site_of(into, g->key, g->kind, g->object,
+					  g->nthreads);
+	}
+}
+
+/* into's key (index + 1, 0 thread start) of a merged worker's. */
+static uint32_t merged_key(const struct phases *from, uint32_t k)
+{
+	return k && k <= from->nsites ? from->merged[k - 1] + 1 : k;
+}
+
+/* into's index of a merged worker's site (UINT32_MAX: none). */
+static uint32_t merged_site(const struct phases *from, uint32_t site)
+{
+	return merged_key(from, site + 1) - 1;
+}
+
+uint32_t phases_merge_key(const struct phases *from, uint32_t k)
+{
+	return from && from->merged ? merged_key(from, k) : k;
+}
+
+void phases_merge_node(struct experiment *e, struct node *x)
+{
+	uint32_t key = (uint32_t)x->k1;
+
+	hmap_put(e->phase_nodes, &key, sizeof(key), x);
+}
+
+void phases_merge_end(struct phases *into, const struct phases *from,
+		      struct node **map)
+{
+	size_t i;
+
+	for (i = 0; i < from->nsites; i++) {
+		struct gsite *g = &into->sites[from->merged[i]];
+
+		if (!g->call && from->sites[i].call)
+			g->call = map[from->sites[i].call->id];
+	}
+	for (i = 0; i < from->nrows; i++) {
+		struct srow *r = new_row(into, 0, 0);
+
+		*r = from->rows[i];
+		r->site = merged_site(from, r->site);
+	}
+	for (i = 0; i < from->nprows; i++) {
+		struct prow *r;
+
+		HPC_GROW(into->prows, into->nprows + 1, into->prows_alloc);
+		r = &into->prows[into->nprows++];
+		*r = from->prows[i];
+		r->start = merged_key(from, r->start);
+		r->end = merged_key(from, r->end);
+	}
+	for (i = 0; i < from->nerows; i++) {
+		struct erow *r;
+
+		HPC_GROW(into->erows, into->nerows + 1, into->erows_alloc);
+		r = &into->erows[into->nerows++];
+		*r = from->erows[i];
+		r->site = merged_site(from, r->site);
+	}
+	into->nfiles += from->nfiles;
 }
 
 const struct profile_hook phases_profile_hook = {
@@ -1006,6 +1118,8 @@ int phases_finish(struct phases *ph, struct experiment *e,
 	FILE *f;
 	uint32_t k;
 
+	for (k = 0; ph->any && k < NMET; k++)	/* means over these threads */
+		e->metrics.raw[ph->raw[k]].nthreads += ph->nfiles;
 	for (k = 0; k < ph->nsites; k++)
 		ph->sites[k].label = site_label(e, ph->sites[k].kind,
 						 ph->sites[k].call);

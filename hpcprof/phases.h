@@ -21,12 +21,17 @@
  *  4. Phase kinds are (start site, end site) pairs; their per-phase
  *     profile is the PHASE node of the start site (experiment.h invariant
  *     4).
- *  5. Measurements with any .hpcsync file are correlated on one thread,
- *     profile by profile into the experiment itself (run.c), whatever -j
- *     says: the phase keys, the values measured at calls and the PHASE
- *     nodes are not carried through parallel.h's workers, merges or
- *     experiment-wire.c, so hpcprof-mpi refuses such measurements in one
- *     line.
+ *  5. Measurements with .hpcsync files are correlated on par_correlate's
+ *     workers (parallel.h) like any: each worker's experiment has phases
+ *     of its own (phases_new_worker), numbering the sites it meets in
+ *     its threads' order, and experiment_merge() merges them in worker
+ *     order: a worker's sites are found by their key or made in the
+ *     target (so global site numbers are those of adding every thread
+ *     in order), its rows, phase kinds and episodes follow with their
+ *     sites renumbered, and its PHASE nodes (keyed by site) merge like
+ *     code nodes.  A worker without synchronization data leaves
+ *     "^Phases " alone.  experiment-wire.c carries none of this, so
+ *     hpcprof-mpi's rank 0 correlates such measurements alone.
  *  6. MPI_Barrier episodes are aligned across ranks: episode N of each
  *     rank at a communicator of one size is one episode (ranks number
  *     their episodes per communicator); arrivals are put on rank 0's
@@ -95,18 +100,22 @@ void phases_register(struct phases *ph, struct metrics *m, int any);
 /* The threads.tsv columns ("\tNAME...") when any file was read, else
  * NULL; valid while ph lives. */
 const char *phases_thread_columns(const struct phases *ph);
+/* Appends to cols a thread's values of those columns, from its file s
+ * (NULL: it had none, or it was ignored); nothing when no file was
+ * read. */
+void phases_columns(const struct phases *ph, const struct hpcsync *s,
+		    struct strbuf *cols);
 
 /*
  * Takes s (NULL: the thread had none) as the file of thread t, whose
- * profile is p and process key proc ("host:pid"): appends the thread's
- * threads.tsv columns to cols and sets e->phases to ph, so that
- * experiment_add_profile() adds the values s measured at calls with p
- * and keys p's PHASE nodes by this thread's sites
+ * profile is p and process key proc ("host:pid"), and sets e->phases to
+ * ph, so that experiment_add_profile() adds the values s measured at
+ * calls with p and keys p's PHASE nodes by this thread's sites
  * (phases_profile_hook).
  */
 void phases_thread(struct phases *ph, struct experiment *e, size_t t,
-		   struct hpcsync *s, const struct hpcrun_profile *p,
-		   const char *proc, struct strbuf *cols);
+		   const struct hpcsync *s, const struct hpcrun_profile *p,
+		   const char *proc);
 /*
  * Adding a profile (experiment.h, struct profile_hook): its "^Phases "
  * subtree to PHASE nodes, then the values the thread's file measured at
@@ -114,8 +123,27 @@ void phases_thread(struct phases *ph, struct experiment *e, size_t t,
  */
 extern const struct profile_hook phases_profile_hook;
 
-/* Names the PHASE nodes of e for their sites; writes phases.tsv into db
- * when any file was read.  0, or -1 with hpc_lasterr() naming the file. */
+/* A worker's phases (experiment_new_worker): ph's metrics, no sites. */
+struct phases *phases_new_worker(const struct phases *ph);
+/*
+ * Merging worker from's experiment into one with phases into
+ * (experiment_merge, invariant 5): phases_merge_sites finds or makes
+ * from's sites in into, in from's order; phases_merge_key is into's key
+ * of from's PHASE node key k (k itself when from is NULL);
+ * phases_merge_node records e's PHASE node x (new) under its key;
+ * phases_merge_end moves from's rows into into, its sites' call nodes
+ * through map (from's node ids -> into's nodes).
+ */
+void phases_merge_sites(struct phases *into, struct phases *from);
+uint32_t phases_merge_key(const struct phases *from, uint32_t k);
+void phases_merge_node(struct experiment *e, struct node *x);
+void phases_merge_end(struct phases *into, const struct phases *from,
+		      struct node **map);
+
+/* Names the PHASE nodes of e for their sites; when any file was read,
+ * gives the waiting-site metrics the number of threads that had one
+ * (their means) and writes phases.tsv into db.  0, or -1 with
+ * hpc_lasterr() naming the file. */
 int phases_finish(struct phases *ph, struct experiment *e,
 		  struct database *db);
 

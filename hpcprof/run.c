@@ -766,18 +766,17 @@ static int data_centric(const struct run *r)
 }
 
 /*
- * Measurements with synchronization files (.hpcsync) or sharing files
- * (.hpcshare) are correlated on this thread, profile by profile into e
- * itself: par_correlate's workers merge no per-phase profiles
- * (experiment.h invariant 4), and sharing labels follow time across
- * threads (sharing.h), so -j N writes what -j 1 writes.  So are
- * data-centric ones (hpcrun --data) under hpcprof-mpi (rank 0 alone,
- * what hpcprof writes), and where par_correlate cannot merge their data
- * trees (PAR_ONE_THREAD).  Each thread's row goes to db with its
- * synchronization columns, its values measured at calls into the tree
- * (phases.h).  A malformed data subtree is said in one line naming the
- * profile.  Returns the number of profiles that could not be read again
- * (warned about; their threads stay empty).
+ * Measurements with sharing files (.hpcshare) are correlated on this
+ * thread, profile by profile into e itself: sharing labels follow time
+ * across threads (sharing.h), so -j N writes what -j 1 writes.  So are
+ * data-centric (hpcrun --data) and synchronization measurements under
+ * hpcprof-mpi (rank 0 alone, what hpcprof writes), and data-centric ones
+ * where par_correlate cannot merge their data trees (PAR_ONE_THREAD).
+ * Each thread's row goes to db with its synchronization columns, its
+ * values measured at calls into the tree (phases.h).  A malformed data
+ * subtree is said in one line naming the profile.  Returns the number of
+ * profiles that could not be read again (warned about; their threads
+ * stay empty).
  */
 static long correlate_one_thread(struct run *r, struct database *db,
 				 int **maps)
@@ -807,7 +806,8 @@ static long correlate_one_thread(struct run *r, struct database *db,
 		}
 		process_key(in->p, &proc);
 		phases_thread(r->ph, r->e, used, p ? in->sync : NULL,
-			      p ? p : in->p, proc.buf, &cols);
+			      p ? p : in->p, proc.buf);
+		phases_columns(r->ph, p ? in->sync : NULL, &cols);
 		database_thread(db, used++, in->path, in->p,
 				cols.len ? cols.buf : NULL);
 		strbuf_release(&cols);
@@ -833,6 +833,62 @@ static long correlate_one_thread(struct run *r, struct database *db,
 		free(problem);
 		hpcrun_profile_free(p);
 	}
+	return failed;
+}
+
+/*
+ * The profiles correlated on par_correlate's workers (or r->o->correlate,
+ * hpcprof-mpi's, with neither synchronization nor data-centric
+ * measurements), each thread's row then to db with its synchronization
+ * columns.  Returns what par_correlate does; a synchronization file left
+ * out makes the exit status 1.
+ */
+static long correlate_workers(struct run *r, struct database *db,
+			      int **maps, int any_sync)
+{
+	struct par_profile *todo = xcalloc(r->nin ? r->nin : 1,
+					   sizeof(*todo));
+	struct strbuf *proc = xcalloc(r->nin ? r->nin : 1, sizeof(*proc));
+	size_t i, used = 0, nsync = 0;
+	long failed;
+
+	if (any_sync)
+		r->e->phases = r->ph;
+	for (i = 0; i < r->nin; i++) {
+		strbuf_init(&proc[i]);
+		if (!r->in[i].p)
+			continue;
+		todo[used].path = r->in[i].path;
+		todo[used].map = maps[i];
+		if (any_sync) {
+			process_key(r->in[i].p, &proc[i]);
+			todo[used].sync = &r->in[i].sync;
+			todo[used].proc = proc[i].buf;
+			nsync += r->in[i].sync != NULL;
+		}
+		used++;
+	}
+	failed = (r->o->correlate ? r->o->correlate : par_correlate)(
+		r->e, todo, used, r->jobs);
+	for (i = 0, used = 0; failed != PAR_ONE_THREAD && i < r->nin; i++) {
+		struct strbuf cols = STRBUF_INIT;
+
+		if (!r->in[i].p)
+			continue;
+		phases_columns(r->ph, r->in[i].sync, &cols);
+		database_thread(db, used++, r->in[i].path, r->in[i].p,
+				cols.len ? cols.buf : NULL);
+		strbuf_release(&cols);
+		hpcrun_profile_free(r->in[i].p);
+		r->in[i].p = NULL;
+		nsync -= r->in[i].sync != NULL;
+	}
+	if (failed != PAR_ONE_THREAD && nsync)
+		r->status = 1;
+	for (i = 0; i < r->nin; i++)
+		strbuf_release(&proc[i]);
+	free(proc);
+	free(todo);
 	return failed;
 }
 
@@ -895,27 +951,8 @@ static int correlate_and_write(struct run *r, int any_sync)
 	database_set_jobs(db, r->jobs);
 	steptime_mark("metrics and database set up");
 	failed = PAR_ONE_THREAD;
-	if (!any_sync && !r->any_share && !(data && r->o->correlate)) {
-		todo = xcalloc(r->nin ? r->nin : 1, sizeof(*todo));
-		for (i = 0; i < r->nin; i++) {
-			if (!r->in[i].p)
-				continue;
-			todo[used].path = r->in[i].path;
-			todo[used++].map = maps[i];
-		}
-		failed = (r->o->correlate ? r->o->correlate : par_correlate)(
-			r->e, todo, used, r->jobs);
-		free(todo);
-		for (i = 0, used = 0; failed != PAR_ONE_THREAD && i < r->nin;
-		     i++) {
-			if (!r->in[i].p)
-				continue;
-			database_thread(db, used++, r->in[i].path, r->in[i].p,
-					NULL);
-			hpcrun_profile_free(r->in[i].p);
-			r->in[i].p = NULL;
-		}
-	}
+	if (!r->any_share && !((data || any_sync) && r->o->correlate))
+		failed = correlate_workers(r, db, maps, any_sync);
 	if (failed == PAR_ONE_THREAD) {
 		failed = correlate_one_thread(r, db, maps);
 		experiment_merge_fallbacks(r->e, r->e);

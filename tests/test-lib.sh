@@ -284,3 +284,21 @@ mpi_as_hpcprof() {
 	sed s/dbh/dbm/ errh >errh.m &&
 	test_cmp errh.m errm.hpcprof
 }
+
+# same_db STATUS J...: hpcprof -j J -S prog.hpcstruct on the measurement
+# $IN for each J (into db-$IN-J, report $IN-J.txt), each exiting with
+# STATUS, each database, report and message the first's; DB the first.
+same_db() {
+	status=$1 && shift &&
+	for j in "$@"; do
+		rc=0 &&
+		hpcprof -j $j -S prog.hpcstruct -o db-$IN-$j \
+			--text $IN-$j.txt $IN 2>err-$IN-$j || rc=$? &&
+		test $rc = $status &&
+		sed "s/db-$IN-$j/DB/" err-$IN-$j >msg-$IN-$j &&
+		test_cmp msg-$IN-$1 msg-$IN-$j &&
+		test_cmp $IN-$1.txt $IN-$j.txt &&
+		diff -r db-$IN-$1 db-$IN-$j || return 1
+	done
+	DB=db-$IN-$1
+}
