@@ -12,6 +12,8 @@
 #            temporary directory, removed
 #   RUNS=N (default 3).  DATA=1: the same profiles as data-centric ones
 #   (bench/lib.sh, syn_data_profiles), so the data tree is built too.
+#   SYNC=1: the same profiles with per-phase subtrees and synchronization
+#   files (syn_sync_profiles), so phases are correlated too.
 #
 # A step's serial part at -j J is the CPU time left idle while it ran:
 # S = C x wall - CPU (at least 0, at most its -j 1 time), what no number of
@@ -36,6 +38,9 @@ SET=syn
 if [ "${DATA:-0}" = 1 ]; then
 	SET=syn-data
 	syn_data_profiles "$COUNT" "$NODES"
+elif [ "${SYNC:-0}" = 1 ]; then
+	SET=syn-sync
+	syn_sync_profiles "$COUNT" "$NODES"
 else
 	syn_profiles "$COUNT" "$NODES"
 fi

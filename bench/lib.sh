@@ -55,6 +55,55 @@ syn_data_profiles() {
 	done
 }
 
+# syn_sync_profiles COUNT NODES: syn-sync/ holds syn_profiles' profiles as
+# hpcrun files them for threads that meet at 16 barriers (node ids 4, 6,
+# ..., 34 the calls) and take a mutex (node 36): a per-phase subtree, the
+# tree's first 5/8 again below ^Phases -> S0000001 (its values too), and a
+# .hpcsync file beside each, with 256 episodes kept.
+syn_sync_profiles() {
+	syn_profiles "$1" "$2"
+	mkdir -p syn-sync
+	for f in syn/*.hpcrun; do
+		g=syn-sync/${f#syn/}
+		[ -s "$g" ] && [ -s "${g%.hpcrun}.hpcsync" ] && continue
+		t=$(echo "${f#syn/syn-}" | sed 's/^0*\([0-9]\)/\1/; s/\.hpcrun$//')
+		sh "$SRC_ROOT/tests/syn-tree.sh" profile "$t" "$2" |
+			awk -v n="$2" '
+			BEGIN { m = int(n * 5 / 8); off = 4 * n; ph = 2 * off + 2 }
+			{ print }
+			/^node / && $2 <= 2 * m {
+				nd[++k] = sprintf("node %d %d 1 %s", $2 + off,
+					$3 ? $3 + off : ph + 2, $5) }
+			/^value / && $2 <= 2 * m {
+				v[++nv] = sprintf("value %d %s %s", $2 + off, $3, $4) }
+			END {
+				print "node " ph " 0 0 ^Phases "
+				print "node " ph + 2 " " ph " 0 S0000001"
+				for (i = 1; i <= k; i++) print nd[i]
+				for (i = 1; i <= nv; i++) print v[i]
+			}' | ./mkprofile "$g"
+		awk -v t="$t" -v n="$1" 'BEGIN {
+			printf "hpcsync: 1\nthread: %d\nrank: 0\n", t
+			for (k = 1; k <= 16; k++)
+				printf "site %d barrier 0x%x %d %d\n", k, 28672 + k, 2 * k + 2, n
+			print "site 17 mutex 0x6010 36 0"
+			for (k = 1; k <= 16; k++)
+				printf "sync %d 16 %.9f 0.001000000 %d %d,%d\n", k,
+					(t % 7 + k) / 1024, (t + k) % 2, 8, 8
+			printf "lock 17 100 %d %.9f\n", 10 + t % 5, (t % 3) / 8
+			printf "phase 0 1 1 0.125000000 0.125000000\n"
+			for (k = 1; k < 16; k++)
+				printf "phase %d %d 16 %.9f 0.500000000\n", k, k + 1,
+					(t % 5 + k) / 64
+			for (e = 0; e < 256; e++)
+				printf "episode %d %d %d %d %d %d %d %d\n", e % 16 + 1,
+					int(e / 16), 1000000 * e + t, 1000000 * e + 900000,
+					1000000 * e + 500000, t % 8, 1000 * e, 1000 * e + 10
+			printf "episodes: 256 256\n"
+		}' >"${g%.hpcrun}.hpcsync"
+	done
+}
+
 # bench_run KEY CMD...: runs CMD once (its output dropped, a measurement
 # directory m/ removed first) and appends "WALL CPU" seconds to KEY.t, CPU
 # the user + system time of CMD and its children (/usr/bin/time).
