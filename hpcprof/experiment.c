@@ -12,6 +12,7 @@
 #include "hashmap.h"
 #include "mix.h"
 #include "phases.h"
+#include "sharing.h"
 #include "strbuf.h"
 
 const char cct_no_file[] = "";
@@ -161,6 +162,7 @@ struct experiment *experiment_new_worker(const struct experiment *e)
 	w->nmodules = e->nmodules;
 	w->shared = e;
 	w->phases = e->phases ? phases_new_worker(e->phases) : NULL;
+	w->sharing = e->sharing ? sharing_new() : NULL;
 	return w;
 }
 
@@ -193,6 +195,7 @@ void experiment_free(struct experiment *e)
 	hmap_free(e->phase_nodes);
 	if (e->shared) {
 		phases_free(e->phases);
+		sharing_free(e->sharing);
 		free(e);
 		return;
 	}
@@ -1463,6 +1466,8 @@ struct node **experiment_merge(struct experiment *e,
 		datatree_merge_end(e, w);
 	if (w->phases)
 		phases_merge_end(e->phases, w->phases, map);
+	if (w->sharing)
+		sharing_merge(e->sharing, w->sharing, w, map);
 	for (i = 0; i <= w->nov; i++)
 		free(mg.memo[i]);
 	free(mg.memo);

@@ -45,6 +45,7 @@
 #include "threadname.h"
 
 struct phases;
+struct sharing;
 
 enum node_kind {
 	NODE_ROOT, NODE_PF, NODE_ALIEN, NODE_LOOP, NODE_STMT, NODE_CALL,
@@ -218,6 +219,8 @@ struct experiment {
 					 * thread being added's,
 					 * phases_thread; a worker's own),
 					 * or NULL */
+	struct sharing *sharing;	/* the sharing data gathered (run.c's;
+					 * a worker's own), or NULL */
 	struct datatree *data;		/* data-centric tree, or NULL when no
 					 * profile has data roots */
 	struct node **nodes;		size_t nodes_alloc;	/* by id - 1 */

@@ -10,6 +10,7 @@
 #include "error.h"
 #include "parallel.h"
 #include "phases.h"
+#include "sharing.h"
 #include "steptime.h"
 
 unsigned par_default_threads(void)
@@ -115,6 +116,7 @@ struct worker {
 	size_t lo, hi;
 	char **err;		/* per profile, for the caller to print */
 	char **sync_err;	/* per profile: its .hpcsync file's, or NULL */
+	char **share_err;	/* per profile: its .hpcshare file's, or NULL */
 	char **problem;		/* per profile: its data tree's, or NULL */
 	FILE *spill;
 	int spill_err;
@@ -175,7 +177,13 @@ static void *correlate(void *arg)
 		k->w->nthreads = i;	/* the thread's number (datatree.h) */
 		if (k->w->phases)
 			add_sync(k, i, p);
+		if (k->w->sharing)
+			sharing_before(k->w->sharing, k->w, k->in[i].share);
 		experiment_add_profile(k->w, p, k->in[i].map);
+		if (k->w->sharing &&
+		    sharing_thread(k->w->sharing, k->w, i, k->in[i].share,
+				   k->in[i].proc))
+			k->share_err[i] = xstrdup(hpc_lasterr());
 		k->problem[i] = datatree_take_problem(k->w);
 		hpcrun_profile_free(p);
 	}
@@ -196,7 +204,7 @@ struct par_job {
 	int partials;		/* workers fold (worker_stats) ... */
 	struct accum ***part;	/* ... and par_merge keeps their
 				 * accumulators here, by worker and id */
-	char **err, **sync_err, **problem;
+	char **err, **sync_err, **share_err, **problem;
 	size_t lo, hi;
 	int failed;		/* a temporary file could not be made */
 };
@@ -215,6 +223,7 @@ static struct par_job *start(struct experiment *e,
 	j->err = xcalloc(hi - lo + 1, sizeof(*j->err));
 	j->problem = xcalloc(hi - lo + 1, sizeof(*j->problem));
 	j->sync_err = xcalloc(hi - lo + 1, sizeof(*j->sync_err));
+	j->share_err = xcalloc(hi - lo + 1, sizeof(*j->share_err));
 	j->lo = lo;
 	j->hi = hi;
 	j->partials = partials;
@@ -231,6 +240,7 @@ static struct par_job *start(struct experiment *e,
 		w->err = j->err - lo;
 		w->problem = j->problem - lo;
 		w->sync_err = j->sync_err - lo;
+		w->share_err = j->share_err - lo;
 		range(hi - lo, j->n, k, &w->lo, &w->hi);
 		w->lo += lo;
 		w->hi += lo;
@@ -265,11 +275,13 @@ long par_failures(struct par_job *j)
 
 		if (j->err[i]) {
 			hpc_warn("%s; skipping it", j->err[i]);
-			failed++;
 		} else {
 			if (j->sync_err[i])
 				hpc_warn("%s; synchronization data of this "
 					 "thread ignored", j->sync_err[i]);
+			if (j->share_err[i])
+				hpc_warn("%s; those objects are left out",
+					 j->share_err[i]);
 			if (j->problem[i])
 				datatree_warn_problem(in->path,
 						      j->problem[i]);
@@ -278,6 +290,7 @@ long par_failures(struct par_job *j)
 			hpcsync_free(*in->sync);
 			*in->sync = NULL;
 		}
+		failed += j->err[i] || j->sync_err[i] || j->share_err[i];
 	}
 	for (k = 0; k < j->n; k++)
 		if (j->w[k].spill_err) {
@@ -492,10 +505,12 @@ void par_free(struct par_job *j)
 	for (i = 0; i < j->hi - j->lo; i++) {
 		free(j->err[i]);
 		free(j->sync_err[i]);
+		free(j->share_err[i]);
 		free(j->problem[i]);
 	}
 	free(j->err);
 	free(j->sync_err);
+	free(j->share_err);
 	free(j->problem);
 	free(j->maps);
 	free(j->nmaps);

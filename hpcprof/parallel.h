@@ -35,8 +35,9 @@
  *     builds a data tree, experiment_merge() merges them (datatree.h,
  *     invariant 6), and a worker's thread numbers are its profiles'
  *     indices (a thread stack's object is named by it).  So are
- *     synchronization measurements: each worker has phases of its own
- *     (phases.h, invariant 5).
+ *     synchronization and sharing measurements: each worker has phases
+ *     and sharing of its own (phases.h, invariant 5; sharing.h,
+ *     invariant 8).
  *  N = 1 runs the same steps on the calling thread.
  */
 #ifndef HPCPROF_PARALLEL_H
@@ -46,6 +47,7 @@
 
 #include "experiment.h"
 
+struct hpcshare;
 struct hpcsync;
 
 /* hpcprof -j's default: the online CPUs, at most PAR_DEFAULT_MAX. */
@@ -64,12 +66,14 @@ void par_read_heads(const char *const *paths, size_t n, unsigned nthreads,
  * One profile to add: its path and metric map (experiment_add_profile);
  * when e has phases, its synchronization file *sync (NULL, or *sync NULL:
  * none; freed and set NULL when the profile cannot be read or the file
- * does not fit it, phases_check) and process key proc (phases_thread).
+ * does not fit it, phases_check); when e has sharing, its sharing file
+ * share (NULL: none); with either, its process key proc ("host:pid").
  */
 struct par_profile {
 	const char *path;
 	const int *map;
 	struct hpcsync **sync;
+	const struct hpcshare *share;
 	const char *proc;
 };
 
@@ -78,10 +82,11 @@ struct par_profile {
  * experiment_register) on nthreads threads, folds their values into the
  * statistics and reports each thread's to e->thread_cb.  A profile that
  * cannot be read now is warned about and adds nothing, and a data tree's
- * problem, or a synchronization file that does not fit its profile, is
- * said in a line naming the file.  Returns the number of
- * unread profiles, -1 with hpc_lasterr() when a temporary file fails, or
- * PAR_ONE_THREAD, having added and said nothing, when the workers' data
+ * problem, a synchronization file that does not fit its profile or
+ * sharing objects that name no data object are said in a line naming the
+ * file.  Returns the number of profiles warned about but for their data
+ * trees (the exit status is 1 then), -1 with hpc_lasterr() when a
+ * temporary file fails, or PAR_ONE_THREAD, having added and said nothing, when the workers' data
  * trees cannot be merged into the one of adding in order
  * (datatree_mergeable): add them on one thread then.
  */
@@ -93,10 +98,9 @@ long par_correlate(struct experiment *e, const struct par_profile *in,
  * par_correlate() in steps, for hpcprof-mpi (which merges the trees of
  * ranks between par_merge and par_records):
  * par_start runs the workers over in[lo, hi) (thread numbers stay the
- * indices in in); par_failures warns about the profiles that could not be
- * read and the synchronization files left out, in order, and returns how
- * many could not be read (-1 with hpc_lasterr() when a temporary file
- * failed); par_merge merges the workers' trees, in order, into into (e
+ * indices in in); par_failures says what par_correlate says about the
+ * profiles, in order, and returns that number (-1 with hpc_lasterr() when
+ * a temporary file failed); par_merge merges the workers' trees, in order, into into (e
  * itself or a worker's experiment of e) and frees them;
  * par_records calls fn for each per-thread value in thread order, with its
  * node in into (0, or -1 with hpc_lasterr() on a read error); par_fold is

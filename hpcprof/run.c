@@ -766,12 +766,10 @@ static int data_centric(const struct run *r)
 }
 
 /*
- * Measurements with sharing files (.hpcshare) are correlated on this
- * thread, profile by profile into e itself: sharing labels follow time
- * across threads (sharing.h), so -j N writes what -j 1 writes.  So are
- * data-centric (hpcrun --data) and synchronization measurements under
- * hpcprof-mpi (rank 0 alone, what hpcprof writes), and data-centric ones
- * where par_correlate cannot merge their data trees (PAR_ONE_THREAD).
+ * Data-centric (hpcrun --data), synchronization and sharing measurements
+ * are correlated on this thread, profile by profile into e itself, under
+ * hpcprof-mpi (rank 0 alone, what hpcprof writes), and so are those whose
+ * data trees par_correlate cannot merge (PAR_ONE_THREAD).
  * Each thread's row goes to db with its synchronization columns, its
  * values measured at calls into the tree (phases.h).  A malformed data
  * subtree is said in one line naming the profile.  Returns the number of
@@ -838,10 +836,9 @@ static long correlate_one_thread(struct run *r, struct database *db,
 
 /*
  * The profiles correlated on par_correlate's workers (or r->o->correlate,
- * hpcprof-mpi's, with neither synchronization nor data-centric
+ * hpcprof-mpi's, with neither synchronization, sharing nor data-centric
  * measurements), each thread's row then to db with its synchronization
- * columns.  Returns what par_correlate does; a synchronization file left
- * out makes the exit status 1.
+ * columns.  Returns what par_correlate does.
  */
 static long correlate_workers(struct run *r, struct database *db,
 			      int **maps, int any_sync)
@@ -849,24 +846,24 @@ static long correlate_workers(struct run *r, struct database *db,
 	struct par_profile *todo = xcalloc(r->nin ? r->nin : 1,
 					   sizeof(*todo));
 	struct strbuf *proc = xcalloc(r->nin ? r->nin : 1, sizeof(*proc));
-	size_t i, used = 0, nsync = 0;
+	size_t i, used = 0;
 	long failed;
 
 	if (any_sync)
 		r->e->phases = r->ph;
+	if (r->any_share)
+		r->e->sharing = r->sh;
 	for (i = 0; i < r->nin; i++) {
 		strbuf_init(&proc[i]);
 		if (!r->in[i].p)
 			continue;
 		todo[used].path = r->in[i].path;
 		todo[used].map = maps[i];
-		if (any_sync) {
+		todo[used].sync = any_sync ? &r->in[i].sync : NULL;
+		todo[used].share = r->in[i].share;
+		if (any_sync || r->any_share)
 			process_key(r->in[i].p, &proc[i]);
-			todo[used].sync = &r->in[i].sync;
-			todo[used].proc = proc[i].buf;
-			nsync += r->in[i].sync != NULL;
-		}
-		used++;
+		todo[used++].proc = proc[i].buf;
 	}
 	failed = (r->o->correlate ? r->o->correlate : par_correlate)(
 		r->e, todo, used, r->jobs);
@@ -881,10 +878,7 @@ static long correlate_workers(struct run *r, struct database *db,
 		strbuf_release(&cols);
 		hpcrun_profile_free(r->in[i].p);
 		r->in[i].p = NULL;
-		nsync -= r->in[i].sync != NULL;
 	}
-	if (failed != PAR_ONE_THREAD && nsync)
-		r->status = 1;
 	for (i = 0; i < r->nin; i++)
 		strbuf_release(&proc[i]);
 	free(proc);
@@ -951,7 +945,7 @@ static int correlate_and_write(struct run *r, int any_sync)
 	database_set_jobs(db, r->jobs);
 	steptime_mark("metrics and database set up");
 	failed = PAR_ONE_THREAD;
-	if (!r->any_share && !((data || any_sync) && r->o->correlate))
+	if (!((data || any_sync || r->any_share) && r->o->correlate))
 		failed = correlate_workers(r, db, maps, any_sync);
 	if (failed == PAR_ONE_THREAD) {
 		failed = correlate_one_thread(r, db, maps);

@@ -277,6 +277,7 @@ struct sharing {
 	struct hmap *site_index;	/* "proc file:line" -> index + 1 */
 	struct hmap *proc_index;	/* "host:pid" -> index + 1 */
 	uint64_t *page_size;	size_t nprocs, procs_alloc;
+	char **proc_keys;	size_t proc_keys_alloc;	/* "host:pid" */
 	struct sobj *objs;	size_t nobjs;
 	struct srow *lines;	size_t nlines, lines_alloc;
 	struct srow *pages;	size_t npages, pages_alloc;
@@ -300,6 +301,9 @@ void sharing_free(struct sharing *sh)
 		return;
 	for (i = 0; i < sh->nsites; i++)
 		free(sh->sites[i]);
+	for (i = 0; i < sh->nprocs; i++)
+		free(sh->proc_keys[i]);
+	free(sh->proc_keys);
 	for (i = 0; i < sh->nobjs; i++)
 		strbuf_release(&sh->objs[i].fs);
 	for (i = 0; i < sh->npages; i++)
@@ -347,6 +351,20 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* The index of access source name ("work prog.c:44"), made when new. */
+static uint32_t site_intern(struct sharing *sh, const char *name)
+{
+	uintptr_t v = (uintptr_t)hmap_get_str(sh->site_index, name);
+
+	if (!v) {
+		HPC_GROW(sh->sites, sh->nsites + 1, sh->sites_alloc);
+		sh->sites[sh->nsites++] = xstrdup(name);
+		v = sh->nsites;
+		hmap_put_str(sh->site_index, name, (void *)v);
+	}
+	return (uint32_t)(v - 1);
+}
+
 /* The source of access node id ("work prog.c:44"): index + 1, or 0. */
 static uint32_t site_of(struct sharing *sh, struct experiment *e,
 			uint32_t id, struct hmap *memo)
@@ -371,23 +389,18 @@ static uint32_t site_of(struct sharing *sh, struct experiment *e,
 		else
 			strbuf_addf(&sb, " %s+0x%" PRIx64,
 				    base_name(d->m->path), d->addr);
-		v = (uintptr_t)hmap_get_str(sh->site_index, sb.buf);
-		if (!v) {
-			HPC_GROW(sh->sites, sh->nsites + 1, sh->sites_alloc);
-			sh->sites[sh->nsites++] = strbuf_detach(&sb, NULL);
-			v = sh->nsites;
-			hmap_put_str(sh->site_index, sh->sites[v - 1],
-				     (void *)v);
-		}
+		v = site_intern(sh, sb.buf) + 1;
 	}
 	strbuf_release(&sb);
 	hmap_put(memo, &id, sizeof(id), (void *)(uintptr_t)(v + 1));
 	return (uint32_t)v;
 }
 
-/* The block of file object o of process proc (data tree object obj). */
-static uint32_t block_of(struct sharing *sh, uint32_t proc,
-			 const struct hpcshare_object *o, int32_t obj)
+/* The block at start of process proc and data tree object obj, made
+ * when new; its size the largest said, watched when any says so. */
+static uint32_t block_find(struct sharing *sh, uint32_t proc, int32_t obj,
+			   uint64_t start, uint64_t bytes, int heap,
+			   int watched)
 {
 	struct { uint32_t proc; int32_t obj; uint64_t start; } key;
 	uintptr_t v;
@@ -396,26 +409,44 @@ static uint32_t block_of(struct sharing *sh, uint32_t proc,
 	memset(&key, 0, sizeof(key));
 	key.proc = proc;
 	key.obj = obj;
-	key.start = o->start;
+	key.start = start;
 	v = (uintptr_t)hmap_get(sh->block_index, &key, sizeof(key));
 	if (v) {
 		b = &sh->blocks[v - 1];
-		if (o->bytes > b->bytes)
-			b->bytes = o->bytes;
-		b->watched |= o->watched;
+		if (bytes > b->bytes)
+			b->bytes = bytes;
+		b->watched |= watched;
 		return (uint32_t)(v - 1);
 	}
 	HPC_GROW(sh->blocks, sh->nblocks + 1, sh->blocks_alloc);
 	b = &sh->blocks[sh->nblocks++];
 	b->proc = proc;
-	b->start = o->start;
-	b->bytes = o->bytes;
+	b->start = start;
+	b->bytes = bytes;
 	b->obj = obj;
-	b->heap = o->kind == HPCSHARE_HEAP;
-	b->watched = o->watched;
+	b->heap = heap;
+	b->watched = watched;
 	hmap_put(sh->block_index, &key, sizeof(key),
 		 (void *)(uintptr_t)sh->nblocks);
 	return (uint32_t)(sh->nblocks - 1);
+}
+
+/* The index of process key proc ("host:pid"), made when new with the
+ * page size its file says. */
+static uint32_t proc_of(struct sharing *sh, const char *proc,
+			uint64_t page_size)
+{
+	uintptr_t v = (uintptr_t)hmap_get_str(sh->proc_index, proc);
+
+	if (!v) {
+		HPC_GROW(sh->page_size, sh->nprocs + 1, sh->procs_alloc);
+		HPC_GROW(sh->proc_keys, sh->nprocs + 1, sh->proc_keys_alloc);
+		sh->page_size[sh->nprocs] = page_size;
+		sh->proc_keys[sh->nprocs++] = xstrdup(proc);
+		v = sh->nprocs;
+		hmap_put_str(sh->proc_index, proc, (void *)v);
+	}
+	return (uint32_t)(v - 1);
 }
 
 int sharing_thread(struct sharing *sh, struct experiment *e, size_t t,
@@ -423,7 +454,6 @@ int sharing_thread(struct sharing *sh, struct experiment *e, size_t t,
 {
 	uint32_t *blk, pi, bad = 0;
 	struct hmap *memo;
-	uintptr_t v;
 	size_t i;
 	int ret = 0;
 
@@ -436,14 +466,7 @@ int sharing_thread(struct sharing *sh, struct experiment *e, size_t t,
 	if (s->nnodes > sh->nnodes)
 		sh->nnodes = s->nnodes;
 	sh->virtual_topology |= s->virtual_topology;
-	v = (uintptr_t)hmap_get_str(sh->proc_index, proc);
-	if (!v) {
-		HPC_GROW(sh->page_size, sh->nprocs + 1, sh->procs_alloc);
-		sh->page_size[sh->nprocs++] = s->page_size;
-		v = sh->nprocs;
-		hmap_put_str(sh->proc_index, proc, (void *)v);
-	}
-	pi = (uint32_t)(v - 1);
+	pi = proc_of(sh, proc, s->page_size);
 	HPC_GROW(sh->spans, sh->nspans + 1, sh->spans_alloc);
 	sh->spans[sh->nspans].proc = pi;
 	sh->spans[sh->nspans].thread = (uint32_t)t;
@@ -465,7 +488,10 @@ int sharing_thread(struct sharing *sh, struct experiment *e, size_t t,
 						 s->objs[i].node);
 			continue;
 		}
-		blk[i] = block_of(sh, pi, &s->objs[i], d->obj);
+		blk[i] = block_find(sh, pi, d->obj, s->objs[i].start,
+				    s->objs[i].bytes,
+				    s->objs[i].kind == HPCSHARE_HEAP,
+				    s->objs[i].watched);
 	}
 	memo = hmap_new();
 	for (i = 0; i < s->naccesses; i++) {
@@ -493,6 +519,52 @@ int sharing_thread(struct sharing *sh, struct experiment *e, size_t t,
 	hmap_free(memo);
 	free(blk);
 	return ret;
+}
+
+void sharing_merge(struct sharing *into, const struct sharing *from,
+		   const struct experiment *w, struct node **map)
+{
+	uint32_t *proc = xcalloc(from->nprocs + 1, sizeof(*proc));
+	uint32_t *blk = xcalloc(from->nblocks + 1, sizeof(*blk));
+	uint32_t *site = xcalloc(from->nsites + 1, sizeof(*site));
+	size_t i, base = into->nacc;
+
+	into->any |= from->any;
+	into->nfiles += from->nfiles;
+	into->dropped += from->dropped;
+	into->untracked += from->untracked;
+	if (from->nnodes > into->nnodes)
+		into->nnodes = from->nnodes;
+	into->virtual_topology |= from->virtual_topology;
+	for (i = 0; i < from->nprocs; i++)
+		proc[i] = proc_of(into, from->proc_keys[i], from->page_size[i]);
+	for (i = 0; i < from->nblocks; i++) {
+		const struct sblock *b = &from->blocks[i];
+		const struct node *o = map[w->data->objs[b->obj].node->id];
+
+		blk[i] = block_find(into, proc[b->proc], (int32_t)o->k2,
+				    b->start, b->bytes, b->heap, b->watched);
+	}
+	for (i = 0; i < from->nsites; i++)
+		site[i] = site_intern(into, from->sites[i]);
+	for (i = 0; i < from->nspans; i++) {
+		HPC_GROW(into->spans, into->nspans + 1, into->spans_alloc);
+		into->spans[into->nspans] = from->spans[i];
+		into->spans[into->nspans++].proc = proc[from->spans[i].proc];
+	}
+	HPC_GROW(into->acc, into->nacc + from->nacc, into->acc_alloc);
+	for (i = 0; i < from->nacc; i++) {
+		struct sacc *x = &into->acc[into->nacc++];
+
+		*x = from->acc[i];
+		x->proc = proc[x->proc];
+		x->block = blk[x->block];
+		x->site = x->site ? site[x->site - 1] + 1 : 0;
+		x->seq = (uint32_t)(base + i);
+	}
+	free(proc);
+	free(blk);
+	free(site);
 }
 
 static const struct sharing *sort_sh;

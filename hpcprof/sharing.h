@@ -79,6 +79,14 @@
  *     marked "(watched)", or "(watched; too few samples: N)" with N its
  *     sampled accesses when its lines have too little evidence: the user
  *     asked about them by name.  Their labels follow the same rules.
+ *  8. Measurements with .hpcshare files are correlated on par_correlate's
+ *     workers (parallel.h) like any: each worker's experiment has sharing
+ *     of its own (e->sharing), and experiment_merge() merges them in
+ *     worker order (sharing_merge): processes, blocks and access sources
+ *     are found by their keys or made, accesses and spans follow in
+ *     order, their sequence numbers after the target's, their objects
+ *     the merged data tree's.  So every number is the one of adding the
+ *     threads in order on one thread, whatever -j says.
  */
 #ifndef HPCPROF_SHARING_H
 #define HPCPROF_SHARING_H
@@ -161,6 +169,14 @@ void sharing_before(struct sharing *sh, struct experiment *e,
  */
 int sharing_thread(struct sharing *sh, struct experiment *e, size_t t,
 		   const struct hpcshare *s, const char *proc);
+
+/*
+ * Merging worker w's experiment into one whose sharing is into
+ * (experiment_merge, invariant 8): from (w's) follows into's; map takes
+ * w's node ids to the target's nodes (its data objects).
+ */
+void sharing_merge(struct sharing *into, const struct sharing *from,
+		   const struct experiment *w, struct node **map);
 
 /*
  * Classifies, sets each object's label and remote share in e's data tree

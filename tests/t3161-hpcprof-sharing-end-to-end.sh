@@ -50,4 +50,21 @@ test_expect_success CPUS2 'numa serial: the remote share is thread 1s share of t
 	grep "^Page x node accesses of alloc_numa " reps
 '
 
+test_expect_success 'patterns at 4 threads: -j 1, 2, 3 and 4 write the same database, sharing.tsv and report' '
+	hpcrun -q --sharing -o m4 ./rt-sharing patterns 4 >out4 &&
+	for j in 1 2 3 4; do
+		hpcprof -j $j -o db4-$j --text rep4-$j m4 2>err4-$j &&
+		sed "s/db4-$j/DB/" err4-$j >msg4-$j &&
+		test_cmp msg4-1 msg4-$j &&
+		test_cmp rep4-1 rep4-$j &&
+		diff -r db4-1 db4-$j || return 1
+	done &&
+	grep -q "^Sharing (hpcrun --sharing: [1-9][0-9]* sampled accesses in 4 threads" rep4-1 &&
+	test "$(share_label db4-1 "padded [rt-sharing]")" = private
+'
+
+test_expect_success HPCPROF_MPI 'and hpcprof-mpi, which correlates them on rank 0 alone, writes it too' '
+	mpi_as_hpcprof "data-centric measurements (hpcrun --data) are correlated by rank 0 alone, as hpcprof does" m4
+'
+
 test_done
