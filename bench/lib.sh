@@ -58,8 +58,9 @@ syn_data_profiles() {
 # syn_sync_profiles COUNT NODES: syn-sync/ holds syn_profiles' profiles as
 # hpcrun files them for threads that meet at 16 barriers (node ids 4, 6,
 # ..., 34 the calls) and take a mutex (node 36): a per-phase subtree, the
-# tree's first 5/8 again below ^Phases -> S0000001 (its values too), and a
-# .hpcsync file beside each, with 256 episodes kept.
+# tree's first 5/8 again below ^Phases -> S0000001 (its values too; node
+# ids dense, as hpcrun's), and a .hpcsync file beside each, with 256
+# episodes kept.
 syn_sync_profiles() {
 	syn_profiles "$1" "$2"
 	mkdir -p syn-sync
@@ -69,16 +70,16 @@ syn_sync_profiles() {
 		t=$(echo "${f#syn/syn-}" | sed 's/^0*\([0-9]\)/\1/; s/\.hpcrun$//')
 		sh "$SRC_ROOT/tests/syn-tree.sh" profile "$t" "$2" |
 			awk -v n="$2" '
-			BEGIN { m = int(n * 5 / 8); off = 4 * n; ph = 2 * off + 2 }
+			BEGIN { m = int(n * 5 / 8); ph = 2 * n + 2; off = ph + 2 }
 			{ print }
 			/^node / && $2 <= 2 * m {
 				nd[++k] = sprintf("node %d %d 1 %s", $2 + off,
-					$3 ? $3 + off : ph + 2, $5) }
+					$3 ? $3 + off : off, $5) }
 			/^value / && $2 <= 2 * m {
 				v[++nv] = sprintf("value %d %s %s", $2 + off, $3, $4) }
 			END {
 				print "node " ph " 0 0 ^Phases "
-				print "node " ph + 2 " " ph " 0 S0000001"
+				print "node " off " " ph " 0 S0000001"
 				for (i = 1; i <= k; i++) print nd[i]
 				for (i = 1; i <= nv; i++) print v[i]
 			}' | ./mkprofile "$g"
