@@ -685,26 +685,25 @@ void phases_merge_end(struct phases *into, const struct phases *from,
 		if (!g->call && from->sites[i].call)
 			g->call = map[from->sites[i].call->id];
 	}
+	HPC_GROW(into->rows, into->nrows + from->nrows, into->rows_alloc);
+	HPC_GROW(into->prows, into->nprows + from->nprows, into->prows_alloc);
+	HPC_GROW(into->erows, into->nerows + from->nerows, into->erows_alloc);
 	for (i = 0; i < from->nrows; i++) {
-		struct srow *r = new_row(into, 0, 0);
+		struct srow *r = &into->rows[into->nrows++];
 
 		*r = from->rows[i];
 		r->site = merged_site(from, r->site);
 	}
 	for (i = 0; i < from->nprows; i++) {
-		struct prow *r;
+		struct prow *r = &into->prows[into->nprows++];
 
-		HPC_GROW(into->prows, into->nprows + 1, into->prows_alloc);
-		r = &into->prows[into->nprows++];
 		*r = from->prows[i];
 		r->start = merged_key(from, r->start);
 		r->end = merged_key(from, r->end);
 	}
 	for (i = 0; i < from->nerows; i++) {
-		struct erow *r;
+		struct erow *r = &into->erows[into->nerows++];
 
-		HPC_GROW(into->erows, into->nerows + 1, into->erows_alloc);
-		r = &into->erows[into->nerows++];
 		*r = from->erows[i];
 		r->site = merged_site(from, r->site);
 	}
