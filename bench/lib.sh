@@ -33,76 +33,83 @@ syn_profiles() {
 	done
 }
 
+# syn_variant COUNT NODES DIR EDIT: DIR/ holds syn_profiles' profiles,
+# thread T's rewritten by EDIT T NODES PROFILE COUNT (syn-tree.sh's text on
+# its stdin, mkprofile's on its stdout; it may write files beside PROFILE
+# first); those there are kept.
+syn_variant() {
+	syn_profiles "$1" "$2"
+	mkdir -p "$3"
+	t=0
+	while [ "$t" -lt "$1" ]; do
+		g=$3/syn-$(printf %05d "$t").hpcrun
+		[ -s "$g" ] ||
+			sh "$SRC_ROOT/tests/syn-tree.sh" profile "$t" "$2" |
+				"$4" "$t" "$2" "$g" "$1" | ./mkprofile "$g"
+		t=$((t + 1))
+	done
+}
+
 # syn_data_profiles COUNT NODES: syn-data/ holds syn_profiles' profiles as
 # hpcrun --data would file them had every sample touched one heap object:
 # the tree below ^Heap -> f0 (the allocation, 4096 bytes) -> ^Access.
+syn_data_edit() {
+	awk '/^metric / { print; print "metric DATA:bytes int"
+			  print "header data-centric 1"; next }
+	     /^node / && !nodes++ { print "node 1 0 0 ^Heap"
+				    print "node 3 1 1 1010"
+				    print "value 3 1 4096"
+				    print "node 5 3 0 ^Access" }
+	     /^node / && $3 == 0 { $3 = 5 }
+	     { print }'
+}
 syn_data_profiles() {
-	syn_profiles "$1" "$2"
-	mkdir -p syn-data
-	for f in syn/*.hpcrun; do
-		g=syn-data/${f#syn/}
-		[ -s "$g" ] && continue
-		sh "$SRC_ROOT/tests/syn-tree.sh" profile \
-			"$(echo "${f#syn/syn-}" | sed 's/^0*\([0-9]\)/\1/; s/\.hpcrun$//')" "$2" |
-			awk '/^metric / { print; print "metric DATA:bytes int"
-					  print "header data-centric 1"; next }
-			     /^node / && !nodes++ { print "node 1 0 0 ^Heap"
-						    print "node 3 1 1 1010"
-						    print "value 3 1 4096"
-						    print "node 5 3 0 ^Access" }
-			     /^node / && $3 == 0 { $3 = 5 }
-			     { print }' | ./mkprofile "$g"
-	done
+	syn_variant "$1" "$2" syn-data syn_data_edit
 }
 
 # syn_sync_profiles COUNT NODES: syn-sync/ holds syn_profiles' profiles as
 # hpcrun files them for threads that meet at 16 barriers (node ids 4, 6,
 # ..., 34 the calls) and take a mutex (node 36): a per-phase subtree, the
 # tree's first 5/8 again below ^Phases -> S0000001 (its values too; node
-# ids dense, as hpcrun's), and a .hpcsync file beside each, with 256
-# episodes kept.
+# ids dense, as hpcrun's), and a .hpcsync file beside each (written
+# first), with 256 episodes kept.
+syn_sync_edit() {
+	awk -v t="$1" -v n="$4" 'BEGIN {
+		printf "hpcsync: 1\nthread: %d\nrank: 0\n", t
+		for (k = 1; k <= 16; k++)
+			printf "site %d barrier 0x%x %d %d\n", k, 28672 + k, 2 * k + 2, n
+		print "site 17 mutex 0x6010 36 0"
+		for (k = 1; k <= 16; k++)
+			printf "sync %d 16 %.9f 0.001000000 %d %d,%d\n", k,
+				(t % 7 + k) / 1024, (t + k) % 2, 8, 8
+		printf "lock 17 100 %d %.9f\n", 10 + t % 5, (t % 3) / 8
+		printf "phase 0 1 1 0.125000000 0.125000000\n"
+		for (k = 1; k < 16; k++)
+			printf "phase %d %d 16 %.9f 0.500000000\n", k, k + 1,
+				(t % 5 + k) / 64
+		for (e = 0; e < 256; e++)
+			printf "episode %d %d %d %d %d %d %d %d\n", e % 16 + 1,
+				int(e / 16), 1000000 * e + t, 1000000 * e + 900000,
+				1000000 * e + 500000, t % 8, 1000 * e, 1000 * e + 10
+		printf "episodes: 256 256\n"
+	}' >"${3%.hpcrun}.hpcsync" &&
+	awk -v n="$2" '
+	BEGIN { m = int(n * 5 / 8); ph = 2 * n + 2; off = ph + 2 }
+	{ print }
+	/^node / && $2 <= 2 * m {
+		nd[++k] = sprintf("node %d %d 1 %s", $2 + off,
+			$3 ? $3 + off : off, $5) }
+	/^value / && $2 <= 2 * m {
+		v[++nv] = sprintf("value %d %s %s", $2 + off, $3, $4) }
+	END {
+		print "node " ph " 0 0 ^Phases "
+		print "node " off " " ph " 0 S0000001"
+		for (i = 1; i <= k; i++) print nd[i]
+		for (i = 1; i <= nv; i++) print v[i]
+	}'
+}
 syn_sync_profiles() {
-	syn_profiles "$1" "$2"
-	mkdir -p syn-sync
-	for f in syn/*.hpcrun; do
-		g=syn-sync/${f#syn/}
-		[ -s "$g" ] && [ -s "${g%.hpcrun}.hpcsync" ] && continue
-		t=$(echo "${f#syn/syn-}" | sed 's/^0*\([0-9]\)/\1/; s/\.hpcrun$//')
-		sh "$SRC_ROOT/tests/syn-tree.sh" profile "$t" "$2" |
-			awk -v n="$2" '
-			BEGIN { m = int(n * 5 / 8); ph = 2 * n + 2; off = ph + 2 }
-			{ print }
-			/^node / && $2 <= 2 * m {
-				nd[++k] = sprintf("node %d %d 1 %s", $2 + off,
-					$3 ? $3 + off : off, $5) }
-			/^value / && $2 <= 2 * m {
-				v[++nv] = sprintf("value %d %s %s", $2 + off, $3, $4) }
-			END {
-				print "node " ph " 0 0 ^Phases "
-				print "node " off " " ph " 0 S0000001"
-				for (i = 1; i <= k; i++) print nd[i]
-				for (i = 1; i <= nv; i++) print v[i]
-			}' | ./mkprofile "$g"
-		awk -v t="$t" -v n="$1" 'BEGIN {
-			printf "hpcsync: 1\nthread: %d\nrank: 0\n", t
-			for (k = 1; k <= 16; k++)
-				printf "site %d barrier 0x%x %d %d\n", k, 28672 + k, 2 * k + 2, n
-			print "site 17 mutex 0x6010 36 0"
-			for (k = 1; k <= 16; k++)
-				printf "sync %d 16 %.9f 0.001000000 %d %d,%d\n", k,
-					(t % 7 + k) / 1024, (t + k) % 2, 8, 8
-			printf "lock 17 100 %d %.9f\n", 10 + t % 5, (t % 3) / 8
-			printf "phase 0 1 1 0.125000000 0.125000000\n"
-			for (k = 1; k < 16; k++)
-				printf "phase %d %d 16 %.9f 0.500000000\n", k, k + 1,
-					(t % 5 + k) / 64
-			for (e = 0; e < 256; e++)
-				printf "episode %d %d %d %d %d %d %d %d\n", e % 16 + 1,
-					int(e / 16), 1000000 * e + t, 1000000 * e + 900000,
-					1000000 * e + 500000, t % 8, 1000 * e, 1000 * e + 10
-			printf "episodes: 256 256\n"
-		}' >"${g%.hpcrun}.hpcsync"
-	done
+	syn_variant "$1" "$2" syn-sync syn_sync_edit
 }
 
 # bench_run KEY CMD...: runs CMD once (its output dropped, a measurement
