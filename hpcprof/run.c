@@ -837,8 +837,9 @@ static long correlate_one_thread(struct run *r, struct database *db,
 /*
  * The profiles correlated on par_correlate's workers (or r->o->correlate,
  * hpcprof-mpi's, with neither synchronization, sharing nor data-centric
- * measurements), each thread's row then to db with its synchronization
- * columns.  Returns what par_correlate does.
+ * measurements), each thread's row then to db (NULL: hpcprof-mpi's other
+ * ranks, none) with its synchronization columns.  Returns what
+ * par_correlate does.
  */
 static long correlate_workers(struct run *r, struct database *db,
 			      int **maps, int any_sync)
@@ -873,8 +874,9 @@ static long correlate_workers(struct run *r, struct database *db,
 		if (!r->in[i].p)
 			continue;
 		phases_columns(r->ph, r->in[i].sync, &cols);
-		database_thread(db, used++, r->in[i].path, r->in[i].p,
-				cols.len ? cols.buf : NULL);
+		if (db)
+			database_thread(db, used++, r->in[i].path, r->in[i].p,
+					cols.len ? cols.buf : NULL);
 		strbuf_release(&cols);
 		hpcrun_profile_free(r->in[i].p);
 		r->in[i].p = NULL;
@@ -894,8 +896,7 @@ static int correlate_and_write(struct run *r, int any_sync)
 	char *out, *aside = NULL;
 	FILE *report;
 	int **maps, ret = 0, data;
-	size_t i, used = 0;
-	struct par_profile *todo;
+	size_t i;
 	long failed;
 	const char *title;
 
@@ -915,16 +916,8 @@ static int correlate_and_write(struct run *r, int any_sync)
 			: "measurements with sharing data (.hpcshare files)");
 	}
 	if (r->o->reader_only) {
-		todo = xcalloc(r->nin ? r->nin : 1, sizeof(*todo));
-		for (i = 0; i < r->nin; i++) {
-			if (!r->in[i].p)
-				continue;
-			todo[used].path = r->in[i].path;
-			todo[used++].map = maps[i];
-		}
-		if (r->o->correlate(r->e, todo, used, r->jobs) < 0)
+		if (correlate_workers(r, NULL, maps, any_sync) < 0)
 			ret = -1;
-		free(todo);
 		goto out_maps;
 	}
 	if (derived_metrics(r)) {
