@@ -2,6 +2,9 @@
 test_description='hpcrun: every way a process ends leaves its profiles, kill -9 included'
 . "$(dirname "$0")/test-lib.sh"
 
+# Units of work (about 7 ms each) of the runs whose samples are counted.
+UNITS=60
+
 # folded DIR GLOB: the folded paths of the profiles matching the glob.
 folded() {
 	for f in $1/$2; do ./rt-folded "$f" "$TRASH/rt-end" rt-end.nm || return 1; done
@@ -18,12 +21,17 @@ samples() {
 # FLOOR% of CPU - HANDLER, at most CPU + 30.  HANDLER is the ms spent in
 # hpcrun's handler (the log's handler-ns): the program's CPU clock counts
 # it, but the kernel's samples inside the handler are hpcrun's own work,
-# dropped as nested.  Here, loaded or not, the samples are 96-100% of the
-# CPU; the floor of 80% leaves room for the 82% one loaded run once gave
-# at an abort past a handler (not reproduced, cause unknown), while a
-# profile cut short loses far more.
+# dropped as nested.  On a VM the kernel's cpu-clock timer misses the
+# periods while the host holds the CPU, though the thread's CPU clock
+# runs on: 1 run in 80 lost 9-28 ms of 137 so, under hpcrun and perf
+# record alike.  The runs are of $UNITS units (410 ms) so that such a
+# stall stays far from the floor of 80%, which a profile cut short is
+# not.  Says what it found when it fails.
 matches() {
-	test "$2" -ge $((($1 - $3) * $4 / 100)) && test "$2" -le $(($1 + 30))
+	test "$2" -ge $((($1 - $3) * $4 / 100)) && test "$2" -le $(($1 + 30)) || {
+		echo "$2 samples for $1 ms of CPU ($3 ms in the handler)" >&2
+		return 1
+	}
 }
 
 # handler_ms DIR: the ms hpcrun's handlers ran, from the log of DIR.
@@ -60,7 +68,7 @@ test_expect_success 'setup: test program, nm listing, profile reader' '
 
 test_expect_success 'exit, _exit and return from main: written, status kept' '
 	for m in exit _exit return; do
-		s=0 && hpcrun -o $m ./rt-end $m 20 >$m.out || s=$?
+		s=0 && hpcrun -o $m ./rt-end $m $UNITS >$m.out || s=$?
 		ended $m $s 3 || exit 1
 	done &&
 	grep -q "^end: _exit$" _exit/*.log &&
@@ -68,21 +76,21 @@ test_expect_success 'exit, _exit and return from main: written, status kept' '
 '
 
 test_expect_success 'a fatal signal with the default action, never a handler' '
-	s=0 && hpcrun -o term ./rt-end default 15 20 >term.out || s=$?
+	s=0 && hpcrun -o term ./rt-end default 15 $UNITS >term.out || s=$?
 	ended term $s 143 &&
 	grep -q "^end: signal 15$" term/*.log &&
-	s=0 && hpcrun -o usr1 ./rt-end default 10 20 >usr1.out || s=$?
+	s=0 && hpcrun -o usr1 ./rt-end default 10 $UNITS >usr1.out || s=$?
 	ended usr1 $s 138
 '
 
 test_expect_success 'a handler, then signal(s, SIG_DFL); raise(s) (xz, CPython)' '
-	s=0 && hpcrun -o reraise ./rt-end reraise 2 20 >reraise.out || s=$?
+	s=0 && hpcrun -o reraise ./rt-end reraise 2 $UNITS >reraise.out || s=$?
 	ended reraise $s 130 &&
 	grep -q "^end: signal 2$" reraise/*.log
 '
 
 test_expect_success 'the same inside the handler: its work is on the handler path' '
-	s=0 && hpcrun -o inh ./rt-end inhandler 2 20 >inh.out || s=$?
+	s=0 && hpcrun -o inh ./rt-end inhandler 2 $UNITS >inh.out || s=$?
 	ended inh $s 130 &&
 	under "^\\^Primary;\\|Main;main;.*;on_work;work " 0.95 inh.f
 '
@@ -95,9 +103,9 @@ test_expect_success 'an SA_RESETHAND handler runs once, the second signal ends i
 '
 
 test_expect_success 'abort, with no handler and past a handler that returns' '
-	s=0 && hpcrun -o abort ./rt-end abort 20 >abort.out || s=$?
+	s=0 && hpcrun -o abort ./rt-end abort $UNITS >abort.out || s=$?
 	ended abort $s 134 &&
-	s=0 && hpcrun -o aborth ./rt-end aborth 20 >aborth.out || s=$?
+	s=0 && hpcrun -o aborth ./rt-end aborth $UNITS >aborth.out || s=$?
 	ended aborth $s 134 &&
 	grep -q "^end: signal 6$" aborth/*.log
 '
