@@ -820,6 +820,8 @@ static void classify_lines(struct sharing *sh, const struct experiment *e,
 			sa[n++].rw = x->rw;
 		}
 		l = sharing_line_label(sa, n, &moved);
+		if (l == SHARE_PRIVATE || l == SHARE_READ)
+			moved = 0;	/* by threads too thin to take part */
 		m = 0;
 		if (l < 0 && solo(sa, n)) {
 			/* no thread shares it while others run: enough

@@ -47,7 +47,11 @@
  *       write-shared       several write a common byte otherwise.
  *     Its cost is its ownership transfers: a concurrent access of a
  *     thread holding no copy since the line's last write, when that
- *     write was by another thread within the window.  An object's label
+ *     write was by another thread within the window.  A private or
+ *     read-shared line costs nothing: its transfers involve a writer
+ *     with too few samples to take part, no evidence for its label (a
+ *     producer-consumer line whose writer's stores, cheap beside the
+ *     reads that miss, were sampled once).  An object's label
  *     is that of its lines with the most transfers in all, then with the
  *     most concurrent accesses (ties: the more serious label, in the
  *     order false-sharing > write-shared > migratory > producer-consumer

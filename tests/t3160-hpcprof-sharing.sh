@@ -95,6 +95,28 @@ test_expect_success HPCPROF_MPI 'hpcprof-mpi on 2 ranks writes the database of h
 	test -s dbm/sharing.tsv
 '
 
+# Nine more lines of b, each written once by thread 0 (a cheap store,
+# sampled once) and read 9 times by thread 1 right after: private by their
+# evidence, with a transfer each, 9 in all against the 8 of b's
+# producer-consumer line.  Such transfers are no evidence for private
+# (hpcprof/sharing.h, invariant 3): b stays producer-consumer, costing 8.
+test_expect_success 'lines whose writer was sampled once leave b producer-consumer' '
+	mkdir thin && cp data/* thin/ &&
+	for k in 4 5 6 7 8 9 10 11 12; do
+		t=$((200000 + 1000 * k)) &&
+		echo "access $t 0 2 $((64 * k)) 8 w 0 25" >>thin/prog-000000-000-00001234-10-0.hpcshare &&
+		for i in 1 2 3 4 5 6 7 8 9; do
+			echo "access $((t + 10 * i)) 1 2 $((64 * k)) 8 r 0 25" || exit 1
+		done >>thin/prog-000000-001-00001234-10-0.hpcshare || exit 1
+	done &&
+	hpcprof -S prog.hpcstruct -o dbthin thin 2>err &&
+	grep "^line" dbthin/sharing.tsv | awk -F"\t" "\$6 == \"private\" && \$4 == \"0x10000\"" >thin-lines &&
+	test_line_count = 18 thin-lines &&
+	grep "^object" dbthin/sharing.tsv | awk -F"\t" -v b="$B" "\$14 == b { print \$3, \$9 }" >actual &&
+	echo "producer-consumer 8" >expect &&
+	test_cmp expect actual
+'
+
 test_expect_success 'without .hpcshare files nothing of it appears' '
 	rm data/*.hpcshare &&
 	hpcprof -S prog.hpcstruct -o db2 --text plain.txt data 2>err &&
