@@ -15,12 +15,33 @@
  *     counterpart, with the key it has below its parent, so the received
  *     tree merges exactly as the sender's would.
  *  4. Bytes are in the host's order: all ranks run on one architecture.
+ *  5. A worker's phases (phases.h) follow its nodes, their sites' calls
+ *     as node ids, so synchronization measurements merge across ranks as
+ *     across threads.
  */
 #ifndef HPCPROF_EXPERIMENT_WIRE_H
 #define HPCPROF_EXPERIMENT_WIRE_H
 
 #include "experiment.h"
 #include "strbuf.h"
+
+/* The pieces of the bytes, for the parts that travel with a tree. */
+void wire_put32(struct strbuf *sb, uint32_t v);
+void wire_put64(struct strbuf *sb, uint64_t v);
+void wire_putstr(struct strbuf *sb, const char *s);	/* NULL: none */
+
+/* Reading bytes: once a read runs past the end, bad is set and every
+ * read returns 0 or NULL. */
+struct wire_cursor {
+	const char *p, *end;
+	int bad;
+};
+uint32_t wire_get32(struct wire_cursor *c);
+uint64_t wire_get64(struct wire_cursor *c);
+/* The next string (NULL for none), valid until buf's next use. */
+const char *wire_getstr(struct wire_cursor *c, struct strbuf *buf);
+/* The next n bytes, or NULL. */
+const void *wire_getbytes(struct wire_cursor *c, size_t n);
 
 /* Appends the tree of w (a worker's experiment) to sb. */
 void experiment_wire_write(const struct experiment *w, struct strbuf *sb);

@@ -19,6 +19,9 @@
  *     those ids to rank 0, which folds them in rank order, hence in thread
  *     order (parallel.h 3).
  *  4. Every rank exits with rank 0's status.
+ *  5. What a rank says about its profiles (par_failures) rank 0 says, in
+ *     rank order, hence in profile order, as hpcprof would; a
+ *     synchronization file a rank dropped is dropped on rank 0 too.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -30,6 +33,7 @@
 
 #include "error.h"
 #include "experiment-wire.h"
+#include "hpcsync.h"
 #include "opts.h"
 #include "parallel.h"
 #include "run.h"
@@ -229,18 +233,88 @@ static struct experiment *share_tree(struct experiment *e,
 	return f;
 }
 
+/*
+ * Another rank's par_failures: what it says goes to rank 0 (invariant 5),
+ * with a byte per profile of [lo, hi): 1 when its synchronization file was
+ * dropped.
+ */
+static long failures_to_rank0(struct par_job *j, const struct par_profile *in,
+			      size_t lo, size_t hi)
+{
+	struct strbuf said = STRBUF_INIT;
+	char *dropped = xcalloc(hi - lo + 1, 1);
+	FILE *t = tmpfile();
+	int closed = dup(2);
+	long failed;
+	size_t i, got;
+	char buf[4096];
+
+	for (i = lo; i < hi; i++)
+		dropped[i - lo] = in[i].sync && *in[i].sync;
+	if (t && closed >= 0)
+		dup2(fileno(t), 2);
+	failed = par_failures(j);
+	fflush(stderr);
+	if (closed >= 0) {
+		dup2(closed, 2);
+		close(closed);
+	}
+	if (t) {
+		rewind(t);
+		while ((got = fread(buf, 1, sizeof(buf), t)) > 0)
+			strbuf_add(&said, buf, got);
+		fclose(t);
+	}
+	for (i = lo; i < hi; i++)
+		dropped[i - lo] = dropped[i - lo] && !*in[i].sync;
+	send_bytes(said.buf ? said.buf : "", said.len, 0);
+	send_bytes(dropped, hi - lo, 0);
+	strbuf_release(&said);
+	free(dropped);
+	return failed;
+}
+
+/* Rank 0: what the other ranks' par_failures said, in rank order, and the
+ * synchronization files they dropped dropped here too. */
+static void failures_of_ranks(const struct par_profile *in, size_t n)
+{
+	size_t len, i, lo;
+	char *buf;
+	int r;
+
+	for (r = 1; r < nranks; r++) {
+		buf = recv_bytes(r, &len);
+		fwrite(buf, 1, len, stderr);
+		free(buf);
+		buf = recv_bytes(r, &len);
+		lo = n * (size_t)r / (size_t)nranks;
+		for (i = 0; i < len && lo + i < n; i++)
+			if (buf[i] && in[lo + i].sync) {
+				hpcsync_free(*in[lo + i].sync);
+				*in[lo + i].sync = NULL;
+			}
+		free(buf);
+	}
+}
+
 static long mpi_correlate(struct experiment *e, const struct par_profile *in,
 			  size_t n, unsigned jobs)
 {
 	size_t lo = n * (size_t)rank / (size_t)nranks;
 	size_t hi = n * (size_t)(rank + 1) / (size_t)nranks;
 	struct par_job *j = par_start(e, in, lo, hi, jobs);
-	long failed = par_failures(j), total = 0;
+	long failed, total = 0;
 	struct experiment *g = experiment_new_worker(e), *f;
 	struct node **ids;
 	int r;
 
 	correlating = 1;
+	if (rank) {
+		failed = failures_to_rank0(j, in, lo, hi);
+	} else {
+		failed = par_failures(j);
+		failures_of_ranks(in, n);
+	}
 	if (failed < 0)
 		die(hpc_lasterr());
 	par_merge(j, g);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "experiment-wire.h"
 #include "hashmap.h"
 #include "phases.h"
 #include "strbuf.h"
@@ -708,6 +709,106 @@ void phases_merge_end(struct phases *into, const struct phases *from,
 		r->site = merged_site(from, r->site);
 	}
 	into->nfiles += from->nfiles;
+}
+
+/* n rows of size bytes each, after their count. */
+static void wire_put_rows(struct strbuf *sb, const void *rows, size_t n,
+			  size_t size)
+{
+	wire_put64(sb, n);
+	if (n)
+		strbuf_add(sb, rows, n * size);
+}
+
+void phases_wire_write(const struct phases *ph, struct strbuf *sb)
+{
+	size_t i;
+
+	wire_put32(sb, (uint32_t)ph->nsites);
+	for (i = 0; i < ph->nsites; i++) {
+		const struct gsite *g = &ph->sites[i];
+
+		wire_putstr(sb, g->key);
+		wire_put32(sb, g->kind);
+		wire_put64(sb, g->object);
+		wire_put32(sb, g->nthreads);
+		wire_put32(sb, g->call ? g->call->id : 0);
+	}
+	wire_put_rows(sb, ph->rows, ph->nrows, sizeof(*ph->rows));
+	wire_put_rows(sb, ph->prows, ph->nprows, sizeof(*ph->prows));
+	wire_put_rows(sb, ph->erows, ph->nerows, sizeof(*ph->erows));
+	wire_put64(sb, ph->nfiles);
+}
+
+/* Appends the rows wire_put_rows wrote (size bytes each) to *rows, its
+ * count *nrows; -1 when the bytes run out. */
+static int wire_get_rows(struct wire_cursor *c, void **rows, size_t *nrows,
+			 size_t *alloc, size_t size)
+{
+	uint64_t n = wire_get64(c);
+	const void *at;
+
+	if (c->bad || n > (uint64_t)(c->end - c->p) / size)
+		return -1;
+	at = wire_getbytes(c, (size_t)n * size);
+	if (!at)
+		return -1;
+	if (!n)
+		return 0;
+	if (*nrows + n > *alloc) {
+		*alloc = *nrows + (size_t)n;
+		*rows = xrealloc(*rows, *alloc * size);
+	}
+	memcpy((char *)*rows + *nrows * size, at, (size_t)n * size);
+	*nrows += (size_t)n;
+	return 0;
+}
+
+int phases_wire_read(struct phases *ph, const struct experiment *w,
+		     struct wire_cursor *c)
+{
+	struct strbuf key = STRBUF_INIT;
+	uint32_t n = wire_get32(c), i, call;
+	size_t k;
+
+	for (i = 0; i < n && !c->bad; i++) {
+		const char *s = wire_getstr(c, &key);
+		uint32_t kind = wire_get32(c);
+		uint64_t object = wire_get64(c);
+		uint32_t nthreads = wire_get32(c), site;
+
+		call = wire_get32(c);
+		if (c->bad || !s || call >= w->next_id) {
+			c->bad = 1;
+			break;
+		}
+		site = site_of(ph, s, (enum hpcsync_kind)kind, object, nthreads);
+		if (site != i)	/* a key twice */
+			c->bad = 1;
+		ph->sites[site].call = call ? w->nodes[call - 1] : NULL;
+	}
+	strbuf_release(&key);
+	if (c->bad ||
+	    wire_get_rows(c, (void **)&ph->rows, &ph->nrows, &ph->rows_alloc,
+		      sizeof(*ph->rows)) ||
+	    wire_get_rows(c, (void **)&ph->prows, &ph->nprows, &ph->prows_alloc,
+		      sizeof(*ph->prows)) ||
+	    wire_get_rows(c, (void **)&ph->erows, &ph->nerows, &ph->erows_alloc,
+		      sizeof(*ph->erows)))
+		return -1;
+	ph->nfiles = (size_t)wire_get64(c);
+	for (k = 0; k < ph->nrows; k++)
+		if (ph->rows[k].site >= ph->nsites ||
+		    ph->rows[k].norders > HPCSYNC_MAX_ORDERS)
+			return -1;
+	for (k = 0; k < ph->nprows; k++)
+		if (ph->prows[k].start > ph->nsites ||
+		    ph->prows[k].end > ph->nsites)
+			return -1;
+	for (k = 0; k < ph->nerows; k++)
+		if (ph->erows[k].site >= ph->nsites)
+			return -1;
+	return c->bad ? -1 : 0;
 }
 
 const struct profile_hook phases_profile_hook = {

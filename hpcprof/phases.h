@@ -30,8 +30,9 @@
  *     in order), its rows, phase kinds and episodes follow with their
  *     sites renumbered, and its PHASE nodes (keyed by site) merge like
  *     code nodes.  A worker without synchronization data leaves
- *     "^Phases " alone.  experiment-wire.c carries none of this, so
- *     hpcprof-mpi's rank 0 correlates such measurements alone.
+ *     "^Phases " alone.  hpcprof-mpi's ranks are workers too: a
+ *     worker's phases travel with its tree (experiment-wire.h,
+ *     invariant 5) and merge the same way, in rank order.
  *  6. MPI_Barrier episodes are aligned across ranks: episode N of each
  *     rank at a communicator of one size is one episode (ranks number
  *     their episodes per communicator); arrivals are put on rank 0's
@@ -68,6 +69,7 @@
 #include "strbuf.h"
 
 struct phases;
+struct wire_cursor;
 
 /* all_locks: keep the lock sites of the MPI runtime (invariant 7) in
  * phases.tsv and --text. */
@@ -139,6 +141,14 @@ uint32_t phases_merge_key(const struct phases *from, uint32_t k);
 void phases_merge_node(struct experiment *e, struct node *x);
 void phases_merge_end(struct phases *into, const struct phases *from,
 		      struct node **map);
+
+/* A worker's phases as bytes, after its tree's nodes (experiment-wire.h,
+ * invariant 5); and back into ph, the empty phases of w, the worker
+ * experiment whose nodes were read: 0, or -1 when the bytes are
+ * malformed. */
+void phases_wire_write(const struct phases *ph, struct strbuf *sb);
+int phases_wire_read(struct phases *ph, const struct experiment *w,
+		     struct wire_cursor *c);
 
 /* Names the PHASE nodes of e for their sites; when any file was read,
  * gives the waiting-site metrics the number of threads that had one

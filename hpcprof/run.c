@@ -766,10 +766,10 @@ static int data_centric(const struct run *r)
 }
 
 /*
- * Data-centric (hpcrun --data), synchronization and sharing measurements
- * are correlated on this thread, profile by profile into e itself, under
- * hpcprof-mpi (rank 0 alone, what hpcprof writes), and so are those whose
- * data trees par_correlate cannot merge (PAR_ONE_THREAD).
+ * Data-centric (hpcrun --data) and sharing measurements are correlated
+ * on this thread, profile by profile into e itself, under hpcprof-mpi
+ * (rank 0 alone, what hpcprof writes), and so are those whose data trees
+ * par_correlate cannot merge (PAR_ONE_THREAD).
  * Each thread's row goes to db with its synchronization columns, its
  * values measured at calls into the tree (phases.h).  A malformed data
  * subtree is said in one line naming the profile.  Returns the number of
@@ -836,9 +836,9 @@ static long correlate_one_thread(struct run *r, struct database *db,
 
 /*
  * The profiles correlated on par_correlate's workers (or r->o->correlate,
- * hpcprof-mpi's, with neither synchronization, sharing nor data-centric
- * measurements), each thread's row then to db (NULL: hpcprof-mpi's other
- * ranks, none) with its synchronization columns.  Returns what
+ * hpcprof-mpi's, with neither sharing nor data-centric measurements),
+ * each thread's row then to db (NULL: hpcprof-mpi's other ranks, none)
+ * with its synchronization columns.  Returns what
  * par_correlate does.
  */
 static long correlate_workers(struct run *r, struct database *db,
@@ -904,15 +904,13 @@ static int correlate_and_write(struct run *r, int any_sync)
 	mix_register(&r->e->metrics, r->e->structs, r->e->nstructs);
 	phases_register(r->ph, &r->e->metrics, any_sync);
 	data = data_centric(r);
-	if (r->o->correlate && (data || any_sync || r->any_share)) {
+	if (r->o->correlate && (data || r->any_share)) {
 		/* hpcprof-mpi: rank 0 correlates these as hpcprof does */
 		if (r->o->reader_only)
 			goto out_maps;
 		fprintf(stderr, "%s: %s are correlated by rank 0 alone, as "
 			"hpcprof does\n", hpc_progname(),
 			data ? "data-centric measurements (hpcrun --data)"
-			: any_sync ? "measurements with synchronization data "
-				     "(.hpcsync files)"
 			: "measurements with sharing data (.hpcshare files)");
 	}
 	if (r->o->reader_only) {
@@ -938,7 +936,7 @@ static int correlate_and_write(struct run *r, int any_sync)
 	database_set_jobs(db, r->jobs);
 	steptime_mark("metrics and database set up");
 	failed = PAR_ONE_THREAD;
-	if (!((data || any_sync || r->any_share) && r->o->correlate))
+	if (!((data || r->any_share) && r->o->correlate))
 		failed = correlate_workers(r, db, maps, any_sync);
 	if (failed == PAR_ONE_THREAD) {
 		failed = correlate_one_thread(r, db, maps);

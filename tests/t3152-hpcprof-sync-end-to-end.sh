@@ -97,8 +97,8 @@ test_expect_success 'a process tree of two programs: --text names each once, wit
 	test_within "$(cat sum)" 100 0.02
 '
 
-test_expect_success HPCPROF_MPI 'hpcprof-mpi correlates them on rank 0 alone: the database of hpcprof' '
-	mpi_as_hpcprof "measurements with synchronization data (.hpcsync files) are correlated by rank 0 alone, as hpcprof does" \
+test_expect_success HPCPROF_MPI 'hpcprof-mpi correlates them on its ranks: the database of hpcprof' '
+	mpi_as_hpcprof "" \
 		meas twin
 '
 
