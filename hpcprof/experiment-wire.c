@@ -94,7 +94,7 @@ void experiment_wire_write(const struct experiment *w, struct strbuf *sb)
 		wire_put32(sb, (uint32_t)ref);
 		if (leaf)
 			wire_putstr(sb, n->k1 == (uint64_t)(uintptr_t)cct_no_file ?
-				   NULL : (const char *)(uintptr_t)n->k1);
+					NULL : (const char *)(uintptr_t)n->k1);
 		else	/* a scope's k1 is its structure: sent as ref */
 			wire_put64(sb, n->st ? 0 : n->k1);
 		wire_put64(sb, n->k2);

@@ -740,28 +740,28 @@ void phases_wire_write(const struct phases *ph, struct strbuf *sb)
 	wire_put64(sb, ph->nfiles);
 }
 
-/* Appends the rows wire_put_rows wrote (size bytes each) to *rows, its
- * count *nrows; -1 when the bytes run out. */
-static int wire_get_rows(struct wire_cursor *c, void **rows, size_t *nrows,
-			 size_t *alloc, size_t size)
+/* rows with the rows wire_put_rows wrote (size bytes each) appended, its
+ * count *nrows; c->bad set when the bytes run out. */
+static void *wire_get_rows(struct wire_cursor *c, void *rows, size_t *nrows,
+			   size_t *alloc, size_t size)
 {
 	uint64_t n = wire_get64(c);
 	const void *at;
 
-	if (c->bad || n > (uint64_t)(c->end - c->p) / size)
-		return -1;
+	if (c->bad || n > (uint64_t)(c->end - c->p) / size) {
+		c->bad = 1;
+		return rows;
+	}
 	at = wire_getbytes(c, (size_t)n * size);
-	if (!at)
-		return -1;
-	if (!n)
-		return 0;
+	if (!at || !n)
+		return rows;
 	if (*nrows + n > *alloc) {
 		*alloc = *nrows + (size_t)n;
-		*rows = xrealloc(*rows, *alloc * size);
+		rows = xrealloc(rows, *alloc * size);
 	}
-	memcpy((char *)*rows + *nrows * size, at, (size_t)n * size);
+	memcpy((char *)rows + *nrows * size, at, (size_t)n * size);
 	*nrows += (size_t)n;
-	return 0;
+	return rows;
 }
 
 int phases_wire_read(struct phases *ph, const struct experiment *w,
@@ -778,7 +778,8 @@ int phases_wire_read(struct phases *ph, const struct experiment *w,
 		uint32_t nthreads = wire_get32(c), site;
 
 		call = wire_get32(c);
-		if (c->bad || !s || call >= w->next_id) {
+		if (c->bad || !s || kind >= HPCSYNC_NKINDS ||
+		    call >= w->next_id) {
 			c->bad = 1;
 			break;
 		}
@@ -788,15 +789,15 @@ int phases_wire_read(struct phases *ph, const struct experiment *w,
 		ph->sites[site].call = call ? w->nodes[call - 1] : NULL;
 	}
 	strbuf_release(&key);
-	if (c->bad ||
-	    wire_get_rows(c, (void **)&ph->rows, &ph->nrows, &ph->rows_alloc,
-		      sizeof(*ph->rows)) ||
-	    wire_get_rows(c, (void **)&ph->prows, &ph->nprows, &ph->prows_alloc,
-		      sizeof(*ph->prows)) ||
-	    wire_get_rows(c, (void **)&ph->erows, &ph->nerows, &ph->erows_alloc,
-		      sizeof(*ph->erows)))
-		return -1;
+	ph->rows = wire_get_rows(c, ph->rows, &ph->nrows, &ph->rows_alloc,
+				 sizeof(*ph->rows));
+	ph->prows = wire_get_rows(c, ph->prows, &ph->nprows, &ph->prows_alloc,
+				  sizeof(*ph->prows));
+	ph->erows = wire_get_rows(c, ph->erows, &ph->nerows, &ph->erows_alloc,
+				  sizeof(*ph->erows));
 	ph->nfiles = (size_t)wire_get64(c);
+	if (c->bad)
+		return -1;
 	for (k = 0; k < ph->nrows; k++)
 		if (ph->rows[k].site >= ph->nsites ||
 		    ph->rows[k].norders > HPCSYNC_MAX_ORDERS)
@@ -808,7 +809,7 @@ int phases_wire_read(struct phases *ph, const struct experiment *w,
 	for (k = 0; k < ph->nerows; k++)
 		if (ph->erows[k].site >= ph->nsites)
 			return -1;
-	return c->bad ? -1 : 0;
+	return 0;
 }
 
 const struct profile_hook phases_profile_hook = {
