@@ -87,7 +87,6 @@ struct experiment *experiment_new(void)
 	e->children_cap = 1024;
 	e->children = xcalloc(e->children_cap, sizeof(*e->children));
 	e->program_index = hmap_new();
-	e->phase_nodes = hmap_new();
 	metrics_init(&e->metrics);
 	e->root = node_new(e, NULL, NODE_ROOT);
 	e->flat_root = node_new(e, NULL, NODE_FLAT_ROOT);
@@ -192,7 +191,6 @@ void experiment_free(struct experiment *e)
 	overlay_free(e->ph);
 	free(e->ph);
 	free(e->touched);
-	hmap_free(e->phase_nodes);
 	if (e->shared) {
 		phases_free(e->phases);
 		sharing_free(e->sharing);
@@ -1456,8 +1454,6 @@ struct node **experiment_merge(struct experiment *e,
 			x->vma = n->vma;
 			if (n->kind == NODE_PROGRAM && !e->shared)
 				e->programs[n->k1].node = x;
-			if (n->kind == NODE_PHASE)
-				phases_merge_node(e, x);
 		}
 		if (n->kind == NODE_DATA)
 			datatree_merge_node(e, w, n, x, is_new);

@@ -213,8 +213,6 @@ struct experiment {
 	struct thread_names thread_names;
 	struct program *programs;	size_t nprograms, programs_alloc;
 	struct hmap *program_index;	/* name -> index + 1 */
-	/* Per-phase profiles (invariant 4): key -> PHASE node (phases.c). */
-	struct hmap *phase_nodes;
 	struct phases *phases;		/* the synchronization data (the
 					 * thread being added's,
 					 * phases_thread; a worker's own),

@@ -528,7 +528,6 @@ static struct node *phase_root(struct experiment *e, struct phases *ph,
 	n->proc = name_table_intern(&e->procs, "<phase>");
 	n->lm = e->shared ? PHASES_LM : name_table_intern(&e->lms, "<phases>");
 	n->file = name_table_intern(&e->files, "");
-	hmap_put(e->phase_nodes, &key, sizeof(key), n);
 	return n;
 }
 
@@ -666,13 +665,6 @@ static uint32_t merged_site(const struct phases *from, uint32_t site)
 uint32_t phases_merge_key(const struct phases *from, uint32_t k)
 {
 	return from && from->merged ? merged_key(from, k) : k;
-}
-
-void phases_merge_node(struct experiment *e, struct node *x)
-{
-	uint32_t key = (uint32_t)x->k1;
-
-	hmap_put(e->phase_nodes, &key, sizeof(key), x);
 }
 
 void phases_merge_end(struct phases *into, const struct phases *from,
@@ -962,16 +954,21 @@ static void write_orders(FILE *f, const struct srow *r)
 		fprintf(f, "%s%" PRIu64, k ? "," : "", r->orders[k]);
 }
 
-/* The PHASE node id of start key k, or 0. */
-static uint32_t phase_node(const struct experiment *e, uint32_t k)
+/* The PHASE nodes of e (keyed children of the root, experiment.h
+ * invariant 4) by start key, 0 to nsites; NULL where there is none. */
+static struct node **phase_nodes(const struct phases *ph,
+				 const struct experiment *e)
 {
-	const struct node *n = hmap_get(e->phase_nodes, &k, sizeof(k));
+	struct node **at = xcalloc(ph->nsites + 1, sizeof(*at));
+	struct node *n;
 
-	return n ? n->id : 0;
+	for (n = e->root->first; n; n = n->next)
+		if (n->kind == NODE_PHASE && n->k1 <= ph->nsites)
+			at[n->k1] = n;
+	return at;
 }
 
-static void write_tsv(struct phases *ph, const struct experiment *e,
-		      FILE *f)
+static void write_tsv(struct phases *ph, struct node *const *at, FILE *f)
 {
 	struct site_sum *ss = xcalloc(ph->nsites + 1, sizeof(*ss));
 	size_t i, j;
@@ -1045,7 +1042,8 @@ static void write_tsv(struct phases *ph, const struct experiment *e,
 		fprintf(f, "phase\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu32 "\t%"
 			PRIu32 "\t%" PRIu64 "\t%.9f\t%.9f\t%.6f\n",
 			ph->prows[i].start, ph->prows[i].end,
-			phase_node(e, ph->prows[i].start), threads, count, sum,
+			at[ph->prows[i].start] ? at[ph->prows[i].start]->id : 0,
+			threads, count, sum,
 			wall, efficiency(sum, max, threads));
 		for (; i < j; i++)
 			fprintf(f, "phase-thread\t%" PRIu32 "\t%" PRIu32 "\t%"
@@ -1216,8 +1214,10 @@ int phases_finish(struct phases *ph, struct experiment *e,
 		  struct database *db)
 {
 	struct strbuf sb = STRBUF_INIT;
+	struct node **at = phase_nodes(ph, e);
 	FILE *f;
 	uint32_t k;
+	int ret;
 
 	for (k = 0; ph->any && k < NMET; k++)	/* means over these threads */
 		e->metrics.raw[ph->raw[k]].nthreads += ph->nfiles;
@@ -1225,7 +1225,7 @@ int phases_finish(struct phases *ph, struct experiment *e,
 		ph->sites[k].label = site_label(e, ph->sites[k].kind,
 						 ph->sites[k].call);
 	for (k = 0; k <= ph->nsites; k++) {
-		struct node *n = hmap_get(e->phase_nodes, &k, sizeof(k));
+		struct node *n = at[k];
 
 		if (!n)
 			continue;
@@ -1239,15 +1239,20 @@ int phases_finish(struct phases *ph, struct experiment *e,
 		n->proc = name_table_intern(&e->procs, sb.buf);
 	}
 	strbuf_release(&sb);
-	if (!ph->any)
+	if (!ph->any) {
+		free(at);
 		return 0;
+	}
 	align_mpi(ph);
 	hide_locks(ph, e);
 	f = database_open_file(db, "phases.tsv");
-	if (!f)
-		return -1;
-	write_tsv(ph, e, f);
-	return database_close_file(db, f, "phases.tsv");
+	ret = -1;
+	if (f) {
+		write_tsv(ph, at, f);
+		ret = database_close_file(db, f, "phases.tsv");
+	}
+	free(at);
+	return ret;
 }
 
 static const struct phases *sort_ph;

@@ -132,13 +132,11 @@ struct phases *phases_new_worker(const struct phases *ph);
  * (experiment_merge, invariant 5): phases_merge_sites finds or makes
  * from's sites in into, in from's order; phases_merge_key is into's key
  * of from's PHASE node key k (k itself when from is NULL);
- * phases_merge_node records e's PHASE node x (new) under its key;
  * phases_merge_end moves from's rows into into, its sites' call nodes
  * through map (from's node ids -> into's nodes).
  */
 void phases_merge_sites(struct phases *into, struct phases *from);
 uint32_t phases_merge_key(const struct phases *from, uint32_t k);
-void phases_merge_node(struct experiment *e, struct node *x);
 void phases_merge_end(struct phases *into, const struct phases *from,
 		      struct node **map);
 
