@@ -895,7 +895,7 @@ static int correlate_and_write(struct run *r, int any_sync)
 	struct database *db;
 	char *out, *aside = NULL;
 	FILE *report;
-	int **maps, ret = 0, data;
+	int **maps, ret = 0, data, alone;
 	size_t i;
 	long failed;
 	const char *title;
@@ -904,8 +904,9 @@ static int correlate_and_write(struct run *r, int any_sync)
 	mix_register(&r->e->metrics, r->e->structs, r->e->nstructs);
 	phases_register(r->ph, &r->e->metrics, any_sync);
 	data = data_centric(r);
-	if (r->o->correlate && (data || r->any_share)) {
-		/* hpcprof-mpi: rank 0 correlates these as hpcprof does */
+	/* hpcprof-mpi: rank 0 correlates these alone, as hpcprof does */
+	alone = r->o->correlate && (data || r->any_share);
+	if (alone) {
 		if (r->o->reader_only)
 			goto out_maps;
 		fprintf(stderr, "%s: %s are correlated by rank 0 alone, as "
@@ -936,7 +937,7 @@ static int correlate_and_write(struct run *r, int any_sync)
 	database_set_jobs(db, r->jobs);
 	steptime_mark("metrics and database set up");
 	failed = PAR_ONE_THREAD;
-	if (!((data || r->any_share) && r->o->correlate))
+	if (!alone)
 		failed = correlate_workers(r, db, maps, any_sync);
 	if (failed == PAR_ONE_THREAD) {
 		failed = correlate_one_thread(r, db, maps);
