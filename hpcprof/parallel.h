@@ -86,9 +86,9 @@ struct par_profile {
  * sharing objects that name no data object are said in a line naming the
  * file.  Returns the number of profiles warned about but for their data
  * trees (the exit status is 1 then), -1 with hpc_lasterr() when a
- * temporary file fails, or PAR_ONE_THREAD, having added and said nothing, when the workers' data
- * trees cannot be merged into the one of adding in order
- * (datatree_mergeable): add them on one thread then.
+ * temporary file fails, or PAR_ONE_THREAD, having added and said
+ * nothing, when the workers' data trees cannot be merged into the one of
+ * adding in order (datatree_mergeable): add them on one thread then.
  */
 #define PAR_ONE_THREAD (-2)
 long par_correlate(struct experiment *e, const struct par_profile *in,
@@ -100,8 +100,9 @@ long par_correlate(struct experiment *e, const struct par_profile *in,
  * par_start runs the workers over in[lo, hi) (thread numbers stay the
  * indices in in); par_failures says what par_correlate says about the
  * profiles, in order, and returns that number (-1 with hpc_lasterr() when
- * a temporary file failed); par_merge merges the workers' trees, in order, into into (e
- * itself or a worker's experiment of e) and frees them;
+ * a temporary file failed); par_merge merges the workers' trees, in
+ * order, into into (e itself or a worker's experiment of e) and frees
+ * them;
  * par_records calls fn for each per-thread value in thread order, with its
  * node in into (0, or -1 with hpc_lasterr() on a read error); par_fold is
  * the fn that folds a value into e's statistics (arg e) and reports it to
