@@ -9,6 +9,7 @@
 
 #include "datatree.h"
 #include "error.h"
+#include "experiment-wire.h"
 #include "hashmap.h"
 #include "strbuf.h"
 
@@ -852,6 +853,97 @@ void datatree_merge_end(struct experiment *e, const struct experiment *w)
 	for (i = 0; i < from->npending; i++)
 		datatree_add_noaddr(e, from->pending[i].raw,
 				    from->pending[i].v);
+}
+
+void datatree_wire_write(const struct datatree *dt, struct strbuf *sb)
+{
+	size_t i;
+	int k;
+
+	wire_put32(sb, dt->root ? dt->root->id : 0);
+	for (k = 0; k < DATA_NKINDS; k++)
+		wire_put32(sb, dt->kinds[k] ? dt->kinds[k]->id : 0);
+	wire_put64(sb, dt->nobjs);
+	for (i = 0; i < dt->nobjs; i++) {
+		const struct data_object *o = &dt->objs[i];
+
+		wire_put32(sb, o->node->id);
+		wire_put32(sb, o->kind);
+		wire_putstr(sb, o->key);
+		wire_put64(sb, o->bytes);
+		wire_put64(sb, o->blocks);
+		wire_put64(sb, o->lo);
+		wire_put64(sb, o->hi);
+		wire_put64(sb, o->nthreads);
+	}
+	wire_put64(sb, dt->nprofiles);
+	wire_put32(sb, (uint32_t)dt->renamed);
+	wire_put_rows(sb, dt->pending, dt->npending, sizeof(*dt->pending));
+}
+
+/* w's data node of id with key (k1, k2) below parent, or NULL. */
+static struct node *wire_node(const struct experiment *w, uint32_t id,
+			      const struct node *parent, uint64_t k1,
+			      uint64_t k2)
+{
+	struct node *n = id && id <= w->next_id ? w->nodes[id - 1] : NULL;
+
+	return n && n->kind == NODE_DATA && n->parent == parent &&
+	       n->k1 == k1 && n->k2 == k2 ? n : NULL;
+}
+
+int datatree_wire_read(struct experiment *w, struct wire_cursor *c)
+{
+	struct datatree *dt = tree(w);
+	struct strbuf key = STRBUF_INIT, shown = STRBUF_INIT;
+	uint32_t root = wire_get32(c), id;
+	uint64_t n, i;
+	int k;
+
+	if (root != (dt->root ? dt->root->id : 0))
+		c->bad = 1;
+	for (k = 0; k < DATA_NKINDS && !c->bad; k++) {
+		id = wire_get32(c);
+		dt->kinds[k] = id ? wire_node(w, id, dt->root, 1, (uint64_t)k)
+				  : NULL;
+		if (id && !dt->kinds[k])
+			c->bad = 1;
+	}
+	n = wire_get64(c);
+	for (i = 0; i < n && !c->bad; i++) {
+		uint32_t kind;
+		const char *s;
+		struct node *x;
+		struct data_object *o;
+
+		id = wire_get32(c);
+		kind = wire_get32(c);
+		s = wire_getstr(c, &key);
+		x = kind < DATA_NKINDS ? wire_node(w, id, dt->kinds[kind], 2, i)
+				       : NULL;
+		if (c->bad || !s || !x || hmap_get_str(dt->by_name, s)) {
+			c->bad = 1;
+			break;
+		}
+		strbuf_reset(&shown);
+		strbuf_addf(&shown, "%d\t%s", (int)kind, w->procs.names[x->proc]);
+		o = add_object(dt, (enum data_kind)kind, s, shown.buf, x);
+		o->bytes = wire_get64(c);
+		o->blocks = wire_get64(c);
+		o->lo = wire_get64(c);
+		o->hi = wire_get64(c);
+		o->nthreads = (size_t)wire_get64(c);
+	}
+	dt->nprofiles = (size_t)wire_get64(c);
+	dt->renamed = wire_get32(c) != 0;
+	dt->pending = wire_get_rows(c, dt->pending, &dt->npending,
+				    &dt->pending_alloc, sizeof(*dt->pending));
+	for (i = 0; i < dt->npending && !c->bad; i++)
+		if (dt->pending[i].raw >= w->metrics.nraw)
+			c->bad = 1;
+	strbuf_release(&key);
+	strbuf_release(&shown);
+	return c->bad ? -1 : 0;
 }
 
 const struct data_object *datatree_object(const struct experiment *e,

@@ -54,9 +54,8 @@
  *     different identities share a name anywhere in the workers
  *     (datatree_mergeable), the profiles are added on one thread instead.
  *     A merged tree is only merged from or written: its static objects
- *     are not found by address again.  experiment-wire.c carries no data
- *     tree, so hpcprof-mpi correlates data-centric measurements on rank
- *     0 alone.
+ *     are not found by address again.  Across hpcprof-mpi's ranks the
+ *     same holds: a data tree travels with its tree (datatree_wire_*).
  */
 #ifndef HPCPROF_DATATREE_H
 #define HPCPROF_DATATREE_H
@@ -66,6 +65,9 @@
 #include <stdio.h>
 
 #include "experiment.h"
+#include "strbuf.h"
+
+struct wire_cursor;
 
 enum data_kind {
 	DATA_HEAP, DATA_STATIC, DATA_STACK, DATA_SMALL, DATA_UNKNOWN,
@@ -225,6 +227,16 @@ uint64_t datatree_merge_key(struct experiment *e, const struct experiment *w,
 void datatree_merge_node(struct experiment *e, const struct experiment *w,
 			 const struct node *n, struct node *x, int is_new);
 void datatree_merge_end(struct experiment *e, const struct experiment *w);
+
+/*
+ * A worker's data tree as bytes, after its tree's nodes (experiment-wire.h,
+ * invariant 6): its kinds' and objects' nodes as ids, the objects with
+ * their identities and attributes, the ^NoAddr values in the order taken.
+ * datatree_wire_read makes it again in w, the worker experiment whose
+ * nodes were read: 0, or -1 when the bytes are malformed.
+ */
+void datatree_wire_write(const struct datatree *dt, struct strbuf *sb);
+int datatree_wire_read(struct experiment *w, struct wire_cursor *c);
 
 /* One line naming the profile at path and its data-centric problem. */
 void datatree_warn_problem(const char *path, const char *problem);

@@ -2,10 +2,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "datatree.h"
 #include "error.h"
 #include "experiment-wire.h"
 #include "hashmap.h"
 #include "phases.h"
+#include "sharing.h"
 
 #define WIRE_MAGIC UINT32_C(0x68707477)	/* "hptw" */
 #define NO_STRING UINT32_MAX
@@ -30,6 +32,13 @@ void wire_putstr(struct strbuf *sb, const char *s)
 	wire_put32(sb, s ? (uint32_t)n : NO_STRING);
 	if (n)
 		strbuf_add(sb, s, n);
+}
+
+void wire_put_rows(struct strbuf *sb, const void *rows, size_t n, size_t size)
+{
+	wire_put64(sb, n);
+	if (n)
+		strbuf_add(sb, rows, n * size);
 }
 
 static void put_scopes(struct strbuf *sb, uint32_t module,
@@ -88,7 +97,8 @@ void experiment_wire_write(const struct experiment *w, struct strbuf *sb)
 					refs, (uint64_t)(uintptr_t)n->st) : 0;
 		int leaf = n->kind == NODE_STMT || n->kind == NODE_CALL;
 
-		wire_put32(sb, n->parent->id);
+		wire_put32(sb, n->parent ? n->parent->id : 0);	/* 0: the
+								 * data root */
 		wire_put32(sb, n->kind);
 		wire_put32(sb, (uint32_t)(ref >> 32));
 		wire_put32(sb, (uint32_t)ref);
@@ -108,6 +118,12 @@ void experiment_wire_write(const struct experiment *w, struct strbuf *sb)
 	wire_put32(sb, w->phases != NULL);
 	if (w->phases)
 		phases_wire_write(w->phases, sb);
+	wire_put32(sb, w->data != NULL);
+	if (w->data)
+		datatree_wire_write(w->data, sb);
+	wire_put32(sb, w->sharing != NULL);
+	if (w->sharing)
+		sharing_wire_write(w->sharing, sb);
 	hmap_free(refs);
 }
 
@@ -156,6 +172,28 @@ const char *wire_getstr(struct wire_cursor *c, struct strbuf *buf)
 	strbuf_reset(buf);
 	strbuf_add(buf, at, n);
 	return buf->buf;
+}
+
+void *wire_get_rows(struct wire_cursor *c, void *rows, size_t *nrows,
+		    size_t *alloc, size_t size)
+{
+	uint64_t n = wire_get64(c);
+	const void *at;
+
+	if (c->bad || n > (uint64_t)(c->end - c->p) / size) {
+		c->bad = 1;
+		return rows;
+	}
+	at = wire_getbytes(c, (size_t)n * size);
+	if (!at || !n)
+		return rows;
+	if (*nrows + n > *alloc) {
+		*alloc = *nrows + (size_t)n;
+		rows = xrealloc(rows, *alloc * size);
+	}
+	memcpy((char *)rows + *nrows * size, at, (size_t)n * size);
+	*nrows += (size_t)n;
+	return rows;
 }
 
 static void get_scopes(struct wire_cursor *c, struct experiment *w,
@@ -241,8 +279,9 @@ struct experiment *experiment_wire_read(const struct experiment *e,
 		uint32_t flat = wire_get32(&c);
 		struct node *x;
 
-		if (c.bad || !parent || parent > i || flat > i ||
-		    kind > NODE_PHASE || (leaf && !st)) {
+		if (c.bad || parent > i || flat > i || kind > NODE_DATA ||
+		    (leaf && !st) ||
+		    (!parent && (kind != NODE_DATA || w->data))) {
 			c.bad = 1;
 			break;
 		}
@@ -251,8 +290,9 @@ struct experiment *experiment_wire_read(const struct experiment *e,
 				  : (uint64_t)(uintptr_t)cct_no_file;
 		else if (st)	/* a scope's key: (its structure, index) */
 			k1 = (uint64_t)(uintptr_t)st;
-		x = experiment_node(w, w->nodes[parent - 1],
-				    (enum node_kind)kind);
+		x = parent ? experiment_node(w, w->nodes[parent - 1],
+					     (enum node_kind)kind)
+			   : datatree_root(w);
 		x->st = st;
 		x->k1 = k1;
 		x->k2 = k2;
@@ -263,13 +303,20 @@ struct experiment *experiment_wire_read(const struct experiment *e,
 		x->line = wire_get32(&c);
 		x->vma = wire_get64(&c);
 		if ((x->lm >= e->lms.n && x->lm != PLACEHOLDER_LM &&
-		     (x->lm != PHASES_LM || kind != NODE_PHASE)) ||
+		     (x->lm != PHASES_LM || kind != NODE_PHASE) &&
+		     (x->lm != DATA_LM || kind != NODE_DATA)) ||
 		    (x->file >= w->files.n && x->file) ||
 		    (x->proc >= w->procs.n && x->proc))
 			c.bad = 1;
 	}
 	if (!c.bad && wire_get32(&c) &&
 	    (!w->phases || phases_wire_read(w->phases, w, &c)))
+		c.bad = 1;
+	if (!c.bad && (wire_get32(&c) ? datatree_wire_read(w, &c)
+				      : w->data != NULL))
+		c.bad = 1;
+	if (!c.bad && wire_get32(&c) &&
+	    (!w->sharing || sharing_wire_read(w->sharing, w, &c)))
 		c.bad = 1;
 	strbuf_release(&s1);
 	strbuf_release(&s2);

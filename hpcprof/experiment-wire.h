@@ -18,6 +18,11 @@
  *  5. A worker's phases (phases.h) follow its nodes, their sites' calls
  *     as node ids, so synchronization measurements merge across ranks as
  *     across threads.
+ *  6. Its data tree (datatree.h) follows: the data root travels as a node
+ *     with no parent, the objects with their identities, in index order,
+ *     their nodes as ids; then its sharing (sharing.h), its blocks'
+ *     objects as those indices.  So data-centric and sharing measurements
+ *     merge across ranks as across threads, too.
  */
 #ifndef HPCPROF_EXPERIMENT_WIRE_H
 #define HPCPROF_EXPERIMENT_WIRE_H
@@ -29,6 +34,10 @@
 void wire_put32(struct strbuf *sb, uint32_t v);
 void wire_put64(struct strbuf *sb, uint64_t v);
 void wire_putstr(struct strbuf *sb, const char *s);	/* NULL: none */
+/* n rows of size bytes each (structs of plain values), after their
+ * count. */
+void wire_put_rows(struct strbuf *sb, const void *rows, size_t n,
+		   size_t size);
 
 /* Reading bytes: once a read runs past the end, bad is set and every
  * read returns 0 or NULL. */
@@ -42,6 +51,10 @@ uint64_t wire_get64(struct wire_cursor *c);
 const char *wire_getstr(struct wire_cursor *c, struct strbuf *buf);
 /* The next n bytes, or NULL. */
 const void *wire_getbytes(struct wire_cursor *c, size_t n);
+/* rows (growing *alloc) with the rows wire_put_rows wrote appended, their
+ * count added to *nrows; returns rows. */
+void *wire_get_rows(struct wire_cursor *c, void *rows, size_t *nrows,
+		    size_t *alloc, size_t size);
 
 /* Appends the tree of w (a worker's experiment) to sb. */
 void experiment_wire_write(const struct experiment *w, struct strbuf *sb);

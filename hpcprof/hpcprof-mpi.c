@@ -22,6 +22,11 @@
  *  5. What a rank says about its profiles (par_failures) rank 0 says, in
  *     rank order, hence in profile order, as hpcprof would; a
  *     synchronization file a rank dropped is dropped on rank 0 too.
+ *  6. Data trees travel with the trees (experiment-wire.h 6).  When two
+ *     objects of different identities share a name (datatree_mergeable)
+ *     within a rank's workers or across the trees a rank merges, every
+ *     rank learns it before anything is said, and rank 0 adds the
+ *     profiles on one thread, as hpcprof does (PAR_ONE_THREAD).
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -31,6 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "datatree.h"
 #include "error.h"
 #include "experiment-wire.h"
 #include "hpcsync.h"
@@ -63,35 +69,38 @@ static void die(const char *what)
 	exit(1);
 }
 
+/* Message tags: trees, per-thread values, what ranks say. */
+enum { TAG_TREE, TAG_VALUES, TAG_SAID };
+
 /* Sends len bytes in pieces MPI counts can hold. */
-static void send_bytes(const char *buf, size_t len, int to)
+static void send_bytes(const char *buf, size_t len, int to, int tag)
 {
 	uint64_t n = len;
 
-	MPI_Send(&n, 1, MPI_UINT64_T, to, 0, MPI_COMM_WORLD);
+	MPI_Send(&n, 1, MPI_UINT64_T, to, tag, MPI_COMM_WORLD);
 	while (len) {
 		int k = len > INT_MAX ? INT_MAX : (int)len;
 
-		MPI_Send(buf, k, MPI_BYTE, to, 0, MPI_COMM_WORLD);
+		MPI_Send(buf, k, MPI_BYTE, to, tag, MPI_COMM_WORLD);
 		buf += k;
 		len -= (size_t)k;
 	}
 }
 
 /* Receives what send_bytes sent; caller frees. */
-static char *recv_bytes(int from, size_t *len)
+static char *recv_bytes(int from, int tag, size_t *len)
 {
 	uint64_t n;
 	char *buf, *p;
 
-	MPI_Recv(&n, 1, MPI_UINT64_T, from, 0, MPI_COMM_WORLD,
+	MPI_Recv(&n, 1, MPI_UINT64_T, from, tag, MPI_COMM_WORLD,
 		 MPI_STATUS_IGNORE);
 	buf = p = xmalloc(n ? n : 1);
 	*len = n;
 	while (n) {
 		int k = n > INT_MAX ? INT_MAX : (int)n;
 
-		MPI_Recv(p, k, MPI_BYTE, from, 0, MPI_COMM_WORLD,
+		MPI_Recv(p, k, MPI_BYTE, from, tag, MPI_COMM_WORLD,
 			 MPI_STATUS_IGNORE);
 		p += k;
 		n -= (uint64_t)k;
@@ -99,34 +108,41 @@ static char *recv_bytes(int from, size_t *len)
 	return buf;
 }
 
-/* Merges the trees of the ranks below this one in the binomial tree into
- * g, in rank order, then sends g up (invariant 2). */
-static void reduce(struct experiment *e, struct experiment *g)
+/*
+ * Merges the trees of the ranks below this one in the binomial tree into
+ * g, in rank order, then sends g up (invariant 2).  Returns 1 when two of
+ * the trees merged here had data trees that cannot be merged
+ * (invariant 6).
+ */
+static int reduce(struct experiment *e, struct experiment *g)
 {
-	int mask;
+	int mask, unmergeable = 0;
 
 	for (mask = 1; mask < nranks; mask <<= 1) {
 		if (rank & mask) {
 			struct strbuf sb = STRBUF_INIT;
 
 			experiment_wire_write(g, &sb);
-			send_bytes(sb.buf, sb.len, rank - mask);
+			send_bytes(sb.buf, sb.len, rank - mask, TAG_TREE);
 			strbuf_release(&sb);
-			return;
+			break;
 		}
 		if (rank + mask < nranks) {
 			size_t len;
-			char *buf = recv_bytes(rank + mask, &len);
+			char *buf = recv_bytes(rank + mask, TAG_TREE, &len);
 			struct experiment *d =
 				experiment_wire_read(e, buf, len);
+			struct experiment *pair[2] = { g, d };
 
 			if (!d)
 				die(hpc_lasterr());
+			unmergeable |= !datatree_mergeable(pair, 2);
 			free(experiment_merge(g, d));
 			experiment_free(d);
 			free(buf);
 		}
 	}
+	return unmergeable;
 }
 
 /* A per-thread value on its way to rank 0: node is the merged tree's id. */
@@ -145,8 +161,8 @@ struct sender {
 
 static void flush_values(struct sender *s)
 {
-	MPI_Send(s->buf, s->n * (int)sizeof(s->buf[0]), MPI_BYTE, 0, 1,
-		 MPI_COMM_WORLD);
+	MPI_Send(s->buf, s->n * (int)sizeof(s->buf[0]), MPI_BYTE, 0,
+		 TAG_VALUES, MPI_COMM_WORLD);
 	s->n = 0;
 }
 
@@ -170,8 +186,8 @@ static void fold_values(struct experiment *e, struct node **ids, int from)
 	do {
 		MPI_Status st;
 
-		MPI_Recv(buf, VALUES * (int)sizeof(*buf), MPI_BYTE, from, 1,
-			 MPI_COMM_WORLD, &st);
+		MPI_Recv(buf, VALUES * (int)sizeof(*buf), MPI_BYTE, from,
+			 TAG_VALUES, MPI_COMM_WORLD, &st);
 		MPI_Get_count(&st, MPI_BYTE, &bytes);
 		for (i = 0; i < bytes / (int)sizeof(*buf); i++)
 			par_fold(e, buf[i].thread, ids[buf[i].node], buf[i].k,
@@ -267,8 +283,8 @@ static long failures_to_rank0(struct par_job *j, const struct par_profile *in,
 	}
 	for (i = lo; i < hi; i++)
 		dropped[i - lo] = dropped[i - lo] && !*in[i].sync;
-	send_bytes(said.buf ? said.buf : "", said.len, 0);
-	send_bytes(dropped, hi - lo, 0);
+	send_bytes(said.buf ? said.buf : "", said.len, 0, TAG_SAID);
+	send_bytes(dropped, hi - lo, 0, TAG_SAID);
 	strbuf_release(&said);
 	free(dropped);
 	return failed;
@@ -283,10 +299,10 @@ static void failures_of_ranks(const struct par_profile *in, size_t n)
 	int r;
 
 	for (r = 1; r < nranks; r++) {
-		buf = recv_bytes(r, &len);
+		buf = recv_bytes(r, TAG_SAID, &len);
 		fwrite(buf, 1, len, stderr);
 		free(buf);
-		buf = recv_bytes(r, &len);
+		buf = recv_bytes(r, TAG_SAID, &len);
 		lo = n * (size_t)r / (size_t)nranks;
 		for (i = 0; i < len && lo + i < n; i++)
 			if (buf[i] && in[lo + i].sync) {
@@ -306,9 +322,18 @@ static long mpi_correlate(struct experiment *e, const struct par_profile *in,
 	long failed, total = 0;
 	struct experiment *g = experiment_new_worker(e), *f;
 	struct node **ids;
-	int r;
+	int r, unmergeable = !par_mergeable(j);
 
 	correlating = 1;
+	par_merge(j, g);
+	unmergeable |= reduce(e, g);
+	MPI_Allreduce(MPI_IN_PLACE, &unmergeable, 1, MPI_INT, MPI_LOR,
+		      MPI_COMM_WORLD);
+	if (unmergeable) {
+		experiment_free(g);
+		par_free(j);
+		return PAR_ONE_THREAD;
+	}
 	if (rank) {
 		failed = failures_to_rank0(j, in, lo, hi);
 	} else {
@@ -317,8 +342,6 @@ static long mpi_correlate(struct experiment *e, const struct par_profile *in,
 	}
 	if (failed < 0)
 		die(hpc_lasterr());
-	par_merge(j, g);
-	reduce(e, g);
 	f = share_tree(e, g);
 	MPI_Reduce(&failed, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (rank) {

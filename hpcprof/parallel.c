@@ -747,22 +747,29 @@ static int fold_and_report(struct par_job *j, struct experiment *e,
 	return ret ? ret : b.ret;
 }
 
+int par_mergeable(const struct par_job *j)
+{
+	struct experiment **ws = xcalloc(j->n + 1, sizeof(*ws));
+	unsigned k;
+	int ok;
+
+	for (k = 0; k < j->n; k++)
+		ws[k] = j->w[k].w;
+	ok = j->failed || datatree_mergeable(ws, j->n);
+	free(ws);
+	return ok;
+}
+
 long par_correlate(struct experiment *e, const struct par_profile *in,
 		   size_t n, unsigned nthreads)
 {
 	struct par_job *j = start(e, in, 0, n, nthreads, 1);
-	struct experiment **ws = xcalloc(j->n + 1, sizeof(*ws));
 	long failed;
-	unsigned k;
 
-	for (k = 0; k < j->n; k++)
-		ws[k] = j->w[k].w;
-	if (!j->failed && !datatree_mergeable(ws, j->n)) {
-		free(ws);
+	if (!par_mergeable(j)) {
 		par_free(j);
 		return PAR_ONE_THREAD;
 	}
-	free(ws);
 	failed = par_failures(j);
 	steptime_mark("correlate (workers)");
 	if (failed >= 0) {

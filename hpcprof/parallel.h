@@ -98,9 +98,10 @@ long par_correlate(struct experiment *e, const struct par_profile *in,
  * par_correlate() in steps, for hpcprof-mpi (which merges the trees of
  * ranks between par_merge and par_records):
  * par_start runs the workers over in[lo, hi) (thread numbers stay the
- * indices in in); par_failures says what par_correlate says about the
- * profiles, in order, and returns that number (-1 with hpc_lasterr() when
- * a temporary file failed); par_merge merges the workers' trees, in
+ * indices in in); par_mergeable is 0 when their data trees cannot be
+ * merged (par_correlate's PAR_ONE_THREAD); par_failures says what
+ * par_correlate says about the profiles, in order, and returns that
+ * number (-1 with hpc_lasterr() when a temporary file failed); par_merge merges the workers' trees, in
  * order, into into (e itself or a worker's experiment of e) and frees
  * them;
  * par_records calls fn for each per-thread value in thread order, with its
@@ -113,6 +114,7 @@ typedef void par_record_fn(void *arg, uint32_t thread, struct node *n,
 			   uint32_t k, double v);
 struct par_job *par_start(struct experiment *e, const struct par_profile *in,
 			  size_t lo, size_t hi, unsigned nthreads);
+int par_mergeable(const struct par_job *j);
 long par_failures(struct par_job *j);
 void par_merge(struct par_job *j, struct experiment *into);
 int par_records(struct par_job *j, par_record_fn *fn, void *arg);

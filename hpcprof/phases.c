@@ -703,15 +703,6 @@ void phases_merge_end(struct phases *into, const struct phases *from,
 	into->nfiles += from->nfiles;
 }
 
-/* n rows of size bytes each, after their count. */
-static void wire_put_rows(struct strbuf *sb, const void *rows, size_t n,
-			  size_t size)
-{
-	wire_put64(sb, n);
-	if (n)
-		strbuf_add(sb, rows, n * size);
-}
-
 void phases_wire_write(const struct phases *ph, struct strbuf *sb)
 {
 	size_t i;
@@ -730,30 +721,6 @@ void phases_wire_write(const struct phases *ph, struct strbuf *sb)
 	wire_put_rows(sb, ph->prows, ph->nprows, sizeof(*ph->prows));
 	wire_put_rows(sb, ph->erows, ph->nerows, sizeof(*ph->erows));
 	wire_put64(sb, ph->nfiles);
-}
-
-/* rows with the rows wire_put_rows wrote (size bytes each) appended, its
- * count *nrows; c->bad set when the bytes run out. */
-static void *wire_get_rows(struct wire_cursor *c, void *rows, size_t *nrows,
-			   size_t *alloc, size_t size)
-{
-	uint64_t n = wire_get64(c);
-	const void *at;
-
-	if (c->bad || n > (uint64_t)(c->end - c->p) / size) {
-		c->bad = 1;
-		return rows;
-	}
-	at = wire_getbytes(c, (size_t)n * size);
-	if (!at || !n)
-		return rows;
-	if (*nrows + n > *alloc) {
-		*alloc = *nrows + (size_t)n;
-		rows = xrealloc(rows, *alloc * size);
-	}
-	memcpy((char *)rows + *nrows * size, at, (size_t)n * size);
-	*nrows += (size_t)n;
-	return rows;
 }
 
 int phases_wire_read(struct phases *ph, const struct experiment *w,

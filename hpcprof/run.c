@@ -750,26 +750,10 @@ static void process_key(const struct hpcrun_profile *p, struct strbuf *sb)
 	strbuf_addf(sb, "%s:%s", host ? host : "", pid ? pid : "");
 }
 
-/* Does a profile of the measurements have data roots (hpcrun --data)? */
-static int data_centric(const struct run *r)
-{
-	size_t i;
-
-	for (i = 0; i < r->nin; i++) {
-		const char *v = r->in[i].p ?
-			hpcrun_profile_header(r->in[i].p, "data-centric") : NULL;
-
-		if (v && !strcmp(v, "1"))
-			return 1;
-	}
-	return 0;
-}
-
 /*
- * Data-centric (hpcrun --data) and sharing measurements are correlated
- * on this thread, profile by profile into e itself, under hpcprof-mpi
- * (rank 0 alone, what hpcprof writes), and so are those whose data trees
- * par_correlate cannot merge (PAR_ONE_THREAD).
+ * Measurements whose data trees par_correlate (or hpcprof-mpi) cannot
+ * merge (PAR_ONE_THREAD) are correlated on this thread, profile by
+ * profile into e itself.
  * Each thread's row goes to db with its synchronization columns, its
  * values measured at calls into the tree (phases.h).  A malformed data
  * subtree is said in one line naming the profile.  Returns the number of
@@ -836,9 +820,8 @@ static long correlate_one_thread(struct run *r, struct database *db,
 
 /*
  * The profiles correlated on par_correlate's workers (or r->o->correlate,
- * hpcprof-mpi's, with neither sharing nor data-centric measurements),
- * each thread's row then to db (NULL: hpcprof-mpi's other ranks, none)
- * with its synchronization columns.  Returns what
+ * hpcprof-mpi's), each thread's row then to db (NULL: hpcprof-mpi's other
+ * ranks, none) with its synchronization columns.  Returns what
  * par_correlate does.
  */
 static long correlate_workers(struct run *r, struct database *db,
@@ -895,7 +878,7 @@ static int correlate_and_write(struct run *r, int any_sync)
 	struct database *db;
 	char *out, *aside = NULL;
 	FILE *report;
-	int **maps, ret = 0, data, alone;
+	int **maps, ret = 0;
 	size_t i;
 	long failed;
 	const char *title;
@@ -903,19 +886,8 @@ static int correlate_and_write(struct run *r, int any_sync)
 	maps = map_metrics(r);
 	mix_register(&r->e->metrics, r->e->structs, r->e->nstructs);
 	phases_register(r->ph, &r->e->metrics, any_sync);
-	data = data_centric(r);
-	/* hpcprof-mpi: rank 0 correlates these alone, as hpcprof does */
-	alone = r->o->correlate && (data || r->any_share);
-	if (alone) {
-		if (r->o->reader_only)
-			goto out_maps;
-		fprintf(stderr, "%s: %s are correlated by rank 0 alone, as "
-			"hpcprof does\n", hpc_progname(),
-			data ? "data-centric measurements (hpcrun --data)"
-			: "measurements with sharing data (.hpcshare files)");
-	}
 	if (r->o->reader_only) {
-		if (correlate_workers(r, NULL, maps, any_sync) < 0)
+		if (correlate_workers(r, NULL, maps, any_sync) == -1)
 			ret = -1;
 		goto out_maps;
 	}
@@ -936,9 +908,7 @@ static int correlate_and_write(struct run *r, int any_sync)
 	}
 	database_set_jobs(db, r->jobs);
 	steptime_mark("metrics and database set up");
-	failed = PAR_ONE_THREAD;
-	if (!alone)
-		failed = correlate_workers(r, db, maps, any_sync);
+	failed = correlate_workers(r, db, maps, any_sync);
 	if (failed == PAR_ONE_THREAD) {
 		failed = correlate_one_thread(r, db, maps);
 		experiment_merge_fallbacks(r->e, r->e);

@@ -26,11 +26,10 @@ struct hpcprof_options {
 	int stats;			/* --stats (metrics.h) */
 	unsigned jobs;			/* threads; 0: par_default_threads() */
 	/* hpcprof-mpi: adds the profiles instead of par_correlate (same
-	 * contract); with reader_only set, nothing is written or said
-	 * after the profiles are registered (its ranks but 0).
-	 * Measurements with data roots, .hpcsync or .hpcshare files are
-	 * correlated as hpcprof does, by the caller alone that is not
-	 * reader_only: correlate is not called for them. */
+	 * contract: PAR_ONE_THREAD on every rank, and the one that is not
+	 * reader_only adds them on one thread); with reader_only set,
+	 * nothing is written or said after the profiles are registered
+	 * (its ranks but 0). */
 	long (*correlate)(struct experiment *e, const struct par_profile *in,
 			  size_t n, unsigned jobs);
 	int reader_only;

@@ -7,6 +7,7 @@
 
 #include "datatree.h"
 #include "error.h"
+#include "experiment-wire.h"
 #include "hashmap.h"
 #include "sharing.h"
 #include "strbuf.h"
@@ -565,6 +566,95 @@ void sharing_merge(struct sharing *into, const struct sharing *from,
 	free(proc);
 	free(blk);
 	free(site);
+}
+
+void sharing_wire_write(const struct sharing *sh, struct strbuf *sb)
+{
+	size_t i;
+
+	wire_put32(sb, (uint32_t)sh->any);
+	wire_put32(sb, (uint32_t)sh->virtual_topology);
+	wire_put64(sb, sh->nnodes);
+	wire_put64(sb, sh->nfiles);
+	wire_put64(sb, sh->dropped);
+	wire_put64(sb, sh->untracked);
+	wire_put32(sb, (uint32_t)sh->nprocs);
+	for (i = 0; i < sh->nprocs; i++) {
+		wire_putstr(sb, sh->proc_keys[i]);
+		wire_put64(sb, sh->page_size[i]);
+	}
+	wire_put32(sb, (uint32_t)sh->nsites);
+	for (i = 0; i < sh->nsites; i++)
+		wire_putstr(sb, sh->sites[i]);
+	wire_put32(sb, (uint32_t)sh->nblocks);
+	for (i = 0; i < sh->nblocks; i++) {
+		const struct sblock *b = &sh->blocks[i];
+
+		wire_put32(sb, b->proc);
+		wire_put32(sb, (uint32_t)b->obj);
+		wire_put64(sb, b->start);
+		wire_put64(sb, b->bytes);
+		wire_put32(sb, (uint32_t)b->heap);
+		wire_put32(sb, (uint32_t)b->watched);
+	}
+	wire_put_rows(sb, sh->spans, sh->nspans, sizeof(*sh->spans));
+	wire_put_rows(sb, sh->acc, sh->nacc, sizeof(*sh->acc));
+}
+
+int sharing_wire_read(struct sharing *sh, const struct experiment *w,
+		      struct wire_cursor *c)
+{
+	struct strbuf s = STRBUF_INIT;
+	size_t nobjs = w->data ? w->data->nobjs : 0, i;
+	uint32_t n, k;
+
+	sh->any = wire_get32(c) != 0;
+	sh->virtual_topology = wire_get32(c) != 0;
+	sh->nnodes = (size_t)wire_get64(c);
+	sh->nfiles = (size_t)wire_get64(c);
+	sh->dropped = wire_get64(c);
+	sh->untracked = wire_get64(c);
+	for (n = wire_get32(c), k = 0; k < n && !c->bad; k++) {
+		const char *key = wire_getstr(c, &s);
+		uint64_t page = wire_get64(c);
+
+		/* a page size is a power of two (page_of masks with it) */
+		if (c->bad || !key || !page || (page & (page - 1)) ||
+		    proc_of(sh, key, page) != k)
+			c->bad = 1;
+	}
+	for (n = wire_get32(c), k = 0; k < n && !c->bad; k++) {
+		const char *name = wire_getstr(c, &s);
+
+		if (c->bad || !name || site_intern(sh, name) != k)
+			c->bad = 1;
+	}
+	for (n = wire_get32(c), k = 0; k < n && !c->bad; k++) {
+		uint32_t proc = wire_get32(c), obj = wire_get32(c);
+		uint64_t start = wire_get64(c), bytes = wire_get64(c);
+		uint32_t heap = wire_get32(c), watched = wire_get32(c);
+
+		if (c->bad || proc >= sh->nprocs || obj >= nobjs ||
+		    block_find(sh, proc, (int32_t)obj, start, bytes,
+			       heap != 0, watched != 0) != k)
+			c->bad = 1;
+	}
+	sh->spans = wire_get_rows(c, sh->spans, &sh->nspans,
+				  &sh->spans_alloc, sizeof(*sh->spans));
+	sh->acc = wire_get_rows(c, sh->acc, &sh->nacc, &sh->acc_alloc,
+				sizeof(*sh->acc));
+	strbuf_release(&s);
+	for (i = 0; i < sh->nspans && !c->bad; i++)
+		if (sh->spans[i].proc >= sh->nprocs)
+			c->bad = 1;
+	for (i = 0; i < sh->nacc && !c->bad; i++) {
+		const struct sacc *a = &sh->acc[i];
+
+		if (a->proc >= sh->nprocs || a->block >= sh->nblocks ||
+		    a->site > sh->nsites || a->rw > HPCSHARE_U)
+			c->bad = 1;
+	}
+	return c->bad ? -1 : 0;
 }
 
 static const struct sharing *sort_sh;

@@ -90,7 +90,9 @@
  *     are found by their keys or made, accesses and spans follow in
  *     order, their sequence numbers after the target's, their objects
  *     the merged data tree's.  So every number is the one of adding the
- *     threads in order on one thread, whatever -j says.
+ *     threads in order on one thread, whatever -j says; across
+ *     hpcprof-mpi's ranks too, a worker's sharing travelling with its
+ *     tree (sharing_wire_*).
  */
 #ifndef HPCPROF_SHARING_H
 #define HPCPROF_SHARING_H
@@ -102,6 +104,9 @@
 #include "database.h"
 #include "experiment.h"
 #include "hpcshare.h"
+#include "strbuf.h"
+
+struct wire_cursor;
 
 /* Labels, least serious first (invariant 3). */
 enum share_label {
@@ -181,6 +186,18 @@ int sharing_thread(struct sharing *sh, struct experiment *e, size_t t,
  */
 void sharing_merge(struct sharing *into, const struct sharing *from,
 		   const struct experiment *w, struct node **map);
+
+/*
+ * A worker's sharing as bytes, after its data tree (experiment-wire.h,
+ * invariant 6): processes, access sources, blocks (their objects as
+ * indices of the data tree), spans and accesses in order.
+ * sharing_wire_read fills sh, the empty sharing of w, the worker
+ * experiment whose nodes and data tree were read: 0, or -1 when the
+ * bytes are malformed.
+ */
+void sharing_wire_write(const struct sharing *sh, struct strbuf *sb);
+int sharing_wire_read(struct sharing *sh, const struct experiment *w,
+		      struct wire_cursor *c);
 
 /*
  * Classifies, sets each object's label and remote share in e's data tree

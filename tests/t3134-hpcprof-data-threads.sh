@@ -57,7 +57,8 @@ test_expect_success 'synthetic data-centric threads: 24, objects first met late'
 	build_mkprofile &&
 	sh "$TEST_DIRECTORY/data-synthetic.sh" &&
 	threads 24 t24 &&
-	threads 24 c24 collide
+	threads 24 c24 collide &&
+	threads 2 c2 collide
 '
 
 test_expect_success '-j 1, 2, 3, 5 and 24 write the same database' '
@@ -103,9 +104,20 @@ test_expect_success 'the same names in two workers: added on one thread, " #2" i
 	test "$(V "$(OBJ "alloc_a prog.c:21 < main prog.c:12")" 0)" = 240
 '
 
-test_expect_success HPCPROF_MPI 'hpcprof-mpi correlates them on rank 0 alone: the database of hpcprof -j' '
-	mpi_as_hpcprof "data-centric measurements (hpcrun --data) are correlated by rank 0 alone, as hpcprof does" \
-		-S prog.hpcstruct t24
+test_expect_success HPCPROF_MPI 'hpcprof-mpi on 2, 3 and 5 ranks: the database of hpcprof' '
+	for n in 2 3 5; do
+		MPI_RANKS=$n mpi_as_hpcprof "" -S prog.hpcstruct t24 ||
+			return 1
+	done
+'
+
+# c2: a in thread 0 alone, d (named as a) in thread 1 alone: on 2 ranks only
+# the merge of rank 1's tree into rank 0's meets both names.
+test_expect_success HPCPROF_MPI 'the same names on two ranks: added on one thread, " #2" in thread order' '
+	mpi_as_hpcprof "" -S prog.hpcstruct c24 &&
+	mpi_as_hpcprof "" -S prog.hpcstruct c2 &&
+	DB=dbm && test "$(V "$(OBJ "alloc_a prog.c:21 < main prog.c:12 #2")" 0)" = 1 &&
+	test "$(V "$(OBJ "alloc_a prog.c:21 < main prog.c:12")" 0)" = 20
 '
 
 test_done

@@ -63,8 +63,9 @@ test_expect_success 'patterns at 4 threads: -j 1, 2, 3 and 4 write the same data
 	test "$(share_label db4-1 "padded [rt-sharing]")" = private
 '
 
-test_expect_success HPCPROF_MPI 'and hpcprof-mpi, which correlates them on rank 0 alone, writes it too' '
-	mpi_as_hpcprof "data-centric measurements (hpcrun --data) are correlated by rank 0 alone, as hpcprof does" m4
+test_expect_success HPCPROF_MPI 'and hpcprof-mpi writes it too, on 2 and 3 ranks' '
+	mpi_as_hpcprof "" m4 &&
+	MPI_RANKS=3 mpi_as_hpcprof "" m4
 '
 
 test_done
