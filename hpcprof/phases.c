@@ -738,7 +738,7 @@ int phases_wire_read(struct phases *ph, const struct experiment *w,
 
 		call = wire_get32(c);
 		if (c->bad || !s || kind >= HPCSYNC_NKINDS ||
-		    call >= w->next_id) {
+		    call > w->next_id) {
 			c->bad = 1;
 			break;
 		}
