@@ -43,6 +43,7 @@
 #include "opts.h"
 #include "parallel.h"
 #include "run.h"
+#include "steptime.h"
 
 static const char *const usage[] = {
 	"[options] MEASUREMENT-DIR-OR-PROFILE...",
@@ -153,8 +154,22 @@ struct value {
 
 #define VALUES 4096
 
+/* Merges from into to; returns the ids of from's nodes in to, by id. */
+static uint32_t *merge_ids(struct experiment *to,
+			   const struct experiment *from)
+{
+	struct node **map = experiment_merge(to, from);
+	uint32_t *ids = xcalloc((size_t)from->next_id + 1, sizeof(*ids));
+	uint32_t i;
+
+	for (i = 1; i <= from->next_id; i++)
+		ids[i] = map[i]->id;
+	free(map);
+	return ids;
+}
+
 struct sender {
-	struct node **ids;	/* this rank's tree -> the merged tree's */
+	uint32_t *ids;		/* this rank's tree -> the merged tree's */
 	struct value buf[VALUES];
 	int n;
 };
@@ -173,12 +188,36 @@ static void send_value(void *arg, uint32_t thread, struct node *n,
 
 	if (s->n == VALUES)
 		flush_values(s);
-	s->buf[s->n++] = (struct value){ thread, s->ids[n->id]->id, k, 0, v };
+	s->buf[s->n++] = (struct value){ thread, s->ids[n->id], k, 0, v };
 }
 
-/* Rank 0: the values of rank from, folded into e (ids: the merged tree's
- * ids -> e's nodes). */
-static void fold_values(struct experiment *e, struct node **ids, int from)
+/*
+ * Rank 0's fold, as hpcprof -j folds by id (parallel.h 3): id (the merged
+ * tree's) is e's node ids[id]; the value goes into e's block of
+ * accumulators and to the report by e's id, touching no node.
+ */
+struct fold {
+	struct experiment *e;
+	uint32_t *ids;
+};
+
+static void fold_id(const struct fold *f, uint32_t thread, uint32_t id,
+		    uint32_t k, double v)
+{
+	struct experiment *e = f->e;
+	uint32_t x = f->ids[id];
+
+	accum_fold_value(experiment_acc_of(e, x), k, v);
+	if (e->thread_id_cb)
+		e->thread_id_cb(e->thread_arg, thread, x, k / 2, (int)(k % 2),
+				v);
+	else if (e->thread_cb)
+		e->thread_cb(e->thread_arg, thread, e->nodes[x - 1], k / 2,
+			     (int)(k % 2), v);
+}
+
+/* Rank 0: the values of rank from, folded (ids of the merged tree). */
+static void fold_values(const struct fold *f, int from)
 {
 	struct value *buf = xmalloc(VALUES * sizeof(*buf));
 	int bytes, i;
@@ -190,24 +229,17 @@ static void fold_values(struct experiment *e, struct node **ids, int from)
 			 TAG_VALUES, MPI_COMM_WORLD, &st);
 		MPI_Get_count(&st, MPI_BYTE, &bytes);
 		for (i = 0; i < bytes / (int)sizeof(*buf); i++)
-			par_fold(e, buf[i].thread, ids[buf[i].node], buf[i].k,
-				 buf[i].v);
+			fold_id(f, buf[i].thread, buf[i].node, buf[i].k,
+				buf[i].v);
 	} while (bytes);
 	free(buf);
 }
 
-/* Rank 0's own values: its tree's nodes -> e's. */
-struct own {
-	struct experiment *e;
-	struct node **ids;
-};
-
+/* Rank 0's own values: n is a node of the merged tree. */
 static void fold_own(void *arg, uint32_t thread, struct node *n, uint32_t k,
 		     double v)
 {
-	struct own *o = arg;
-
-	par_fold(o->e, thread, o->ids[n->id], k, v);
+	fold_id(arg, thread, n->id, k, v);
 }
 
 /* Rank 0 to all: the merged tree; returns each rank's copy of it. */
@@ -321,14 +353,16 @@ static long mpi_correlate(struct experiment *e, const struct par_profile *in,
 	struct par_job *j = par_start(e, in, lo, hi, jobs);
 	long failed, total = 0;
 	struct experiment *g = experiment_new_worker(e), *f;
-	struct node **ids;
 	int r, unmergeable = !par_mergeable(j);
 
 	correlating = 1;
+	steptime_mark("correlate (workers)");
 	par_merge(j, g);
+	steptime_mark("merge the workers' trees");
 	unmergeable |= reduce(e, g);
 	MPI_Allreduce(MPI_IN_PLACE, &unmergeable, 1, MPI_INT, MPI_LOR,
 		      MPI_COMM_WORLD);
+	steptime_mark("merge the ranks' trees");
 	if (unmergeable) {
 		experiment_free(g);
 		par_free(j);
@@ -344,10 +378,11 @@ static long mpi_correlate(struct experiment *e, const struct par_profile *in,
 		die(hpc_lasterr());
 	f = share_tree(e, g);
 	MPI_Reduce(&failed, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+	steptime_mark("send the merged tree to every rank");
 	if (rank) {
 		struct sender *s = xcalloc(1, sizeof(*s));
 
-		s->ids = experiment_merge(f, g);
+		s->ids = merge_ids(f, g);
 		if (par_records(j, send_value, s))
 			die(hpc_lasterr());
 		if (s->n)
@@ -357,15 +392,17 @@ static long mpi_correlate(struct experiment *e, const struct par_profile *in,
 		free(s);
 		experiment_free(f);
 	} else {
-		struct own own = { e, NULL };
+		struct fold fold = { e, merge_ids(e, g) };
 
-		own.ids = ids = experiment_merge(e, g);
 		experiment_merge_fallbacks(e, g);
-		if (par_records(j, fold_own, &own))
+		experiment_acc_block(e);
+		if (par_records(j, fold_own, &fold))
 			total = -1;
 		for (r = 1; r < nranks; r++)
-			fold_values(e, ids, r);
-		free(ids);
+			fold_values(&fold, r);
+		experiment_acc_attach(e);
+		steptime_mark("fold per-thread values, thread-values.tsv");
+		free(fold.ids);
 		e->nthreads = n;
 		e->metrics.nthreads = n;
 	}
