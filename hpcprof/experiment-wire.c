@@ -60,7 +60,8 @@ static void put_scopes(struct strbuf *sb, uint32_t module,
 	}
 }
 
-void experiment_wire_write(const struct experiment *w, struct strbuf *sb)
+void experiment_wire_write(const struct experiment *w, struct strbuf *sb,
+			   int ids_only)
 {
 	struct hmap *refs = hmap_new();	/* structure -> kind << 32 | index */
 	size_t i, nov = 0;
@@ -121,8 +122,8 @@ void experiment_wire_write(const struct experiment *w, struct strbuf *sb)
 	wire_put32(sb, w->data != NULL);
 	if (w->data)
 		datatree_wire_write(w->data, sb);
-	wire_put32(sb, w->sharing != NULL);
-	if (w->sharing)
+	wire_put32(sb, w->sharing && !ids_only);
+	if (w->sharing && !ids_only)
 		sharing_wire_write(w->sharing, sb);
 	hmap_free(refs);
 }

@@ -56,8 +56,11 @@ const void *wire_getbytes(struct wire_cursor *c, size_t n);
 void *wire_get_rows(struct wire_cursor *c, void *rows, size_t *nrows,
 		    size_t *alloc, size_t size);
 
-/* Appends the tree of w (a worker's experiment) to sb. */
-void experiment_wire_write(const struct experiment *w, struct strbuf *sb);
+/* Appends the tree of w (a worker's experiment) to sb; with ids_only,
+ * only what merging it needs to give every node its id (its sharing
+ * accesses left out). */
+void experiment_wire_write(const struct experiment *w, struct strbuf *sb,
+			   int ids_only);
 
 /*
  * A worker's experiment of e holding the tree in buf[0, len) (written by

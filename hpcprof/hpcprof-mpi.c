@@ -123,7 +123,7 @@ static int reduce(struct experiment *e, struct experiment *g)
 		if (rank & mask) {
 			struct strbuf sb = STRBUF_INIT;
 
-			experiment_wire_write(g, &sb);
+			experiment_wire_write(g, &sb, 0);
 			send_bytes(sb.buf, sb.len, rank - mask, TAG_TREE);
 			strbuf_release(&sb);
 			break;
@@ -251,7 +251,7 @@ static struct experiment *share_tree(struct experiment *e,
 	struct experiment *d, *f;
 
 	if (rank == 0)
-		experiment_wire_write(g, &sb);
+		experiment_wire_write(g, &sb, 1);
 	len = sb.len;
 	MPI_Bcast(&len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 	strbuf_grow(&sb, len);

@@ -143,7 +143,7 @@ static void merged(const int *cuts, int ncuts, int wire, struct strbuf *out)
 			struct strbuf sb = STRBUF_INIT;
 			struct experiment *d;
 
-			experiment_wire_write(w, &sb);
+			experiment_wire_write(w, &sb, 0);
 			d = experiment_wire_read(e, sb.buf, sb.len);
 			CHECK(d != NULL);
 			CHECK(experiment_wire_read(e, sb.buf, sb.len - 1) ==
