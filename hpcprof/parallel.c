@@ -567,68 +567,119 @@ static void *report_all(void *arg)
 
 /*
  * The report in pieces (e->thread_lines): piece k is worker k's records,
- * the lines of threads that follow those of piece k - 1.  Pass 1 measures
- * each piece's lines, pass 2 writes them at the offsets the lengths give,
- * each pass on several threads taking pieces in turn; the file is the
- * one report_all writes, byte for byte.
+ * the lines of threads that follow those of piece k - 1.  Pass 1 formats
+ * each piece's lines into a temporary file of its own, which gives its
+ * length; pass 2 copies each at the offset the lengths give (a piece
+ * whose file failed is formatted again there).  Each pass runs on several
+ * threads taking pieces in turn; the file is the one report_all writes,
+ * byte for byte.
  */
 #define PIECE_BUF ((size_t)1 << 20)
 struct pieces {
 	struct by_id *b;
 	unsigned nthreads;	/* threads of a pass */
 	uint64_t *off;		/* [pieces + 1]: lengths, then offsets */
+	FILE **text;		/* [pieces]: pass 1's lines, or NULL */
 	unsigned next;		/* the next piece to take (atomic) */
 	int pass, ret;
 };
 
 struct piece_state {
 	const struct by_id *b;
-	char *buf;		/* pass 2: lines not yet written */
+	char *buf;		/* lines not yet written */
 	size_t used;
-	uint64_t at;		/* pass 2: where buf goes */
-	uint64_t len;		/* pass 1: the piece's bytes */
+	FILE *text;		/* pass 1: where they go */
+	uint64_t at;		/* pass 1: bytes so far; pass 2: where buf
+				 * goes */
+	int failed;		/* pass 1: text could not be written */
 };
+
+static void piece_flush(struct piece_state *ps)
+{
+	const struct experiment *e = ps->b->e;
+
+	if (!ps->text)
+		e->thread_lines->pwrite(e->thread_arg, ps->buf, ps->used,
+					ps->at);
+	else if (!ps->failed &&
+		 fwrite(ps->buf, 1, ps->used, ps->text) != ps->used)
+		ps->failed = 1;
+	ps->at += ps->used;
+	ps->used = 0;
+}
 
 static void piece_value(void *arg, unsigned w, uint32_t thread,
 			uint32_t node, uint32_t k, double v)
 {
 	struct piece_state *ps = arg;
 	const struct experiment *e = ps->b->e;
-	const struct thread_lines *tl = e->thread_lines;
-	char line[THREAD_LINE_MAX];
 
-	if (!ps->buf) {
-		ps->len += tl->line(e->thread_arg, line, thread,
-				    ps->b->ids[w][node], k / 2, (int)(k % 2), v);
-		return;
+	if (ps->used > PIECE_BUF - THREAD_LINE_MAX)
+		piece_flush(ps);
+	ps->used += e->thread_lines->line(e->thread_arg, ps->buf + ps->used,
+					  thread, ps->b->ids[w][node], k / 2,
+					  (int)(k % 2), v);
+}
+
+/* Pass 1 of piece k: its lines into p->text[k] (NULL when that failed),
+ * its length into p->off[k + 1]. */
+static int piece_format(struct pieces *p, unsigned k, char *buf)
+{
+	struct piece_state ps = { p->b, buf, 0, tmpfile(), 0, 0 };
+	int ret = scan_range(p->b->j, k, k + 1, piece_value, &ps);
+
+	ps.failed |= !ps.text;
+	if (ps.used)
+		piece_flush(&ps);
+	p->off[k + 1] = ps.at;
+	if (ps.text && (ps.failed || fflush(ps.text) || ferror(ps.text))) {
+		fclose(ps.text);
+		ps.text = NULL;
 	}
-	if (ps->used > PIECE_BUF - THREAD_LINE_MAX) {
-		tl->pwrite(e->thread_arg, ps->buf, ps->used, ps->at);
-		ps->at += ps->used;
-		ps->used = 0;
+	p->text[k] = ps.text;
+	return ret;
+}
+
+/* Pass 2 of piece k: pass 1's lines copied to the report, or formatted
+ * again. */
+static int piece_write(struct pieces *p, unsigned k, char *buf)
+{
+	const struct experiment *e = p->b->e;
+	struct piece_state ps = { p->b, buf, 0, NULL, p->off[k], 0 };
+	uint64_t at = 0;
+	ssize_t got;
+	int ret = 0;
+
+	if (!p->text[k]) {
+		ret = scan_range(p->b->j, k, k + 1, piece_value, &ps);
+		if (ps.used)
+			piece_flush(&ps);
+		return ret;
 	}
-	ps->used += tl->line(e->thread_arg, ps->buf + ps->used, thread,
-			     ps->b->ids[w][node], k / 2, (int)(k % 2), v);
+	while ((got = pread(fileno(p->text[k]), buf, PIECE_BUF,
+			    (off_t)at)) > 0) {
+		e->thread_lines->pwrite(e->thread_arg, buf, (size_t)got,
+					p->off[k] + at);
+		at += (uint64_t)got;
+	}
+	if (got < 0 || at != p->off[k + 1] - p->off[k])
+		ret = hpc_seterr("temporary file: read error");
+	fclose(p->text[k]);
+	p->text[k] = NULL;
+	return ret;
 }
 
 static void *piece_worker(void *arg)
 {
 	struct pieces *p = arg;
-	const struct experiment *e = p->b->e;
-	char *buf = p->pass == 2 ? xmalloc(PIECE_BUF) : NULL;
+	char *buf = xmalloc(PIECE_BUF);
 	unsigned k;
 
 	while ((k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) <
-	       p->b->j->n) {
-		struct piece_state ps = { p->b, buf, 0, p->off[k], 0 };
-
-		if (scan_range(p->b->j, k, k + 1, piece_value, &ps))
+	       p->b->j->n)
+		if (p->pass == 1 ? piece_format(p, k, buf)
+				 : piece_write(p, k, buf))
 			__atomic_store_n(&p->ret, -1, __ATOMIC_RELAXED);
-		if (p->pass == 1)
-			p->off[k + 1] = ps.len;
-		else if (ps.used)
-			e->thread_lines->pwrite(e->thread_arg, buf, ps.used, ps.at);
-	}
 	free(buf);
 	return NULL;
 }
@@ -657,6 +708,9 @@ static void *report_pieces(void *arg)
 		p->off[k + 1] += p->off[k];
 	if (!p->ret)
 		pieces_pass(p, 2);
+	for (k = 0; k < b->j->n; k++)
+		if (p->text[k])
+			fclose(p->text[k]);
 	b->ret = p->ret ? p->ret : tl->end(b->e->thread_arg, p->off[b->j->n]);
 	return NULL;
 }
@@ -722,6 +776,7 @@ static int fold_and_report(struct par_job *j, struct experiment *e,
 	pc.b = &b;
 	pc.nthreads = nthreads;	/* the pieces are the workers: one each */
 	pc.off = xcalloc(j->n + 1, sizeof(*pc.off));
+	pc.text = xcalloc(j->n, sizeof(*pc.text));
 	if (exact && e->thread_id_cb && e->thread_lines && nthreads > 1) {
 		report_pieces(&pc);
 	} else if (exact) {
@@ -744,6 +799,7 @@ static int fold_and_report(struct par_job *j, struct experiment *e,
 		free(b.ids[k]);
 	free(b.ids);
 	free(pc.off);
+	free(pc.text);
 	return ret ? ret : b.ret;
 }
 
