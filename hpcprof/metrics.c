@@ -108,10 +108,10 @@ int accum_exact_value(double x)
 	return x >= 0 && !signbit(x) && x < EXACT_BOUND && x == trunc(x);
 }
 
-int accum_add(struct accum *dst, const struct accum *src, int stats)
+void accum_add(struct accum *dst, const struct accum *src, int stats,
+	       uint8_t *over)
 {
 	size_t k;
-	int exact = 1;
 
 	for (k = 0; k < src->n; k++) {
 		const double *s = src->v[k];
@@ -128,9 +128,8 @@ int accum_add(struct accum *dst, const struct accum *src, int stats)
 		d[COUNT] += s[COUNT];
 		if (d[SUM] >= EXACT_BOUND ||
 		    (stats && d[SUMSQ] >= EXACT_BOUND))
-			exact = 0;
+			over[k] = 1;
 	}
-	return exact;
 }
 
 int accum_empty(const struct accum *a)

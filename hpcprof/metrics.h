@@ -120,13 +120,14 @@ int metrics_value(const struct metrics *m, const struct accum *a, size_t c,
  */
 int accum_exact_value(double x);
 /*
- * Adds the values folded into src to dst.  Returns 1 when the sums (and,
- * with stats, the sums of squares) stay below 2^53, else 0 (dst is added
- * to all the same).  When it returns 1 and every value folded into either
- * was one of accum_exact_value's, dst is bit for bit what folding every
- * value one by one into it gives, in any order.
+ * Adds the values folded into src to dst, setting over[k] for each
+ * (metric, ie) k = 2 * metric + ie whose sum (or, with stats, sum of
+ * squares) reaches 2^53.  Where it stays below and every value folded
+ * into either was one of accum_exact_value's, dst is bit for bit what
+ * folding every value one by one into it gives, in any order.
  */
-int accum_add(struct accum *dst, const struct accum *src, int stats);
+void accum_add(struct accum *dst, const struct accum *src, int stats,
+	       uint8_t *over);
 
 /* 1 when no thread's value was folded into a (accum_fold_value). */
 int accum_empty(const struct accum *a);

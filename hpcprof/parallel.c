@@ -120,7 +120,8 @@ struct worker {
 	char **problem;		/* per profile: its data tree's, or NULL */
 	FILE *spill;
 	int spill_err;
-	int inexact;		/* a value not accum_exact_value's */
+	uint8_t *inexact;	/* [k]: a value of (metric, ie) k not
+				 * accum_exact_value's */
 	struct record buf[RECORDS];
 	size_t nbuf;
 };
@@ -143,7 +144,7 @@ static void spill_value(void *arg, uint32_t thread, const struct node *n,
 
 	(void)thread;
 	if (!accum_exact_value(v))
-		k->inexact = 1;
+		k->inexact[2 * raw + (size_t)ie] = 1;
 	put(k, n->id, (uint32_t)(2 * raw + (size_t)ie), v);
 }
 
@@ -236,6 +237,7 @@ static struct par_job *start(struct experiment *e,
 		w->w->worker_stats = partials;
 		w->w->thread_cb = spill_value;
 		w->w->thread_arg = w;
+		w->inexact = xcalloc(2 * e->metrics.nraw + 1, 1);
 		w->in = in;
 		w->err = j->err - lo;
 		w->problem = j->problem - lo;
@@ -494,6 +496,7 @@ void par_free(struct par_job *j)
 	run_jobs(close_spill, j->w, sizeof(*j->w), j->n);
 	for (k = 0; k < j->n; k++) {
 		experiment_free(j->w[k].w);
+		free(j->w[k].inexact);
 		if (j->part && j->part[k])
 			for (i = 0; i < j->nmaps[k]; i++)
 				free(j->part[k][i]);
@@ -537,6 +540,7 @@ struct by_id {
 	struct experiment *e;
 	uint32_t **ids;
 	int ret;		/* the reporting thread's */
+	const uint8_t *fold;	/* [k]: fold the values of (metric, ie) k */
 };
 
 static void fold_id(void *arg, unsigned w, uint32_t thread, uint32_t node,
@@ -545,7 +549,9 @@ static void fold_id(void *arg, unsigned w, uint32_t thread, uint32_t node,
 	struct by_id *b = arg;
 
 	(void)thread;
-	accum_fold_value(experiment_acc_of(b->e, b->ids[w][node]), k, v);
+	if (b->fold[k])
+		accum_fold_value(experiment_acc_of(b->e, b->ids[w][node]), k,
+				 v);
 }
 
 static void report_id(void *arg, unsigned w, uint32_t thread, uint32_t node,
@@ -717,77 +723,100 @@ static void *report_pieces(void *arg)
 
 /*
  * The workers' accumulators (j->part) added into e's block, worker by
- * worker.  Returns 1 when the sums are those of folding every value in
- * thread order: every value was exact (accum_exact_value) and no sum
- * reached 2^53, so the order of the additions made no difference.
+ * worker.  Returns the number of (metric, ie) whose sums are not those of
+ * folding every value in thread order, fold[k] set for each: a value was
+ * not exact (accum_exact_value) or a sum reached 2^53.  Where neither
+ * happened the order of the additions made no difference.  Those sums are
+ * cleared, to be folded again in order.
  */
-static int add_partials(struct par_job *j, struct experiment *e,
-			uint32_t **ids)
+static size_t add_partials(struct par_job *j, struct experiment *e,
+			   uint32_t **ids, uint8_t *fold)
 {
-	int exact = j->partials;
-	unsigned k;
-	size_t i;
+	size_t nk = 2 * e->metrics.nraw, k, i, n = 0;
+	unsigned w;
 
-	for (k = 0; k < j->n && exact; k++)
-		exact = !j->w[k].inexact;
-	for (k = 0; k < j->n && exact; k++)
-		for (i = 1; i < j->nmaps[k]; i++)
-			if (j->part[k][i] &&
-			    !accum_add(experiment_acc_of(e, ids[k][i]),
-				       j->part[k][i], e->metrics.stats))
-				exact = 0;
-	return exact;
+	for (k = 0; k < nk; k++) {
+		fold[k] = !j->partials;
+		for (w = 0; w < j->n; w++)
+			fold[k] |= j->w[w].inexact[k];
+	}
+	for (w = 0; w < j->n && j->partials; w++)
+		for (i = 1; i < j->nmaps[w]; i++)
+			if (j->part[w][i])
+				accum_add(experiment_acc_of(e, ids[w][i]),
+					  j->part[w][i], e->metrics.stats, fold);
+	for (k = 0; k < nk; k++)
+		n += fold[k];
+	if (n == nk)
+		experiment_acc_block(e);	/* start again */
+	else if (n)
+		for (i = 0; i < e->acc_count; i++) {
+			struct accum *a = experiment_acc_of(e, (uint32_t)i);
+
+			for (k = 0; k < nk; k++)
+				if (fold[k])
+					memset(a->v[k], 0, sizeof(a->v[k]));
+		}
+	return n;
 }
 
 /*
  * par_records(j, par_fold, e), faster: the statistics by id into e's block
  * of accumulators, the report to e->thread_id_cb (thread-values.tsv).
- * When the workers' own sums are exact (add_partials), nothing is folded
- * again and the report is written on nthreads threads (in pieces with
- * e->thread_lines).  Else the values are folded in thread order on this
- * thread while another (when nthreads > 1; in pieces on nthreads threads
- * of its own when there are three or more and e->thread_lines is set)
- * writes the report, each over all the records in order.  Neither reads
- * a node.
+ * Where the workers' own sums are exact (add_partials) they stand, and the
+ * rest of the values are folded again in thread order on this thread.
+ * The report is written from the records too: with e->thread_lines in
+ * pieces on nthreads threads of its own (on this one when nothing is
+ * folded; when everything is, only from three threads on, the third
+ * folding), else on one other thread (this one when there is only one).
+ * Neither reads a node.
  */
 static int fold_and_report(struct par_job *j, struct experiment *e,
 			   unsigned nthreads)
 {
-	struct by_id b = { j, e, NULL, 0 };
+	struct by_id b = { j, e, NULL, 0, NULL };
 	struct pieces pc = { 0 };
+	size_t nk = 2 * e->metrics.nraw, nfold;
+	uint8_t *fold = xcalloc(nk + 1, 1);
+	void *(*report)(void *) = NULL;
+	void *arg = NULL;
 	pthread_t t;
 	unsigned k;
 	size_t i;
-	int ret = 0, started = 0, exact;
+	int ret = 0, started = 0;
 
-	if (e->thread_cb && !e->thread_id_cb)
+	if (e->thread_cb && !e->thread_id_cb) {
+		free(fold);
 		return par_records(j, par_fold, e);
+	}
 	b.ids = xcalloc(j->n, sizeof(*b.ids));
-
+	b.fold = fold;
 	for (k = 0; k < j->n; k++) {
 		b.ids[k] = xcalloc(j->nmaps[k], sizeof(**b.ids));
 		for (i = 1; i < j->nmaps[k]; i++)
 			b.ids[k][i] = j->maps[k][i] ? j->maps[k][i]->id : 0;
 	}
 	experiment_acc_block(e);
-	exact = add_partials(j, e, b.ids);
-	if (!exact && j->partials)
-		experiment_acc_block(e);	/* start again, in order */
+	nfold = add_partials(j, e, b.ids, fold);
 	pc.b = &b;
 	pc.nthreads = nthreads;	/* the pieces are the workers: one each */
 	pc.off = xcalloc(j->n + 1, sizeof(*pc.off));
 	pc.text = xcalloc(j->n, sizeof(*pc.text));
-	if (exact && e->thread_id_cb && e->thread_lines && nthreads > 1) {
-		report_pieces(&pc);
-	} else if (exact) {
-		if (e->thread_id_cb)
+	if (e->thread_id_cb && e->thread_lines &&
+	    nthreads > (nfold == nk ? 2u : 1u)) {
+		report = report_pieces;
+		arg = &pc;
+	} else if (e->thread_id_cb && nthreads > 1 && nfold) {
+		report = report_all;
+		arg = &b;
+	}
+	if (!nfold) {
+		if (report)
+			report(arg);
+		else if (e->thread_id_cb)
 			ret = scan(j, report_id, &b);
 	} else {
-		if (e->thread_id_cb && e->thread_lines && nthreads > 2)
-			started = !pthread_create(&t, NULL, report_pieces,
-						  &pc);
-		else if (e->thread_id_cb && nthreads > 1)
-			started = !pthread_create(&t, NULL, report_all, &b);
+		started = report && !pthread_create(&t, NULL, report, arg);
 		ret = scan(j, fold_id, &b);
 		if (started)
 			pthread_join(t, NULL);
@@ -800,6 +829,7 @@ static int fold_and_report(struct par_job *j, struct experiment *e,
 	free(b.ids);
 	free(pc.off);
 	free(pc.text);
+	free(fold);
 	return ret ? ret : b.ret;
 }
 

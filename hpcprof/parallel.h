@@ -13,18 +13,19 @@
  *     tree.
  *  3. A worker's per-thread values leave it as records (node, metric,
  *     value) in a temporary file, and par_correlate's workers also fold
- *     them into their own nodes' accumulators.  When every value is a
- *     non-negative integer and no sum reaches 2^53 (metrics.h,
- *     accum_add), those sums are exact: added up worker by worker they
- *     are, bit for bit, what folding each value in thread order gives,
- *     and the records are only read to write them (e->thread_id_cb,
- *     else e->thread_cb; with e->thread_lines and N > 1, on N threads,
- *     each worker's records a piece whose offset the lengths of the
- *     pieces before it give).  Otherwise one thread reads the records in
- *     thread order and folds them into the statistics (by node id, into
- *     e's block of accumulators, experiment.h) while another (the same
- *     when N = 1; from N = 3 on, N threads in pieces) writes them.  So
- *     floating-point sums are the same whatever N is, and
+ *     them into their own nodes' accumulators.  Where every value of a
+ *     metric (inclusive or exclusive) is a non-negative integer and no
+ *     sum of it reaches 2^53 (metrics.h, accum_add), its sums are exact:
+ *     added up worker by worker they are, bit for bit, what folding each
+ *     value in thread order gives.  The values of the other metrics
+ *     (seconds of waiting, say) are folded again, one thread reading the
+ *     records in thread order (by node id, into e's block of
+ *     accumulators, experiment.h).  The records are written
+ *     (e->thread_id_cb, else e->thread_cb; with e->thread_lines, on N
+ *     threads, each worker's records a piece whose offset the lengths of
+ *     the pieces before it give) by other threads meanwhile: from N = 2
+ *     on when only some metrics are folded again, from N = 3 on when all
+ *     are.  So floating-point sums are the same whatever N is, and
  *     thread-values.tsv has the same bytes.
  *  4. Memory: a worker holds one profile at a time and a tree no larger
  *     than the merged one, with its nodes' accumulators (kept until they

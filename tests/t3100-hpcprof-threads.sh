@@ -151,6 +151,31 @@ test_expect_success 'integer sums near 2^53 are added in thread order at every -
 	echo 9007199254740992 >want && test_cmp want got
 '
 
+# A real-valued metric beside an integer one: the integers' sums are the
+# workers' own, the reals' are folded again in thread order.  0.1, 0.1,
+# 0.4 and 0.1 in thread order give 0.7000000000000001; -j 2's halves,
+# (0.1 + 0.1) + (0.4 + 0.1), would give 0.7.
+test_expect_success 'a real metric beside an integer one: its sums in thread order at every -j' '
+	mkdir mixed &&
+	for t in 0 1 2 3; do
+		v=0.1 && [ $t -eq 2 ] && v=0.4
+		printf "%s\n" "header program-name mixed" "lm 1 /nonexistent/prog" \
+			"metric cycles int" "metric time real" "thread $t" \
+			"node 2 0 1 1005" "node 4 2 1 2015" "value 4 0 $((t + 1))" \
+			"value 4 1 $v" |
+			./mkprofile mixed/mixed-$t.hpcrun || return 1
+	done &&
+	for j in 1 2 3 4; do
+		hpcprof -j $j -S prog.hpcstruct -o mixed-j$j mixed 2>/dev/null || return 1
+	done &&
+	diff -r mixed-j1 mixed-j2 && diff -r mixed-j1 mixed-j3 && diff -r mixed-j1 mixed-j4 &&
+	for m in 0 12; do
+		xmllint --xpath "string(//SecCallPathProfileData/M[@n=\"$m\"]/@v)" mixed-j2/experiment.xml ||
+			return 1
+	done >got &&
+	printf "10\n0.7000000000000001\n" >want && test_cmp want got
+'
+
 test_expect_success '-j takes a number of threads from 1 to 1024' '
 	exits_with 2 hpcprof -j 5000 -o dbx meas 2>err &&
 	grep "expected a number of threads" err &&
