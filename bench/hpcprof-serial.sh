@@ -13,7 +13,8 @@
 #   RUNS=N (default 3).  DATA=1: the same profiles as data-centric ones
 #   (bench/lib.sh, syn_data_profiles), so the data tree is built too.
 #   SYNC=1: the same profiles with per-phase subtrees and synchronization
-#   files (syn_sync_profiles), so phases are correlated too.
+#   files (syn_sync_profiles), so phases are correlated too.  SHARE=1: the
+#   data-centric ones with sharing files (syn_share_profiles).
 #
 # A step's serial part at -j J is the CPU time left idle while it ran:
 # S = C x wall - CPU (at least 0, at most its -j 1 time), what no number of
@@ -38,6 +39,9 @@ SET=syn
 if [ "${DATA:-0}" = 1 ]; then
 	SET=syn-data
 	syn_data_profiles "$COUNT" "$NODES"
+elif [ "${SHARE:-0}" = 1 ]; then
+	SET=syn-share
+	syn_share_profiles "$COUNT" "$NODES"
 elif [ "${SYNC:-0}" = 1 ]; then
 	SET=syn-sync
 	syn_sync_profiles "$COUNT" "$NODES"

@@ -67,6 +67,30 @@ syn_data_profiles() {
 	syn_variant "$1" "$2" syn-data syn_data_edit
 }
 
+# syn_share_profiles COUNT NODES: syn-share/ holds syn_data_profiles'
+# profiles with a .hpcshare file beside each (written first), as hpcrun
+# --sharing files them for threads of one process: 2,000 sampled accesses
+# per thread to the heap object, 5 us apart, half to a block of its own
+# (private lines, a write in four) and half to one block every thread
+# writes 8 bytes of (false sharing, 8 threads a line).
+syn_share_edit() {
+	awk -v t="$1" 'BEGIN {
+		printf "hpcshare: 1\nthread %d\nrank -1\npage-size 4096\n", t
+		printf "object 1 heap 0x%x 4096 3\n", 1048576 + 4096 * t
+		print "object 2 heap 0x800000 4096 3"
+		for (k = 0; k < 1000; k++) {
+			printf "access %d %d 1 %d 8 %s 0 2\n", 10000 * k + t,
+				t % 2, (k * 64) % 4096, k % 4 ? "r" : "w"
+			printf "access %d %d 2 %d 8 w 0 2\n", 10000 * k + 5000 + t,
+				t % 2, (t * 8) % 4096
+		}
+	}' >"${3%.hpcrun}.hpcshare" &&
+	syn_data_edit
+}
+syn_share_profiles() {
+	syn_variant "$1" "$2" syn-share syn_share_edit
+}
+
 # syn_sync_profiles COUNT NODES: syn-sync/ holds syn_profiles' profiles as
 # hpcrun files them for threads that meet at 16 barriers (node ids 4, 6,
 # ..., 34 the calls) and take a mutex (node 36): a per-phase subtree, the
