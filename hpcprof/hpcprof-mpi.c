@@ -17,7 +17,8 @@
  *  3. Rank 0 sends the merged tree to every rank, which finds its own
  *     nodes' ids in it; each rank then sends its per-thread values with
  *     those ids to rank 0, which folds them in rank order, hence in thread
- *     order (parallel.h 3).
+ *     order (parallel.h 3), while a thread of its own writes them to the
+ *     report in that order.
  *  4. Every rank exits with rank 0's status.
  *  5. What a rank says about its profiles (par_failures) rank 0 says, in
  *     rank order, hence in profile order, as hpcprof would; a
@@ -31,6 +32,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,28 +194,159 @@ static void send_value(void *arg, uint32_t thread, struct node *n,
 }
 
 /*
+ * Rank 0's report (thread-values.tsv), written on a thread of its own
+ * while rank 0 folds (invariant 3): the values, by e's ids, reach it in
+ * chunks, in order, at most QUEUED of them waiting; without that thread,
+ * on rank 0's.
+ */
+#define QUEUED 16
+struct chunk {
+	struct chunk *next;
+	int n;
+	struct value v[VALUES];
+};
+
+struct reporter {
+	struct experiment *e;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;	/* a chunk queued or taken, or the end */
+	struct chunk *head, *tail, *spare, *cur;
+	int queued, done, started;
+	pthread_t t;
+};
+
+static void report_chunk(const struct experiment *e, const struct chunk *c)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++) {
+		const struct value *x = &c->v[i];
+
+		if (e->thread_id_cb)
+			e->thread_id_cb(e->thread_arg, x->thread, x->node,
+					x->k / 2, (int)(x->k % 2), x->v);
+		else
+			e->thread_cb(e->thread_arg, x->thread,
+				     e->nodes[x->node - 1], x->k / 2,
+				     (int)(x->k % 2), x->v);
+	}
+}
+
+static void *report_thread(void *arg)
+{
+	struct reporter *r = arg;
+	struct chunk *c;
+
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		while (!r->head && !r->done)
+			pthread_cond_wait(&r->cv, &r->mu);
+		c = r->head;
+		if (!c)
+			break;
+		r->head = c->next;
+		if (!r->head)
+			r->tail = NULL;
+		pthread_mutex_unlock(&r->mu);
+		report_chunk(r->e, c);
+		pthread_mutex_lock(&r->mu);
+		c->next = r->spare;
+		r->spare = c;
+		r->queued--;
+		pthread_cond_broadcast(&r->cv);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+/* The chunk filled, to the report; the next one to fill. */
+static void hand_over(struct reporter *r)
+{
+	struct chunk *c = r->cur;
+
+	if (!r->started) {
+		report_chunk(r->e, c);
+		c->n = 0;
+		return;
+	}
+	pthread_mutex_lock(&r->mu);
+	c->next = NULL;
+	if (r->tail)
+		r->tail->next = c;
+	else
+		r->head = c;
+	r->tail = c;
+	r->queued++;
+	pthread_cond_broadcast(&r->cv);
+	while (r->queued >= QUEUED)
+		pthread_cond_wait(&r->cv, &r->mu);
+	c = r->spare;
+	if (c)
+		r->spare = c->next;
+	pthread_mutex_unlock(&r->mu);
+	r->cur = c ? c : xmalloc(sizeof(*c));
+	r->cur->n = 0;
+}
+
+static void reporter_start(struct reporter *r, struct experiment *e)
+{
+	memset(r, 0, sizeof(*r));
+	r->e = e;
+	r->cur = xmalloc(sizeof(*r->cur));
+	r->cur->n = 0;
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->cv, NULL);
+	r->started = !pthread_create(&r->t, NULL, report_thread, r);
+}
+
+/* Reports what is left and waits for the report to be written. */
+static void reporter_end(struct reporter *r)
+{
+	struct chunk *c;
+
+	if (r->cur->n)
+		hand_over(r);
+	if (r->started) {
+		pthread_mutex_lock(&r->mu);
+		r->done = 1;
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		pthread_join(r->t, NULL);
+	}
+	free(r->cur);
+	while ((c = r->spare)) {
+		r->spare = c->next;
+		free(c);
+	}
+	pthread_mutex_destroy(&r->mu);
+	pthread_cond_destroy(&r->cv);
+}
+
+/*
  * Rank 0's fold, as hpcprof -j folds by id (parallel.h 3): id (the merged
  * tree's) is e's node ids[id]; the value goes into e's block of
- * accumulators and to the report by e's id, touching no node.
+ * accumulators and, by e's id, to the report (r; NULL: none), touching no
+ * node.
  */
 struct fold {
 	struct experiment *e;
 	uint32_t *ids;
+	struct reporter *r;
 };
 
 static void fold_id(const struct fold *f, uint32_t thread, uint32_t id,
 		    uint32_t k, double v)
 {
-	struct experiment *e = f->e;
 	uint32_t x = f->ids[id];
 
-	accum_fold_value(experiment_acc_of(e, x), k, v);
-	if (e->thread_id_cb)
-		e->thread_id_cb(e->thread_arg, thread, x, k / 2, (int)(k % 2),
-				v);
-	else if (e->thread_cb)
-		e->thread_cb(e->thread_arg, thread, e->nodes[x - 1], k / 2,
-			     (int)(k % 2), v);
+	accum_fold_value(experiment_acc_of(f->e, x), k, v);
+	if (f->r) {
+		struct chunk *c = f->r->cur;
+
+		c->v[c->n++] = (struct value){ thread, x, k, 0, v };
+		if (c->n == VALUES)
+			hand_over(f->r);
+	}
 }
 
 /* Rank 0: the values of rank from, folded (ids of the merged tree). */
@@ -392,14 +525,21 @@ static long mpi_correlate(struct experiment *e, const struct par_profile *in,
 		free(s);
 		experiment_free(f);
 	} else {
-		struct fold fold = { e, merge_ids(e, g) };
+		struct reporter rep;
+		struct fold fold = { e, merge_ids(e, g), NULL };
 
 		experiment_merge_fallbacks(e, g);
 		experiment_acc_block(e);
+		if (e->thread_id_cb || e->thread_cb) {
+			reporter_start(&rep, e);
+			fold.r = &rep;
+		}
 		if (par_records(j, fold_own, &fold))
 			total = -1;
 		for (r = 1; r < nranks; r++)
 			fold_values(&fold, r);
+		if (fold.r)
+			reporter_end(fold.r);
 		experiment_acc_attach(e);
 		steptime_mark("fold per-thread values, thread-values.tsv");
 		free(fold.ids);
