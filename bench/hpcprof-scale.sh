@@ -64,7 +64,7 @@ for n in $COUNTS; do
 	done
 	for np in 1 2 4; do
 		if [ -n "$have_mpi" ]; then
-			row="$row $(printf '%-18s' "$(measure np$np mpirun --oversubscribe -np $np ./rss_time "$BIN/hpcprof-mpi" -j 1)")"
+			row="$row $(printf '%-18s' "$(measure np$np mpirun --oversubscribe --bind-to none -np $np ./rss_time "$BIN/hpcprof-mpi" -j 1)")"
 		else
 			row="$row $(printf '%-18s' "(no MPI)")"
 		fi

@@ -555,7 +555,7 @@ int main(int argc, char **argv)
 {
 	struct hpcprof_options o = { 0 };
 	struct hpcprof_args a = { 0 };
-	int first, status;
+	int first, status, cpus;
 	const struct opt opts[] = {
 		HPCPROF_INPUT_OPTS(o, a),
 		OPT_STRING(0, "text", &o.text, "FILE",
@@ -563,7 +563,7 @@ int main(int argc, char **argv)
 		OPT_INT(0, "top", &o.top, "N",
 			"rows per table of the text report (default 20)"),
 		OPT_INT('j', "jobs", &a.jobs, "N",
-			"threads per rank (default: online CPUs, at most 16)"),
+			"threads per rank (default: its CPUs, at most 16)"),
 		OPT_END(),
 	};
 
@@ -594,6 +594,15 @@ int main(int argc, char **argv)
 			close(null);
 		}
 	}
+	cpus = (int)par_allowed_cpus();
+	MPI_Allreduce(MPI_IN_PLACE, &cpus, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (rank == 0 && o.jobs > (unsigned)cpus)
+		fprintf(stderr, "%s: -j %u, but a rank may run on %d CPU%s only "
+			"(mpirun binds each rank to a core by default), so its "
+			"threads share %s: give ranks CPUs with mpirun "
+			"--bind-to none or --map-by ...:PE=%u\n", hpc_progname(),
+			o.jobs, cpus, cpus == 1 ? "" : "s",
+			cpus == 1 ? "it" : "them", o.jobs);
 	o.correlate = mpi_correlate;
 	o.reader_only = rank != 0;
 	status = hpcprof_run(&o);

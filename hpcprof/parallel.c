@@ -1,6 +1,7 @@
 /* parallel.c - see parallel.h. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,13 +14,22 @@
 #include "sharing.h"
 #include "steptime.h"
 
+unsigned par_allowed_cpus(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0)
+		return (unsigned)CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);	/* more CPUs than a set holds */
+	return n < 1 ? 1 : (unsigned)n;
+}
+
 unsigned par_default_threads(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned n = par_allowed_cpus();
 
-	if (n < 1)
-		return 1;
-	return n > PAR_DEFAULT_MAX ? PAR_DEFAULT_MAX : (unsigned)n;
+	return n > PAR_DEFAULT_MAX ? PAR_DEFAULT_MAX : n;
 }
 
 /*

@@ -51,8 +51,10 @@
 struct hpcshare;
 struct hpcsync;
 
-/* hpcprof -j's default: the online CPUs, at most PAR_DEFAULT_MAX. */
+/* The CPUs this process may run on (its affinity mask; taskset, mpirun's
+ * binding), and hpcprof -j's default: those, at most PAR_DEFAULT_MAX. */
 #define PAR_DEFAULT_MAX 16
+unsigned par_allowed_cpus(void);
 unsigned par_default_threads(void);
 
 /*

@@ -66,10 +66,18 @@ for run in "1 1" "3 2" "4 1"; do
 	test_expect_success HPCPROF_MPI "mpirun -np $1 hpcprof-mpi -j $2: the same database, the same messages" "
 		mkdir np$1 && (cd np$1 && $MPIRUN $1 hpcprof-mpi -j $2 -S ../prog.hpcstruct -o db ../meas 2>err) &&
 		diff -r ref/db np$1/db &&
-		sed s/^hpcprof-mpi:/hpcprof:/ np$1/err >np$1/err.hpcprof &&
+		grep -v \"\$MPI_CPU_NOTICE\" np$1/err | sed s/^hpcprof-mpi:/hpcprof:/ >np$1/err.hpcprof &&
 		test_cmp ref/err np$1/err.hpcprof
 	"
 done
+
+# Open MPI binds each of two ranks to a core unless told otherwise.
+test_expect_success HPCPROF_MPI '-j 2 on ranks bound to a core each: one line says so, the same database' '
+	mkdir bound && (cd bound && mpirun --oversubscribe --bind-to core -np 2 hpcprof-mpi -j 2 -S ../prog.hpcstruct -o db ../meas 2>err) &&
+	diff -r ref/db bound/db &&
+	grep "^hpcprof-mpi: -j 2, but a rank may run on 1 CPU only (mpirun binds each rank to a core by default), so its threads share it: give ranks CPUs with mpirun --bind-to none or --map-by ...:PE=2$" bound/err >lines &&
+	test_line_count = 1 lines
+'
 
 test_expect_success HPCPROF_MPI 'a bad profile: one line naming it, exit 1 from every rank, same database' '
 	echo garbage >meas/app-99999-000-a8c00001-99999-0.hpcrun &&

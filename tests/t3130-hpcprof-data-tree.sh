@@ -100,7 +100,7 @@ test_expect_success 'hpcprof -j 2 writes the database of -j 1, byte for byte' '
 '
 
 test_expect_success HPCPROF_MPI 'hpcprof-mpi: data-centric measurements, the database of hpcprof' '
-	mpi_as_hpcprof "" -S prog.hpcstruct data
+	mpi_as_hpcprof -S prog.hpcstruct data
 '
 
 test_done

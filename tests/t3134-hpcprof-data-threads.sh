@@ -106,7 +106,7 @@ test_expect_success 'the same names in two workers: added on one thread, " #2" i
 
 test_expect_success HPCPROF_MPI 'hpcprof-mpi on 2, 3 and 5 ranks: the database of hpcprof' '
 	for n in 2 3 5; do
-		MPI_RANKS=$n mpi_as_hpcprof "" -S prog.hpcstruct t24 ||
+		MPI_RANKS=$n mpi_as_hpcprof -S prog.hpcstruct t24 ||
 			return 1
 	done
 '
@@ -114,8 +114,8 @@ test_expect_success HPCPROF_MPI 'hpcprof-mpi on 2, 3 and 5 ranks: the database o
 # c2: a in thread 0 alone, d (named as a) in thread 1 alone: on 2 ranks only
 # the merge of rank 1's tree into rank 0's meets both names.
 test_expect_success HPCPROF_MPI 'the same names on two ranks: added on one thread, " #2" in thread order' '
-	mpi_as_hpcprof "" -S prog.hpcstruct c24 &&
-	mpi_as_hpcprof "" -S prog.hpcstruct c2 &&
+	mpi_as_hpcprof -S prog.hpcstruct c24 &&
+	mpi_as_hpcprof -S prog.hpcstruct c2 &&
 	DB=dbm && test "$(V "$(OBJ "alloc_a prog.c:21 < main prog.c:12 #2")" 0)" = 1 &&
 	test "$(V "$(OBJ "alloc_a prog.c:21 < main prog.c:12")" 0)" = 20
 '

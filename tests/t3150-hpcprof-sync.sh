@@ -144,7 +144,7 @@ test_expect_success 'hpcprof -j 2 writes the database of -j 1, byte for byte (wi
 '
 
 test_expect_success HPCPROF_MPI 'hpcprof-mpi: measurements with .hpcsync files correlated on its ranks, the database of hpcprof' '
-	mpi_as_hpcprof "" -S meas/prog.hpcstruct meas
+	mpi_as_hpcprof -S meas/prog.hpcstruct meas
 '
 
 test_done

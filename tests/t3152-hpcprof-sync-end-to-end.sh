@@ -98,7 +98,7 @@ test_expect_success 'a process tree of two programs: --text names each once, wit
 '
 
 test_expect_success HPCPROF_MPI 'hpcprof-mpi correlates them on its ranks: the database of hpcprof' '
-	mpi_as_hpcprof "" meas twin
+	mpi_as_hpcprof meas twin
 '
 
 test_done

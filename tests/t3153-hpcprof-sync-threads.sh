@@ -133,14 +133,14 @@ test_expect_success 'a file that does not fit its profile: one line, in order, w
 
 test_expect_success HPCPROF_MPI 'hpcprof-mpi correlates them on 2, 3 and 5 ranks: the database of hpcprof' '
 	for n in 2 3 5; do
-		MPI_RANKS=$n mpi_as_hpcprof "" -S prog.hpcstruct good || return 1
+		MPI_RANKS=$n mpi_as_hpcprof -S prog.hpcstruct good || return 1
 	done
 '
 
 # Thread 1 of rank 2 (profile 6 of 12) is rank 1's of 3, rank 2's of 5.
 test_expect_success HPCPROF_MPI 'a file that does not fit its profile on another rank: said by rank 0, in order, status 1' '
 	for n in 2 3 5; do
-		MPI_RANKS=$n mpi_as_hpcprof "" -S prog.hpcstruct bad &&
+		MPI_RANKS=$n mpi_as_hpcprof -S prog.hpcstruct bad &&
 		grep -q "prog-000000-001-0-42-0.hpcsync.*synchronization data of this thread ignored" errm ||
 		return 1
 	done

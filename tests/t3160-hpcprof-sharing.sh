@@ -90,7 +90,7 @@ test_expect_success '--text: NUMA remote shares, first toucher, page x node matr
 '
 
 test_expect_success HPCPROF_MPI 'hpcprof-mpi on 2 ranks writes the database of hpcprof, sharing.tsv included' '
-	mpi_as_hpcprof "" -S prog.hpcstruct data &&
+	mpi_as_hpcprof -S prog.hpcstruct data &&
 	test -s dbm/sharing.tsv
 '
 

@@ -64,8 +64,8 @@ test_expect_success 'patterns at 4 threads: -j 1, 2, 3 and 4 write the same data
 '
 
 test_expect_success HPCPROF_MPI 'and hpcprof-mpi writes it too, on 2 and 3 ranks' '
-	mpi_as_hpcprof "" m4 &&
-	MPI_RANKS=3 mpi_as_hpcprof "" m4
+	mpi_as_hpcprof m4 &&
+	MPI_RANKS=3 mpi_as_hpcprof m4
 '
 
 test_done
