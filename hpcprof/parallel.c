@@ -604,22 +604,24 @@ struct piece_state {
 	const struct by_id *b;
 	char *buf;		/* lines not yet written */
 	size_t used;
-	FILE *text;		/* pass 1: where they go */
+	int pass;
+	FILE *text;		/* pass 1: where they go (NULL: nowhere) */
 	uint64_t at;		/* pass 1: bytes so far; pass 2: where buf
 				 * goes */
-	int failed;		/* pass 1: text could not be written */
 };
 
 static void piece_flush(struct piece_state *ps)
 {
 	const struct experiment *e = ps->b->e;
 
-	if (!ps->text)
+	if (ps->pass == 2)
 		e->thread_lines->pwrite(e->thread_arg, ps->buf, ps->used,
 					ps->at);
-	else if (!ps->failed &&
-		 fwrite(ps->buf, 1, ps->used, ps->text) != ps->used)
-		ps->failed = 1;
+	else if (ps->text &&
+		 fwrite(ps->buf, 1, ps->used, ps->text) != ps->used) {
+		fclose(ps->text);
+		ps->text = NULL;
+	}
 	ps->at += ps->used;
 	ps->used = 0;
 }
@@ -641,14 +643,13 @@ static void piece_value(void *arg, unsigned w, uint32_t thread,
  * its length into p->off[k + 1]. */
 static int piece_format(struct pieces *p, unsigned k, char *buf)
 {
-	struct piece_state ps = { p->b, buf, 0, tmpfile(), 0, 0 };
+	struct piece_state ps = { p->b, buf, 0, 1, tmpfile(), 0 };
 	int ret = scan_range(p->b->j, k, k + 1, piece_value, &ps);
 
-	ps.failed |= !ps.text;
 	if (ps.used)
 		piece_flush(&ps);
 	p->off[k + 1] = ps.at;
-	if (ps.text && (ps.failed || fflush(ps.text) || ferror(ps.text))) {
+	if (ps.text && (fflush(ps.text) || ferror(ps.text))) {
 		fclose(ps.text);
 		ps.text = NULL;
 	}
@@ -661,7 +662,7 @@ static int piece_format(struct pieces *p, unsigned k, char *buf)
 static int piece_write(struct pieces *p, unsigned k, char *buf)
 {
 	const struct experiment *e = p->b->e;
-	struct piece_state ps = { p->b, buf, 0, NULL, p->off[k], 0 };
+	struct piece_state ps = { p->b, buf, 0, 2, NULL, p->off[k] };
 	uint64_t at = 0;
 	ssize_t got;
 	int ret = 0;
