@@ -77,27 +77,36 @@ struct head_job {
 	const char *const *paths;
 	struct hpcrun_profile **out;
 	char **err;
+	const struct par_beside *b;
 	size_t lo, hi;
 };
 
 static void *read_heads(void *arg)
 {
 	struct head_job *j = arg;
+	const struct par_beside *b = j->b;
 	size_t i;
+	int bad;
 
 	for (i = j->lo; i < j->hi; i++) {
 		struct hpcrun_profile *p = hpcrun_fmt_read(j->paths[i]);
 
 		j->out[i] = p;
 		j->err[i] = p ? NULL : xstrdup(hpc_lasterr());
-		if (p)
-			hpcrun_profile_shed(p);
+		if (!p)
+			continue;
+		hpcrun_profile_shed(p);
+		b->sync[i] = phases_read(j->paths[i], p, &bad);
+		b->sync_err[i] = bad ? xstrdup(hpc_lasterr()) : NULL;
+		b->share[i] = sharing_read(j->paths[i], &bad);
+		b->share_err[i] = bad ? xstrdup(hpc_lasterr()) : NULL;
 	}
 	return NULL;
 }
 
 void par_read_heads(const char *const *paths, size_t n, unsigned nthreads,
-		    struct hpcrun_profile **out, char **err)
+		    struct hpcrun_profile **out, char **err,
+		    const struct par_beside *b)
 {
 	unsigned k, nj = jobs_for(nthreads, n);
 	struct head_job *j = xcalloc(nj, sizeof(*j));
@@ -106,6 +115,7 @@ void par_read_heads(const char *const *paths, size_t n, unsigned nthreads,
 		j[k].paths = paths;
 		j[k].out = out;
 		j[k].err = err;
+		j[k].b = b;
 		range(n, nj, k, &j[k].lo, &j[k].hi);
 	}
 	run_jobs(read_heads, j, sizeof(*j), nj);

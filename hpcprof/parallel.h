@@ -58,12 +58,28 @@ unsigned par_allowed_cpus(void);
 unsigned par_default_threads(void);
 
 /*
- * Reads the n profiles at paths on nthreads threads.  out[i] is profile i
- * without its CCT and values (free with hpcrun_profile_free), or NULL and
- * err[i] what is wrong with it (caller frees).
+ * The files beside profile i that par_read_heads reads too, once the
+ * profile is read: its synchronization file (phases_read) into sync[i]
+ * and its sharing file (sharing_read) into share[i], NULL for none; when
+ * one is malformed, NULL and sync_err[i] or share_err[i] what is wrong
+ * (caller frees).
+ */
+struct par_beside {
+	struct hpcsync **sync;
+	char **sync_err;
+	struct hpcshare **share;
+	char **share_err;
+};
+
+/*
+ * Reads the n profiles at paths on nthreads threads, and the files beside
+ * them (b).  out[i] is profile i without its CCT and values (free with
+ * hpcrun_profile_free), or NULL and err[i] what is wrong with it (caller
+ * frees).
  */
 void par_read_heads(const char *const *paths, size_t n, unsigned nthreads,
-		    struct hpcrun_profile **out, char **err);
+		    struct hpcrun_profile **out, char **err,
+		    const struct par_beside *b);
 
 /*
  * One profile to add: its path and metric map (experiment_add_profile);

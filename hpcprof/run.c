@@ -419,7 +419,8 @@ static int derived_metrics(struct run *r)
  * experiment, whatever program they measured (a process tree: make and
  * its compilers, a program and what it runs through system()): each is
  * registered with its program, then its modules, in profile order.
- * And each one's synchronization file; returns 1 when there was any.
+ * And the synchronization and sharing files beside each, read on the
+ * same threads; returns 1 when there was a synchronization file.
  */
 static int read_profiles(struct run *r)
 {
@@ -427,13 +428,17 @@ static int read_profiles(struct run *r)
 	struct hpcrun_profile **out = xcalloc(r->nin ? r->nin : 1,
 					      sizeof(*out));
 	char **err = xcalloc(r->nin ? r->nin : 1, sizeof(*err));
-	size_t i;
-	int bad, any = 0;
+	size_t n = r->nin ? r->nin : 1, i;
+	struct par_beside b = {
+		xcalloc(n, sizeof(*b.sync)), xcalloc(n, sizeof(*b.sync_err)),
+		xcalloc(n, sizeof(*b.share)), xcalloc(n, sizeof(*b.share_err)),
+	};
+	int any = 0;
 
 	for (i = 0; i < r->nin; i++)
 		paths[i] = r->in[i].path;
-	par_read_heads(paths, r->nin, r->jobs, out, err);
-	steptime_mark("read profile headers");
+	par_read_heads(paths, r->nin, r->jobs, out, err, &b);
+	steptime_mark("read profile headers, sync and sharing files");
 	for (i = 0; i < r->nin; i++) {
 		r->in[i].p = out[i];
 		if (!out[i]) {
@@ -443,22 +448,27 @@ static int read_profiles(struct run *r)
 			continue;
 		}
 		experiment_add_program(r->e, r->in[i].p);
-		r->in[i].sync = phases_read(r->in[i].path, r->in[i].p,
-					    &bad);
-		if (bad) {
+		r->in[i].sync = b.sync[i];
+		if (b.sync_err[i]) {
 			hpc_warn("%s; synchronization data of this thread "
-				 "ignored", hpc_lasterr());
+				 "ignored", b.sync_err[i]);
 			r->status = 1;
 		}
 		any |= r->in[i].sync != NULL;
-		r->in[i].share = sharing_read(r->in[i].path, &bad);
-		if (bad) {
+		r->in[i].share = b.share[i];
+		if (b.share_err[i]) {
 			hpc_warn("%s; sharing data of this thread ignored",
-				 hpc_lasterr());
+				 b.share_err[i]);
 			r->status = 1;
 		}
 		r->any_share |= r->in[i].share != NULL;
+		free(b.sync_err[i]);
+		free(b.share_err[i]);
 	}
+	free(b.sync);
+	free(b.sync_err);
+	free(b.share);
+	free(b.share_err);
 	for (i = 0; i < r->nin; i++) {
 		char *dir;
 
@@ -469,7 +479,7 @@ static int read_profiles(struct run *r)
 		free(dir);
 	}
 	experiment_check_modules(r->e);
-	steptime_mark("register profiles, sync and sharing files");
+	steptime_mark("register profiles");
 	if (experiment_partial_structures(r->e)) {
 		for (i = 0; i < r->nin; i++) {
 			struct hpcrun_profile *p;
