@@ -22,6 +22,10 @@ test_expect_success 'a malformed file: one line naming it, the database without 
 	test_cmp expect actual
 '
 
+test_expect_success HPCPROF_MPI 'hpcprof-mpi, the file on rank 1 of 2: the same line, the same database' '
+	mpi_as_hpcprof -S prog.hpcstruct data
+'
+
 test_expect_success 'an object naming no data node of its profile is left out in one line' '
 	sed "s/^object 2 heap 0x10000 8192 22$/object 2 heap 0x10000 8192 77/" good.hpcshare >$T1.hpcshare &&
 	test_must_fail hpcprof -S prog.hpcstruct -o db --text report.txt data 2>err &&
@@ -29,6 +33,10 @@ test_expect_success 'an object naming no data node of its profile is left out in
 	grep "^object.*	sarr \[vars\]$" db/sharing.tsv | cut -f3 >actual &&
 	echo false-sharing >expect &&
 	test_cmp expect actual
+'
+
+test_expect_success HPCPROF_MPI 'hpcprof-mpi: rank 1 finds it, rank 0 says it, the same database' '
+	mpi_as_hpcprof -S prog.hpcstruct data
 '
 
 test_expect_success 'a FIFO, an empty file, binary data are refused, hpcprof goes on' '
