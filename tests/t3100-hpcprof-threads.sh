@@ -161,6 +161,16 @@ test_expect_success 'a deep tree of 8 x 3,000 contexts: -j 1, 2 and 5 write the 
 	test $(grep -c "<PF " deep-j1/experiment.xml) -gt 1000
 '
 
+# each_j DIR J...: hpcprof -j J on DIR/ into DIR-jJ for each J, every
+# database the first one's, byte for byte.
+each_j() {
+	d=$1 && shift && first=$1 &&
+	for j in "$@"; do
+		hpcprof -j $j -S prog.hpcstruct -o $d-j$j $d 2>/dev/null &&
+		diff -r $d-j$first $d-j$j || return 1
+	done
+}
+
 # Integer values let the workers add up their own threads (their sums are
 # exact, so the order does not matter) unless a sum reaches 2^53: there
 # 2^53 - 2, 1, 1, 1, 1 in thread order give 2^53 (each later 1 is
@@ -174,10 +184,7 @@ test_expect_success 'integer sums near 2^53 are added in thread order at every -
 			"node 4 2 1 2015" "value 4 0 $v" |
 			./mkprofile big/big-$t.hpcrun || return 1
 	done &&
-	for j in 1 2 3 5; do
-		hpcprof -j $j -S prog.hpcstruct -o big-j$j big 2>/dev/null || return 1
-	done &&
-	diff -r big-j1 big-j2 && diff -r big-j1 big-j3 && diff -r big-j1 big-j5 &&
+	each_j big 1 2 3 5 &&
 	xmllint --xpath "string(//SecCallPathProfileData/M[@n=\"0\"]/@v)" big-j2/experiment.xml >got &&
 	echo 9007199254740992 >want && test_cmp want got
 '
@@ -196,10 +203,7 @@ test_expect_success 'a real metric beside an integer one: its sums in thread ord
 			"value 4 1 $v" |
 			./mkprofile mixed/mixed-$t.hpcrun || return 1
 	done &&
-	for j in 1 2 3 4; do
-		hpcprof -j $j -S prog.hpcstruct -o mixed-j$j mixed 2>/dev/null || return 1
-	done &&
-	diff -r mixed-j1 mixed-j2 && diff -r mixed-j1 mixed-j3 && diff -r mixed-j1 mixed-j4 &&
+	each_j mixed 1 2 3 4 &&
 	for m in 0 12; do
 		xmllint --xpath "string(//SecCallPathProfileData/M[@n=\"$m\"]/@v)" mixed-j2/experiment.xml ||
 			return 1
