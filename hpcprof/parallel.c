@@ -760,13 +760,14 @@ static size_t add_partials(struct par_job *j, struct experiment *e,
 		fold[k] = !j->partials;
 		for (w = 0; w < j->n; w++)
 			fold[k] |= j->w[w].inexact[k];
+		n += fold[k];
 	}
-	for (w = 0; w < j->n && j->partials; w++)
+	for (w = 0; w < j->n && n < nk; w++)	/* some sums may stand */
 		for (i = 1; i < j->nmaps[w]; i++)
 			if (j->part[w][i])
 				accum_add(experiment_acc_of(e, ids[w][i]),
 					  j->part[w][i], e->metrics.stats, fold);
-	for (k = 0; k < nk; k++)
+	for (k = 0, n = 0; k < nk; k++)
 		n += fold[k];
 	if (n == nk)
 		experiment_acc_block(e);	/* start again */
