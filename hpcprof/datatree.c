@@ -877,7 +877,6 @@ void datatree_wire_write(const struct datatree *dt, struct strbuf *sb)
 		wire_put64(sb, o->nthreads);
 	}
 	wire_put64(sb, dt->nprofiles);
-	wire_put32(sb, (uint32_t)dt->renamed);
 	wire_put_rows(sb, dt->pending, dt->npending, sizeof(*dt->pending));
 }
 
@@ -935,7 +934,6 @@ int datatree_wire_read(struct experiment *w, struct wire_cursor *c)
 		o->nthreads = (size_t)wire_get64(c);
 	}
 	dt->nprofiles = (size_t)wire_get64(c);
-	dt->renamed = wire_get32(c) != 0;
 	dt->pending = wire_get_rows(c, dt->pending, &dt->npending,
 				    &dt->pending_alloc, sizeof(*dt->pending));
 	for (i = 0; i < dt->npending && !c->bad; i++)

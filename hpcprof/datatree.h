@@ -232,6 +232,8 @@ void datatree_merge_end(struct experiment *e, const struct experiment *w);
  * A worker's data tree as bytes, after its tree's nodes (experiment-wire.h,
  * invariant 6): its kinds' and objects' nodes as ids, the objects with
  * their identities and attributes, the ^NoAddr values in the order taken.
+ * Only merged trees travel, and merging renames nothing (renamed stays 0;
+ * hpcprof-mpi checks its workers with datatree_mergeable first).
  * datatree_wire_read makes it again in w, the worker experiment whose
  * nodes were read: 0, or -1 when the bytes are malformed.
  */
