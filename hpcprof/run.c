@@ -424,11 +424,10 @@ static int derived_metrics(struct run *r)
  */
 static int read_profiles(struct run *r)
 {
-	const char **paths = xcalloc(r->nin ? r->nin : 1, sizeof(*paths));
-	struct hpcrun_profile **out = xcalloc(r->nin ? r->nin : 1,
-					      sizeof(*out));
-	char **err = xcalloc(r->nin ? r->nin : 1, sizeof(*err));
 	size_t n = r->nin ? r->nin : 1, i;
+	const char **paths = xcalloc(n, sizeof(*paths));
+	struct hpcrun_profile **out = xcalloc(n, sizeof(*out));
+	char **err = xcalloc(n, sizeof(*err));
 	struct par_beside b = {
 		xcalloc(n, sizeof(*b.sync)), xcalloc(n, sizeof(*b.sync_err)),
 		xcalloc(n, sizeof(*b.share)), xcalloc(n, sizeof(*b.share_err)),
