@@ -158,16 +158,34 @@ extern const char cct_no_file[];
 /*
  * The per-thread values as lines written in pieces at once (parallel.c):
  * line puts a value's line into buf (at most THREAD_LINE_MAX bytes) and
- * returns its length; begin marks where the lines start (the calling
- * thread, before any pwrite); pwrite writes n bytes of lines at offset at
- * from that start (any thread); end says they took total bytes.  Each
- * returns 0, or -1 with hpc_lasterr() set; a writer may instead keep a
- * failed write and say it when the file is closed (database.c does).
+ * returns its length, the node's id in decimal and then tail bytes: tail
+ * gives their number without writing them, so the workers count their
+ * pieces' lengths as they correlate.  begin marks where the lines start
+ * (the calling thread, before any pwrite); pwrite writes n bytes of lines
+ * at offset at from that start (any thread); end says they took total
+ * bytes.  Each returns 0, or -1 with hpc_lasterr() set; a writer may
+ * instead keep a failed write and say it when the file is closed
+ * (database.c does).
  */
 #define THREAD_LINE_MAX 128
+
+/* The number of decimal digits of v (a line's node id takes as many). */
+static inline size_t decimal_len(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
 struct thread_lines {
 	size_t (*line)(void *arg, char *buf, uint32_t thread, uint32_t node,
 		       size_t raw, int ie, double v);
+	size_t (*tail)(void *arg, uint32_t thread, size_t raw, int ie,
+		       double v);
 	int (*begin)(void *arg);
 	int (*pwrite)(void *arg, const char *buf, size_t n, uint64_t at);
 	int (*end)(void *arg, uint64_t total);

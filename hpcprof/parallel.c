@@ -1,5 +1,6 @@
 /* parallel.c - see parallel.h. */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -142,6 +143,13 @@ struct worker {
 	int spill_err;
 	uint8_t *inexact;	/* [k]: a value of (metric, ie) k not
 				 * accum_exact_value's */
+	/* Its piece of the report's length (struct thread_lines), when
+	 * e->thread_lines is set: the lines' bytes after the node's id, and
+	 * the records by node. */
+	const struct thread_lines *tl;
+	void *tl_arg;
+	uint64_t tail;
+	uint32_t *nrec;		size_t nrec_cap;
 	struct record buf[RECORDS];
 	size_t nbuf;
 };
@@ -162,10 +170,23 @@ static void spill_value(void *arg, uint32_t thread, const struct node *n,
 {
 	struct worker *k = arg;
 
-	(void)thread;
 	if (!accum_exact_value(v))
 		k->inexact[2 * raw + (size_t)ie] = 1;
 	put(k, n->id, (uint32_t)(2 * raw + (size_t)ie), v);
+	if (!k->tl)
+		return;
+	k->tail += k->tl->tail(k->tl_arg, thread, raw, ie, v);
+	if (n->id >= k->nrec_cap) {
+		size_t cap = k->nrec_cap ? k->nrec_cap : 1024;
+
+		while (cap <= n->id)
+			cap *= 2;
+		k->nrec = xrealloc(k->nrec, cap * sizeof(*k->nrec));
+		memset(k->nrec + k->nrec_cap, 0,
+		       (cap - k->nrec_cap) * sizeof(*k->nrec));
+		k->nrec_cap = cap;
+	}
+	k->nrec[n->id]++;
 }
 
 /* Profile i's synchronization file (phases.h) for the thread about to
@@ -257,6 +278,10 @@ static struct par_job *start(struct experiment *e,
 		w->w->worker_stats = partials;
 		w->w->thread_cb = spill_value;
 		w->w->thread_arg = w;
+		if (partials && e->thread_lines) {
+			w->tl = e->thread_lines;
+			w->tl_arg = e->thread_arg;
+		}
 		w->inexact = xcalloc(2 * e->metrics.nraw + 1, 1);
 		w->in = in;
 		w->err = j->err - lo;
@@ -517,6 +542,7 @@ void par_free(struct par_job *j)
 	for (k = 0; k < j->n; k++) {
 		experiment_free(j->w[k].w);
 		free(j->w[k].inexact);
+		free(j->w[k].nrec);
 		if (j->part && j->part[k])
 			for (i = 0; i < j->nmaps[k]; i++)
 				free(j->part[k][i]);
@@ -593,45 +619,37 @@ static void *report_all(void *arg)
 
 /*
  * The report in pieces (e->thread_lines): piece k is worker k's records,
- * the lines of threads that follow those of piece k - 1.  Pass 1 formats
- * each piece's lines into a temporary file of its own, which gives its
- * length; pass 2 copies each at the offset the lengths give (a piece
- * whose file failed is formatted again there).  Each pass runs on several
- * threads taking pieces in turn; the file is the one report_all writes,
- * byte for byte.
+ * the lines of threads that follow those of piece k - 1.  Each piece's
+ * length is counted as its worker correlates (spill_value), so the pieces
+ * are formatted once, at their offsets, on several threads taking pieces
+ * in turn; the file is the one report_all writes, byte for byte.
  */
 #define PIECE_BUF ((size_t)1 << 20)
 struct pieces {
 	struct by_id *b;
-	unsigned nthreads;	/* threads of a pass */
-	uint64_t *off;		/* [pieces + 1]: lengths, then offsets */
-	FILE **text;		/* [pieces]: pass 1's lines, or NULL */
+	unsigned nthreads;	/* threads formatting pieces */
+	uint64_t *off;		/* [pieces + 1]: where each starts */
 	unsigned next;		/* the next piece to take (atomic) */
-	int pass, ret;
+	int ret;
 };
 
 struct piece_state {
 	const struct by_id *b;
 	char *buf;		/* lines not yet written */
 	size_t used;
-	int pass;
-	FILE *text;		/* pass 1: where they go (NULL: nowhere) */
-	uint64_t at;		/* pass 1: bytes so far; pass 2: where buf
-				 * goes */
+	uint64_t at, end;	/* where buf goes; where the piece ends */
+	int over;		/* more lines than counted */
 };
 
 static void piece_flush(struct piece_state *ps)
 {
 	const struct experiment *e = ps->b->e;
 
-	if (ps->pass == 2)
+	if (ps->at + ps->used > ps->end)
+		ps->over = 1;
+	else
 		e->thread_lines->pwrite(e->thread_arg, ps->buf, ps->used,
 					ps->at);
-	else if (ps->text &&
-		 fwrite(ps->buf, 1, ps->used, ps->text) != ps->used) {
-		fclose(ps->text);
-		ps->text = NULL;
-	}
 	ps->at += ps->used;
 	ps->used = 0;
 }
@@ -649,50 +667,31 @@ static void piece_value(void *arg, unsigned w, uint32_t thread,
 					  (int)(k % 2), v);
 }
 
-/* Pass 1 of piece k: its lines into p->text[k] (NULL when that failed),
- * its length into p->off[k + 1]. */
-static int piece_format(struct pieces *p, unsigned k, char *buf)
+/* Piece k's length: its lines' tails and, record by record, their
+ * nodes' ids in e. */
+static uint64_t piece_len(const struct by_id *b, unsigned k)
 {
-	struct piece_state ps = { p->b, buf, 0, 1, tmpfile(), 0 };
+	const struct worker *w = &b->j->w[k];
+	uint64_t len = w->tail;
+	size_t i;
+
+	for (i = 1; i < w->nrec_cap && i < b->j->nmaps[k]; i++)
+		if (w->nrec[i])
+			len += w->nrec[i] * decimal_len(b->ids[k][i]);
+	return len;
+}
+
+static int piece_write(struct pieces *p, unsigned k, char *buf)
+{
+	struct piece_state ps = { p->b, buf, 0, p->off[k], p->off[k + 1], 0 };
 	int ret = scan_range(p->b->j, k, k + 1, piece_value, &ps);
 
 	if (ps.used)
 		piece_flush(&ps);
-	p->off[k + 1] = ps.at;
-	if (ps.text && (fflush(ps.text) || ferror(ps.text))) {
-		fclose(ps.text);
-		ps.text = NULL;
-	}
-	p->text[k] = ps.text;
-	return ret;
-}
-
-/* Pass 2 of piece k: pass 1's lines copied to the report, or formatted
- * again. */
-static int piece_write(struct pieces *p, unsigned k, char *buf)
-{
-	const struct experiment *e = p->b->e;
-	struct piece_state ps = { p->b, buf, 0, 2, NULL, p->off[k] };
-	uint64_t at = 0;
-	ssize_t got;
-	int ret = 0;
-
-	if (!p->text[k]) {
-		ret = scan_range(p->b->j, k, k + 1, piece_value, &ps);
-		if (ps.used)
-			piece_flush(&ps);
-		return ret;
-	}
-	while ((got = pread(fileno(p->text[k]), buf, PIECE_BUF,
-			    (off_t)at)) > 0) {
-		e->thread_lines->pwrite(e->thread_arg, buf, (size_t)got,
-					p->off[k] + at);
-		at += (uint64_t)got;
-	}
-	if (got < 0 || at != p->off[k + 1] - p->off[k])
-		ret = hpc_seterr("temporary file: read error");
-	fclose(p->text[k]);
-	p->text[k] = NULL;
+	if (!ret && (ps.over || ps.at != ps.end))
+		ret = hpc_seterr("thread-values.tsv: a piece of %" PRIu64
+				 " bytes was counted as %" PRIu64,
+				 ps.at - p->off[k], ps.end - p->off[k]);
 	return ret;
 }
 
@@ -704,19 +703,10 @@ static void *piece_worker(void *arg)
 
 	while ((k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) <
 	       p->b->j->n)
-		if (p->pass == 1 ? piece_format(p, k, buf)
-				 : piece_write(p, k, buf))
+		if (piece_write(p, k, buf))
 			__atomic_store_n(&p->ret, -1, __ATOMIC_RELAXED);
 	free(buf);
 	return NULL;
-}
-
-/* One pass on p->nthreads threads (this one included). */
-static void pieces_pass(struct pieces *p, int pass)
-{
-	p->pass = pass;
-	p->next = 0;
-	run_jobs(piece_worker, p, 0, p->nthreads);
 }
 
 static void *report_pieces(void *arg)
@@ -726,18 +716,13 @@ static void *report_pieces(void *arg)
 	const struct thread_lines *tl = b->e->thread_lines;
 	unsigned k;
 
+	for (k = 0; k < b->j->n; k++)
+		p->off[k + 1] = p->off[k] + piece_len(b, k);
 	if (tl->begin(b->e->thread_arg)) {
 		b->ret = -1;
 		return NULL;
 	}
-	pieces_pass(p, 1);
-	for (k = 0; k < b->j->n; k++)
-		p->off[k + 1] += p->off[k];
-	if (!p->ret)
-		pieces_pass(p, 2);
-	for (k = 0; k < b->j->n; k++)
-		if (p->text[k])
-			fclose(p->text[k]);
+	run_jobs(piece_worker, p, 0, p->nthreads);
 	b->ret = p->ret ? p->ret : tl->end(b->e->thread_arg, p->off[b->j->n]);
 	return NULL;
 }
@@ -823,7 +808,6 @@ static int fold_and_report(struct par_job *j, struct experiment *e,
 	pc.b = &b;
 	pc.nthreads = nthreads;	/* the pieces are the workers: one each */
 	pc.off = xcalloc(j->n + 1, sizeof(*pc.off));
-	pc.text = xcalloc(j->n, sizeof(*pc.text));
 	if (e->thread_id_cb && e->thread_lines &&
 	    nthreads > (nfold == nk ? 2u : 1u)) {
 		report = report_pieces;
@@ -850,7 +834,6 @@ static int fold_and_report(struct par_job *j, struct experiment *e,
 		free(b.ids[k]);
 	free(b.ids);
 	free(pc.off);
-	free(pc.text);
 	free(fold);
 	return ret ? ret : b.ret;
 }

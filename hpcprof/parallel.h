@@ -22,11 +22,12 @@
  *     records in thread order (by node id, into e's block of
  *     accumulators, experiment.h).  The records are written
  *     (e->thread_id_cb, else e->thread_cb; with e->thread_lines, on N
- *     threads, each worker's records a piece whose offset the lengths of
- *     the pieces before it give) by other threads meanwhile: from N = 2
- *     on when only some metrics are folded again, from N = 3 on when all
- *     are.  So floating-point sums are the same whatever N is, and
- *     thread-values.tsv has the same bytes.
+ *     threads, each worker's records a piece formatted once at the
+ *     offset that the lengths workers counted as they went give) by
+ *     other threads meanwhile: from N = 2 on when only some metrics are
+ *     folded again, from N = 3 on when all are.  So floating-point sums
+ *     are the same whatever N is, and thread-values.tsv has the same
+ *     bytes.
  *  4. Memory: a worker holds one profile at a time and a tree no larger
  *     than the merged one, with its nodes' accumulators (kept until they
  *     are added up); the records wait on disk.
