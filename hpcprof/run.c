@@ -943,7 +943,8 @@ static int correlate_and_write(struct run *r, int any_sync)
 	source_paths(r, &sp, tmp);
 	title = r->cfg.title ? r->cfg.title
 			     : r->e->program ? r->e->program : "unknown";
-	if (sharing_finish(r->sh, r->e, db) || phases_finish(r->ph, r->e, db)) {
+	if (sharing_finish(r->sh, r->e, db, r->jobs) ||
+	    phases_finish(r->ph, r->e, db)) {
 		hpc_error("%s", hpc_lasterr());
 		database_abort(db);
 		ret = -1;

@@ -1,6 +1,7 @@
 /* sharing.c - see sharing.h and man/hpcprof-database.5 (sharing.tsv). */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -181,14 +182,36 @@ static int has_false_line(const struct placed *p, size_t n)
 	return 0;
 }
 
-uint64_t sharing_false_alignments(const struct share_write *w, size_t n,
-				  uint64_t start, int heap)
+static int cmp_write(const void *a, const void *b)
 {
-	struct placed *p = xcalloc(n ? 2 * n : 1, sizeof(*p));
+	const struct share_write *x = a, *y = b;
+
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return x->size < y->size ? -1 : x->size > y->size;
+}
+
+uint64_t sharing_false_alignments(const struct share_write *writes,
+				  size_t n, uint64_t start, int heap)
+{
+	struct share_write *w = xcalloc(n ? n : 1, sizeof(*w));
+	struct placed *p;
 	uint64_t step = heap ? 16 : (start & -start), a, out = 0;
 	uint64_t observed = start % LINE;
 	size_t i, np;
 
+	/* a thread writing the same bytes again changes nothing: a block
+	 * every thread updates has its samples' writes a few times each */
+	if (n)
+		memcpy(w, writes, n * sizeof(*w));
+	qsort(w, n, sizeof(*w), cmp_write);
+	for (i = np = 0; i < n; i++)
+		if (!np || cmp_write(&w[np - 1], &w[i]))
+			w[np++] = w[i];
+	n = np;
+	p = xcalloc(n ? 2 * n : 1, sizeof(*p));
 	if (!step || step > LINE)
 		step = LINE;
 	for (a = 0; a < LINE; a++) {
@@ -213,6 +236,7 @@ uint64_t sharing_false_alignments(const struct share_write *w, size_t n,
 			out |= (uint64_t)1 << a;
 	}
 	free(p);
+	free(w);
 	return out;
 }
 
@@ -676,17 +700,6 @@ static int cmp_line(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Accesses by block, then file order. */
-static int cmp_block(const void *a, const void *b)
-{
-	const struct sacc *x = &sort_sh->acc[*(const uint32_t *)a];
-	const struct sacc *y = &sort_sh->acc[*(const uint32_t *)b];
-
-	if (x->block != y->block)
-		return x->block < y->block ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 static uint64_t page_of(const struct sharing *sh, const struct sacc *a)
 {
 	return a->addr & ~(sh->page_size[a->proc] - 1);
@@ -1052,33 +1065,47 @@ static void page_rows(struct sharing *sh, const uint32_t *ix, size_t a,
 	}
 }
 
-/* The latent predictions of every block (invariant 4). */
-static void latent(struct sharing *sh, uint32_t *ix)
+/* The latent predictions of every block (invariant 4): its writes, in
+ * file order, by block.  Reads the accesses and blocks, writes only the
+ * objects' latent (sharing_finish runs it beside the line labels). */
+static void *latent(void *arg)
 {
-	struct share_write *w = xcalloc(sh->nacc ? sh->nacc : 1, sizeof(*w));
-	size_t i, j, n;
+	struct sharing *sh = arg;
+	size_t *at = xcalloc(sh->nblocks + 1, sizeof(*at));
+	struct share_write *w;
+	size_t i, k;
 
-	sort_sh = sh;
-	qsort(ix, sh->nacc, sizeof(*ix), cmp_block);
-	for (i = 0; i < sh->nacc; i = j) {
-		const struct sblock *b = &sh->blocks[sh->acc[ix[i]].block];
+	for (i = 0; i < sh->nacc; i++)
+		at[sh->acc[i].block + 1] += sh->acc[i].rw != HPCSHARE_R;
+	for (k = 0; k < sh->nblocks; k++)
+		at[k + 1] += at[k];
+	w = xcalloc(at[sh->nblocks] ? at[sh->nblocks] : 1, sizeof(*w));
+	for (i = 0; i < sh->nacc; i++) {
+		const struct sacc *x = &sh->acc[i];
+		struct share_write *y = &w[at[x->block]];
+
+		if (x->rw == HPCSHARE_R)
+			continue;
+		y->offset = x->addr - sh->blocks[x->block].start;
+		y->thread = x->thread;
+		y->size = x->size;
+		at[x->block]++;
+	}
+	for (k = 0; k < sh->nblocks; k++) {
+		const struct sblock *b = &sh->blocks[k];
+		size_t lo = k ? at[k - 1] : 0;
 		uint64_t mask, observed = (uint64_t)1 << (b->start % LINE);
 
-		for (j = i, n = 0; j < sh->nacc &&
-		     sh->acc[ix[j]].block == sh->acc[ix[i]].block; j++) {
-			const struct sacc *x = &sh->acc[ix[j]];
-
-			if (x->rw == HPCSHARE_R)
-				continue;
-			w[n].offset = x->addr - b->start;
-			w[n].thread = x->thread;
-			w[n++].size = x->size;
-		}
-		mask = sharing_false_alignments(w, n, b->start, b->heap);
+		if (at[k] == lo)
+			continue;
+		mask = sharing_false_alignments(w + lo, at[k] - lo, b->start,
+						b->heap);
 		if (!(mask & observed))
 			sh->objs[b->obj].latent |= mask;
 	}
 	free(w);
+	free(at);
+	return NULL;
 }
 
 /* Counts, first toucher and advice of each object. */
@@ -1282,10 +1309,12 @@ static void write_tsv(const struct sharing *sh, const struct experiment *e,
 }
 
 int sharing_finish(struct sharing *sh, struct experiment *e,
-		   struct database *db)
+		   struct database *db, unsigned nthreads)
 {
 	uint32_t *ix;
 	size_t i, j, k, *touches;
+	pthread_t t;
+	int beside;
 	FILE *f;
 
 	if (!sh->any || !e->data)
@@ -1304,6 +1333,7 @@ int sharing_finish(struct sharing *sh, struct experiment *e,
 	ix = xcalloc(sh->nacc ? sh->nacc : 1, sizeof(*ix));
 	for (i = 0; i < sh->nacc; i++)
 		ix[i] = (uint32_t)i;
+	beside = nthreads > 1 && !pthread_create(&t, NULL, latent, sh);
 	mark_concurrent(sh, ix);
 	sort_sh = sh;
 	qsort(ix, sh->nacc, sizeof(*ix), cmp_line);
@@ -1319,7 +1349,10 @@ int sharing_finish(struct sharing *sh, struct experiment *e,
 		classify_lines(sh, e, ix, i, j, k);
 	}
 	object_labels(sh);
-	latent(sh, ix);
+	if (beside)
+		pthread_join(t, NULL);
+	else
+		latent(sh);
 	summarize(sh, touches);
 	free(ix);
 	free(touches);

@@ -117,10 +117,31 @@ static void latent(void)
 	CHECK_INT(sharing_false_alignments(one, 2, 0x7f0000001000, 1), 0);
 }
 
+/* The writes of latent() sampled again and again, in another order,
+ * and a write of both threads to one byte: repeats change nothing, the
+ * common byte makes every placement write-shared. */
+static void latent_repeated(void)
+{
+	struct share_write w[400], common = { 60, 1, 1 };
+	static const struct share_write once[4] = { { 48, 0, 8 },
+		{ 56, 0, 8 }, { 64, 1, 8 }, { 72, 1, 8 } };
+	size_t i;
+
+	for (i = 0; i < 400; i++)
+		w[i] = once[(i * 7) % 4];
+	CHECK_INT(sharing_false_alignments(w, 400, 0x7f0000001000, 1),
+		  (1ull << 16) | (1ull << 32) | (1ull << 48));
+	w[399] = common;	/* thread 1 writes byte 60 too */
+	w[398] = (struct share_write){ 60, 0, 1 };
+	CHECK_INT(sharing_false_alignments(w, 400, 0x7f0000001000, 1), 0);
+}
+
 int main(void)
 {
 	unit_run("every label from a synthetic line", every_label);
 	unit_run("the padded pair is private at every alignment", padded_pair);
 	unit_run("latent false sharing at the other alignments", latent);
+	unit_run("repeated writes predict what one of each does",
+		 latent_repeated);
 	return unit_done();
 }
