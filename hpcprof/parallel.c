@@ -131,10 +131,14 @@ struct record {
 
 #define RECORDS 4096
 
+struct par_job;
+
 struct worker {
+	struct par_job *job;
 	struct experiment *w;
 	const struct par_profile *in;
-	size_t lo, hi;
+	size_t lo, hi, next;	/* its profiles [lo, hi), the next to add
+				 * (job->lock: a thief may shorten hi) */
 	char **err;		/* per profile, for the caller to print */
 	char **sync_err;	/* per profile: its .hpcsync file's, or NULL */
 	char **share_err;	/* per profile: its .hpcshare file's, or NULL */
@@ -203,12 +207,65 @@ static void add_sync(struct worker *k, size_t i,
 	phases_thread(k->w->phases, k->w, i, s, p, k->in[i].proc);
 }
 
-static void *correlate(void *arg)
+struct par_job {
+	unsigned n;		/* workers */
+	unsigned cap;		/* worker slots: the threads' and thieves' */
+	pthread_mutex_t lock;	/* the workers' ranges while they run */
+	struct worker *w;
+	struct node ***maps;	/* per worker: its ids -> the merged nodes */
+	size_t *nmaps;		/* their lengths (par_merge) */
+	int partials;		/* workers fold (worker_stats) ... */
+	struct accum ***part;	/* ... and par_merge keeps their
+				 * accumulators here, by worker and id */
+	char **err, **sync_err, **share_err, **problem;
+	size_t lo, hi;
+	int failed;		/* a temporary file could not be made */
+};
+
+/* The next profile of k's range, SIZE_MAX when none is left. */
+static size_t take(struct worker *k)
 {
-	struct worker *k = arg;
+	size_t i = SIZE_MAX;
+
+	pthread_mutex_lock(&k->job->lock);
+	if (k->next < k->hi)
+		i = k->next++;
+	pthread_mutex_unlock(&k->job->lock);
+	return i;
+}
+
+/*
+ * A spare worker slot given the second half of the profiles not started
+ * by the worker with the most of them, or NULL: the thief's range follows
+ * what its victim keeps, so the ranges stay contiguous.  A thief's tree
+ * costs about two profiles more (its nodes made again, one more merge),
+ * so it takes STEAL_MIN / 2 profiles or more.
+ */
+#define STEAL_MIN 4
+static struct worker *steal(struct par_job *j)
+{
+	struct worker *v = NULL, *t = NULL;
+	unsigned k;
+
+	pthread_mutex_lock(&j->lock);
+	for (k = 0; k < j->n; k++)
+		if (!v || j->w[k].hi - j->w[k].next > v->hi - v->next)
+			v = &j->w[k];
+	if (v && j->n < j->cap && v->hi - v->next >= STEAL_MIN) {
+		t = &j->w[j->n++];
+		t->hi = v->hi;
+		t->lo = t->next = v->next + (v->hi - v->next + 1) / 2;
+		v->hi = t->lo;
+	}
+	pthread_mutex_unlock(&j->lock);
+	return t;
+}
+
+static void correlate(struct worker *k)
+{
 	size_t i;
 
-	for (i = k->lo; i < k->hi; i++) {
+	while ((i = take(k)) != SIZE_MAX) {
 		struct hpcrun_profile *p = hpcrun_fmt_read(k->in[i].path);
 
 		if (!p) {
@@ -235,33 +292,57 @@ static void *correlate(void *arg)
 	k->nbuf = 0;
 	if (fflush(k->spill) || ferror(k->spill))
 		k->spill_err = 1;
+}
+
+/* A thread: its worker's range, then what it can steal. */
+static void *work(void *arg)
+{
+	struct worker *k = arg;
+
+	do
+		correlate(k);
+	while ((k = steal(k->job)));
 	return NULL;
 }
 
-struct par_job {
-	unsigned n;		/* workers */
-	struct worker *w;
-	struct node ***maps;	/* per worker: its ids -> the merged nodes */
-	size_t *nmaps;		/* their lengths (par_merge) */
-	int partials;		/* workers fold (worker_stats) ... */
-	struct accum ***part;	/* ... and par_merge keeps their
-				 * accumulators here, by worker and id */
-	char **err, **sync_err, **share_err, **problem;
-	size_t lo, hi;
-	int failed;		/* a temporary file could not be made */
-};
+static int cmp_lo(const void *a, const void *b)
+{
+	const struct worker *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* After the threads: the spare slots freed, the workers in range order
+ * (so in profile order). */
+static void workers_in_order(struct par_job *j)
+{
+	unsigned k;
+
+	for (k = j->n; k < j->cap; k++) {
+		experiment_free(j->w[k].w);
+		free(j->w[k].inexact);
+		if (j->w[k].spill)
+			fclose(j->w[k].spill);
+	}
+	j->cap = j->n;
+	qsort(j->w, j->n, sizeof(*j->w), cmp_lo);
+	for (k = 0; k < j->n; k++)
+		j->w[k].w->thread_arg = &j->w[k];
+}
 
 static struct par_job *start(struct experiment *e,
 			     const struct par_profile *in, size_t lo,
 			     size_t hi, unsigned nthreads, int partials)
 {
 	struct par_job *j = xcalloc(1, sizeof(*j));
-	unsigned k;
+	unsigned k, threads;
 
-	j->n = jobs_for(nthreads, hi - lo);
-	j->w = xcalloc(j->n, sizeof(*j->w));
-	j->maps = xcalloc(j->n, sizeof(*j->maps));
-	j->nmaps = xcalloc(j->n, sizeof(*j->nmaps));
+	threads = j->n = jobs_for(nthreads, hi - lo);
+	j->cap = threads > 1 ? 2 * threads : 1;
+	pthread_mutex_init(&j->lock, NULL);
+	j->w = xcalloc(j->cap, sizeof(*j->w));
+	j->maps = xcalloc(j->cap, sizeof(*j->maps));
+	j->nmaps = xcalloc(j->cap, sizeof(*j->nmaps));
 	j->err = xcalloc(hi - lo + 1, sizeof(*j->err));
 	j->problem = xcalloc(hi - lo + 1, sizeof(*j->problem));
 	j->sync_err = xcalloc(hi - lo + 1, sizeof(*j->sync_err));
@@ -270,10 +351,11 @@ static struct par_job *start(struct experiment *e,
 	j->hi = hi;
 	j->partials = partials;
 	if (partials)
-		j->part = xcalloc(j->n, sizeof(*j->part));
-	for (k = 0; k < j->n; k++) {
+		j->part = xcalloc(j->cap, sizeof(*j->part));
+	for (k = 0; k < j->cap; k++) {
 		struct worker *w = &j->w[k];
 
+		w->job = j;
 		w->w = experiment_new_worker(e);
 		w->w->worker_stats = partials;
 		w->w->thread_cb = spill_value;
@@ -288,9 +370,12 @@ static struct par_job *start(struct experiment *e,
 		w->problem = j->problem - lo;
 		w->sync_err = j->sync_err - lo;
 		w->share_err = j->share_err - lo;
-		range(hi - lo, j->n, k, &w->lo, &w->hi);
-		w->lo += lo;
-		w->hi += lo;
+		if (k < threads) {
+			range(hi - lo, threads, k, &w->lo, &w->hi);
+			w->lo += lo;
+			w->hi += lo;
+			w->next = w->lo;
+		}
 		w->spill = tmpfile();
 		if (!w->spill && !j->failed) {
 			hpc_seterr("cannot create a temporary file: %s",
@@ -299,7 +384,8 @@ static struct par_job *start(struct experiment *e,
 		}
 	}
 	if (!j->failed)
-		run_jobs(correlate, j->w, sizeof(*j->w), j->n);
+		run_jobs(work, j->w, sizeof(*j->w), threads);
+	workers_in_order(j);
 	return j;
 }
 
@@ -564,6 +650,7 @@ void par_free(struct par_job *j)
 	free(j->maps);
 	free(j->nmaps);
 	free(j->w);
+	pthread_mutex_destroy(&j->lock);
 	free(j);
 }
 

@@ -6,7 +6,11 @@
  *  1. The profiles are split into N contiguous ranges in input order;
  *     worker w adds its range, in order, to an experiment of its own
  *     (experiment_new_worker), so no worker waits for another, and the
- *     shared modules and structures are only read while workers run.
+ *     shared modules and structures are only read while workers run.  A
+ *     thread whose range is done takes the second half of what another
+ *     has not started (when that is 4 profiles or more) as a range and
+ *     experiment of its own, at most N such in all: the ranges stay
+ *     contiguous, and are merged in profile order.
  *  2. The workers' trees are merged into the experiment up a binary tree
  *     of workers (par_merge, experiment_merge): node ids, children order
  *     and name tables are those of adding every profile in order to one
@@ -30,7 +34,8 @@
  *     bytes.
  *  4. Memory: a worker holds one profile at a time and a tree no larger
  *     than the merged one, with its nodes' accumulators (kept until they
- *     are added up); the records wait on disk.
+ *     are added up); the records wait on disk.  There are at most 2N
+ *     such trees (invariant 1).
  *  5. Messages about profiles are printed by the calling thread, in
  *     profile order, after the workers are done.
  *  6. Data-centric measurements are added as the others are: each worker

@@ -15,7 +15,7 @@ exits_with() {
 # file or binary (addresses kept, scopes made on demand) and a module
 # whose structure is given; then two bad profiles.
 make_spec() {
-	awk -v t="$1" -v prog="$2" 'BEGIN {
+	awk -v t="$1" -v prog="$2" -v big="${3:-0}" 'BEGIN {
 		srand(t + 7)
 		printf "header program-name %s\nheader process-id %d\n", prog, 100 + t
 		print "lm 1 /nonexistent/prog"; print "lm 2 /nonexistent/libgone.so"
@@ -24,7 +24,7 @@ make_spec() {
 		print "node 2 0 0 ^Primary"
 		printf "value 2 0 %d\n", 1 + t
 		# a call tree over main, work (a loop) and the library
-		n = 40 + t % 7
+		n = big ? big : 40 + t % 7
 		for (i = 1; i <= n; i++) {
 			parent = i == 1 ? 2 : 2 * (1 + int((i - 1) / 3))
 			lm = i % 5 == 0 ? 2 : 1
@@ -82,6 +82,26 @@ test_expect_success '-j 1, 2, 3, 7 and 64 write the same database' '
 		test_cmp j1/err j$j/err || return 1
 	done &&
 	grep "wrote .db. (2 programs, 48 processes, 48 threads" j1/err
+'
+
+# 24 profiles, the 13th (the first of the second thread's range at -j 2)
+# of 100,000 contexts: the first thread is done while the second has 11
+# left, and takes the second half of them as a third range.
+test_expect_success 'a thread done early takes half of what another has left: the same database' '
+	mkdir meas-steal &&
+	t=0 &&
+	while [ $t -lt 24 ]; do
+		big=0 && [ $t -eq 12 ] && big=100000
+		make_spec $t alpha $big >spec &&
+		./mkprofile meas-steal/alpha-000000-$(printf %03d $t)-a8c00001-$((100 + t))-0.hpcrun <spec || return 1
+		t=$((t + 1))
+	done &&
+	for j in 1 2 3; do
+		mkdir steal$j &&
+		(cd steal$j && hpcprof -j $j -S ../prog.hpcstruct -o db ../meas-steal 2>err) || return 1
+	done &&
+	diff -r steal1/db steal2/db && test_cmp steal1/err steal2/err &&
+	diff -r steal1/db steal3/db && test_cmp steal1/err steal3/err
 '
 
 # tmpfail.so: tmpfile() fails (EMFILE) from call TMPFAIL_AFTER + 1 on.
