@@ -681,13 +681,12 @@ int sharing_wire_read(struct sharing *sh, const struct experiment *w,
 	return c->bad ? -1 : 0;
 }
 
-static const struct sharing *sort_sh;
-
 /* Accesses by process, line, time, thread, file order (invariant 2). */
-static int cmp_line(const void *a, const void *b)
+static int cmp_line(const void *a, const void *b, void *arg)
 {
-	const struct sacc *x = &sort_sh->acc[*(const uint32_t *)a];
-	const struct sacc *y = &sort_sh->acc[*(const uint32_t *)b];
+	const struct sharing *sh = arg;
+	const struct sacc *x = &sh->acc[*(const uint32_t *)a];
+	const struct sacc *y = &sh->acc[*(const uint32_t *)b];
 
 	if (x->proc != y->proc)
 		return x->proc < y->proc ? -1 : 1;
@@ -840,10 +839,11 @@ static int others_alive(const struct sharing *sh, const struct sacc *x)
 }
 
 /* Accesses by process, time, thread, file order. */
-static int cmp_time(const void *a, const void *b)
+static int cmp_time(const void *a, const void *b, void *arg)
 {
-	const struct sacc *x = &sort_sh->acc[*(const uint32_t *)a];
-	const struct sacc *y = &sort_sh->acc[*(const uint32_t *)b];
+	const struct sharing *sh = arg;
+	const struct sacc *x = &sh->acc[*(const uint32_t *)a];
+	const struct sacc *y = &sh->acc[*(const uint32_t *)b];
 
 	if (x->proc != y->proc)
 		return x->proc < y->proc ? -1 : 1;
@@ -869,8 +869,7 @@ static void mark_concurrent(struct sharing *sh, uint32_t *ix)
 {
 	size_t k, m;
 
-	sort_sh = sh;
-	qsort(ix, sh->nacc, sizeof(*ix), cmp_time);
+	qsort_r(ix, sh->nacc, sizeof(*ix), cmp_time, sh);
 	for (k = 0; k < sh->nacc; k++) {
 		struct sacc *x = &sh->acc[ix[k]];
 
@@ -1067,10 +1066,9 @@ static void page_rows(struct sharing *sh, const uint32_t *ix, size_t a,
 
 /* The latent predictions of every block (invariant 4): its writes, in
  * file order, by block.  Reads the accesses and blocks, writes only the
- * objects' latent (sharing_finish runs it beside the line labels). */
-static void *latent(void *arg)
+ * objects' latent. */
+static void latent(struct sharing *sh)
 {
-	struct sharing *sh = arg;
 	size_t *at = xcalloc(sh->nblocks + 1, sizeof(*at));
 	struct share_write *w;
 	size_t i, k;
@@ -1105,6 +1103,20 @@ static void *latent(void *arg)
 	}
 	free(w);
 	free(at);
+}
+
+/* sharing_finish's second thread: the accesses in line order (the sort
+ * reads only what mark_concurrent and latent do not write). */
+struct line_order {
+	struct sharing *sh;
+	uint32_t *ix;
+};
+
+static void *line_order(void *arg)
+{
+	struct line_order *lo = arg;
+
+	qsort_r(lo->ix, lo->sh->nacc, sizeof(*lo->ix), cmp_line, lo->sh);
 	return NULL;
 }
 
@@ -1313,6 +1325,7 @@ int sharing_finish(struct sharing *sh, struct experiment *e,
 {
 	uint32_t *ix;
 	size_t i, j, k, *touches;
+	struct line_order lo;
 	pthread_t t;
 	int beside;
 	FILE *f;
@@ -1331,12 +1344,19 @@ int sharing_finish(struct sharing *sh, struct experiment *e,
 	sh->nthreads = e->nthreads;
 	touches = xcalloc(sh->nobjs * sh->nthreads + 1, sizeof(*touches));
 	ix = xcalloc(sh->nacc ? sh->nacc : 1, sizeof(*ix));
+	lo.sh = sh;
+	lo.ix = xcalloc(sh->nacc ? sh->nacc : 1, sizeof(*ix));
 	for (i = 0; i < sh->nacc; i++)
-		ix[i] = (uint32_t)i;
-	beside = nthreads > 1 && !pthread_create(&t, NULL, latent, sh);
+		ix[i] = lo.ix[i] = (uint32_t)i;
+	beside = nthreads > 1 && !pthread_create(&t, NULL, line_order, &lo);
 	mark_concurrent(sh, ix);
-	sort_sh = sh;
-	qsort(ix, sh->nacc, sizeof(*ix), cmp_line);
+	latent(sh);
+	if (beside)
+		pthread_join(t, NULL);
+	else
+		line_order(&lo);
+	free(ix);
+	ix = lo.ix;
 	for (i = 0; i < sh->nacc; i = j) {
 		const struct sacc *x = &sh->acc[ix[i]];
 		uint64_t page = page_of(sh, x);
@@ -1349,10 +1369,6 @@ int sharing_finish(struct sharing *sh, struct experiment *e,
 		classify_lines(sh, e, ix, i, j, k);
 	}
 	object_labels(sh);
-	if (beside)
-		pthread_join(t, NULL);
-	else
-		latent(sh);
 	summarize(sh, touches);
 	free(ix);
 	free(touches);

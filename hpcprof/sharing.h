@@ -202,8 +202,9 @@ int sharing_wire_read(struct sharing *sh, const struct experiment *w,
 /*
  * Classifies, sets each object's label and remote share in e's data tree
  * and writes sharing.tsv into db (db NULL: no file) when any file was
- * read; on nthreads threads at most (hpcprof -j: from 2 on, the latent
- * predictions on a second).  0, or -1 with hpc_lasterr() naming the file.
+ * read; on nthreads threads at most (hpcprof -j: from 2 on, the accesses
+ * are put in line order on a second).  0, or -1 with hpc_lasterr() naming
+ * the file.
  */
 int sharing_finish(struct sharing *sh, struct experiment *e,
 		   struct database *db, unsigned nthreads);
