@@ -604,38 +604,50 @@ int par_records(struct par_job *j, par_record_fn *fn, void *arg)
 	return scan(j, record_node, &a);
 }
 
-/* Closes a worker's temporary file: the kernel frees its pages then,
- * some 300 MB for 256 profiles of 20,000 nodes, so all are closed at
- * once on threads of their own. */
-static void *close_spill(void *arg)
+/*
+ * Worker k's temporary file and memory, freed on a thread of its own: the
+ * kernel frees the file's pages then (some 300 MB for 256 profiles of
+ * 20,000 nodes), and its accumulators are an allocation per node.
+ */
+struct free_job {
+	struct par_job *j;
+	unsigned k;
+};
+
+static void *free_worker(void *arg)
 {
-	struct worker *w = arg;
+	const struct free_job *f = arg;
+	struct par_job *j = f->j;
+	struct worker *w = &j->w[f->k];
+	size_t i;
 
 	if (w->spill)
 		fclose(w->spill);
-	w->spill = NULL;
+	experiment_free(w->w);
+	free(w->inexact);
+	free(w->nrec);
+	if (j->part && j->part[f->k])
+		for (i = 0; i < j->nmaps[f->k]; i++)
+			free(j->part[f->k][i]);
+	if (j->part)
+		free(j->part[f->k]);
+	free(j->maps[f->k]);
 	return NULL;
 }
 
 void par_free(struct par_job *j)
 {
+	struct free_job *fj;
 	unsigned k;
 	size_t i;
 
 	if (!j)
 		return;
-	run_jobs(close_spill, j->w, sizeof(*j->w), j->n);
-	for (k = 0; k < j->n; k++) {
-		experiment_free(j->w[k].w);
-		free(j->w[k].inexact);
-		free(j->w[k].nrec);
-		if (j->part && j->part[k])
-			for (i = 0; i < j->nmaps[k]; i++)
-				free(j->part[k][i]);
-		if (j->part)
-			free(j->part[k]);
-		free(j->maps[k]);
-	}
+	fj = xcalloc(j->n, sizeof(*fj));
+	for (k = 0; k < j->n; k++)
+		fj[k] = (struct free_job){ j, k };
+	run_jobs(free_worker, fj, sizeof(*fj), j->n);
+	free(fj);
 	free(j->part);
 	for (i = 0; i < j->hi - j->lo; i++) {
 		free(j->err[i]);
