@@ -1123,24 +1123,27 @@ static void *line_order(void *arg)
 /* Counts, first toucher and advice of each object. */
 static void summarize(struct sharing *sh, const size_t *touches)
 {
-	struct hmap *seen = hmap_new();
-	size_t i, t;
+	uint64_t *seen;		/* bit obj * nt + thread: a thread seen */
+	size_t i, t, nt = 0;
 
+	for (i = 0; i < sh->nacc; i++)
+		if (sh->acc[i].thread >= nt)
+			nt = (size_t)sh->acc[i].thread + 1;
+	seen = xcalloc(sh->nobjs * nt / 64 + 1, sizeof(*seen));
 	for (i = 0; i < sh->nacc; i++) {
 		const struct sacc *x = &sh->acc[i];
-		struct sobj *so = &sh->objs[sh->blocks[x->block].obj];
-		struct { int32_t obj; uint32_t thread; } key;
+		int32_t obj = sh->blocks[x->block].obj;
+		struct sobj *so = &sh->objs[obj];
+		size_t bit = (size_t)obj * nt + x->thread;
 
-		key.obj = sh->blocks[x->block].obj;
-		key.thread = x->thread;
 		so->accesses++;
 		*(x->rw == HPCSHARE_R ? &so->reads : &so->writes) += 1;
-		if (!hmap_get(seen, &key, sizeof(key))) {
-			hmap_put(seen, &key, sizeof(key), (void *)1);
+		if (!(seen[bit / 64] >> (bit % 64) & 1)) {
+			seen[bit / 64] |= (uint64_t)1 << (bit % 64);
 			so->nthreads++;
 		}
 	}
-	hmap_free(seen);
+	free(seen);
 	for (i = 0; i < sh->nobjs; i++) {
 		struct sobj *so = &sh->objs[i];
 		size_t best = 0;
