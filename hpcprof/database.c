@@ -67,13 +67,11 @@ static int integral(double v)
 	       v == (double)(int64_t)v;
 }
 
-/* A line of thread-values.tsv into buf (at most THREAD_LINE_MAX bytes);
- * its length. */
-static size_t value_line(void *arg, char *buf, uint32_t thread, uint32_t node,
-			 size_t raw, int ie, double v)
+size_t database_value_line(const struct metrics *m, char *buf,
+			   uint32_t thread, uint32_t node, size_t raw, int ie,
+			   double v)
 {
-	const struct database *db = arg;
-	size_t col = metrics_column(&db->e->metrics, raw, STAT_SUM, ie);
+	size_t col = metrics_column(m, raw, STAT_SUM, ie);
 
 	/* Most values are counts: print integers without printf's cost
 	 * (4.6 million lines for 64 threads of 20,000 contexts). */
@@ -91,6 +89,15 @@ static size_t value_line(void *arg, char *buf, uint32_t thread, uint32_t node,
 	}
 	return (size_t)snprintf(buf, THREAD_LINE_MAX, "%" PRIu32 "\t%" PRIu32
 				"\t%zu\t%.17g\n", node, thread, col, v);
+}
+
+static size_t value_line(void *arg, char *buf, uint32_t thread, uint32_t node,
+			 size_t raw, int ie, double v)
+{
+	const struct database *db = arg;
+
+	return database_value_line(&db->e->metrics, buf, thread, node, raw, ie,
+				   v);
 }
 
 /* The length of value_line's line after the node's id: counted for

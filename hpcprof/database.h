@@ -73,4 +73,14 @@ int database_finish(struct database *db, const char *title,
 /* Removes the temporary directory and frees db (NULL accepted). */
 void database_abort(struct database *db);
 
+/*
+ * A line of thread-values.tsv into buf (at most THREAD_LINE_MAX bytes):
+ * thread's value v of (raw metric, ie) at node, whose metrics are m; its
+ * length.  What the database's own lines are (e->thread_lines), for
+ * hpcprof-mpi's ranks that write their lines for rank 0.
+ */
+size_t database_value_line(const struct metrics *m, char *buf,
+			   uint32_t thread, uint32_t node, size_t raw, int ie,
+			   double v);
+
 #endif

@@ -15,10 +15,18 @@
  *     r + 4's and so on: the trees are merged in rank order, hence in
  *     profile order, and the merged tree is hpcprof's (parallel.h 2).
  *  3. Rank 0 sends the merged tree to every rank, which finds its own
- *     nodes' ids in it; each rank then sends its per-thread values with
- *     those ids to rank 0, which folds them in rank order, hence in thread
- *     order (parallel.h 3), while a thread of its own writes them to the
- *     report in that order.
+ *     nodes' ids in it.  Each rank then folds its own per-thread values
+ *     into sums by those ids, and formats its own lines of the report on
+ *     a thread of its own, all ranks at once.  Rank 0 adds the other
+ *     ranks' sums to its own in rank order: where a (metric, ie) has only
+ *     exact values and no sum reaches 2^53, that is bit for bit folding
+ *     every value in thread order (metrics.h, accum_add).  The values of
+ *     a (metric, ie) with an inexact value on any rank are not summed on
+ *     the other ranks but folded by rank 0, after its own, in rank order;
+ *     those of one whose sum reaches 2^53 rank 0 folds again, its own and
+ *     then each rank's: all in thread order (parallel.h 3).  The other
+ *     ranks' lines follow rank 0's in rank order: the report's bytes are
+ *     hpcprof's.
  *  4. Every rank exits with rank 0's status.
  *  5. What a rank says about its profiles (par_failures) rank 0 says, in
  *     rank order, hence in profile order, as hpcprof would; a
@@ -38,6 +46,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "database.h"
 #include "datatree.h"
 #include "error.h"
 #include "experiment-wire.h"
@@ -72,8 +81,9 @@ static void die(const char *what)
 	exit(1);
 }
 
-/* Message tags: trees, per-thread values, what ranks say. */
-enum { TAG_TREE, TAG_VALUES, TAG_SAID };
+/* Message tags: trees, per-thread values, what ranks say, a rank's sums,
+ * its lines of the report. */
+enum { TAG_TREE, TAG_VALUES, TAG_SAID, TAG_SUMS, TAG_LINES };
 
 /* Sends len bytes in pieces MPI counts can hold. */
 static void send_bytes(const char *buf, size_t len, int to, int tag)
@@ -172,6 +182,7 @@ static uint32_t *merge_ids(struct experiment *to,
 
 struct sender {
 	uint32_t *ids;		/* this rank's tree -> the merged tree's */
+	const uint8_t *only;	/* [k]: send the values of (metric, ie) k */
 	struct value buf[VALUES];
 	int n;
 };
@@ -188,9 +199,30 @@ static void send_value(void *arg, uint32_t thread, struct node *n,
 {
 	struct sender *s = arg;
 
+	if (!s->only[k])
+		return;
 	if (s->n == VALUES)
 		flush_values(s);
 	s->buf[s->n++] = (struct value){ thread, s->ids[n->id], k, 0, v };
+}
+
+/* Another rank: what waits in file f (NULL: nothing) to rank 0 in pieces
+ * of at most max bytes, with tag; an empty piece ends them. */
+static void send_file(FILE *f, char *buf, size_t max, int tag)
+{
+	size_t got;
+
+	if (f) {
+		if (fflush(f) || ferror(f))
+			die("temporary file: write error");
+		rewind(f);
+		while ((got = fread(buf, 1, max, f)) > 0)
+			MPI_Send(buf, (int)got, MPI_BYTE, 0, tag,
+				 MPI_COMM_WORLD);
+		if (ferror(f))
+			die("temporary file: read error");
+	}
+	MPI_Send(buf, 0, MPI_BYTE, 0, tag, MPI_COMM_WORLD);
 }
 
 /*
@@ -299,6 +331,17 @@ static void reporter_start(struct reporter *r, struct experiment *e)
 	r->started = !pthread_create(&r->t, NULL, report_thread, r);
 }
 
+/* A value, by e's id x, to the report. */
+static void report_value(struct reporter *r, uint32_t thread, uint32_t x,
+			 uint32_t k, double v)
+{
+	struct chunk *c = r->cur;
+
+	c->v[c->n++] = (struct value){ thread, x, k, 0, v };
+	if (c->n == VALUES)
+		hand_over(r);
+}
+
 /* Reports what is left and waits for the report to be written. */
 static void reporter_end(struct reporter *r)
 {
@@ -323,6 +366,74 @@ static void reporter_end(struct reporter *r)
 }
 
 /*
+ * Another rank's own values (invariant 3): folded into sums by the merged
+ * tree's ids (f's block of accumulators), but those of the (metric, ie)
+ * that some rank has an inexact value of (apart), which wait in a
+ * temporary file for rank 0 to fold in thread order; and, when rank 0
+ * writes a report (eids: the merged tree's ids -> rank 0's e's), handed
+ * to a reporter whose thread formats them as lines into another
+ * (f->thread_id_cb, text_line).
+ */
+#define LINES_BUF ((size_t)1 << 20)
+struct own {
+	struct experiment *f;
+	uint32_t *ids;		/* this rank's tree -> f's */
+	const uint32_t *eids;
+	const uint8_t *apart;	/* [k] */
+	struct reporter *r;	/* NULL: rank 0 writes no report */
+	FILE *vals;		/* the main thread's */
+	struct value v[VALUES];
+	size_t nv;
+	int vals_err;
+	FILE *text;		/* the reporter's */
+	char *buf;
+	size_t used;
+	int text_err;
+};
+
+static void flush_text(struct own *o)
+{
+	if (o->used && fwrite(o->buf, 1, o->used, o->text) != o->used)
+		o->text_err = 1;
+	o->used = 0;
+}
+
+static void text_line(void *arg, uint32_t thread, uint32_t node, size_t raw,
+		      int ie, double v)
+{
+	struct own *o = arg;
+
+	if (o->used > LINES_BUF - THREAD_LINE_MAX)
+		flush_text(o);
+	o->used += database_value_line(&o->f->metrics, o->buf + o->used,
+				       thread, node, raw, ie, v);
+}
+
+static void flush_vals(struct own *o)
+{
+	if (o->nv && fwrite(o->v, sizeof(o->v[0]), o->nv, o->vals) != o->nv)
+		o->vals_err = 1;
+	o->nv = 0;
+}
+
+static void own_value(void *arg, uint32_t thread, struct node *n, uint32_t k,
+		      double v)
+{
+	struct own *o = arg;
+	uint32_t id = o->ids[n->id];
+
+	if (!o->apart[k]) {
+		accum_fold_value(experiment_acc_of(o->f, id), k, v);
+	} else {
+		if (o->nv == VALUES)
+			flush_vals(o);
+		o->v[o->nv++] = (struct value){ thread, id, k, 0, v };
+	}
+	if (o->r)
+		report_value(o->r, thread, o->eids[id], k, v);
+}
+
+/*
  * Rank 0's fold, as hpcprof -j folds by id (parallel.h 3): id (the merged
  * tree's) is e's node ids[id]; the value goes into e's block of
  * accumulators and, by e's id, to the report (r; NULL: none), touching no
@@ -332,6 +443,7 @@ struct fold {
 	struct experiment *e;
 	uint32_t *ids;
 	struct reporter *r;
+	const uint8_t *only;	/* [k]: fold only these; NULL: all */
 };
 
 static void fold_id(const struct fold *f, uint32_t thread, uint32_t id,
@@ -339,14 +451,11 @@ static void fold_id(const struct fold *f, uint32_t thread, uint32_t id,
 {
 	uint32_t x = f->ids[id];
 
+	if (f->only && !f->only[k])
+		return;
 	accum_fold_value(experiment_acc_of(f->e, x), k, v);
-	if (f->r) {
-		struct chunk *c = f->r->cur;
-
-		c->v[c->n++] = (struct value){ thread, x, k, 0, v };
-		if (c->n == VALUES)
-			hand_over(f->r);
-	}
+	if (f->r)
+		report_value(f->r, thread, x, k, v);
 }
 
 /* Rank 0: the values of rank from, folded (ids of the merged tree). */
@@ -373,6 +482,73 @@ static void fold_own(void *arg, uint32_t thread, struct node *n, uint32_t k,
 		     double v)
 {
 	fold_id(arg, thread, n->id, k, v);
+}
+
+/*
+ * Rank 0: each other rank's sums added to e's, in rank order; returns
+ * which (metric, ie) must be folded again (invariant 3), a sum having
+ * reached 2^53, their sums in e cleared.  count and stride are the merged
+ * tree's block of accumulators.
+ */
+static uint8_t *add_sums(const struct fold *f, size_t count, size_t stride)
+{
+	struct experiment *e = f->e;
+	size_t nk = 2 * e->metrics.nraw, k, i, len;
+	uint8_t *again = xcalloc(nk + 1, 1);
+	int r, any;
+
+	for (r = 1; r < nranks; r++) {
+		char *sums = recv_bytes(r, TAG_SUMS, &len);
+
+		if (len != count * stride)
+			die("a rank's sums are malformed");
+		for (i = 1; i < count; i++) {
+			const struct accum *a =
+				(const struct accum *)(void *)(sums + i * stride);
+
+			if (!accum_empty(a))
+				accum_add(experiment_acc_of(e, f->ids[i]), a,
+					  e->metrics.stats, again);
+		}
+		free(sums);
+	}
+	any = memchr(again, 1, nk) != NULL;
+	for (i = 0; any && i < e->acc_count; i++) {
+		struct accum *a = experiment_acc_of(e, (uint32_t)i);
+
+		for (k = 0; k < nk; k++)
+			if (again[k])
+				memset(a->v[k], 0, sizeof(a->v[k]));
+	}
+	return again;
+}
+
+/* Rank 0: the other ranks' lines after its own, in rank order. */
+static int append_lines(struct experiment *e)
+{
+	const struct thread_lines *tl = e->thread_lines;
+	char *buf = xmalloc(LINES_BUF);
+	uint64_t at = 0;
+	int r, bytes;
+
+	if (tl->begin(e->thread_arg)) {
+		free(buf);
+		return -1;
+	}
+	for (r = 1; r < nranks; r++)
+		do {
+			MPI_Status st;
+
+			MPI_Recv(buf, (int)LINES_BUF, MPI_BYTE, r, TAG_LINES,
+				 MPI_COMM_WORLD, &st);
+			MPI_Get_count(&st, MPI_BYTE, &bytes);
+			if (bytes)
+				tl->pwrite(e->thread_arg, buf, (size_t)bytes,
+					   at);
+			at += (uint64_t)bytes;
+		} while (bytes);
+	free(buf);
+	return tl->end(e->thread_arg, at);
 }
 
 /* Rank 0 to all: the merged tree; returns each rank's copy of it. */
@@ -486,7 +662,12 @@ static long mpi_correlate(struct experiment *e, const struct par_profile *in,
 	struct par_job *j = par_start(e, in, lo, hi, jobs);
 	long failed, total = 0;
 	struct experiment *g = experiment_new_worker(e), *f;
-	int r, unmergeable = !par_mergeable(j);
+	int r, want = 0, unmergeable = !par_mergeable(j);
+	size_t nk = 2 * e->metrics.nraw;
+	uint8_t *again = xcalloc(nk + 1, 1);	/* fold these again */
+	uint8_t *apart = xcalloc(nk + 1, 1);	/* inexact: fold in order */
+	uint32_t *eids = NULL;
+	uint64_t count = 0;
 
 	correlating = 1;
 	steptime_mark("correlate (workers)");
@@ -499,6 +680,8 @@ static long mpi_correlate(struct experiment *e, const struct par_profile *in,
 	if (unmergeable) {
 		experiment_free(g);
 		par_free(j);
+		free(again);
+		free(apart);
 		return PAR_ONE_THREAD;
 	}
 	if (rank) {
@@ -511,22 +694,86 @@ static long mpi_correlate(struct experiment *e, const struct par_profile *in,
 		die(hpc_lasterr());
 	f = share_tree(e, g);
 	MPI_Reduce(&failed, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+	/* the merged tree's ids -> e's, for the lines, and whether rank 0
+	 * writes them (the database sets e's thread_lines, thread_id_cb and
+	 * thread_cb together) */
+	if (rank == 0) {
+		eids = merge_ids(e, g);
+		count = (uint64_t)g->next_id + 1;
+		want = e->thread_lines != NULL;
+	}
+	MPI_Bcast(&count, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	MPI_Bcast(&want, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (count > INT_MAX || (rank && count != (uint64_t)f->next_id + 1))
+		die("the merged tree differs from rank 0's");
+	if (rank)
+		eids = xcalloc(count, sizeof(*eids));
+	if (want)
+		MPI_Bcast(eids, (int)count, MPI_UINT32_T, 0, MPI_COMM_WORLD);
+	par_inexact(j, apart);
+	MPI_Allreduce(MPI_IN_PLACE, apart, (int)nk, MPI_UNSIGNED_CHAR, MPI_BOR,
+		      MPI_COMM_WORLD);
 	steptime_mark("send the merged tree to every rank");
 	if (rank) {
-		struct sender *s = xcalloc(1, sizeof(*s));
+		struct own *o = xcalloc(1, sizeof(*o));
+		struct reporter rep;
 
-		s->ids = merge_ids(f, g);
-		if (par_records(j, send_value, s))
+		o->f = f;
+		o->ids = merge_ids(f, g);
+		o->eids = eids;
+		o->apart = apart;
+		o->buf = xmalloc(LINES_BUF);
+		experiment_acc_block(f);
+		if ((want && !(o->text = tmpfile())) ||
+		    (memchr(apart, 1, nk) && !(o->vals = tmpfile())))
+			die("cannot create a temporary file");
+		if (want) {
+			f->thread_id_cb = text_line;
+			f->thread_arg = o;
+			reporter_start(&rep, f);
+			o->r = &rep;
+		}
+		if (par_records(j, own_value, o))
 			die(hpc_lasterr());
-		if (s->n)
-			flush_values(s);
-		flush_values(s);	/* the end */
-		free(s->ids);
-		free(s);
+		if (o->r)
+			reporter_end(o->r);
+		if (o->text)
+			flush_text(o);
+		if (o->vals)
+			flush_vals(o);
+		if (o->text_err || o->vals_err)
+			die("temporary file: write error");
+		send_bytes(f->acc_block, f->acc_count * f->acc_stride, 0,
+			   TAG_SUMS);
+		MPI_Bcast(again, (int)nk, MPI_BYTE, 0, MPI_COMM_WORLD);
+		if (memchr(apart, 1, nk))
+			send_file(o->vals, o->buf,
+				  VALUES * sizeof(struct value), TAG_VALUES);
+		if (memchr(again, 1, nk)) {
+			struct sender *s = xcalloc(1, sizeof(*s));
+
+			s->ids = o->ids;
+			s->only = again;
+			if (par_records(j, send_value, s))
+				die(hpc_lasterr());
+			if (s->n)
+				flush_values(s);
+			flush_values(s);	/* the end */
+			free(s);
+		}
+		if (want)
+			send_file(o->text, o->buf, LINES_BUF, TAG_LINES);
+		if (o->text)
+			fclose(o->text);
+		if (o->vals)
+			fclose(o->vals);
+		free(o->ids);
+		free(o->buf);
+		free(o);
 		experiment_free(f);
 	} else {
 		struct reporter rep;
-		struct fold fold = { e, merge_ids(e, g), NULL };
+		struct fold fold = { e, eids, NULL, NULL };
 
 		experiment_merge_fallbacks(e, g);
 		experiment_acc_block(e);
@@ -536,16 +783,35 @@ static long mpi_correlate(struct experiment *e, const struct par_profile *in,
 		}
 		if (par_records(j, fold_own, &fold))
 			total = -1;
-		for (r = 1; r < nranks; r++)
-			fold_values(&fold, r);
+		free(again);
+		again = add_sums(&fold, count, e->acc_stride);
+		MPI_Bcast(again, (int)nk, MPI_BYTE, 0, MPI_COMM_WORLD);
+		if (memchr(apart, 1, nk)) {
+			struct fold in_order = { e, eids, NULL, apart };
+
+			for (r = 1; r < nranks; r++)
+				fold_values(&in_order, r);
+		}
+		if (memchr(again, 1, nk)) {
+			struct fold refold = { e, eids, NULL, again };
+
+			if (par_records(j, fold_own, &refold))
+				total = -1;
+			for (r = 1; r < nranks; r++)
+				fold_values(&refold, r);
+		}
 		if (fold.r)
 			reporter_end(fold.r);
+		if (want && append_lines(e))
+			total = -1;
 		experiment_acc_attach(e);
 		steptime_mark("fold per-thread values, thread-values.tsv");
-		free(fold.ids);
 		e->nthreads = n;
 		e->metrics.nthreads = n;
 	}
+	free(apart);
+	free(eids);
+	free(again);
 	experiment_free(g);
 	par_free(j);
 	return total;

@@ -219,6 +219,7 @@ struct par_job {
 				 * accumulators here, by worker and id */
 	char **err, **sync_err, **share_err, **problem;
 	size_t lo, hi;
+	size_t nk;		/* (metric, ie) pairs: 2 x raw metrics */
 	int failed;		/* a temporary file could not be made */
 };
 
@@ -349,6 +350,7 @@ static struct par_job *start(struct experiment *e,
 	j->share_err = xcalloc(hi - lo + 1, sizeof(*j->share_err));
 	j->lo = lo;
 	j->hi = hi;
+	j->nk = 2 * e->metrics.nraw;
 	j->partials = partials;
 	if (partials)
 		j->part = xcalloc(j->cap, sizeof(*j->part));
@@ -602,6 +604,16 @@ int par_records(struct par_job *j, par_record_fn *fn, void *arg)
 	struct records_arg a = { j, fn, arg };
 
 	return scan(j, record_node, &a);
+}
+
+void par_inexact(const struct par_job *j, uint8_t *inexact)
+{
+	size_t k;
+	unsigned w;
+
+	for (w = 0; w < j->n; w++)
+		for (k = 0; k < j->nk; k++)
+			inexact[k] |= j->w[w].inexact[k];
 }
 
 /*

@@ -51,6 +51,7 @@
 #define HPCPROF_PARALLEL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "experiment.h"
 
@@ -132,7 +133,9 @@ long par_correlate(struct experiment *e, const struct par_profile *in,
  * par_records calls fn for each per-thread value in thread order, with its
  * node in into (0, or -1 with hpc_lasterr() on a read error); par_fold is
  * the fn that folds a value into e's statistics (arg e) and reports it to
- * e->thread_cb.  par_free accepts NULL.
+ * e->thread_cb; par_inexact sets inexact[k] for each (metric, ie) k with a
+ * value that is not accum_exact_value's (metrics.h).  par_free accepts
+ * NULL.
  */
 struct par_job;
 typedef void par_record_fn(void *arg, uint32_t thread, struct node *n,
@@ -143,6 +146,7 @@ int par_mergeable(const struct par_job *j);
 long par_failures(struct par_job *j);
 void par_merge(struct par_job *j, struct experiment *into);
 int par_records(struct par_job *j, par_record_fn *fn, void *arg);
+void par_inexact(const struct par_job *j, uint8_t *inexact);
 par_record_fn par_fold;
 void par_free(struct par_job *j);
 

@@ -88,6 +88,27 @@ test_expect_success HPCPROF_MPI 'a bad profile: one line naming it, exit 1 from 
 	test_line_count = 1 lines
 '
 
+# Per-thread counts just below 2^52: each rank's sum, and any two added,
+# reach 2^53, past which a double's sum depends on the order; rank 0 folds
+# them again in thread order, as hpcprof does.
+test_expect_success HPCPROF_MPI 'sums past 2^53 across ranks: folded in thread order, the same database' '
+	mkdir big &&
+	t=0 &&
+	while [ $t -lt 12 ]; do
+		printf "header program-name app\nheader process-id %d\nlm 1 /nonexistent/prog\nmetric cycles int\nthread 0\nnode 4 0 1 1005\nnode 6 4 1 2015\nvalue 6 0 45035996273703%02d\nvalue 4 0 %d\n" \
+			$((500 + t)) $((7 * t + 1)) $((1 + t)) >spec &&
+		./mkprofile big/app-$t-000-a8c00001-$((500 + t))-0.hpcrun <spec || return 1
+		t=$((t + 1))
+	done &&
+	mkdir bigref && (cd bigref && hpcprof -j 1 -S ../prog.hpcstruct -o db ../big 2>err) &&
+	mkdir bigj3 && (cd bigj3 && hpcprof -j 3 -S ../prog.hpcstruct -o db ../big 2>err) &&
+	diff -r bigref/db bigj3/db &&
+	for np in 2 3; do
+		mkdir big$np && (cd big$np && $MPIRUN $np hpcprof-mpi -j 1 -S ../prog.hpcstruct -o db ../big 2>err) &&
+		diff -r bigref/db big$np/db || return 1
+	done
+'
+
 test_expect_success HPCPROF_MPI 'hpcprof-mpi --help runs without MPI and names its options' '
 	hpcprof-mpi --help >out &&
 	grep -e "--jobs" out &&
