@@ -160,25 +160,30 @@ extern const char cct_no_file[];
  * line puts a value's line into buf (at most THREAD_LINE_MAX bytes) and
  * returns its length, the node's id in decimal and then tail bytes: tail
  * gives their number without writing them, so the workers count their
- * pieces' lengths as they correlate.  begin marks where the lines start
- * (the calling thread, before any pwrite); pwrite writes n bytes of lines
- * at offset at from that start (any thread); end says they took total
- * bytes.  Each returns 0, or -1 with hpc_lasterr() set; a writer may
+ * pieces' lengths as they correlate.  For a value that is a non-negative
+ * integer, the tail is the decimal_len of the thread, of the column
+ * (metrics_column's, STAT_SUM) and of the value, plus 4 (three tabs and a
+ * newline): workers count those without a call.  begin marks where the
+ * lines start (the calling thread, before any pwrite); pwrite writes n
+ * bytes of lines at offset at from that start (any thread); end says they
+ * took total bytes.  Each returns 0, or -1 with hpc_lasterr() set; a writer may
  * instead keep a failed write and say it when the file is closed
  * (database.c does).
  */
 #define THREAD_LINE_MAX 128
 
-/* The number of decimal digits of v (a line's node id takes as many). */
+/* The number of decimal digits of v (a line's node id takes as many):
+ * compares below 10,000, a division per four digits above (workers count
+ * every line's length, tens of millions of them). */
 static inline size_t decimal_len(uint64_t v)
 {
 	size_t n = 1;
 
-	while (v >= 10) {
-		v /= 10;
-		n++;
+	while (v >= 10000) {
+		v /= 10000;
+		n += 4;
 	}
-	return n;
+	return n + (v >= 10) + (v >= 100) + (v >= 1000);
 }
 
 struct thread_lines {

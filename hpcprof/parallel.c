@@ -154,6 +154,8 @@ struct worker {
 	void *tl_arg;
 	uint64_t tail;
 	uint32_t *nrec;		size_t nrec_cap;
+	size_t *col_len;	/* [k]: decimal_len of its column, + 4 */
+	size_t thread_len;	/* decimal_len of the thread being added */
 	struct record buf[RECORDS];
 	size_t nbuf;
 };
@@ -174,12 +176,19 @@ static void spill_value(void *arg, uint32_t thread, const struct node *n,
 {
 	struct worker *k = arg;
 
-	if (!accum_exact_value(v))
-		k->inexact[2 * raw + (size_t)ie] = 1;
-	put(k, n->id, (uint32_t)(2 * raw + (size_t)ie), v);
+	size_t kk = 2 * raw + (size_t)ie;
+	int exact = accum_exact_value(v);
+
+	if (!exact)
+		k->inexact[kk] = 1;
+	put(k, n->id, (uint32_t)kk, v);
 	if (!k->tl)
 		return;
-	k->tail += k->tl->tail(k->tl_arg, thread, raw, ie, v);
+	if (exact)	/* most are: no call (struct thread_lines) */
+		k->tail += k->thread_len + k->col_len[kk] +
+			   decimal_len((uint64_t)v);
+	else
+		k->tail += k->tl->tail(k->tl_arg, thread, raw, ie, v);
 	if (n->id >= k->nrec_cap) {
 		size_t cap = k->nrec_cap ? k->nrec_cap : 1024;
 
@@ -274,6 +283,7 @@ static void correlate(struct worker *k)
 			continue;
 		}
 		put(k, 0, (uint32_t)i, 0);
+		k->thread_len = decimal_len(i);
 		k->w->nthreads = i;	/* the thread's number (datatree.h) */
 		if (k->w->phases)
 			add_sync(k, i, p);
@@ -322,6 +332,7 @@ static void workers_in_order(struct par_job *j)
 	for (k = j->n; k < j->cap; k++) {
 		experiment_free(j->w[k].w);
 		free(j->w[k].inexact);
+		free(j->w[k].col_len);
 		if (j->w[k].spill)
 			fclose(j->w[k].spill);
 	}
@@ -362,9 +373,17 @@ static struct par_job *start(struct experiment *e,
 		w->w->worker_stats = partials;
 		w->w->thread_cb = spill_value;
 		w->w->thread_arg = w;
-		if (partials && e->thread_lines) {
+		if (partials && e->thread_lines && threads > 1) {
+			size_t kk;
+
 			w->tl = e->thread_lines;
 			w->tl_arg = e->thread_arg;
+			w->col_len = xcalloc(2 * e->metrics.nraw + 1,
+					     sizeof(*w->col_len));
+			for (kk = 0; kk < 2 * e->metrics.nraw; kk++)
+				w->col_len[kk] = 4 + decimal_len(
+					metrics_column(&e->metrics, kk / 2,
+						       STAT_SUM, (int)(kk % 2)));
 		}
 		w->inexact = xcalloc(2 * e->metrics.nraw + 1, 1);
 		w->in = in;
@@ -638,6 +657,7 @@ static void *free_worker(void *arg)
 	experiment_free(w->w);
 	free(w->inexact);
 	free(w->nrec);
+	free(w->col_len);
 	if (j->part && j->part[f->k])
 		for (i = 0; i < j->nmaps[f->k]; i++)
 			free(j->part[f->k][i]);
@@ -919,7 +939,7 @@ static int fold_and_report(struct par_job *j, struct experiment *e,
 	pc.b = &b;
 	pc.nthreads = nthreads;	/* the pieces are the workers: one each */
 	pc.off = xcalloc(j->n + 1, sizeof(*pc.off));
-	if (e->thread_id_cb && e->thread_lines &&
+	if (e->thread_id_cb && e->thread_lines && j->w[0].tl &&
 	    nthreads > (nfold == nk ? 2u : 1u)) {
 		report = report_pieces;
 		arg = &pc;

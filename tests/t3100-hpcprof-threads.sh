@@ -84,6 +84,13 @@ test_expect_success '-j 1, 2, 3, 7 and 64 write the same database' '
 	grep "wrote .db. (2 programs, 48 processes, 48 threads" j1/err
 '
 
+test_expect_success 'one profile with -j 3: one worker, the database -j 1 writes' '
+	mkdir one && cp meas/alpha-000000-000-a8c00001-100-0.hpcrun one/ &&
+	(cd one && hpcprof -j 1 -S ../prog.hpcstruct -o db1 . 2>err1 &&
+	 hpcprof -j 3 -S ../prog.hpcstruct -o db3 . 2>err3) &&
+	diff -r one/db1 one/db3
+'
+
 # 24 profiles, the 13th (the first of the second thread's range at -j 2)
 # of 100,000 contexts: the first thread is done while the second has 11
 # left, and takes the second half of them as a third range.
