@@ -19,11 +19,9 @@
 # A step's serial part at -j J is the CPU time left idle while it ran:
 # S = C x wall - CPU (at least 0, at most its -j 1 time), what no number of
 # threads would shorten; a step that runs on one thread has S = (C - 1) x
-# wall.  -j C+1 is there because hpcprof writes thread-values.tsv in
-# pieces, on threads of their own, only from -j 3 on (with -j 2, one thread
-# writes it while the other folds the statistics).  The last line is the
-# serial fraction, the summed S over the -j 1 total, at each -j, and what
-# the one at -j C+1 bounds the speed-up to on 16 cores,
+# wall.  -j C+1 shows what one thread more than the CPUs costs.  The last
+# line is the serial fraction, the summed S over the -j 1 total, at each
+# -j, and what the one at -j C bounds the speed-up to on 16 cores,
 # 1 / (f + (1 - f) / 16).  Other work on the machine inflates S: run it on
 # a quiet machine.
 set -eu
@@ -94,6 +92,6 @@ awk -F'\t' -v C="$C" '
 		printf "%-46s %6.3f %6.3f (%.3f) %6.3f (%.3f)\n", "total", T1, WA, SA, WB, SB
 		fa = T1 > 0 ? SA / T1 : 0; fb = T1 > 0 ? SB / T1 : 0
 		printf "serial fraction: %.1f%% at -j %d, %.1f%% at -j %d; bound on 16 cores: %.1fx\n",
-			100 * fa, C, 100 * fb, C + 1, 1 / (fb + (1 - fb) / 16)
+			100 * fa, C, 100 * fb, C + 1, 1 / (fa + (1 - fa) / 16)
 	}
 ' j1 jc jc1
