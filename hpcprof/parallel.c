@@ -147,9 +147,9 @@ struct worker {
 	int spill_err;
 	uint8_t *inexact;	/* [k]: a value of (metric, ie) k not
 				 * accum_exact_value's */
-	/* Its piece of the report's length (struct thread_lines), when
-	 * e->thread_lines is set: the lines' bytes after the node's id, and
-	 * the records by node. */
+	/* Its piece of the report's length (struct thread_lines), counted
+	 * when e->thread_lines is set and there are two workers or more: the
+	 * lines' bytes after the node's id, and the records by node. */
 	const struct thread_lines *tl;
 	void *tl_arg;
 	uint64_t tail;
