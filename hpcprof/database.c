@@ -100,19 +100,14 @@ static size_t value_line(void *arg, char *buf, uint32_t thread, uint32_t node,
 				   v);
 }
 
-/* The length of value_line's line after the node's id: counted for
- * integers, else formatted (with node 0, one digit). */
+/* The length of value_line's line after the node's id: the line of
+ * node 0 (one digit), formatted.  Workers count the common lines, of
+ * non-negative integers, themselves (experiment.h, struct thread_lines). */
 static size_t value_tail(void *arg, uint32_t thread, size_t raw, int ie,
 			 double v)
 {
-	const struct database *db = arg;
 	char buf[THREAD_LINE_MAX];
 
-	if (integral(v))
-		return decimal_len(thread) +
-		       decimal_len(metrics_column(&db->e->metrics, raw,
-						  STAT_SUM, ie)) +
-		       decimal_len((uint64_t)(v < 0 ? -v : v)) + (v < 0) + 4;
 	return value_line(arg, buf, thread, 0, raw, ie, v) - 1;
 }
 

@@ -166,9 +166,9 @@ extern const char cct_no_file[];
  * newline): workers count those without a call.  begin marks where the
  * lines start (the calling thread, before any pwrite); pwrite writes n
  * bytes of lines at offset at from that start (any thread); end says they
- * took total bytes.  Each returns 0, or -1 with hpc_lasterr() set; a writer may
- * instead keep a failed write and say it when the file is closed
- * (database.c does).
+ * took total bytes.  Each returns 0, or -1 with hpc_lasterr() set; a
+ * writer may instead keep a failed write and say it when the file is
+ * closed (database.c does).
  */
 #define THREAD_LINE_MAX 128
 
