@@ -323,19 +323,22 @@ static int cmp_lo(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
+/* A worker slot to free (free_worker). */
+struct free_job {
+	struct par_job *j;
+	unsigned k;
+};
+
+static void *free_worker(void *arg);
+
 /* After the threads: the spare slots freed, the workers in range order
  * (so in profile order). */
 static void workers_in_order(struct par_job *j)
 {
 	unsigned k;
 
-	for (k = j->n; k < j->cap; k++) {
-		experiment_free(j->w[k].w);
-		free(j->w[k].inexact);
-		free(j->w[k].col_len);
-		if (j->w[k].spill)
-			fclose(j->w[k].spill);
-	}
+	for (k = j->n; k < j->cap; k++)
+		free_worker(&(struct free_job){ j, k });
 	j->cap = j->n;
 	qsort(j->w, j->n, sizeof(*j->w), cmp_lo);
 	for (k = 0; k < j->n; k++)
@@ -640,11 +643,6 @@ void par_inexact(const struct par_job *j, uint8_t *inexact)
  * kernel frees the file's pages then (some 300 MB for 256 profiles of
  * 20,000 nodes), and its accumulators are an allocation per node.
  */
-struct free_job {
-	struct par_job *j;
-	unsigned k;
-};
-
 static void *free_worker(void *arg)
 {
 	const struct free_job *f = arg;
