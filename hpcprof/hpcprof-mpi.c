@@ -654,6 +654,129 @@ static void failures_of_ranks(const struct par_profile *in, size_t n)
 	}
 }
 
+/*
+ * Another rank's values, after the merged tree (invariant 3): its own,
+ * folded and formatted here (struct own; f is its copy of the merged tree,
+ * g its own tree), then to rank 0: its sums, the values of the (metric,
+ * ie) in apart, those of the ones rank 0 says to fold again, and, when
+ * rank 0 writes a report (want), its lines.
+ */
+static void values_to_rank0(struct par_job *j, struct experiment *f,
+			    const struct experiment *g, const uint32_t *eids,
+			    const uint8_t *apart, int want)
+{
+	size_t nk = 2 * f->metrics.nraw;
+	int any_apart = memchr(apart, 1, nk) != NULL;
+	uint8_t *again = xcalloc(nk + 1, 1);
+	struct own *o = xcalloc(1, sizeof(*o));
+	struct reporter rep;
+
+	o->f = f;
+	o->ids = merge_ids(f, g);
+	o->eids = eids;
+	o->apart = apart;
+	o->buf = xmalloc(LINES_BUF);
+	experiment_acc_block(f);
+	if ((want && !(o->text = tmpfile())) ||
+	    (any_apart && !(o->vals = tmpfile())))
+		die("cannot create a temporary file");
+	if (want) {
+		f->thread_id_cb = text_line;
+		f->thread_arg = o;
+		reporter_start(&rep, f);
+		o->r = &rep;
+	}
+	if (par_records(j, own_value, o))
+		die(hpc_lasterr());
+	if (o->r)
+		reporter_end(o->r);
+	if (o->text)
+		flush_text(o);
+	if (o->vals)
+		flush_vals(o);
+	if (o->text_err || o->vals_err)
+		die("temporary file: write error");
+	send_bytes(f->acc_block, f->acc_count * f->acc_stride, 0, TAG_SUMS);
+	MPI_Bcast(again, (int)nk, MPI_BYTE, 0, MPI_COMM_WORLD);
+	if (any_apart)
+		send_file(o->vals, o->buf, VALUES * sizeof(struct value),
+			  TAG_VALUES);
+	if (memchr(again, 1, nk)) {
+		struct sender *s = xcalloc(1, sizeof(*s));
+
+		s->ids = o->ids;
+		s->only = again;
+		if (par_records(j, send_value, s))
+			die(hpc_lasterr());
+		if (s->n)
+			flush_values(s);
+		flush_values(s);	/* the end */
+		free(s);
+	}
+	if (want)
+		send_file(o->text, o->buf, LINES_BUF, TAG_LINES);
+	if (o->text)
+		fclose(o->text);
+	if (o->vals)
+		fclose(o->vals);
+	free(o->ids);
+	free(o->buf);
+	free(o);
+	free(again);
+	experiment_free(f);
+}
+
+/*
+ * Rank 0's values and the other ranks' (invariant 3): its own folded into
+ * e's block (g the merged tree, eids its ids in e) and reported by a
+ * thread of its own; the ranks' sums added, the values apart folded in
+ * rank order, those of a sum past 2^53 folded again; the ranks' lines
+ * after its own.  0, or -1 when a temporary file or the report failed.
+ */
+static int values_of_ranks(struct par_job *j, struct experiment *e,
+			   struct experiment *g, uint32_t *eids,
+			   uint64_t count, const uint8_t *apart, int want)
+{
+	size_t nk = 2 * e->metrics.nraw;
+	struct reporter rep;
+	struct fold fold = { e, eids, NULL, NULL };
+	uint8_t *again;
+	int r, ret = 0;
+
+	experiment_merge_fallbacks(e, g);
+	experiment_acc_block(e);
+	if (want) {
+		reporter_start(&rep, e);
+		fold.r = &rep;
+	}
+	if (par_records(j, fold_own, &fold))
+		ret = -1;
+	again = add_sums(&fold, count, e->acc_stride);
+	MPI_Bcast(again, (int)nk, MPI_BYTE, 0, MPI_COMM_WORLD);
+	if (memchr(apart, 1, nk)) {
+		struct fold in_order = { e, eids, NULL, apart };
+
+		for (r = 1; r < nranks; r++)
+			fold_values(&in_order, r);
+	}
+	if (memchr(again, 1, nk)) {
+		struct fold refold = { e, eids, NULL, again };
+
+		if (par_records(j, fold_own, &refold))
+			ret = -1;
+		for (r = 1; r < nranks; r++)
+			fold_values(&refold, r);
+	}
+	if (fold.r)
+		reporter_end(fold.r);
+	if (want && append_lines(e))
+		ret = -1;
+	experiment_acc_attach(e);
+	steptime_mark("fold per-thread values, thread-values.tsv");
+	free(again);
+	return ret;
+}
+
 static long mpi_correlate(struct experiment *e, const struct par_profile *in,
 			  size_t n, unsigned jobs)
 {
@@ -662,9 +785,8 @@ static long mpi_correlate(struct experiment *e, const struct par_profile *in,
 	struct par_job *j = par_start(e, in, lo, hi, jobs);
 	long failed, total = 0;
 	struct experiment *g = experiment_new_worker(e), *f;
-	int r, want = 0, unmergeable = !par_mergeable(j);
+	int want = 0, unmergeable = !par_mergeable(j);
 	size_t nk = 2 * e->metrics.nraw;
-	uint8_t *again = xcalloc(nk + 1, 1);	/* fold these again */
 	uint8_t *apart = xcalloc(nk + 1, 1);	/* inexact: fold in order */
 	uint32_t *eids = NULL;
 	uint64_t count = 0;
@@ -680,7 +802,6 @@ static long mpi_correlate(struct experiment *e, const struct par_profile *in,
 	if (unmergeable) {
 		experiment_free(g);
 		par_free(j);
-		free(again);
 		free(apart);
 		return PAR_ONE_THREAD;
 	}
@@ -715,103 +836,15 @@ static long mpi_correlate(struct experiment *e, const struct par_profile *in,
 		      MPI_COMM_WORLD);
 	steptime_mark("send the merged tree to every rank");
 	if (rank) {
-		struct own *o = xcalloc(1, sizeof(*o));
-		struct reporter rep;
-
-		o->f = f;
-		o->ids = merge_ids(f, g);
-		o->eids = eids;
-		o->apart = apart;
-		o->buf = xmalloc(LINES_BUF);
-		experiment_acc_block(f);
-		if ((want && !(o->text = tmpfile())) ||
-		    (memchr(apart, 1, nk) && !(o->vals = tmpfile())))
-			die("cannot create a temporary file");
-		if (want) {
-			f->thread_id_cb = text_line;
-			f->thread_arg = o;
-			reporter_start(&rep, f);
-			o->r = &rep;
-		}
-		if (par_records(j, own_value, o))
-			die(hpc_lasterr());
-		if (o->r)
-			reporter_end(o->r);
-		if (o->text)
-			flush_text(o);
-		if (o->vals)
-			flush_vals(o);
-		if (o->text_err || o->vals_err)
-			die("temporary file: write error");
-		send_bytes(f->acc_block, f->acc_count * f->acc_stride, 0,
-			   TAG_SUMS);
-		MPI_Bcast(again, (int)nk, MPI_BYTE, 0, MPI_COMM_WORLD);
-		if (memchr(apart, 1, nk))
-			send_file(o->vals, o->buf,
-				  VALUES * sizeof(struct value), TAG_VALUES);
-		if (memchr(again, 1, nk)) {
-			struct sender *s = xcalloc(1, sizeof(*s));
-
-			s->ids = o->ids;
-			s->only = again;
-			if (par_records(j, send_value, s))
-				die(hpc_lasterr());
-			if (s->n)
-				flush_values(s);
-			flush_values(s);	/* the end */
-			free(s);
-		}
-		if (want)
-			send_file(o->text, o->buf, LINES_BUF, TAG_LINES);
-		if (o->text)
-			fclose(o->text);
-		if (o->vals)
-			fclose(o->vals);
-		free(o->ids);
-		free(o->buf);
-		free(o);
-		experiment_free(f);
+		values_to_rank0(j, f, g, eids, apart, want);
 	} else {
-		struct reporter rep;
-		struct fold fold = { e, eids, NULL, NULL };
-
-		experiment_merge_fallbacks(e, g);
-		experiment_acc_block(e);
-		if (e->thread_id_cb || e->thread_cb) {
-			reporter_start(&rep, e);
-			fold.r = &rep;
-		}
-		if (par_records(j, fold_own, &fold))
+		if (values_of_ranks(j, e, g, eids, count, apart, want))
 			total = -1;
-		free(again);
-		again = add_sums(&fold, count, e->acc_stride);
-		MPI_Bcast(again, (int)nk, MPI_BYTE, 0, MPI_COMM_WORLD);
-		if (memchr(apart, 1, nk)) {
-			struct fold in_order = { e, eids, NULL, apart };
-
-			for (r = 1; r < nranks; r++)
-				fold_values(&in_order, r);
-		}
-		if (memchr(again, 1, nk)) {
-			struct fold refold = { e, eids, NULL, again };
-
-			if (par_records(j, fold_own, &refold))
-				total = -1;
-			for (r = 1; r < nranks; r++)
-				fold_values(&refold, r);
-		}
-		if (fold.r)
-			reporter_end(fold.r);
-		if (want && append_lines(e))
-			total = -1;
-		experiment_acc_attach(e);
-		steptime_mark("fold per-thread values, thread-values.tsv");
 		e->nthreads = n;
 		e->metrics.nthreads = n;
 	}
 	free(apart);
 	free(eids);
-	free(again);
 	experiment_free(g);
 	par_free(j);
 	return total;
