@@ -861,7 +861,7 @@ int main(int argc, char **argv)
 			   "also write a text report of the hot spots to FILE (- = stdout)"),
 		OPT_INT(0, "top", &o.top, "N",
 			"rows per table of the text report (default 20)"),
-		OPT_INT('j', "jobs", &a.jobs, "N",
+		OPT_STRING('j', "jobs", &a.jobs, "N",
 			"threads per rank (default: its CPUs, at most 16)"),
 		OPT_END(),
 	};

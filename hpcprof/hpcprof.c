@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 			"rows per table of the text report (default 20)"),
 		OPT_FLAG(0, "all-locks", &o.all_locks,
 			 "keep the MPI runtime's own lock waits in phases.tsv and the text report"),
-		OPT_INT('j', "jobs", &a.jobs, "N",
+		OPT_STRING('j', "jobs", &a.jobs, "N",
 			"correlate on N threads (default: its CPUs, at most 16)"),
 		OPT_FLAG(0, "dump", &dump,
 			 "print each profile or structure file given as text and exit"),

@@ -991,12 +991,20 @@ int hpcprof_args_apply(struct hpcprof_options *o,
 		       const struct hpcprof_args *a, char **inputs, int n)
 {
 	struct stat st;
+	long jobs = 0;
 	size_t i;
 
-	if (a->jobs < 0 || a->jobs > 1024) {
-		hpc_error("-j '%ld': expected a number of threads from 1 to "
-			  "1024", a->jobs);
-		return -1;
+	if (a->jobs) {
+		char *end;
+
+		errno = 0;
+		jobs = strtol(a->jobs, &end, 10);
+		if (errno || end == a->jobs || *end || jobs < 1 ||
+		    jobs > 1024) {
+			hpc_error("-j '%s': expected a number of threads from "
+				  "1 to 1024", a->jobs);
+			return -1;
+		}
 	}
 	for (i = 0; i < a->incdirs.n; i++) {
 		if (stat(a->incdirs.v[i], &st)) {
@@ -1009,7 +1017,7 @@ int hpcprof_args_apply(struct hpcprof_options *o,
 			return -1;
 		}
 	}
-	o->jobs = (unsigned)a->jobs;
+	o->jobs = (unsigned)jobs;
 	o->inputs = (const char *const *)inputs;
 	o->ninputs = (size_t)n;
 	o->structs = a->structs.v;

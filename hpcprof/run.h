@@ -42,7 +42,7 @@ struct hpcprof_options {
  */
 struct hpcprof_args {
 	struct strlist structs, incdirs, replace, metrics;
-	long jobs;
+	const char *jobs;	/* -j as given (1 to 1024), or NULL */
 };
 
 /* Entries of an opts.h table for o (struct hpcprof_options) and a (struct

@@ -238,10 +238,14 @@ test_expect_success 'a real metric beside an integer one: its sums in thread ord
 '
 
 test_expect_success '-j takes a number of threads from 1 to 1024' '
-	exits_with 2 hpcprof -j 5000 -o dbx meas 2>err &&
-	grep "expected a number of threads" err &&
-	exits_with 2 hpcprof -j -3 -o dbx meas 2>err &&
-	! test -e dbx
+	for j in 5000 1025 0 -3 "" 2x; do
+		exits_with 2 hpcprof -j "$j" -o dbx meas 2>err &&
+		echo "hpcprof: -j '"'"'$j'"'"': expected a number of threads from 1 to 1024" >want &&
+		test_cmp want err || return 1
+	done &&
+	! test -e dbx &&
+	exits_with 1 hpcprof -j 1024 -o dbx meas 2>err &&	# its bad profiles
+	test -e dbx/experiment.xml
 '
 
 test_done

@@ -112,7 +112,12 @@ test_expect_success HPCPROF_MPI 'sums past 2^53 across ranks: folded in thread o
 test_expect_success HPCPROF_MPI 'hpcprof-mpi --help runs without MPI and names its options' '
 	hpcprof-mpi --help >out &&
 	grep -e "--jobs" out &&
-	test_must_fail hpcprof-mpi -j 0x -o db meas 2>err
+	for j in 0x 0 1025; do
+		status=0 && hpcprof-mpi -j $j -o db meas 2>err || status=$? &&
+		test $status = 2 &&
+		echo "hpcprof-mpi: -j '"'"'$j'"'"': expected a number of threads from 1 to 1024" >want &&
+		test_cmp want err || return 1
+	done
 '
 
 test_done
