@@ -77,6 +77,31 @@ static int split(struct textrec *r, char *line, int sep)
 	return r->nf ? 0 : textrec_bad(r, "empty line");
 }
 
+int textrec_next(FILE *f, char *buf, size_t cap, int sep, struct textrec *r)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc_unlocked(f)) != EOF && c != '\n') {
+		if (!n)
+			r->lineno++;
+		if (!c)
+			return textrec_bad(r, "binary data");
+		if (n + 1 >= cap)
+			return textrec_bad(r, "line too long");
+		buf[n++] = (char)c;
+	}
+	if (ferror(f))
+		return hpc_seterr("'%s': %s", r->path, strerror(errno));
+	if (c == EOF)
+		return n ? textrec_bad(r, "truncated (no newline at the end)")
+			 : 0;
+	if (!n)
+		r->lineno++;
+	buf[n] = '\0';
+	return split(r, buf, sep) ? -1 : 1;
+}
+
 static long read_sep(const char *path, uint64_t max_bytes, size_t max_line,
 		     const char *what,
 		     int (*line)(struct textrec *r, void *arg), void *arg,

@@ -13,16 +13,19 @@
  *     refused.
  *  3. Every error is one line naming the file and the line:
  *     "'t.hpcshare': line 4: expected a number".
+ *  4. textrec_next() reads a file too large to hold whole a line at a
+ *     time, by the rules of 1 and 2, in memory bounded by its buffer.
  */
 #ifndef HPC_TEXTREC_H
 #define HPC_TEXTREC_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct hmap;
 
-#define TEXTREC_MAX_FIELDS 16
+#define TEXTREC_MAX_FIELDS 32
 
 /* One line being read: where errors point and its fields. */
 struct textrec {
@@ -46,6 +49,15 @@ long textrec_read(const char *path, uint64_t max_bytes, size_t max_line,
 long textrec_read_tsv(const char *path, uint64_t max_bytes, size_t max_line,
 		      const char *what,
 		      int (*line)(struct textrec *r, void *arg), void *arg);
+
+/*
+ * Reads the next line of f (opened by the caller, who sets r->path and
+ * zeroes r->lineno) into buf, cap bytes: lines of at most cap - 1 bytes,
+ * and splits it at sep into r (invariant 4).  Returns 1 for a line, 0 at
+ * the end of the file, or -1 with hpc_lasterr() set (a line too long or
+ * without its newline, binary data, a read error).
+ */
+int textrec_next(FILE *f, char *buf, size_t cap, int sep, struct textrec *r);
 
 /*
  * Splits line in place at each sep into f[0..max) as the readers do (a
