@@ -23,6 +23,8 @@
 #include "dataview.h"
 #include "model.h"
 #include "strbuf.h"
+#include "textrec.h"
+#include "threadname.h"
 #include "xmlread.h"
 
 struct loader {
@@ -864,82 +866,77 @@ uint32_t model_caller_frame(const struct model *m, uint32_t s)
 	return p;
 }
 
-/* The per-thread tables of hpcprof-database(5): regular files only, never
- * larger than this. */
-#define MAX_TSV_BYTES ((uint64_t)64 << 30)
+/* thread-values.tsv, read a line at a time: a regular file of at most
+ * this, lines of at most VALUES_MAX_LINE bytes (node, thread, metric and
+ * a value take less than 100). */
+#define VALUES_MAX_BYTES ((uint64_t)64 << 30)
+#define VALUES_MAX_LINE 256
 
-/*
- * DBDIR/name opened for reading, or NULL: with *missing set when the
- * database has no such file (an older hpcprof's), with hpc_lasterr() naming
- * the file when it cannot be read (a FIFO, a directory, too large).
- */
-static FILE *open_tsv(const struct model *m, const char *name, int *missing)
+static int count_row(const struct threads_tsv_row *r, void *arg)
 {
-	struct strbuf path = STRBUF_INIT;
-	struct stat st;
-	FILE *f = NULL;
-
-	strbuf_addf(&path, "%s/%s", m->dbdir, name);
-	*missing = lstat(path.buf, &st) != 0 && errno == ENOENT;
-	if (!*missing)
-		f = infile_fopen(path.buf, MAX_TSV_BYTES, "a table of threads");
-	strbuf_release(&path);
-	return f;
+	(void)r;
+	(void)arg;
+	return 0;
 }
 
-/* Counts the lines of DBDIR/threads.tsv that are not comments: 0, or -1
- * with *missing set or hpc_lasterr() naming the file. */
+/* The rows of DBDIR/threads.tsv: 0, or -1 with *missing set or
+ * hpc_lasterr() naming the file and line. */
 static int count_threads(const struct model *m, size_t *n, int *missing)
 {
-	FILE *f = open_tsv(m, "threads.tsv", missing);
-	char line[4096];
+	struct strbuf path = STRBUF_INIT;
+	long rows;
 
-	if (!f)
+	strbuf_addf(&path, "%s/threads.tsv", m->dbdir);
+	rows = threads_tsv_read(path.buf, missing, count_row, NULL);
+	strbuf_release(&path);
+	if (rows < 0 || *missing)
 		return -1;
-	*n = 0;
-	while (fgets(line, sizeof(line), f))
-		if (line[0] != '#' && line[0] != '\n')
-			(*n)++;
-	fclose(f);
+	*n = (size_t)rows;
+	return 0;
+}
+
+struct name_of {
+	size_t thread;
+	struct strbuf *out;
+	int found;
+};
+
+/* Thread t's identity: [program, process P, rank R, thread T]. */
+static int name_row(const struct threads_tsv_row *r, void *arg)
+{
+	static const char *const label[] = {
+		"", "process ", "rank ", "thread ",
+	};
+	struct name_of *want = arg;
+	const char *col[4] = { r->program, r->process, r->rank, r->tid };
+	int k, first = 1;
+
+	if (r->thread != want->thread)
+		return 0;
+	want->found = 1;
+	if (!r->program)
+		strbuf_addstr(want->out, r->identity);
+	for (k = 0; r->program && k < 4; k++)
+		if (strcmp(col[k], "-")) {
+			strbuf_addf(want->out, "%s%s%s", first ? "" : ", ",
+				    label[k], col[k]);
+			first = 0;
+		}
 	return 0;
 }
 
 int model_thread_name(const struct model *m, size_t thread,
 		      struct strbuf *out)
 {
-	char line[4096], *p;
-	int ret = -1, missing;
-	FILE *f = open_tsv(m, "threads.tsv", &missing);
+	struct strbuf path = STRBUF_INIT;
+	struct name_of want = { thread, out, 0 };
+	int missing;
+	long rows;
 
-	while (f && ret < 0 && fgets(line, sizeof(line), f)) {
-		/* thread profile identity [program process rank thread-id] */
-		static const char *const label[] = {
-			NULL, NULL, NULL, "", "process ", "rank ", "thread ",
-		};
-		char *col[7];
-		size_t n = 0, k;
-		int first = 1;
-
-		if (line[0] == '#' || strtoul(line, &p, 10) != thread)
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		for (p = strtok(line, "\t"); p && n < 7; p = strtok(NULL, "\t"))
-			col[n++] = p;
-		if (n < 3)
-			continue;
-		if (n < 7)
-			strbuf_addstr(out, col[2]);
-		for (k = 3; n == 7 && k < 7; k++)
-			if (strcmp(col[k], "-")) {
-				strbuf_addf(out, "%s%s%s", first ? "" : ", ",
-					    label[k], col[k]);
-				first = 0;
-			}
-		ret = 0;
-	}
-	if (f)
-		fclose(f);
-	return ret;
+	strbuf_addf(&path, "%s/threads.tsv", m->dbdir);
+	rows = threads_tsv_read(path.buf, &missing, name_row, &want);
+	strbuf_release(&path);
+	return rows >= 0 && want.found ? 0 : -1;
 }
 
 int model_thread_values(const struct model *m, uint32_t s, size_t met,
@@ -953,49 +950,71 @@ int model_thread_sum(const struct model *m, const uint32_t *s, size_t ns,
 {
 	struct strbuf path = STRBUF_INIT;
 	struct hmap *want = hmap_new();
-	unsigned long metric;
-	size_t nthreads, lineno = 0, i;
-	char line[256];
-	double *vals;
+	char line[VALUES_MAX_LINE + 1];
+	struct textrec r;
+	uint64_t metric, node, thread, id;
+	size_t nthreads, i;
+	double *vals = NULL, v;
+	struct stat st;
 	FILE *f = NULL;
-	int missing = 1;
+	int missing = 1, got;
 
 	*out = NULL;
 	for (i = 0; i < ns; i++)	/* the root is node 1 */
 		if (!s[i] || m->scopes[s[i]].id)
 			hmap_put_u64(want, s[i] ? m->scopes[s[i]].id : 1, want);
+	strbuf_addf(&path, "%s/thread-values.tsv", m->dbdir);
 	if (hmap_count(want) && count_threads(m, &nthreads, &missing) == 0 &&
-	    nthreads)
-		f = open_tsv(m, "thread-values.tsv", &missing);
+	    nthreads) {
+		missing = lstat(path.buf, &st) != 0 && errno == ENOENT;
+		if (!missing)
+			f = infile_fopen(path.buf, VALUES_MAX_BYTES,
+					 "a table of thread values");
+	}
 	if (!f) {
+		strbuf_release(&path);
 		hmap_free(want);
 		return missing ? 0 : -1;
 	}
-	strbuf_addf(&path, "%s/thread-values.tsv", m->dbdir);
-	metric = strtoul(m->metrics[met].id, NULL, 10);
+	memset(&r, 0, sizeof(r));
+	r.path = path.buf;
+	metric = strtoull(m->metrics[met].id, NULL, 10);
 	vals = xcalloc(nthreads, sizeof(*vals));
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long ln_node, ln_thread, ln_metric;
-		double v;
+	while ((got = textrec_next(f, line, sizeof(line), '\t', &r)) > 0) {
+		char *end;
 
-		lineno++;
-		if (line[0] == '#' || line[0] == '\n')
+		if (r.f[0][0] == '#')
 			continue;
-		if (sscanf(line, "%lu %lu %lu %lf", &ln_node, &ln_thread,
-			   &ln_metric, &v) != 4 || ln_thread >= nthreads) {
-			hpc_seterr("'%s': line %zu: malformed", path.buf, lineno);
-			free(vals);
-			fclose(f);
-			strbuf_release(&path);
-			hmap_free(want);
-			return -1;
+		if (r.nf != 4) {
+			got = textrec_bad(&r, "a value row has 4 fields");
+			break;
 		}
-		if (ln_metric == metric && hmap_get_u64(want, ln_node))
-			vals[ln_thread] += v * m->metrics[met].unit.scale;
+		if (textrec_u64(&r, 0, &node) || textrec_u64(&r, 1, &thread) ||
+		    textrec_u64(&r, 2, &id)) {
+			got = -1;
+			break;
+		}
+		if (thread >= nthreads) {
+			got = textrec_bad(&r, "names a thread threads.tsv "
+					  "does not have");
+			break;
+		}
+		errno = 0;
+		v = strtod(r.f[3], &end);
+		if (end == r.f[3] || *end || errno || !isfinite(v)) {
+			got = textrec_bad(&r, "expected a value");
+			break;
+		}
+		if (id == metric && hmap_get_u64(want, node))
+			vals[thread] += v * m->metrics[met].unit.scale;
 	}
 	fclose(f);
 	strbuf_release(&path);
 	hmap_free(want);
+	if (got < 0) {
+		free(vals);
+		return -1;
+	}
 	*out = vals;
 	return (int)nthreads;
 }

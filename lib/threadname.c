@@ -1,5 +1,6 @@
 /* threadname.c - see threadname.h. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,12 +9,9 @@
 
 #include "error.h"
 #include "hashmap.h"
-#include "infile.h"
 #include "strbuf.h"
+#include "textrec.h"
 #include "threadname.h"
-
-/* threads.tsv holds a line per profile; never read more than this. */
-#define MAX_THREADS_TSV ((uint64_t)4 << 30)
 
 static long number(const char *s)
 {
@@ -87,39 +85,71 @@ void thread_names_set(struct thread_names *tn, size_t t, const char *process,
 	tn->tuple_rank |= tuple_rank;
 }
 
+struct rows {
+	size_t n;
+	int (*row)(const struct threads_tsv_row *r, void *arg);
+	void *arg;
+};
+
+/* A row: thread profile identity [program process rank thread-id ...]. */
+static int tsv_row(struct textrec *r, void *arg)
+{
+	struct rows *rows = arg;
+	struct threads_tsv_row row = { 0 };
+	uint64_t t;
+
+	if (r->f[0][0] == '#')
+		return 0;
+	if (r->nf < 3)
+		return textrec_bad(r, "a thread row has at least 3 fields");
+	if (textrec_u64(r, 0, &t))
+		return -1;
+	if (t != rows->n)
+		return hpc_seterr("'%s': line %zu: thread %" PRIu64 " where "
+				  "%zu was expected (rows are threads 0, 1, "
+				  "... in order)", r->path, r->lineno, t,
+				  rows->n);
+	row.thread = rows->n++;
+	row.profile = r->f[1];
+	row.identity = r->f[2];
+	if (r->nf >= 7) {
+		row.program = r->f[3];
+		row.process = r->f[4];
+		row.rank = r->f[5];
+		row.tid = r->f[6];
+	}
+	return rows->row(&row, rows->arg);
+}
+
+long threads_tsv_read(const char *path, int *missing,
+		      int (*row)(const struct threads_tsv_row *r, void *arg),
+		      void *arg)
+{
+	struct rows rows = { 0, row, arg };
+	struct stat st;
+
+	*missing = lstat(path, &st) && errno == ENOENT;
+	if (*missing)
+		return 0;
+	if (textrec_read_tsv(path, THREADS_TSV_MAX_BYTES, THREADS_TSV_MAX_LINE,
+			     "a table of threads", tsv_row, &rows) < 0)
+		return -1;
+	return (long)rows.n;
+}
+
+static int name_row(const struct threads_tsv_row *r, void *arg)
+{
+	thread_names_set(arg, r->thread, r->process, r->rank, r->tid,
+			 !strncmp(r->identity, "RANK=", 5) ||
+			 strstr(r->identity, " RANK=") != NULL);
+	return 0;
+}
+
 int thread_names_read(struct thread_names *tn, const char *path)
 {
-	char line[8192];
-	struct stat st;
-	FILE *f;
+	int missing;
 
-	if (lstat(path, &st) && errno == ENOENT)
-		return 0;
-	f = infile_fopen(path, MAX_THREADS_TSV, "a table of threads");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		/* thread profile identity program process rank thread-id ... */
-		char *col[7], *p, *save = NULL;
-		size_t n = 0;
-		long t;
-
-		if (line[0] == '#')
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		for (p = strtok_r(line, "\t", &save); p && n < 7;
-		     p = strtok_r(NULL, "\t", &save))
-			col[n++] = p;
-		t = n ? number(col[0]) : -1;
-		if (t < 0 || n < 3)
-			continue;
-		thread_names_set(tn, (size_t)t, n == 7 ? col[4] : NULL,
-				 n == 7 ? col[5] : NULL, n == 7 ? col[6] : NULL,
-				 !strncmp(col[2], "RANK=", 5) ||
-				 strstr(col[2], " RANK=") != NULL);
-	}
-	fclose(f);
-	return 0;
+	return threads_tsv_read(path, &missing, name_row, tn) < 0 ? -1 : 0;
 }
 
 int thread_names_mpi(const struct thread_names *tn)

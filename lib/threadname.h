@@ -18,14 +18,44 @@
  *     names: "thread N" (or "rank R thread N" when only the thread-id is
  *     unknown).  No two lines of one measurement get the same name while
  *     their identities differ.
+ *  3. threads.tsv is read (threads_tsv_read) only as a regular file of at
+ *     most THREADS_TSV_MAX_BYTES with lines of at most
+ *     THREADS_TSV_MAX_LINE bytes, its rows numbered 0, 1, ... in order,
+ *     so that what a reader keeps is linear in the file whatever numbers
+ *     it holds; anything else is refused in one line naming the file and
+ *     the line.
  */
 #ifndef HPC_THREADNAME_H
 #define HPC_THREADNAME_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct strbuf;
 struct hmap;
+
+#define THREADS_TSV_MAX_BYTES ((uint64_t)1 << 30)
+#define THREADS_TSV_MAX_LINE 8192
+
+/* A row of threads.tsv (hpcprof-database(5)): its thread, profile and
+ * identity; program, process, rank and thread-id are NULL in a file of
+ * fewer than seven columns. */
+struct threads_tsv_row {
+	size_t thread;
+	const char *profile, *identity;
+	const char *program, *process, *rank, *tid;
+};
+
+/*
+ * Reads PATH, a threads.tsv (invariant 3), calling row(r, arg) for each
+ * row; row returns 0, or -1 to stop (hpc_lasterr() set).  The strings of
+ * r are valid during the call only.  Returns the number of rows, 0 with
+ * *missing set when there is no such file, or -1 with hpc_lasterr() set
+ * ("'DB/threads.tsv': line 3: ...").
+ */
+long threads_tsv_read(const char *path, int *missing,
+		      int (*row)(const struct threads_tsv_row *r, void *arg),
+		      void *arg);
 
 struct thread_names {
 	struct thread_rank_tid {
@@ -49,9 +79,10 @@ void thread_names_set(struct thread_names *tn, size_t t, const char *process,
 		      const char *rank, const char *tid, int tuple_rank);
 
 /*
- * Reads the threads of PATH, a threads.tsv.  Returns 0; -1 with
- * hpc_lasterr() naming the file when it cannot be read (a missing file
- * leaves tn empty and is not an error: threads are then "thread N").
+ * Reads the threads of PATH, a threads.tsv (threads_tsv_read).  Returns
+ * 0; -1 with hpc_lasterr() naming the file when it cannot be read or is
+ * malformed (a missing file leaves tn empty and is not an error: threads
+ * are then "thread N").
  */
 int thread_names_read(struct thread_names *tn, const char *path);
 

@@ -119,5 +119,28 @@ test_expect_success TMUX 'T on a database whose thread-values.tsv is a FIFO name
 	keys q
 '
 
+test_expect_success TMUX 'T refuses a thread-values.tsv naming a thread threads.tsv lacks, or a line of 300 bytes' '
+	mkdir bad-db && cp db/experiment.xml db/threads.tsv bad-db/ &&
+	printf "# node\tthread\tmetric\tvalue\n1\t0\t0\t6\n1\t3\t0\t3\n" >bad-db/thread-values.tsv &&
+	open_viewer 130 30 bad-db &&
+	keys j T &&
+	wait_for "bad-db/thread-values.tsv'"'"': line 3: names a thread threads.tsv does not have" &&
+	keys q &&
+	printf "# node\tthread\tmetric\tvalue\n1\t0\t0\t%0300d\n" 6 >bad-db/thread-values.tsv &&
+	open_viewer 130 30 bad-db &&
+	keys j T &&
+	wait_for "bad-db/thread-values.tsv'"'"': line 2: line too long" &&
+	keys q
+'
+
+test_expect_success TMUX 'T refuses a threads.tsv whose rows are out of order' '
+	mkdir order-db && cp db/experiment.xml db/thread-values.tsv order-db/ &&
+	sed "3s/^1/7/" db/threads.tsv >order-db/threads.tsv &&
+	open_viewer 130 30 order-db &&
+	keys j T &&
+	wait_for "order-db/threads.tsv'"'"': line 3: thread 7 where 1 was expected" &&
+	keys q
+'
+
 screen_done
 test_done
