@@ -7,17 +7,11 @@
  * phaseview_lines(), so they show the same rows.
  *
  * Invariants:
- *  1. The file is read only as a regular file of at most
- *     PHASEVIEW_MAX_BYTES with lines of at most PHASEVIEW_MAX_LINE bytes;
- *     every number is checked, every thread and episode row names a site
- *     of an earlier site row; a bad file is refused with one line naming
- *     it and the line.  Memory and the rows built are linear in the file
- *     and the model: no site x thread or thread x episode matrix is ever
- *     allocated (a strip line is built from that thread's episodes only).
- *  2. Sites keep the file's order; a site's threads, a phase kind's
- *     threads and a thread's episodes are in the file's order (hpcprof
- *     sorts them by site, thread, episode number).
- *  3. Strip cells: one per kept episode of the thread, in episode order,
+ *  1. The file is read by phasesfile.h, whose invariants hold.  The rows
+ *     built are linear in the file and the model: no site x thread or
+ *     thread x episode matrix is ever allocated (a strip line is built
+ *     from that thread's episodes only).
+ *  2. Strip cells: one per kept episode of the thread, in episode order,
  *     shaded by the wait of that episode relative to the site's largest
  *     kept wait: ' ' none, then '.', ':', '=', '#' (quarters); the last
  *     arriver waits least, so a late thread is the light row.
@@ -29,53 +23,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct hmap;
-
 #include "model.h"
+#include "phasesfile.h"
 #include "strbuf.h"
-#include "threadname.h"
 
-#define PHASEVIEW_MAX_BYTES ((uint64_t)256 << 20)
-#define PHASEVIEW_MAX_LINE 65536
 #define PHASEVIEW_SHADES " .:=#"
-
-struct phase_site {
-	uint32_t id;
-	char *kind, *function, *location;
-	uint32_t node, participants, threads;
-	uint64_t episodes, last, lock_calls, lock_blocked;
-	double wait, completion, work, lb, gain, lock_wait;
-	size_t first_thread, nthreads;		/* into pv->threads */
-	size_t first_episode, nepisodes;	/* into pv->episodes */
-	double max_wait;			/* over its kept episodes */
-};
-
-struct phase_thread {
-	uint32_t site, thread;
-	uint64_t episodes, last, lock_calls, lock_blocked;
-	double wait, completion, work, lock_wait;
-};
-
-struct phase_kind {
-	uint32_t start, end, node, threads;
-	uint64_t count;
-	double work, wall, lb;
-	size_t first_thread, nthreads;		/* into pv->kthreads */
-};
-
-struct phase_kthread {
-	uint32_t thread;
-	uint64_t count;
-	double work, wall;
-};
-
-struct phase_episode {
-	uint32_t site, thread;
-	uint64_t n;
-	double wait, work;
-	int32_t order;
-	int last;
-};
 
 /* What a line of the view stands for (the screen acts on it). */
 enum pv_line_kind { PV_HEADING, PV_SITE, PV_THREAD, PV_PHASE, PV_CODE,
@@ -88,17 +40,7 @@ struct pv_line {
 };
 
 struct phaseview {
-	struct phase_site *sites;	size_t nsites;
-	struct hmap *ids;		/* site id -> index + 1 */
-	struct phase_thread *threads;	size_t nthreads;
-	struct phase_kind *kinds;	size_t nkinds;
-	struct phase_kthread *kthreads;	size_t nkthreads;
-	struct phase_episode *episodes;	size_t nepisodes;
-	/* the MPI runtime's lock sites hpcprof left out, and their wait */
-	uint64_t hidden_locks;		double hidden_wait;
-	/* DBDIR/threads.tsv: "thread 3", or "rank 1 thread 3" for MPI
-	 * (threadname.h); empty when the file is missing or unreadable */
-	struct thread_names names;
+	struct phases *ph;		/* phases.tsv and threads.tsv */
 	/* the lines, built by phaseview_lines() */
 	struct strbuf *text;	struct pv_line *lines;
 	size_t nlines, lines_alloc;
@@ -112,10 +54,6 @@ struct phaseview {
  */
 struct phaseview *phaseview_load(const struct model *m, int *missing);
 void phaseview_free(struct phaseview *pv);
-
-/* The site of id, or NULL. */
-const struct phase_site *phaseview_site(const struct phaseview *pv,
-					uint32_t id);
 
 /*
  * Builds the lines of the view: each site (barriers by wait, then locks),

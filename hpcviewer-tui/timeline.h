@@ -6,14 +6,9 @@
  * to the last arrival), the thread that arrived last marked.
  *
  * Invariants:
- *  1. Only the file's "episode" records are read (site, thread, n, wait-s,
- *     work-s, order, last; fields after these are ignored), and of its
- *     "site" records the number and the location (the user's file:line
- *     and procedure, which titles the site's episodes); other records
- *     and comments are skipped, so records and fields added later do not
- *     break the reader.  A malformed episode record is an error naming
- *     the file and line; a site record it cannot use leaves the site
- *     named by its number alone.
+ *  1. The file is read by phasesfile.h, whose invariants hold; the
+ *     timeline draws its episode rows, titled by their site's location
+ *     (the user's file:line and procedure; else its function).
  *  2. The file holds durations, not times, and sorts episodes by site, so
  *     the timeline is laid out in columns: one per (episode number n,
  *     site), in that order, as wide as the longest work + wait of the
@@ -29,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "threadname.h"
+#include "phasesfile.h"
 #include "xmlw.h"
 
 struct timeline_episode {
@@ -47,21 +42,16 @@ struct timeline {
 	size_t ncols;
 	uint32_t *lane_thread;		/* [nlanes], increasing */
 	size_t nlanes;
-	struct thread_names names;	/* from threads.tsv: lanes are named
+	struct phases *ph;		/* its sites, and the threads' names
 					 * as every view names threads */
 	double label_width;		/* pixels left of the lanes */
-	struct timeline_site {
-		uint32_t site;
-		char *where;		/* "tri.c:11 [main._omp_fn.0]" */
-	} *sites;
-	size_t nsites;
 	double span;			/* seconds, all columns */
 };
 
 /*
  * Reads DBDIR/phases.tsv.  Returns 0 with *out NULL when there is no such
  * file or it has no episodes, 0 with *out set (free with timeline_free),
- * or -1 with hpc_lasterr() set ("'FILE': line N: ...").
+ * or -1 with hpc_lasterr() set (phasesfile.h, invariant 1).
  */
 int timeline_load(const char *dbdir, struct timeline **out);
 void timeline_free(struct timeline *tl);

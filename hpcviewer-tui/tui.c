@@ -605,7 +605,7 @@ static void draw_phases(struct tui *t)
 		t->ptop = t->psel - (size_t)h + 1;
 	strbuf_addf(&sb, " hpcviewer-tui: %s | phases view (%zu sites, %zu "
 		    "phase kinds)", t->b->m->title ? t->b->m->title
-		    : "experiment", pv->nsites, pv->nkinds);
+		    : "experiment", pv->ph->nsites, pv->ph->nkinds);
 	attron(t->color ? COLOR_PAIR(1) : A_REVERSE);
 	mvaddnstr(0, 0, sb.buf, COLS);
 	chgat(-1, t->color ? 0 : A_REVERSE, t->color ? 1 : 0, NULL);

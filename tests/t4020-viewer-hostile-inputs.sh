@@ -81,6 +81,51 @@ test_expect_success '--depth takes levels, 0 or more' '
 	test_line_count = 2 out
 '
 
+# A database with barrier episodes (phases.tsv) whose threads.tsv has
+# a thread row for thread 0, then ROW.
+bad_threads() {
+	rm -rf th && cp -r "$DB" th &&
+	printf "%s\n" "# hpcprof phases 1" \
+		"site	1	barrier	pthread_barrier_wait	0x601040	5	2	2	1	1.0	0.0	1	2.0	0.8	0.5	0	0	0.0	app.c:10" \
+		"thread	1	0	1	0.5	0.0	0	1.0	-	0	0	0.0" \
+		"thread	1	1	1	0.0	0.0	1	1.5	-	0	0	0.0" \
+		"episode	1	0	0	0.500000000	1.000000000	1	0" \
+		"episode	1	1	0	0.000000000	1.500000000	0	1" >th/phases.tsv &&
+	printf "# thread\tprofile\tidentity\tprogram\tprocess\trank\tthread-id\n0\tapp-0.hpcrun\tTHREAD=0\tapp\t7\t0\t0\n" >th/threads.tsv &&
+	printf "%s\n" "$1" >>th/threads.tsv
+}
+
+test_expect_success 'threads.tsv rows of threads 100000000 and 2^31-1: one line each, at once' '
+	for t in 100000000 2147483647; do
+		bad_threads "$t	app-1.hpcrun	THREAD=1	app	7	0	1" &&
+		refuse "${Q}th/threads.tsv${Q}: line 3: thread $t where 1 was expected (rows are threads 0, 1, ... in order)" --view phases th &&
+		status=0 && timeout 20 hpcviewer-tui --flame-graph th.svg th 2>err || status=$? &&
+		test $status = 1 && test ! -e th.svg &&
+		echo "hpcviewer-tui: ${Q}th/threads.tsv${Q}: line 3: thread $t where 1 was expected (rows are threads 0, 1, ... in order)" >expect-err &&
+		test_cmp expect-err err || return 1
+	done
+'
+
+test_expect_success 'a threads.tsv row of 9 KB is refused, not cut into rows' '
+	bad_threads "1	app-1.hpcrun	THREAD=1	$(head -c 9000 /dev/zero | tr "\\0" a)	7	0	1" &&
+	refuse "${Q}th/threads.tsv${Q}: line 3: line too long" --view phases th
+'
+
+test_expect_success 'threads.tsv: a thread given twice, a row of two fields' '
+	bad_threads "0	app-1.hpcrun	THREAD=1	app	7	0	1" &&
+	refuse "${Q}th/threads.tsv${Q}: line 3: thread 0 where 1 was expected (rows are threads 0, 1, ... in order)" --view phases th &&
+	bad_threads "1	app-1.hpcrun" &&
+	refuse "${Q}th/threads.tsv${Q}: line 3: a thread row has at least 3 fields" --view phases th
+'
+
+test_expect_success 'the same threads.tsv in order names its threads' '
+	bad_threads "1	app-1.hpcrun	THREAD=1	app	7	0	1" &&
+	hpcviewer-tui --stdio --view phases th >out &&
+	grep -q "  thread 1  " out &&
+	hpcviewer-tui --flame-graph th.svg th &&
+	grep -q "<text class=\"lane\" [^>]*>thread 1</text>" th.svg
+'
+
 test_expect_success 'a database of a 3,000-deep recursion loads (past libxml2'"'"'s 256 levels)' '
 	build_mkprofile &&
 	mkdir deep &&
