@@ -105,13 +105,14 @@ FUZZ_CC ?= clang
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
 FUZZ_TARGETS ?= hpcstruct hpcrun-fmt structfile config experiment kallsyms \
-	hpcsync hpcshare phases formula
+	hpcsync hpcshare phases tsv formula
 FUZZ_SRCS_hpcstruct = $(filter-out hpcstruct/hpcstruct.c,$(HPCSTRUCT_SRCS))
 FUZZ_SRCS_structfile = $(filter-out hpcprof/hpcprof.c,$(HPCPROF_SRCS))
 FUZZ_SRCS_config = $(FUZZ_SRCS_structfile)
 FUZZ_SRCS_kallsyms = $(FUZZ_SRCS_structfile)
 FUZZ_SRCS_experiment = $(filter-out hpcviewer-tui/hpcviewer-tui.c,$(VIEWER_SRCS))
 FUZZ_SRCS_phases = $(FUZZ_SRCS_experiment)
+FUZZ_SRCS_tsv = $(FUZZ_SRCS_experiment)
 FUZZ_HARNESSES = $(patsubst %,$(FUZZ_BUILD)/bin/fuzz-%,$(FUZZ_TARGETS))
 fuzzobj = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(1))
 # Named, so make keeps them (the link rule's are not intermediate files).

@@ -179,7 +179,38 @@ seeds_formula() {
 	printf '%s' '((((a))))-((b))' >parentheses
 }
 
-[ $# != 0 ] || set -- hpcstruct hpcrun-fmt structfile config experiment kallsyms formula
+# tsv: databases' per-thread and sharing tables, files cut at form feeds
+# (fuzz-tsv.c): threads.tsv of three columns and values; of seven, two
+# ranks, with the six synchronization columns; and with a sharing table
+# of every row kind (hpcrun --sharing of tests/progs/share-patterns.c).
+seeds_tsv() {
+	ff=$(printf '\f')
+	{
+		printf '# thread\tprofile\tidentity\n0\tapp-000.hpcrun\tTHREAD=0\n1\tapp-001.hpcrun\tTHREAD=1\n'
+		printf '%s# node\tthread\tmetric\tvalue\n1\t0\t0\t4\n1\t1\t0\t6\n2\t0\t1\t4\n' "$ff"
+	} >three-columns
+	{
+		printf '# thread\tprofile\tidentity\tprogram\tprocess\trank\tthread-id\tsync-wait-s\tsync-completion-s\tsync-episodes\tlast-arrivals\tphase-work-s\tlock-wait-s\n'
+		printf '0\tt-0.hpcrun\tNODE=0 RANK=0 THREAD=0\tapp\t100\t0\t0\t0.5\t0.1\t4\t1\t2.0\t0.0\n'
+		printf '1\tt-1.hpcrun\tNODE=0 RANK=1 THREAD=0\tapp\t101\t1\t0\t-\t-\t-\t-\t-\t-\n'
+		printf '2\tt-2.hpcrun\tNODE=0 RANK=1 THREAD=1\tapp\t-\t1\t1\t0.0\t0.1\t4\t3\t1.5\t0.2\n'
+		printf '%s# node\tthread\tmetric\tvalue\n1\t0\t0\t6\n1\t1\t0\t3\n4\t0\t0\t5\n9\t1\t1\t3\n2\t2\t0\t1e-3\n' "$ff"
+	} >mpi-sync
+	{
+		printf '# thread\tprofile\tidentity\tprogram\tprocess\trank\tthread-id\n0\tp-0.hpcrun\tTHREAD=0\tp\t7\t0\t0\n1\tp-1.hpcrun\tTHREAD=1\tp\t7\t0\t1\n2\tp-2.hpcrun\tTHREAD=2\tp\t7\t0\t2\n'
+		printf '%s# node\tthread\tmetric\tvalue\n1\t1\t0\t0.1\n' "$ff"
+		printf '%s# object\tnode\tlabel\tlatent\tthreads\taccesses\treads\twrites\ttransfers\tremote%%\thomed\tfirst-toucher\tadvice\tname\n' "$ff"
+		printf 'object\t14\tfalse-sharing\t16,32,48\t2\t524\t516\t8\t7\t-\t0\t-\t-\tcounters [share-patterns]\n'
+		printf '# watched\tnode\nwatched\t14\n'
+		printf '# line\tnode\tprocess\tstart\toffset\tlabel\tthread\treads\twrites\tbytes-written\n'
+		printf 'line\t14\t0\t0x5575476cd140\t0\tfalse-sharing\t1\t195\t5\t0-7\n'
+		printf 'line\t14\t0\t0x5575476cd140\t0\tfalse-sharing\t2\t321\t3\t8-15\n'
+		printf '# page\tnode\tprocess\taddress\tlabel\thome\tfirst-toucher\tremote\taccesses-per-node\n'
+		printf 'page\t14\t0\t0x5575476cd000\tfalse-sharing\t0\t1\t12\t512,12\n'
+	} >sharing
+}
+
+[ $# != 0 ] || set -- hpcstruct hpcrun-fmt structfile config experiment kallsyms formula tsv
 for name in "$@"; do
 	mkdir -p "$here/corpus-$name"
 	(cd "$here/corpus-$name" && "seeds_$(echo "$name" | tr - _)")
