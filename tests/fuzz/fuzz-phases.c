@@ -1,8 +1,8 @@
 /*
- * fuzz-phases.c - libFuzzer harness for the viewer's readers of phases.tsv:
- * the phases view (hpcviewer-tui/phaseview.c), what 'hpcviewer-tui --view
- * phases DB' and the P key read, and the flame graph's timeline
- * (hpcviewer-tui/timeline.c).
+ * fuzz-phases.c - libFuzzer harness for the viewer's reader of phases.tsv
+ * (hpcviewer-tui/phasesfile.c) and what draws it: the phases view
+ * (hpcviewer-tui/phaseview.c), what 'hpcviewer-tui --view phases DB' and
+ * the P key show, and the flame graph's timeline (hpcviewer-tui/timeline.c).
  *
  * Each input is written as phases.tsv into a directory of its own and
  * loaded with phaseview_load() for a model of that directory with no
