@@ -337,6 +337,12 @@ void rt_regs_from_ucontext(uintptr_t *regs, const void *ucontext);
  * dlclosed since ends the path. */
 int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
 		   uintptr_t *frames, int max, enum rt_unwind_end *end);
+/* The same for a thread blocked in the kernel, of which only sp and pc
+ * (c->regs[7], c->regs[16]) are known (/proc/PID/task/TID/syscall): a
+ * frame that needs rbp finds it on the stack (unwind.c, find_rbp).  td
+ * only lends its unwind cache. */
+int rt_unwind_blocked(struct rt_thread *td, const struct rt_copy *c,
+		      uintptr_t *frames, int max, enum rt_unwind_end *end);
 
 /* Bytes of one thread's unwind cache (allocated with its rt_thread). */
 size_t rt_unwind_cache_size(void);

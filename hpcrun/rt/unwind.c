@@ -39,6 +39,12 @@
  * crossed through the ucontext on the stack.  Unwinding stops at the stop
  * functions of process-interpose.c (our wrappers of main and of thread start) or
  * where the return address is undefined (the stack bottom).
+ *
+ * The path of a thread blocked in the kernel (rt_unwind_blocked, for the
+ * hang detector) starts from its sp and pc alone, on a copy of its stack:
+ * rbp is not known until a frame's CFI restores it, so the first frame
+ * whose CFA is rbp's (code built with frame pointers, -O0) finds its base
+ * on the stack (find_rbp).
  */
 #include <stddef.h>
 #include <string.h>
@@ -92,6 +98,8 @@ struct frame {
 	 * the stack itself; the range is empty once the walk has left it. */
 	const struct rt_copy *sample;
 	uintptr_t copy_lo, copy_hi;
+	int rbp_unknown;		/* a blocked thread's walk until a
+					 * frame restores rbp (find_rbp) */
 };
 
 struct cie {
@@ -721,6 +729,8 @@ static enum step step_cfi(struct frame *f, const struct rt_module *m, int leaf,
 	/* The return address is always saved (x86-64 call pushes it). */
 	if (sp->reg[REG_RA_DW].how == R_SAME)
 		return STEP_FAIL;
+	if (sp->reg[REG_RBP_DW].how != R_SAME)
+		nf.rbp_unknown = 0;
 	nf.r[REG_RSP_DW] = cfa;
 	/* Usually the caller is in the same module: no lookup. */
 	if (nf.r[REG_RA_DW] < m->xlo || nf.r[REG_RA_DW] >= m->xhi) {
@@ -743,7 +753,7 @@ static enum step step_fp(struct frame *f, int leaf)
 	}
 	/* bp == sp: a caller without locals (push %rbp; mov %rsp,%rbp;
 	 * call) seen from its callee's return. */
-	if (bp >= sp && readable(f, bp) && readable(f, bp + 8) &&
+	if (!f->rbp_unknown && bp >= sp && readable(f, bp) && readable(f, bp + 8) &&
 	    is_code(f, stack_word(f, bp + 8))) {
 		f->r[REG_RA_DW] = stack_word(f, bp + 8);
 		f->r[REG_RBP_DW] = stack_word(f, bp);
@@ -751,6 +761,81 @@ static enum step step_fp(struct frame *f, int leaf)
 		return STEP_OK;
 	}
 	return STEP_FAIL;
+}
+
+/* The length of the indirect call (ff /2) whose bytes start at p, or 0. */
+static int indirect_call_len(const unsigned char *p)
+{
+	unsigned mod = p[1] >> 6, rm = p[1] & 7;
+
+	if (p[0] != 0xff || ((p[1] >> 3) & 7) != 2)
+		return 0;
+	if (mod == 3)
+		return 2;
+	if (rm == 4)		/* a SIB byte, then the displacement */
+		return mod == 1 ? 4 : mod == 2 || (p[2] & 7) == 5 ? 7 : 3;
+	if (mod == 0)
+		return rm == 5 ? 6 : 2;
+	return mod == 1 ? 3 : 6;
+}
+
+/*
+ * How the code before return address ra called: 2 a direct call of the
+ * function at start, 1 another call instruction (indirect, or direct to
+ * another address such as a PLT stub), 0 no call.
+ */
+static int call_before(const struct frame *f, uintptr_t ra, uintptr_t start)
+{
+	const struct rt_module *m = module_of(f, ra);
+	const unsigned char *p = (const unsigned char *)ra;
+	int32_t rel;
+	int len;
+
+	if (!m || ra < m->xlo + 7 || ra >= m->xhi)
+		return 0;
+	if (p[-5] == 0xe8) {
+		memcpy(&rel, p - 4, sizeof(rel));
+		return ra + (uintptr_t)(intptr_t)rel == start ? 2 : 1;
+	}
+	for (len = 2; len <= 7; len++)
+		if (indirect_call_len(p - len) == len)
+			return 1;
+	return 0;
+}
+
+/*
+ * rbp for a frame whose CFA is rbp + 16 (push %rbp; mov %rsp,%rbp), in a
+ * walk that does not know rbp (rt_unwind_blocked): its base is a 16-byte
+ * aligned slot at or above sp under the return address into its caller.
+ * The lowest slot whose return address follows a direct call of the
+ * frame's own function is taken (a stack word that is no return address
+ * hardly passes that), else the lowest following any call instruction.
+ * 0 with f's rbp set, or -1 when none is found.
+ */
+static int find_rbp(struct frame *f, const struct rt_module *m, int leaf)
+{
+	uintptr_t pc = f->r[REG_RA_DW], start, a, weak = 0;
+	struct cfa_state st;
+
+	if (find_rules(m, leaf ? pc : pc - 1, &st, &start) || st.cfa_expr ||
+	    st.cfa_reg != REG_RBP_DW || st.cfa_off != 16)
+		return -1;
+	for (a = (f->r[REG_RSP_DW] + 15) & ~(uintptr_t)15; readable(f, a + 8); a += 16) {
+		uintptr_t ra = stack_word(f, a + 8);
+		int how = is_code(f, ra) ? call_before(f, ra, start) : 0;
+
+		if (how == 2) {
+			weak = a;
+			break;
+		}
+		if (how == 1 && !weak)
+			weak = a;
+	}
+	if (!weak)
+		return -1;
+	f->r[REG_RBP_DW] = weak;
+	f->rbp_unknown = 0;
+	return 0;
 }
 
 /*
@@ -909,6 +994,8 @@ static int walk(struct rt_thread *td, struct frame *f, uintptr_t *frames,
 		s = step_cfi(f, m, leaf, td->uwc);
 		if (s == STEP_FAIL)
 			s = step_fp(f, leaf);
+		if (s == STEP_FAIL && f->rbp_unknown && !find_rbp(f, m, leaf))
+			s = step_cfi(f, m, leaf, td->uwc);
 		if (s == STEP_STOP) {
 			*end = RT_UNWIND_STOP_FRAME;
 			/* the stop function's own frame is not recorded */
@@ -945,8 +1032,10 @@ int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
 	return walk(td, &f, frames, max, end, &near);
 }
 
-int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
-		   uintptr_t *frames, int max, enum rt_unwind_end *end)
+/* rt_unwind_copy, or rt_unwind_blocked when rbp_unknown. */
+static int unwind_copy(struct rt_thread *td, const struct rt_copy *c,
+		       uintptr_t *frames, int max, enum rt_unwind_end *end,
+		       int rbp_unknown)
 {
 	struct frame f;
 	int n, near;
@@ -954,6 +1043,7 @@ int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
 	cache_check(td);
 	memset(&f, 0, sizeof(f));
 	memcpy(f.r, c->regs, sizeof(f.r));
+	f.rbp_unknown = rbp_unknown;
 	*end = RT_UNWIND_FAILED;
 	f.lo = f.copy_lo = f.r[REG_RSP_DW];
 	f.copy_hi = f.copy_lo + (c->len & ~(size_t)7);
@@ -974,4 +1064,16 @@ int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
 	if (*end == RT_UNWIND_FAILED && near)
 		*end = RT_UNWIND_IN_HANDLER;
 	return n;
+}
+
+int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
+		   uintptr_t *frames, int max, enum rt_unwind_end *end)
+{
+	return unwind_copy(td, c, frames, max, end, 0);
+}
+
+int rt_unwind_blocked(struct rt_thread *td, const struct rt_copy *c,
+		      uintptr_t *frames, int max, enum rt_unwind_end *end)
+{
+	return unwind_copy(td, c, frames, max, end, 1);
 }
