@@ -44,9 +44,27 @@
  *     a mutex whose owner (glibc keeps the owner's tid in the mutex) is the
  *     next, every one blocked longer than T.
  *  4. Each hang is reported once: its key (object and episode, or the
- *     cycle's lowest thread and mutex) is remembered.  Paths come from the
- *     missing threads themselves: the sampling signal with RT_PATH_PROBE
- *     makes their handler unwind into their sync state (sample.c).
+ *     cycle's lowest thread and mutex) is remembered.
+ *  5. No signal is ever sent to a thread blocked in the kernel: it would
+ *     end calls such as nanosleep, pause, poll, select and sigsuspend
+ *     with EINTR (after a handler ran they are not restarted, SA_RESTART
+ *     or not), and wake a thread that hangs for real.  A probed
+ *     thread that /proc/self/task/TID/syscall shows blocked gives its path
+ *     without one: the sp and pc of its call there, its stack copied with
+ *     process_vm_readv (an unmapped page ends the copy, never faults), and
+ *     rt_unwind_blocked over the copy; its CPU time unchanged from before
+ *     the read to after the copy says it did not run meanwhile, so the
+ *     copy is of one moment (else it is read again).  A thread shown
+ *     running is asked by a one-shot timer on its own CPU clock, whose
+ *     signal (RT_PATH_PROBE) makes its handler unwind into its sync state
+ *     (sample.c): a thread that blocks before the timer fires uses no more
+ *     CPU time, so the timer never fires while it sleeps; and the kernel
+ *     fires CPU timers on the thread's own way back to user mode
+ *     (POSIX_CPU_TIMERS_TASK_WORK, which x86-64 selects), so the signal
+ *     never lands inside a call.  (A kernel without it fires them at the
+ *     tick: a tick in the microseconds a thread spends entering a call
+ *     could still end that call.)  The detector gives a thread 200 ms to
+ *     answer, three times, reading /proc again between the tries.
  */
 #include <elf.h>
 #include <errno.h>
@@ -59,7 +77,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "fd-gate.h"
@@ -72,6 +90,7 @@
 #define LATE_PROBES 6
 #define MAX_SNAP 512
 #define MAX_REPORTED 256
+#define COPY_SIZE (256 << 10)
 
 /* One thread as the detector saw it at a tick. */
 struct snap {
@@ -99,6 +118,9 @@ static char hang_path[4400];
 static char *text;			/* the report being built */
 static size_t text_len;
 #define TEXT_SIZE (256 << 10)
+static unsigned char *copy_buf;		/* [COPY_SIZE]: a blocked thread's stack */
+static struct rt_thread unwinder;	/* lends its unwind cache to
+					 * rt_unwind_blocked */
 
 uint64_t sync_hang_reports(void)
 {
@@ -280,40 +302,159 @@ void sync_probe_take(struct rt_thread *td, int n)
 	__atomic_store_n(&st->probe_state, 2, __ATOMIC_RELEASE);
 }
 
-/* The path of td, taken by its own handler (invariant 4); its length. */
-static int probe_path(struct rt_thread *td, uintptr_t *frames)
+/* A thread as /proc/self/task/TID/syscall shows it (read on the fd
+ * thread, rt_fd_private): blocked 1 with its sp and pc, or 0 running. */
+struct kstate {
+	pid_t tid;
+	int blocked;
+	uintptr_t sp, pc;
+};
+
+static int read_kstate(void *p)
+{
+	struct kstate *k = p;
+	char path[64], buf[512], *at = buf, *end;
+	unsigned long long v[9];
+	int fd, n = 0, err = 0;
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)k->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = read(fd, buf, sizeof(buf) - 1);
+	if (len < 0)
+		err = -errno;
+	close(fd);
+	if (err)
+		return err;
+	buf[len] = '\0';
+	k->blocked = 0;
+	if (!strncmp(buf, "running", 7))
+		return 0;
+	/* "NR ARG1 .. ARG6 SP PC", or "-1 SP PC" (blocked outside a call) */
+	while (n < 9) {
+		v[n] = strtoull(at, &end, 0);
+		if (end == at)
+			break;
+		at = end;
+		n++;
+	}
+	if (n != 3 && n != 9)
+		return -EINVAL;
+	k->sp = (uintptr_t)v[n - 2];
+	k->pc = (uintptr_t)v[n - 1];
+	k->blocked = 1;
+	return 0;
+}
+
+static uint64_t cpu_ns(pid_t tid)
+{
+	struct timespec ts;
+
+	if (clock_gettime(rt_thread_clock(tid), &ts))
+		return UINT64_MAX;	/* the thread is gone */
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The path of td when it is blocked in the kernel (invariant 5), from its
+ * sp and pc and a copy of its stack made with process_vm_readv (a page
+ * unmapped meanwhile, the thread gone, ends the copy: no fault); its
+ * length, 0 when td is running, -1 when it ran while being read or was
+ * in hpcrun's signal handler (to be read again).
+ */
+static int blocked_path(struct rt_thread *td, uintptr_t *frames)
+{
+	struct kstate k = { td->tid, 0, 0, 0 };
+	struct iovec local, remote[COPY_SIZE / 4096 + 1];
+	struct rt_copy c;
+	enum rt_unwind_end end;
+	uint64_t cpu = cpu_ns(td->tid);
+	size_t len = COPY_SIZE;
+	uintptr_t a, e;
+	ssize_t got;
+	int i;
+
+	if (cpu == UINT64_MAX || rt_fd_private(read_kstate, &k) || !k.blocked)
+		return 0;
+	if (k.sp >= td->stack_lo && k.sp < td->stack_hi && td->stack_hi - k.sp < len)
+		len = td->stack_hi - k.sp;
+	len &= ~(size_t)7;
+	local.iov_base = copy_buf;
+	local.iov_len = len;
+	/* a page per element: the copy ends at the first unreadable page */
+	for (a = k.sp, i = 0; a < k.sp + len; a = e, i++) {
+		e = (a & ~(uintptr_t)4095) + 4096;
+		if (e > k.sp + len)
+			e = k.sp + len;
+		remote[i].iov_base = (void *)a;
+		remote[i].iov_len = e - a;
+	}
+	got = process_vm_readv(rt_pid, &local, 1, remote, (unsigned long)i, 0);
+	if (cpu_ns(td->tid) != cpu)
+		return -1;	/* it ran: the copy may mix two moments */
+	memset(&c, 0, sizeof(c));
+	c.regs[7] = k.sp;
+	c.regs[16] = k.pc;
+	c.stack = copy_buf;
+	c.len = got > 0 ? (size_t)got & ~(size_t)7 : 0;
+	c.live_hi = k.sp + c.len;
+	i = rt_unwind_blocked(&unwinder, &c, frames, SYNC_PROBE_FRAMES, &end);
+	if (end == RT_UNWIND_IN_HANDLER)
+		return -1;	/* in hpcrun's handler, soon back */
+	if (i <= 0 && !rt_in_hpcrun(k.pc)) {
+		frames[0] = k.pc;
+		i = 1;
+	}
+	return i > 0 ? i : 0;
+}
+
+/*
+ * The path of td, running, taken by its own handler (invariant 5): a
+ * timer on td's CPU clock sends the probe signal once td has run 1 ns;
+ * its length, or 0 when td did not answer within 200 ms.
+ */
+static int running_path(struct rt_thread *td, uintptr_t *frames)
 {
 	struct sync_thread *st = td->sync;
-	siginfo_t si;
-	int i, n;
+	struct itimerspec its = { { 0, 0 }, { 0, 1 } };
+	struct timespec ms = { 0, 10000000 };
+	timer_t t;
+	int i, n, w;
 
-	if (!st)
+	__atomic_store_n(&st->probe_state, 1, __ATOMIC_RELEASE);
+	if (rt_timer_create(td->tid, rt_thread_clock(td->tid), RT_PATH_PROBE, 0, &t))
 		return 0;
-	for (i = 0; i < 3; i++) {
-		struct timespec ms = { 0, 10000000 };
-		int w;
-
-		__atomic_store_n(&st->probe_state, 1, __ATOMIC_RELEASE);
-		memset(&si, 0, sizeof(si));
-		si.si_signo = rt_cfg.signo;
-		si.si_code = SI_TIMER;
-		si.si_value.sival_ptr = (void *)(((uintptr_t)RT_SIGVAL_TAG << 32) |
-						 (uint32_t)RT_PATH_PROBE);
-		if (syscall(SYS_rt_tgsigqueueinfo, rt_pid, td->tid, rt_cfg.signo, &si))
-			return 0;
+	if (!timer_settime(t, 0, &its, NULL))
 		for (w = 0; w < 20 && __atomic_load_n(&st->probe_state,
 						      __ATOMIC_ACQUIRE) != 2; w++)
 			nanosleep(&ms, NULL);
-		if (st->probe_state == 2)
-			break;
-	}
-	if (st->probe_state != 2)
+	timer_delete(t);
+	if (__atomic_load_n(&st->probe_state, __ATOMIC_ACQUIRE) != 2)
 		return 0;
 	n = st->probe_n;
 	for (i = 0; i < n; i++)
 		frames[i] = st->probe_frames[i];
 	st->probe_state = 0;
 	return n;
+}
+
+/* The path of td (invariant 5); its length. */
+static int probe_path(struct rt_thread *td, uintptr_t *frames)
+{
+	int i, n;
+
+	if (!td->sync)
+		return 0;
+	for (i = 0; i < 3; i++) {
+		n = blocked_path(td, frames);
+		if (!n)
+			n = running_path(td, frames);
+		if (n > 0)
+			return n;
+	}
+	return 0;
 }
 
 /* ---- the snapshot (invariant 1) ---- */
@@ -873,13 +1014,16 @@ void sync_hang_start(void)
 	    __atomic_exchange_n(&detector_pid, me, __ATOMIC_ACQ_REL) == me)
 		return;
 	if (!snaps)
-		snaps = mmap(NULL, MAX_SNAP * sizeof(*snaps) + TEXT_SIZE,
-			     PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		snaps = mmap(NULL, MAX_SNAP * sizeof(*snaps) + TEXT_SIZE + COPY_SIZE +
+			     rt_unwind_cache_size(), PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (snaps == MAP_FAILED) {
 		snaps = NULL;
 		return;
 	}
 	text = (char *)(snaps + MAX_SNAP);
+	copy_buf = (unsigned char *)text + TEXT_SIZE;
+	unwinder.uwc = (struct uw_cache *)(void *)(copy_buf + COPY_SIZE);
 	if (rt_own_thread(detector, NULL, 256 << 10))
 		rt_note("warning: no thread for the hang detector: no hang reports");
 }
