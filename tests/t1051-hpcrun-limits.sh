@@ -35,6 +35,27 @@ test_expect_success 'the hard limit lowered too: the profile is said not written
 	./rt-folded fsh/*.hpcrun >f && grep -q "^# metric perf::cpu-clock" f
 '
 
+# RLIMIT_FSIZE stops writes to regular files only: the program's stdout
+# reaches its file through a pipe, natively too.
+test_expect_success 'the hard limit at 0, stderr a file: hpcrun'\''s messages never raise SIGXFSZ' '
+	{ s=0 && ./rt-end fsize 5 zero 2>nerr || s=$?; echo $s >nstatus; } | cat >native &&
+	{ s=0 && hpcrun -o fsz ./rt-end fsize 5 zero 2>err || s=$?; echo $s >status; } | cat >measured &&
+	echo 5 >expect && test_cmp expect nstatus && test_cmp expect status &&
+	grep -v "^cpu" native >n && grep -v "^cpu" measured >m && test_cmp n m &&
+	echo "buffered output survives" >expect && test_cmp expect m &&
+	test_line_count = 0 nerr && test_line_count = 0 err &&
+	hpcprof -o fszdb fsz 2>perr &&
+	grep -q "recovered 1 profile of killed process" perr
+'
+
+test_expect_success 'the hard limit at 0, stderr a pipe: the lost profile and log are said' '
+	{ s=0 && hpcrun -o fszp ./rt-end fsize 5 zero 2>&1 || s=$?; echo $s >status; } | cat >out &&
+	echo 5 >expect && test_cmp expect status &&
+	grep -q "^buffered output survives$" out &&
+	grep "^hpcrun: .*fszp/rt-end-000000-000-.*\.hpcrun.: File too large: profile not written (hpcprof recovers it from its .hpcrun-live file)$" out &&
+	grep "^hpcrun: .*fszp/rt-end-000000-000-.*\.log.: File too large: log lost$" out
+'
+
 test_expect_success 'RLIMIT_NOFILE lowered: soft, the profile and log are written' '
 	s=0 && hpcrun -o nf ./rt-end nofile 5 >out 2>err || s=$? &&
 	test $s = 4 &&

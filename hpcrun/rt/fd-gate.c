@@ -224,8 +224,8 @@ void rt_fd_gate_lock(sigset_t *old)
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if (t.tv_sec - t0.tv_sec > 1 &&
 		    !__atomic_exchange_n(&gate_degraded, 1, __ATOMIC_RELAXED))
-			rt_write_str(2, "hpcrun: warning: a close() of the program has not "
-				     "returned for a second; no longer waiting for them\n");
+			rt_say("warning: a close() of the program has not returned "
+			       "for a second; no longer waiting for them", NULL);
 	}
 }
 
@@ -367,14 +367,11 @@ static void sampling_stops(const struct rt_thread *td, int idx, int err)
 	if (__atomic_exchange_n(&warned_stop, 1, __ATOMIC_RELAXED))
 		return;
 	rt_fmt_u64(num, (uint64_t)td->index, 10, 0);
-	rt_write_str(2, "hpcrun: warning: the program closed the fd on which hpcrun "
-		     "samples thread ");
-	rt_write_str(2, num);
-	rt_write_str(2, " and it could not be opened again (");
-	rt_write_str(2, strerrorname_np(-err) ? strerrorname_np(-err) : "?");
-	rt_write_str(2, "); that thread's '");
-	rt_write_str(2, rt_cfg.ev[idx].metric);
-	rt_write_str(2, "' samples stop there (the log counts such threads)\n");
+	rt_say("warning: the program closed the fd on which hpcrun samples "
+	       "thread ", num, " and it could not be opened again (",
+	       strerrorname_np(-err) ? strerrorname_np(-err) : "?",
+	       "); that thread's '", rt_cfg.ev[idx].metric,
+	       "' samples stop there (the log counts such threads)", NULL);
 }
 
 /* Forgets td's event idx on fd, which the program is about to close. */

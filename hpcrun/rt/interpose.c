@@ -26,9 +26,7 @@ void *rt_real_find(struct rt_real *r)
 	void *fn = look_up(r);
 
 	if (!fn) {
-		rt_write_str(2, "hpcrun: no real '");
-		rt_write_str(2, r->name);
-		rt_write_str(2, "' to call\n");
+		rt_say("no real '", r->name, "' to call", NULL);
 		abort();
 	}
 	__atomic_store_n(&r->fn, fn, __ATOMIC_RELAXED);

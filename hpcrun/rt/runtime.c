@@ -26,7 +26,8 @@
  * cct.c); a profile written removes its live file, a process that wrote
  * everything its proc file.  Every write of ours goes through rt_io_begin
  * and rt_io_end (the fd gate; RLIMIT_FSIZE and RLIMIT_NOFILE lifted, a
- * SIGXFSZ of ours taken away), and a profile or log that cannot be
+ * SIGXFSZ of ours taken away), our messages on stderr too (rt_say, the
+ * only writer of fd 2), and a profile or log that cannot be
  * written is said on stderr ("hpcrun: 'FILE': why: profile lost") and
  * removed, never left cut short.
  *
@@ -148,11 +149,8 @@ void rt_note(const char *msg)
 		notes[notes_len++] = '\n';
 		notes[notes_len] = '\0';
 	}
-	if (show_notes) {
-		rt_write_str(2, "hpcrun: ");
-		rt_write_str(2, msg);
-		rt_write_str(2, "\n");
-	}
+	if (show_notes)
+		rt_say(msg, NULL);
 }
 
 void rt_count_blocked_signal(void)
@@ -559,12 +557,12 @@ static void verbose_report(void)
 	for (i = 0; i < rt_cfg.nev; i++) {
 		const struct rt_event *e = &rt_cfg.ev[i];
 
-		snprintf(msg, sizeof(msg), "hpcrun: pid %d samples %s (%s) %s %llu on signal %d\n",
+		snprintf(msg, sizeof(msg), "pid %d samples %s (%s) %s %llu on signal %d",
 			 (int)rt_pid, e->metric, e->src->name,
 			 e->spec.period ? "period" : "frequency",
 			 (unsigned long long)(e->spec.period ? e->spec.period : e->spec.freq),
 			 rt_cfg.signo);
-		rt_write_str(2, msg);
+		rt_say(msg, NULL);
 	}
 }
 
@@ -763,18 +761,45 @@ static void add_counts(const struct rt_counts *c)
 		__atomic_add_fetch(&d[i], s[i], __ATOMIC_RELAXED);
 }
 
-/* "hpcrun: 'path': why: what" on stderr (async-signal-safe). */
+/* Every message on the program's stderr is written here, inside rt_io:
+ * the program's soft RLIMIT_FSIZE does not cut it, and a SIGXFSZ its hard
+ * limit raises is taken away, as for a profile.  One rt_io a message, so
+ * messages of two threads never interleave. */
+void rt_say(const char *s, ...)
+{
+	struct rt_io io;
+	va_list ap;
+
+	rt_io_begin(&io);
+	rt_write_str(2, "hpcrun: ");
+	va_start(ap, s);
+	for (; s; s = va_arg(ap, const char *))
+		rt_write_str(2, s);
+	va_end(ap);
+	rt_write_str(2, "\n");
+	rt_io_end(&io);
+}
+
+void rt_say_lines(const char *text, size_t len)
+{
+	struct rt_io io;
+	size_t i, start = 0;
+
+	rt_io_begin(&io);
+	for (i = 0; i < len; i++)
+		if (text[i] == '\n') {
+			rt_write_str(2, "hpcrun: ");
+			rt_write_all(2, text + start, i + 1 - start);
+			start = i + 1;
+		}
+	rt_io_end(&io);
+}
+
 void rt_say_lost(const char *path, int err, const char *what)
 {
 	const char *why = strerrordesc_np(err);
 
-	rt_write_str(2, "hpcrun: '");
-	rt_write_str(2, path);
-	rt_write_str(2, "': ");
-	rt_write_str(2, why ? why : "error");
-	rt_write_str(2, ": ");
-	rt_write_str(2, what);
-	rt_write_str(2, "\n");
+	rt_say("'", path, "': ", why ? why : "error", ": ", what, NULL);
 }
 
 /* Writes td's profile and folds its counts into the totals (rt_io: the

@@ -472,7 +472,18 @@ size_t rt_fmt_u64(char *buf, uint64_t v, int base, int width);
  * of the write that failed (-EIO for a write of 0 bytes). */
 int rt_write_all(int fd, const void *buf, size_t n);
 int rt_write_str(int fd, const char *s);
-/* Says on stderr "hpcrun: 'PATH': strerror(err): what" (what was lost). */
+/*
+ * hpcrun's messages on the program's stderr, the only writes of hpcrun to
+ * it: each goes through rt_io_begin/rt_io_end, so the program's
+ * RLIMIT_FSIZE neither cuts it short (below the hard limit) nor lets it
+ * raise SIGXFSZ in the program (a message the hard limit stops is lost).
+ * Async-signal-safe.
+ * rt_say: "hpcrun: " then the strings up to NULL, then a newline.
+ * rt_say_lines: every whole line of text[0, len) after "hpcrun: ".
+ * rt_say_lost: "hpcrun: 'PATH': strerror(err): what" (what was lost).
+ */
+void rt_say(const char *s, ...) __attribute__((sentinel));
+void rt_say_lines(const char *text, size_t len);
 void rt_say_lost(const char *path, int err, const char *what);
 
 #endif

@@ -338,10 +338,10 @@ static void sharing_log(int fd, void (*put)(int, const char *))
 			continue;
 		/* the one line the user sees: the notices are shown at
 		 * start only, and which symbols exist is known at the end */
-		snprintf(line, sizeof(line), "hpcrun: warning: --watch '%.200s': "
-			 "no variable or function of %.200s matches\n", globs[k],
+		snprintf(line, sizeof(line), "warning: --watch '%.200s': "
+			 "no variable or function of %.200s matches", globs[k],
 			 rt_cfg.progname ? rt_cfg.progname : "the program");
-		rt_write_str(2, line);
+		rt_say(line, NULL);
 	}
 }
 

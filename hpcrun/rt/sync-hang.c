@@ -664,16 +664,10 @@ static int append_hang(void *p)
 static void emit(int hang)
 {
 	struct rt_io io;
-	size_t i, start = 0;
 	int err;
 
 	reports++;
-	for (i = 0; i < text_len; i++)
-		if (text[i] == '\n') {
-			rt_write_str(2, "hpcrun: ");
-			rt_write_all(2, text + start, i + 1 - start);
-			start = i + 1;
-		}
+	rt_say_lines(text, text_len);
 	rt_io_begin(&io);
 	err = rt_fd_private(append_hang, NULL);
 	rt_io_end(&io);
@@ -681,7 +675,7 @@ static void emit(int hang)
 		rt_say_lost(hang_path[0] ? hang_path : rt_cfg.outdir, -err,
 			    "hang report not written");
 	if (hang && sync_cfg.hang_abort) {
-		rt_write_str(2, "hpcrun: --hang-action=abort: aborting the program\n");
+		rt_say("--hang-action=abort: aborting the program", NULL);
 		kill(rt_pid, SIGABRT);
 	}
 }

@@ -597,9 +597,7 @@ static void warn_spread(const struct sync_episode *ep, uint64_t e, unsigned slot
 		len += (size_t)snprintf(line + len, sizeof(line) - len,
 					" thread %u (+%s)", o->who[slot][i], a);
 	}
-	rt_write_str(2, "hpcrun: ");
-	rt_write_str(2, line);
-	rt_write_str(2, "\n");
+	rt_say(line, NULL);
 	if (warn_log_len + strlen(line) + 2 < sizeof(warn_log)) {
 		memcpy(warn_log + warn_log_len, line, strlen(line));
 		warn_log_len += strlen(line);

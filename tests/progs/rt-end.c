@@ -26,8 +26,9 @@
  *   query             no work: sets and reads back actions of fatal
  *                     signals, printing what it reads (must match a run
  *                     without hpcrun)
- *   fsize N [hard]    RLIMIT_FSIZE lowered to 1000 bytes (soft, or soft
- *                     and hard), some buffered output, then exit(5)
+ *   fsize N [hard|zero]  RLIMIT_FSIZE lowered to 1000 bytes (soft, or
+ *                     soft and hard) or to 0 (zero: soft and hard), some
+ *                     buffered output, then exit(5)
  *   nofile N [hard]   RLIMIT_NOFILE lowered to 3 (soft, or soft and hard)
  *                     then exit(4)
  *   memory N          RLIMIT_AS lowered to 64 MiB: malloc(1 MiB) and a
@@ -287,7 +288,8 @@ int main(int argc, char **argv)
 			pause();
 	}
 	if (!strcmp(mode, "fsize")) {
-		limit(RLIMIT_FSIZE, 1000, argc > 3);
+		limit(RLIMIT_FSIZE, argc > 3 && !strcmp(argv[3], "zero") ? 0 : 1000,
+		      argc > 3);
 		printf("buffered output survives\n");
 		exit(5);
 	}
