@@ -1,7 +1,8 @@
 /*
  * signals.c - every signal hpcrun handles, and the program's calls that
- * set or read actions and masks (signals.h has the table: which signal,
- * which handler, what the program still sees).
+ * set or read actions and masks.  THE TABLE, below this note, has one
+ * entry per signal: hpcrun's role in it, what happens next, and what the
+ * program set for it.
  *
  * Two kinds of signals, each with its design below: THE SAMPLING SIGNAL,
  * a real-time signal taken so that the program cannot observe it, and
@@ -9,7 +10,7 @@
  * process.  sigaction() and signal() of a signal of either kind go to its
  * part here; sigprocmask() and pthread_sigmask() only ever change the
  * sampling signal's bit (THE SAMPLING SIGNAL, 5).  Every other signal is
- * never touched: its action and mask calls go straight to libc.
+ * never touched (role OFF): its action and mask calls go straight to libc.
  *
  * Handlers run in signal context: async-signal-safe calls only (sample.c's
  * rules apply to what rt_signal_entry reaches).
@@ -32,8 +33,8 @@
  *     default action the end of the process (profiles written first).
  *  3. The program's actions.  For every signal hpcrun samples or has
  *     sampled with ("managed"), sigaction() records and reports the
- *     program's action (prog_act), and the kernel keeps rt_signal_entry
- *     with the program's sa_mask and flags.
+ *     program's action (its entry's act), and the kernel keeps
+ *     rt_signal_entry with the program's sa_mask and flags.
  *  4. The move.  When the program claims the sampling signal -- installs a
  *     handler or SIG_IGN for it, or blocks it while leaving some free
  *     real-time signal unblocked (it means to wait for it) -- sampling moves
@@ -56,10 +57,11 @@
  * it believes it blocked is not kept pending (counted as foreign-signals);
  * the hidden bits and ignored managed signals do not survive exec.
  *
- * THE FATAL SIGNALS (fatal_signals[]: every signal whose default action
- * ends the process, but SIGPROF and the real-time ones).  A signal that
- * ends the process unseen loses every profile not written, so:
- *  1. program_act[sig] is the action the program set (or found at start),
+ * THE FATAL SIGNALS (roles FATAL, FAULT and ABORT: every signal whose
+ * default action ends the process, but SIGPROF, SIGIO and the real-time
+ * ones).  A signal that ends the process unseen loses every profile not
+ * written, so:
+ *  1. The entry's act is the action the program set (or found at start),
  *     and sigaction reads it back exactly as without hpcrun (glibc's
  *     SA_RESTORER and restorer included) -- unless the kernel holds an
  *     action set behind our back (raw system call), which is then told.
@@ -111,12 +113,99 @@ int rt_real_sigmask(int how, const sigset_t *set, sigset_t *old)
 #define SA_RESTORER 0x04000000
 #endif
 
+/* ---- THE TABLE ---- */
+
+/*
+ * The roles: hpcrun's part in an arrival -> what happens next.
+ *
+ *   REALTIME  nothing until hpcrun samples with it; from then on it is
+ *             managed, for good: rt_signal_entry takes every arrival
+ *             (THE SAMPLING SIGNAL).  -> hpcrun's own (timer tag, perf
+ *             fasync): a sample, a drain of the rings or a hang probe
+ *             (sample.c); the program's: its action, the default one
+ *             after every profile is written.
+ *   FATAL     fatal_handler while the program's action is the default or
+ *             has SA_RESETHAND, else nothing: the kernel holds the
+ *             program's action (THE FATAL SIGNALS).  -> the default:
+ *             every profile written, then the process dies of the signal;
+ *             SA_RESETHAND: reset, then the program's handler; any other
+ *             action: the program's, as without hpcrun.
+ *   FAULT     as FATAL, and while fatal_handler holds it
+ *             (rt_fault_recovery) own_fault comes first: a fault of
+ *             hpcrun's unwinder -> back to the sample, a partial path
+ *             (sample.c); any other -> as FATAL.  Without fatal_handler
+ *             the unwinder reads no stack of unknown bounds.
+ *   ABORT     as FATAL, and abort() is hpcrun's -> past a handler of the
+ *             program that returns, every profile written before glibc's
+ *             abort.
+ *   OFF       nothing: its action and mask calls go straight to libc ->
+ *             the program's and the kernel's alone.
+ */
+enum sig_role { OFF, REALTIME, FATAL, FAULT, ABORT };
+
+struct sig {
+	const enum sig_role role;
+	/* REALTIME: hpcrun samples with it now (rt_cfg.signo) or did until
+	 * the program claimed it (THE SAMPLING SIGNAL, 4); set once, under
+	 * act_lock, read by any thread (atomic). */
+	int managed;
+	/* The program's action as it reads it back: what it set, or what
+	 * hpcrun found (a managed signal's when hpcrun took it, a fatal
+	 * one's at rt_init). */
+	struct sigaction act;
+};
+
+/*
+ * THE TABLE: every signal's role, then its state.  (The masks the program
+ * believes it set are per thread: hidden, THE SAMPLING SIGNAL, 5.)
+ */
+static struct sig sigs[_NSIG] = {
+	[SIGHUP]    = { FATAL },
+	[SIGINT]    = { FATAL },
+	[SIGQUIT]   = { FATAL },
+	[SIGILL]    = { FATAL },
+	[SIGTRAP]   = { FATAL },
+	[SIGABRT]   = { ABORT },
+	[SIGBUS]    = { FAULT },
+	[SIGFPE]    = { FATAL },
+	[SIGKILL]   = { OFF },	/* never seen: the live files stay for hpcprof */
+	[SIGUSR1]   = { FATAL },
+	[SIGSEGV]   = { FAULT },
+	[SIGUSR2]   = { FATAL },
+	[SIGPIPE]   = { FATAL },
+	[SIGALRM]   = { FATAL },
+	[SIGTERM]   = { FATAL },
+	[SIGSTKFLT] = { FATAL },
+	[SIGCHLD]   = { OFF },	/* default: ignored */
+	[SIGCONT]   = { OFF },	/* default: continues */
+	[SIGSTOP]   = { OFF },	/* never seen: stops */
+	[SIGTSTP]   = { OFF },	/* default: stops */
+	[SIGTTIN]   = { OFF },	/* default: stops */
+	[SIGTTOU]   = { OFF },	/* default: stops */
+	[SIGURG]    = { OFF },	/* default: ignored */
+	[SIGXCPU]   = { FATAL },
+	[SIGXFSZ]   = { FATAL },	/* but one that hpcrun's own writes raise
+				 * never arrives (rt_io_end, runtime.c) */
+	[SIGVTALRM] = { FATAL },
+	[SIGPROF]   = { OFF },	/* a profiler of the program's own */
+	[SIGWINCH]  = { OFF },	/* default: ignored */
+	[SIGIO]     = { OFF },	/* its default ends the process unseen: the
+				 * live files stay for hpcprof */
+	[SIGPWR]    = { FATAL },
+	[SIGSYS]    = { FATAL },
+	/* the kernel's real-time signals; those below SIGRTMIN (34) are
+	 * glibc's own, never chosen (THE SAMPLING SIGNAL, 1) */
+	[32 ... 64] = { REALTIME },
+};
+
+/* Is act the default action? */
+static int is_default(const struct sigaction *act)
+{
+	return act->sa_handler == SIG_DFL && !(act->sa_flags & SA_SIGINFO);
+}
+
 /* ---- THE SAMPLING SIGNAL ---- */
 
-/* The signals hpcrun samples with now or did before (bit sig - 1). */
-static uint64_t managed;
-/* What the program set for each managed signal, as it reads it back. */
-static struct sigaction prog_act[65];
 /* Signals this thread's program believes blocked but are not (5). */
 static __thread uint64_t hidden __attribute__((tls_model("initial-exec")));
 /* Serializes sigaction and moves (never taken in a handler). */
@@ -138,11 +227,10 @@ static int pick_free(const sigset_t *skip)
 	for (s = SIGRTMAX; s >= SIGRTMIN; s--) {
 		struct sigaction cur;
 
-		if ((managed & BIT(s)) || sigismember(&mask, s) ||
-		    (skip && sigismember(skip, s)))
+		if (sigs[s].role != REALTIME || sigs[s].managed ||
+		    sigismember(&mask, s) || (skip && sigismember(skip, s)))
 			continue;
-		if (!rt_real_sigaction(s, NULL, &cur) && cur.sa_handler == SIG_DFL &&
-		    !(cur.sa_flags & SA_SIGINFO))
+		if (!rt_real_sigaction(s, NULL, &cur) && is_default(&cur))
 			return s;
 	}
 	return 0;
@@ -153,7 +241,7 @@ static int pick_free(const sigset_t *skip)
  * carries samples restarts the program's system calls. */
 static int install(int sig)
 {
-	const struct sigaction *p = &prog_act[sig];
+	const struct sigaction *p = &sigs[sig].act;
 	struct sigaction k;
 
 	memset(&k, 0, sizeof(k));
@@ -169,9 +257,9 @@ static int install(int sig)
 /* Makes sig managed, its current action the program's. */
 static int manage(int sig)
 {
-	if (rt_real_sigaction(sig, NULL, &prog_act[sig]))
+	if (rt_real_sigaction(sig, NULL, &sigs[sig].act))
 		return -1;
-	managed |= BIT(sig);
+	__atomic_store_n(&sigs[sig].managed, 1, __ATOMIC_RELAXED);
 	return install(sig);
 }
 
@@ -217,28 +305,28 @@ static void move(const sigset_t *skip, const char *why)
 /* Is sig one hpcrun samples with, or did (3)? */
 static int is_managed(int sig)
 {
-	return sig > 0 && sig < 65 && (__atomic_load_n(&managed, __ATOMIC_RELAXED) & BIT(sig));
+	return sig > 0 && sig < _NSIG && __atomic_load_n(&sigs[sig].managed, __ATOMIC_RELAXED);
 }
 
 /* sigaction() of a managed signal (3, 4). */
 static int managed_sigaction(int sig, const struct sigaction *sa,
 			     struct sigaction *old)
 {
-	struct sigaction prev, now;
+	struct sigaction *act = &sigs[sig].act, prev, now;
 
 	pthread_mutex_lock(&act_lock);
-	prev = prog_act[sig];
+	prev = *act;
 	if (sa) {
-		prog_act[sig] = *sa;
-		prog_act[sig].sa_flags &= ~SA_RESTORER;
+		*act = *sa;
+		act->sa_flags &= ~SA_RESTORER;
 		if (sig == rt_cfg.signo && rt_active &&
 		    (sa->sa_handler != SIG_DFL || (sa->sa_flags & SA_SIGINFO)))
 			move(NULL, "installed an action for");
 		install(sig);
 		/* read back as without hpcrun: with glibc's restorer */
 		if (!rt_real_sigaction(sig, NULL, &now) && (now.sa_flags & SA_RESTORER)) {
-			prog_act[sig].sa_flags |= SA_RESTORER;
-			prog_act[sig].sa_restorer = now.sa_restorer;
+			act->sa_flags |= SA_RESTORER;
+			act->sa_restorer = now.sa_restorer;
 		}
 	}
 	pthread_mutex_unlock(&act_lock);
@@ -279,7 +367,7 @@ static int program_mask(int (*fn)(int, const sigset_t *, sigset_t *), int how,
 		pthread_mutex_unlock(&act_lock);
 		cur = __atomic_load_n(&rt_cfg.signo, __ATOMIC_SEQ_CST);
 	}
-	for (s = 1; s < 65; s++) {
+	for (s = 1; s < _NSIG; s++) {
 		bit = BIT(s);
 		if (s != cur && !(before & bit))
 			continue;
@@ -299,7 +387,7 @@ call:
 		return r;
 	hidden = after;
 	if (old)
-		for (s = 1; s < 65; s++)
+		for (s = 1; s < _NSIG; s++)
 			if (before & BIT(s))
 				sigaddset(old, s);
 	return 0;
@@ -326,7 +414,7 @@ static int from_hpcrun(const siginfo_t *si)
 /* One of the program's own signals reached rt_signal_entry (2, 5). */
 static void program_signal(int sig, siginfo_t *si, ucontext_t *uc)
 {
-	struct sigaction act = prog_act[sig];
+	struct sigaction act = sigs[sig].act;
 
 	if (hidden & BIT(sig)) {
 		if (sig == rt_cfg.signo) {
@@ -343,14 +431,14 @@ static void program_signal(int sig, siginfo_t *si, ucontext_t *uc)
 	}
 	if (act.sa_handler == SIG_IGN && !(act.sa_flags & SA_SIGINFO))
 		return;
-	if (act.sa_handler == SIG_DFL && !(act.sa_flags & SA_SIGINFO)) {
+	if (is_default(&act)) {
 		/* a real-time signal's default action ends the process */
 		rt_die_of_signal(sig);
 		return;
 	}
 	if (act.sa_flags & SA_RESETHAND) {
-		memset(&prog_act[sig], 0, sizeof(prog_act[sig]));
-		prog_act[sig].sa_handler = SIG_DFL;
+		memset(&sigs[sig].act, 0, sizeof(sigs[sig].act));
+		sigs[sig].act.sa_handler = SIG_DFL;
 	}
 	if (act.sa_flags & SA_SIGINFO)
 		act.sa_sigaction(sig, si, uc);
@@ -368,22 +456,12 @@ void rt_signal_entry(int sig, siginfo_t *si, void *uc)
 
 /* ---- THE FATAL SIGNALS ---- */
 
-/* The signals whose default action ends the process (but SIGPROF and the
- * real-time ones, the sampling signal's choice) and that can be caught. */
-static const int fatal_signals[] = {
-	SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT, SIGTERM, SIGQUIT,
-	SIGHUP, SIGPIPE, SIGXCPU, SIGXFSZ, SIGALRM, SIGVTALRM, SIGUSR1,
-	SIGUSR2, SIGSYS, SIGSTKFLT, SIGPWR, SIGTRAP,
-};
-/* What the program set for each fatal signal, as it reads it back. */
-static struct sigaction program_act[65];
-
 static void fatal_handler(int sig, siginfo_t *si, void *uc);
 
-/* Is act the default action? */
-static int is_default(const struct sigaction *act)
+/* Is sig's role FATAL, FAULT or ABORT? */
+static int is_fatal(int sig)
 {
-	return act->sa_handler == SIG_DFL && !(act->sa_flags & SA_SIGINFO);
+	return sig > 0 && sig < _NSIG && sigs[sig].role >= FATAL;
 }
 
 /*
@@ -422,7 +500,7 @@ static void own_fault(int sig)
 {
 	sigset_t set;
 
-	if ((sig == SIGSEGV || sig == SIGBUS) && rt_self && rt_self->in_unwind) {
+	if (sigs[sig].role == FAULT && rt_self && rt_self->in_unwind) {
 		/* the program's SA_NODEFER-less mask would keep the signal
 		 * blocked past the jump */
 		sigemptyset(&set);
@@ -439,7 +517,7 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 	struct sigaction act, dfl;
 
 	own_fault(sig);
-	act = program_act[sig];
+	act = sigs[sig].act;
 	if (act.sa_handler == SIG_IGN && !(act.sa_flags & SA_SIGINFO))
 		return;		/* set while this signal was on its way */
 	if (!is_default(&act)) {
@@ -447,7 +525,7 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 			/* SA_RESETHAND, done here */
 			memset(&dfl, 0, sizeof(dfl));
 			dfl.sa_handler = SIG_DFL;
-			program_act[sig] = dfl;
+			sigs[sig].act = dfl;
 			install_fatal(sig, &dfl);
 		}
 		if (act.sa_flags & SA_SIGINFO)
@@ -488,57 +566,43 @@ int rt_fault_recovery(void)
 	       (bus.sa_flags & SA_SIGINFO) && bus.sa_sigaction == fatal_handler;
 }
 
-static int is_fatal(int sig)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
-		if (fatal_signals[i] == sig)
-			return 1;
-	return 0;
-}
-
 void rt_install_fatal_handlers(void)
 {
-	size_t i;
+	int sig;
 
-	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
-		int sig = fatal_signals[i];
-
-		if (!rt_real_sigaction(sig, NULL, &program_act[sig]) &&
-		    is_default(&program_act[sig]))
-			install_fatal(sig, &program_act[sig]);
-	}
+	for (sig = 1; sig < _NSIG; sig++)
+		if (is_fatal(sig) && !rt_real_sigaction(sig, NULL, &sigs[sig].act) &&
+		    is_default(&sigs[sig].act))
+			install_fatal(sig, &sigs[sig].act);
 }
 
 /*
  * sigaction() of a fatal signal (THE FATAL SIGNALS): the program's action
- * goes into program_act and to the kernel through install_fatal; old
+ * goes into its entry and to the kernel through install_fatal; old
  * reports what the program set before.
  */
 static int fatal_sigaction(int sig, const struct sigaction *sa,
 			   struct sigaction *old)
 {
-	struct sigaction cur;
+	struct sigaction *act = &sigs[sig].act, cur;
 
 	if (RT_REAL(sigaction)(sig, NULL, &cur))
 		return -1;
-	if (cur.sa_sigaction == fatal_handler ||
-	    cur.sa_sigaction == program_act[sig].sa_sigaction)
-		cur = program_act[sig];		/* else set behind our back */
+	if (cur.sa_sigaction == fatal_handler || cur.sa_sigaction == act->sa_sigaction)
+		cur = *act;		/* else set behind our back */
 	if (sa) {
 		struct sigaction now;
 		int r;
 
-		program_act[sig] = *sa;
+		*act = *sa;
 		r = install_fatal(sig, sa);
 		if (r)
 			return r;
 		/* as glibc hands it to the kernel, so that it reads back as
 		 * it would without hpcrun */
 		if (!RT_REAL(sigaction)(sig, NULL, &now)) {
-			program_act[sig].sa_flags |= now.sa_flags & SA_RESTORER;
-			program_act[sig].sa_restorer = now.sa_restorer;
+			act->sa_flags |= now.sa_flags & SA_RESTORER;
+			act->sa_restorer = now.sa_restorer;
 		}
 	}
 	if (old)
