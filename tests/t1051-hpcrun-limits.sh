@@ -63,6 +63,16 @@ test_expect_success 'RLIMIT_NOFILE lowered: soft, the profile and log are writte
 	! grep -i "lost\|not written" err
 '
 
+# A message to a pipe nobody reads raises SIGPIPE in the writer; the
+# program itself writes nothing on stderr.
+test_expect_success 'a lost log said on a stderr pipe nobody reads: no SIGPIPE' '
+	{ s=0 && ./rt-end nofile 5 hard 2>&1 >native || s=$?; echo $s >nstatus; } | true &&
+	{ s=0 && hpcrun -o nfp ./rt-end nofile 5 hard 2>&1 >measured || s=$?; echo $s >status; } | true &&
+	echo 4 >expect && test_cmp expect nstatus && test_cmp expect status &&
+	grep -v "^cpu" native >n && grep -v "^cpu" measured >m && test_cmp n m &&
+	echo "nofile lowered" >expect && test_cmp expect m
+'
+
 # A thread's profile is written in hpcrun's own fd table (fd-gate.c,
 # THE PRIVATE TABLE), where the program's 3 fds take no room; the log is
 # not (it says what went wrong on stderr).

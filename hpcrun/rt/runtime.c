@@ -26,8 +26,8 @@
  * cct.c); a profile written removes its live file, a process that wrote
  * everything its proc file.  Every write of ours goes through rt_io_begin
  * and rt_io_end (the fd gate; RLIMIT_FSIZE and RLIMIT_NOFILE lifted, a
- * SIGXFSZ of ours taken away), our messages on stderr too (rt_say, the
- * only writer of fd 2), and a profile or log that cannot be
+ * SIGXFSZ or SIGPIPE of ours taken away), our messages on stderr too
+ * (rt_say, the only writer of fd 2), and a profile or log that cannot be
  * written is said on stderr ("hpcrun: 'FILE': why: profile lost") and
  * removed, never left cut short.
  *
@@ -762,9 +762,9 @@ static void add_counts(const struct rt_counts *c)
 }
 
 /* Every message on the program's stderr is written here, inside rt_io:
- * the program's soft RLIMIT_FSIZE does not cut it, and a SIGXFSZ its hard
- * limit raises is taken away, as for a profile.  One rt_io a message, so
- * messages of two threads never interleave. */
+ * the program's soft RLIMIT_FSIZE does not cut it, and a SIGXFSZ or
+ * SIGPIPE it raises is taken away, as for a profile.  One rt_io a
+ * message, so messages of two threads never interleave. */
 void rt_say(const char *s, ...)
 {
 	struct rt_io io;
@@ -1038,30 +1038,33 @@ void rt_fsize_restore(const struct rlimit *old)
 
 void rt_io_begin(struct rt_io *io)
 {
-	sigset_t pend;
-
 	rt_fd_gate_lock(&io->mask);
-	sigpending(&pend);
-	io->xfsz_pending = sigismember(&pend, SIGXFSZ);
+	sigpending(&io->pending);
 	io->lifted_fsize = lift(RLIMIT_FSIZE, RLIM_INFINITY, &io->fsize);
 	io->lifted_nofile = lift(RLIMIT_NOFILE, RLIM_INFINITY, &io->nofile);
 }
 
 void rt_io_end(struct rt_io *io)
 {
+	/* what our writes raise: SIGXFSZ past the hard RLIMIT_FSIZE,
+	 * SIGPIPE for a message to a stderr nobody reads */
+	static const int raised[] = { SIGXFSZ, SIGPIPE };
 	static const struct timespec zero;
-	sigset_t pend, xfsz;
+	sigset_t pend, one;
+	size_t i;
 
 	if (io->lifted_nofile)
 		setrlimit(RLIMIT_NOFILE, &io->nofile);
 	if (io->lifted_fsize)
 		setrlimit(RLIMIT_FSIZE, &io->fsize);
 	sigpending(&pend);
-	if (!io->xfsz_pending && sigismember(&pend, SIGXFSZ)) {
-		sigemptyset(&xfsz);
-		sigaddset(&xfsz, SIGXFSZ);
-		sigtimedwait(&xfsz, NULL, &zero);	/* ours, not the program's */
-	}
+	for (i = 0; i < sizeof(raised) / sizeof(raised[0]); i++)
+		if (!sigismember(&io->pending, raised[i]) &&
+		    sigismember(&pend, raised[i])) {
+			sigemptyset(&one);
+			sigaddset(&one, raised[i]);
+			sigtimedwait(&one, NULL, &zero);	/* ours, not the program's */
+		}
 	rt_fd_gate_unlock(&io->mask);
 }
 

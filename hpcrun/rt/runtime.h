@@ -422,17 +422,18 @@ int rt_create_file(int thread, const char *suffix, char *path, size_t size);
 size_t rt_file_path(char *buf, int thread, unsigned gen, const char *suffix);
 
 /*
- * Around hpcrun's own file writes (outside the handler): the fd gate held
+ * Around hpcrun's own writes (outside the handler): the fd gate held
  * (signals blocked), and the soft RLIMIT_FSIZE and RLIMIT_NOFILE the
  * program may have lowered lifted to their hard limits, so our writes
  * neither fail for its limits nor raise SIGXFSZ in it; rt_io_end puts the
- * limits back and takes away a SIGXFSZ our writes raised anyway.
+ * limits back and takes away a SIGXFSZ or SIGPIPE our writes raised
+ * anyway (pending: what was pending before, the program's).
  * Async-signal-safe.
  */
 struct rt_io {
-	sigset_t mask;
+	sigset_t mask, pending;
 	struct rlimit fsize, nofile;
-	int lifted_fsize, lifted_nofile, xfsz_pending;
+	int lifted_fsize, lifted_nofile;
 };
 void rt_io_begin(struct rt_io *io);
 void rt_io_end(struct rt_io *io);
@@ -476,7 +477,8 @@ int rt_write_str(int fd, const char *s);
  * hpcrun's messages on the program's stderr, the only writes of hpcrun to
  * it: each goes through rt_io_begin/rt_io_end, so the program's
  * RLIMIT_FSIZE neither cuts it short (below the hard limit) nor lets it
- * raise SIGXFSZ in the program (a message the hard limit stops is lost).
+ * raise SIGXFSZ in the program (a message the hard limit stops is lost),
+ * and a stderr pipe nobody reads raises no SIGPIPE in it.
  * Async-signal-safe.
  * rt_say: "hpcrun: " then the strings up to NULL, then a newline.
  * rt_say_lines: every whole line of text[0, len) after "hpcrun: ".

@@ -172,7 +172,8 @@ static struct sig sigs[_NSIG] = {
 	[SIGUSR1]   = { FATAL },
 	[SIGSEGV]   = { FAULT },
 	[SIGUSR2]   = { FATAL },
-	[SIGPIPE]   = { FATAL },
+	[SIGPIPE]   = { FATAL },	/* but one that a message of hpcrun's raises
+				 * never arrives (rt_io_end, runtime.c) */
 	[SIGALRM]   = { FATAL },
 	[SIGTERM]   = { FATAL },
 	[SIGSTKFLT] = { FATAL },
