@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "addrsearch.h"
 #include "error.h"
 #include "infile.h"
 #include "kallsyms.h"
@@ -381,20 +382,18 @@ void kallsyms_free(struct kallsyms *ks)
 	free(ks);
 }
 
+static int ksym_at_or_before(const void *elem, const void *key)
+{
+	return ((const struct ksym *)elem)->addr <= *(const uint64_t *)key;
+}
+
 const char *kallsyms_lookup(const struct kallsyms *ks, uint64_t addr,
 			    uint64_t *start)
 {
-	size_t lo = 0, hi = ks->n;
-
 	/* The first symbol above addr; the one before it is the candidate. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	size_t lo = addrsearch_partition(ks->v, ks->n, sizeof(*ks->v),
+					 ksym_at_or_before, &addr);
 
-		if (ks->v[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0 || addr - ks->v[lo - 1].addr > KALLSYMS_REACH)
 		return NULL;
 	*start = ks->v[lo - 1].addr;

@@ -2,21 +2,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "addrsearch.h"
 #include "cfg.h"
 #include "strbuf.h"
 
+static int insn_before(const void *elem, const void *key)
+{
+	return ((const struct insn *)elem)->addr < *(const uint64_t *)key;
+}
+
 ptrdiff_t cfg_insn_at(const struct cfg *g, uint64_t addr)
 {
-	size_t lo = 0, hi = g->ninsns;
+	size_t lo = addrsearch_partition(g->insns, g->ninsns, sizeof(*g->insns),
+					 insn_before, &addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (g->insns[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < g->ninsns && g->insns[lo].addr == addr ? (ptrdiff_t)lo : -1;
 }
 

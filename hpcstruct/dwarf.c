@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "addrsearch.h"
 #include "debuginfo.h"
 #include "error.h"
 #include "hashmap.h"
@@ -287,33 +288,27 @@ void debuginfo_free(struct debuginfo *d)
 	free(d);
 }
 
+static int entry_lt(const void *elem, const void *key)
+{
+	return ((const struct subprog *)elem)->entry < *(const uint64_t *)key;
+}
+
 const struct subprog *debuginfo_subprog(const struct debuginfo *d,
 					uint64_t addr)
 {
-	size_t lo = 0, hi = d->nsubs;
+	size_t lo = addrsearch_partition(d->subs, d->nsubs, sizeof(*d->subs),
+					 entry_lt, &addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->subs[mid].entry < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < d->nsubs && d->subs[lo].entry == addr ? &d->subs[lo] : NULL;
+}
+
+static int range_starts_lt(const void *elem, const void *key)
+{
+	return ((const struct inline_range *)elem)->lo < *(const uint64_t *)key;
 }
 
 size_t debuginfo_first_range(const struct debuginfo *d, uint64_t addr)
 {
-	size_t lo = 0, hi = d->nranges;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->ranges[mid].lo < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return addrsearch_partition(d->ranges, d->nranges, sizeof(*d->ranges),
+				    range_starts_lt, &addr);
 }

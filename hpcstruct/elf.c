@@ -8,6 +8,7 @@
 
 #include <gelf.h>
 
+#include "addrsearch.h"
 #include "binary.h"
 #include "error.h"
 #include "hashmap.h"
@@ -43,22 +44,20 @@ static void add_proc(struct procs *p, uint64_t lo, uint64_t hi,
 	p->n++;
 }
 
+static int section_starts_le(const void *elem, const void *key)
+{
+	return ((const struct section *)elem)->addr <= *(const uint64_t *)key;
+}
+
 static const struct section *section_at(const struct binary *b, uint64_t addr)
 {
-	size_t lo = 0, hi = b->nsections;
+	/* sections[] is sorted by addr, not empty, no overlaps */
+	size_t n = addrsearch_partition(b->sections, b->nsections,
+					sizeof(*b->sections), section_starts_le,
+					&addr);
+	const struct section *s = n ? &b->sections[n - 1] : NULL;
 
-	while (lo < hi) {	/* sections[] is sorted by addr, no overlaps */
-		size_t mid = lo + (hi - lo) / 2;
-		const struct section *s = &b->sections[mid];
-
-		if (addr < s->addr)
-			hi = mid;
-		else if (addr - s->addr >= s->size)
-			lo = mid + 1;
-		else
-			return s;
-	}
-	return NULL;
+	return s && addr - s->addr < s->size ? s : NULL;
 }
 
 const unsigned char *binary_bytes(const struct binary *b, uint64_t addr,
@@ -78,22 +77,19 @@ int binary_is_code(const struct binary *b, uint64_t addr)
 	return s && s->exec && s->data;
 }
 
+static int proc_starts_le(const void *elem, const void *key)
+{
+	return ((const struct proc *)elem)->lo <= *(const uint64_t *)key;
+}
+
 const struct proc *binary_find_proc(const struct binary *b, uint64_t addr)
 {
-	size_t lo = 0, hi = b->nprocs;
+	/* procs[] is sorted by lo, each not empty, no overlaps (finish_procs) */
+	size_t n = addrsearch_partition(b->procs, b->nprocs, sizeof(*b->procs),
+					proc_starts_le, &addr);
+	const struct proc *p = n ? &b->procs[n - 1] : NULL;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct proc *p = &b->procs[mid];
-
-		if (addr < p->lo)
-			hi = mid;
-		else if (addr >= p->hi)
-			lo = mid + 1;
-		else
-			return p;
-	}
-	return NULL;
+	return p && addr < p->hi ? p : NULL;
 }
 
 static int section_cmp(const void *a, const void *b)
@@ -426,16 +422,9 @@ static int proc_cmp(const void *a, const void *b)
 /* Whether addr is inside one of the first n procedures (sorted by lo). */
 static int covered(const struct procs *p, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = addrsearch_partition(p->v, n, sizeof(*p->v),
+					 proc_starts_le, &addr);
 
-	while (lo < hi) {	/* p->v sorted by lo */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->v[mid].lo > addr)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
 	return lo > 0 && (p->v[lo - 1].lo == addr || p->v[lo - 1].hi > addr);
 }
 

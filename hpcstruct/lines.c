@@ -4,6 +4,7 @@
 
 #include <dwarf.h>
 
+#include "addrsearch.h"
 #include "error.h"
 #include "lines.h"
 #include "strbuf.h"
@@ -236,18 +237,16 @@ void linemap_release(struct linemap *m)
 	m->n = m->alloc = 0;
 }
 
+static int row_at_or_before(const void *elem, const void *key)
+{
+	return ((const struct line_row *)elem)->addr <= *(const uint64_t *)key;
+}
+
 ptrdiff_t linemap_find(const struct linemap *m, uint64_t addr)
 {
-	size_t lo = 0, hi = m->n;
+	size_t lo = addrsearch_partition(m->rows, m->n, sizeof(*m->rows),
+					 row_at_or_before, &addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->rows[mid].addr > addr)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
 	if (lo == 0)
 		return -1;
 	if (m->rows[lo - 1].file == 0 && m->rows[lo - 1].line == 0)

@@ -11,6 +11,7 @@
 #include <elfutils/libdw.h>
 #include <gelf.h>
 
+#include "addrsearch.h"
 #include "disasm.h"
 #include "error.h"
 
@@ -27,6 +28,20 @@ static Elf_Scn *code_section(Elf *elf, uint64_t addr, GElf_Shdr *sh)
 	return NULL;
 }
 
+/* An .eh_frame_hdr table entry's start (section-relative) against addr. */
+struct fde_key {
+	uint64_t base, addr;
+};
+
+static int fde_starts_le(const void *elem, const void *key)
+{
+	const struct fde_key *k = key;
+	int32_t rel;
+
+	memcpy(&rel, elem, 4);
+	return k->base + (uint64_t)(int64_t)rel <= k->addr;
+}
+
 /* The start of the FDE covering addr from .eh_frame_hdr's sorted table
  * (GNU ld's form: count udata4, table datarel sdata4), and the next FDE's
  * start (or the top of the address space); 0 if found. */
@@ -34,7 +49,8 @@ static int fde_start(Elf *elf, uint64_t addr, uint64_t *start, uint64_t *next)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
-	size_t shstrndx, lo = 0, hi;
+	size_t shstrndx, lo;
+	struct fde_key key;
 	const unsigned char *h;
 	Elf_Data *data = NULL;
 	uint32_t count;
@@ -54,16 +70,10 @@ static int fde_start(Elf *elf, uint64_t addr, uint64_t *start, uint64_t *next)
 	if (h[0] != 1 || (h[1] & 0x0f) != 0x0b || h[2] != 0x03 || h[3] != 0x3b ||
 	    count > (data->d_size - 12) / 8)
 		return -1;
-	hi = count;
-	while (lo < hi) {	/* the first entry starting past addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		memcpy(&rel, h + 12 + 8 * mid, 4);
-		if (sh.sh_addr + (uint64_t)(int64_t)rel <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	key.base = sh.sh_addr;
+	key.addr = addr;
+	/* the first entry starting past addr */
+	lo = addrsearch_partition(h + 12, count, 8, fde_starts_le, &key);
 	if (lo == 0)
 		return -1;
 	memcpy(&rel, h + 12 + 8 * (lo - 1), 4);
@@ -225,19 +235,19 @@ void disasm_free(struct disasm *d)
 	free(d);
 }
 
+static int insn_starts_le(const void *elem, const void *key)
+{
+	return ((const struct disasm_insn *)elem)->addr <=
+	       *(const uint64_t *)key;
+}
+
 size_t disasm_find(const struct disasm *d, uint64_t addr)
 {
-	size_t lo = 0, hi = d->ninsns;
+	/* insns[] are decoded one after the other: sorted and disjoint */
+	size_t n = addrsearch_partition(d->insns, d->ninsns, sizeof(*d->insns),
+					insn_starts_le, &addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (addr < d->insns[mid].addr)
-			hi = mid;
-		else if (addr >= d->insns[mid].addr + d->insns[mid].size)
-			lo = mid + 1;
-		else
-			return mid;
-	}
+	if (n && addr - d->insns[n - 1].addr < d->insns[n - 1].size)
+		return n - 1;
 	return d->ninsns;
 }

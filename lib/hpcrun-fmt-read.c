@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "addrsearch.h"
 #include "error.h"
 #include "hpcrun-fmt.h"
 #include "infile.h"
@@ -382,21 +383,19 @@ void hpcrun_node_index_free(struct hpcrun_node_index *x)
 	free(x);
 }
 
+static int id_before(const void *elem, const void *key)
+{
+	return ((const struct id_pos *)elem)->id < *(const uint32_t *)key;
+}
+
 long hpcrun_node_position(const struct hpcrun_node_index *x, uint32_t id)
 {
-	uint64_t lo = 0, hi;
+	size_t lo;
 
 	if (x->pos)
 		return id < x->npos ? x->pos[id] : -1;
-	hi = x->nids;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (x->ids[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = addrsearch_partition(x->ids, x->nids, sizeof(*x->ids), id_before,
+				  &id);
 	return lo < x->nids && x->ids[lo].id == id ? (long)x->ids[lo].pos
 						   : -1;
 }

@@ -56,6 +56,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "addrsearch.h"
 #include "capability.h"
 #include "datacentric.h"
 #include "fd-gate.h"
@@ -429,24 +430,21 @@ void rt_data_modules(void)
 	}
 }
 
+static int var_starts_le(const void *elem, const void *key)
+{
+	return ((const struct var *)elem)->lo <= *(const uint64_t *)key;
+}
+
 /* The variable holding module-relative address a of module id, or NULL. */
 static const struct var *var_at(uint16_t id, uint64_t a)
 {
 	const struct var_table *t;
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (id >= MAX_MODULES ||
 	    !(t = __atomic_load_n(&vars[id], __ATOMIC_ACQUIRE)))
 		return NULL;
-	hi = t->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid].lo <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = addrsearch_partition(t->v, t->n, sizeof(t->v[0]), var_starts_le, &a);
 	if (!lo || a >= t->v[lo - 1].lo + t->v[lo - 1].size)
 		return NULL;
 	return &t->v[lo - 1];
@@ -454,20 +452,21 @@ static const struct var *var_at(uint16_t id, uint64_t a)
 
 /* ---- the block array (writers) ---- */
 
+static int block_starts_lt(const void *elem, const void *key)
+{
+	return ((const struct block *)elem)->lo < *(const uintptr_t *)key;
+}
+
+static int block_starts_le(const void *elem, const void *key)
+{
+	return ((const struct block *)elem)->lo <= *(const uintptr_t *)key;
+}
+
 /* Index of the first block with lo >= a (under the lock). */
 static size_t lower_bound(uintptr_t a)
 {
-	size_t lo = 0, hi = nblocks;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (blocks->b[mid].lo < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return addrsearch_partition(blocks->b, nblocks, sizeof(blocks->b[0]),
+				    block_starts_lt, &a);
 }
 
 static void change_begin(void)
@@ -726,7 +725,7 @@ static int block_find(uintptr_t a, struct block *out)
 	for (t = 0; t < READ_TRIES; t++) {
 		unsigned s0 = __atomic_load_n(&seq, __ATOMIC_ACQUIRE);
 		const struct block_array *arr;
-		size_t n, lo = 0, hi;
+		size_t n, lo;
 		struct block b = { 0, 0, NULL };
 
 		if (s0 & 1)
@@ -735,15 +734,8 @@ static int block_find(uintptr_t a, struct block *out)
 		n = __atomic_load_n(&nblocks, __ATOMIC_RELAXED);
 		if (!arr)
 			return 0;
-		hi = n < arr->cap ? n : arr->cap;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (arr->b[mid].lo <= a)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		lo = addrsearch_partition(arr->b, n < arr->cap ? n : arr->cap,
+					  sizeof(arr->b[0]), block_starts_le, &a);
 		if (lo)
 			b = arr->b[lo - 1];
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);

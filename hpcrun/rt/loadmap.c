@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "addrsearch.h"
 #include "runtime.h"
 
 struct snapshot {
@@ -341,24 +342,22 @@ void rt_loadmap_refresh(void)
 	}
 }
 
+static int module_starts_le(const void *elem, const void *key)
+{
+	return (*(const struct rt_module *const *)elem)->lo <=
+	       *(const uintptr_t *)key;
+}
+
+/* mod[] is sorted by lo; modules are mapped, so not empty and disjoint. */
 static const struct rt_module *search(const struct snapshot *s, uintptr_t addr)
 {
-	size_t lo = 0, hi;
+	size_t n;
 
 	if (!s)
 		return NULL;
-	hi = s->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (addr < s->mod[mid]->lo)
-			hi = mid;
-		else if (addr >= s->mod[mid]->hi)
-			lo = mid + 1;
-		else
-			return s->mod[mid];
-	}
-	return NULL;
+	n = addrsearch_partition(s->mod, s->n, sizeof(s->mod[0]),
+				 module_starts_le, &addr);
+	return n && addr < s->mod[n - 1]->hi ? s->mod[n - 1] : NULL;
 }
 
 const struct rt_module *rt_module_find(uintptr_t addr)
