@@ -194,7 +194,7 @@ check: all $(UNIT_OBJS) $(UNIT_TESTS)
 	@HPC_BUILD=$(abspath $(BUILD)) tests/run-tests.sh $(UNIT_TESTS) $(sort $(wildcard tests/t[0-9]*.sh))
 
 demo: all
-	@HPC_BUILD=$(abspath $(BUILD)) tests/demo.sh
+	@HPC_BUILD=$(abspath $(BUILD)) tests/lib/demo.sh
 
 $(FUZZ_BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

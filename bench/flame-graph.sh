@@ -2,7 +2,7 @@
 # flame-graph.sh [DEPTH...] - hpcviewer-tui --folded and --flame-graph on
 # the synthetic databases of viewer-gen-db.sh (default depths 8 and 10:
 # about 108,000 and 974,000 scopes), and --flame-graph on a 200,000-deep
-# path (tests/viewer-deep-db.sh): wall time, CPU time (user + system), peak
+# path (tests/lib/viewer-deep-db.sh): wall time, CPU time (user + system), peak
 # RSS and output size, best of 2 runs.  With FLAMEGRAPH_PL=/path/to/
 # flamegraph.pl (Brendan Gregg's FlameGraph), the same for the usual way
 # to draw folded stacks, flamegraph.pl on the --folded output, side by side.
@@ -39,5 +39,5 @@ for d in "$@"; do
 	fi
 	rm -rf "$tmp/db"
 done
-sh "$here/../tests/viewer-deep-db.sh" "$tmp/deep" 200000
+sh "$here/../tests/lib/viewer-deep-db.sh" "$tmp/deep" 200000
 row "deep 200000: --flame-graph" "$bin/hpcviewer-tui" --flame-graph - "$tmp/deep"

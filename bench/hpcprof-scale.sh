@@ -6,7 +6,7 @@
 #
 #   bench/hpcprof-scale.sh [COUNTS [NODES]]
 #     COUNTS  profile counts, default "64 256 1024"
-#     NODES   CCT nodes per profile, default 20000 (tests/syn-tree.sh's
+#     NODES   CCT nodes per profile, default 20000 (tests/lib/syn-tree.sh's
 #             synthetic set: one 4-ary call tree over 64 procedures with a
 #             loop of 16 statements each, values differing per thread)
 #   RUNS=N (default 5).  Needs /usr/bin/time; hpcprof-mpi rows need mpirun

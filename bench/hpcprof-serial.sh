@@ -6,7 +6,7 @@
 #
 #   bench/hpcprof-serial.sh [COUNT [NODES [DIR]]]
 #     COUNT  profiles, default 256
-#     NODES  CCT nodes per profile, default 20000 (tests/syn-tree.sh's
+#     NODES  CCT nodes per profile, default 20000 (tests/lib/syn-tree.sh's
 #            synthetic set, as bench/hpcprof-scale.sh)
 #     DIR    kept (the profiles are reused when present); default: a
 #            temporary directory, removed

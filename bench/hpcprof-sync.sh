@@ -1,6 +1,6 @@
 #!/bin/sh
 # hpcprof-sync.sh [THREADS] [RUNS] - what hpcrun's synchronization files cost
-# hpcprof: the hand-made barrier loop of tests/sync-meas.sh copied to
+# hpcprof: the hand-made barrier loop of tests/lib/sync-meas.sh copied to
 # THREADS threads (default 64), hpcprof timed RUNS times (default 5) with
 # the .hpcsync files and, alternately, without them.  Prints the median
 # wall time of each and their ratio.  HPC_BUILD (default build/) names the
@@ -14,7 +14,7 @@ w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 cd "$w"
 cc -I"$here/lib" -o mkprofile "$here/tests/progs/pf-mkprofile.c" "$B/obj/libhpc.a"
-sh "$here/tests/sync-meas.sh" two >/dev/null
+sh "$here/tests/lib/sync-meas.sh" two >/dev/null
 mkdir sync plain
 i=0
 while [ $i -lt "$T" ]; do

@@ -60,11 +60,11 @@ printf 'perf report --stdio (%s samples): call graph %.3f s, flat (-g none) %.3f
 SYN_NODES=${SYN_NODES:-20000}
 cc -I"$SRC_ROOT/lib" -o mkprofile "$SRC_ROOT/tests/progs/pf-mkprofile.c" \
 	"${HPC_BUILD:-$SRC_ROOT/build}/obj/libhpc.a"
-sh "$SRC_ROOT/tests/syn-tree.sh" struct >syn.hpcstruct
+sh "$SRC_ROOT/tests/lib/syn-tree.sh" struct >syn.hpcstruct
 mkdir syn
 t=0
 while [ $t -lt "$N" ]; do
-	sh "$SRC_ROOT/tests/syn-tree.sh" profile "$t" "$SYN_NODES" |
+	sh "$SRC_ROOT/tests/lib/syn-tree.sh" profile "$t" "$SYN_NODES" |
 		./mkprofile syn/syn-$t.hpcrun
 	t=$((t + 1))
 done

@@ -17,17 +17,17 @@ bench_workdir() {
 }
 
 # syn_profiles COUNT NODES: syn/ holds COUNT profiles of NODES CCT nodes
-# each (tests/syn-tree.sh's synthetic set; those there are kept) and
+# each (tests/lib/syn-tree.sh's synthetic set; those there are kept) and
 # syn.hpcstruct their structure.
 syn_profiles() {
 	[ -x mkprofile ] ||
 		cc -I"$SRC_ROOT/lib" -o mkprofile "$SRC_ROOT/tests/progs/pf-mkprofile.c" \
 			"$BUILD/obj/libhpc.a"
-	[ -s syn.hpcstruct ] || sh "$SRC_ROOT/tests/syn-tree.sh" struct >syn.hpcstruct
+	[ -s syn.hpcstruct ] || sh "$SRC_ROOT/tests/lib/syn-tree.sh" struct >syn.hpcstruct
 	mkdir -p syn
 	t=$(ls syn | wc -l)
 	while [ "$t" -lt "$1" ]; do
-		sh "$SRC_ROOT/tests/syn-tree.sh" profile "$t" "$2" |
+		sh "$SRC_ROOT/tests/lib/syn-tree.sh" profile "$t" "$2" |
 			./mkprofile syn/syn-$(printf %05d "$t").hpcrun
 		t=$((t + 1))
 	done
@@ -44,7 +44,7 @@ syn_variant() {
 	while [ "$t" -lt "$1" ]; do
 		g=$3/syn-$(printf %05d "$t").hpcrun
 		[ -s "$g" ] ||
-			sh "$SRC_ROOT/tests/syn-tree.sh" profile "$t" "$2" |
+			sh "$SRC_ROOT/tests/lib/syn-tree.sh" profile "$t" "$2" |
 				"$4" "$t" "$2" "$g" "$1" | ./mkprofile "$g"
 		t=$((t + 1))
 	done

@@ -1,6 +1,6 @@
 #!/bin/sh
 # viewer-deep.sh [DEPTH...] - hpcviewer-tui on one call path DEPTH frames
-# deep (tests/viewer-deep-db.sh: mutual recursion f/g, default depths
+# deep (tests/lib/viewer-deep-db.sh: mutual recursion f/g, default depths
 # 20000 60000 200000): wall time, CPU time (user + system) and peak RSS of
 # "--csv" of each whole view, best of 2 runs.  Linear work shows as time and
 # memory growing 10x from 20,000 to 200,000 frames.
@@ -22,7 +22,7 @@ best() {	# best "elapsed cpu maxrss" of 2 runs of the command
 printf '%7s %7s | %-20s | %-20s | %-20s | %-20s\n' depth "XML MB" \
 	"top-down: s, cpu, MB" "bottom-up" "flat" "functions"
 for d in "$@"; do
-	sh "$here/../tests/viewer-deep-db.sh" "$tmp/db" "$d"
+	sh "$here/../tests/lib/viewer-deep-db.sh" "$tmp/db" "$d"
 	mb=$(wc -c <"$tmp/db/experiment.xml" |
 		awk '{ printf "%.1f", $1 / 1048576 }')
 	line=$(printf '%7s %7s' "$d" "$mb")

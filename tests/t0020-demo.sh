@@ -10,7 +10,7 @@ test_description='make demo: the README quick start runs end to end and finds th
 # on top with a majority-ish share; accuracy against a known split is
 # t3050's job.
 test_expect_success 'demo pipeline runs and ends with the viewer hint' '
-	DEMO_DIR="$TRASH/demo" "$SRC_ROOT/tests/demo.sh" >out 2>err &&
+	DEMO_DIR="$TRASH/demo" "$SRC_ROOT/tests/lib/demo.sh" >out 2>err &&
 	grep -q "^Browse it interactively with:" out &&
 	test -f demo/demo-database/experiment.xml
 '

@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='hpcrun: pthread barrier episodes with known truth (last arrivers, waits, per-phase work), lock waits, --no-sync'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/sync-lib.sh"
+. "$TEST_DIRECTORY/lib/sync-lib.sh"
 
 # rt-sync barrier T R MODE MS: in round r thread r % T works 4 MS, the
 # others MS, then all meet (tests/progs/rt-sync.c).

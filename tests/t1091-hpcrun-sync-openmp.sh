@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='hpcrun: OpenMP barriers in unmodified programs, GCC libgomp (explicit barriers, static and dynamic loops, the region join) and LLVM libomp'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/sync-lib.sh"
+. "$TEST_DIRECTORY/lib/sync-lib.sh"
 
 test_lazy_prereq LIBOMP 'echo "int main(void){return 0;}" >omp.c && clang -fopenmp=libomp -o omp omp.c'
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='hpcrun: MPI_Barrier through PMPI in Open MPI programs of 2 to 4 ranks'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/sync-lib.sh"
+. "$TEST_DIRECTORY/lib/sync-lib.sh"
 
 test_lazy_prereq MPI 'command -v mpicc && command -v mpirun'
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='hpcrun: the hang detector (a missing thread, a lock-order deadlock, no alarm on a long serial phase) and --sync-warn'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/sync-lib.sh"
+. "$TEST_DIRECTORY/lib/sync-lib.sh"
 
 test_expect_success 'setup: the test programs' '
 	cc -O2 -g -pthread -o rt-sync "$TEST_PROGS/rt-sync.c" &&

@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='hpcrun --sharing, hpcprof: each rt-sharing pattern gets its true label at 2 and 4 threads, or says it has too few samples'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/share-lib.sh"
+. "$TEST_DIRECTORY/lib/share-lib.sh"
 
 # The truth (tests/progs/rt-sharing.c, the contract of issue #16), as
 # sampling sees it.  Every object but table gets its true label.  table

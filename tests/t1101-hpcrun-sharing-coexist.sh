@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='hpcrun --sharing: programs run exactly as natively (system calls on tracked buffers, their own mprotect and SIGSEGV handler, fork, signals, alternate signal stacks)'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/share-lib.sh"
+. "$TEST_DIRECTORY/lib/share-lib.sh"
 
 # run_both NAME CMD...: CMD natively and under hpcrun --sharing (into
 # directory NAME): the same output and the same exit status.

@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='hpcrun --sharing: first touches from page-fault samples and remote accesses on a virtual 2-node topology'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/share-lib.sh"
+. "$TEST_DIRECTORY/lib/share-lib.sh"
 
 test "$(getconf _NPROCESSORS_ONLN)" -ge 2 && test_set_prereq CPUS2
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='hpcrun --sharing + hpcprof: the Phoenix false-sharing patterns the published detectors were measured on, at 16 threads on whatever cores there are'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/share-lib.sh"
+. "$TEST_DIRECTORY/lib/share-lib.sh"
 
 # The truth of each object is in its program's header comment; Predator
 # and Sheriff found these patterns in Phoenix (docs/BENCHMARKS.md).  16

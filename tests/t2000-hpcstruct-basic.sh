@@ -146,7 +146,7 @@ test_expect_success 'a stripped binary names its static function from the debug 
 	grep -q "<P i=\"[0-9]*\" n=\"main\" " static.xml &&
 	grep -q "<P i=\"[0-9]*\" n=\"clip\" " static.xml &&
 	! grep -q "n=\"targ\($hot\|$cold\)\"" static.xml &&
-	sh "$TEST_DIRECTORY/check-structure.sh" "$TEST_PROGS/st-static.c" static.xml
+	sh "$TEST_DIRECTORY/lib/check-structure.sh" "$TEST_PROGS/st-static.c" static.xml
 '
 
 test_expect_success 'the .cold parts are parts of their procedures, clip_all.cold of its alias clip' '
@@ -174,7 +174,7 @@ test_expect_success 'a procedure split into NAME and NAME.cold (DW_AT_ranges, no
 	hpcstruct -o split.xml split &&
 	grep -q "<P i=\"[0-9]*\" n=\"scale_all\" l=\"13\" " split.xml &&
 	grep -q "<P i=\"[0-9]*\" n=\"clip\" l=\"25\" " split.xml &&
-	sh "$TEST_DIRECTORY/check-structure.sh" "$TEST_PROGS/st-static.c" split.xml
+	sh "$TEST_DIRECTORY/lib/check-structure.sh" "$TEST_PROGS/st-static.c" split.xml
 '
 
 test_expect_success XMLLINT 'output named from a debug file is valid' '

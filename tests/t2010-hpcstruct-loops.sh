@@ -3,7 +3,7 @@ test_description='hpcstruct: loop nests, inlined loops, irreducible loops, jump 
 . "$(dirname "$0")/test-lib.sh"
 
 DTD=$DTD_DIR/hpc-structure.dtd
-CHECK=$TEST_DIRECTORY/check-structure.sh
+CHECK=$TEST_DIRECTORY/lib/check-structure.sh
 
 # check_prog CC OPT PROG [shared]: the // CHECK: comments of PROG hold
 # (PROG built as a shared library with "shared").

@@ -3,7 +3,7 @@ test_description='hpcstruct: the lexical structure of a shared library in 8 buil
 . "$(dirname "$0")/test-lib.sh"
 
 DTD=$DTD_DIR/hpc-structure.dtd
-CHECK=$TEST_DIRECTORY/check-structure.sh
+CHECK=$TEST_DIRECTORY/lib/check-structure.sh
 SRC=$TEST_PROGS/st-lexical.c
 
 # build CC OPT G: libst-lexical-CCOPTG.so built from SRC (G = g: with -g)

@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='hpcprof: statements without a source line keep one S per sampled instruction, which the viewer'"'"'s disassembly gutter shows'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/viewer-screen.sh"
+. "$TEST_DIRECTORY/lib/viewer-screen.sh"
 
 # A stripped shared library whose work() loops over a div:
 #   cc -shared -fPIC -nostdlib -o libdiv.so div.s && strip libdiv.so

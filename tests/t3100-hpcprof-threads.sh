@@ -165,15 +165,15 @@ test_expect_success 'bad profiles: one line each in profile order, exit 1, same 
 	printf "1 2 " >want && test_cmp want order
 '
 
-# The benchmarks' tree (tests/syn-tree.sh), smaller; node ids dense (as
+# The benchmarks' tree (tests/lib/syn-tree.sh), smaller; node ids dense (as
 # hpcrun writes them) and spread out (the reader's other index).
 test_expect_success 'a deep tree of 8 x 3,000 contexts: -j 1, 2 and 5 write the same database, whatever the ids' '
-	sh "$SRC_ROOT/tests/syn-tree.sh" struct >deep.hpcstruct &&
+	sh "$SRC_ROOT/tests/lib/syn-tree.sh" struct >deep.hpcstruct &&
 	mkdir deep spread &&
 	for t in 0 1 2 3 4 5 6 7; do
-		sh "$SRC_ROOT/tests/syn-tree.sh" profile $t 3000 |
+		sh "$SRC_ROOT/tests/lib/syn-tree.sh" profile $t 3000 |
 			./mkprofile deep/deep-$t.hpcrun &&
-		sh "$SRC_ROOT/tests/syn-tree.sh" profile $t 3000 100003 |
+		sh "$SRC_ROOT/tests/lib/syn-tree.sh" profile $t 3000 100003 |
 			./mkprofile spread/deep-$t.hpcrun || return 1
 	done &&
 	for j in 1 2 5; do

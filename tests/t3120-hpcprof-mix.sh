@@ -5,7 +5,7 @@ test_description='hpcprof fuses the instruction mix of structure files with samp
 X() { xmllint --xpath "$1" "$DB/experiment.xml"; }
 # col NAME: the id of the metric column NAME.
 col() { X "string(//Metric[@n=\"$1\"]/@i)"; }
-. "$TEST_DIRECTORY/derived-lib.sh"
+. "$TEST_DIRECTORY/lib/derived-lib.sh"
 # value SCOPE NAME: the value of column NAME at the scope XPath SCOPE
 # selects, a derived one's as readers compute it (derived-lib.sh).
 value() {

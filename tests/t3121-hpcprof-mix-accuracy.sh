@@ -12,7 +12,7 @@ test_description='instruction mix fused with real samples: an FP loop and an int
 # control (hpcprof(1), Instruction mix), about 1 point of the total.
 
 X() { xmllint --xpath "$1" "$2/experiment.xml"; }
-. "$TEST_DIRECTORY/derived-lib.sh"
+. "$TEST_DIRECTORY/lib/derived-lib.sh"
 # share DB GROUP: the name of the first metric column GROUP_share (I).
 share() { X "string((//Metric[contains(@n, \".$2_share (I)\")])[1]/@n)" "$1"; }
 # loop_share DB PROC GROUP: GROUP share of the loop in procedure PROC*.

@@ -12,7 +12,7 @@ V() { X "string($1/M[@n=\"$2\"]/@v)"; }
 
 test_expect_success 'synthetic data-centric profiles and a database' '
 	build_mkprofile &&
-	sh "$TEST_DIRECTORY/data-synthetic.sh" &&
+	sh "$TEST_DIRECTORY/lib/data-synthetic.sh" &&
 	hpcprof -S prog.hpcstruct -o db --text report.txt data 2>err &&
 	test_must_fail grep -i "data-centric tree" err &&
 	test_valid_xml "$DTD_DIR/hpc-experiment.dtd" db/experiment.xml

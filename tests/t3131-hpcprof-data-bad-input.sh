@@ -4,7 +4,7 @@ test_description='hpcprof: malformed data-centric subtrees give one line naming 
 
 test_expect_success 'setup' '
 	build_mkprofile &&
-	sh "$TEST_DIRECTORY/data-synthetic.sh"
+	sh "$TEST_DIRECTORY/lib/data-synthetic.sh"
 '
 
 # one_warning FILE: FILE holds one warning (and the line saying what hpcprof

@@ -10,7 +10,7 @@ OBJ() { echo "//PF[@n=//Procedure[@n=\"$1\"]/@i]"; }
 # in the loop at line 42: 64, 128 and 192 faults.
 test_expect_success 'synthetic page-fault profiles of four threads' '
 	build_mkprofile &&
-	sh "$TEST_DIRECTORY/data-synthetic.sh" &&
+	sh "$TEST_DIRECTORY/lib/data-synthetic.sh" &&
 	head() {
 		printf "%s\n" "header program-name prog" "header data-centric 1" \
 			"lm 1 $PWD/vars" "metric page-faults int" \

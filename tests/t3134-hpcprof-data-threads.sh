@@ -55,7 +55,7 @@ threads() {
 
 test_expect_success 'synthetic data-centric threads: 24, objects first met late' '
 	build_mkprofile &&
-	sh "$TEST_DIRECTORY/data-synthetic.sh" &&
+	sh "$TEST_DIRECTORY/lib/data-synthetic.sh" &&
 	threads 24 t24 &&
 	threads 24 c24 collide &&
 	threads 2 c2 collide

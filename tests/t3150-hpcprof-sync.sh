@@ -12,7 +12,7 @@ PF() { echo "//PF[@n=//Procedure[@n=\"$1\"]/@i]"; }
 
 test_expect_success 'a hand-made barrier loop of two threads makes a valid database' '
 	build_mkprofile &&
-	sh "$TEST_DIRECTORY/sync-meas.sh" meas &&
+	sh "$TEST_DIRECTORY/lib/sync-meas.sh" meas &&
 	hpcprof --stats -S meas/prog.hpcstruct -o db --text report meas 2>err &&
 	test_valid_xml "$DTD_DIR/hpc-experiment.dtd" db/experiment.xml &&
 	test -f db/phases.tsv &&

@@ -7,7 +7,7 @@ T1=prog-000000-001-0-42-0
 
 test_expect_success 'setup: the hand-made barrier loop' '
 	build_mkprofile &&
-	sh "$TEST_DIRECTORY/sync-meas.sh" good
+	sh "$TEST_DIRECTORY/lib/sync-meas.sh" good
 '
 
 # bad_case: hpcprof on a copy of good/ whose thread 1 file is ./$T1.hpcsync

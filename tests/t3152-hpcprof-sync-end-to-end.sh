@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='hpcrun, hpcstruct, hpcprof and the viewer on a real barrier program: waits at the call in its loop, per-phase work against the truth'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/sync-lib.sh"
+. "$TEST_DIRECTORY/lib/sync-lib.sh"
 
 # rt-sync barrier 2 10 spin 20 (tests/progs/rt-sync.c): in round r thread
 # r % 2 spins 80 ms of its CPU time, the other 20 ms, then both meet at the

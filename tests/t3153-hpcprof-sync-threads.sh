@@ -77,7 +77,7 @@ meas() {
 
 test_expect_success 'synthetic synchronization measurements: 12 threads of 3 ranks' '
 	build_mkprofile &&
-	sh "$TEST_DIRECTORY/sync-meas.sh" one &&
+	sh "$TEST_DIRECTORY/lib/sync-meas.sh" one &&
 	cp one/prog.hpcstruct . &&
 	meas good "" &&
 	meas bad yes

@@ -2,7 +2,7 @@
 test_description='hpcprof labels the data objects of hand-written .hpcshare files: false sharing, producer-consumer, latent, NUMA remote shares, exact'
 . "$(dirname "$0")/test-lib.sh"
 
-# The truth is in tests/share-synthetic.sh.
+# The truth is in tests/lib/share-synthetic.sh.
 X() { xmllint --xpath "$1" db/experiment.xml; }
 OBJ() { echo "//PF[@n=//Procedure[@n=\"$1\"]/@i]"; }
 COL() { X "string(//Metric[@n=\"$1\"]/@i)"; }
@@ -12,7 +12,7 @@ A="alloc_a prog.c:21 < main prog.c:12"
 
 test_expect_success 'synthetic sharing files beside two data-centric profiles' '
 	build_mkprofile &&
-	sh "$TEST_DIRECTORY/share-synthetic.sh" &&
+	sh "$TEST_DIRECTORY/lib/share-synthetic.sh" &&
 	hpcprof -S prog.hpcstruct -o db --text report.txt data 2>err &&
 	test_must_fail grep -i "sharing\|data-centric tree" err &&
 	test_valid_xml "$DTD_DIR/hpc-experiment.dtd" db/experiment.xml

@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='hpcrun --sharing, hpcstruct, hpcprof: rt-sharing patterns and numa end to end (experiment.xml, sharing.tsv, --text)'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/share-lib.sh"
+. "$TEST_DIRECTORY/lib/share-lib.sh"
 
 # The labels themselves are t1100's; here the whole tool chain runs on
 # real measurements, structure recovered, and every output agrees.

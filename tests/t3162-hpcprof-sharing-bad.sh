@@ -6,7 +6,7 @@ T1=data/prog-000000-001-00001234-10-0
 
 test_expect_success 'synthetic sharing files' '
 	build_mkprofile &&
-	sh "$TEST_DIRECTORY/share-synthetic.sh" &&
+	sh "$TEST_DIRECTORY/lib/share-synthetic.sh" &&
 	cp $T1.hpcshare good.hpcshare
 '
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='hpcviewer-tui screen, driven through tmux'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/viewer-screen.sh"
+. "$TEST_DIRECTORY/lib/viewer-screen.sh"
 
 DB=$TEST_DIRECTORY/data/viewer/small-db
 

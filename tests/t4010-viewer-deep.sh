@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='hpcviewer-tui on a deep call path: depth markers, elided names, --width, --percent-limit'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/viewer-screen.sh"
+. "$TEST_DIRECTORY/lib/viewer-screen.sh"
 
 # One call path 40 frames deep: the_work_done_at_level_01 calls ..._02 and
 # so on.  Level k has inclusive cost 140 - k; each level costs 1 on its own

@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='hpcviewer-tui: long C++ names shortened, distinct instantiations kept apart'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/viewer-screen.sh"
+. "$TEST_DIRECTORY/lib/viewer-screen.sh"
 
 # Two std::sort instantiations (int, double), a member of std::vector, and
 # two instantiations of g that differ only in the order of their words.

@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='hpcviewer-tui per-thread values in every view, who holds the min and max'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/viewer-screen.sh"
+. "$TEST_DIRECTORY/lib/viewer-screen.sh"
 
 # main (1 s of its own on line 5) calls work twice: 5 s on thread 0 through
 # the first call, 3 s on thread 1 through the second; thread 2 has nothing,

@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='hpcviewer-tui: disassembly where there is no source; its man page'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/viewer-screen.sh"
+. "$TEST_DIRECTORY/lib/viewer-screen.sh"
 
 test_expect_success 'man page: the words after hpcprof-database(5) stay apart' '
 	MANWIDTH=200 man -l "$TEST_DIRECTORY/../man/hpcviewer-tui.1" >man.txt 2>err &&

@@ -3,7 +3,7 @@ test_description='hpcviewer-tui: every view of a 200,000-deep call path builds i
 . "$(dirname "$0")/test-lib.sh"
 
 # main > f > g > f > ... > g > leaf, 200,000 frames of mutual recursion
-# (tests/viewer-deep-db.sh: every value exact, total 200,007).  The bounds
+# (tests/lib/viewer-deep-db.sh: every value exact, total 200,007).  The bounds
 # only catch quadratic work: the linear viewer needs 4-6 s of CPU and under
 # 500 MB here (bench/viewer-deep.sh), so 60 CPU seconds and 1 GiB; the wall
 # clock (a loaded VM takes 15-25 s) only stops a hang.  Before, the
@@ -14,11 +14,11 @@ DEPTH=200000
 bounded() { bounded_viewer "$@"; }
 
 test_expect_success 'setup: the deep database' '
-	sh "$TEST_DIRECTORY/viewer-deep-db.sh" deep $DEPTH
+	sh "$TEST_DIRECTORY/lib/viewer-deep-db.sh" deep $DEPTH
 '
 
 test_expect_success XMLLINT 'the generator writes valid experiment.xml' '
-	sh "$TEST_DIRECTORY/viewer-deep-db.sh" shallow 4 &&
+	sh "$TEST_DIRECTORY/lib/viewer-deep-db.sh" shallow 4 &&
 	test_valid_xml "$DTD_DIR/hpc-experiment.dtd" shallow/experiment.xml
 '
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='hpcviewer-tui: the functions view, short metric names, library procedures named NAME [LIB] once'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/viewer-screen.sh"
+. "$TEST_DIRECTORY/lib/viewer-screen.sh"
 
 DB=$TEST_DIRECTORY/data/viewer/lib-db
 

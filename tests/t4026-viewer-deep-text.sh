@@ -2,7 +2,7 @@
 test_description='hpcviewer-tui: --stdio without --width stops the indentation with a depth marker, so the text is linear in the rows'
 . "$(dirname "$0")/test-lib.sh"
 
-# main > f > g > ... > leaf, 200,000 frames (tests/viewer-deep-db.sh), so
+# main > f > g > ... > leaf, 200,000 frames (tests/lib/viewer-deep-db.sh), so
 # 600,007 rows.  Indented two spaces a level, the text would be 80 GB;
 # without --width the rows are indented as in a 160-column scope column
 # (the rule of the screen and of --width): the indentation stops at 80
@@ -10,7 +10,7 @@ test_description='hpcviewer-tui: --stdio without --width stops the indentation w
 # characters, so the longest line is 46 + 80 + "- " + "call at deep.c:12"
 # = 145 characters.  Wall and CPU limits only stop a hang.
 test_expect_success 'setup: the deep database' '
-	sh "$TEST_DIRECTORY/viewer-deep-db.sh" deep 200000
+	sh "$TEST_DIRECTORY/lib/viewer-deep-db.sh" deep 200000
 '
 
 test_expect_success 'top-down --stdio, not a terminal, no --width: lines of bounded length' '

@@ -120,7 +120,7 @@ test_expect_success 'a metric that cannot be drawn writes no file' '
 	test_line_count = 1 err
 '
 
-# main > f > g > ... 200,000 frames deep (tests/viewer-deep-db.sh, total
+# main > f > g > ... 200,000 frames deep (tests/lib/viewer-deep-db.sh, total
 # 200,007): the k-th frame is worth 200,007 - k - 1, so 0.1 px (16.95)
 # keeps frames 1 to 199,989: with all and main, 199,991 frames, one
 # element each, the document never deeper than 3.  bounded_viewer catches
@@ -128,7 +128,7 @@ test_expect_success 'a metric that cannot be drawn writes no file' '
 DEPTH=200000
 
 test_expect_success 'a 200,000-deep path: linear in frames, any depth' '
-	sh "$TEST_DIRECTORY/viewer-deep-db.sh" deep $DEPTH &&
+	sh "$TEST_DIRECTORY/lib/viewer-deep-db.sh" deep $DEPTH &&
 	bounded_viewer hpcviewer-tui --flame-graph deep.svg deep &&
 	test $(grep -c "^ <g class=\"frame " deep.svg) = 199991 &&
 	test $(wc -c <deep.svg) -lt $((199991 * 300)) &&

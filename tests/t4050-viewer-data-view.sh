@@ -1,13 +1,13 @@
 #!/bin/sh
 test_description='hpcviewer-tui: the data view (D, --view data): objects, kinds, shares of the attributed samples, code views unchanged'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/viewer-screen.sh"
+. "$TEST_DIRECTORY/lib/viewer-screen.sh"
 
-# The synthetic measurement of tests/data-synthetic.sh: 78 cycles with a
+# The synthetic measurement of tests/lib/data-synthetic.sh: 78 cycles with a
 # data address: b 40, a 20, sarr 10, thread 0 stack 5, unknown 3.
 test_expect_success 'databases with and without a data tree' '
 	build_mkprofile &&
-	sh "$TEST_DIRECTORY/data-synthetic.sh" &&
+	sh "$TEST_DIRECTORY/lib/data-synthetic.sh" &&
 	hpcprof -S prog.hpcstruct -o db data 2>/dev/null &&
 	hpcprof -S prog.hpcstruct -o dbp plain 2>/dev/null
 '

@@ -1,11 +1,11 @@
 #!/bin/sh
 test_description='hpcviewer-tui shows the phases view: sites, threads, strips, phase kinds and their code'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/viewer-screen.sh"
+. "$TEST_DIRECTORY/lib/viewer-screen.sh"
 
 test_expect_success 'setup: a database of the hand-made barrier loop' '
 	build_mkprofile &&
-	sh "$TEST_DIRECTORY/sync-meas.sh" meas &&
+	sh "$TEST_DIRECTORY/lib/sync-meas.sh" meas &&
 	hpcprof -S meas/prog.hpcstruct -o db meas 2>err
 '
 

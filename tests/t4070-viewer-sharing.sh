@@ -1,14 +1,14 @@
 #!/bin/sh
 test_description='hpcviewer-tui: the data view shows each object its sharing label (a CSV column named sharing) and, for the selected object, threads x lines and page x node'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/viewer-screen.sh"
+. "$TEST_DIRECTORY/lib/viewer-screen.sh"
 
 test_lazy_prereq SHARING 'hpcrun --help 2>&1 | grep -q -- --sharing'
 
-# The synthetic measurement of tests/share-synthetic.sh (its truth there).
+# The synthetic measurement of tests/lib/share-synthetic.sh (its truth there).
 test_expect_success 'a database with sharing data and one without' '
 	build_mkprofile &&
-	sh "$TEST_DIRECTORY/share-synthetic.sh" &&
+	sh "$TEST_DIRECTORY/lib/share-synthetic.sh" &&
 	hpcprof -S prog.hpcstruct -o db data 2>/dev/null &&
 	mkdir nosh && cp data/*.hpcrun nosh/ &&
 	hpcprof -S prog.hpcstruct -o db0 nosh 2>/dev/null

@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='hpcviewer-tui: the time columns by default, others on request, never the scope left out, percentages as percentages'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/viewer-screen.sh"
+. "$TEST_DIRECTORY/lib/viewer-screen.sh"
 
 # A 4-thread barrier program: cpu-clock, its instruction-mix shares and
 # the synchronization metrics, 24 columns the database shows.

@@ -243,7 +243,7 @@ test_valid_xml() {
 
 # bounded_viewer COMMAND...: COMMAND with a 256 KiB stack (a tree walk
 # that recurses once per level fails), 60 s of CPU and 1 GiB (quadratic
-# work fails on the viewer's 200,000-deep paths, tests/viewer-deep-db.sh);
+# work fails on the viewer's 200,000-deep paths, tests/lib/viewer-deep-db.sh);
 # the wall clock only stops a hang.  Sanitizer builds reserve terabytes of
 # address space and run slower: time alone, and more.
 bounded_viewer() {

@@ -2,7 +2,7 @@
  * st-alien.c - the callee alien of inlined code carries the callee's file
  * and the line of its first statement, not of its declaration; also when
  * clang's DWARF 5 numbers the primary source file 0.
- * Expected structure in // CHECK: comments (tests/check-structure.sh).
+ * Expected structure in // CHECK: comments (tests/lib/check-structure.sh).
  * Build: cc -O2 -g -o st-alien st-alien.c   (tests use gcc and clang, -O0
  *        and -O2, as an executable and with -shared -fPIC)
  */

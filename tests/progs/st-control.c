@@ -2,7 +2,7 @@
  * st-control.c - an irreducible loop made with goto, and a switch compiled
  * to a jump table inside a loop, and a function gcc -O2 splits into a hot
  * part and a .cold part.  Expected structure in // CHECK: comments
- * (tests/check-structure.sh).
+ * (tests/lib/check-structure.sh).
  * Build: cc -O2 -g -o st-control st-control.c   (tests use -O0, -O2, -O3)
  */
 #include <stdlib.h>

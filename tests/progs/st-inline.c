@@ -1,6 +1,6 @@
 /*
  * st-inline.c - loops inside inlined callees and loops around inlined calls.
- * Expected structure in // CHECK: comments (tests/check-structure.sh).
+ * Expected structure in // CHECK: comments (tests/lib/check-structure.sh).
  * Build: cc -O2 -g -o st-inline st-inline.c   (tests use -O0, -O2, -O3)
  */
 #include <stdlib.h>

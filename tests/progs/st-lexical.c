@@ -9,7 +9,7 @@
  * Bounds and counters are volatile, so that -O3 keeps each loop one loop;
  * each procedure differs from the others, so that gcc -O3 folds none into
  * another (a folded copy has one line).
- * Expected structure in // CHECK: comments (tests/check-structure.sh);
+ * Expected structure in // CHECK: comments (tests/lib/check-structure.sh);
  * the procedures are exported, so they keep their names without -g.
  * Build: cc -O3 -g -shared -fPIC -o libst-lexical.so st-lexical.c
  *        (tests use gcc and clang, -O0 and -O3, with and without -g)

@@ -1,6 +1,6 @@
 /*
  * st-nests.c - loop nests of depth 1 to 4, sibling loops, recursion.
- * Expected structure in // CHECK: comments (tests/check-structure.sh).
+ * Expected structure in // CHECK: comments (tests/lib/check-structure.sh).
  * Build: cc -O2 -g -o st-nests st-nests.c   (tests use -O0, -O2, -O3)
  */
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * that too and put unrelated code right after a call to die(); taken as a
  * fall-through, that code made false loops (gcc -O3: a loop at the call's
  * line inside rows(); clang -O2/-O3: a loop around both loops of sums()).
- * Expected structure in // CHECK: comments (tests/check-structure.sh).
+ * Expected structure in // CHECK: comments (tests/lib/check-structure.sh).
  * Build: cc -O3 -g -o st-noreturn st-noreturn.c   (tests use -O0, -O2, -O3)
  */
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * st-outlier.c - loops of callees inlined into loops of main.  gcc -O2
  * gives an instruction of func2's inlined outer loop a line of main, which
  * must not pull the loop out of func2's alien (hpcstruct(5), rule 2).
- * Expected structure in // CHECK: comments (tests/check-structure.sh).
+ * Expected structure in // CHECK: comments (tests/lib/check-structure.sh).
  * Build: gcc -O2 -g -o st-outlier st-outlier.c   (the checks hold at gcc
  * -O2 only: inlining differs at other levels and with clang)
  */

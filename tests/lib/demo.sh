@@ -3,7 +3,7 @@
 # its hot spots.  Runs in $DEMO_DIR (default $HPC_BUILD/demo); the tools
 # come from $HPC_BUILD/bin.
 set -u
-SRC_ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SRC_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HPC_BUILD=${HPC_BUILD:-$SRC_ROOT/build}
 PATH=$HPC_BUILD/bin:$PATH
 dir=${DEMO_DIR:-$HPC_BUILD/demo}
