@@ -70,7 +70,7 @@ ended() {
 }
 
 # ran DIR WANT ARGS...: hpcrun -o DIR ./rt-end ARGS ended as ended says,
-# with status WANT; the tests run it under stall_proof (test-lib.sh).
+# with status WANT; the tests run it under retry 2 (test-lib.sh).
 ran() {
 	ran_dir=$1 ran_want=$2 && shift 2 &&
 	rm -rf "$ran_dir" &&
@@ -86,25 +86,25 @@ test_expect_success 'setup: test program, nm listing, profile reader' '
 
 test_expect_success 'exit, _exit and return from main: written, status kept' '
 	for m in exit _exit return; do
-		stall_proof ran $m 3 $m $UNITS || exit 1
+		retry 2 ran $m 3 $m $UNITS || exit 1
 	done &&
 	grep -q "^end: _exit$" _exit/*.log &&
 	grep -q "^end: exit$" return/*.log
 '
 
 test_expect_success 'a fatal signal with the default action, never a handler' '
-	stall_proof ran term 143 default 15 $UNITS &&
+	retry 2 ran term 143 default 15 $UNITS &&
 	grep -q "^end: signal 15$" term/*.log &&
-	stall_proof ran usr1 138 default 10 $UNITS
+	retry 2 ran usr1 138 default 10 $UNITS
 '
 
 test_expect_success 'a handler, then signal(s, SIG_DFL); raise(s) (xz, CPython)' '
-	stall_proof ran reraise 130 reraise 2 $UNITS &&
+	retry 2 ran reraise 130 reraise 2 $UNITS &&
 	grep -q "^end: signal 2$" reraise/*.log
 '
 
 test_expect_success 'the same inside the handler: its work is on the handler path' '
-	stall_proof ran inh 130 inhandler 2 $UNITS &&
+	retry 2 ran inh 130 inhandler 2 $UNITS &&
 	under "^\\^Primary;\\|Main;main;.*;on_work;work " 0.95 inh.f
 '
 
@@ -116,8 +116,8 @@ test_expect_success 'an SA_RESETHAND handler runs once, the second signal ends i
 '
 
 test_expect_success 'abort, with no handler and past a handler that returns' '
-	stall_proof ran abort 134 abort $UNITS &&
-	stall_proof ran aborth 134 aborth $UNITS &&
+	retry 2 ran abort 134 abort $UNITS &&
+	retry 2 ran aborth 134 aborth $UNITS &&
 	grep -q "^end: signal 6$" aborth/*.log
 '
 

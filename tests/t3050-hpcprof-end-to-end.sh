@@ -16,7 +16,7 @@ lines_share() {
 
 # measured: the split program measured into m/, the split it had in
 # truth, and the profile's (from DWARF lines: hpcprof --text) within 3
-# points of it; so a timer stalled on a VM (stall_proof, test-lib.sh)
+# points of it; so a timer stalled on a VM (retry, test-lib.sh)
 # fails neither the measurement nor the tests of it below.
 measured() {
 	rm -rf m mcheck &&
@@ -28,7 +28,7 @@ measured() {
 
 test_expect_success 'measure the split program' '
 	cc -O2 -g -o split "$TEST_PROGS/pf-split.c" &&
-	stall_proof measured &&
+	retry 2 measured &&
 	ls m/*.hpcrun >profiles &&
 	test_line_count = 1 profiles
 '

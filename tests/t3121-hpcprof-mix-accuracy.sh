@@ -28,7 +28,7 @@ at_least() { awk -v v="${1:-0}" -v m="$2" "BEGIN { exit !(v >= m) }"; }
 
 # measured CC: mx-CC measured into m-CC, structure recovered, correlated
 # into db-CC, its total FP share within 3 points of fp()'s CPU time; so a
-# timer stalled on a VM (stall_proof, test-lib.sh) fails neither the
+# timer stalled on a VM (retry, test-lib.sh) fails neither the
 # measurement nor the tests of it below.
 measured() {
 	rm -rf m-$1 db-$1 &&
@@ -44,7 +44,7 @@ for cc in gcc clang; do
 	test $cc = clang && prereq=CLANG
 	test_expect_success $prereq "$cc -O2: measure, recover structure, correlate" "
 		$cc -O2 -g -o mx-$cc \"\$TEST_PROGS/mx-fpint.c\" &&
-		stall_proof measured $cc
+		retry 2 measured $cc
 	"
 	test_expect_success $prereq "$cc -O2: the FP loop is at least 90% FP, the integer loop at most 10%" "
 		fp=\$(loop_share db-$cc fp fp) && int=\$(loop_share db-$cc ints fp) &&

@@ -209,17 +209,37 @@ true_share() {
 	awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' "$2"
 }
 
-# stall_proof COMMAND...: COMMAND succeeds, run once more when it fails the
-# first time.  Only for a measurement held to the CPU time a program
-# reports: on a VM the kernel's cpu-clock timer misses its periods while the
-# host holds the CPU, though the thread's CPU clock runs on (1 run in 80 of
-# 137 ms lost 9-28 ms of samples so, under perf record as under hpcrun); a
-# second such stall in the same place is what would fail it now, where an
-# error of hpcrun's fails both runs.
-stall_proof() {
-	"$@" && return 0
-	echo "stall_proof: failed once (a stalled timer?), once more: $*" >&2
-	"$@"
+# retry N COMMAND...: COMMAND succeeds in one of N runs; retry_run is the
+# number of the run (1 to N) while it runs, retry_runs is N.  Every statistical test goes
+# through it, for the evidence a run may lack on a machine it does not
+# know, busy or idle:
+#  - a measurement held to the CPU time a program reports (retry 2): on a
+#    VM the kernel's cpu-clock timer misses its periods while the host
+#    holds the CPU, though the thread's CPU clock runs on (1 run in 80 of
+#    137 ms lost 9-28 ms of samples so, under perf record as under
+#    hpcrun); a second such stall in the same place is what would fail
+#    it, where an error of hpcrun's fails every run;
+#  - a label or share drawn from samples (retry 3): COMMAND gathers more
+#    evidence in a later run, a program running longer in CPU time
+#    (retry_budget), so a machine whose threads seldom run at once gets
+#    more of the samples a label needs.
+retry() {
+	retry_runs=$1
+	shift
+	retry_run=1
+	while :; do
+		"$@" && return 0
+		test $retry_run -lt $retry_runs || return 1
+		echo "retry: run $retry_run of $retry_runs failed, once more: $*" >&2
+		retry_run=$((retry_run + 1))
+	done
+}
+
+# retry_budget MS: MS doubled for each run of retry after the first (MS in
+# run 1, 2 MS in run 2, 4 MS in run 3), the CPU time a test program is to
+# run for.
+retry_budget() {
+	echo $(($1 << (${retry_run:-1} - 1)))
 }
 
 # eventually COMMAND...: COMMAND succeeds within 20 s (tried every 0.1 s);
