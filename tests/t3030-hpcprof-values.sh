@@ -18,11 +18,7 @@ cells() {
 
 test_expect_success 'build the profile generator and two synthetic profiles' '
 	build_mkprofile &&
-	cat >prog.hpcstruct <<-\EOT &&
-	<?xml version="1.0"?>
-	<HPCToolkitStructure i="0" version="4.9" n="">
-	<LM i="1" n="/nonexistent/prog" has-calls="1" v="{}">
-	<F i="2" n="/src/prog.c">
+	structure_file /nonexistent/prog /src/prog.c >prog.hpcstruct <<-\EOT &&
 	<P i="3" n="main" l="10" v="{[0x1000-0x1001)}">
 	<S i="4" l="11" v="{[0x1000-0x1010)}"/>
 	<S i="5" l="12" v="{[0x1010-0x1020)}"/>
@@ -45,9 +41,6 @@ test_expect_success 'build the profile generator and two synthetic profiles' '
 	<S i="16" l="31" v="{[0x3000-0x3010)}"/>
 	<S i="17" l="32" v="{[0x3010-0x3020)}"/>
 	</P>
-	</F>
-	</LM>
-	</HPCToolkitStructure>
 	EOT
 	cat >t0.spec <<-\EOT &&
 	header program-name prog

@@ -14,10 +14,7 @@ cell() {
 
 test_expect_success 'two runs of one program: cycles in one, instructions in the other' '
 	build_mkprofile &&
-	cat >prog.hpcstruct <<-\EOT &&
-	<HPCToolkitStructure i="0" version="4.9" n="">
-	<LM i="1" n="/nonexistent/prog" has-calls="1" v="{}">
-	<F i="2" n="/src/prog.c">
+	structure_file /nonexistent/prog /src/prog.c >prog.hpcstruct <<-\EOT &&
 	<P i="3" n="main" l="2" v="{[0x1000-0x1001)}">
 	<S i="4" l="3" v="{[0x1000-0x1010)}"/>
 	</P>
@@ -26,9 +23,6 @@ test_expect_success 'two runs of one program: cycles in one, instructions in the
 	<S i="9" l="7" v="{[0x2000-0x2020)}"/>
 	</L>
 	</P>
-	</F>
-	</LM>
-	</HPCToolkitStructure>
 	EOT
 	for run in a b; do
 		mkdir run-$run run-$run/structs &&

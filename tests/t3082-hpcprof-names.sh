@@ -10,11 +10,7 @@ X() { xmllint --xpath "$1" "$DB/experiment.xml"; }
 test_expect_success 'synthetic profiles of a stripped library' '
 	build_mkprofile &&
 	mkdir -p m/structs &&
-	cat >m/structs/libz.hpcstruct <<-\EOT &&
-	<?xml version="1.0"?>
-	<HPCToolkitStructure i="0" version="4.9" n="">
-	<LM i="1" n="/nonexistent/libz.so.1.3" has-calls="1" v="{}">
-	<F i="2" n="[libz.so.1.3]">
+	structure_file /nonexistent/libz.so.1.3 "[libz.so.1.3]" >m/structs/libz.hpcstruct <<-\EOT &&
 	<P i="3" n="deflate_slow [libz.so.1.3]" ln="deflate_slow" l="0" v="{[0x1000-0x1001)}">
 	<S i="4" l="0" v="{[0x1000-0x1010)}"/>
 	<L i="5" l="0" f="[libz.so.1.3]" v="{[0x1010-0x1011)}">
@@ -27,9 +23,6 @@ test_expect_success 'synthetic profiles of a stripped library' '
 	<P i="9" n="crc32" l="0" v="{[0x2000-0x2001)}">
 	<S i="10" l="0" v="{[0x2000-0x2010)}"/>
 	</P>
-	</F>
-	</LM>
-	</HPCToolkitStructure>
 	EOT
 	cat >spec <<-\EOT &&
 	header program-name zip
@@ -128,17 +121,10 @@ test_expect_success 'files are named by their own path; the copy is in the datab
 	mkdir -p src &&
 	printf "int main(void)\n{\n\treturn 0;\n}\n" >src/app.c &&
 	mkdir -p a/structs &&
-	cat >a/structs/app.hpcstruct <<-EOT &&
-	<?xml version="1.0"?>
-	<HPCToolkitStructure i="0" version="4.9" n="">
-	<LM i="1" n="/nonexistent/app" has-calls="1" v="{}">
-	<F i="2" n="$PWD/src/app.c">
+	structure_file /nonexistent/app "$PWD/src/app.c" >a/structs/app.hpcstruct <<-EOT &&
 	<P i="3" n="main" l="1" v="{[0x1000-0x1001)}">
 	<S i="4" l="3" v="{[0x1000-0x1010)}"/>
 	</P>
-	</F>
-	</LM>
-	</HPCToolkitStructure>
 	EOT
 	printf "header program-name app\nlm 1 /nonexistent/app\nmetric cycles int\nnode 2 0 1 1005\nvalue 2 0 10\n" |
 		./mkprofile a/app-000000-000-00001234-9-0.hpcrun &&

@@ -27,19 +27,13 @@ test_lazy_prereq UNREADABLE '$AS_USER ls "$TRASH" >/dev/null 2>&1'
 
 test_expect_success 'setup: a program, its structure, one profile' '
 	build_mkprofile &&
-	cat >prog.hpcstruct <<-\EOT &&
-	<HPCToolkitStructure i="0" version="4.9" n="">
-	<LM i="1" n="/nonexistent/prog" has-calls="1" v="{}">
-	<F i="2" n="/src/prog.c">
+	structure_file /nonexistent/prog /src/prog.c >prog.hpcstruct <<-\EOT &&
 	<P i="3" n="main" l="2" v="{[0x1000-0x1001)}">
 	<S i="4" l="3" v="{[0x1000-0x1010)}"/>
 	</P>
 	<P i="6" n="work" l="5" v="{[0x2000-0x2001)}">
 	<S i="9" l="7" v="{[0x2000-0x2020)}"/>
 	</P>
-	</F>
-	</LM>
-	</HPCToolkitStructure>
 	EOT
 	mkdir run run/structs &&
 	printf "header program-name prog\nlm 1 /nonexistent/prog\nmetric cycles int\nnode 2 0 1 1005\nnode 4 2 1 2005\nvalue 4 0 300\n" |

@@ -39,11 +39,7 @@ make_spec() {
 
 test_expect_success 'build the profile generator and 48 profiles of two programs' '
 	build_mkprofile &&
-	cat >prog.hpcstruct <<-\EOT &&
-	<?xml version="1.0"?>
-	<HPCToolkitStructure i="0" version="4.9" n="">
-	<LM i="1" n="/nonexistent/prog" has-calls="1" v="{}">
-	<F i="2" n="/src/prog.c">
+	structure_file /nonexistent/prog /src/prog.c >prog.hpcstruct <<-\EOT &&
 	<P i="3" n="main" l="10" v="{[0x1000-0x1001)}">
 	<S i="4" l="11" v="{[0x1000-0x1010)}"/>
 	</P>
@@ -54,9 +50,6 @@ test_expect_success 'build the profile generator and 48 profiles of two programs
 	<S i="10" l="24" v="{[0x2020-0x2040)}"/>
 	</L>
 	</P>
-	</F>
-	</LM>
-	</HPCToolkitStructure>
 	EOT
 	mkdir meas &&
 	t=0 &&

@@ -163,11 +163,7 @@ test_expect_success 'hpcviewer-tui shows the shares as columns and sorts by them
 # Views that sum contexts (flat, functions, bottom-up) and the report
 # divide the summed counts, never add or average the contexts' shares.
 test_expect_success 'a procedure in two contexts: a measurement with known shares' '
-	cat >two.hpcstruct <<-\EOT &&
-	<?xml version="1.0"?>
-	<HPCToolkitStructure i="0" version="4.9" n="">
-	<LM i="1" n="/nonexistent/two" has-calls="1" v="{}">
-	<F i="2" n="/src/two.c">
+	structure_file /nonexistent/two /src/two.c >two.hpcstruct <<-\EOT &&
 	<P i="3" n="kern" l="10" v="{[0x1000-0x1001)}">
 	<S i="4" l="11" v="{[0x1000-0x1008)}"/><?insn-mix fp="2" insns="f4f4"?>
 	<S i="5" l="12" v="{[0x1008-0x1010)}"/><?insn-mix int="2" insns="i4i4"?>
@@ -176,9 +172,6 @@ test_expect_success 'a procedure in two contexts: a measurement with known share
 	<S i="7" l="21" v="{[0x2000-0x2010)}"/>
 	<S i="8" l="22" v="{[0x2010-0x2020)}"/>
 	</P>
-	</F>
-	</LM>
-	</HPCToolkitStructure>
 	EOT
 	cat >two.spec <<-\EOT &&
 	header program-name two

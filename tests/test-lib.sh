@@ -286,6 +286,9 @@ build_rt_folded() {
 		"$HPC_BUILD/obj/libhpc.a" -lm
 }
 
+# structure_file MODULE SOURCE <PROCEDURES (tests/lib/structure.sh).
+. "$TEST_DIRECTORY/lib/structure.sh"
+
 # build_mkprofile: ./mkprofile, the synthetic-profile writer
 # (tests/progs/pf-mkprofile.c); it links libhpc.a, which is instrumented in
 # SANITIZE=1 builds.

@@ -18,15 +18,12 @@
 # 2 + 2 blocks, offsets [8, 800) and [0, 16384) -> [0, 16384), 2 threads;
 # sarr: 8000 bytes, 1 block, offsets [0, 8000).
 set -e
+. "$(dirname "$0")/structure.sh"
 printf 'double sarr[1000];\nint main(void) { return (int)sarr[0]; }\n' >vars.c
 cc -O0 -o vars vars.c
 SARR=$(nm vars | awk '$3 == "sarr" { sub(/^0+/, "", $1); print $1 }')
 VARS=$PWD/vars
-cat >prog.hpcstruct <<EOT
-<?xml version="1.0"?>
-<HPCToolkitStructure i="0" version="4.9" n="">
-<LM i="1" n="$VARS" has-calls="1" v="{}">
-<F i="2" n="/src/prog.c">
+structure_file "$VARS" /src/prog.c >prog.hpcstruct <<EOT
 <P i="3" n="main" l="10" v="{[0x1000-0x1001)}">
 <S i="4" l="11" v="{[0x1000-0x1010)}"/>
 <C i="5" l="12" v="{[0x1010-0x1020)}"/>
@@ -47,9 +44,6 @@ cat >prog.hpcstruct <<EOT
 <S i="17" l="45" v="{[0x4030-0x4040)}"/>
 </L>
 </P>
-</F>
-</LM>
-</HPCToolkitStructure>
 EOT
 head() {
 	cat <<-EOT

@@ -17,13 +17,10 @@
 # same samples under ^Phases: 20+T in the phase after site 1 and 10 in the
 # one from start.
 set -e
+. "$(dirname "$0")/structure.sh"
 d=${1:?usage: sync-meas.sh DIR}
 mkdir -p "$d"
-cat >"$d/prog.hpcstruct" <<-\EOF
-<?xml version="1.0"?>
-<HPCToolkitStructure i="0" version="4.9" n="">
-<LM i="1" n="/nonexistent/prog" has-calls="1" v="{}">
-<F i="2" n="/src/prog.c">
+structure_file /nonexistent/prog /src/prog.c >"$d/prog.hpcstruct" <<-\EOF
 <P i="3" n="worker" l="20" v="{[0x2000-0x2001)}">
 <S i="4" l="21" v="{[0x2000-0x2010)}"/>
 <L i="5" l="22" f="/src/prog.c" v="{[0x2010-0x2011)}">
@@ -31,9 +28,6 @@ cat >"$d/prog.hpcstruct" <<-\EOF
 <S i="7" l="24" v="{[0x2020-0x2030)}"/>
 </L>
 </P>
-</F>
-</LM>
-</HPCToolkitStructure>
 EOF
 for t in 0 1; do
 	./mkprofile "$d/prog-000000-00$t-0-42-0.hpcrun" <<-EOF
