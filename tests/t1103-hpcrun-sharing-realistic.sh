@@ -1,6 +1,7 @@
 #!/bin/sh
 test_description='hpcrun --sharing + hpcprof: the label of each sharing pattern people write, at 2 and 4 threads'
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib/share-lib.sh"
 
 test_expect_success 'setup: share-patterns' '
 	cc -O2 -g -fno-optimize-sibling-calls -pthread -o share-patterns \
@@ -15,29 +16,33 @@ label() {
 }
 
 # measured MODE OBJECT LABEL THREADS: one run under plain hpcrun
-# --sharing; its output is the native one and hpcprof labels OBJECT (the
-# start of its name) LABEL.
+# --sharing, each thread working retry_budget 400 ms of its CPU time; its
+# output is the native one (one line that depends only on MODE and
+# THREADS, as share-patterns.c says) and hpcprof labels OBJECT (the start
+# of its name) LABEL, or its threads seldom ran at once (share_unproven).
 measured() {
+	ms=$(retry_budget 400) &&
 	rm -rf m-$1-$4 db-$1-$4 &&
-	./share-patterns $1 $4 >plain &&
-	hpcrun -q --sharing -o m-$1-$4 ./share-patterns $1 $4 >out &&
+	echo "$1 $4 threads: $4 worked" >plain &&
+	hpcrun -q --sharing -o m-$1-$4 ./share-patterns $1 $4 $ms >out &&
 	test_cmp plain out &&
 	hpcprof -o db-$1-$4 m-$1-$4 >/dev/null &&
 	label db-$1-$4 "$2" >got &&
 	echo $3 >want &&
-	test_cmp want got
+	{ test_cmp want got || share_unproven m-$1-$4 got; }
 }
 
-# expect MODE OBJECT LABEL THREADS: measured, in up to three runs.  Labels
-# are statistical (sharing.h, invariant 3): a run in which one thread's
-# samples of a line fall short gives a lesser label (private for a queue
-# whose consumer was seen too little).
+# expect MODE OBJECT LABEL THREADS: measured, in up to three runs, each
+# twice as long in CPU time as the one before.  Labels are statistical
+# (sharing.h, invariant 3): a run in which one thread's samples of a line
+# fall short gives a lesser label (private for a queue whose consumer was
+# seen too little), and only accesses another thread's sample lies near
+# count, which a table whose reads hit the cache gets a few of a second:
+# on a busy machine its threads' few samples seldom meet.
 expect() {
 	mode=$1 obj=$2 want=$3 nt=$4
 	test_expect_success "$nt threads, $mode: '$obj' is $want" '
-		measured $mode "$obj" $want $nt ||
-		measured $mode "$obj" $want $nt ||
-		measured $mode "$obj" $want $nt
+		retry 3 measured $mode "$obj" $want $nt
 	'
 }
 

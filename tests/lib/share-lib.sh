@@ -33,3 +33,43 @@ thread_split() {
 	     $1 == "access" && $8 == 0 && ($4 in big) { n[t]++ }
 	     END { s = n[0] + n[1]; printf "%d %d %d\n", n[0], n[1], s ? int(100 * n[1] / s) : -1 }' "$1"/*.hpcshare
 }
+
+# share_evidence DIR: "CONCURRENT ACCESSES" of the object of DIR's
+# .hpcshare files with the most accesses: how many of its accesses have an
+# access of another thread within SHARE_WINDOW_NS (10 ms), the only ones
+# a line's label counts (hpcprof/sharing.h, invariant 3), and how many it
+# has.  A program whose threads ran at once has most of its accesses
+# concurrent, idle machine or busy; on a machine busy with other work its
+# threads seldom run at once, and a cheap access sampled a few times a
+# second of wall time seldom has another thread's within the window, for
+# as long as it runs.
+share_evidence() {
+	awk '$1 == "access" { print $2, FILENAME, $4 }' "$1"/*.hpcshare |
+	sort -n -k1,1 |
+	awk '{ n++; t[n] = $1; th[n] = $2; oid[n] = $3; cnt[$3]++ }
+		END {
+			for (k in cnt) if (top == "" || cnt[k] > cnt[top]) top = k
+			for (i = 1; i <= n; i++) {
+				if (oid[i] != top) continue
+				c = 0
+				for (j = i - 1; j >= 1 && t[i] - t[j] <= 10000000; j--)
+					if (th[j] != th[i]) { c = 1; break }
+				for (j = i + 1; !c && j <= n && t[j] - t[i] <= 10000000; j++)
+					if (th[j] != th[i]) c = 1
+				conc += c
+			}
+			printf "%d %d\n", conc, cnt[top]
+		}'
+}
+
+# share_unproven DIR GOT: in the last run of retry, DIR's threads ran at
+# once for too little of it to show sharing (share_evidence: under half of
+# the accesses concurrent), and the label in file GOT claims none (private,
+# too few samples): the absence of evidence, never a wrong label.  Says so.
+share_unproven() {
+	test "$retry_run" = "$retry_runs" &&
+	set -- $(share_evidence "$1") "$(cat "$2")" &&
+	test $((2 * $1)) -lt "$2" &&
+	case $3 in private|too-few-samples) ;; *) false ;; esac &&
+	echo "$1 of $2 accesses concurrent: its threads seldom ran at once; $3 is all that shows"
+}

@@ -4,7 +4,9 @@
  *
  *   cc -O1 -g -pthread -no-pie -fno-pie -o rt-sharing rt-sharing.c
  *
- *   rt-sharing patterns [NTHREADS]   one object per pattern (below)
+ *   rt-sharing patterns [NTHREADS [ROUNDS]]
+ *                                    one object per pattern (below),
+ *                                    ROUNDS of each (default 4000000)
  *   rt-sharing numa serial|parallel  a 4 MiB block initialized by one
  *                                    thread, or by each for its half
  *   rt-sharing syscalls              read/write/pread/recv/poll/stat...
@@ -60,7 +62,7 @@
 #include <unistd.h>
 
 #define NTHREADS_MAX 16
-#define ROUNDS 4000000
+#define ROUNDS 4000000			/* of patterns, by default */
 #define RING_LONGS 8192			/* 64 KiB */
 #define PRIVATE_LONGS 8192
 /* The longs of alloc_private, table and alloc_ring a round touches: 16
@@ -78,6 +80,7 @@ pthread_mutex_t cell_lock __attribute__((aligned(4096))) = PTHREAD_MUTEX_INITIAL
 long flag __attribute__((aligned(4096)));
 
 static int nthreads;
+static long rounds = ROUNDS;
 static volatile long *ring;
 static volatile unsigned char *latent;
 static long private_sum[NTHREADS_MAX], table_sum[NTHREADS_MAX];
@@ -125,7 +128,7 @@ static void *worker(void *arg)
 	priv = alloc_private();
 	if (!priv)
 		return NULL;
-	for (r = 0; r < ROUNDS; r++) {
+	for (r = 0; r < rounds; r++) {
 		for (k = 0; k < 4; k++)
 			if (i == 0)
 				vl[6 + (k & 1)] = r + k;	/* bytes 48-63 */
@@ -416,7 +419,9 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "patterns")) {
 		int n = argc >= 3 ? atoi(argv[2]) : 2;
 
-		if (n < 1 || n > NTHREADS_MAX)
+		if (argc >= 4)
+			rounds = atol(argv[3]);
+		if (n < 1 || n > NTHREADS_MAX || rounds < 1)
 			return 2;
 		return patterns(n);
 	}
@@ -424,6 +429,6 @@ int main(int argc, char **argv)
 		return numa(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "syscalls"))
 		return syscalls();
-	fprintf(stderr, "usage: rt-sharing patterns [N] | numa serial|parallel | syscalls\n");
+	fprintf(stderr, "usage: rt-sharing patterns [N [ROUNDS]] | numa serial|parallel | syscalls\n");
 	return 2;
 }

@@ -2,7 +2,8 @@
  * share-patterns.c - the sharing patterns people write, one per mode; main
  * allocates and initializes, NTHREADS threads work, main reads the result.
  * Build: cc -O2 -g -fno-optimize-sibling-calls -pthread -o share-patterns share-patterns.c
- * Run:   ./share-patterns MODE NTHREADS [MILLISECONDS]
+ * Run:   ./share-patterns MODE NTHREADS [MILLISECONDS]   (each thread
+ *        works for that much of its own CPU time; default 400)
  *
  * The truth, per mode (the label hpcprof must give the object):
  *   heap-counters    per-thread counters, 8 bytes each, in one malloc'd
@@ -49,11 +50,13 @@ static struct lreg {	/* 56 bytes, as in Phoenix */
 #define TABLE 256		/* a power of two */
 #define RING 16
 
+/* The calling thread's CPU time: a thread works for as long on a CPU on
+ * any machine, however busy, and gets as many samples. */
 static double now(void)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
