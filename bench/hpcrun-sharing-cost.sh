@@ -6,8 +6,9 @@
 # CPU time (user + sys) of plain hpcrun (cpu-clock at 1 kHz) and of
 # hpcrun --sharing (its default, cpu-clock at 5 kHz, and at 1 kHz),
 # medians of ROUNDS interleaved rounds (default 5), on
-# tests/progs/share-patterns.c (linreg and migratory, 4 threads, 1 s) and
-# on the CPython workload of hpcrun-data-overhead.sh (bench/data-py.py on
+# tests/progs/share-patterns.c (linreg and migratory, 4 threads, 1 s of
+# CPU time each: equal by construction, no measure of cost) and on the
+# CPython workload of hpcrun-data-overhead.sh (bench/data-py.py on
 # the pyenv CPython; skipped when there is none).  Prints a Markdown
 # table; the bar is a ratio <= 1.5.
 set -e
