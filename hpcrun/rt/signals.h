@@ -21,7 +21,7 @@
 #define RT_SIGVAL_TAG 0x48504352u
 /* Chooses and installs rt_cfg.signo; 0, or -1 when no signal is free. */
 int rt_signal_take(void);
-/* The kernel's handler of every managed signal (THE TABLE, REALTIME). */
+/* The kernel's handler of every managed signal (signals.c, THE TABLE: REALTIME). */
 void rt_signal_entry(int sig, siginfo_t *si, void *uc);
 /* The calling thread's hidden bits, handed to the threads it creates. */
 uint64_t rt_signal_hidden(void);

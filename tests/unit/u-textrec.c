@@ -1,4 +1,4 @@
-/* u-textrec.c - unit tests for textrec_next (lib/textrec.c, invariant 4):
+/* u-textrec.c - unit tests for textrec_next (lib/textrec.h, invariant 4):
  * a file read a line at a time in a bounded buffer. */
 #include <stdio.h>
 #include <string.h>
