@@ -1,7 +1,19 @@
 /*
  * textrec.h - the line-record text files hpcrun writes beside a thread's
  * profile (.hpcsync, .hpcshare; hpcrun(5)): one record a line, fields
- * separated by single spaces, and how their readers walk them.
+ * separated by single spaces; how their readers walk them (textrec.c)
+ * and how their writers put them (textrec-write.c, async-signal-safe,
+ * linked into libhpcrun.so too).
+ *
+ * A format FMT built on them keeps three things side by side in lib/:
+ * FMT.h (its vocabulary -- keywords, kinds and their names --, the
+ * in-memory model its reader returns, and both APIs), FMT-write.c (one
+ * writer function per record, taking the model's struct for it, and
+ * FMT_write() putting a whole model; the runtime calls the record
+ * writers from its own tables) and FMT-read.c (the reader).  The record
+ * writers are the only code that knows how a record is spelled, and
+ * read(write(x)) = x for every model x the reader can return (a unit
+ * test per format checks it and pins the exact bytes).
  *
  * Invariants of textrec_read():
  *  1. The file is a regular file of at most max_bytes (lib/infile), read
@@ -87,6 +99,43 @@ int textrec_long(const struct textrec *r, int i, long lo, long hi, long *out);
  */
 int textrec_define(const struct textrec *r, struct hmap *index, uint32_t id,
 		   size_t n, const char *zero, const char *what);
+
+/*
+ * Writing.  Invariants of a struct textrec_out:
+ *  W1. Async-signal-safe: no malloc, no stdio, no locks; the bytes go
+ *      through buf and out with write(2) (retried on EINTR), so the
+ *      runtime may write while a thread or the process ends, even from
+ *      a fatal signal's handler.
+ *  W2. err keeps the first failed write's negative errno (-EIO for a
+ *      write of 0 bytes); after it nothing more is written, so a caller
+ *      checks once, at textrec_flush().
+ *  W3. Numbers are spelled as printf's "%llu", "%lld", "0x%llx" and, for
+ *      seconds, "%.9f" (rounded to nearest, ties to even): the bytes do
+ *      not depend on the locale.
+ */
+struct textrec_out {
+	int fd;
+	int err;		/* W2 */
+	size_t len;		/* bytes waiting in buf */
+	char buf[8192];
+};
+
+/* Starts writing to the open file descriptor fd. */
+void textrec_out_init(struct textrec_out *o, int fd);
+/* Writes what waits in o's buffer; 0, or o's first error (W2). */
+int textrec_flush(struct textrec_out *o);
+/* s as it is: a record's keyword, a separator, "\n" at its end. */
+void textrec_put(struct textrec_out *o, const char *s);
+/* v in decimal, without a space before it. */
+void textrec_put_u64(struct textrec_out *o, uint64_t v);
+/* The next field of a record: a space, then s or v (W3). */
+void textrec_field(struct textrec_out *o, const char *s);
+void textrec_field_u64(struct textrec_out *o, uint64_t v);
+void textrec_field_i64(struct textrec_out *o, int64_t v);
+void textrec_field_hex(struct textrec_out *o, uint64_t v);
+/* seconds as "%.9f" does; NaN, negative values and 2^63 or more, which
+ * no measurement has, as 0.000000000. */
+void textrec_field_seconds(struct textrec_out *o, double seconds);
 
 /* The side file beside a profile: ("d/p-0.hpcrun", ".hpcsync") ->
  * "d/p-0.hpcsync".  Caller frees. */

@@ -16,6 +16,18 @@ void unit_run(const char *name, void (*fn)(void));
 /* Prints the plan; returns the exit status (0 when every test passed). */
 int unit_done(void);
 
+/* 64 pseudo-random bits, the same sequence every run (a test that fails
+ * fails again). */
+uint64_t unit_random(void);
+
+/* The bytes fill(o, x) writes with a line-record writer (textrec.h),
+ * through the file path (left behind for a reader), as a string the
+ * caller frees; a failed write is a failed check. */
+struct textrec_out;
+char *unit_written(const char *path,
+		   void (*fill)(struct textrec_out *o, const void *x),
+		   const void *x);
+
 #define CHECK(c) \
 	do { \
 		if (!(c)) \
