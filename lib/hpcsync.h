@@ -23,6 +23,12 @@
  *     form PROGRAM-RANK-THREAD-HOSTID-PID-GEN.hpcsync (any other name is
  *     not checked); whether it and the sites' nodes fit the thread's
  *     profile is the caller's to check (hpcprof: phases.h).
+ *
+ * The format's three parts (textrec.h's pattern): this header's
+ * vocabulary and model; hpcsync-write.c, the kinds' names and a writer
+ * per record, async-signal-safe, which libhpcrun.so calls (sync.c);
+ * hpcsync-read.c, the reader.  The writer writes what it is given: a
+ * model that breaks the invariants above makes a file the reader refuses.
  */
 #ifndef HPC_HPCSYNC_H
 #define HPC_HPCSYNC_H
@@ -43,6 +49,21 @@ struct hmap;
  * cores (a flat-MPI communicator) and threads than any process has. */
 #define HPCSYNC_MAX_THREADS (UINT32_C(1) << 24)
 
+/* The records' keywords (hpcrun(5)); the first line is "hpcsync: 1". */
+#define HPCSYNC_MAGIC "hpcsync:"
+#define HPCSYNC_VERSION "1"
+#define HPCSYNC_THREAD "thread:"
+#define HPCSYNC_RANK "rank:"
+#define HPCSYNC_CLOCK "clock:"
+#define HPCSYNC_SITE "site"
+#define HPCSYNC_SYNC "sync"
+#define HPCSYNC_LOCK "lock"
+#define HPCSYNC_PHASE "phase"
+#define HPCSYNC_EPISODE "episode"
+#define HPCSYNC_EPISODES "episodes:"
+
+/* The site kinds, the barrier kinds first (hpcsync_is_barrier); the
+ * runtime's and the files' one numbering. */
 enum hpcsync_kind {
 	HPCSYNC_BARRIER, HPCSYNC_OMP_BARRIER, HPCSYNC_OMP_LOOP_END,
 	HPCSYNC_OMP_SECTIONS_END, HPCSYNC_OMP_SINGLE_END, HPCSYNC_OMP_JOIN,
@@ -50,6 +71,15 @@ enum hpcsync_kind {
 	HPCSYNC_MUTEX, HPCSYNC_COND, HPCSYNC_SEM,
 	HPCSYNC_NKINDS
 };
+
+/* Whose clock an MPI rank's times are on ("clock:" record). */
+enum hpcsync_clock {
+	HPCSYNC_CLOCK_NONE,		/* no "clock:" record */
+	HPCSYNC_CLOCK_SAME_HOST,	/* "same-host": rank 0's, offset ~0 */
+	HPCSYNC_CLOCK_OTHER_HOST,	/* "other-host" */
+};
+#define HPCSYNC_SAME_HOST "same-host"
+#define HPCSYNC_OTHER_HOST "other-host"
 
 struct hpcsync_site {
 	uint32_t id;
@@ -97,9 +127,8 @@ struct hpcsync {
 	struct hpcsync_episode *episodes;	size_t nepisodes;
 	uint64_t kept, total;	/* "episodes: KEPT TOTAL" */
 	/* "clock: OFFSET ERR same-host|other-host" (MPI): the rank's
-	 * CLOCK_MONOTONIC minus rank 0's, ns, and its error bound; clock 0
-	 * when the file does not say, 1 same host (offset ~0), 2 other */
-	int clock;
+	 * CLOCK_MONOTONIC minus rank 0's, ns, and its error bound */
+	enum hpcsync_clock clock;
 	int64_t clock_offset;
 	uint64_t clock_err;
 	struct hmap *index;	/* site id -> index in sites + 1 */
@@ -119,17 +148,46 @@ void hpcsync_free(struct hpcsync *s);
 const struct hpcsync_site *hpcsync_site(const struct hpcsync *s,
 					uint32_t id);
 
-/* "barrier", "omp-loop-end", ... (the file's spelling). */
+/* "barrier", "omp-loop-end", ... (the file's spelling); "?" for a
+ * number that is no kind.  Async-signal-safe (hpcsync-write.c). */
 const char *hpcsync_kind_name(enum hpcsync_kind k);
 /* The interposed function a kind stands for: "pthread_barrier_wait". */
 const char *hpcsync_kind_function(enum hpcsync_kind k);
 /* 1 for the barrier kinds (they bound phases), 0 for the lock kinds. */
-int hpcsync_is_barrier(enum hpcsync_kind k);
+static inline int hpcsync_is_barrier(enum hpcsync_kind k)
+{
+	return k <= HPCSYNC_MPI_BARRIER;
+}
 
 /*
  * The .hpcsync path beside a profile: "d/p-0.hpcrun" -> "d/p-0.hpcsync".
  * Caller frees.
  */
 char *hpcsync_path_for(const char *profile);
+
+/*
+ * Writing (hpcsync-write.c): each function puts one record, or for head
+ * and tail the records of s's scalar fields, into o (textrec.h: W1-W3,
+ * async-signal-safe).  A file is head, then site records, then sync and
+ * lock records of those sites (in any order), phases, episodes, and the
+ * tail.  The times are written as the model has them (seconds as
+ * "%.9f").
+ */
+struct textrec_out;
+/* "hpcsync: 1", then thread and rank (when >= 0) and clock (when set). */
+void hpcsync_write_head(struct textrec_out *o, const struct hpcsync *s);
+void hpcsync_write_site(struct textrec_out *o, const struct hpcsync_site *x);
+/* The orders "-" when there are none (norders 0). */
+void hpcsync_write_sync(struct textrec_out *o, const struct hpcsync_sync *x);
+void hpcsync_write_lock(struct textrec_out *o, const struct hpcsync_lock *x);
+void hpcsync_write_phase(struct textrec_out *o,
+			 const struct hpcsync_phase *x);
+void hpcsync_write_episode(struct textrec_out *o,
+			   const struct hpcsync_episode *x);
+/* "episodes: KEPT TOTAL" (s->kept, s->total). */
+void hpcsync_write_tail(struct textrec_out *o, const struct hpcsync *s);
+/* The whole of s in the order above, syncs before locks; the file
+ * hpcsync_read() returns s from (read(write(s)) = s). */
+void hpcsync_write(struct textrec_out *o, const struct hpcsync *s);
 
 #endif

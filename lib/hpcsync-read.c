@@ -1,4 +1,4 @@
-/* hpcsync.c - see hpcsync.h and man/hpcrun.5. */
+/* hpcsync-read.c - the .hpcsync reader (see hpcsync.h, man/hpcrun.5). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,35 +10,6 @@
 #include "hpcsync.h"
 #include "strbuf.h"
 #include "textrec.h"
-
-static const char *const kind_names[HPCSYNC_NKINDS] = {
-	"barrier", "omp-barrier", "omp-loop-end", "omp-sections-end",
-	"omp-single-end", "omp-join", "kmp-barrier", "kmp-join",
-	"mpi-barrier",
-	"mutex", "cond", "sem",
-};
-
-static const char *const kind_functions[HPCSYNC_NKINDS] = {
-	"pthread_barrier_wait", "GOMP_barrier", "GOMP_loop_end",
-	"GOMP_sections_end", "GOMP_single_copy_end", "GOMP_parallel",
-	"__kmpc_barrier", "__kmpc_fork_call", "MPI_Barrier", "pthread_mutex_lock",
-	"pthread_cond_wait", "sem_wait",
-};
-
-const char *hpcsync_kind_name(enum hpcsync_kind k)
-{
-	return k < HPCSYNC_NKINDS ? kind_names[k] : "?";
-}
-
-const char *hpcsync_kind_function(enum hpcsync_kind k)
-{
-	return k < HPCSYNC_NKINDS ? kind_functions[k] : "?";
-}
-
-int hpcsync_is_barrier(enum hpcsync_kind k)
-{
-	return k <= HPCSYNC_MPI_BARRIER;
-}
 
 char *hpcsync_path_for(const char *profile)
 {
@@ -164,7 +135,7 @@ static int rec_site(struct parser *p)
 	if (st.nthreads > HPCSYNC_MAX_THREADS)
 		return bad(p, "more threads than any measurement (over 2^24)");
 	for (k = 0; k < HPCSYNC_NKINDS; k++)
-		if (!strcmp(p->r->f[2], kind_names[k]))
+		if (!strcmp(p->r->f[2], hpcsync_kind_name((enum hpcsync_kind)k)))
 			break;
 	if (k == HPCSYNC_NKINDS)
 		return bad(p, "unknown site kind");
@@ -281,18 +252,19 @@ static int parse_line(struct textrec *r, void *arg)
 
 	p->r = r;
 	if (p->r->lineno == 1)
-		return !strcmp(p->r->f[0], "hpcsync:") && p->r->nf == 2 &&
-		       !strcmp(p->r->f[1], "1") ? 0
+		return !strcmp(p->r->f[0], HPCSYNC_MAGIC) && p->r->nf == 2 &&
+		       !strcmp(p->r->f[1], HPCSYNC_VERSION) ? 0
 			: bad(p, "not a synchronization file (no "
 			      "'hpcsync: 1')");
-	if (!strcmp(p->r->f[0], "thread:") || !strcmp(p->r->f[0], "rank:")) {
+	if (!strcmp(p->r->f[0], HPCSYNC_THREAD) ||
+	    !strcmp(p->r->f[0], HPCSYNC_RANK)) {
 		if (p->r->nf != 2)
 			return bad(p, "expected a number");
 		errno = 0;
 		v = strtol(p->r->f[1], &end, 10);
 		if (*end || end == p->r->f[1] || errno || v < 0)
 			return bad(p, "expected a number");
-		if (p->r->f[0][0] == 'r') {
+		if (!strcmp(p->r->f[0], HPCSYNC_RANK)) {
 			p->s->rank = v;
 			return 0;
 		}
@@ -306,30 +278,32 @@ static int parse_line(struct textrec *r, void *arg)
 		}
 		return 0;
 	}
-	if (!strcmp(p->r->f[0], "clock:")) {
+	if (!strcmp(p->r->f[0], HPCSYNC_CLOCK)) {
 		errno = 0;
 		if (p->r->nf != 4 || u64(p, 2, &p->s->clock_err))
 			return bad(p, "expected 'clock: OFFSET ERR same-host|other-host'");
 		p->s->clock_offset = strtoll(p->r->f[1], &end, 10);
 		if (*end || end == p->r->f[1] || errno)
 			return bad(p, "expected a number of nanoseconds");
-		p->s->clock = !strcmp(p->r->f[3], "same-host") ? 1 :
-			      !strcmp(p->r->f[3], "other-host") ? 2 : 0;
+		p->s->clock = !strcmp(p->r->f[3], HPCSYNC_SAME_HOST) ?
+			      HPCSYNC_CLOCK_SAME_HOST :
+			      !strcmp(p->r->f[3], HPCSYNC_OTHER_HOST) ?
+			      HPCSYNC_CLOCK_OTHER_HOST : HPCSYNC_CLOCK_NONE;
 		if (!p->s->clock)
 			return bad(p, "expected 'same-host' or 'other-host'");
 		return 0;
 	}
-	if (!strcmp(p->r->f[0], "site"))
+	if (!strcmp(p->r->f[0], HPCSYNC_SITE))
 		return rec_site(p);
-	if (!strcmp(p->r->f[0], "sync"))
+	if (!strcmp(p->r->f[0], HPCSYNC_SYNC))
 		return rec_sync(p);
-	if (!strcmp(p->r->f[0], "lock"))
+	if (!strcmp(p->r->f[0], HPCSYNC_LOCK))
 		return rec_lock(p);
-	if (!strcmp(p->r->f[0], "phase"))
+	if (!strcmp(p->r->f[0], HPCSYNC_PHASE))
 		return rec_phase(p);
-	if (!strcmp(p->r->f[0], "episode"))
+	if (!strcmp(p->r->f[0], HPCSYNC_EPISODE))
 		return rec_episode(p);
-	if (!strcmp(p->r->f[0], "episodes:")) {
+	if (!strcmp(p->r->f[0], HPCSYNC_EPISODES)) {
 		if (p->r->nf != 3 || u64(p, 1, &p->s->kept) ||
 		    u64(p, 2, &p->s->total))
 			return p->r->nf != 3 ? bad(p, "episodes: wants KEPT "
