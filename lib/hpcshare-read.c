@@ -1,4 +1,5 @@
-/* hpcshare.c - see hpcshare.h and man/hpcrun.5 (Sharing files). */
+/* hpcshare-read.c - the .hpcshare reader (see hpcshare.h, man/hpcrun.5,
+ * Sharing files). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,13 +8,6 @@
 #include "hpcshare.h"
 #include "strbuf.h"
 #include "textrec.h"
-
-static const char *const rw_names[] = { "r", "w", "u" };
-
-const char *hpcshare_rw_name(enum hpcshare_rw rw)
-{
-	return (unsigned)rw < 3 ? rw_names[rw] : "?";
-}
 
 char *hpcshare_path_for(const char *profile)
 {
@@ -108,8 +102,8 @@ static int rec_topology(struct parser *p)
 {
 	uint64_t n;
 
-	if (p->r->nf != 3 || (strcmp(p->r->f[1], "virtual") &&
-			      strcmp(p->r->f[1], "real")))
+	if (p->r->nf != 3 || (strcmp(p->r->f[1], HPCSHARE_VIRTUAL) &&
+			      strcmp(p->r->f[1], HPCSHARE_REAL)))
 		return bad(p, "topology wants virtual|real NODES");
 	if (textrec_u64(p->r, 2, &n))
 		return -1;
@@ -119,7 +113,7 @@ static int rec_topology(struct parser *p)
 		return bad(p, "topology given twice");
 	p->seen_topology = 1;
 	p->ntopology = (size_t)n;
-	p->s->virtual_topology = p->r->f[1][0] == 'v';
+	p->s->virtual_topology = !strcmp(p->r->f[1], HPCSHARE_VIRTUAL);
 	p->s->nodes = xcalloc(p->ntopology, sizeof(*p->s->nodes));
 	return 0;
 }
@@ -156,9 +150,9 @@ static int rec_object(struct parser *p)
 	if (textrec_u32(p->r, 1, &o.id) || textrec_u64(p->r, 3, &o.start) ||
 	    textrec_u64(p->r, 4, &o.bytes) || textrec_u32(p->r, 5, &o.node))
 		return -1;
-	if (!strcmp(p->r->f[2], "heap"))
+	if (!strcmp(p->r->f[2], hpcshare_kind_name(HPCSHARE_HEAP)))
 		o.kind = HPCSHARE_HEAP;
-	else if (!strcmp(p->r->f[2], "static"))
+	else if (!strcmp(p->r->f[2], hpcshare_kind_name(HPCSHARE_STATIC)))
 		o.kind = HPCSHARE_STATIC;
 	else
 		return bad(p, "object kind is not heap or static");
@@ -217,11 +211,11 @@ static int rec_access(struct parser *p)
 		return bad(p, "access size above 64 bytes");
 	if (first > 1)
 		return bad(p, "access FIRST is not 0 or 1");
-	if (!strcmp(rw, "r"))
+	if (!strcmp(rw, hpcshare_rw_name(HPCSHARE_R)))
 		a.rw = HPCSHARE_R;
-	else if (!strcmp(rw, "w"))
+	else if (!strcmp(rw, hpcshare_rw_name(HPCSHARE_W)))
 		a.rw = HPCSHARE_W;
-	else if (!strcmp(rw, "u"))
+	else if (!strcmp(rw, hpcshare_rw_name(HPCSHARE_U)))
 		a.rw = HPCSHARE_U;
 	else
 		return bad(p, "access RW is not r, w or u");
@@ -247,23 +241,25 @@ static int parse_line(struct textrec *r, void *arg)
 
 	p->r = r;
 	if (r->lineno == 1)
-		return !strcmp(k, "hpcshare:") && r->nf == 2 &&
-		       !strcmp(r->f[1], "1") ? 0
+		return !strcmp(k, HPCSHARE_MAGIC) && r->nf == 2 &&
+		       !strcmp(r->f[1], HPCSHARE_VERSION) ? 0
 			: bad(p, "not a sharing file (no 'hpcshare: 1')");
 	if (k[0] == '#')
 		return 0;
-	if (!strcmp(k, "thread") || !strcmp(k, "rank")) {
-		if (r->nf != 2 || textrec_long(r, 1, k[0] == 't' ? 0 : -1,
+	if (!strcmp(k, HPCSHARE_THREAD) || !strcmp(k, HPCSHARE_RANK)) {
+		int thread = !strcmp(k, HPCSHARE_THREAD);
+
+		if (r->nf != 2 || textrec_long(r, 1, thread ? 0 : -1,
 					       INT32_MAX, &v))
 			return r->nf != 2 ? bad(p, "expected a number") : -1;
-		*(k[0] == 't' ? &p->s->thread : &p->s->rank) = v;
+		*(thread ? &p->s->thread : &p->s->rank) = v;
 		return 0;
 	}
-	if (!strcmp(k, "topology"))
+	if (!strcmp(k, HPCSHARE_TOPOLOGY))
 		return rec_topology(p);
-	if (!strcmp(k, "node"))
+	if (!strcmp(k, HPCSHARE_NODE))
 		return rec_node(p);
-	if (!strcmp(k, "page-size")) {
+	if (!strcmp(k, HPCSHARE_PAGE_SIZE)) {
 		if (r->nf != 2 || textrec_u64(r, 1, &u))
 			return r->nf != 2 ? bad(p, "page-size wants BYTES") : -1;
 		if (u < 64 || (u & (u - 1)) || u > ((uint64_t)1 << 40))
@@ -272,7 +268,7 @@ static int parse_line(struct textrec *r, void *arg)
 		p->s->page_size = u;
 		return 0;
 	}
-	if (!strcmp(k, "span")) {
+	if (!strcmp(k, HPCSHARE_SPAN)) {
 		if (r->nf != 3)
 			return bad(p, "span wants BEGIN END");
 		if (textrec_u64(r, 1, &p->s->span_begin) ||
@@ -283,16 +279,17 @@ static int parse_line(struct textrec *r, void *arg)
 		p->s->has_span = 1;
 		return 0;
 	}
-	if (!strcmp(k, "object"))
+	if (!strcmp(k, HPCSHARE_OBJECT))
 		return rec_object(p);
-	if (!strcmp(k, "access"))
+	if (!strcmp(k, HPCSHARE_ACCESS))
 		return rec_access(p);
-	if (!strcmp(k, "watched"))
+	if (!strcmp(k, HPCSHARE_WATCHED))
 		return rec_watched(p);
-	if (!strcmp(k, "dropped") || !strcmp(k, "untracked"))
+	if (!strcmp(k, HPCSHARE_DROPPED) || !strcmp(k, HPCSHARE_UNTRACKED))
 		return r->nf != 2 ? bad(p, "expected a number")
-			: textrec_u64(r, 1, k[0] == 'd' ? &p->s->dropped
-				      : &p->s->untracked) ? -1 : 0;
+			: textrec_u64(r, 1, !strcmp(k, HPCSHARE_DROPPED) ?
+				      &p->s->dropped : &p->s->untracked) ?
+			  -1 : 0;
 	if (!strcmp(k, "summary")) {
 		/* files of page-protection sampling: EPOCHS FAULTS DROPPED
 		 * WATCHED_PAGES */
