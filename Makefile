@@ -81,7 +81,8 @@ HAVE_MPI := $(shell command -v $(MPICC) >/dev/null 2>&1 && echo 1)
 VIEWER_SRCS := $(sort $(wildcard hpcviewer-tui/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/u-*.c))
 # lib/ modules also linked into libhpcrun.so (async-signal-safe ones only).
-RT_LIB_SRCS := lib/hpcrun-fmt-write.c lib/hpcrun-events.c
+RT_LIB_SRCS := lib/hpcrun-fmt-write.c lib/hpcrun-events.c lib/textrec-write.c \
+	lib/hpcsync-write.c lib/hpcshare-write.c
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 rtobj = $(patsubst %.c,$(BUILD)/obj-rt/%.o,$(1))

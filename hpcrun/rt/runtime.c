@@ -42,7 +42,6 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +54,7 @@
 #include "fd-gate.h"
 #include "interpose.h"
 #include "runtime.h"
+#include "textrec.h"
 
 struct rt_config rt_cfg;
 char rt_env_path[4096];
@@ -877,32 +877,8 @@ static void rt_thread_end(struct rt_thread *td)
 	munmap(td, TD_BYTES);
 }
 
-static void out_flush(struct rt_out *o)
-{
-	int err;
-
-	if (o->len && !o->err && (err = rt_write_all(o->fd, o->buf, o->len)))
-		o->err = err;
-	o->len = 0;
-}
-
-void rt_outf(struct rt_out *o, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (o->len > sizeof(o->buf) - 1024)
-		out_flush(o);
-	va_start(ap, fmt);
-	n = vsnprintf(o->buf + o->len, sizeof(o->buf) - o->len, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		o->len += (size_t)n < sizeof(o->buf) - o->len ? (size_t)n :
-			  sizeof(o->buf) - o->len - 1;
-}
-
 struct side_job {
-	void (*fill)(struct rt_out *, void *);
+	void (*fill)(struct textrec_out *, void *);
 	void *arg;
 	char path[4400];
 };
@@ -910,24 +886,22 @@ struct side_job {
 static int side_job(void *p)
 {
 	struct side_job *j = p;
-	struct rt_out *o = mmap(NULL, sizeof(*o), PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	int err;
+	struct textrec_out *o = mmap(NULL, sizeof(*o), PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int fd, err;
 
 	if (o == MAP_FAILED)
 		return -ENOMEM;
-	o->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (o->fd < 0) {
+	fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
 		err = -errno;
 		munmap(o, sizeof(*o));
 		return err;
 	}
-	o->err = 0;
-	o->len = 0;
+	textrec_out_init(o, fd);
 	j->fill(o, j->arg);
-	out_flush(o);
-	err = o->err;
-	if (close(o->fd) && !err)
+	err = textrec_flush(o);
+	if (close(fd) && !err)
 		err = -errno;
 	if (err)
 		unlink(j->path);
@@ -936,7 +910,7 @@ static int side_job(void *p)
 }
 
 void rt_side_file(const char *profile, const char *suffix,
-		  void (*fill)(struct rt_out *o, void *arg), void *arg,
+		  void (*fill)(struct textrec_out *o, void *arg), void *arg,
 		  const char *what)
 {
 	struct side_job job;

@@ -450,21 +450,15 @@ void rt_live_proc_modules(void);
 
 /*
  * Side files beside a thread's profile (.hpcsync, .hpcshare: hpcrun(5)):
- * PROFILE-STEM SUFFIX, written by fill(o, arg) through a buffer on the fd
- * thread (fd-gate.c, THE PRIVATE TABLE), created with O_EXCL and removed
- * when any write fails, the loss said on stderr ("hpcrun: 'FILE': why:
- * what").
+ * PROFILE-STEM SUFFIX, written by fill(o, arg) with the format's record
+ * writers (lib/textrec.h) on the fd thread (fd-gate.c, THE PRIVATE
+ * TABLE), created with O_EXCL and removed when any write fails, the loss
+ * said on stderr ("hpcrun: 'FILE': why: what").
  * profile: the profile's path, ending in ".hpcrun".  Outside handlers.
  */
-struct rt_out {
-	int fd, err;			/* err: the first failed write's -errno */
-	size_t len;
-	char buf[8192];
-};
-void rt_outf(struct rt_out *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+struct textrec_out;
 void rt_side_file(const char *profile, const char *suffix,
-		  void (*fill)(struct rt_out *o, void *arg), void *arg,
+		  void (*fill)(struct textrec_out *o, void *arg), void *arg,
 		  const char *what);
 
 /* Async-signal-safe text helpers (runtime.c). */

@@ -23,8 +23,10 @@
 
 #include "capability.h"
 #include "datacentric.h"
+#include "hpcshare.h"
 #include "runtime.h"
 #include "sharing.h"
+#include "textrec.h"
 
 #define OBJ_BUCKETS 4096
 #define BUCKET_WAYS 8
@@ -351,37 +353,52 @@ struct fill_arg {
 	size_t seen_bytes;
 };
 
-static void fill_share(struct rt_out *o, void *p)
+/* The record's access direction, 'r', 'w' or 'u' (rt_sharing_access). */
+static enum hpcshare_rw rw_of(int rw)
+{
+	return rw == 'w' ? HPCSHARE_W : rw == 'u' ? HPCSHARE_U : HPCSHARE_R;
+}
+
+/* The .hpcshare file (hpcrun(5)): each object's record before its first
+ * access. */
+static void fill_share(struct textrec_out *o, void *p)
 {
 	const struct fill_arg *f = p;
 	const struct rt_share_thread *st = f->td->share;
+	struct hpcshare head = {
+		.thread = f->td->index,
+		.rank = rt_cfg.rank_known ? (long)rt_cfg.rank : -1L,
+		.virtual_topology = rt_sharing.virtual_nodes,
+		.page_size = (uint64_t)sysconf(_SC_PAGESIZE),
+		.has_span = 1, .span_begin = st->begin, .span_end = st->end,
+		.dropped = st->dropped, .untracked = st->untracked,
+	};
 	uint64_t i;
 	int k;
 
-	rt_outf(o, "hpcshare: 1\nthread %d\nrank %ld\ntopology %s %d\n", f->td->index,
-		rt_cfg.rank_known ? (long)rt_cfg.rank : -1L,
-		rt_sharing.virtual_nodes ? "virtual" : "real", nnodes);
+	hpcshare_write_head(o, &head, (size_t)nnodes);
 	for (k = 0; k < nnodes; k++)
-		rt_outf(o, "node %d %s\n", k, node_list[k]);
-	rt_outf(o, "page-size %lu\nspan %llu %llu\n", (unsigned long)sysconf(_SC_PAGESIZE),
-		(unsigned long long)st->begin, (unsigned long long)st->end);
+		hpcshare_write_node(o, (size_t)k, node_list[k]);
+	hpcshare_write_pages(o, &head);
 	for (i = 0; i < st->n; i++) {
 		const struct srec *r = &st->rec[i];
+		const struct hpcshare_object obj = {
+			.id = r->oid,
+			.kind = r->kind ? HPCSHARE_STATIC : HPCSHARE_HEAP,
+			.start = r->start, .bytes = r->bytes,
+			.node = r->objnode, .watched = r->watched,
+		};
 
 		if (r->oid / 8 < f->seen_bytes && !(f->seen[r->oid / 8] & (1 << (r->oid % 8)))) {
 			f->seen[r->oid / 8] |= (unsigned char)(1 << (r->oid % 8));
-			rt_outf(o, "object %u %s 0x%llx %llu %u\n", r->oid,
-				r->kind ? "static" : "heap", (unsigned long long)r->start,
-				(unsigned long long)r->bytes, r->objnode);
-			if (r->watched)
-				rt_outf(o, "watched %u\n", r->oid);
+			hpcshare_write_object(o, &obj);
 		}
-		rt_outf(o, "access %llu %u %u %llu %u %c %u %u\n",
-			(unsigned long long)r->time, r->cpu, r->oid,
-			(unsigned long long)r->off, r->size, r->rw, r->first, r->node);
+		hpcshare_write_access(o, &(struct hpcshare_access){
+			.time = r->time, .cpu = r->cpu, .offset = r->off,
+			.size = r->size, .rw = (uint8_t)rw_of(r->rw),
+			.first = r->first, .node = r->node }, &obj);
 	}
-	rt_outf(o, "dropped %llu\nuntracked %llu\n", (unsigned long long)st->dropped,
-		(unsigned long long)st->untracked);
+	hpcshare_write_tail(o, &head);
 }
 
 /* Sorts st's records by time: a ring's samples are recorded when the

@@ -696,11 +696,12 @@ static void put_site(uint32_t site)
 {
 	char where[600];
 	uintptr_t obj = 0, ra = 0;
-	int kind = 0;
+	int kind = -1;		/* "?" when the site is unknown */
 
 	sync_site_info(site, &kind, &obj, &ra);
 	describe(ra ? ra - 1 : 0, where, sizeof(where), 1);
-	put("site: %u %s 0x%lx %s\n", site, sync_kind_name(kind),
+	put("site: %u %s 0x%lx %s\n", site,
+	    hpcsync_kind_name((enum hpcsync_kind)kind),
 	    (unsigned long)obj, where);
 }
 
@@ -902,7 +903,7 @@ static void check_deadlock(int w, uint64_t timeout)
 		const struct snap *s = &snaps[cur];
 		int next;
 
-		if (!s->wait.site || s->wait.kind != SK_MUTEX ||
+		if (!s->wait.site || s->wait.kind != HPCSYNC_MUTEX ||
 		    now_ns - s->wait.since < timeout)
 			return;
 		chain[n++] = cur;
@@ -993,7 +994,7 @@ static void *detector(void *arg)
 				continue;
 			if (snaps[i].wait.obj)
 				check_barrier(i, timeout);
-			else if (snaps[i].wait.kind == SK_MUTEX)
+			else if (snaps[i].wait.kind == HPCSYNC_MUTEX)
 				check_deadlock(i, timeout);
 		}
 	}

@@ -131,7 +131,7 @@ RT_API int pthread_barrier_wait(pthread_barrier_t *b)
 	int r;
 
 	if (!on(ra) ||
-	    sync_barrier_begin(&ep, SK_BARRIER, ra, (uintptr_t)b,
+	    sync_barrier_begin(&ep, HPCSYNC_BARRIER, ra, (uintptr_t)b,
 			       sync_obj_get((uintptr_t)b, 0), ra))
 		return RT_REAL(pthread_barrier_wait)(b);
 	r = RT_REAL(pthread_barrier_wait)(b);
@@ -170,21 +170,21 @@ RT_API void GOMP_barrier(void)
 {
 	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
 
-	omp_episode(SK_OMP_BARRIER, RT_REAL(GOMP_barrier), ra, ra);
+	omp_episode(HPCSYNC_OMP_BARRIER, RT_REAL(GOMP_barrier), ra, ra);
 }
 
 RT_API void GOMP_loop_end(void)
 {
 	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
 
-	omp_episode(SK_OMP_LOOP_END, RT_REAL(GOMP_loop_end), ra, ra);
+	omp_episode(HPCSYNC_OMP_LOOP_END, RT_REAL(GOMP_loop_end), ra, ra);
 }
 
 RT_API void GOMP_sections_end(void)
 {
 	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
 
-	omp_episode(SK_OMP_SECTIONS_END, RT_REAL(GOMP_sections_end), ra, ra);
+	omp_episode(HPCSYNC_OMP_SECTIONS_END, RT_REAL(GOMP_sections_end), ra, ra);
 }
 
 /* Every team thread's body of a wrapped region, then the join. */
@@ -197,7 +197,7 @@ __attribute__((noinline)) static void region_body(void *p)
 	cur_region = r;
 	r->fn(r->data);
 	if (!sync_cfg.on || !rt_active ||
-	    sync_barrier_begin_at(&ep, SK_OMP_JOIN, r->sr.ra, (uintptr_t)r->fn,
+	    sync_barrier_begin_at(&ep, HPCSYNC_OMP_JOIN, r->sr.ra, (uintptr_t)r->fn,
 				  sync_region_obj(&r->sr, sync_team_size()), cut,
 				  &r->sr.join)) {
 		RT_REAL(GOMP_barrier)();
@@ -319,7 +319,7 @@ RT_API void __kmpc_barrier(void *loc, int32_t gtid)
 	n = sync_team_size();
 	level = omp_get_level ? omp_get_level() : 1;
 	if (n < 1 ||
-	    sync_barrier_begin(&ep, SK_KMP_BARRIER, ra, n,
+	    sync_barrier_begin(&ep, HPCSYNC_KMP_BARRIER, ra, n,
 			       sync_obj_get((((uintptr_t)n << 8 | (unsigned)level) << 4) | 1, n),
 			       ra)) {
 		RT_REAL(__kmpc_barrier)(loc, gtid);
@@ -388,7 +388,7 @@ static void mpi_clock_exchange(void)
 				if (send(msg, sizeof(msg), byte, i, CLOCK_TAG, world))
 					return;
 			}
-		sync_cfg.clock = SYNC_CLOCK_SAME_HOST;
+		sync_cfg.clock = HPCSYNC_CLOCK_SAME_HOST;
 		sync_cfg.clock_offset = 0;
 		sync_cfg.clock_err = 0;
 		return;
@@ -406,8 +406,8 @@ static void mpi_clock_exchange(void)
 			sync_cfg.clock_err = best / 2;
 		}
 	}
-	sync_cfg.clock = boot && msg[1] == boot ? SYNC_CLOCK_SAME_HOST :
-			 SYNC_CLOCK_OTHER_HOST;
+	sync_cfg.clock = boot && msg[1] == boot ? HPCSYNC_CLOCK_SAME_HOST :
+			 HPCSYNC_CLOCK_OTHER_HOST;
 }
 
 RT_API int MPI_Init(int *argc, char ***argv)
@@ -443,7 +443,7 @@ RT_API int MPI_Barrier(void *comm)
 		pmpi_comm_size = rt_optional_symbol(RTLD_NEXT, "PMPI_Comm_size");
 	if (pmpi_comm_size)
 		pmpi_comm_size(comm, &size);
-	if (sync_barrier_begin(&ep, SK_MPI_BARRIER, ra, (uintptr_t)comm,
+	if (sync_barrier_begin(&ep, HPCSYNC_MPI_BARRIER, ra, (uintptr_t)comm,
 			       sync_obj_get((uintptr_t)comm | 2,
 					    size > 0 ? (uint32_t)size : 0), ra))
 		return RT_REAL(PMPI_Barrier)(comm);
@@ -465,7 +465,7 @@ RT_API int pthread_mutex_lock(pthread_mutex_t *m)
 	r = pthread_mutex_trylock(m);
 	if (r != EBUSY || rt_in_hpcrun(ra))
 		return r != EBUSY ? r : RT_REAL(pthread_mutex_lock)(m);
-	sync_lock_begin(&w, SK_MUTEX, ra, (uintptr_t)m, ra);
+	sync_lock_begin(&w, HPCSYNC_MUTEX, ra, (uintptr_t)m, ra);
 	r = RT_REAL(pthread_mutex_lock)(m);
 	sync_lock_end(&w);
 	return r;
@@ -479,7 +479,7 @@ RT_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 
 	if (!on(ra))
 		return RT_REAL(pthread_cond_wait)(c, m);
-	sync_lock_begin(&w, SK_COND, ra, (uintptr_t)c, ra);
+	sync_lock_begin(&w, HPCSYNC_COND, ra, (uintptr_t)c, ra);
 	r = RT_REAL(pthread_cond_wait)(c, m);
 	sync_lock_end(&w);
 	return r;
@@ -494,7 +494,7 @@ RT_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 
 	if (!on(ra))
 		return RT_REAL(pthread_cond_timedwait)(c, m, t);
-	sync_lock_begin(&w, SK_COND, ra, (uintptr_t)c, ra);
+	sync_lock_begin(&w, HPCSYNC_COND, ra, (uintptr_t)c, ra);
 	r = RT_REAL(pthread_cond_timedwait)(c, m, t);
 	sync_lock_end(&w);
 	return r;
@@ -514,7 +514,7 @@ RT_API int sem_wait(sem_t *s)
 	if (errno != EAGAIN)
 		return -1;
 	errno = err;
-	sync_lock_begin(&w, SK_SEM, ra, (uintptr_t)s, ra);
+	sync_lock_begin(&w, HPCSYNC_SEM, ra, (uintptr_t)s, ra);
 	r = RT_REAL(sem_wait)(s);
 	err = errno;
 	sync_lock_end(&w);

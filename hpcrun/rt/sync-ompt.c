@@ -187,7 +187,7 @@ static void on_sync_region_wait(int kind, int endpoint, ompt_data_t *parallel,
 			sync_phase_restart();
 		else if (ot->in)
 			sync_barrier_end(&ot->ep);
-		if (ot->in && ot->ep.kind == SK_KMP_JOIN && ot->depth > 0 &&
+		if (ot->in && ot->ep.kind == HPCSYNC_KMP_JOIN && ot->depth > 0 &&
 		    (or = &ot->region[ot->depth - 1]) == ot->ep_region)
 			close_team(or, sync_now());
 		ot->in = ot->closed = 0;
@@ -214,7 +214,7 @@ static void on_sync_region_wait(int kind, int endpoint, ompt_data_t *parallel,
 	n = sync_team_size();
 	if (n < 1 || (!join && (!ra || rt_in_hpcrun(ra))))
 		return;
-	ot->in = !sync_barrier_begin_at(&ot->ep, join ? SK_KMP_JOIN : SK_KMP_BARRIER,
+	ot->in = !sync_barrier_begin_at(&ot->ep, join ? HPCSYNC_KMP_JOIN : HPCSYNC_KMP_BARRIER,
 					join ? r->ra : ra, n,
 					construct_obj(r->ra, n), ra,
 					join ? &r->join : &r->inner);

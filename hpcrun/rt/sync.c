@@ -25,7 +25,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,8 +35,12 @@
 
 #include "capability.h"
 #include "sync.h"
+#include "textrec.h"
 
 struct sync_config sync_cfg;
+
+_Static_assert(SYNC_ORDERS <= HPCSYNC_MAX_ORDERS,
+	       "a sync record holds every arrival order kept");
 
 struct site {
 	uintptr_t ra, objkey;
@@ -55,20 +58,6 @@ static uint64_t lost_sites, lost_objs, all_episodes, warnings, warn_last;
 static int warn_lock;
 static char warn_log[2048];
 static size_t warn_log_len;
-
-static const char *const kind_names[SK_NKINDS] = {
-	[SK_BARRIER] = "barrier", [SK_OMP_BARRIER] = "omp-barrier",
-	[SK_OMP_LOOP_END] = "omp-loop-end", [SK_OMP_SECTIONS_END] = "omp-sections-end",
-	[SK_OMP_SINGLE_END] = "omp-single-end", [SK_OMP_JOIN] = "omp-join",
-	[SK_KMP_BARRIER] = "kmp-barrier", [SK_KMP_JOIN] = "kmp-join",
-	[SK_MPI_BARRIER] = "mpi-barrier",
-	[SK_MUTEX] = "mutex", [SK_COND] = "cond", [SK_SEM] = "sem",
-};
-
-const char *sync_kind_name(int kind)
-{
-	return kind > 0 && kind < SK_NKINDS ? kind_names[kind] : "?";
-}
 
 static void spin_lock(int *l)
 {
@@ -516,7 +505,7 @@ static uint64_t arrive_at(struct sync_episode *ep, struct sync_obj *o,
 	ep->c = UINT64_MAX;
 	if (!o)
 		return 0;
-	if (!o->n || ep->kind == SK_MPI_BARRIER)
+	if (!o->n || ep->kind == HPCSYNC_MPI_BARRIER)
 		return __atomic_fetch_add(&o->arrivals, 1, __ATOMIC_RELAXED);
 	ep->c = sync_arrive(o, ep->arrive, idx, sync_cfg.warn_ns != 0);
 	return ep->c / o->n;
@@ -588,7 +577,8 @@ static void warn_spread(const struct sync_episode *ep, uint64_t e, unsigned slot
 	fmt_ms(b, sizeof(b), sync_cfg.warn_ns);
 	len = (size_t)snprintf(line, sizeof(line),
 			       "sync-warn: site %u (%s at %s) episode %llu: arrival "
-			       "spread %s > %s; late:", ep->site, sync_kind_name(ep->kind),
+			       "spread %s > %s; late:", ep->site,
+			       hpcsync_kind_name((enum hpcsync_kind)ep->kind),
 			       where, (unsigned long long)e, a, b);
 	for (i = 0; i < o->n && i < SYNC_ORDERS && len < sizeof(line) - 64; i++) {
 		if (o->when[slot][i] - first <= sync_cfg.warn_ns)
@@ -733,18 +723,21 @@ void sync_phase_sample(struct rt_thread *td, int n, uint64_t time, int idx,
 		cct_insert(&td->cct, node, td->frames, n, time, idx, val);
 }
 
-/* The .hpcsync file of thread arg (hpcrun(5)). */
-static void fill_sync(struct rt_out *o, void *arg)
+/* The .hpcsync file of thread arg (hpcrun(5)): each aggregate's site,
+ * then its sync or lock record, in the order of the thread's table. */
+static void fill_sync(struct textrec_out *o, void *arg)
 {
 	const struct rt_thread *td = arg;
 	const struct sync_thread *st = td->sync;
+	struct hpcsync head = {
+		.thread = td->index, .rank = rt_cfg.rank,
+		.clock = sync_cfg.clock, .clock_offset = sync_cfg.clock_offset,
+		.clock_err = sync_cfg.clock_err,
+		.kept = st->nkept, .total = st->total_episodes,
+	};
 	uint32_t i, k;
 
-	rt_outf(o, "hpcsync: 1\nthread: %d\nrank: %u\n", td->index, rt_cfg.rank);
-	if (sync_cfg.clock)
-		rt_outf(o, "clock: %lld %llu %s\n", (long long)sync_cfg.clock_offset,
-			(unsigned long long)sync_cfg.clock_err,
-			sync_cfg.clock == SYNC_CLOCK_SAME_HOST ? "same-host" : "other-host");
+	hpcsync_write_head(o, &head);
 	for (i = 0; i < SYNC_THREAD_SITES; i++) {
 		const struct sync_agg *a = &st->agg[i];
 		const struct site *s;
@@ -752,51 +745,54 @@ static void fill_sync(struct rt_out *o, void *arg)
 		if (!a->site)
 			continue;
 		s = &sites[a->site - 1];
-		rt_outf(o, "site %u %s 0x%lx %u %u\n", a->site, sync_kind_name((int)s->kind),
-			(unsigned long)s->objkey, a->node, s->n);
+		hpcsync_write_site(o, &(struct hpcsync_site){
+			a->site, (enum hpcsync_kind)s->kind, s->objkey,
+			a->node, s->n });
 	}
 	for (i = 0; i < SYNC_THREAD_SITES; i++) {
 		const struct sync_agg *a = &st->agg[i];
 		const struct site *s;
-		uint32_t norders;
+		struct hpcsync_sync y;
 
 		if (!a->site)
 			continue;
 		s = &sites[a->site - 1];
-		if (sync_kind_is_lock((int)s->kind)) {
-			rt_outf(o, "lock %u %llu %llu %.9f\n", a->site,
-				(unsigned long long)a->calls, (unsigned long long)a->blocked,
-				(double)a->wait_ns / 1e9);
+		if (!hpcsync_is_barrier((enum hpcsync_kind)s->kind)) {
+			hpcsync_write_lock(o, &(struct hpcsync_lock){
+				a->site, a->calls, a->blocked,
+				(double)a->wait_ns / 1e9 });
 			continue;
 		}
-		rt_outf(o, "sync %u %llu %.9f %.9f %llu ", a->site,
-			(unsigned long long)a->episodes, (double)a->wait_ns / 1e9,
-			(double)a->completion_ns / 1e9, (unsigned long long)a->last);
-		norders = s->n < SYNC_ORDERS ? s->n : SYNC_ORDERS;
-		if (s->kind == SK_MPI_BARRIER || !norders)
-			rt_outf(o, "-");
-		for (k = 0; s->kind != SK_MPI_BARRIER && k < norders; k++)
-			rt_outf(o, k ? ",%u" : "%u", a->orders[k]);
-		rt_outf(o, "\n");
+		y.site = a->site;
+		y.episodes = a->episodes;
+		y.wait = (double)a->wait_ns / 1e9;
+		y.completion = (double)a->completion_ns / 1e9;
+		y.last = a->last;
+		y.norders = s->kind == HPCSYNC_MPI_BARRIER ? 0 :
+			    s->n < SYNC_ORDERS ? s->n : SYNC_ORDERS;
+		for (k = 0; k < y.norders; k++)
+			y.orders[k] = a->orders[k];
+		hpcsync_write_sync(o, &y);
 	}
 	for (i = 0; i < SYNC_THREAD_SITES; i++) {
 		const struct sync_phase *p = &st->phase[i];
 
 		if (p->end)
-			rt_outf(o, "phase %u %u %llu %.9f %.9f\n", p->start, p->end,
-				(unsigned long long)p->count, (double)p->work_ns / 1e9,
-				(double)p->wall_ns / 1e9);
+			hpcsync_write_phase(o, &(struct hpcsync_phase){
+				p->start, p->end, p->count,
+				(double)p->work_ns / 1e9,
+				(double)p->wall_ns / 1e9 });
 	}
 	for (i = 0; i < st->nkept; i++) {
 		const struct sync_erec *r = &st->ep[i];
 
-		rt_outf(o, "episode %u %llu %llu %llu %llu %d %llu %llu\n", r->site,
-			(unsigned long long)r->n, (unsigned long long)r->arrive,
-			(unsigned long long)r->depart, (unsigned long long)r->last,
-			r->order, (unsigned long long)r->cpu_arrive,
-			(unsigned long long)r->cpu_depart);
+		hpcsync_write_episode(o, &(struct hpcsync_episode){
+			.site = r->site, .n = r->n, .arrive = r->arrive,
+			.depart = r->depart, .lastarr = r->last,
+			.order = r->order, .cpu_arrive = r->cpu_arrive,
+			.cpu_depart = r->cpu_depart });
 	}
-	rt_outf(o, "episodes: %u %llu\n", st->nkept, (unsigned long long)st->total_episodes);
+	hpcsync_write_tail(o, &head);
 }
 
 /* Writes the thread's .hpcsync next to its profile (profile: the

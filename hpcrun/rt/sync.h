@@ -28,6 +28,7 @@
 
 #include <stdint.h>
 
+#include "hpcsync.h"
 #include "runtime.h"
 #include "sync-episode.h"
 
@@ -36,19 +37,6 @@
 #define SYNC_THREAD_SITES 512
 #define SYNC_EPISODES 4096
 #define SYNC_PROBE_FRAMES 64
-
-enum sync_kind {
-	SK_BARRIER = 1, SK_OMP_BARRIER, SK_OMP_LOOP_END, SK_OMP_SECTIONS_END,
-	SK_OMP_SINGLE_END, SK_OMP_JOIN, SK_KMP_BARRIER, SK_KMP_JOIN,
-	SK_MPI_BARRIER,
-	SK_MUTEX, SK_COND, SK_SEM, SK_NKINDS
-};
-/* The kind's name in the .hpcsync files ("barrier", "omp-join", ...). */
-const char *sync_kind_name(int kind);
-static inline int sync_kind_is_lock(int kind)
-{
-	return kind >= SK_MUTEX;
-}
 
 /* What a thread is blocked in, for the hang detector: written by its
  * thread under the sequence count seq (odd while being written), read
@@ -132,11 +120,10 @@ struct sync_config {
 	uint64_t start_ns;		/* CLOCK_MONOTONIC at hpcrun's start */
 	/* MPI: this rank's CLOCK_MONOTONIC minus rank 0's, and the bound
 	 * of its error (sync-interpose.c invariant 6) */
-	int clock;			/* enum sync_clock */
+	enum hpcsync_clock clock;
 	int64_t clock_offset;
 	uint64_t clock_err;
 };
-enum sync_clock { SYNC_CLOCK_NONE, SYNC_CLOCK_SAME_HOST, SYNC_CLOCK_OTHER_HOST };
 extern struct sync_config sync_cfg;
 
 /* sync.c */
