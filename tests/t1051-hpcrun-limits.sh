@@ -56,6 +56,44 @@ test_expect_success 'the hard limit at 0, stderr a pipe: the lost profile and lo
 	grep "^hpcrun: .*fszp/rt-end-000000-000-.*\.log.: File too large: log lost$" out
 '
 
+# rt-end fsize-sync: two threads meet at a barrier 40 times after the
+# program lowered RLIMIT_FSIZE to 1000 bytes, touching heap blocks: each
+# thread's .hpcsync and .hpcshare is larger than that.
+test_expect_success 'RLIMIT_FSIZE at 1000 bytes: side files written whole, as the profiles' '
+	s=0 && hpcrun --sharing -o fss ./rt-end fsize-sync 5 >measured 2>err || s=$? &&
+	test $s = 5 &&
+	grep -q "^buffered output survives$" measured &&
+	! grep "lost\|not written" err &&
+	ls fss/*.hpcsync >sync && test_line_count = 2 sync &&
+	ls fss/*.hpcshare >share && test_line_count = 2 share &&
+	for f in $(cat sync share); do
+		test $(wc -c <$f) -gt 1000 || return 1
+	done &&
+	grep -q "^write-errors: 0$" fss/*.log &&
+	hpcprof -o fssdb fss 2>perr &&
+	! grep "hpcsync\|hpcshare" perr
+'
+
+test_expect_success 'the hard limit lowered too: each side file lost is said and counted' '
+	s=0 && hpcrun -o fssh ./rt-end fsize-sync 5 hard >measured 2>err || s=$? &&
+	test $s = 5 &&
+	grep -q "^buffered output survives$" measured &&
+	grep "^hpcrun: .*fssh/rt-end-000000-00[01]-.*\.hpcrun.: File too large: profile not written (hpcprof recovers it from its .hpcrun-live file)$" err >profiles &&
+	test_line_count = 2 profiles &&
+	grep "^hpcrun: .*fssh/rt-end-000000-00[01]-.*\.hpcsync.: File too large: synchronization record lost$" err >lost &&
+	test_line_count = 2 lost &&
+	! ls fssh/*.hpcsync 2>/dev/null &&
+	grep -q "^write-errors: 4$" fssh/*.log
+'
+
+test_expect_success 'the hard limit lowered, --sharing: each .hpcshare lost is said, none left cut short' '
+	s=0 && hpcrun --sharing -o fssx ./rt-end fsize-sync 5 hard >measured 2>err || s=$? &&
+	test $s = 5 &&
+	grep "^hpcrun: .*fssx/rt-end-000000-00[01]-.*\.hpcshare.: File too large: sharing record lost$" err >lost &&
+	test_line_count = 2 lost &&
+	! ls fssx/*.hpcshare 2>/dev/null
+'
+
 test_expect_success 'RLIMIT_NOFILE lowered: soft, the profile and log are written' '
 	s=0 && hpcrun -o nf ./rt-end nofile 5 >out 2>err || s=$? &&
 	test $s = 4 &&

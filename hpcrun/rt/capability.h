@@ -14,7 +14,9 @@
  *   rt_thread_begin   thread_begin (td registered, its sources not yet
  *                     started)
  *   profile written   thread_written (rt_thread_end, or rt_process_finish
- *                     for threads still running at process end)
+ *                     for threads still running at process end; also
+ *                     when it is not but its live file is left, from
+ *                     which hpcprof recovers it under the same name)
  *   rt_thread_end     thread_end, the tree released, thread_release
  *   the log           log (rt_process_finish)
  *   fork child        fork_child; then, when the child goes on measuring,
@@ -51,7 +53,8 @@ struct rt_capability {
 	/* Once the main thread is measured: starts hpcrun's own threads. */
 	void (*start)(void);
 	void (*thread_begin)(struct rt_thread *td);
-	/* td's profile was written as profile (its path): side files. */
+	/* td's profile was written as profile (its path), or will be
+	 * recovered there: side files. */
 	void (*thread_written)(struct rt_thread *td, const char *profile);
 	/* td ends: before its tree is released ... */
 	void (*thread_end)(struct rt_thread *td);

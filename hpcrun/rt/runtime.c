@@ -833,8 +833,6 @@ static void write_thread(struct rt_thread *td)
 	if (!err)
 		cct_unlink(&td->cct);
 	rt_io_end(&io);
-	if (!err)
-		CAPS_CALL(thread_written, td, path);
 	if (err) {
 		__atomic_add_fetch(&write_errors, 1, __ATOMIC_RELAXED);
 		if (td->cct.live)
@@ -843,6 +841,9 @@ static void write_thread(struct rt_thread *td)
 			 td->cct.live ? "profile not written (hpcprof recovers "
 			 "it from its .hpcrun-live file)" : "profile lost");
 	}
+	/* side files beside the profile, or where hpcprof recovers it */
+	if (!err || td->cct.live)
+		CAPS_CALL(thread_written, td, path);
 	note_live(&td->cct);
 	add_counts(&td->counts);
 	__atomic_add_fetch(&nthreads, 1, __ATOMIC_RELAXED);
@@ -915,6 +916,7 @@ void rt_side_file(const char *profile, const char *suffix,
 {
 	struct side_job job;
 	size_t len = strlen(profile), sl = strlen(suffix);
+	struct rt_io io;
 	int err;
 
 	if (len < 7 || len - 7 + sl + 1 > sizeof(job.path) ||
@@ -924,9 +926,13 @@ void rt_side_file(const char *profile, const char *suffix,
 	job.arg = arg;
 	memcpy(job.path, profile, len - 7);
 	memcpy(job.path + len - 7, suffix, sl + 1);
+	rt_io_begin(&io);
 	err = rt_fd_private(side_job, &job);
-	if (err)
+	rt_io_end(&io);
+	if (err) {
+		__atomic_add_fetch(&write_errors, 1, __ATOMIC_RELAXED);
 		rt_say_lost(job.path, -err, what);
+	}
 }
 
 size_t rt_file_path(char *path, int thread, unsigned gen, const char *suffix)

@@ -452,8 +452,10 @@ void rt_live_proc_modules(void);
  * Side files beside a thread's profile (.hpcsync, .hpcshare: hpcrun(5)):
  * PROFILE-STEM SUFFIX, written by fill(o, arg) with the format's record
  * writers (lib/textrec.h) on the fd thread (fd-gate.c, THE PRIVATE
- * TABLE), created with O_EXCL and removed when any write fails, the loss
- * said on stderr ("hpcrun: 'FILE': why: what").
+ * TABLE) between rt_io_begin and rt_io_end, as the profile is: the
+ * program's soft limits do not apply.  Created with O_EXCL and removed
+ * when any write fails, the loss said on stderr ("hpcrun: 'FILE': why:
+ * what") and counted in the log's write-errors.
  * profile: the profile's path, ending in ".hpcrun".  Outside handlers.
  */
 struct textrec_out;

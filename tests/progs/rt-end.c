@@ -29,6 +29,11 @@
  *   fsize N [hard|zero]  RLIMIT_FSIZE lowered to 1000 bytes (soft, or
  *                     soft and hard) or to 0 (zero: soft and hard), some
  *                     buffered output, then exit(5)
+ *   fsize-sync N [hard]  the same, but between the limit and the output
+ *                     main and a thread (made before the limit) meet at a
+ *                     pthread barrier 40 times, each allocating and
+ *                     touching 64 KiB blocks (side files of over 1000
+ *                     bytes: .hpcsync; .hpcshare under --sharing)
  *   nofile N [hard]   RLIMIT_NOFILE lowered to 3 (soft, or soft and hard)
  *                     then exit(4)
  *   memory N          RLIMIT_AS lowered to 64 MiB: malloc(1 MiB) and a
@@ -165,6 +170,34 @@ static void query(void)
 	}
 }
 
+static pthread_barrier_t meet;
+
+/* 40 meetings at the barrier, each after touching a fresh 64 KiB block
+ * for a few ms (data samples in heap blocks for --sharing). */
+static void meet_rounds(void)
+{
+	int r;
+
+	for (r = 0; r < 40; r++) {
+		volatile char *p = malloc(65536);
+		long i, k;
+
+		for (k = 0; p && k < 4000; k++)
+			for (i = 0; i < 65536; i += 64)
+				p[i] += (char)k;
+		free((void *)p);
+		pthread_barrier_wait(&meet);
+	}
+}
+
+static void *meet_thread(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&meet);
+	meet_rounds();
+	return NULL;
+}
+
 static void limit(int res, rlim_t cur, int hard)
 {
 	struct rlimit rl;
@@ -290,6 +323,16 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "fsize")) {
 		limit(RLIMIT_FSIZE, argc > 3 && !strcmp(argv[3], "zero") ? 0 : 1000,
 		      argc > 3);
+		printf("buffered output survives\n");
+		exit(5);
+	}
+	if (!strcmp(mode, "fsize-sync")) {
+		pthread_barrier_init(&meet, NULL, 2);
+		pthread_create(&t, NULL, meet_thread, NULL);
+		pthread_barrier_wait(&meet);	/* the thread runs */
+		limit(RLIMIT_FSIZE, 1000, argc > 3);
+		meet_rounds();
+		pthread_join(t, NULL);
 		printf("buffered output survives\n");
 		exit(5);
 	}
