@@ -103,13 +103,8 @@ void datatree_problem(struct experiment *e, const char *fmt, ...)
 	e->data->problem = strbuf_detach(&sb, NULL);
 }
 
-void datatree_warn_problem(const char *path, const char *problem)
-{
-	hpc_warn("'%s': data-centric tree: %s; the rest is used", path,
-		 problem);
-}
-
-char *datatree_take_problem(struct experiment *e)
+/* The profile's first problem, taken (caller frees), or NULL. */
+static char *take_problem(struct experiment *e)
 {
 	char *s;
 
@@ -1100,3 +1095,68 @@ void datatree_free(struct datatree *dt)
 	hmap_free(dt->id_index);
 	free(dt);
 }
+
+/* The capability (capability.h): the data tree hangs off the experiment
+ * itself (e->data), which the database writes with the code tree. */
+
+/* A malformed data subtree of the thread, said in one line naming its
+ * profile (invariant 5); the exit status stays. */
+static int cap_thread_end(struct experiment *w, size_t t, const void *side,
+			  const char *path, const char *proc, char **said)
+{
+	char *problem = take_problem(w);
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)t;
+	(void)side;
+	(void)proc;
+	if (!problem)
+		return 0;
+	strbuf_addf(&sb, "'%s': data-centric tree: %s; the rest is used", path,
+		    problem);
+	*said = strbuf_detach(&sb, NULL);
+	free(problem);
+	return 0;
+}
+
+static void cap_merge(struct experiment *e, const struct experiment *w,
+		      struct node **map)
+{
+	(void)map;
+	if (w->data)
+		datatree_merge_end(e, w);
+}
+
+static void cap_wire_write(const struct experiment *w, struct strbuf *sb,
+			   int ids_only)
+{
+	(void)ids_only;
+	wire_put32(sb, w->data != NULL);
+	if (w->data)
+		datatree_wire_write(w->data, sb);
+}
+
+/* A data tree made by the nodes read must be on the wire too. */
+static int cap_wire_read(struct experiment *w, struct wire_cursor *c)
+{
+	return (wire_get32(c) ? datatree_wire_read(w, c) : w->data != NULL) ?
+	       -1 : 0;
+}
+
+/* DATA:* metrics are object attributes, not samples. */
+static int cap_attribute(const char *metric)
+{
+	return datatree_attr_of(metric) != DATTR_NONE;
+}
+
+const struct prof_capability data_capability = {
+	.name = "data",
+	.attribute = cap_attribute,
+	.thread_end = cap_thread_end,
+	.walk = &datatree_profile_hook,
+	.mergeable = datatree_mergeable,
+	.merge = cap_merge,
+	.wire_write = cap_wire_write,
+	.wire_read = cap_wire_read,
+	.report_metric = datatree_report,
+};

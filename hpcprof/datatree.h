@@ -119,7 +119,7 @@ struct datatree {
 	int keep_ids;
 	struct data_id *ids;		size_t nids, ids_alloc;
 	struct hmap *id_index;
-	struct sharing *sharing;	/* set by run.c; not owned */
+	struct sharing *sharing;	/* set by sharing_finish; not owned */
 };
 
 struct data_value {
@@ -204,9 +204,6 @@ void datatree_count_thread(struct experiment *e, int32_t obj);
 void datatree_problem(struct experiment *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* The profile's first problem, taken (caller frees), or NULL. */
-char *datatree_take_problem(struct experiment *e);
-
 /*
  * Merging workers' data trees (invariant 6), for experiment_merge().
  * datatree_mergeable: 1 when the workers' trees ws[0..n) merge into the
@@ -239,9 +236,6 @@ void datatree_merge_end(struct experiment *e, const struct experiment *w);
  */
 void datatree_wire_write(const struct datatree *dt, struct strbuf *sb);
 int datatree_wire_read(struct experiment *w, struct wire_cursor *c);
-
-/* One line naming the profile at path and its data-centric problem. */
-void datatree_warn_problem(const char *path, const char *problem);
 
 /* The object of data tree node n (an object node), or NULL. */
 const struct data_object *datatree_object(const struct experiment *e,

@@ -6,8 +6,6 @@
 #include "error.h"
 #include "experiment-wire.h"
 #include "hashmap.h"
-#include "phases.h"
-#include "sharing.h"
 
 #define WIRE_MAGIC UINT32_C(0x68707477)	/* "hptw" */
 #define NO_STRING UINT32_MAX
@@ -64,7 +62,7 @@ void experiment_wire_write(const struct experiment *w, struct strbuf *sb,
 			   int ids_only)
 {
 	struct hmap *refs = hmap_new();	/* structure -> kind << 32 | index */
-	size_t i, nov = 0;
+	size_t i, c, nov = 0;
 
 	for (i = w->nmodules; i-- > 0;)
 		hmap_put_u64(refs, (uint64_t)(uintptr_t)w->modules[i]->st,
@@ -116,15 +114,9 @@ void experiment_wire_write(const struct experiment *w, struct strbuf *sb,
 		wire_put32(sb, n->line);
 		wire_put64(sb, n->vma);
 	}
-	wire_put32(sb, w->phases != NULL);
-	if (w->phases)
-		phases_wire_write(w->phases, sb);
-	wire_put32(sb, w->data != NULL);
-	if (w->data)
-		datatree_wire_write(w->data, sb);
-	wire_put32(sb, w->sharing && !ids_only);
-	if (w->sharing && !ids_only)
-		sharing_wire_write(w->sharing, sb);
+	for (c = 0; c < NCAPS; c++)
+		if (prof_capabilities[c]->wire_write)
+			prof_capabilities[c]->wire_write(w, sb, ids_only);
 	hmap_free(refs);
 }
 
@@ -254,6 +246,7 @@ struct experiment *experiment_wire_read(const struct experiment *e,
 	struct experiment *w = experiment_new_worker(e);
 	struct strbuf s1 = STRBUF_INIT, s2 = STRBUF_INIT;
 	uint32_t n, i, nids;
+	size_t k;
 
 	if (wire_get32(&c) != WIRE_MAGIC)
 		c.bad = 1;
@@ -310,15 +303,10 @@ struct experiment *experiment_wire_read(const struct experiment *e,
 		    (x->proc >= w->procs.n && x->proc))
 			c.bad = 1;
 	}
-	if (!c.bad && wire_get32(&c) &&
-	    (!w->phases || phases_wire_read(w->phases, w, &c)))
-		c.bad = 1;
-	if (!c.bad && (wire_get32(&c) ? datatree_wire_read(w, &c)
-				      : w->data != NULL))
-		c.bad = 1;
-	if (!c.bad && wire_get32(&c) &&
-	    (!w->sharing || sharing_wire_read(w->sharing, w, &c)))
-		c.bad = 1;
+	for (k = 0; k < NCAPS && !c.bad; k++)
+		if (prof_capabilities[k]->wire_read &&
+		    prof_capabilities[k]->wire_read(w, &c))
+			c.bad = 1;
 	strbuf_release(&s1);
 	strbuf_release(&s2);
 	if (c.bad || c.p != c.end) {

@@ -10,9 +10,7 @@
 #include "error.h"
 #include "experiment.h"
 #include "hashmap.h"
-#include "mix.h"
 #include "phases.h"
-#include "sharing.h"
 #include "strbuf.h"
 
 const char cct_no_file[] = "";
@@ -150,6 +148,7 @@ static void overlay_free(struct overlay *ov)
 struct experiment *experiment_new_worker(const struct experiment *e)
 {
 	struct experiment *w = experiment_new();
+	size_t c;
 
 	metrics_release(&w->metrics);
 	w->metrics = e->metrics;
@@ -160,8 +159,9 @@ struct experiment *experiment_new_worker(const struct experiment *e)
 	w->modules = e->modules;
 	w->nmodules = e->nmodules;
 	w->shared = e;
-	w->phases = e->phases ? phases_new_worker(e->phases) : NULL;
-	w->sharing = e->sharing ? sharing_new() : NULL;
+	for (c = 0; c < NCAPS; c++)
+		if (e->cap[c] && prof_capabilities[c]->new_worker)
+			w->cap[c] = prof_capabilities[c]->new_worker(e->cap[c]);
 	return w;
 }
 
@@ -192,8 +192,9 @@ void experiment_free(struct experiment *e)
 	free(e->ph);
 	free(e->touched);
 	if (e->shared) {
-		phases_free(e->phases);
-		sharing_free(e->sharing);
+		for (i = NCAPS; i-- > 0;)
+			if (e->cap[i])
+				prof_capabilities[i]->free(e->cap[i]);
 		free(e);
 		return;
 	}
@@ -1112,19 +1113,15 @@ void experiment_register(struct experiment *e, const struct hpcrun_profile *p,
 			   hpc_buildid_measured(p, p->lms[i].id));
 }
 
-/*
- * The capabilities that take part in adding a profile, in the order their
- * hooks are called (struct profile_hook): the placing hooks before code
- * placement, the sample hooks after the code tree took each sample, in
- * this order, so that the nodes a thread touches are reported
- * (thread-values.tsv) in the order code, data.
- */
-static const struct profile_hook *const profile_hooks[] = {
-	&phases_profile_hook,	/* "^Phases ": per-phase profiles */
-	&mix_profile_hook,	/* code samples split by instruction class */
-	&datatree_profile_hook,	/* data roots: the data tree */
-};
-#define NHOOKS (sizeof(profile_hooks) / sizeof(profile_hooks[0]))
+/* The capabilities' walk hooks (capability.h: walk), called in the
+ * table's order: the placing hooks before code placement, the sample
+ * hooks after the code tree took each sample, so that the nodes a thread
+ * touches are reported (thread-values.tsv) in the order code, data. */
+#define NHOOKS NCAPS
+static const struct profile_hook *hook(size_t h)
+{
+	return prof_capabilities[h]->walk;
+}
 
 void experiment_place_node(struct profile_walk *w, uint64_t i,
 			   struct node *x, struct node **attach,
@@ -1194,8 +1191,8 @@ static void add_values(struct profile_walk *w, const int *on,
 
 		if (raw < 0) {
 			for (h = 0; h < NHOOKS; h++)
-				if (on[h] && profile_hooks[h]->attribute)
-					profile_hooks[h]->attribute(
+				if (on[h] && hook(h)->attribute)
+					hook(h)->attribute(
 						state[h], w, k, v->metric, d);
 			continue;
 		}
@@ -1203,8 +1200,8 @@ static void add_values(struct profile_walk *w, const int *on,
 			continue;
 		experiment_add_leaf_sample(w, k, (size_t)raw, d);
 		for (h = 0; h < NHOOKS; h++)
-			if (on[h] && profile_hooks[h]->sample)
-				profile_hooks[h]->sample(state[h], w, k,
+			if (on[h] && hook(h)->sample)
+				hook(h)->sample(state[h], w, k,
 							 (size_t)raw, d);
 	}
 }
@@ -1253,12 +1250,12 @@ void experiment_add_profile(struct experiment *e,
 			has_values[k] = 1;
 	}
 	for (h = 0; h < NHOOKS; h++)
-		on[h] = profile_hooks[h]->begin(&w, &state[h]);
+		on[h] = hook(h) && hook(h)->begin(&w, &state[h]);
 	for (i = 0; i < n; i++) {
 		w.in_phase[i] = parent[i] >= 0 && w.in_phase[parent[i]];
 		for (h = 0; h < NHOOKS; h++)
-			if (on[h] && profile_hooks[h]->place &&
-			    profile_hooks[h]->place(state[h], &w, i))
+			if (on[h] && hook(h)->place &&
+			    hook(h)->place(state[h], &w, i))
 				break;
 		if (h == NHOOKS)
 			place_code(&w, i);
@@ -1270,8 +1267,8 @@ void experiment_add_profile(struct experiment *e,
 			add_values(&w, on, state, metric_map, i, (uint64_t)k);
 	}
 	for (h = 0; h < NHOOKS; h++)
-		if (on[h] && profile_hooks[h]->end)
-			profile_hooks[h]->end(state[h], &w);
+		if (on[h] && hook(h)->end)
+			hook(h)->end(state[h], &w);
 	end_thread(e);
 	e->nthreads++;
 	e->metrics.nthreads = e->nthreads;
@@ -1417,8 +1414,9 @@ struct node **experiment_merge(struct experiment *e,
 			     (void *)(uintptr_t)(w->nov + 1));
 	map[w->root->id] = e->root;
 	map[w->flat_root->id] = e->flat_root;
-	if (w->phases)
-		phases_merge_sites(e->phases, w->phases);
+	for (i = 0; i < NCAPS; i++)
+		if (prof_capabilities[i]->merge_begin)
+			prof_capabilities[i]->merge_begin(e, w);
 	for (i = 0; i < w->next_id; i++) {
 		const struct node *n = w->nodes[i];
 		struct node *x;
@@ -1436,7 +1434,8 @@ struct node **experiment_merge(struct experiment *e,
 		if (n->kind == NODE_DATA && k1 == 2)
 			k2 = datatree_merge_key(e, w, n);
 		if (n->kind == NODE_PHASE)
-			k1 = phases_merge_key(w->phases, (uint32_t)k1);
+			k1 = phases_merge_key(w->cap[CAP_PHASES],
+					      (uint32_t)k1);
 		x = child(e, map[n->parent->id], n->kind, k1, k2, &is_new);
 		map[n->id] = x;
 		if (is_new) {
@@ -1458,12 +1457,9 @@ struct node **experiment_merge(struct experiment *e,
 		if (n->kind == NODE_DATA)
 			datatree_merge_node(e, w, n, x, is_new);
 	}
-	if (w->data)
-		datatree_merge_end(e, w);
-	if (w->phases)
-		phases_merge_end(e->phases, w->phases, map);
-	if (w->sharing)
-		sharing_merge(e->sharing, w->sharing, w, map);
+	for (i = 0; i < NCAPS; i++)
+		if (prof_capabilities[i]->merge)
+			prof_capabilities[i]->merge(e, w, map);
 	for (i = 0; i <= w->nov; i++)
 		free(mg.memo[i]);
 	free(mg.memo);

@@ -39,13 +39,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "capability.h"
 #include "hpcrun-fmt.h"
 #include "metrics.h"
 #include "structfile.h"
 #include "threadname.h"
-
-struct phases;
-struct sharing;
 
 enum node_kind {
 	NODE_ROOT, NODE_PF, NODE_ALIEN, NODE_LOOP, NODE_STMT, NODE_CALL,
@@ -236,12 +234,9 @@ struct experiment {
 	struct thread_names thread_names;
 	struct program *programs;	size_t nprograms, programs_alloc;
 	struct hmap *program_index;	/* name -> index + 1 */
-	struct phases *phases;		/* the synchronization data (the
-					 * thread being added's,
-					 * phases_thread; a worker's own),
-					 * or NULL */
-	struct sharing *sharing;	/* the sharing data gathered (run.c's;
-					 * a worker's own), or NULL */
+	/* Each capability's state by enum prof_cap, or NULL: the run's
+	 * (a worker's own; capability.h, invariant 2). */
+	void *cap[NCAPS];
 	struct datatree *data;		/* data-centric tree, or NULL when no
 					 * profile has data roots */
 	struct node **nodes;		size_t nodes_alloc;	/* by id - 1 */
@@ -304,8 +299,8 @@ size_t experiment_add_program(struct experiment *e,
  * (a worker keeps no statistics).  metric_map[i] is the experiment's raw
  * metric index of the profile's metric i, or -1 when it is none (ignored,
  * or an attribute such as DATA:bytes).  Its modules are those
- * experiment_register() found for it.  The capabilities of the hook
- * table (struct profile_hook) take their part of the profile: per-phase
+ * experiment_register() found for it.  The capabilities' walk hooks
+ * (struct profile_hook) take their part of the profile: per-phase
  * profiles and values measured at calls (phases.h), data roots
  * (datatree.h), instruction-mix splits (mix.h).
  */
@@ -337,9 +332,9 @@ struct profile_walk {
 };
 
 /*
- * A capability's part in adding a profile.  The hub (experiment.c) keeps
- * the capabilities in one table and calls them in its order, through
- * these hooks; a NULL hook is skipped.
+ * A capability's part in adding a profile (its walk, capability.h).  The
+ * hub (experiment.c) calls the walks of prof_capabilities[] in its order,
+ * through these hooks; a NULL hook is skipped.
  *  begin:     1 when the capability takes part in w's profile, with
  *             *state for its other hooks; 0 and none of them is called.
  *  place:     node i, before code placement: 1 when the hook placed it

@@ -29,10 +29,10 @@
  *     hpcprof's.
  *  4. Every rank exits with rank 0's status.
  *  5. What a rank says about its profiles (par_failures) rank 0 says, in
- *     rank order, hence in profile order, as hpcprof would; a
- *     synchronization file a rank dropped is dropped on rank 0 too.
+ *     rank order, hence in profile order, as hpcprof would; a side file a
+ *     rank dropped (capability.h, invariant 3) is dropped on rank 0 too.
  *  6. Data trees travel with the trees (experiment-wire.h 6).  When two
- *     objects of different identities share a name (datatree_mergeable)
+ *     objects of different identities share a name (prof_mergeable)
  *     within a rank's workers or across the trees a rank merges, every
  *     rank learns it before anything is said, and rank 0 adds the
  *     profiles on one thread, as hpcprof does (PAR_ONE_THREAD).
@@ -47,10 +47,8 @@
 #include <unistd.h>
 
 #include "database.h"
-#include "datatree.h"
 #include "error.h"
 #include "experiment-wire.h"
-#include "hpcsync.h"
 #include "opts.h"
 #include "parallel.h"
 #include "run.h"
@@ -149,7 +147,7 @@ static int reduce(struct experiment *e, struct experiment *g)
 
 			if (!d)
 				die(hpc_lasterr());
-			unmergeable |= !datatree_mergeable(pair, 2);
+			unmergeable |= !prof_mergeable(pair, 2);
 			free(experiment_merge(g, d));
 			experiment_free(d);
 			free(buf);
@@ -590,12 +588,22 @@ static struct experiment *share_tree(struct experiment *e,
 	return f;
 }
 
+/* The side files in has (bit c: capability c's, capability.h). */
+static char sides(const struct prof_input *in)
+{
+	unsigned c, bits = 0;
+
+	for (c = 0; c < NCAPS; c++)
+		bits |= (in->side[c] != NULL) << c;
+	return (char)bits;
+}
+
 /*
  * Another rank's par_failures: what it says goes to rank 0 (invariant 5),
- * with a byte per profile of [lo, hi): 1 when its synchronization file was
- * dropped.
+ * with a byte per profile of [lo, hi): bit c set when its side file of
+ * capability c was dropped.
  */
-static long failures_to_rank0(struct par_job *j, const struct par_profile *in,
+static long failures_to_rank0(struct par_job *j, const struct prof_input *in,
 			      size_t lo, size_t hi)
 {
 	struct strbuf said = STRBUF_INIT;
@@ -607,7 +615,7 @@ static long failures_to_rank0(struct par_job *j, const struct par_profile *in,
 	char buf[4096];
 
 	for (i = lo; i < hi; i++)
-		dropped[i - lo] = in[i].sync && *in[i].sync;
+		dropped[i - lo] = sides(&in[i]);
 	if (t && closed >= 0)
 		dup2(fileno(t), 2);
 	failed = par_failures(j);
@@ -623,7 +631,7 @@ static long failures_to_rank0(struct par_job *j, const struct par_profile *in,
 		fclose(t);
 	}
 	for (i = lo; i < hi; i++)
-		dropped[i - lo] = dropped[i - lo] && !*in[i].sync;
+		dropped[i - lo] &= (char)~sides(&in[i]);
 	send_bytes(said.buf ? said.buf : "", said.len, 0, TAG_SAID);
 	send_bytes(dropped, hi - lo, 0, TAG_SAID);
 	strbuf_release(&said);
@@ -632,8 +640,20 @@ static long failures_to_rank0(struct par_job *j, const struct par_profile *in,
 }
 
 /* Rank 0: what the other ranks' par_failures said, in rank order, and the
- * synchronization files they dropped dropped here too. */
-static void failures_of_ranks(const struct par_profile *in, size_t n)
+ * side files they dropped dropped here too. */
+/* Drops in's side files of the capabilities in bits. */
+static void drop(const struct prof_input *in, unsigned bits)
+{
+	unsigned c;
+
+	for (c = 0; c < NCAPS; c++)
+		if ((bits >> c) & 1 && in->side[c]) {
+			prof_capabilities[c]->side_free(in->side[c]);
+			in->side[c] = NULL;
+		}
+}
+
+static void failures_of_ranks(const struct prof_input *in, size_t n)
 {
 	size_t len, i, lo;
 	char *buf;
@@ -646,10 +666,7 @@ static void failures_of_ranks(const struct par_profile *in, size_t n)
 		buf = recv_bytes(r, TAG_SAID, &len);
 		lo = n * (size_t)r / (size_t)nranks;
 		for (i = 0; i < len && lo + i < n; i++)
-			if (buf[i] && in[lo + i].sync) {
-				hpcsync_free(*in[lo + i].sync);
-				*in[lo + i].sync = NULL;
-			}
+			drop(&in[lo + i], (unsigned char)buf[i]);
 		free(buf);
 	}
 }
@@ -777,7 +794,7 @@ static int values_of_ranks(struct par_job *j, struct experiment *e,
 	return ret;
 }
 
-static long mpi_correlate(struct experiment *e, const struct par_profile *in,
+static long mpi_correlate(struct experiment *e, const struct prof_input *in,
 			  size_t n, unsigned jobs)
 {
 	size_t lo = n * (size_t)rank / (size_t)nranks;

@@ -200,3 +200,18 @@ const struct profile_hook mix_profile_hook = {
 	.sample = mix_sample,
 	.end = mix_end,
 };
+
+/* The capability (capability.h): the mix metrics of the structures'
+ * instruction classes, split off as the profiles are walked. */
+static void cap_metrics(void *state, struct experiment *e, int any)
+{
+	(void)state;
+	(void)any;
+	mix_register(&e->metrics, e->structs, e->nstructs);
+}
+
+const struct prof_capability mix_capability = {
+	.name = "mix",
+	.metrics = cap_metrics,
+	.walk = &mix_profile_hook,
+};

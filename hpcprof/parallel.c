@@ -8,11 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "datatree.h"
 #include "error.h"
 #include "parallel.h"
-#include "phases.h"
-#include "sharing.h"
 #include "steptime.h"
 
 unsigned par_allowed_cpus(void)
@@ -78,15 +75,15 @@ struct head_job {
 	const char *const *paths;
 	struct hpcrun_profile **out;
 	char **err;
-	const struct par_beside *b;
+	void **side;
+	char **side_err;
 	size_t lo, hi;
 };
 
 static void *read_heads(void *arg)
 {
 	struct head_job *j = arg;
-	const struct par_beside *b = j->b;
-	size_t i;
+	size_t i, c;
 	int bad;
 
 	for (i = j->lo; i < j->hi; i++) {
@@ -97,17 +94,23 @@ static void *read_heads(void *arg)
 		if (!p)
 			continue;
 		hpcrun_profile_shed(p);
-		b->sync[i] = phases_read(j->paths[i], p, &bad);
-		b->sync_err[i] = bad ? xstrdup(hpc_lasterr()) : NULL;
-		b->share[i] = sharing_read(j->paths[i], &bad);
-		b->share_err[i] = bad ? xstrdup(hpc_lasterr()) : NULL;
+		for (c = 0; c < NCAPS; c++) {
+			const struct prof_capability *cap = prof_capabilities[c];
+
+			if (!cap->read)
+				continue;
+			bad = 0;
+			j->side[i * NCAPS + c] = cap->read(j->paths[i], p, &bad);
+			j->side_err[i * NCAPS + c] =
+				bad ? xstrdup(hpc_lasterr()) : NULL;
+		}
 	}
 	return NULL;
 }
 
 void par_read_heads(const char *const *paths, size_t n, unsigned nthreads,
-		    struct hpcrun_profile **out, char **err,
-		    const struct par_beside *b)
+		    struct hpcrun_profile **out, char **err, void **side,
+		    char **side_err)
 {
 	unsigned k, nj = jobs_for(nthreads, n);
 	struct head_job *j = xcalloc(nj, sizeof(*j));
@@ -116,7 +119,8 @@ void par_read_heads(const char *const *paths, size_t n, unsigned nthreads,
 		j[k].paths = paths;
 		j[k].out = out;
 		j[k].err = err;
-		j[k].b = b;
+		j[k].side = side;
+		j[k].side_err = side_err;
 		range(n, nj, k, &j[k].lo, &j[k].hi);
 	}
 	run_jobs(read_heads, j, sizeof(*j), nj);
@@ -136,13 +140,10 @@ struct par_job;
 struct worker {
 	struct par_job *job;
 	struct experiment *w;
-	const struct par_profile *in;
+	const struct prof_input *in;
 	size_t lo, hi, next;	/* its profiles [lo, hi), the next to add
 				 * (job->lock: a thief may shorten hi) */
-	char **err;		/* per profile, for the caller to print */
-	char **sync_err;	/* per profile: its .hpcsync file's, or NULL */
-	char **share_err;	/* per profile: its .hpcshare file's, or NULL */
-	char **problem;		/* per profile: its data tree's, or NULL */
+	struct prof_said *said;	/* per profile, for the caller to say */
 	FILE *spill;
 	int spill_err;
 	uint8_t *inexact;	/* [k]: a value of (metric, ie) k not
@@ -202,20 +203,6 @@ static void spill_value(void *arg, uint32_t thread, const struct node *n,
 	k->nrec[n->id]++;
 }
 
-/* Profile i's synchronization file (phases.h) for the thread about to
- * be added, p: left out, with a message, when p lacks its nodes. */
-static void add_sync(struct worker *k, size_t i,
-		     const struct hpcrun_profile *p)
-{
-	const struct hpcsync *s = k->in[i].sync ? *k->in[i].sync : NULL;
-
-	if (s && phases_check(s, p)) {
-		k->sync_err[i] = xstrdup(hpc_lasterr());
-		s = NULL;
-	}
-	phases_thread(k->w->phases, k->w, i, s, p, k->in[i].proc);
-}
-
 struct par_job {
 	unsigned n;		/* workers */
 	unsigned cap;		/* worker slots: the threads' and thieves' */
@@ -226,7 +213,7 @@ struct par_job {
 	int partials;		/* workers fold (worker_stats) ... */
 	struct accum ***part;	/* ... and par_merge keeps their
 				 * accumulators here, by worker and id */
-	char **err, **sync_err, **share_err, **problem;
+	struct prof_said *said;	/* [i - lo]: what adding profile i said */
 	size_t lo, hi;
 	size_t nk;		/* (metric, ie) pairs: 2 x raw metrics */
 	int failed;		/* a temporary file could not be made */
@@ -276,26 +263,11 @@ static void correlate(struct worker *k)
 	size_t i;
 
 	while ((i = take(k)) != SIZE_MAX) {
-		struct hpcrun_profile *p = hpcrun_fmt_read(k->in[i].path);
-
-		if (!p) {
-			k->err[i] = xstrdup(hpc_lasterr());
-			continue;
-		}
 		put(k, 0, (uint32_t)i, 0);
 		k->thread_len = decimal_len(i);
-		k->w->nthreads = i;	/* the thread's number (datatree.h) */
-		if (k->w->phases)
-			add_sync(k, i, p);
-		if (k->w->sharing)
-			sharing_before(k->w->sharing, k->w, k->in[i].share);
-		experiment_add_profile(k->w, p, k->in[i].map);
-		if (k->w->sharing &&
-		    sharing_thread(k->w->sharing, k->w, i, k->in[i].share,
-				   k->in[i].proc))
-			k->share_err[i] = xstrdup(hpc_lasterr());
-		k->problem[i] = datatree_take_problem(k->w);
-		hpcrun_profile_free(p);
+		prof_thread_add(k->w, i, &k->in[i], &k->said[i]);
+		if (k->said[i].err)	/* nothing added: no thread */
+			k->nbuf--;
 	}
 	if (k->nbuf && fwrite(k->buf, sizeof(k->buf[0]), k->nbuf, k->spill) !=
 	    k->nbuf)
@@ -346,7 +318,7 @@ static void workers_in_order(struct par_job *j)
 }
 
 static struct par_job *start(struct experiment *e,
-			     const struct par_profile *in, size_t lo,
+			     const struct prof_input *in, size_t lo,
 			     size_t hi, unsigned nthreads, int partials)
 {
 	struct par_job *j = xcalloc(1, sizeof(*j));
@@ -358,10 +330,7 @@ static struct par_job *start(struct experiment *e,
 	j->w = xcalloc(j->cap, sizeof(*j->w));
 	j->maps = xcalloc(j->cap, sizeof(*j->maps));
 	j->nmaps = xcalloc(j->cap, sizeof(*j->nmaps));
-	j->err = xcalloc(hi - lo + 1, sizeof(*j->err));
-	j->problem = xcalloc(hi - lo + 1, sizeof(*j->problem));
-	j->sync_err = xcalloc(hi - lo + 1, sizeof(*j->sync_err));
-	j->share_err = xcalloc(hi - lo + 1, sizeof(*j->share_err));
+	j->said = xcalloc(hi - lo + 1, sizeof(*j->said));
 	j->lo = lo;
 	j->hi = hi;
 	j->nk = 2 * e->metrics.nraw;
@@ -390,10 +359,7 @@ static struct par_job *start(struct experiment *e,
 		}
 		w->inexact = xcalloc(2 * e->metrics.nraw + 1, 1);
 		w->in = in;
-		w->err = j->err - lo;
-		w->problem = j->problem - lo;
-		w->sync_err = j->sync_err - lo;
-		w->share_err = j->share_err - lo;
+		w->said = j->said - lo;
 		if (k < threads) {
 			range(hi - lo, threads, k, &w->lo, &w->hi);
 			w->lo += lo;
@@ -413,7 +379,7 @@ static struct par_job *start(struct experiment *e,
 	return j;
 }
 
-struct par_job *par_start(struct experiment *e, const struct par_profile *in,
+struct par_job *par_start(struct experiment *e, const struct prof_input *in,
 			  size_t lo, size_t hi, unsigned nthreads)
 {
 	return start(e, in, lo, hi, nthreads, 0);
@@ -427,28 +393,9 @@ long par_failures(struct par_job *j)
 
 	if (j->failed)
 		return -1;
-	for (i = 0; i < j->hi - j->lo; i++) {
-		const struct par_profile *in = &j->w[0].in[j->lo + i];
-
-		if (j->err[i]) {
-			hpc_warn("%s; skipping it", j->err[i]);
-		} else {
-			if (j->sync_err[i])
-				hpc_warn("%s; synchronization data of this "
-					 "thread ignored", j->sync_err[i]);
-			if (j->share_err[i])
-				hpc_warn("%s; those objects are left out",
-					 j->share_err[i]);
-			if (j->problem[i])
-				datatree_warn_problem(in->path,
-						      j->problem[i]);
-		}
-		if ((j->err[i] || j->sync_err[i]) && in->sync) {
-			hpcsync_free(*in->sync);
-			*in->sync = NULL;
-		}
-		failed += j->err[i] || j->sync_err[i] || j->share_err[i];
-	}
+	for (i = 0; i < j->hi - j->lo; i++)
+		failed += prof_thread_say(&j->said[i],
+					  j->w[0].in[j->lo + i].side);
 	for (k = 0; k < j->n; k++)
 		if (j->w[k].spill_err) {
 			hpc_seterr("temporary file: write error");
@@ -680,15 +627,9 @@ void par_free(struct par_job *j)
 	free(fj);
 	free(j->part);
 	for (i = 0; i < j->hi - j->lo; i++) {
-		free(j->err[i]);
-		free(j->sync_err[i]);
-		free(j->share_err[i]);
-		free(j->problem[i]);
+		prof_said_release(&j->said[i]);
 	}
-	free(j->err);
-	free(j->sync_err);
-	free(j->share_err);
-	free(j->problem);
+	free(j->said);
 	free(j->maps);
 	free(j->nmaps);
 	free(j->w);
@@ -975,12 +916,12 @@ int par_mergeable(const struct par_job *j)
 
 	for (k = 0; k < j->n; k++)
 		ws[k] = j->w[k].w;
-	ok = j->failed || datatree_mergeable(ws, j->n);
+	ok = j->failed || prof_mergeable(ws, j->n);
 	free(ws);
 	return ok;
 }
 
-long par_correlate(struct experiment *e, const struct par_profile *in,
+long par_correlate(struct experiment *e, const struct prof_input *in,
 		   size_t n, unsigned nthreads)
 {
 	struct par_job *j = start(e, in, 0, n, nthreads, 1);

@@ -55,9 +55,6 @@
 
 #include "experiment.h"
 
-struct hpcshare;
-struct hpcsync;
-
 /* The CPUs this process may run on (its affinity mask; taskset, mpirun's
  * binding), and hpcprof -j's default: those, at most PAR_DEFAULT_MAX. */
 #define PAR_DEFAULT_MAX 16
@@ -65,59 +62,30 @@ unsigned par_allowed_cpus(void);
 unsigned par_default_threads(void);
 
 /*
- * The files beside profile i that par_read_heads reads too, once the
- * profile is read: its synchronization file (phases_read) into sync[i]
- * and its sharing file (sharing_read) into share[i], NULL for none; when
- * one is malformed, NULL and sync_err[i] or share_err[i] what is wrong
- * (caller frees).
- */
-struct par_beside {
-	struct hpcsync **sync;
-	char **sync_err;
-	struct hpcshare **share;
-	char **share_err;
-};
-
-/*
- * Reads the n profiles at paths on nthreads threads, and the files beside
- * them (b).  out[i] is profile i without its CCT and values (free with
- * hpcrun_profile_free), or NULL and err[i] what is wrong with it (caller
- * frees).
+ * Reads the n profiles at paths on nthreads threads, and each
+ * capability's file beside them (capability.h: read).  out[i] is profile
+ * i without its CCT and values (free with hpcrun_profile_free), or NULL
+ * and err[i] what is wrong with it (caller frees).  side[i * NCAPS + c]
+ * is its file of capability c, NULL for none; when one is malformed,
+ * NULL and side_err[i * NCAPS + c] what is wrong (caller frees).
  */
 void par_read_heads(const char *const *paths, size_t n, unsigned nthreads,
-		    struct hpcrun_profile **out, char **err,
-		    const struct par_beside *b);
-
-/*
- * One profile to add: its path and metric map (experiment_add_profile);
- * when e has phases, its synchronization file *sync (NULL, or *sync NULL:
- * none; freed and set NULL when the profile cannot be read or the file
- * does not fit it, phases_check); when e has sharing, its sharing file
- * share (NULL: none); with either, its process key proc ("host:pid").
- */
-struct par_profile {
-	const char *path;
-	const int *map;
-	struct hpcsync **sync;
-	const struct hpcshare *share;
-	const char *proc;
-};
+		    struct hpcrun_profile **out, char **err, void **side,
+		    char **side_err);
 
 /*
  * Adds the n profiles to e as its threads 0..n-1 (e registered them with
  * experiment_register) on nthreads threads, folds their values into the
- * statistics and reports each thread's to e->thread_cb.  A profile that
- * cannot be read now is warned about and adds nothing, and a data tree's
- * problem, a synchronization file that does not fit its profile or
- * sharing objects that name no data object are said in a line naming the
- * file.  Returns the number of profiles warned about but for their data
- * trees (the exit status is 1 then), -1 with hpc_lasterr() when a
+ * statistics and reports each thread's to e->thread_cb.  Each thread is
+ * added by prof_thread_add (capability.h) and what it says is said
+ * after the workers, in profile order (prof_thread_say).  Returns the
+ * number of profiles whose messages make the exit status 1, -1 with hpc_lasterr() when a
  * temporary file fails, or PAR_ONE_THREAD, having added and said
  * nothing, when the workers' data trees cannot be merged into the one of
- * adding in order (datatree_mergeable): add them on one thread then.
+ * adding in order (prof_mergeable): add them on one thread then.
  */
 #define PAR_ONE_THREAD (-2)
-long par_correlate(struct experiment *e, const struct par_profile *in,
+long par_correlate(struct experiment *e, const struct prof_input *in,
 		   size_t n, unsigned nthreads);
 
 /*
@@ -140,7 +108,7 @@ long par_correlate(struct experiment *e, const struct par_profile *in,
 struct par_job;
 typedef void par_record_fn(void *arg, uint32_t thread, struct node *n,
 			   uint32_t k, double v);
-struct par_job *par_start(struct experiment *e, const struct par_profile *in,
+struct par_job *par_start(struct experiment *e, const struct prof_input *in,
 			  size_t lo, size_t hi, unsigned nthreads);
 int par_mergeable(const struct par_job *j);
 long par_failures(struct par_job *j);

@@ -10,6 +10,7 @@
 #include "experiment-wire.h"
 #include "hashmap.h"
 #include "phases.h"
+#include "run.h"
 #include "strbuf.h"
 #include "threadname.h"
 
@@ -434,7 +435,7 @@ void phases_thread(struct phases *ph, struct experiment *e, size_t t,
 	ph->nextra = 0;
 	hmap_free(ph->local);
 	ph->local = hmap_new();
-	e->phases = ph;
+	e->cap[CAP_PHASES] = ph;
 	ph->nfiles += s != NULL;
 	where = site_nodes(s, p);
 	for (i = 0; s && i < s->nsites; i++) {
@@ -558,7 +559,7 @@ static int is_phases_root(uint64_t addr)
 /* Every profile: its "^Phases " subtree is this hook's. */
 static int phases_begin(struct profile_walk *w, void **state)
 {
-	*state = w->e->phases;
+	*state = w->e->cap[CAP_PHASES];
 	return 1;
 }
 
@@ -1328,3 +1329,138 @@ void phases_report(const struct phases *ph, const struct experiment *e,
 	free(order);
 	free(ss);
 }
+
+/* The capability (capability.h): the run's phases, the .hpcsync files. */
+static void *cap_new(const struct hpcprof_options *o)
+{
+	return phases_new(o->all_locks);
+}
+
+static void cap_free(void *state)
+{
+	phases_free(state);
+}
+
+static void *cap_read(const char *profile, const struct hpcrun_profile *p,
+		      int *bad)
+{
+	return phases_read(profile, p, bad);
+}
+
+static void cap_side_free(void *side)
+{
+	hpcsync_free(side);
+}
+
+static void cap_metrics(void *state, struct experiment *e, int any)
+{
+	phases_register(state, &e->metrics, any);
+}
+
+static const char *cap_thread_columns(const void *state)
+{
+	return phases_thread_columns(state);
+}
+
+static void cap_columns(const void *state, const void *side,
+			struct strbuf *cols)
+{
+	phases_columns(state, side, cols);
+}
+
+static void *cap_new_worker(const void *state)
+{
+	return phases_new_worker(state);
+}
+
+/* A thread's synchronization file, left out (-1) when its profile lacks
+ * the file's nodes. */
+static int cap_thread_begin(struct experiment *w, size_t t, const void *side,
+			    const struct hpcrun_profile *p, const char *proc)
+{
+	const struct hpcsync *s = side;
+	char *err = NULL;
+
+	if (!w->cap[CAP_PHASES])
+		return 0;
+	if (s && phases_check(s, p)) {
+		err = xstrdup(hpc_lasterr());
+		s = NULL;
+	}
+	phases_thread(w->cap[CAP_PHASES], w, t, s, p, proc);
+	if (!err)
+		return 0;
+	hpc_seterr("%s", err);
+	free(err);
+	return -1;
+}
+
+static void cap_merge_begin(struct experiment *e, const struct experiment *w)
+{
+	if (w->cap[CAP_PHASES])
+		phases_merge_sites(e->cap[CAP_PHASES], w->cap[CAP_PHASES]);
+}
+
+static void cap_merge(struct experiment *e, const struct experiment *w,
+		      struct node **map)
+{
+	if (w->cap[CAP_PHASES])
+		phases_merge_end(e->cap[CAP_PHASES], w->cap[CAP_PHASES], map);
+}
+
+static void cap_wire_write(const struct experiment *w, struct strbuf *sb,
+			   int ids_only)
+{
+	(void)ids_only;
+	wire_put32(sb, w->cap[CAP_PHASES] != NULL);
+	if (w->cap[CAP_PHASES])
+		phases_wire_write(w->cap[CAP_PHASES], sb);
+}
+
+static int cap_wire_read(struct experiment *w, struct wire_cursor *c)
+{
+	if (wire_get32(c) &&
+	    (!w->cap[CAP_PHASES] || phases_wire_read(w->cap[CAP_PHASES], w, c)))
+		return -1;
+	return 0;
+}
+
+static int cap_finish(void *state, struct experiment *e, struct database *db,
+		      unsigned jobs)
+{
+	(void)jobs;
+	return phases_finish(state, e, db);
+}
+
+static int cap_report_hides(const void *state, size_t m)
+{
+	return phases_metric(state, m);
+}
+
+static void cap_report(const void *state, const struct experiment *e,
+		       FILE *f, size_t top)
+{
+	phases_report(state, e, f, top);
+}
+
+const struct prof_capability phases_capability = {
+	.name = "phases",
+	.new = cap_new,
+	.free = cap_free,
+	.read = cap_read,
+	.side_free = cap_side_free,
+	.ignored = "synchronization data of this thread ignored",
+	.metrics = cap_metrics,
+	.thread_columns = cap_thread_columns,
+	.columns = cap_columns,
+	.new_worker = cap_new_worker,
+	.thread_begin = cap_thread_begin,
+	.walk = &phases_profile_hook,
+	.merge_begin = cap_merge_begin,
+	.merge = cap_merge,
+	.wire_write = cap_wire_write,
+	.wire_read = cap_wire_read,
+	.finish = cap_finish,
+	.report_hides = cap_report_hides,
+	.report = cap_report,
+};

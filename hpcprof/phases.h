@@ -110,8 +110,8 @@ void phases_columns(const struct phases *ph, const struct hpcsync *s,
 
 /*
  * Takes s (NULL: the thread had none) as the file of thread t, whose
- * profile is p and process key proc ("host:pid"), and sets e->phases to
- * ph, so that experiment_add_profile() adds the values s measured at
+ * profile is p and process key proc ("host:pid"), and sets
+ * e->cap[CAP_PHASES] to ph, so that experiment_add_profile() adds the values s measured at
  * calls with p and keys p's PHASE nodes by this thread's sites
  * (phases_profile_hook).
  */
@@ -121,7 +121,8 @@ void phases_thread(struct phases *ph, struct experiment *e, size_t t,
 /*
  * Adding a profile (experiment.h, struct profile_hook): its "^Phases "
  * subtree to PHASE nodes, then the values the thread's file measured at
- * calls (e->phases, set by phases_thread), each site noting its call.
+ * calls (e->cap[CAP_PHASES], set by phases_thread), each site noting its
+ * call.
  */
 extern const struct profile_hook phases_profile_hook;
 

@@ -11,7 +11,6 @@
 #include "mix.h"
 #include "outfile.h"
 #include "report.h"
-#include "sharing.h"
 #include "strbuf.h"
 #include "units.h"
 
@@ -261,11 +260,24 @@ FILE *report_open(const char *path)
 	return outfile_open(path);
 }
 
-int report_write(const struct experiment *e, const struct phases *ph,
-		 FILE *f, const char *path, size_t top)
+/* Is metric m, with a total of 0, one a capability leaves out (a kind of
+ * synchronization the program did not use)? */
+static int hidden(void *const *cap, size_t m)
+{
+	size_t c;
+
+	for (c = 0; c < NCAPS; c++)
+		if (prof_capabilities[c]->report_hides &&
+		    prof_capabilities[c]->report_hides(cap[c], m))
+			return 1;
+	return 0;
+}
+
+int report_write(const struct experiment *e, void *const *cap, FILE *f,
+		 const char *path, size_t top)
 {
 	struct strbuf sb = STRBUF_INIT;
-	size_t m;
+	size_t m, c;
 
 	report_counts(e, &sb);
 	fprintf(f, "hpcprof report: %s, %s\n", e->program ? e->program : "?",
@@ -283,8 +295,7 @@ int report_write(const struct experiment *e, const struct phases *ph,
 		double total = accum_sum(e->root->acc, m, 0);
 		struct shown s;
 
-		/* a kind of synchronization the program did not use */
-		if (total == 0 && ph && phases_metric(ph, m))
+		if (total == 0 && hidden(cap, m))
 			continue;
 		s.u = units_of(r->name, r->description, (double)r->period,
 			       "raw");
@@ -298,14 +309,16 @@ int report_write(const struct experiment *e, const struct phases *ph,
 		mix_table(f, e, m, &s, top);
 		table(f, e, m, &s, NODE_LOOP, top, total);
 		table(f, e, m, &s, NODE_STMT, top, total);
-		datatree_report(f, e, m, s.label, s.u.scale, top);
+		for (c = 0; c < NCAPS; c++)
+			if (prof_capabilities[c]->report_metric)
+				prof_capabilities[c]->report_metric(
+					f, e, m, s.label, s.u.scale, top);
 		strbuf_reset(&sb);
 	}
 	strbuf_release(&sb);
-	if (e->data)
-		sharing_report(e->data->sharing, e, f, top);
-	if (ph)
-		phases_report(ph, e, f, top);
+	for (c = NCAPS; c-- > 0;)
+		if (prof_capabilities[c]->report)
+			prof_capabilities[c]->report(cap[c], e, f, top);
 	return report_close(f, path);
 }
 

@@ -14,7 +14,6 @@
 #include <stdio.h>
 
 #include "experiment.h"
-#include "phases.h"
 #include "strbuf.h"
 
 /*
@@ -26,12 +25,13 @@ FILE *report_open(const char *path);
 
 /*
  * Writes the report to f (from report_open(path)), top rows per table, one
- * set of tables per raw metric, then the "Barriers and phases" tables of
- * ph (phases.h; NULL or without synchronization data: none), and closes
- * f.  Returns 0 or -1 with hpc_lasterr() naming path.
+ * set of tables per raw metric, each capability's after the code's, then
+ * each capability's sections (capability.h: report_metric, report; cap[c]
+ * the run's state of capability c), and closes f.  Returns 0 or -1 with
+ * hpc_lasterr() naming path.
  */
-int report_write(const struct experiment *e, const struct phases *ph,
-		 FILE *f, const char *path, size_t top);
+int report_write(const struct experiment *e, void *const *cap, FILE *f,
+		 const char *path, size_t top);
 
 /* Closes f (NULL accepted) unwritten; 0, or -1 on a write error. */
 int report_close(FILE *f, const char *path);

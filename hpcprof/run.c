@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "datatree.h"
 #include "database.h"
 #include "dwarf-fallback.h"
 #include "error.h"
@@ -18,9 +17,6 @@
 #include "formula.h"
 #include "hashmap.h"
 #include "hpcrun-live.h"
-#include "mix.h"
-#include "phases.h"
-#include "sharing.h"
 #include "steptime.h"
 #include "parallel.h"
 #include "report.h"
@@ -32,8 +28,8 @@ struct input {
 	char *path;
 	int all_metrics;		/* named on the command line */
 	struct hpcrun_profile *p;
-	struct hpcsync *sync;		/* its .hpcsync file, or NULL */
-	struct hpcshare *share;		/* its .hpcshare file, or NULL */
+	void *side[NCAPS];		/* each capability's file beside it,
+					 * or NULL (capability.h) */
 };
 
 struct run {
@@ -44,9 +40,8 @@ struct run {
 	char **structs;		size_t nstructs, structs_alloc;
 	size_t ngiven;		/* structs[0..ngiven): -S and STRUCTURE */
 	struct experiment *e;
-	struct phases *ph;
-	struct sharing *sh;
-	int any_share;		/* some profile has a .hpcshare file */
+	void *cap[NCAPS];	/* each capability's state (capability.h) */
+	int any[NCAPS];		/* some profile has its side file */
 	uint64_t samples_taken, samples_in_hpcrun;	/* the logs' (add_logs) */
 	unsigned jobs;		/* threads (-j) */
 	int status;
@@ -282,6 +277,18 @@ static long add_input(struct run *r, const char *path, int all_metrics,
 	return (long)n;
 }
 
+/* Is metric a capability's attribute, not a sample metric? */
+static int attribute(const char *metric)
+{
+	size_t c;
+
+	for (c = 0; c < NCAPS; c++)
+		if (prof_capabilities[c]->attribute &&
+		    prof_capabilities[c]->attribute(metric))
+			return 1;
+	return 0;
+}
+
 /* Registers the metrics of each profile; returns per-profile maps. */
 static int **map_metrics(struct run *r)
 {
@@ -312,8 +319,7 @@ static int **map_metrics(struct run *r)
 				}
 			}
 			maps[i][j] = -1;
-			/* object attributes, not samples (datatree.h) */
-			if (!name || datatree_attr_of(m->name) != DATTR_NONE)
+			if (!name || attribute(m->name))
 				continue;
 			idx = metrics_raw(&r->e->metrics, name, m->description,
 					  m->flags[2] == 1);
@@ -419,24 +425,21 @@ static int derived_metrics(struct run *r)
  * experiment, whatever program they measured (a process tree: make and
  * its compilers, a program and what it runs through system()): each is
  * registered with its program, then its modules, in profile order.
- * And the synchronization and sharing files beside each, read on the
- * same threads; returns 1 when there was a synchronization file.
+ * And each capability's files beside each, read on the same threads
+ * (r->any[c] set when there is one).
  */
-static int read_profiles(struct run *r)
+static void read_profiles(struct run *r)
 {
-	size_t n = r->nin ? r->nin : 1, i;
+	size_t n = r->nin ? r->nin : 1, i, c;
 	const char **paths = xcalloc(n, sizeof(*paths));
 	struct hpcrun_profile **out = xcalloc(n, sizeof(*out));
 	char **err = xcalloc(n, sizeof(*err));
-	struct par_beside b = {
-		xcalloc(n, sizeof(*b.sync)), xcalloc(n, sizeof(*b.sync_err)),
-		xcalloc(n, sizeof(*b.share)), xcalloc(n, sizeof(*b.share_err)),
-	};
-	int any = 0;
+	void **side = xcalloc(n * NCAPS, sizeof(*side));
+	char **side_err = xcalloc(n * NCAPS, sizeof(*side_err));
 
 	for (i = 0; i < r->nin; i++)
 		paths[i] = r->in[i].path;
-	par_read_heads(paths, r->nin, r->jobs, out, err, &b);
+	par_read_heads(paths, r->nin, r->jobs, out, err, side, side_err);
 	steptime_mark("read profile headers, sync and sharing files");
 	for (i = 0; i < r->nin; i++) {
 		r->in[i].p = out[i];
@@ -447,27 +450,19 @@ static int read_profiles(struct run *r)
 			continue;
 		}
 		experiment_add_program(r->e, r->in[i].p);
-		r->in[i].sync = b.sync[i];
-		if (b.sync_err[i]) {
-			hpc_warn("%s; synchronization data of this thread "
-				 "ignored", b.sync_err[i]);
-			r->status = 1;
+		for (c = 0; c < NCAPS; c++) {
+			r->in[i].side[c] = side[i * NCAPS + c];
+			if (side_err[i * NCAPS + c]) {
+				hpc_warn("%s; %s", side_err[i * NCAPS + c],
+					 prof_capabilities[c]->ignored);
+				r->status = 1;
+			}
+			r->any[c] |= r->in[i].side[c] != NULL;
+			free(side_err[i * NCAPS + c]);
 		}
-		any |= r->in[i].sync != NULL;
-		r->in[i].share = b.share[i];
-		if (b.share_err[i]) {
-			hpc_warn("%s; sharing data of this thread ignored",
-				 b.share_err[i]);
-			r->status = 1;
-		}
-		r->any_share |= r->in[i].share != NULL;
-		free(b.sync_err[i]);
-		free(b.share_err[i]);
 	}
-	free(b.sync);
-	free(b.sync_err);
-	free(b.share);
-	free(b.share_err);
+	free(side);
+	free(side_err);
 	for (i = 0; i < r->nin; i++) {
 		char *dir;
 
@@ -500,7 +495,6 @@ static int read_profiles(struct run *r)
 	free(paths);
 	free(out);
 	free(err);
-	return any;
 }
 
 /* How the code of a module without a structure file was attributed. */
@@ -759,70 +753,72 @@ static void process_key(const struct hpcrun_profile *p, struct strbuf *sb)
 	strbuf_addf(sb, "%s:%s", host ? host : "", pid ? pid : "");
 }
 
+/* Profile in's row of threads.tsv: each capability's columns. */
+static void thread_row(struct run *r, struct database *db, size_t t,
+		       struct input *in)
+{
+	struct strbuf cols = STRBUF_INIT;
+	size_t c;
+
+	for (c = 0; c < NCAPS; c++)
+		if (prof_capabilities[c]->columns)
+			prof_capabilities[c]->columns(r->cap[c], in->side[c],
+						      &cols);
+	if (db)
+		database_thread(db, t, in->path, in->p,
+				cols.len ? cols.buf : NULL);
+	strbuf_release(&cols);
+	hpcrun_profile_free(in->p);
+	in->p = NULL;
+}
+
+/* The profiles to add (struct prof_input), as many as *n, with their
+ * process keys in proc; caller frees both, proc with strbuf_release. */
+static struct prof_input *inputs(struct run *r, int **maps,
+				 struct strbuf *proc, size_t *n)
+{
+	struct prof_input *todo = xcalloc(r->nin ? r->nin : 1,
+					  sizeof(*todo));
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < r->nin; i++) {
+		if (!r->in[i].p)
+			continue;
+		process_key(r->in[i].p, &proc[i]);
+		todo[*n].path = r->in[i].path;
+		todo[*n].map = maps[i];
+		todo[*n].side = r->in[i].side;
+		todo[(*n)++].proc = proc[i].buf;
+	}
+	return todo;
+}
+
 /*
  * Measurements whose data trees par_correlate (or hpcprof-mpi) cannot
  * merge (PAR_ONE_THREAD) are correlated on this thread, profile by
- * profile into e itself.
- * Each thread's row goes to db with its synchronization columns, its
- * values measured at calls into the tree (phases.h).  A malformed data
- * subtree is said in one line naming the profile.  Returns the number of
- * profiles that could not be read again (warned about; their threads
- * stay empty).
+ * profile into e itself, by the same per-thread driver as the workers
+ * (prof_thread_add), saying what each says at once.  Each thread's row
+ * goes to db.  Returns the number of profiles whose messages make the
+ * exit status 1.
  */
 static long correlate_one_thread(struct run *r, struct database *db,
-				 int **maps)
+				 const struct prof_input *todo)
 {
 	long failed = 0;
 	size_t i, used = 0;
 
 	for (i = 0; i < r->nin; i++) {
 		struct input *in = &r->in[i];
-		struct strbuf cols = STRBUF_INIT, proc = STRBUF_INIT;
-		struct hpcrun_profile *p;
-		char *problem;
+		struct prof_said said = { 0 };
 
 		if (!in->p)
 			continue;
-		p = hpcrun_fmt_read(in->path);
-		if (!p) {
-			hpc_warn("%s", hpc_lasterr());
-			failed++;
-		}
-		if (p && phases_check(in->sync, p)) {
-			hpc_warn("%s; synchronization data of this thread "
-				 "ignored", hpc_lasterr());
-			r->status = 1;
-			hpcsync_free(in->sync);
-			in->sync = NULL;
-		}
-		process_key(in->p, &proc);
-		phases_thread(r->ph, r->e, used, p ? in->sync : NULL,
-			      p ? p : in->p, proc.buf);
-		phases_columns(r->ph, p ? in->sync : NULL, &cols);
-		database_thread(db, used++, in->path, in->p,
-				cols.len ? cols.buf : NULL);
-		strbuf_release(&cols);
-		hpcrun_profile_free(in->p);
-		in->p = NULL;
-		if (!p) {
-			strbuf_release(&proc);
-			r->e->nthreads++;
-			continue;
-		}
-		sharing_before(r->sh, r->e, in->share);
-		experiment_add_profile(r->e, p, maps[i]);
-		if (sharing_thread(r->sh, r->e, used - 1, in->share,
-				   proc.buf)) {
-			hpc_warn("%s; those objects are left out",
-				 hpc_lasterr());
-			r->status = 1;
-		}
-		strbuf_release(&proc);
-		problem = datatree_take_problem(r->e);
-		if (problem)
-			datatree_warn_problem(in->path, problem);
-		free(problem);
-		hpcrun_profile_free(p);
+		prof_thread_add(r->e, used, &todo[used], &said);
+		if (said.err)
+			r->e->nthreads = used + 1;
+		failed += prof_thread_say(&said, in->side);
+		thread_row(r, db, used++, in);
 	}
 	return failed;
 }
@@ -830,48 +826,32 @@ static long correlate_one_thread(struct run *r, struct database *db,
 /*
  * The profiles correlated on par_correlate's workers (or r->o->correlate,
  * hpcprof-mpi's), each thread's row then to db (NULL: hpcprof-mpi's other
- * ranks, none) with its synchronization columns.  Returns what
- * par_correlate does.
+ * ranks, none); else, when their data trees cannot be merged, on this
+ * thread into db.  Returns what par_correlate does.
  */
-static long correlate_workers(struct run *r, struct database *db,
-			      int **maps, int any_sync)
+static long correlate(struct run *r, struct database *db, int **maps)
 {
-	struct par_profile *todo = xcalloc(r->nin ? r->nin : 1,
-					   sizeof(*todo));
 	struct strbuf *proc = xcalloc(r->nin ? r->nin : 1, sizeof(*proc));
-	size_t i, used = 0;
+	struct prof_input *todo;
+	size_t i, n, used = 0;
 	long failed;
 
-	if (any_sync)
-		r->e->phases = r->ph;
-	if (r->any_share)
-		r->e->sharing = r->sh;
-	for (i = 0; i < r->nin; i++) {
+	for (i = 0; i < NCAPS; i++)
+		if (r->any[i])
+			r->e->cap[i] = r->cap[i];
+	for (i = 0; i < r->nin; i++)
 		strbuf_init(&proc[i]);
-		if (!r->in[i].p)
-			continue;
-		todo[used].path = r->in[i].path;
-		todo[used].map = maps[i];
-		todo[used].sync = any_sync ? &r->in[i].sync : NULL;
-		todo[used].share = r->in[i].share;
-		if (any_sync || r->any_share)
-			process_key(r->in[i].p, &proc[i]);
-		todo[used++].proc = proc[i].buf;
-	}
+	todo = inputs(r, maps, proc, &n);
 	failed = (r->o->correlate ? r->o->correlate : par_correlate)(
-		r->e, todo, used, r->jobs);
-	for (i = 0, used = 0; failed != PAR_ONE_THREAD && i < r->nin; i++) {
-		struct strbuf cols = STRBUF_INIT;
-
-		if (!r->in[i].p)
-			continue;
-		phases_columns(r->ph, r->in[i].sync, &cols);
-		if (db)
-			database_thread(db, used++, r->in[i].path, r->in[i].p,
-					cols.len ? cols.buf : NULL);
-		strbuf_release(&cols);
-		hpcrun_profile_free(r->in[i].p);
-		r->in[i].p = NULL;
+		r->e, todo, n, r->jobs);
+	if (failed == PAR_ONE_THREAD && db) {
+		failed = correlate_one_thread(r, db, todo);
+		experiment_merge_fallbacks(r->e, r->e);
+		steptime_mark("correlate (one thread)");
+	} else if (failed != PAR_ONE_THREAD) {
+		for (i = 0; i < r->nin; i++)
+			if (r->in[i].p)
+				thread_row(r, db, used++, &r->in[i]);
 	}
 	for (i = 0; i < r->nin; i++)
 		strbuf_release(&proc[i]);
@@ -880,23 +860,54 @@ static long correlate_workers(struct run *r, struct database *db,
 	return failed;
 }
 
-static int correlate_and_write(struct run *r, int any_sync)
+/* Each capability's columns of threads.tsv ("\tNAME..."), or NULL; caller
+ * frees. */
+static char *thread_columns(const struct run *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t c;
+
+	for (c = 0; c < NCAPS; c++)
+		if (prof_capabilities[c]->thread_columns &&
+		    prof_capabilities[c]->thread_columns(r->cap[c]))
+			strbuf_addstr(&sb, prof_capabilities[c]->thread_columns(
+						   r->cap[c]));
+	return sb.len ? strbuf_detach(&sb, NULL) : NULL;
+}
+
+/* Each capability's tables, the last one's first (capability.h,
+ * invariant 1): 0, or -1 with hpc_lasterr(). */
+static int finish(struct run *r, struct database *db)
+{
+	size_t c;
+
+	for (c = NCAPS; c-- > 0;)
+		if (prof_capabilities[c]->finish &&
+		    prof_capabilities[c]->finish(r->cap[c], r->e, db, r->jobs))
+			return -1;
+	return 0;
+}
+
+static int correlate_and_write(struct run *r)
 {
 	struct source_paths sp;
 	struct strbuf *tmp;
 	struct database *db;
 	char *out, *aside = NULL;
 	FILE *report;
+	char *columns;
 	int **maps, ret = 0;
 	size_t i;
 	long failed;
 	const char *title;
 
 	maps = map_metrics(r);
-	mix_register(&r->e->metrics, r->e->structs, r->e->nstructs);
-	phases_register(r->ph, &r->e->metrics, any_sync);
+	for (i = 0; i < NCAPS; i++)
+		if (prof_capabilities[i]->metrics)
+			prof_capabilities[i]->metrics(r->cap[i], r->e,
+						      r->any[i]);
 	if (r->o->reader_only) {
-		if (correlate_workers(r, NULL, maps, any_sync) == -1)
+		if (correlate(r, NULL, maps) == -1)
 			ret = -1;
 		goto out_maps;
 	}
@@ -906,8 +917,10 @@ static int correlate_and_write(struct run *r, int any_sync)
 	}
 	out = name_experiment(r);
 	report = r->o->text ? report_open(r->o->text) : NULL;
-	db = report || !r->o->text ?
-	     database_create(out, r->e, phases_thread_columns(r->ph)) : NULL;
+	columns = thread_columns(r);
+	db = report || !r->o->text ? database_create(out, r->e, columns)
+				   : NULL;
+	free(columns);
 	if (!db) {
 		hpc_error("%s", hpc_lasterr());
 		report_close(report, r->o->text);
@@ -917,12 +930,7 @@ static int correlate_and_write(struct run *r, int any_sync)
 	}
 	database_set_jobs(db, r->jobs);
 	steptime_mark("metrics and database set up");
-	failed = correlate_workers(r, db, maps, any_sync);
-	if (failed == PAR_ONE_THREAD) {
-		failed = correlate_one_thread(r, db, maps);
-		experiment_merge_fallbacks(r->e, r->e);
-		steptime_mark("correlate (one thread)");
-	}
+	failed = correlate(r, db, maps);
 	if (failed < 0) {
 		hpc_error("%s", hpc_lasterr());
 		database_abort(db);
@@ -943,8 +951,7 @@ static int correlate_and_write(struct run *r, int any_sync)
 	source_paths(r, &sp, tmp);
 	title = r->cfg.title ? r->cfg.title
 			     : r->e->program ? r->e->program : "unknown";
-	if (sharing_finish(r->sh, r->e, db, r->jobs) ||
-	    phases_finish(r->ph, r->e, db)) {
+	if (finish(r, db)) {
 		hpc_error("%s", hpc_lasterr());
 		database_abort(db);
 		ret = -1;
@@ -964,7 +971,7 @@ static int correlate_and_write(struct run *r, int any_sync)
 	r->e->samples_taken = r->samples_taken;
 	r->e->samples_in_hpcrun = r->samples_in_hpcrun;
 	if (report && (ret ? report_close(report, r->o->text)
-			   : report_write(r->e, r->ph, report, r->o->text,
+			   : report_write(r->e, r->cap, report, r->o->text,
 					  r->o->top > 0 ? (size_t)r->o->top
 							: 20))) {
 		hpc_error("%s", hpc_lasterr());
@@ -1042,8 +1049,7 @@ void hpcprof_args_release(struct hpcprof_args *a)
 int hpcprof_run(const struct hpcprof_options *o)
 {
 	struct run r;
-	size_t i, first, nprofiles = 0, ngiven_lms = 0;
-	int any_sync = 0;
+	size_t i, c, first, nprofiles = 0, ngiven_lms = 0;
 
 	/*
 	 * Every thread allocates and frees a profile's worth of memory per
@@ -1057,8 +1063,9 @@ int hpcprof_run(const struct hpcprof_options *o)
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	memset(&r, 0, sizeof(r));
 	r.o = o;
-	r.ph = phases_new(o->all_locks);
-	r.sh = sharing_new();
+	for (c = 0; c < NCAPS; c++)
+		if (prof_capabilities[c]->new)
+			r.cap[c] = prof_capabilities[c]->new(o);
 	r.jobs = o->jobs ? o->jobs : par_default_threads();
 	r.seen = hmap_new();
 	r.e = experiment_new();
@@ -1086,7 +1093,7 @@ int hpcprof_run(const struct hpcprof_options *o)
 		prefer_given(&r, r.ngiven < r.nstructs ? ngiven_lms
 						       : r.e->nstructs);
 		steptime_mark("open structure files");
-		any_sync = read_profiles(&r);
+		read_profiles(&r);
 		for (i = 0; i < r.nin; i++)
 			nprofiles += r.in[i].p != NULL;
 		if (!nprofiles && r.nin) {
@@ -1095,7 +1102,7 @@ int hpcprof_run(const struct hpcprof_options *o)
 		} else if (!r.nin) {
 			hpc_error("no profiles found in the inputs given");
 			r.status = 1;
-		} else if (correlate_and_write(&r, any_sync)) {
+		} else if (correlate_and_write(&r)) {
 			r.status = 1;
 		}
 	} else {
@@ -1103,8 +1110,10 @@ int hpcprof_run(const struct hpcprof_options *o)
 	}
 	for (i = 0; i < r.nin; i++) {
 		hpcrun_profile_free(r.in[i].p);
-		hpcsync_free(r.in[i].sync);
-		hpcshare_free(r.in[i].share);
+		for (c = 0; c < NCAPS; c++)
+			if (r.in[i].side[c])
+				prof_capabilities[c]->side_free(
+					r.in[i].side[c]);
 		free(r.in[i].path);
 	}
 	free(r.in);
@@ -1114,7 +1123,8 @@ int hpcprof_run(const struct hpcprof_options *o)
 	hmap_free(r.seen);
 	config_release(&r.cfg);
 	experiment_free(r.e);
-	phases_free(r.ph);
-	sharing_free(r.sh);
+	for (c = NCAPS; c-- > 0;)
+		if (r.cap[c])
+			prof_capabilities[c]->free(r.cap[c]);
 	return r.status;
 }

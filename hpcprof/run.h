@@ -10,7 +10,7 @@
 #include "opts.h"
 
 struct experiment;
-struct par_profile;
+struct prof_input;
 
 struct hpcprof_options {
 	const char *const *inputs;	size_t ninputs;	/* dirs or profiles */
@@ -30,7 +30,7 @@ struct hpcprof_options {
 	 * reader_only adds them on one thread); with reader_only set,
 	 * nothing is written or said after the profiles are registered
 	 * (its ranks but 0). */
-	long (*correlate)(struct experiment *e, const struct par_profile *in,
+	long (*correlate)(struct experiment *e, const struct prof_input *in,
 			  size_t n, unsigned jobs);
 	int reader_only;
 };

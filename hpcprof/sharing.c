@@ -10,6 +10,7 @@
 #include "error.h"
 #include "experiment-wire.h"
 #include "hashmap.h"
+#include "run.h"
 #include "sharing.h"
 #include "strbuf.h"
 
@@ -1517,3 +1518,119 @@ void sharing_report(const struct sharing *sh, const struct experiment *e,
 	strbuf_release(&sb);
 	free(order);
 }
+
+/* The capability (capability.h): the run's sharing, the .hpcshare
+ * files. */
+static void *cap_new(const struct hpcprof_options *o)
+{
+	(void)o;
+	return sharing_new();
+}
+
+static void cap_free(void *state)
+{
+	sharing_free(state);
+}
+
+static void *cap_read(const char *profile, const struct hpcrun_profile *p,
+		      int *bad)
+{
+	(void)p;
+	return sharing_read(profile, bad);
+}
+
+static void cap_side_free(void *side)
+{
+	hpcshare_free(side);
+}
+
+static void *cap_new_worker(const void *state)
+{
+	(void)state;
+	return sharing_new();
+}
+
+static int cap_thread_begin(struct experiment *w, size_t t, const void *side,
+			    const struct hpcrun_profile *p, const char *proc)
+{
+	(void)t;
+	(void)p;
+	(void)proc;
+	if (w->cap[CAP_SHARING])
+		sharing_before(w->cap[CAP_SHARING], w, side);
+	return 0;
+}
+
+/* Objects of the thread's file that name no data object are left out,
+ * said in one line. */
+static int cap_thread_end(struct experiment *w, size_t t, const void *side,
+			  const char *path, const char *proc, char **said)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)path;
+	if (!w->cap[CAP_SHARING] ||
+	    !sharing_thread(w->cap[CAP_SHARING], w, t, side, proc))
+		return 0;
+	strbuf_addf(&sb, "%s; those objects are left out", hpc_lasterr());
+	*said = strbuf_detach(&sb, NULL);
+	return 1;
+}
+
+static void cap_merge(struct experiment *e, const struct experiment *w,
+		      struct node **map)
+{
+	if (w->cap[CAP_SHARING])
+		sharing_merge(e->cap[CAP_SHARING], w->cap[CAP_SHARING], w,
+			      map);
+}
+
+/* Not in the tree of ids rank 0 sends back (ids_only). */
+static void cap_wire_write(const struct experiment *w, struct strbuf *sb,
+			   int ids_only)
+{
+	wire_put32(sb, w->cap[CAP_SHARING] && !ids_only);
+	if (w->cap[CAP_SHARING] && !ids_only)
+		sharing_wire_write(w->cap[CAP_SHARING], sb);
+}
+
+static int cap_wire_read(struct experiment *w, struct wire_cursor *c)
+{
+	if (wire_get32(c) &&
+	    (!w->cap[CAP_SHARING] ||
+	     sharing_wire_read(w->cap[CAP_SHARING], w, c)))
+		return -1;
+	return 0;
+}
+
+static int cap_finish(void *state, struct experiment *e, struct database *db,
+		      unsigned jobs)
+{
+	return sharing_finish(state, e, db, jobs);
+}
+
+/* The labels live with the data tree's objects once finished. */
+static void cap_report(const void *state, const struct experiment *e,
+		       FILE *f, size_t top)
+{
+	(void)state;
+	if (e->data)
+		sharing_report(e->data->sharing, e, f, top);
+}
+
+const struct prof_capability sharing_capability = {
+	.name = "sharing",
+	.new = cap_new,
+	.free = cap_free,
+	.read = cap_read,
+	.side_free = cap_side_free,
+	.ignored = "sharing data of this thread ignored",
+	.new_worker = cap_new_worker,
+	.thread_begin = cap_thread_begin,
+	.thread_end = cap_thread_end,
+	.merge = cap_merge,
+	.wire_write = cap_wire_write,
+	.wire_read = cap_wire_read,
+	.finish = cap_finish,
+	.report = cap_report,
+};

@@ -85,7 +85,7 @@
  *     asked about them by name.  Their labels follow the same rules.
  *  8. Measurements with .hpcshare files are correlated on par_correlate's
  *     workers (parallel.h) like any: each worker's experiment has sharing
- *     of its own (e->sharing), and experiment_merge() merges them in
+ *     of its own (e->cap[CAP_SHARING]), and experiment_merge() merges them in
  *     worker order (sharing_merge): processes, blocks and access sources
  *     are found by their keys or made, accesses and spans follow in
  *     order, their sequence numbers after the target's, their objects
