@@ -31,9 +31,9 @@ const char *sharing_label_name(enum share_label l)
 }
 
 /* A line's or object's label as sharing.tsv and --text say it. */
-static const char *label_text(int l)
+static const char *label_text(enum share_label l)
 {
-	return l >= 0 ? label_names[l] : "too-few-samples";
+	return l >= SHARE_PRIVATE ? label_names[l] : "too-few-samples";
 }
 
 /* The bytes of a line an access covers (invariant 3: size 0 is 1 byte). */
@@ -96,17 +96,18 @@ static uint64_t transfers(const struct share_access *a, size_t n)
 	return t;
 }
 
-int sharing_line_label(const struct share_access *a, size_t n,
-		       uint64_t *ntransfers)
+enum share_label sharing_line_label(const struct share_access *a, size_t n,
+				    uint64_t *ntransfers)
 {
 	struct lthread *t = NULL;
 	size_t nt = 0, alloc = 0, i, j, part = 0, writers = 0;
 	uint64_t writes = 0, rmw_writes = 0;
-	int overlap = 0, l;
+	enum share_label l;
+	int overlap = 0;
 
 	*ntransfers = transfers(a, n);
 	if (n < SHARE_MIN_ACCESSES)
-		return -1;
+		return SHARE_TOO_FEW;
 	for (i = 0; i < n; i++) {
 		struct lthread *x = lthread_of(&t, &nt, &alloc, a[i].thread);
 		uint64_t m = byte_mask(a[i].addr % LINE, a[i].size);
@@ -265,13 +266,14 @@ struct srow {
 	int32_t obj;
 	uint32_t proc, thread, block;
 	uint64_t addr, reads, writes, wmask;
-	int label, home;	/* label -1: too few samples */
+	enum share_label label;	/* a page's: its lines' most serious */
+	int home;
 	uint64_t remote, *per_node;	/* pages: accesses per node */
 };
 
 /* What is known of one data object. */
 struct sobj {
-	int label;		/* -1: no access, -2: too few samples */
+	enum share_label label;
 	uint64_t transfers;	/* of its lines of its label */
 	uint64_t by_label[SHARE_NLABELS][2];	/* transfers, concurrent
 						 * accesses of its lines */
@@ -907,7 +909,7 @@ static void classify_lines(struct sharing *sh, const struct experiment *e,
 
 	for (i = a; i < b; i = j) {
 		uint64_t line = sh->acc[ix[i]].addr / LINE, moved;
-		int l;
+		enum share_label l;
 
 		for (j = i; j < b && sh->acc[ix[j]].addr / LINE == line; j++)
 			;
@@ -926,7 +928,7 @@ static void classify_lines(struct sharing *sh, const struct experiment *e,
 		if (l == SHARE_PRIVATE || l == SHARE_READ)
 			moved = 0;	/* by threads too thin to take part */
 		m = 0;
-		if (l < 0 && solo(sa, n)) {
+		if (l == SHARE_TOO_FEW && solo(sa, n)) {
 			/* no thread shares it while others run: enough
 			 * accesses at other times make it private */
 			for (k = i, m = 0; k < j; k++)
@@ -955,17 +957,17 @@ static void classify_lines(struct sharing *sh, const struct experiment *e,
 		for (k = from; k < sh->nlines; k++) {
 			struct sobj *so = &sh->objs[sh->lines[k].obj];
 
-			if (so->label == -1)
-				so->label = -2;
+			if (so->label == SHARE_NO_ACCESS)
+				so->label = SHARE_TOO_FEW;
 			for (from2 = from; from2 < k; from2++)
 				if (sh->lines[from2].obj == sh->lines[k].obj)
 					break;
-			if (l < 0 || from2 < k)
+			if (l == SHARE_TOO_FEW || from2 < k)
 				continue;
 			so->by_label[l][0] += moved;
 			so->by_label[l][1] += n ? n : m;
 		}
-		for (k = pf; l >= 0 && k < sh->npages; k++)
+		for (k = pf; l != SHARE_TOO_FEW && k < sh->npages; k++)
 			for (from2 = from; from2 < sh->nlines; from2++)
 				if (sh->lines[from2].obj == sh->pages[k].obj &&
 				    l > sh->pages[k].label)
@@ -990,18 +992,18 @@ static void object_labels(struct sharing *sh)
 
 	for (i = 0; i < sh->nobjs; i++) {
 		struct sobj *so = &sh->objs[i];
-		int best = -1;
+		enum share_label best = SHARE_TOO_FEW;
 
-		for (l = 0; l < SHARE_NLABELS; l++) {
+		for (l = SHARE_PRIVATE; l < SHARE_NLABELS; l++) {
 			const uint64_t *c = so->by_label[l], *b;
 
 			if (!c[1])
 				continue;
-			b = best >= 0 ? so->by_label[best] : NULL;
+			b = best != SHARE_TOO_FEW ? so->by_label[best] : NULL;
 			if (!b || c[0] > b[0] || (c[0] == b[0] && c[1] >= b[1]))
-				best = l;
+				best = (enum share_label)l;
 		}
-		if (best >= 0) {
+		if (best != SHARE_TOO_FEW) {
 			so->label = best;
 			so->transfers = so->by_label[best][0];
 		}
@@ -1035,7 +1037,7 @@ static void page_rows(struct sharing *sh, const uint32_t *ix, size_t a,
 			r->per_node = xcalloc(sh->nnodes + 1,
 					      sizeof(*r->per_node));
 			r->home = home ? home->node : -1;
-			r->label = -1;
+			r->label = SHARE_TOO_FEW;
 		}
 		r->per_node[x->node >= 0 ? (size_t)x->node : sh->nnodes]++;
 		*(x->rw == HPCSHARE_R ? &r->reads : &r->writes) += 1;
@@ -1160,7 +1162,7 @@ static void summarize(struct sharing *sh, const size_t *touches)
 			}
 		}
 		/* invariant 5: the homed accesses, not the line labels */
-		if (so->label == -1 || sh->nnodes < 2 ||
+		if (so->label == SHARE_NO_ACCESS || sh->nnodes < 2 ||
 		    so->homed < SHARE_MIN_ACCESSES)
 			so->advice = "-";
 		else if (10 * so->remote < so->homed)
@@ -1237,7 +1239,8 @@ static size_t object_order(const struct sharing *sh, size_t *order, int rank)
 
 	for (w = 1; w >= 0; w--)
 		for (i = 0; i < sh->nobjs; i++)
-			if (sh->objs[i].label != -1 && sh->objs[i].watched == w)
+			if (sh->objs[i].label != SHARE_NO_ACCESS &&
+			    sh->objs[i].watched == w)
 				order[n++] = i;
 	if (rank) {
 		cmp_objs_sh = sh;
@@ -1305,7 +1308,8 @@ static void write_tsv(const struct sharing *sh, const struct experiment *e,
 
 		fprintf(f, "page\t%" PRIu32 "\t%" PRIu32 "\t0x%" PRIx64 "\t%s\t",
 			e->data->objs[r->obj].node->id, r->proc, r->addr,
-			r->label >= 0 ? label_names[r->label] : "-");
+			r->label != SHARE_TOO_FEW ? label_names[r->label]
+						  : "-");
 		if (r->home >= 0)
 			fprintf(f, "%d\t", r->home);
 		else
@@ -1340,7 +1344,7 @@ int sharing_finish(struct sharing *sh, struct experiment *e,
 	sh->nobjs = e->data->nobjs;
 	sh->objs = xcalloc(sh->nobjs ? sh->nobjs : 1, sizeof(*sh->objs));
 	for (i = 0; i < sh->nobjs; i++) {
-		sh->objs[i].label = -1;
+		sh->objs[i].label = SHARE_NO_ACCESS;
 		strbuf_init(&sh->objs[i].fs);
 	}
 	for (i = 0; i < sh->nblocks; i++)
@@ -1379,7 +1383,8 @@ int sharing_finish(struct sharing *sh, struct experiment *e,
 	for (i = 0; i < sh->nobjs; i++) {
 		struct data_object *o = &e->data->objs[i];
 
-		o->sharing = (int8_t)(sh->objs[i].label >= 0 ? sh->objs[i].label + 1 : 0);
+		o->sharing = (int8_t)(sh->objs[i].label >= SHARE_PRIVATE ?
+				      sh->objs[i].label + 1 : 0);
 		if (sh->objs[i].homed && sh->nnodes >= 2)
 			o->remote = 100.0 * (double)sh->objs[i].remote /
 				    (double)sh->objs[i].homed;
@@ -1421,7 +1426,7 @@ void sharing_report(const struct sharing *sh, const struct experiment *e,
 			PRIu64 " %9" PRIu64 "  %s", label_text(so->label),
 			sb.buf, so->nthreads, so->accesses, so->reads,
 			so->writes, so->transfers, obj_name(e, (int32_t)order[i]));
-		if (so->watched && so->label < 0)
+		if (so->watched && so->label == SHARE_TOO_FEW)
 			fprintf(f, "  (watched; too few samples: %" PRIu64 ")",
 				so->accesses);
 		else if (so->watched)

@@ -108,10 +108,15 @@
 
 struct wire_cursor;
 
-/* Labels, least serious first (invariant 3). */
+/* Labels, least serious first (invariant 3), after the two states of a
+ * line, page or object that has none. */
 enum share_label {
+	SHARE_NO_ACCESS = -2,	/* an object none of whose lines was
+				 * accessed */
+	SHARE_TOO_FEW = -1,	/* too few samples for a label */
 	SHARE_PRIVATE, SHARE_READ, SHARE_PRODCONS, SHARE_MIGRATORY,
-	SHARE_WRITE, SHARE_FALSE, SHARE_NLABELS
+	SHARE_WRITE, SHARE_FALSE,
+	SHARE_NLABELS		/* the number of labels */
 };
 
 /* "private", "read-shared", "producer-consumer", "migratory",
@@ -131,10 +136,10 @@ struct share_access {
 #define SHARE_MIN_THREAD 2
 
 /* The label of one line from its concurrent accesses a[0..n) in time
- * order, -1 for too few samples; its ownership transfers in
+ * order, SHARE_TOO_FEW for too few samples; its ownership transfers in
  * *ntransfers (invariant 3). */
-int sharing_line_label(const struct share_access *a, size_t n,
-		       uint64_t *ntransfers);
+enum share_label sharing_line_label(const struct share_access *a, size_t n,
+				    uint64_t *ntransfers);
 
 /* A write of a block: its offset, size (0: 1 byte) and thread. */
 struct share_write {

@@ -74,7 +74,7 @@ static void every_label(void)
 		CHECK_INT(label_of(stray, 8, 1), SHARE_PRIVATE);
 	}
 	/* fewer than SHARE_MIN_ACCESSES: too few samples */
-	CHECK_INT(label_of(fs, 4, 1), -1);
+	CHECK_INT(label_of(fs, 4, 1), SHARE_TOO_FEW);
 	/* fs x 4: each access of a thread without a copy since the other's
 	 * write moves the line: 2 in the first round, 3 in each other
 	 * (thread 1's second write finds the line its own) */
