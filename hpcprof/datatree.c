@@ -26,12 +26,12 @@ static const char *const kind_nodes[DATA_NKINDS] = {
 	[DATA_STACK] = "<stack>", [DATA_SMALL] = "<small heap blocks>",
 	[DATA_UNKNOWN] = "<unknown data>",
 };
-/* The roots' placeholders (8 bytes, blank-padded); ^NoAddr is kind
- * DATA_NKINDS: accesses without an object. */
-static const char *const root_names[DATA_NKINDS + 1] = {
+/* The roots' placeholders (8 bytes, blank-padded); ^NoAddr's accesses
+ * have no object. */
+static const char *const root_names[DATA_NOADDR + 1] = {
 	[DATA_HEAP] = "^Heap", [DATA_STATIC] = "^Static",
 	[DATA_STACK] = "^Stack", [DATA_SMALL] = "^Small",
-	[DATA_UNKNOWN] = "^Unknown", [DATA_NKINDS] = "^NoAddr",
+	[DATA_UNKNOWN] = "^Unknown", [DATA_NOADDR] = "^NoAddr",
 };
 static const char *const attr_names[DATTR_COUNT] = {
 	[DATTR_BYTES] = "DATA:bytes", [DATTR_BLOCKS] = "DATA:blocks",
@@ -75,14 +75,14 @@ static int placeholder_is(uint64_t addr, const char *name)
 	return 1;
 }
 
-static int root_kind(uint64_t addr)
+static enum data_kind root_kind(uint64_t addr)
 {
 	int k;
 
-	for (k = 0; k <= DATA_NKINDS; k++)
+	for (k = 0; k <= DATA_NOADDR; k++)
 		if (placeholder_is(addr, root_names[k]))
-			return k;
-	return -1;
+			return (enum data_kind)k;
+	return DATA_NONE;
 }
 
 static int is_access(const struct hpcrun_node *nd)
@@ -398,7 +398,7 @@ static int32_t static_object(struct experiment *e, struct module *m,
 }
 
 /* The object a data root's own accesses belong to. */
-static int32_t root_object(struct experiment *e, int kind)
+static int32_t root_object(struct experiment *e, enum data_kind kind)
 {
 	struct strbuf name = STRBUF_INIT;
 	int32_t obj;
@@ -476,7 +476,7 @@ struct data_node *datatree_classify(struct experiment *e,
 	}
 	for (i = 0; i < n && !found; i++)
 		found = parent[i] < 0 && p->nodes[i].lm == 0 &&
-			root_kind(p->nodes[i].addr) >= 0;
+			root_kind(p->nodes[i].addr) != DATA_NONE;
 	if (!found)
 		return NULL;
 	tree(e)->nprofiles++;
@@ -487,12 +487,13 @@ struct data_node *datatree_classify(struct experiment *e,
 		const struct data_node *pd = k >= 0 && (uint64_t)k < i ?
 					     &dn[k] : NULL;
 		struct data_node *d = &dn[i];
-		int kind;
+		enum data_kind kind;
 
 		d->obj = -1;
 		if (!pd || pd->role == DROLE_CODE) {
-			kind = k < 0 && nd->lm == 0 ? root_kind(nd->addr) : -1;
-			if (kind < 0)
+			kind = k < 0 && nd->lm == 0 ? root_kind(nd->addr)
+						    : DATA_NONE;
+			if (kind == DATA_NONE)
 				continue;
 			d->role = DROLE_ROOT;
 			d->kind = (uint8_t)kind;
@@ -502,7 +503,7 @@ struct data_node *datatree_classify(struct experiment *e,
 		d->kind = pd->kind;
 		switch (pd->role) {
 		case DROLE_ROOT:
-			if (pd->kind == DATA_NKINDS) {
+			if (pd->kind == DATA_NOADDR) {
 				d->role = DROLE_ACCESS;
 			} else if (pd->kind == DATA_HEAP && !is_access(nd)) {
 				d->role = DROLE_ALLOC;

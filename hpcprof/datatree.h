@@ -69,9 +69,13 @@
 
 struct wire_cursor;
 
+/* The kinds of data objects (invariant 2), and of the data roots of a
+ * profile: one per kind, and ^NoAddr, whose accesses have no object. */
 enum data_kind {
+	DATA_NONE = -1,		/* not a data root */
 	DATA_HEAP, DATA_STATIC, DATA_STACK, DATA_SMALL, DATA_UNKNOWN,
-	DATA_NKINDS
+	DATA_NKINDS,		/* the number of kinds of objects */
+	DATA_NOADDR = DATA_NKINDS	/* ^NoAddr */
 };
 
 /* Object attributes: the DATA:* metrics of the profiles, and threads. */
