@@ -93,13 +93,17 @@ struct name_table {
  * IDs for one path (runs before and after a rebuild) give a module, and a
  * load module in the database, each; an unrecorded ID goes with any.
  */
+/* How a module's code is attributed: hpcprof --text and the notices name
+ * the modules by it. */
+enum module_source { MODULE_STRUCTFILE, MODULE_DWARF, MODULE_NOTHING };
+
 struct module {
 	const char *path;		/* as in the load map */
 	char *file;			/* path, or relative ones resolved
 					 * against the profile's directory */
 	uint32_t lm;			/* index in experiment.lms */
 	struct structure *st;		/* structure file, or built on demand */
-	int source;			/* MODULE_* below */
+	enum module_source source;
 	struct fallback *fb;		/* addresses no structure covers */
 	char *measured;			/* build ID in the profiles, or NULL */
 	char *on_disk;			/* differing build ID found, or NULL */
@@ -109,8 +113,6 @@ struct module {
 	const char *rejected_binary;	/* the binary it was made from */
 	uint32_t index;			/* in experiment.modules */
 };
-enum { MODULE_STRUCTFILE, MODULE_DWARF, MODULE_NOTHING };
-/* hpcprof --text and the notices name the modules by source. */
 
 /*
  * One program of the experiment (profiles are grouped by their header's
