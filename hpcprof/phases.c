@@ -1112,26 +1112,32 @@ static const char *const runtime_libs[] = {
 	"libucm", "libfabric", "libpsm", NULL,
 };
 
-/* 1: path is an MPI runtime library; 0: the program's code; -1 neither
- * (a system library, hpcrun's, or a placeholder). */
-static int module_class(const struct experiment *e, const char *path)
+/* Whose code a module is, for a lock site's calling context. */
+enum code_owner {
+	CODE_NEITHER = -1,	/* a system library, hpcrun's, a placeholder */
+	CODE_PROGRAM,		/* the program's */
+	CODE_MPI,		/* an MPI runtime library */
+};
+
+static enum code_owner module_class(const struct experiment *e,
+				    const char *path)
 {
 	const char *base = strrchr(path, '/');
 	size_t i;
 
 	if (path[0] != '/')
-		return -1;
+		return CODE_NEITHER;
 	base = base ? base + 1 : path;
 	for (i = 0; runtime_libs[i]; i++)
 		if (!strncmp(base, runtime_libs[i], strlen(runtime_libs[i])))
-			return 1;
+			return CODE_MPI;
 	for (i = 0; i < e->nprograms; i++)
 		if (!strcmp(path, e->programs[i].path))
-			return 0;
+			return CODE_PROGRAM;
 	if (!strncmp(base, "libhpcrun", 9) || !strncmp(path, "/lib", 4) ||
 	    !strncmp(path, "/usr/lib", 8))
-		return -1;
-	return 0;
+		return CODE_NEITHER;
+	return CODE_PROGRAM;
 }
 
 /* Is lock site g the MPI runtime's (invariant 7)? */
@@ -1142,11 +1148,11 @@ static int runtime_lock(const struct experiment *e, const struct gsite *g)
 	if (!g->call || hpcsync_is_barrier(g->kind))
 		return 0;
 	for (n = g->call; n && n != e->root; n = n->parent) {
-		int c = n->lm < e->lms.n ?
-			module_class(e, e->lms.names[n->lm]) : -1;
+		enum code_owner c = n->lm < e->lms.n ?
+			module_class(e, e->lms.names[n->lm]) : CODE_NEITHER;
 
-		if (c >= 0)
-			return c;
+		if (c != CODE_NEITHER)
+			return c == CODE_MPI;
 	}
 	return 1;
 }
