@@ -15,7 +15,8 @@
  *                      the readers' threads (par_read_heads), read (its
  *                      side file); metrics once the raw metrics are
  *                      registered; thread_columns for the database;
- *                      attach before correlating
+ *                      then its state given to the experiment
+ *                      (invariant 2)
  *   each thread        prof_thread_add (capability.c), the one per-thread
  *                      driver of hpcprof -j 1, its workers and
  *                      hpcprof-mpi's ranks: thread_begin, the profile
@@ -45,9 +46,10 @@
  *     data names the data tree's objects).  A NULL hook is skipped.
  *  2. A capability's state hangs off the run (new, free) and, while
  *     correlating, off each experiment at cap[] by its enum prof_cap
- *     index: the run's own experiment gets the run's state (attach: only
- *     when some profile has its side file, so that workers without one
- *     have none), a worker's is new_worker's of it.  A NULL state is a
+ *     index: the run's own experiment gets the run's state before the
+ *     profiles are correlated (for a capability that reads side files,
+ *     only when some profile has one, so that workers without have
+ *     none), a worker's is new_worker's of it.  A NULL state is a
  *     capability that takes no part, and each hook given one says so by
  *     doing nothing.
  *  3. A side file belongs to its input (run.c) from read to the end of

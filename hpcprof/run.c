@@ -836,8 +836,8 @@ static long correlate(struct run *r, struct database *db, int **maps)
 	size_t i, n, used = 0;
 	long failed;
 
-	for (i = 0; i < NCAPS; i++)
-		if (r->any[i])
+	for (i = 0; i < NCAPS; i++)	/* capability.h, invariant 2 */
+		if (!prof_capabilities[i]->read || r->any[i])
 			r->e->cap[i] = r->cap[i];
 	for (i = 0; i < r->nin; i++)
 		strbuf_init(&proc[i]);
