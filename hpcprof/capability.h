@@ -1,8 +1,9 @@
 /*
  * capability.h - the measurements hpcprof correlates besides the code
  * tree's samples, each one table of hooks over its whole life, called by
- * the hub (run.c, parallel.c, experiment.c, experiment-wire.c, report.c)
- * through prof_capabilities[] and never by name:
+ * the hub (run.c, parallel.c, hpcprof-mpi.c, experiment.c,
+ * experiment-wire.c, report.c) through prof_capabilities[] and never by
+ * name:
  *
  *   mix_capability      instruction-mix metrics (mix.c)
  *   phases_capability   synchronization and phases, .hpcsync (phases.c)
@@ -29,8 +30,12 @@
  *                      then merge, in experiment_merge
  *   experiment-wire.c  wire_write and wire_read: a worker's state on the
  *                      wire between hpcprof-mpi's ranks
- *   parallel.c         mergeable: whether the workers' trees merge into
- *                      the one of adding in order
+ *   parallel.c         mergeable (prof_mergeable; hpcprof-mpi.c too,
+ *                      across ranks): whether the workers' trees merge
+ *                      into the one of adding in order; side_free of
+ *                      the side files dropped (prof_thread_say;
+ *                      hpcprof-mpi.c drops on rank 0 those another rank
+ *                      dropped)
  *   run.c              finish (its tables of the database), then
  *                      report (report.c, its sections of --text), then
  *                      free (the run's state)
