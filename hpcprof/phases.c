@@ -369,7 +369,7 @@ static void add_episodes(struct phases *ph, const struct hpcsync *s,
 	uint64_t prev_cpu = 0;
 	size_t i;
 
-	int64_t off = s->clock == 2 ? s->clock_offset : 0;
+	int64_t off = s->clock == HPCSYNC_CLOCK_OTHER_HOST ? s->clock_offset : 0;
 
 	for (i = 0; i < s->nepisodes; i++) {
 		const struct hpcsync_episode *ep = &s->episodes[i];
