@@ -1,6 +1,6 @@
 /*
- * cct.c - the per-thread calling context tree and its arena, and the
- * conversion of a thread's tree into a .hpcrun profile.
+ * cct.c - the per-thread calling context tree and its arena (the
+ * .hpcrun profile is written from it by output.c).
  *
  * Invariants:
  *  1. Nodes come from one arena per thread, bump-allocated and never freed
@@ -28,21 +28,16 @@
  *     memory can be had, samples are dropped as "arena-full".
  *  6. A node is written whole, then its chunk's count takes it in (the
  *     commit, a release store); hdr->updates is odd while cct_insert runs.
- *
- * cct_write_profile() is async-signal-safe too (it may run in a fatal
- * signal handler): its scratch memory comes from mmap.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "datacentric.h"
-#include "hpcrun-fmt.h"
+#include "output.h"
 #include "runtime.h"
 
 /* The first chunk (with the live file's header) and the largest; the
@@ -50,9 +45,6 @@
 #define FIRST_CHUNK ((size_t)64 << 10)
 #define MAX_CHUNK ((size_t)16 << 20)
 #define CCT_MAX_BYTES ((size_t)256 << 20)
-/* Header pairs: the eleven HPCToolkit writes, then a build-id-ID pair for
- * each module with samples and a build ID (buildid.h). */
-#define BUILDID_NAME_SIZE (sizeof(HPC_BUILDID_HEADER) + 8)
 
 _Static_assert(sizeof(struct cct_node) == sizeof(struct hpcrun_live_node) &&
 	       offsetof(struct cct_node, id) == offsetof(struct hpcrun_live_node, id) &&
@@ -357,238 +349,4 @@ struct cct_node *cct_phase_node(struct cct *c, uint32_t site)
 	ch = c->phases ? cct_child(c, c->phases, 0, addr) : NULL;
 	__atomic_store_n(&c->hdr->updates, c->hdr->updates + 1, __ATOMIC_RELEASE);
 	return ch;
-}
-
-/* Preorder successor of n within the forest rooted at n's top ancestor. */
-static struct cct_node *next_preorder(struct cct_node *n)
-{
-	if (n->child)
-		return n->child;
-	while (n) {
-		if (n->sibling)
-			return n->sibling;
-		n = n->parent;
-	}
-	return NULL;
-}
-
-/* mmap'ed scratch; returns NULL on failure. */
-static void *scratch(size_t bytes)
-{
-	void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-/* Creates the profile: the live file's name with .hpcrun, or a new one
- * when there is no live file; the fd or -errno, its name in path. */
-static int open_profile(const struct cct *c, int thread, char *path, size_t size)
-{
-	size_t n = strlen(c->path), k = sizeof(HPCRUN_LIVE_SUFFIX) - 1;
-	int fd;
-
-	if (!c->path[0])
-		return rt_create_file(thread, ".hpcrun", path, size);
-	if (n - k + sizeof(".hpcrun") > size)
-		return -ENAMETOOLONG;
-	memcpy(path, c->path, n - k);
-	memcpy(path + n - k, ".hpcrun", sizeof(".hpcrun"));
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	return fd >= 0 ? fd : -errno;
-}
-
-size_t cct_header(struct hpcrun_kv *hdr, char num[4][24], int thread)
-{
-	num[0][0] = '\0';
-	if (thread >= 0)
-		rt_fmt_u64(num[0], (uint64_t)thread, 10, 0);
-	rt_fmt_u64(num[1], rt_cfg.hostid, 16, 8);
-	rt_fmt_u64(num[2], (uint64_t)rt_pid, 10, 0);
-	rt_fmt_u64(num[3], rt_cfg.rank, 10, 0);
-	hdr[0] = (struct hpcrun_kv){ "program-name", rt_cfg.progname };
-	hdr[1] = (struct hpcrun_kv){ "program-path", rt_cfg.exe };
-	hdr[2] = (struct hpcrun_kv){ "env-path", rt_env_path };
-	hdr[3] = (struct hpcrun_kv){ "job-id", "" };
-	hdr[4] = (struct hpcrun_kv){ "mpi-rank", num[3] };
-	hdr[5] = (struct hpcrun_kv){ "thread-id", num[0] };
-	hdr[6] = (struct hpcrun_kv){ "host-id", num[1] };
-	hdr[7] = (struct hpcrun_kv){ "process-id", num[2] };
-	hdr[8] = (struct hpcrun_kv){ "trace-min-time", "0" };
-	hdr[9] = (struct hpcrun_kv){ "trace-max-time", "0" };
-	hdr[10] = (struct hpcrun_kv){ "trace-disorder", "0" };
-	return RT_NHEADER;
-}
-
-void cct_metrics(struct hpcrun_metric *met, const uint64_t *ns)
-{
-	static const uint8_t flags[16] = { 1, 0, 2, 0, 0, 0, 1, 1 };
-	/* integers, shown without percentages */
-	static const uint8_t data_flags[16] = { 1, 0, 1, 0, 0, 0, 1, 0 };
-	static const char *const data_name[RT_DATA_NMETRICS][2] = {
-		{ "DATA:bytes", "bytes allocated (data object)" },
-		{ "DATA:blocks", "blocks allocated (data object)" },
-		{ "DATA:offset-lo", "lowest byte offset accessed + 1" },
-		{ "DATA:offset-hi", "highest byte offset accessed + size" },
-	};
-	int e, k;
-
-	memset(met, 0, (size_t)rt_nmetrics() * sizeof(*met));
-	for (e = 0; e < rt_cfg.nev; e++) {
-		const struct rt_event *ev = &rt_cfg.ev[e];
-
-		met[e].name = ev->metric;
-		met[e].description = ev->desc;
-		memcpy(met[e].flags, flags, sizeof(flags));
-		met[e].period = ev->metric_period;
-		met[e].formula = "";
-		met[e].format = "";
-		met[e].is_frequency = (uint16_t)ev->is_frequency;
-		met[e].threshold = ev->threshold;
-		met[e].nsamples = ns ? ns[e] : 0;
-	}
-	for (k = 0; e < rt_nmetrics(); e++, k++) {
-		met[e].name = data_name[k][0];
-		met[e].description = data_name[k][1];
-		memcpy(met[e].flags, data_flags, sizeof(data_flags));
-		met[e].period = 1;
-		met[e].formula = "";
-		met[e].format = "";
-	}
-}
-
-/* Is n a variable node (a child of "^Static ")? */
-static int is_variable(const struct cct *c, const struct cct_node *n)
-{
-	return n->parent && n->parent == c->xroot[CCT_STATIC];
-}
-
-int cct_write_profile(struct rt_thread *td, char *path, size_t size)
-{
-	struct cct *c = &td->cct;
-	struct hpcrun_profile p;
-	struct hpcrun_kv *hdr;
-	struct hpcrun_metric met[RT_MAX_METRICS];
-	struct hpcrun_idkind_name idk[HPCRUN_NIDKINDS];
-	struct hpcrun_id_elem tuple[3];
-	struct cct_node *roots[3 + CCT_NXROOTS];
-	char num[4][24], dnum[3][24];
-	struct hpcrun_kv dkv[3];
-	size_t ndkv = 0, nroots = 0;
-	int nm = rt_nmetrics();
-	const struct rt_module *const *mods;
-	struct cct_node *n;
-	size_t nmods, i, bytes, nvals = 0, nctx = 0, nnodes = 0;
-	unsigned char *used;
-	char *mem, *names;
-	int fd, err, e;
-
-	path[0] = '\0';
-	if (!c->hdr)
-		return -EINVAL;
-	mods = rt_module_all(&nmods);
-	if (td->data)
-		ndkv = rt_data_profile(td, dkv, dnum);
-	roots[nroots++] = c->primary;
-	if (c->partial->child)
-		roots[nroots++] = c->partial;	/* no failed unwinds: no "^Partial" */
-	if (c->phases && c->phases->child)
-		roots[nroots++] = c->phases;
-	for (i = 0; i < CCT_NXROOTS; i++)
-		if (c->xroot[i])
-			roots[nroots++] = c->xroot[i];
-	for (i = 0; i < nroots; i++)
-		for (n = roots[i]; n; n = next_preorder(n))
-			for (e = 0; e < nm; e++)
-				nvals += n->val[e] != 0;
-	bytes = c->nnodes * sizeof(struct hpcrun_node) +
-		nvals * sizeof(struct hpcrun_value) +
-		c->nnodes * sizeof(struct hpcrun_ctx_values) +
-		nmods * sizeof(struct hpcrun_lm) +
-		(RT_NHEADER + 3 + nmods) * sizeof(struct hpcrun_kv) + nmods + 2 +
-		nmods * BUILDID_NAME_SIZE;
-	mem = scratch(bytes);
-	if (!mem)
-		return -ENOMEM;
-	memset(&p, 0, sizeof(p));
-	p.nodes = (struct hpcrun_node *)(void *)mem;
-	p.values = (struct hpcrun_value *)(void *)(p.nodes + c->nnodes);
-	p.ctxs = (struct hpcrun_ctx_values *)(void *)(p.values + nvals);
-	p.lms = (struct hpcrun_lm *)(void *)(p.ctxs + c->nnodes);
-	hdr = (struct hpcrun_kv *)(void *)(p.lms + nmods);
-	used = (unsigned char *)(hdr + RT_NHEADER + 3 + nmods);
-	names = (char *)used + nmods + 2;
-	nvals = 0;
-	for (i = 0; i < nroots; i++) {
-		for (n = roots[i]; n; n = next_preorder(n)) {
-			struct hpcrun_node *o = &p.nodes[nnodes++];
-			int any = 0;
-
-			o->id = n->id;
-			o->parent = n->parent ? n->parent->id : 0;
-			o->lm = n->lm;
-			o->addr = n->addr;
-			o->flags = is_variable(c, n) ? HPCRUN_NODE_VARIABLE :
-				   HPCRUN_NODE_UNWOUND;
-			if (n->lm && n->lm <= nmods)
-				used[n->lm] = 1;
-			for (e = 0; e < nm; e++) {
-				uint64_t bits;
-
-				if (n->val[e] == 0)
-					continue;
-				if (!any) {
-					p.ctxs[nctx].ctx = n->id;
-					p.ctxs[nctx++].first = nvals;
-					any = 1;
-				}
-				p.values[nvals].metric = (uint16_t)e;
-				if (e < rt_cfg.nev)
-					memcpy(&bits, &n->val[e], 8);
-				else	/* the data metrics are integers */
-					bits = (uint64_t)n->val[e];
-				p.values[nvals++].bits = bits;
-			}
-		}
-	}
-	p.nnodes = nnodes;
-	p.nvalues = nvals;
-	p.nctxs = (uint32_t)nctx;
-	for (i = 0; i < nmods; i++) {
-		p.lms[i].id = mods[i]->id;
-		p.lms[i].path = mods[i]->path;
-		p.lms[i].flags = used[mods[i]->id] ? HPCRUN_LM_ANALYZE : 0;
-	}
-	p.nlms = nmods;
-	p.header = hdr;
-	p.nheader = cct_header(hdr, num, td->index);
-	for (i = 0; i < ndkv; i++)
-		hdr[p.nheader++] = dkv[i];
-	for (i = 0; i < nmods; i++) {
-		char *name = names + i * BUILDID_NAME_SIZE;
-
-		if (!used[mods[i]->id] || !mods[i]->buildid[0])
-			continue;
-		memcpy(name, HPC_BUILDID_HEADER, sizeof(HPC_BUILDID_HEADER) - 1);
-		rt_fmt_u64(name + sizeof(HPC_BUILDID_HEADER) - 1, mods[i]->id,
-			   10, 0);
-		hdr[p.nheader++] = (struct hpcrun_kv){ name, mods[i]->buildid };
-	}
-	cct_metrics(met, td->nsamples);
-	p.metrics = met;
-	p.nmetrics = (uint32_t)nm;
-	hpcrun_fmt_identity(&p, idk, tuple, rt_cfg.hostid, (uint64_t)td->index);
-
-	fd = open_profile(c, td->index, path, size);
-	if (fd < 0) {
-		munmap(mem, bytes ? bytes : 1);
-		return fd;
-	}
-	err = hpcrun_fmt_write(fd, &p);
-	if (close(fd) && !err)
-		err = -errno;
-	if (err)
-		unlink(path);	/* no file pretending to be a profile */
-	munmap(mem, bytes ? bytes : 1);
-	return err;
 }

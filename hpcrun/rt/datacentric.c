@@ -62,6 +62,7 @@
 #include "fd-gate.h"
 #include "hpcrun-events.h"
 #include "hpcrun-fmt.h"
+#include "output.h"
 #include "runtime.h"
 #include "sharing.h"
 

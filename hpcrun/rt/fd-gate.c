@@ -80,6 +80,7 @@
 #include <unistd.h>
 
 #include "fd-gate.h"
+#include "output.h"
 #include "runtime.h"
 
 /* Numbers at or above this are never ours (owner[] covers the rest). */

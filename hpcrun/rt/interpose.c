@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "interpose.h"
+#include "output.h"
 #include "runtime.h"
 
 /* Every slot of RT_REAL_DEFINE, from the linker. */

@@ -15,7 +15,7 @@
  *
  * Each module's GNU build ID is read from its PT_NOTE segments in memory
  * while dl_iterate_phdr holds the loader's lock (so the module cannot be
- * unmapped meanwhile); cct_write_profile() records it in the profile header
+ * unmapped meanwhile); rt_profile_write() records it in the profile header
  * (buildid.h), never the handler.
  */
 #include <elf.h>
@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "addrsearch.h"
+#include "output.h"
 #include "runtime.h"
 
 struct snapshot {

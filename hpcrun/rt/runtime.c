@@ -1,5 +1,6 @@
 /*
- * runtime.c - configuration, lifecycle and output of the preloaded runtime.
+ * runtime.c - configuration and lifecycle of the preloaded runtime, and
+ * its log.
  *
  * Lifecycle of the process (state in rt_active / finished):
  *
@@ -23,13 +24,12 @@
  *
  * Files: each thread's tree lives in its live file while it runs, the
  * process's header, metrics and load map in its proc file (hpcrun-live.h,
- * cct.c); a profile written removes its live file, a process that wrote
- * everything its proc file.  Every write of ours goes through rt_io_begin
- * and rt_io_end (the fd gate; RLIMIT_FSIZE and RLIMIT_NOFILE lifted, a
- * SIGXFSZ or SIGPIPE of ours taken away), our messages on stderr too
- * (rt_say, the only writer of fd 2), and a profile or log that cannot be
- * written is said on stderr ("hpcrun: 'FILE': why: profile lost") and
- * removed, never left cut short.
+ * cct.c, output.c); a profile written removes its live file, a process
+ * that wrote everything its proc file.  Every write of ours, our messages
+ * on stderr too (rt_say, the only writer of fd 2), goes as output.h's
+ * invariants say: inside rt_io_begin and rt_io_end, and a file that
+ * cannot be written whole is said on stderr ("hpcrun: 'FILE': why:
+ * profile lost") and removed, never left cut short.
  *
  * Configuration comes from the environment the launcher sets (hpcrun(1)):
  * HPCRUN_OUT_PATH, HPCRUN_EVENT_LIST, HPCRUN_NO_UNWIND, HPCRUN_NO_STACK_COPY,
@@ -42,7 +42,6 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,8 +53,8 @@
 #include "datacentric.h"
 #include "fd-gate.h"
 #include "interpose.h"
+#include "output.h"
 #include "runtime.h"
-#include "textrec.h"
 
 struct rt_config rt_cfg;
 char rt_env_path[4096];
@@ -74,9 +73,6 @@ static pthread_key_t thread_key;
 static struct rt_counts totals;
 static uint64_t nthreads, write_errors, start_failures, blocked_attempts,
 	live_left, threads_unmeasured;
-/* The process's live proc file (hpcrun-live.h) and the modules in it. */
-static char proc_path[4400];
-static size_t proc_modules;
 static char notes[4096];
 static size_t notes_len;
 static int show_notes;
@@ -100,45 +96,6 @@ static const struct rt_capability *const capabilities[] = {
 			capabilities[c_]->hook(__VA_ARGS__); \
 } while (0)
 
-size_t rt_fmt_u64(char *buf, uint64_t v, int base, int width)
-{
-	char tmp[24];
-	size_t n = 0, i;
-
-	do {
-		tmp[n++] = "0123456789abcdef"[v % (unsigned)base];
-		v /= (unsigned)base;
-	} while (v);
-	while ((int)n < width)
-		tmp[n++] = '0';
-	for (i = 0; i < n; i++)
-		buf[i] = tmp[n - 1 - i];
-	buf[n] = '\0';
-	return n;
-}
-
-int rt_write_all(int fd, const void *buf, size_t n)
-{
-	const char *s = buf;
-
-	while (n) {
-		ssize_t k = write(fd, s, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -EIO;
-		s += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-int rt_write_str(int fd, const char *s)
-{
-	return rt_write_all(fd, s, strlen(s));
-}
-
 /* Records a notice for the log, and shows it on stderr once per run. */
 void rt_note(const char *msg)
 {
@@ -157,6 +114,11 @@ void rt_note(const char *msg)
 void rt_count_blocked_signal(void)
 {
 	__atomic_add_fetch(&blocked_attempts, 1, __ATOMIC_RELAXED);
+}
+
+void rt_count_write_error(void)
+{
+	__atomic_add_fetch(&write_errors, 1, __ATOMIC_RELAXED);
 }
 
 void rt_threads_apply(void (*fn)(struct rt_thread *td))
@@ -415,89 +377,6 @@ static uint32_t mpi_rank(void)
 	return 0;
 }
 
-/* Appends a record of type to the proc file fd: fixed bytes of a, then
- * the strings s1 and s2 with their NULs (hpcrun-live.h). */
-static void proc_record(int fd, uint32_t type, const void *a, size_t alen,
-			const char *s1, const char *s2)
-{
-	unsigned char rec[8600];
-	size_t l1 = strlen(s1) + 1, l2 = strlen(s2) + 1;
-	uint32_t len = (uint32_t)(alen + l1 + l2);
-
-	if (8 + alen + l1 + l2 > sizeof(rec))
-		return;
-	memcpy(rec, &type, 4);
-	memcpy(rec + 4, &len, 4);
-	memcpy(rec + 8, a, alen);
-	memcpy(rec + 8 + alen, s1, l1);
-	memcpy(rec + 8 + alen + l1, s2, l2);
-	if (write(fd, rec, 8 + len) < 0)
-		return;		/* the records before stay whole */
-}
-
-void rt_live_proc_modules(void)
-{
-	const struct rt_module *const *mods;
-	struct rt_io io;
-	size_t n, i;
-	int fd;
-
-	if (!proc_path[0])
-		return;
-	rt_io_begin(&io);
-	mods = rt_module_all(&n);
-	if (n > proc_modules && proc_path[0] &&
-	    (fd = open(proc_path, O_WRONLY | O_APPEND | O_CLOEXEC)) >= 0) {
-		for (i = proc_modules; i < n; i++)
-			proc_record(fd, HPCRUN_LIVE_REC_MODULE, &mods[i]->id,
-				    sizeof(mods[i]->id), mods[i]->path,
-				    mods[i]->buildid);
-		proc_modules = n;
-		close(fd);
-	}
-	rt_io_end(&io);
-}
-
-/* Creates the process's proc file: header pairs, metrics, modules. */
-static void live_proc_begin(void)
-{
-	struct hpcrun_kv hdr[RT_NHEADER];
-	struct hpcrun_metric met[RT_MAX_METRICS];
-	char num[4][24];
-	struct rt_io io;
-	size_t i, n;
-	int fd;
-
-	proc_modules = 0;
-	rt_io_begin(&io);
-	fd = rt_create_file(0, HPCRUN_LIVE_PROC_SUFFIX, proc_path, sizeof(proc_path));
-	if (fd >= 0) {
-		if (write(fd, HPCRUN_LIVE_PROC_MAGIC, 16) == 16) {
-			n = cct_header(hdr, num, -1);
-			for (i = 0; i < n; i++)
-				proc_record(fd, HPCRUN_LIVE_REC_HEADER, "", 0,
-					    hdr[i].name, hdr[i].value);
-			cct_metrics(met, NULL);
-			for (i = 0; i < (size_t)rt_nmetrics(); i++) {
-				struct hpcrun_live_metric m;
-
-				memset(&m, 0, sizeof(m));
-				m.period = met[i].period;
-				m.threshold = met[i].threshold;
-				m.is_frequency = met[i].is_frequency;
-				memcpy(m.flags, met[i].flags, sizeof(m.flags));
-				proc_record(fd, HPCRUN_LIVE_REC_METRIC, &m, sizeof(m),
-					    met[i].name, met[i].description);
-			}
-		}
-		close(fd);
-	} else {
-		proc_path[0] = '\0';
-	}
-	rt_io_end(&io);
-	rt_live_proc_modules();
-}
-
 void rt_init(void)
 {
 	const char *out = getenv("HPCRUN_OUT_PATH"), *v, *slash;
@@ -538,7 +417,7 @@ void rt_init(void)
 
 	rt_loadmap_refresh();
 	CAPS_CALL(modules);
-	live_proc_begin();
+	rt_live_proc_begin();
 	pthread_key_create(&thread_key, key_destructor);
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	rt_install_fatal_handlers();
@@ -762,53 +641,12 @@ static void add_counts(const struct rt_counts *c)
 		__atomic_add_fetch(&d[i], s[i], __ATOMIC_RELAXED);
 }
 
-/* Every message on the program's stderr is written here, inside rt_io:
- * the program's soft RLIMIT_FSIZE does not cut it, and a SIGXFSZ or
- * SIGPIPE it raises is taken away, as for a profile.  One rt_io a
- * message, so messages of two threads never interleave. */
-void rt_say(const char *s, ...)
-{
-	struct rt_io io;
-	va_list ap;
-
-	rt_io_begin(&io);
-	rt_write_str(2, "hpcrun: ");
-	va_start(ap, s);
-	for (; s; s = va_arg(ap, const char *))
-		rt_write_str(2, s);
-	va_end(ap);
-	rt_write_str(2, "\n");
-	rt_io_end(&io);
-}
-
-void rt_say_lines(const char *text, size_t len)
-{
-	struct rt_io io;
-	size_t i, start = 0;
-
-	rt_io_begin(&io);
-	for (i = 0; i < len; i++)
-		if (text[i] == '\n') {
-			rt_write_str(2, "hpcrun: ");
-			rt_write_all(2, text + start, i + 1 - start);
-			start = i + 1;
-		}
-	rt_io_end(&io);
-}
-
-void rt_say_lost(const char *path, int err, const char *what)
-{
-	const char *why = strerrordesc_np(err);
-
-	rt_say("'", path, "': ", why ? why : "error", ": ", what, NULL);
-}
-
 /* Writes td's profile and folds its counts into the totals (rt_io: the
  * program can neither close the file's number under us nor make the
  * write fail or signal with its limits).  A profile that cannot be
  * written is said on stderr and counted for the log; its live file stays
  * for hpcprof to recover, unless there is none. */
-/* cct_write_profile on the fd thread: the file never takes a number of
+/* rt_profile_write on the fd thread: the file never takes a number of
  * the program's table (fd-gate.c, THE PRIVATE TABLE). */
 struct profile_job {
 	struct rt_thread *td;
@@ -819,7 +657,7 @@ static int write_profile(void *p)
 {
 	struct profile_job *j = p;
 
-	return cct_write_profile(j->td, j->path, sizeof(j->path));
+	return rt_profile_write(j->td, j->path, sizeof(j->path));
 }
 
 static void write_thread(struct rt_thread *td)
@@ -835,7 +673,7 @@ static void write_thread(struct rt_thread *td)
 		cct_unlink(&td->cct);
 	rt_io_end(&io);
 	if (err) {
-		__atomic_add_fetch(&write_errors, 1, __ATOMIC_RELAXED);
+		rt_count_write_error();
 		if (td->cct.live)
 			__atomic_add_fetch(&live_left, 1, __ATOMIC_RELAXED);
 		rt_say_lost(path[0] ? path : rt_cfg.outdir, -err,
@@ -877,176 +715,6 @@ static void rt_thread_end(struct rt_thread *td)
 	cct_release(&td->cct);
 	CAPS_CALL(thread_release, td);
 	munmap(td, TD_BYTES);
-}
-
-struct side_job {
-	void (*fill)(struct textrec_out *, void *);
-	void *arg;
-	char path[4400];
-};
-
-static int side_job(void *p)
-{
-	struct side_job *j = p;
-	struct textrec_out *o = mmap(NULL, sizeof(*o), PROT_READ | PROT_WRITE,
-				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	int fd, err;
-
-	if (o == MAP_FAILED)
-		return -ENOMEM;
-	fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		err = -errno;
-		munmap(o, sizeof(*o));
-		return err;
-	}
-	textrec_out_init(o, fd);
-	j->fill(o, j->arg);
-	err = textrec_flush(o);
-	if (close(fd) && !err)
-		err = -errno;
-	if (err)
-		unlink(j->path);
-	munmap(o, sizeof(*o));
-	return err;
-}
-
-void rt_side_file(const char *profile, const char *suffix,
-		  void (*fill)(struct textrec_out *o, void *arg), void *arg,
-		  const char *what)
-{
-	struct side_job job;
-	size_t len = strlen(profile), sl = strlen(suffix);
-	struct rt_io io;
-	int err;
-
-	if (len < 7 || len - 7 + sl + 1 > sizeof(job.path) ||
-	    strcmp(profile + len - 7, ".hpcrun"))
-		return;
-	job.fill = fill;
-	job.arg = arg;
-	memcpy(job.path, profile, len - 7);
-	memcpy(job.path + len - 7, suffix, sl + 1);
-	rt_io_begin(&io);
-	err = rt_fd_private(side_job, &job);
-	rt_io_end(&io);
-	if (err) {
-		__atomic_add_fetch(&write_errors, 1, __ATOMIC_RELAXED);
-		rt_say_lost(job.path, -err, what);
-	}
-}
-
-size_t rt_file_path(char *path, int thread, unsigned gen, const char *suffix)
-{
-	size_t len, dl = strlen(rt_cfg.outdir), pl = strlen(rt_cfg.progname);
-
-	if (pl > 200)
-		pl = 200;
-	if (dl + pl + 100 + strlen(suffix) > 4400)
-		return 0;
-	memcpy(path, rt_cfg.outdir, dl);
-	len = dl;
-	path[len++] = '/';
-	memcpy(path + len, rt_cfg.progname, pl);
-	len += pl;
-	path[len++] = '-';
-	len += rt_fmt_u64(path + len, rt_cfg.rank, 10, 6);
-	path[len++] = '-';
-	len += rt_fmt_u64(path + len, (uint64_t)thread, 10, 3);
-	path[len++] = '-';
-	len += rt_fmt_u64(path + len, rt_cfg.hostid, 16, 8);
-	path[len++] = '-';
-	len += rt_fmt_u64(path + len, (uint64_t)rt_pid, 10, 0);
-	path[len++] = '-';
-	len += rt_fmt_u64(path + len, gen, 10, 0);
-	memcpy(path + len, suffix, strlen(suffix) + 1);
-	return len + strlen(suffix);
-}
-
-int rt_create_file(int thread, const char *suffix, char *out, size_t size)
-{
-	char path[4400];
-	unsigned gen;
-
-	out[0] = '\0';
-	for (gen = 0; gen < 1000; gen++) {
-		size_t len = rt_file_path(path, thread, gen, suffix);
-		int fd;
-
-		if (!len || len >= size)
-			return -ENAMETOOLONG;
-		memcpy(out, path, len + 1);
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd >= 0 || errno != EEXIST)
-			return fd >= 0 ? fd : -errno;
-	}
-	return -EEXIST;
-}
-
-/* Lifts the soft limit res to the hard one when it is below need (and
- * can be); 1 if lifted, *old the limits to restore. */
-static int lift(int res, rlim_t need, struct rlimit *old)
-{
-	struct rlimit nl;
-
-	if (getrlimit(res, old) || old->rlim_cur == RLIM_INFINITY ||
-	    old->rlim_cur >= need || old->rlim_cur >= old->rlim_max)
-		return 0;
-	nl.rlim_cur = old->rlim_max;
-	nl.rlim_max = old->rlim_max;
-	return !setrlimit(res, &nl);
-}
-
-int rt_fsize_allow(uint64_t end, struct rlimit *old)
-{
-	struct rlimit now;
-
-	if (lift(RLIMIT_FSIZE, (rlim_t)end, old))
-		return old->rlim_max == RLIM_INFINITY || old->rlim_max >= end ? 0 :
-		       (rt_fsize_restore(old), -EFBIG);
-	old->rlim_cur = RLIM_INFINITY;		/* nothing to restore */
-	if (getrlimit(RLIMIT_FSIZE, &now) || now.rlim_cur == RLIM_INFINITY ||
-	    now.rlim_cur >= end)
-		return 0;
-	return -EFBIG;
-}
-
-void rt_fsize_restore(const struct rlimit *old)
-{
-	if (old->rlim_cur != RLIM_INFINITY)
-		setrlimit(RLIMIT_FSIZE, old);
-}
-
-void rt_io_begin(struct rt_io *io)
-{
-	rt_fd_gate_lock(&io->mask);
-	sigpending(&io->pending);
-	io->lifted_fsize = lift(RLIMIT_FSIZE, RLIM_INFINITY, &io->fsize);
-	io->lifted_nofile = lift(RLIMIT_NOFILE, RLIM_INFINITY, &io->nofile);
-}
-
-void rt_io_end(struct rt_io *io)
-{
-	/* what our writes raise: SIGXFSZ past the hard RLIMIT_FSIZE,
-	 * SIGPIPE for a message to a stderr nobody reads */
-	static const int raised[] = { SIGXFSZ, SIGPIPE };
-	static const struct timespec zero;
-	sigset_t pend, one;
-	size_t i;
-
-	if (io->lifted_nofile)
-		setrlimit(RLIMIT_NOFILE, &io->nofile);
-	if (io->lifted_fsize)
-		setrlimit(RLIMIT_FSIZE, &io->fsize);
-	sigpending(&pend);
-	for (i = 0; i < sizeof(raised) / sizeof(raised[0]); i++)
-		if (!sigismember(&io->pending, raised[i]) &&
-		    sigismember(&pend, raised[i])) {
-			sigemptyset(&one);
-			sigaddset(&one, raised[i]);
-			sigtimedwait(&one, NULL, &zero);	/* ours, not the program's */
-		}
-	rt_fd_gate_unlock(&io->mask);
 }
 
 /* The first error of the log's writes (write_log runs once, under the
@@ -1172,9 +840,7 @@ void rt_process_finish(const char *why, int from_signal)
 		sched_yield();
 	rt_io_begin(&io);		/* as in write_thread */
 	write_log(why);
-	if (!live_left && proc_path[0])
-		unlink(proc_path);	/* nothing left to recover */
-	proc_path[0] = '\0';
+	rt_live_proc_end(!live_left);	/* removed: nothing left to recover */
 	rt_io_end(&io);
 	if (locked)
 		pthread_mutex_unlock(&threads_lock);
@@ -1194,7 +860,7 @@ void rt_resume_after_failed_exec(int err)
 	memset(&totals, 0, sizeof(totals));
 	nthreads = write_errors = blocked_attempts = live_left = 0;
 	rt_sampling_rearmed = rt_sampling_stopped = 0;
-	live_proc_begin();
+	rt_live_proc_begin();
 	for (pp = &threads; (td = *pp);) {
 		if (td->tid != self && syscall(SYS_tgkill, rt_pid, td->tid, 0)) {
 			*pp = td->next;		/* ended while nothing was measured */
@@ -1234,8 +900,7 @@ static void rt_after_fork_child(void)
 	threads = NULL;
 	memset(&totals, 0, sizeof(totals));
 	nthreads = write_errors = blocked_attempts = live_left = 0;
-	proc_path[0] = '\0';		/* the parent's */
-	live_proc_begin();
+	rt_live_proc_begin();		/* a proc file of the child's own */
 	cct_release(&self->cct);	/* the parent's file stays the parent's */
 	CAPS_CALL(thread_release, self);	/* the parent's state */
 	CAPS_CALL(fork_child_measuring);

@@ -3,8 +3,9 @@
  *
  * Pieces (one file each):
  *   runtime.c      configuration from the environment, events and their
- *                  fallbacks, per-thread and per-process lifecycle, writing
- *                  the profiles and the log
+ *                  fallbacks, per-thread and per-process lifecycle, the log
+ *   output.c       hpcrun's files: names, the guard around writes, the
+ *                  profile, the proc file, side files (output.h)
  *   interpose.c    how every wrapper reaches its real function (interpose.h:
  *                  the table of the wrapped families)
  *   process-interpose.c    the libc entry points we wrap for the process
@@ -41,10 +42,9 @@
  * Return values, one convention: a function that can fail returns 0 (or
  * what it made: a fd, a count) or a negative errno; a predicate returns
  * 1 or 0 and is named as a question (rt_is_..., rt_in_...,
- * rt_perf_is_ring_event).  rt_say_lost takes a positive errno, as
- * strerror does.  Kept apart, in signals.c: rt_signal_take (0 or -1) and
- * rt_fault_recovery (1 or 0); and
- * rt_file_path, a length, 0 when the path does not fit.
+ * rt_perf_is_ring_event).  Kept apart, in signals.c: rt_signal_take (0 or
+ * -1) and rt_fault_recovery (1 or 0); in output.h: rt_file_path and
+ * rt_say_lost.
  */
 #ifndef HPCRUN_RUNTIME_H
 #define HPCRUN_RUNTIME_H
@@ -249,6 +249,8 @@ void rt_resume_after_failed_exec(int err);
 int rt_next_thread_index(void);
 void rt_note(const char *msg);
 void rt_count_blocked_signal(void);
+/* Counts a file of hpcrun's not written (the log's write-errors). */
+void rt_count_write_error(void);
 /* Starts fn(arg) on a thread of hpcrun's own (made with the real
  * pthread_create, so never measured; detached; a stack of stack bytes);
  * 0 or negative errno.  Outside handlers. */
@@ -398,90 +400,5 @@ struct cct_node *cct_child(struct cct *c, struct cct_node *parent,
 			   uint16_t lm, uint64_t addr);
 /* The eight ASCII bytes of a placeholder node's address. */
 uint64_t cct_placeholder(const char *s);
-/* Writes td's profile into the measurement directory as path (filled in
- * as soon as it is known, else ""); 0 or -errno (nothing left behind). */
-int cct_write_profile(struct rt_thread *td, char *path, size_t size);
-/* The profile header's pairs of thread (-1: "thread-id" left ""), their
- * numbers formatted into num; returns how many (HPCRUN_NHEADER). */
-#define RT_NHEADER 11
-size_t cct_header(struct hpcrun_kv *hdr, char num[4][24], int thread);
-/* The metric table, with the sample counts ns (NULL: 0). */
-void cct_metrics(struct hpcrun_metric *met, const uint64_t *ns);
-
-/*
- * Creates OUTDIR/PROG-RANK-THREAD-HOSTID-PID-GEN SUFFIX (hpcrun(5)) with
- * O_EXCL, bumping GEN while the name is taken; an fd or a negative errno,
- * the name tried last in path.  Async-signal-safe.
- */
-int rt_create_file(int thread, const char *suffix, char *path, size_t size);
-
-/*
- * Path of OUTDIR/PROG-RANK-THREAD-HOSTID-PID-GEN SUFFIX into buf (at least
- * 4400 bytes); its length, or 0 when too long.  Async-signal-safe.
- */
-size_t rt_file_path(char *buf, int thread, unsigned gen, const char *suffix);
-
-/*
- * Around hpcrun's own writes (outside the handler): the fd gate held
- * (signals blocked), and the soft RLIMIT_FSIZE and RLIMIT_NOFILE the
- * program may have lowered lifted to their hard limits, so our writes
- * neither fail for its limits nor raise SIGXFSZ in it; rt_io_end puts the
- * limits back and takes away a SIGXFSZ or SIGPIPE our writes raised
- * anyway (pending: what was pending before, the program's).
- * Async-signal-safe.
- */
-struct rt_io {
-	sigset_t mask, pending;
-	struct rlimit fsize, nofile;
-	int lifted_fsize, lifted_nofile;
-};
-void rt_io_begin(struct rt_io *io);
-void rt_io_end(struct rt_io *io);
-/* Lets bytes of a file end at offset end under RLIMIT_FSIZE (in the
- * handler: no signal is raised); 0, or -EFBIG when the hard limit is
- * lower.  *old gets the limit to restore with rt_fsize_restore. */
-int rt_fsize_allow(uint64_t end, struct rlimit *old);
-void rt_fsize_restore(const struct rlimit *old);
-
-/* The process's live proc file (hpcrun-live.h): created with the header,
- * metrics and modules, then each new module appended; removed once
- * everything is written (runtime.c). */
-void rt_live_proc_modules(void);
-
-/*
- * Side files beside a thread's profile (.hpcsync, .hpcshare: hpcrun(5)):
- * PROFILE-STEM SUFFIX, written by fill(o, arg) with the format's record
- * writers (lib/textrec.h) on the fd thread (fd-gate.c, THE PRIVATE
- * TABLE) between rt_io_begin and rt_io_end, as the profile is: the
- * program's soft limits do not apply.  Created with O_EXCL and removed
- * when any write fails, the loss said on stderr ("hpcrun: 'FILE': why:
- * what") and counted in the log's write-errors.
- * profile: the profile's path, ending in ".hpcrun".  Outside handlers.
- */
-struct textrec_out;
-void rt_side_file(const char *profile, const char *suffix,
-		  void (*fill)(struct textrec_out *o, void *arg), void *arg,
-		  const char *what);
-
-/* Async-signal-safe text helpers (runtime.c). */
-size_t rt_fmt_u64(char *buf, uint64_t v, int base, int width);
-/* Write all n bytes of buf (or all of s) to fd; 0 or the negative errno
- * of the write that failed (-EIO for a write of 0 bytes). */
-int rt_write_all(int fd, const void *buf, size_t n);
-int rt_write_str(int fd, const char *s);
-/*
- * hpcrun's messages on the program's stderr, the only writes of hpcrun to
- * it: each goes through rt_io_begin/rt_io_end, so the program's
- * RLIMIT_FSIZE neither cuts it short (below the hard limit) nor lets it
- * raise SIGXFSZ in the program (a message the hard limit stops is lost),
- * and a stderr pipe nobody reads raises no SIGPIPE in it.
- * Async-signal-safe.
- * rt_say: "hpcrun: " then the strings up to NULL, then a newline.
- * rt_say_lines: every whole line of text[0, len) after "hpcrun: ".
- * rt_say_lost: "hpcrun: 'PATH': strerror(err): what" (what was lost).
- */
-void rt_say(const char *s, ...) __attribute__((sentinel));
-void rt_say_lines(const char *text, size_t len);
-void rt_say_lost(const char *path, int err, const char *what);
 
 #endif

@@ -24,6 +24,7 @@
 #include "capability.h"
 #include "datacentric.h"
 #include "hpcshare.h"
+#include "output.h"
 #include "runtime.h"
 #include "sharing.h"
 #include "textrec.h"

@@ -91,6 +91,7 @@
 #include <unistd.h>
 
 #include "interpose.h"
+#include "output.h"
 #include "runtime.h"
 
 RT_REAL_DEFINE(abort);

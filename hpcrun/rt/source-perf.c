@@ -51,6 +51,7 @@
 
 #include "datacentric.h"
 #include "fd-gate.h"
+#include "output.h"
 #include "runtime.h"
 
 /* cpu-clock and task-clock: software events counting ns of CPU time. */
