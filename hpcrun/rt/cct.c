@@ -37,6 +37,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cct.h"
 #include "output.h"
 #include "runtime.h"
 

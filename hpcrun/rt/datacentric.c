@@ -58,6 +58,7 @@
 
 #include "addrsearch.h"
 #include "capability.h"
+#include "cct.h"
 #include "datacentric.h"
 #include "fd-gate.h"
 #include "hpcrun-events.h"

@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cct.h"
 #include "datacentric.h"
 #include "fd-gate.h"
 #include "hpcrun-fmt.h"

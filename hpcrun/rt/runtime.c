@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "capability.h"
+#include "cct.h"
 #include "datacentric.h"
 #include "fd-gate.h"
 #include "interpose.h"

@@ -46,6 +46,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cct.h"
 #include "datacentric.h"
 #include "runtime.h"
 #include "sharing.h"

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "capability.h"
+#include "cct.h"
 #include "output.h"
 #include "sync.h"
 #include "textrec.h"
