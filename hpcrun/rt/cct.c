@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "cct.h"
+#include "loadmap.h"
 #include "output.h"
 #include "runtime.h"
 

@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "datacentric.h"
+#include "loadmap.h"
 #include "runtime.h"
 
 #define PREV_CACHE 256

@@ -63,6 +63,7 @@
 #include "fd-gate.h"
 #include "hpcrun-events.h"
 #include "hpcrun-fmt.h"
+#include "loadmap.h"
 #include "output.h"
 #include "runtime.h"
 #include "sharing.h"

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "addrsearch.h"
+#include "loadmap.h"
 #include "output.h"
 #include "runtime.h"
 

@@ -19,6 +19,7 @@
 #include "datacentric.h"
 #include "fd-gate.h"
 #include "hpcrun-fmt.h"
+#include "loadmap.h"
 #include "output.h"
 #include "runtime.h"
 #include "textrec.h"

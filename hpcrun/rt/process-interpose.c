@@ -33,6 +33,7 @@
 #include "datacentric.h"
 #include "fd-gate.h"
 #include "interpose.h"
+#include "loadmap.h"
 #include "runtime.h"
 
 typedef int (*main_fn)(int, char **, char **);

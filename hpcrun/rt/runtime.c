@@ -54,6 +54,7 @@
 #include "datacentric.h"
 #include "fd-gate.h"
 #include "interpose.h"
+#include "loadmap.h"
 #include "output.h"
 #include "runtime.h"
 

@@ -17,7 +17,7 @@
  *   sample.c       the sampling signal handler (its rules are at its top)
  *   unwind.c       async-signal-safe .eh_frame unwinder for x86-64
  *   loadmap.c      the modules mapped in the process, prepared outside the
- *                  handler and published as immutable snapshots
+ *                  handler and published as immutable snapshots (loadmap.h)
  *   cct.c          per-thread arena and calling context tree (cct.h)
  *   source-perf.c, source-timer.c   the sample sources
  *   fd-gate.c      hpcrun's fds kept safe from the program: the fd gate
@@ -57,7 +57,6 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "buildid.h"
 #include "cct.h"
 #include "hpcrun-events.h"
 #include "hpcrun-fmt.h"
@@ -309,28 +308,5 @@ int rt_unwind_blocked(struct rt_thread *td, const struct rt_copy *c,
 
 /* Bytes of one thread's unwind cache (allocated with its rt_thread). */
 size_t rt_unwind_cache_size(void);
-
-/* loadmap.c */
-struct rt_module {
-	uint16_t id;
-	int live;
-	uintptr_t bias;			/* load bias (dlpi_addr) */
-	uintptr_t lo, hi;		/* all PT_LOAD segments */
-	uintptr_t xlo, xhi;		/* executable segments */
-	const unsigned char *eh_hdr;	/* PT_GNU_EH_FRAME, or NULL */
-	char *path;
-	char buildid[HPC_BUILDID_HEX_SIZE];	/* GNU build ID as hex, or "" */
-};
-void rt_loadmap_refresh(void);
-/* Bumped by every refresh: caches keyed by address check it. */
-extern unsigned rt_loadmap_gen;
-/* The live module containing addr, or NULL (async-signal-safe). */
-const struct rt_module *rt_module_find(uintptr_t addr);
-/* The module that held addr at time (CLOCK_MONOTONIC ns; 0: now), or
- * else the live one holding it, or NULL (async-signal-safe).  One
- * dlclosed since has live == 0: its memory must not be read. */
-const struct rt_module *rt_module_at(uintptr_t addr, uint64_t time);
-/* Every module ever seen, in id order (outside the handler). */
-const struct rt_module *const *rt_module_all(size_t *n);
 
 #endif

@@ -51,6 +51,7 @@
 
 #include "datacentric.h"
 #include "fd-gate.h"
+#include "loadmap.h"
 #include "output.h"
 #include "runtime.h"
 

@@ -22,6 +22,7 @@
 
 #include "fd-gate.h"
 #include "interpose.h"
+#include "loadmap.h"
 #include "runtime.h"
 #include "srcline.h"
 

@@ -81,6 +81,7 @@
 #include <unistd.h>
 
 #include "fd-gate.h"
+#include "loadmap.h"
 #include "output.h"
 #include "capability.h"
 #include "srcline.h"

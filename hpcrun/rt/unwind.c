@@ -50,6 +50,7 @@
 #include <string.h>
 #include <ucontext.h>
 
+#include "loadmap.h"
 #include "runtime.h"
 
 #define NREGS RT_UNWIND_REGS
