@@ -37,6 +37,7 @@
 #include "datacentric.h"
 #include "interpose.h"
 #include "runtime.h"
+#include "unwind.h"
 
 RT_REAL_DEFINE(malloc);
 RT_REAL_DEFINE(calloc);

@@ -67,6 +67,7 @@
 #include "output.h"
 #include "runtime.h"
 #include "sharing.h"
+#include "unwind.h"
 
 /* Allocation paths keep at most this many innermost frames. */
 #define SITE_MAX_FRAMES 256

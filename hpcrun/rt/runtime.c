@@ -57,6 +57,7 @@
 #include "loadmap.h"
 #include "output.h"
 #include "runtime.h"
+#include "unwind.h"
 
 struct rt_config rt_cfg;
 char rt_env_path[4096];

@@ -16,6 +16,7 @@
  *                  (signals.h: the table)
  *   sample.c       the sampling signal handler (its rules are at its top)
  *   unwind.c       async-signal-safe .eh_frame unwinder for x86-64
+ *                  (unwind.h)
  *   loadmap.c      the modules mapped in the process, prepared outside the
  *                  handler and published as immutable snapshots (loadmap.h)
  *   cct.c          per-thread arena and calling context tree (cct.h)
@@ -64,9 +65,8 @@
 #include "signals.h"
 
 #define RT_API __attribute__((visibility("default")))
+/* Frames of one path (struct rt_thread's frames). */
 #define RT_MAX_FRAMES 8192
-/* Registers the unwinder tracks: DWARF numbering, 16 = the pc. */
-#define RT_UNWIND_REGS 17
 /* si_value of the timer that drains a thread's ring buffers. */
 #define RT_DRAIN_TIMER (-2)
 /* si_value of the hang detector's signal asking a thread for its path. */
@@ -74,6 +74,7 @@
 /* Thread CPU time between two drains (ns): 250/s. */
 #define RT_DRAIN_NS 4000000L
 
+struct rt_copy;
 struct rt_thread;
 struct uw_cache;
 struct sync_thread;
@@ -224,52 +225,8 @@ void rt_threads_apply(void (*fn)(struct rt_thread *td));
 void rt_perf_resignal(struct rt_thread *td);
 void rt_timer_resignal(struct rt_thread *td);
 
-/* process-interpose.c: the stop frames of unwinding. */
-extern uintptr_t rt_stop_main_lo, rt_stop_main_hi;
-int rt_is_stop_function(uintptr_t fn_start);
-/* Is pc (or a return address) in libhpcrun.so?  From the linker's symbols
- * for its first and last byte; async-signal-safe (unwind.c). */
-int rt_in_hpcrun(uintptr_t pc);
-
-/*
- * A sample the kernel wrote into a ring buffer: the registers (DWARF
- * numbering) as it found them, the copy of the len bytes of stack at their
- * sp, and when it was taken (CLOCK_MONOTONIC ns, as the load map's
- * snapshots are stamped; 0: unknown).  How its unwinding may leave the
- * copy: the live stack above it is read up to live_hi (0: it is not); own:
- * running on the sample's thread, so a signal frame leading off the copied
- * stack may be followed on the live stack (unwind.c, leave_copy).
- */
-struct rt_copy {
-	uintptr_t regs[RT_UNWIND_REGS];
-	const unsigned char *stack;
-	size_t len;
-	uint64_t time;
-	uintptr_t live_hi;
-	int own;
-	int has_addr;			/* addr: the sample's data address */
-	uintptr_t addr;
-};
-
-/* How an unwind ended (unwind.c; the values are fixed). */
-enum rt_unwind_end {
-	RT_UNWIND_FAILED = 0,		/* a frame could not be unwound: the
-					 * path is partial */
-	RT_UNWIND_STOP_FRAME = 1,	/* a stop function (main, thread start) */
-	RT_UNWIND_STACK_BOTTOM = 2,	/* the stack bottom (return address
-					 * undefined) */
-	RT_UNWIND_IN_HANDLER = 3,	/* the path runs through hpcrun's own
-					 * signal handler: a sample the kernel
-					 * took while it ran, hpcrun's work */
-};
-
 /* sample.c */
 void rt_sample_handler(int sig, siginfo_t *si, void *uc);
-/* rt_unwind of uc into td->frames on td's own thread, a faulting read
- * coming back as a one-frame partial path (outside the handler too, with
- * td->busy set). */
-int rt_unwind_guarded(struct rt_thread *td, const void *uc,
-		      enum rt_unwind_end *end);
 /*
  * Records one sample of event idx taken by the kernel into a ring buffer,
  * c with its regs, stack, len and time (live_hi and own are set here).
@@ -279,34 +236,5 @@ int rt_unwind_guarded(struct rt_thread *td, const void *uc,
  */
 void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 		    struct rt_copy *c, const void *uc, double val);
-
-/* rt_unwind() of uc (a getcontext() of the calling thread td, outside the
- * handler, td->busy set) into td->frames, a fault recovered as in the
- * handler; the frame count. */
-int rt_unwind_here(struct rt_thread *td, const void *uc,
-		   enum rt_unwind_end *end);
-
-/* unwind.c: the path of uc, leaf first, with no frame in libhpcrun.so
- * (unwind.c, invariant 4): frames[0] is the innermost pc outside it;
- * returns count; *end: how it ended. */
-int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
-	      int max, enum rt_unwind_end *end);
-/* The registers of a ucontext, DWARF numbering (16 = the pc). */
-void rt_regs_from_ucontext(uintptr_t *regs, const void *ucontext);
-
-/* The same from a ring buffer's sample c; its modules are those of the
- * load map when it was taken (rt_module_at): a frame in a module
- * dlclosed since ends the path. */
-int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
-		   uintptr_t *frames, int max, enum rt_unwind_end *end);
-/* The same for a thread blocked in the kernel, of which only sp and pc
- * (c->regs[7], c->regs[16]) are known (/proc/PID/task/TID/syscall): a
- * frame that needs rbp finds it on the stack (unwind.c, find_rbp).  td
- * only lends its unwind cache. */
-int rt_unwind_blocked(struct rt_thread *td, const struct rt_copy *c,
-		      uintptr_t *frames, int max, enum rt_unwind_end *end);
-
-/* Bytes of one thread's unwind cache (allocated with its rt_thread). */
-size_t rt_unwind_cache_size(void);
 
 #endif

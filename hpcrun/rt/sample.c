@@ -51,6 +51,7 @@
 #include "runtime.h"
 #include "sharing.h"
 #include "sync.h"
+#include "unwind.h"
 
 /*
  * rt_unwind() of the interrupted context uc, or rt_unwind_copy() of c, into

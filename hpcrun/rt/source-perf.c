@@ -54,6 +54,7 @@
 #include "loadmap.h"
 #include "output.h"
 #include "runtime.h"
+#include "unwind.h"
 
 /* cpu-clock and task-clock: software events counting ns of CPU time. */
 static int sw_clock(const struct hpcrun_evspec *s)

@@ -86,6 +86,7 @@
 #include "capability.h"
 #include "srcline.h"
 #include "sync.h"
+#include "unwind.h"
 
 #define TICK_NS 250000000L
 #define MIN_TICK_NS 20000000L

@@ -60,6 +60,7 @@
 #include "fd-gate.h"
 #include "interpose.h"
 #include "sync.h"
+#include "unwind.h"
 
 typedef void (*omp_fn)(void *);
 

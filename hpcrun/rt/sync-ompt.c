@@ -45,6 +45,7 @@
 
 #include "interpose.h"
 #include "sync.h"
+#include "unwind.h"
 
 /* The OMPT ABI this file uses (OpenMP 5.1, section 19; omp-tools.h is
  * not installed where gcc finds it). */

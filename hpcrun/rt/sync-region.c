@@ -38,6 +38,7 @@
 
 #include "interpose.h"
 #include "sync.h"
+#include "unwind.h"
 
 #define SYNC_REGION_CONSTRUCTS 1024
 

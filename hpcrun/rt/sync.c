@@ -38,6 +38,7 @@
 #include "output.h"
 #include "sync.h"
 #include "textrec.h"
+#include "unwind.h"
 
 struct sync_config sync_cfg;
 

@@ -52,6 +52,7 @@
 
 #include "loadmap.h"
 #include "runtime.h"
+#include "unwind.h"
 
 #define NREGS RT_UNWIND_REGS
 #define REG_RBP_DW 6
