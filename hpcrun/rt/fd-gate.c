@@ -82,6 +82,7 @@
 #include "fd-gate.h"
 #include "output.h"
 #include "runtime.h"
+#include "source.h"
 
 /* Numbers at or above this are never ours (owner[] covers the rest). */
 #define RT_FD_MAX 65536

@@ -35,6 +35,7 @@
 #include "interpose.h"
 #include "loadmap.h"
 #include "runtime.h"
+#include "source.h"
 #include "unwind.h"
 
 typedef int (*main_fn)(int, char **, char **);

@@ -57,6 +57,7 @@
 #include "loadmap.h"
 #include "output.h"
 #include "runtime.h"
+#include "source.h"
 #include "unwind.h"
 
 struct rt_config rt_cfg;

@@ -20,7 +20,7 @@
  *   loadmap.c      the modules mapped in the process, prepared outside the
  *                  handler and published as immutable snapshots (loadmap.h)
  *   cct.c          per-thread arena and calling context tree (cct.h)
- *   source-perf.c, source-timer.c   the sample sources
+ *   source-perf.c, source-timer.c   the sample sources (source.h)
  *   fd-gate.c      hpcrun's fds kept safe from the program: the fd gate
  *                  and the fd thread's private table (fd-gate.h)
  *   capability.h   the hooks through which runtime.c calls the capabilities
@@ -54,75 +54,21 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
-#include <sys/resource.h>
 #include <sys/types.h>
 #include <time.h>
 
 #include "cct.h"
 #include "hpcrun-events.h"
-#include "hpcrun-fmt.h"
-#include "hpcrun-live.h"
 #include "signals.h"
 
 #define RT_API __attribute__((visibility("default")))
 /* Frames of one path (struct rt_thread's frames). */
 #define RT_MAX_FRAMES 8192
-/* si_value of the timer that drains a thread's ring buffers. */
-#define RT_DRAIN_TIMER (-2)
-/* si_value of the hang detector's signal asking a thread for its path. */
-#define RT_PATH_PROBE (-3)
-/* Thread CPU time between two drains (ns): 250/s. */
-#define RT_DRAIN_NS 4000000L
 
-struct rt_copy;
 struct rt_thread;
+struct sample_source;
 struct uw_cache;
 struct sync_thread;
-
-/* A sample source: one per event kind; functions run outside the handler
- * except value(), which the handler calls. */
-struct sample_source {
-	const char *name;
-	/* Probes the event in the calling thread; 0 or negative errno. */
-	int (*probe)(const struct hpcrun_evspec *spec);
-	/* Starts event idx in the calling thread; 0 or negative errno. */
-	int (*start)(struct rt_thread *td, int idx);
-	/* Stops event idx of td (may be called from another thread). */
-	void (*stop)(struct rt_thread *td, int idx);
-	/* The metric value of one sample (async-signal-safe). */
-	double (*value)(struct rt_thread *td, int idx, const siginfo_t *si);
-};
-
-extern const struct sample_source perf_source;
-extern const struct sample_source timer_source;
-
-/* source-timer.c: a POSIX timer on clock clk whose signal (the sampling
- * signal, si_value value) goes to thread tid, every period_ns when not 0;
- * 0 or negative errno. */
-int rt_timer_create(pid_t tid, clockid_t clk, int value, uint64_t period_ns,
-		    timer_t *out);
-
-/* source-perf.c */
-/* Opens event idx of td on a new high fd and enables it (the gate held;
- * fd-gate.c re-opens with it the events the program closed); 0 or
- * negative errno. */
-int rt_perf_arm(struct rt_thread *td, int idx);
-/* Fork child: closes every thread's inherited perf fds and forgets its
- * rings (neither mappings nor timers are inherited). */
-void rt_perf_after_fork(struct rt_thread *threads);
-/* Takes the samples waiting in td's ring buffers (in td's handler, busy
- * set; uc: the interrupted context). */
-void rt_perf_drain(struct rt_thread *td, const void *uc);
-/* The same for the calling thread outside the handler (before dlclose). */
-void rt_perf_drain_self(void);
-/* Is perf event s sampled through a ring buffer (source-perf.c, THE RING)? */
-int rt_perf_is_ring_event(const struct hpcrun_evspec *s);
-/* The CPU clock of thread tid of this process (as glibc's
- * pthread_getcpuclockid makes it), usable from any thread. */
-static inline clockid_t rt_thread_clock(pid_t tid)
-{
-	return (clockid_t)((~(unsigned)tid << 3) | 6);
-}
 
 /* One configured event, process-wide. */
 struct rt_event {
@@ -219,22 +165,5 @@ int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack);
 /* Calls fn for every thread still sampled, under the thread list's lock
  * (outside the handler). */
 void rt_threads_apply(void (*fn)(struct rt_thread *td));
-
-/* source-perf.c, source-timer.c: re-route td's sources to the current
- * rt_cfg.signo (after signals.c moved it). */
-void rt_perf_resignal(struct rt_thread *td);
-void rt_timer_resignal(struct rt_thread *td);
-
-/* sample.c */
-void rt_sample_handler(int sig, siginfo_t *si, void *uc);
-/*
- * Records one sample of event idx taken by the kernel into a ring buffer,
- * c with its regs, stack, len and time (live_hi and own are set here).
- * uc: the context the drain interrupted on td's own thread (the copy may
- * then be continued on the live stack), or NULL.  self: the calling
- * thread's rt_thread (a fault in the unwinder comes back there), or NULL.
- */
-void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
-		    struct rt_copy *c, const void *uc, double val);
 
 #endif

@@ -50,6 +50,7 @@
 #include "datacentric.h"
 #include "runtime.h"
 #include "sharing.h"
+#include "source.h"
 #include "sync.h"
 #include "unwind.h"
 

@@ -93,6 +93,7 @@
 #include "interpose.h"
 #include "output.h"
 #include "runtime.h"
+#include "source.h"
 
 RT_REAL_DEFINE(abort);
 RT_REAL_DEFINE(sigaction);

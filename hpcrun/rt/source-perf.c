@@ -54,6 +54,7 @@
 #include "loadmap.h"
 #include "output.h"
 #include "runtime.h"
+#include "source.h"
 #include "unwind.h"
 
 /* cpu-clock and task-clock: software events counting ns of CPU time. */

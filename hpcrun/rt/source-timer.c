@@ -13,6 +13,7 @@
 
 #include "fd-gate.h"
 #include "runtime.h"
+#include "source.h"
 
 #ifndef sigev_notify_thread_id
 #define sigev_notify_thread_id _sigev_un._tid

@@ -84,6 +84,7 @@
 #include "loadmap.h"
 #include "output.h"
 #include "capability.h"
+#include "source.h"
 #include "srcline.h"
 #include "sync.h"
 #include "unwind.h"

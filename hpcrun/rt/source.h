@@ -1,0 +1,101 @@
+/*
+ * source.h - the sample sources (source-perf.c, source-timer.c), one
+ * function table each, and the handler they deliver their samples to
+ * (sample.c).
+ *
+ * Invariants:
+ *  1. Of a source's functions only value() runs in the handler, and is
+ *     async-signal-safe; probe, start and stop run outside it (stop maybe
+ *     on another thread than td's).
+ *  2. Every signal a source raises is the sampling signal (rt_cfg.signo),
+ *     sent to the thread it measures and told apart by its origin: the
+ *     si_value of a timer (an event's index, RT_DRAIN_TIMER,
+ *     RT_PATH_PROBE) or the si_fd of a perf event.
+ *  3. A thread's ring buffers are drained by its own handler, or outside
+ *     it by the thread itself or once the thread is closed (source-perf.c,
+ *     THE RING), so its tree has one writer at a time.
+ */
+#ifndef HPCRUN_SOURCE_H
+#define HPCRUN_SOURCE_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "hpcrun-events.h"
+
+struct rt_copy;
+struct rt_thread;
+
+/* si_value of the timer that drains a thread's ring buffers. */
+#define RT_DRAIN_TIMER (-2)
+/* si_value of the hang detector's signal asking a thread for its path. */
+#define RT_PATH_PROBE (-3)
+/* Thread CPU time between two drains (ns): 250/s. */
+#define RT_DRAIN_NS 4000000L
+
+/* A sample source: one per event kind; functions run outside the handler
+ * except value(), which the handler calls. */
+struct sample_source {
+	const char *name;
+	/* Probes the event in the calling thread; 0 or negative errno. */
+	int (*probe)(const struct hpcrun_evspec *spec);
+	/* Starts event idx in the calling thread; 0 or negative errno. */
+	int (*start)(struct rt_thread *td, int idx);
+	/* Stops event idx of td (may be called from another thread). */
+	void (*stop)(struct rt_thread *td, int idx);
+	/* The metric value of one sample (async-signal-safe). */
+	double (*value)(struct rt_thread *td, int idx, const siginfo_t *si);
+};
+
+extern const struct sample_source perf_source;
+extern const struct sample_source timer_source;
+
+/* source-timer.c: a POSIX timer on clock clk whose signal (the sampling
+ * signal, si_value value) goes to thread tid, every period_ns when not 0;
+ * 0 or negative errno. */
+int rt_timer_create(pid_t tid, clockid_t clk, int value, uint64_t period_ns,
+		    timer_t *out);
+
+/* source-perf.c */
+/* Opens event idx of td on a new high fd and enables it (the gate held;
+ * fd-gate.c re-opens with it the events the program closed); 0 or
+ * negative errno. */
+int rt_perf_arm(struct rt_thread *td, int idx);
+/* Fork child: closes every thread's inherited perf fds and forgets its
+ * rings (neither mappings nor timers are inherited). */
+void rt_perf_after_fork(struct rt_thread *threads);
+/* Takes the samples waiting in td's ring buffers (in td's handler, busy
+ * set; uc: the interrupted context). */
+void rt_perf_drain(struct rt_thread *td, const void *uc);
+/* The same for the calling thread outside the handler (before dlclose). */
+void rt_perf_drain_self(void);
+/* Is perf event s sampled through a ring buffer (source-perf.c, THE RING)? */
+int rt_perf_is_ring_event(const struct hpcrun_evspec *s);
+/* The CPU clock of thread tid of this process (as glibc's
+ * pthread_getcpuclockid makes it), usable from any thread. */
+static inline clockid_t rt_thread_clock(pid_t tid)
+{
+	return (clockid_t)((~(unsigned)tid << 3) | 6);
+}
+
+/* source-perf.c, source-timer.c: re-route td's sources to the current
+ * rt_cfg.signo (after signals.c moved it). */
+void rt_perf_resignal(struct rt_thread *td);
+void rt_timer_resignal(struct rt_thread *td);
+
+/* sample.c: the sampling signal's handler (signals.c installs it; its
+ * RULES are at the top of sample.c). */
+void rt_sample_handler(int sig, siginfo_t *si, void *uc);
+/*
+ * Records one sample of event idx taken by the kernel into a ring buffer,
+ * c with its regs, stack, len and time (live_hi and own are set here).
+ * uc: the context the drain interrupted on td's own thread (the copy may
+ * then be continued on the live stack), or NULL.  self: the calling
+ * thread's rt_thread (a fault in the unwinder comes back there), or NULL.
+ */
+void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
+		    struct rt_copy *c, const void *uc, double val);
+
+#endif
