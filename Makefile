@@ -66,7 +66,10 @@ ALL_CFLAGS = $(STD_FLAGS) $(PKG_CFLAGS) $(CFLAGS) $(SAN_FLAGS)
 ALL_LDFLAGS = -Wl,--as-needed $(LDFLAGS) $(SAN_FLAGS)
 # The runtime is preloaded into arbitrary programs: no sanitizer runtime
 # (ASan must come first in the link order of the program itself).
-RT_CFLAGS = $(STD_FLAGS) $(CFLAGS) -fvisibility=hidden -DHPC_RUNTIME
+# A section per function: tests/t1111 follows the sampling handler's calls
+# function by function through the objects' relocations.
+RT_CFLAGS = $(STD_FLAGS) $(CFLAGS) -fvisibility=hidden -DHPC_RUNTIME \
+	-ffunction-sections
 RT_LIBS = -ldl -lpthread -lrt $(shell pkg-config --libs capstone)
 
 # Per-directory object lists: every .c in the directory belongs to it.

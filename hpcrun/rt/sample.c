@@ -1,7 +1,11 @@
 /*
  * sample.c - the sampling signal handler.
  *
- * RULES FOR EVERYTHING REACHED FROM rt_sample_handler() (and why):
+ * RULES FOR EVERYTHING REACHED FROM rt_sample_handler() (and why),
+ * enforced by tests/t1111-hpcrun-sample-path-symbols.sh: every library
+ * function (or exported wrapper) the handler and the sources' value()
+ * reach by direct calls, through any object of the runtime, must be on
+ * its allowlist, each entry saying why it is safe here:
  *  - No malloc/free, no stdio, no locks, no dl_iterate_phdr, no dlsym: the
  *    signal can interrupt the program inside any of them while it holds
  *    their lock, and re-entering would deadlock or corrupt the heap.
