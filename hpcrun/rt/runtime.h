@@ -1,5 +1,6 @@
 /*
- * runtime.h - internals of libhpcrun.so, the preloaded sampling runtime.
+ * runtime.h - the threads, the configuration and the lifecycle of
+ * libhpcrun.so, the preloaded sampling runtime, and the map of its files.
  *
  * Pieces (one file each):
  *   runtime.c      configuration from the environment, events and their
