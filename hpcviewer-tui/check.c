@@ -122,20 +122,40 @@ static void check_level1(struct checker *c, struct view *v)
 	free(sum);
 }
 
-/* Invariant 1. */
+/* Adds the values of the pairs' inclusive metrics at node n of v to
+ * sum[]. */
+static void add_inclusive(const struct checker *c, struct view *v,
+			  uint32_t n, double *sum)
+{
+	size_t k;
+
+	for (k = 0; k < c->npairs; k++)
+		sum[k] += view_metric_value(v, n, c->pairs[k].inc);
+}
+
+/* Invariant 1, on the top-down view's level 1 as it is shown. */
 static void check_totals(struct checker *c)
 {
 	const struct model *m = c->m;
+	struct view *v = browser_view(c->b, VIEW_TOP_DOWN);
 	double *code = xcalloc(c->npairs + 1, sizeof(*code));
 	double *phases = xcalloc(c->npairs + 1, sizeof(*phases));
-	uint32_t s;
+	double *row = xcalloc(c->npairs + 1, sizeof(*row));
+	const uint32_t *kids, *pk;
+	uint32_t nk, np, i, j;
 	size_t k;
 
-	for (s = m->scopes[0].first_child; s != MODEL_NONE;
-	     s = m->scopes[s].next_sibling)
-		for (k = 0; k < c->npairs; k++)
-			(m->scopes[s].phase ? phases : code)[k] +=
-				model_value(m, s, c->pairs[k].inc);
+	kids = view_children(v, 0, &nk);
+	for (i = 0; i < nk; i++) {
+		if (v->nodes[kids[i]].kind != SK_PHASES) {
+			add_inclusive(c, v, kids[i], code);
+			continue;
+		}
+		add_inclusive(c, v, kids[i], row);
+		pk = view_children(v, kids[i], &np);
+		for (j = 0; j < np; j++)
+			add_inclusive(c, v, pk[j], phases);
+	}
 	for (k = 0; k < c->npairs; k++) {
 		const struct pair *p = &c->pairs[k];
 		const char *name = m->metrics[p->inc].name;
@@ -144,6 +164,9 @@ static void check_totals(struct checker *c)
 		if (fabs(code[k] - t) > e)
 			report(c, "top-down view", "the root's children add up "
 			       "to %s %g, not the total %g", name, code[k], t);
+		if (row[k] != 0)
+			report(c, "top-down view", "the per-phase profiles' "
+			       "row holds %s %g, not nothing", name, row[k]);
 		if (phases[k] > t + e)
 			report(c, "top-down view", "the per-phase profiles add "
 			       "up to %s %g, above the total %g", name,
@@ -160,6 +183,7 @@ static void check_totals(struct checker *c)
 	}
 	free(code);
 	free(phases);
+	free(row);
 }
 
 /* Invariant 2 in the top-down view: its nodes hold their scopes' values

@@ -4,10 +4,11 @@
  * --stdio show.  For each additive inclusive metric I with an additive
  * exclusive partner E (model.h; statistics over threads are no sums):
  *
- *  1. Totals: the root's children outside the per-phase profiles (model.h
- *     invariant 8) add up to the total of I, the per-phase profiles to at
- *     most that, and the data tree's root (model.h, invariant 7) holds at
- *     most that; the totals of I and E are equal.
+ *  1. Totals: the top-down view's level 1 as shown adds up to the total
+ *     of I; its row over the per-phase profiles (model.h invariant 8,
+ *     views.h invariant 3) holds no value and its children add up to at
+ *     most the total; the data tree's root (model.h, invariant 7) holds at
+ *     most the total; the totals of I and E are equal.
  *  2. Every row of the top-down, flat, bottom-up and functions views has
  *     I >= E.
  *  3. Flat view: each module's I is at most the total, and the modules'

@@ -74,6 +74,8 @@ enum scope_kind {
 	SK_OBJ_STACK,
 	SK_OBJ_SMALL,
 	SK_OBJ_UNKNOWN,
+	SK_PHASES,	/* no scope: the top-down view's row over the
+			 * per-phase profiles (views.h invariant 3) */
 };
 
 enum metric_type { MT_NIL, MT_INCLUSIVE, MT_EXCLUSIVE };

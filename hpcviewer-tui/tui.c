@@ -634,30 +634,6 @@ static void draw_phases(struct tui *t)
 	refresh();
 }
 
-/* The top-down node of model scope s (building the path to it). */
-static uint32_t top_down_node(struct view *v, uint32_t s)
-{
-	const struct model *m = v->b->m;
-	uint32_t *chain = NULL, n = 0, k, x;
-	size_t nc = 0, alloc = 0;
-
-	for (x = s; x != 0 && x != MODEL_NONE; x = m->scopes[x].parent) {
-		HPC_GROW(chain, nc + 1, alloc);
-		chain[nc++] = x;
-	}
-	while (nc-- > 0 && n != VNONE) {
-		uint32_t count;
-		const uint32_t *kids = view_children(v, n, &count);
-
-		for (k = 0; k < count && v->nodes[kids[k]].scope != chain[nc];
-		     k++)
-			;
-		n = k < count ? kids[k] : VNONE;
-	}
-	free(chain);
-	return n;
-}
-
 /* Enter on a phase kind or a line of its code: the top-down view there. */
 static void phase_code(struct tui *t)
 {
@@ -669,7 +645,7 @@ static void phase_code(struct tui *t)
 		return;
 	}
 	t->v = browser_view(t->b, VIEW_TOP_DOWN);
-	n = top_down_node(t->v, s);
+	n = view_scope_node(t->v, s);
 	if (n == VNONE) {
 		set_status(t, "not in the top-down view");
 		return;

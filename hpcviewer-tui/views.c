@@ -148,11 +148,25 @@ static void root_values(struct view *v)
 
 /* ---- top-down ---- */
 
+/* Invariant 3: the row over the per-phase profiles, a child of the root,
+ * with the nphase top-down nodes of phases[] as its children. */
+static uint32_t phases_row(struct view *v, const uint32_t *phases,
+			   size_t nphase)
+{
+	uint32_t g = add_node(v, 0, SK_PHASES, 0, 0, 0, MODEL_NONE);
+	size_t i;
+
+	for (i = 0; i < nphase; i++)
+		v->nodes[phases[i]].parent = g;
+	set_children(v, g, phases, (uint32_t)nphase);
+	return g;
+}
+
 static void build_top_down(struct view *v, uint32_t n)
 {
 	const struct model *m = v->b->m;
-	uint32_t s = v->nodes[n].scope, c, *kids = NULL;
-	size_t nk = 0, alloc = 0;
+	uint32_t s = v->nodes[n].scope, c, *kids = NULL, *phases = NULL;
+	size_t nk = 0, alloc = 0, nphase = 0, phase_alloc = 0;
 
 	/* a data view without a data tree is empty */
 	for (c = s == MODEL_NONE ? MODEL_NONE : m->scopes[s].first_child; c != MODEL_NONE;
@@ -172,11 +186,55 @@ static void build_top_down(struct view *v, uint32_t n)
 			continue;
 		}
 		k = add_scope_node(v, n, c);
+		if (m->scopes[c].phase && n == 0) {
+			HPC_GROW(phases, nphase + 1, phase_alloc);
+			phases[nphase++] = k;
+			continue;
+		}
 		HPC_GROW(kids, nk + 1, alloc);
 		kids[nk++] = k;
 	}
+	if (nphase) {
+		HPC_GROW(kids, nk + 1, alloc);
+		kids[nk++] = phases_row(v, phases, nphase);
+	}
 	set_children(v, n, kids, (uint32_t)nk);
 	free(kids);
+	free(phases);
+}
+
+uint32_t view_scope_node(struct view *v, uint32_t s)
+{
+	const struct model *m = v->b->m;
+	uint32_t *chain = NULL, n = 0, k, x;
+	size_t nc = 0, alloc = 0;
+
+	if (v->kind != VIEW_TOP_DOWN)
+		return VNONE;
+	for (x = s; x != 0 && x != MODEL_NONE; x = m->scopes[x].parent) {
+		HPC_GROW(chain, nc + 1, alloc);
+		chain[nc++] = x;
+	}
+	while (nc-- > 0 && n != VNONE) {
+		uint32_t count;
+		const uint32_t *kids = view_children(v, n, &count);
+
+		if (n == 0 && m->scopes[chain[nc]].phase) {
+			/* invariant 3: the phases' row, last */
+			n = count ? kids[count - 1] : VNONE;
+			if (n == VNONE || v->nodes[n].kind != SK_PHASES) {
+				n = VNONE;
+				break;
+			}
+			kids = view_children(v, n, &count);
+		}
+		for (k = 0; k < count && v->nodes[kids[k]].scope != chain[nc];
+		     k++)
+			;
+		n = k < count ? kids[k] : VNONE;
+	}
+	free(chain);
+	return n;
 }
 
 /* ---- bottom-up ---- */
@@ -696,6 +754,7 @@ const char *view_kind_name(int kind)
 	case SK_FILE: return "file";
 	case SK_MODULE: return "module";
 	case SK_DATA: return "data";
+	case SK_PHASES: return "phases";
 	case SK_OBJ_HEAP: case SK_OBJ_STATIC: case SK_OBJ_STACK:
 	case SK_OBJ_SMALL: case SK_OBJ_UNKNOWN:
 		return dataview_kind_name(kind);
@@ -793,6 +852,10 @@ static void node_label(struct view *v, const struct vnode *nd,
 	case SK_FILE:
 		strbuf_addstr(out, *name ? name : "<unknown file>");
 		break;
+	case SK_PHASES:
+		strbuf_addstr(out, "<per-phase profiles (the samples above "
+			      "again by phase; in no total)>");
+		break;
 	default:
 		strbuf_addstr(out, "inlined");
 		add_loc(v, nd, out, " at ");
@@ -862,7 +925,8 @@ size_t view_node_scopes(struct view *v, uint32_t n, int inclusive,
 
 	if (n == 0 || v->kind == VIEW_TOP_DOWN || v->kind == VIEW_DATA) {
 		s = xmalloc(sizeof(*s));
-		s[ns++] = n || v->kind == VIEW_DATA ? nd->scope : 0;
+		if (nd->kind != SK_PHASES)	/* invariant 3: no value */
+			s[ns++] = n || v->kind == VIEW_DATA ? nd->scope : 0;
 	} else if (v->kind == VIEW_FLAT) {
 		return flat_scopes(v, n, inclusive, out);
 	} else if (!nd->ninst) {	/* a node standing for one scope */
@@ -902,6 +966,8 @@ static int cmp_nodes(const void *pa, const void *pb, void *arg)
 	struct strbuf la = STRBUF_INIT, lb = STRBUF_INIT;
 	int r;
 
+	if ((v->nodes[a].kind == SK_PHASES) != (v->nodes[b].kind == SK_PHASES))
+		return v->nodes[a].kind == SK_PHASES ? 1 : -1;	/* inv. 3 */
 	if (va != vb)
 		return (va < vb) == !v->b->sort_ascending ? 1 : -1;
 	view_label(v, a, &la);
@@ -981,7 +1047,8 @@ double view_percent(struct view *v, uint32_t n, size_t col)
 {
 	double total = view_value(v, 0, col);
 
-	if (!v->b->cols[col].show_percent || total == 0)
+	if (!v->b->cols[col].show_percent || total == 0 ||
+	    v->nodes[n].kind == SK_PHASES)	/* invariant 3 */
 		return -1;
 	return 100.0 * view_value(v, n, col) / total;
 }

@@ -12,7 +12,13 @@
  *  2. A vnode holds one value per model metric (vnode_vals); columns are
  *     either a metric or a derived formula over other columns, evaluated on
  *     demand, so hiding or adding columns never rebuilds a tree.
- *  3. Top-down nodes are the model's scopes.  Bottom-up: level 1 holds each
+ *  3. Top-down nodes are the model's scopes, but for one row: the
+ *     per-phase profiles (model.h invariant 8) count the program's samples
+ *     again, by phase, so they are the children of one row of kind
+ *     SK_PHASES, last among the root's children whatever the sort, that
+ *     holds no value and no percentage; the root's other children add up to its values, as
+ *     in any calling-context tree, and the phases' rows keep their values
+ *     (and percentages of the whole program's).  Bottom-up: level 1 holds each
  *     procedure (inclusive values not double-counted under recursion,
  *     exclusive summed), deeper levels the calling procedures, each with the
  *     cost of the callee instances reached through that caller; a caller
@@ -173,7 +179,8 @@ int view_has_children(struct view *v, uint32_t n);
 double view_value(struct view *v, uint32_t n, size_t col);
 /* The value of model metric met at node n (invariant 2). */
 double view_metric_value(struct view *v, uint32_t n, size_t met);
-/* Percentage of the column's total, or a negative number when none. */
+/* Percentage of the column's total, or a negative number when none (no
+ * total, or the per-phase profiles' row of invariant 3). */
 double view_percent(struct view *v, uint32_t n, size_t col);
 /* The row text: "loop at f.c:12", "main", ..., and for code without a
  * line its module and address: "loop at libfoo.so.1+0x1234". */
@@ -181,6 +188,9 @@ void view_label(struct view *v, uint32_t n, struct strbuf *out);
 /* The label node n of a top-down view would have, for model scope s,
  * without building the node (as view_label; s must not be 0). */
 void view_scope_label(struct view *v, uint32_t s, struct strbuf *out);
+/* The top-down node of model code scope s (s > 0), building the path to
+ * it, or VNONE when view v has none (it is no top-down view). */
+uint32_t view_scope_node(struct view *v, uint32_t s);
 /* "procedure", "loop", ... */
 const char *view_kind_name(int kind);
 const char *view_name(enum view_kind kind);

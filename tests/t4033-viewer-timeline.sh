@@ -71,7 +71,7 @@ test_expect_success 'per-phase profiles are left out of the pictures' '
 	cp -r db phased &&
 	sed "s|^</SecCallPathProfileData>|<PF i=\"90\" n=\"\&lt;phase from thread start\&gt;\" lm=\"\&lt;phases\&gt;\" f=\"0\" l=\"0\"><M n=\"0\" v=\"4\"/><PF i=\"91\" n=\"0\" lm=\"0\" f=\"0\" l=\"5\"><M n=\"0\" v=\"4\"/><M n=\"1\" v=\"4\"/></PF></PF>\n&|" \
 		db/experiment.xml >phased/experiment.xml &&
-	hpcviewer-tui --stdio --depth 1 phased >rows &&
+	hpcviewer-tui --stdio --depth 2 phased >rows &&
 	grep -q "<phase from thread start>" rows &&
 	hpcviewer-tui --folded - phased >with &&
 	test_cmp without with &&

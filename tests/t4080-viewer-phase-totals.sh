@@ -75,9 +75,33 @@ test_expect_success 'gcc OpenMP, 4 threads: flat, functions and bottom-up as wit
 	no_module_over_total omp
 '
 
-test_expect_success 'the top-down view still shows the per-phase profiles' '
-	hpcviewer-tui --csv --view top-down --depth 1 pt/db >td.csv &&
-	grep -q "^1,procedure,<phase after pthread_barrier_wait " td.csv
+# level_one_sum CSV: the top-down level 1's CPU time (I) is the root's.
+level_one_sum() {
+	awk -F, 'NR == 1 {
+			for (i = 1; i <= NF; i++)
+				if ($i == "perf::cpu-clock (s):Sum (I)") c = i
+			next
+		}
+		$1 == 0 { root = $c }
+		$1 == 1 { sum += $c }
+		END {
+			if (root <= 0 || sum < root * 0.999999 || sum > root * 1.000001) {
+				print "level 1 adds up to " sum ", the root is " root
+				exit 1
+			}
+		}' "$1"
+}
+
+test_expect_success 'the top-down view adds up, the per-phase profiles under one row' '
+	for name in pt omp; do
+		hpcviewer-tui --csv --view top-down --depth 2 $name/db >td.csv &&
+		level_one_sum td.csv &&
+		test "$(grep -c "^1,phases,<per-phase profiles " td.csv)" = 1 &&
+		! grep "^1,procedure,<phase " td.csv &&
+		grep "^2,procedure,<phase " td.csv || return 1
+	done &&
+	grep -q "^2,procedure,<phase after pthread_barrier_wait " td.csv ||
+	grep -q "^2,procedure,<phase after GOMP_" td.csv
 '
 
 test_done

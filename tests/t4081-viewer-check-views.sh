@@ -61,8 +61,12 @@ test_expect_success 'a per-phase profile changes no code view and adds up' '
 			print \"</PF>\"
 		}
 		{ print }" "$DATA/small-db/experiment.xml" >phased/experiment.xml &&
-	hpcviewer-tui --csv --depth 1 phased >top &&
-	grep -q "^1,procedure,<phase from thread start>," top &&
+	hpcviewer-tui --csv --depth 2 phased >top &&
+	grep -q "^2,procedure,<phase from thread start>,[^,]*,,10,100.00," top &&
+	grep -q "^1,phases,<per-phase profiles ([^,]*)>,,,0,,0,$" top &&
+	test "$(tail -n 1 top | cut -d, -f1-3)" = "2,procedure,<phase from thread start>" &&
+	awk -F, "\$1 == 0 { root = \$6 } \$1 == 1 { sum += \$6 }
+		END { exit !(root == 10 && sum == root) }" top &&
 	hpcviewer-tui --check-views phased >out &&
 	! test -s out &&
 	for view in flat functions bottom-up; do
