@@ -73,18 +73,29 @@ static int parse_percent(const char *s, double *pct)
 	return 0;
 }
 
-/* The width of text output: --width, else the terminal's when standard
- * output is one, else no limit (0). */
+/* The width of text output: --width (0: no limit), else COLUMNS when it
+ * is set to a number, else the terminal's when standard output is one,
+ * else TEXT_WIDTH, so that text to a pipe or a file has lines a reader
+ * can take in. */
+#define TEXT_WIDTH 120
 static size_t text_width(long width)
 {
+	const char *cols = getenv("COLUMNS");
 	struct winsize ws;
+	char *end;
+	long c;
 
-	if (width > 0)
+	if (width >= 0)
 		return (size_t)width;
+	if (cols && *cols) {
+		c = strtol(cols, &end, 10);
+		if (!*end && c > 0)
+			return (size_t)c;
+	}
 	if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) &&
 	    ws.ws_col > 0)
 		return ws.ws_col;
-	return 0;
+	return TEXT_WIDTH;
 }
 
 /* Writes picture to path ("-": standard output); 0, or -1 after a
@@ -219,7 +230,7 @@ int main(int argc, char **argv)
 		OPT_STRING(0, "percent-limit", &limit, "PCT",
 			   "text, CSV: leave out rows under PCT% of the sort column"),
 		OPT_INT(0, "width", &width, "N",
-			"text: lines of at most N characters"),
+			"text: lines of at most N characters (0: no limit)"),
 		OPT_FLAG(0, "short-names", &short_names,
 			 "collapse long template and parameter lists"),
 		OPT_STRING(0, "detail", &detail, "OBJECT",
@@ -235,7 +246,7 @@ int main(int argc, char **argv)
 	enum view_kind kind;
 	struct model *m;
 	struct browser *b;
-	struct stdio_opts so = { 0, 0, NULL };
+	struct stdio_opts so = { 0, 0, NULL, NULL };
 	struct names *names = NULL;
 	int first;
 
@@ -276,8 +287,9 @@ int main(int argc, char **argv)
 	}
 	if (limit && parse_percent(limit, &so.percent_limit) < 0)
 		return 2;
-	if (width == 0 || width < -1) {
-		hpc_error("'%ld': --width wants a positive number", width);
+	if (width < -1) {
+		hpc_error("'%ld': --width wants a number of characters "
+			  "(0: no limit)", width);
 		return 2;
 	}
 	if (csv && width > 0) {
@@ -302,9 +314,10 @@ int main(int argc, char **argv)
 	} else if (!metrics && !csv) {
 		browser_show_default(b);
 	}
-	if (short_names)
+	if (short_names || (stdio_mode && !csv))
 		names = names_new(m);
-	so.names = names;
+	so.names = short_names ? names : NULL;
+	so.fit = names;
 	if (!metric && kind == VIEW_FUNCTIONS)
 		browser_sort_exclusive(b);
 	if (ret) {

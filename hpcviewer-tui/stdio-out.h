@@ -18,6 +18,8 @@ struct stdio_opts {
 				 * whose sort column holds less than this
 				 * percentage of its total; 0: none */
 	const struct names *names;	/* short C++ names, or NULL */
+	const struct names *fit;	/* short names for a label too long
+					 * for its width, or NULL */
 };
 
 /* Width of column c's cells (value and percentage, or its name if wider). */
@@ -47,12 +49,15 @@ void stdio_label(struct view *v, uint32_t n, const struct names *names,
  * Appends row r's scope cell: indentation, marker and label, in at most
  * width characters.  When the indentation would take more than half the
  * width it stops there and a depth marker "[+D]" (D levels below the top
- * row) stands in for it; a label that still does not fit keeps its start
- * and its end around "...".  Width 0: the label in full, indented as in
- * STDIO_INDENT_WIDTH; SIZE_MAX: the whole indentation and label.
+ * row) stands in for it; a label that does not fit takes its short name
+ * from fit (unless NULL: names.h, so that rows stay apart), and one that
+ * still does not fit keeps its start and its end around "...".  Width 0:
+ * the label in full, indented as in STDIO_INDENT_WIDTH; SIZE_MAX: the
+ * whole indentation and label.
  */
 void stdio_scope(struct view *v, const struct row *r, size_t width,
-		 const struct names *names, struct strbuf *out);
+		 const struct names *names, const struct names *fit,
+		 struct strbuf *out);
 /* Metric columns are left out before the scope column has fewer
  * characters than this. */
 #define STDIO_SCOPE_MIN 30

@@ -148,7 +148,8 @@ static void add_indent(struct strbuf *out, uint32_t depth, size_t width)
 }
 
 void stdio_scope(struct view *v, const struct row *r, size_t width,
-		 const struct names *names, struct strbuf *out)
+		 const struct names *names, const struct names *fit,
+		 struct strbuf *out)
 {
 	struct strbuf label = STRBUF_INIT;
 	size_t start = out->len, used;
@@ -157,6 +158,12 @@ void stdio_scope(struct view *v, const struct row *r, size_t width,
 	add_indent(out, r->depth, width ? width : STDIO_INDENT_WIDTH);
 	strbuf_addstr(out, stdio_marker(v, r->node));
 	used = out->len - start;
+	if (width && fit && used + label.len > width) {
+		/* the lists collapsed first: the words that tell rows apart
+		 * stay (names.h) */
+		strbuf_reset(&label);
+		stdio_label(v, r->node, fit, &label);
+	}
 	if (!width)
 		strbuf_addstr(out, label.buf);
 	else if (used < width)
@@ -264,7 +271,8 @@ int stdio_print(struct view *v, const struct stdio_opts *o, FILE *out)
 					  stdio_col_width(b, cols[k]));
 			strbuf_addf(&sb, "%s  ", cell);
 		}
-		stdio_scope(v, &v->rows[r], scope_width, o->names, &sb);
+		stdio_scope(v, &v->rows[r], scope_width, o->names, o->fit,
+			    &sb);
 		put_line(&sb, o->width, out);
 	}
 	strbuf_release(&sb);

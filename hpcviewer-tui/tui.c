@@ -115,14 +115,18 @@ static uint32_t sel_node(struct tui *t)
 	return t->v->rows[t->v->sel].node;
 }
 
-/* The short names when they are on, else NULL (full names). */
-static const struct names *shown_names(struct tui *t)
+/* The short names, for labels too long for the screen (stdio_scope). */
+static const struct names *fit_names(struct tui *t)
 {
-	if (!t->short_names)
-		return NULL;
 	if (!t->names)
 		t->names = names_new(t->b->m);
 	return t->names;
+}
+
+/* The short names when they are on, else NULL (full names). */
+static const struct names *shown_names(struct tui *t)
+{
+	return t->short_names ? fit_names(t) : NULL;
 }
 
 /* ---- source pane ---- */
@@ -530,7 +534,8 @@ static void draw_row(struct tui *t, int y, size_t r, const size_t *cols,
 	if (t->hscroll) {	/* the whole scope, its first columns cut */
 		size_t start = sb.len, len;
 
-		stdio_scope(v, &v->rows[r], SIZE_MAX, shown_names(t), &sb);
+		stdio_scope(v, &v->rows[r], SIZE_MAX, shown_names(t), NULL,
+			    &sb);
 		len = sb.len - start;
 		len = t->hscroll < len ? t->hscroll : len;
 		memmove(sb.buf + start, sb.buf + start + len,
@@ -538,7 +543,8 @@ static void draw_row(struct tui *t, int y, size_t r, const size_t *cols,
 		sb.len -= len;
 	} else {
 		stdio_scope(v, &v->rows[r], (size_t)COLS > sb.len ?
-			    COLS - sb.len : 1, shown_names(t), &sb);
+			    COLS - sb.len : 1, shown_names(t), fit_names(t),
+			    &sb);
 	}
 	if (r == v->sel)
 		attron(t->color ? COLOR_PAIR(2) : A_REVERSE);

@@ -225,7 +225,7 @@ test_expect_success 'bottom-up view: each caller row has the shares of the calls
 '
 
 test_expect_success 'shares show in the text of the functions view' '
-	hpcviewer-tui --stdio --view functions --metrics all dbtwo >fv &&
+	hpcviewer-tui --stdio --width 0 --view functions --metrics all dbtwo >fv &&
 	grep "kern" fv >kern &&
 	grep -q "40.0%" kern &&
 	grep -q "60.0%" kern

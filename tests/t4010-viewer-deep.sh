@@ -31,11 +31,11 @@ awk -v D=40 'BEGIN {
 	print "</SecCallPathProfileData></SecCallPathProfile></HPCToolkitExperiment>"
 }' >db/experiment.xml
 
-# Without a width every row and every name is printed in full, indented as
+# With --width 0 every row and every name is printed in full, indented as
 # in a 160-column scope column (so text stays linear however deep, t4026):
 # 40 levels in full, then "[+D] " ending at column 80.
-test_expect_success 'without a width the whole path is printed, the indentation stopping at 80 columns' '
-	hpcviewer-tui --stdio db >out &&
+test_expect_success '--width 0: the whole path is printed, the indentation stopping at 80 columns' '
+	hpcviewer-tui --stdio --width 0 db >out &&
 	test_line_count = 121 out &&
 	sed -n 42p out >row &&
 	printf "%21s  %21s  %80s- call at deep.c:21\n" "1.19e+02  85.6%" "" "" >expect &&
@@ -75,6 +75,19 @@ test_expect_success '--width 80: names too long for the rest keep their start an
 
 # 1% of 139 leaves out the lines costing 1 (and nothing else); 95% keeps
 # the levels costing at least 132.05: levels 1-7 and the six calls between.
+test_expect_success 'text to a pipe: lines of COLUMNS characters, else 120' '
+	hpcviewer-tui --stdio db >out &&
+	test_line_count = 121 out &&
+	test "$(awk "length > 120" out | wc -l)" = 0 &&
+	grep -q "the_work_done_at_level_40$" out &&
+	COLUMNS=90 hpcviewer-tui --stdio db >out &&
+	test "$(awk "length > 90" out | wc -l)" = 0 &&
+	COLUMNS=90 hpcviewer-tui --stdio --width 0 db >out &&
+	test "$(awk "length > 120" out | wc -l)" -gt 0 &&
+	COLUMNS=90 hpcviewer-tui --csv db >out &&
+	grep -q ",the_work_done_at_level_40," out
+'
+
 test_expect_success '--percent-limit leaves out the rows under the limit and what is under them' '
 	hpcviewer-tui --stdio --percent-limit 1 db >out &&
 	test_line_count = 82 out &&
@@ -94,8 +107,8 @@ test_expect_success '--percent-limit leaves out the rows under the limit and wha
 test_expect_success 'bad --width and --percent-limit are usage errors' '
 	test_must_fail hpcviewer-tui --stdio --percent-limit lots db 2>err &&
 	grep -qx "hpcviewer-tui: '"'"'lots'"'"': --percent-limit wants a percentage (0-100)" err &&
-	test_must_fail hpcviewer-tui --stdio --width 0 db 2>err &&
-	grep -qx "hpcviewer-tui: '"'"'0'"'"': --width wants a positive number" err &&
+	test_must_fail hpcviewer-tui --stdio --width -3 db 2>err &&
+	grep -qx "hpcviewer-tui: '"'"'-3'"'"': --width wants a number of characters (0: no limit)" err &&
 	test_must_fail hpcviewer-tui --csv --width 80 db 2>err &&
 	test_line_count = 1 err
 '

@@ -27,7 +27,7 @@ cat >db/experiment.xml <<\EOT
 EOT
 
 test_expect_success 'text: headings state seconds, cells hold seconds' '
-	hpcviewer-tui --stdio --metrics all --depth 1 db >out &&
+	hpcviewer-tui --stdio --width 0 --metrics all --depth 1 db >out &&
 	cat >expect <<-\EOT &&
 	perf::cpu-clock (s):Sum (I)  perf::cpu-clock (s):Sum (E)  perf::cpu-clock:CoefVar (I)  perf::task-clock (s):Sum (I)  perf::cycles:Sum (I)  Scope (top-down)
 	            6.21e+01 100.0%              6.21e+01 100.0%                     5.00e-01               5.00e-03 100.0%       1.23e+08 100.0%  - Experiment Aggregate Metrics

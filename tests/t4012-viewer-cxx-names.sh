@@ -46,28 +46,38 @@ test_expect_success '--short-names: long lists collapsed, the words that differ 
 	test_cmp expect row
 '
 
-test_expect_success 'full names by default; at 80 columns they keep their distinct ends' '
-	hpcviewer-tui --stdio db | sed -n 3p | grep -q "^      4.00e+00  37.2%      void std::sort<__gnu_cxx::__normal_iterator<int\*, std::vector<int, std::allocator<int> > >>(__gnu" &&
-	hpcviewer-tui --stdio --width 80 db | sed -n 3,4p >rows &&
-	cat >expect <<-\EOT &&
-	      4.00e+00  37.2%      void std::sort<__gnu_cxx:... std::allocator<int> > >)
-	      3.00e+00  27.9%      void std::sort<__gnu_cxx:...d::allocator<double> > >)
-	EOT
-	test_cmp expect rows
-'
-
-test_expect_success TMUX 'screen: < switches to short names and back' '
-	open_viewer 80 24 db &&
-	screen | sed -n 4,5p >rows &&
-	test_cmp expect rows &&
-	keys "<" && wait_for "short names" &&
-	screen | sed -n 4,5p >rows &&
+test_expect_success 'full names with --width 0; at 80, 100 and 120 columns the short forms keep rows apart' '
+	hpcviewer-tui --stdio --width 0 db | sed -n 3p | grep -q "^      4.00e+00  37.2%      void std::sort<__gnu_cxx::__normal_iterator<int\*, std::vector<int, std::allocator<int> > >>(__gnu" &&
 	cat >expect <<-\EOT &&
 	      4.00e+00  37.2%      void std::sort<...int...>(...int...)
 	      3.00e+00  27.9%      void std::sort<...double...>(...double...)
 	EOT
+	for w in 80 100 120; do
+		hpcviewer-tui --stdio --width $w db | sed -n 3,4p >rows &&
+		test_cmp expect rows || return 1
+	done &&
+	hpcviewer-tui --stdio db >out &&
+	sed -n 3,4p out >rows &&
 	test_cmp expect rows &&
-	keys j j && wait_for "row 3/7: void std::sort<...double...>(...double...)" &&
+	grep -q "^      2.00e+00  18.6%      std::vector<int, std::allocator<int> >::operator\[\](unsigned long)$" out &&
+	hpcviewer-tui --stdio --width 80 db | grep -q "^      2.00e+00  18.6%      std::vector<...>::operator\[\](unsigned long)$" &&
+	hpcviewer-tui --stdio --width 40 db | sed -n 3,4p | cut -c 24- >rows &&
+	test "$(sort -u rows | wc -l)" = 2
+'
+
+test_expect_success TMUX 'screen at 80 columns: long names in their short forms, < shows them everywhere' '
+	open_viewer 80 24 db &&
+	cat >expect <<-\EOT &&
+	      4.00e+00  37.2%      void std::sort<...int...>(...int...)
+	      3.00e+00  27.9%      void std::sort<...double...>(...double...)
+	EOT
+	screen | sed -n 4,5p >rows &&
+	test_cmp expect rows &&
+	keys j j && wait_for "row 3/7: void std::sort<__gnu_cxx::__normal_iterator<double*" &&
+	keys "<" && wait_for "short names" &&
+	screen | sed -n 4,5p >rows &&
+	test_cmp expect rows &&
+	keys k j && wait_for "row 3/7: void std::sort<...double...>(...double...)" &&
 	keys "<" && wait_for "full names"
 '
 

@@ -49,10 +49,10 @@ EOT
 } >db/thread-values.tsv
 
 test_expect_success 'a statistic that is 0 where its Sum is not shows 0, not a blank' '
-	hpcviewer-tui --stdio --metrics all --depth 1 db | sed -n 3p >row &&
+	hpcviewer-tui --stdio --width 0 --metrics all --depth 1 db | sed -n 3p >row &&
 	echo "      9.00e+00 100.0%        1.00e+00  11.1%               0.00e+00               0.00e+00               6.00e+00               1.00e+00    + main" >expect &&
 	test_cmp expect row &&
-	hpcviewer-tui --stdio --metrics all --view bottom-up --depth 1 db | sed -n 4p >row &&
+	hpcviewer-tui --stdio --width 0 --metrics all --view bottom-up --depth 1 db | sed -n 4p >row &&
 	echo "      8.00e+00  88.9%        8.00e+00  88.9%                                                                                                + work" >expect &&
 	test_cmp expect row
 '

@@ -106,7 +106,7 @@ test_expect_success '--metric shows the column it sorts by, even one the databas
 	hpcviewer-tui --stdio --depth 0 --metric "max e" "$DB" | sed -n 1p >head &&
 	echo "  cycles:Sum (I)    cycles:Sum (E)    cycles:Max (E)  Scope (top-down)" >expect &&
 	test_cmp expect head &&
-	hpcviewer-tui --stdio --depth 0 --metrics all --metric "max e" "$DB" | sed -n 1p >head &&
+	hpcviewer-tui --stdio --width 0 --depth 0 --metrics all --metric "max e" "$DB" | sed -n 1p >head &&
 	echo "  cycles:Sum (I)    cycles:Sum (E)    cycles:Max (E)  instructions:Sum (I)  instructions:Sum (E)  Scope (top-down)" >expect &&
 	test_cmp expect head
 '

@@ -1,10 +1,10 @@
 #!/bin/sh
-test_description='hpcviewer-tui: --stdio without --width stops the indentation with a depth marker, so the text is linear in the rows'
+test_description='hpcviewer-tui: --stdio --width 0 stops the indentation with a depth marker, so the text is linear in the rows'
 . "$(dirname "$0")/test-lib.sh"
 
 # main > f > g > ... > leaf, 200,000 frames (tests/lib/viewer-deep-db.sh), so
 # 600,007 rows.  Indented two spaces a level, the text would be 80 GB;
-# without --width the rows are indented as in a 160-column scope column
+# with --width 0 (no limit) the rows are indented as in a 160-column scope column
 # (the rule of the screen and of --width): the indentation stops at 80
 # columns, where "[+D] " says the depth.  The two metric cells take 46
 # characters, so the longest line is 46 + 80 + "- " + "call at deep.c:12"
@@ -13,8 +13,8 @@ test_expect_success 'setup: the deep database' '
 	sh "$TEST_DIRECTORY/lib/viewer-deep-db.sh" deep 200000
 '
 
-test_expect_success 'top-down --stdio, not a terminal, no --width: lines of bounded length' '
-	(ulimit -t 120 && timeout 600 hpcviewer-tui --stdio deep >out) &&
+test_expect_success 'top-down --stdio --width 0: lines of bounded length' '
+	(ulimit -t 120 && timeout 600 hpcviewer-tui --stdio --width 0 deep >out) &&
 	test $(wc -l <out) = 600007 &&
 	test $(awk "length(\$0) > n { n = length(\$0) } END { print n }" out) = 145 &&
 	test $(wc -c <out) -le $((600007 * 146))

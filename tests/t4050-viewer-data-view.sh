@@ -24,7 +24,7 @@ test_expect_success 'data view: each object with its share and the loop that tou
 	 4.00e+01  51.3%   4.00e+01  51.3%                prog.c:44
 	 2.00e+01  25.6%                      - alloc_a prog.c:21 < main prog.c:12 (4096 bytes in 1 block, 1 thread, offsets [0, 4096))
 	EOT
-	hpcviewer-tui --stdio --view data db | head -n 9 >out &&
+	hpcviewer-tui --stdio --width 0 --view data db | head -n 9 >out &&
 	test_cmp expect out
 '
 

@@ -10,7 +10,7 @@ test_expect_success 'setup: a database of the hand-made barrier loop' '
 '
 
 test_expect_success '--stdio --view phases: barriers by wait, threads with strips, locks, phase kinds with their code' '
-	hpcviewer-tui --stdio --view phases db >actual &&
+	hpcviewer-tui --stdio --width 0 --view phases db >actual &&
 	cat >expect <<-\EOF &&
 	    wait (s)     work (s)  episodes last arr.  LB eff     gain (s)  barrier (strip: one cell per episode, darker = longer wait)
 	    0.600000     4.800000        10        10   0.889     0.300000  pthread_barrier_wait at prog.c:23 [worker] (barrier, 2 threads)

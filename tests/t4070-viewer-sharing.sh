@@ -30,7 +30,7 @@ test_expect_success 'CSV: the sharing column holds each object its label, empty 
 '
 
 test_expect_success 'the label of an object ends with its label and remote share' '
-	hpcviewer-tui --stdio --view data --depth 1 db >out &&
+	hpcviewer-tui --stdio --width 0 --view data --depth 1 db >out &&
 	grep "sarr \[vars\] (8000 bytes in 1 block, 2 threads, offsets \[0, 8000), false-sharing, 51.4% remote)$" out &&
 	grep "alloc_b prog.c:31 < main prog.c:13 (.*, producer-consumer, 41.9% remote)$" out
 '
