@@ -132,14 +132,37 @@ const char *dataview_sharing(const struct model *m, uint32_t s)
 	       sharing_name(v) : "";
 }
 
-uint32_t dataview_find(const struct model *m, const char *name)
+/* Is name the bare name of an object named full (full up to its first
+ * space: "c" of "c [fs]")? */
+static int is_bare_name(const char *name, const char *full)
 {
-	uint32_t s;
+	size_t len = strlen(name);
+
+	return len && !strncmp(full, name, len) && full[len] == ' ';
+}
+
+uint32_t dataview_find(const struct model *m, const char *name,
+		       struct strbuf *others)
+{
+	uint32_t s, found = MODEL_NONE;
+	size_t n = 0;
 
 	for (s = 0; s < m->nscopes_all; s++)
 		if (dataview_is_object(m->scopes[s].kind) &&
 		    !strcmp(model_str(m, m->scopes[s].name), name))
 			return s;
+	for (s = 0; s < m->nscopes_all; s++) {
+		if (!dataview_is_object(m->scopes[s].kind) ||
+		    !is_bare_name(name, model_str(m, m->scopes[s].name)))
+			continue;
+		strbuf_addf(others, "%s'%s'", n++ ? ", " : "",
+			    model_str(m, m->scopes[s].name));
+		found = s;
+	}
+	if (n == 1) {
+		strbuf_reset(others);
+		return found;
+	}
 	return MODEL_NONE;
 }
 

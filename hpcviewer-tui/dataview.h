@@ -48,9 +48,13 @@ const char *dataview_kind_name(int kind);
  * no object or has none. */
 const char *dataview_sharing(const struct model *m, uint32_t s);
 
-/* The object scope named name (its name without attributes), or
- * MODEL_NONE. */
-uint32_t dataview_find(const struct model *m, const char *name);
+/* The object scope named name: its name without attributes ("c [fs]",
+ * "alloc_b prog.c:31 < main prog.c:13"), or the bare name of one object,
+ * its name up to the first space ("c").  MODEL_NONE when no object has
+ * it, or when several have the bare name: their names, quoted and comma
+ * separated, are then appended to others. */
+uint32_t dataview_find(const struct model *m, const char *name,
+		       struct strbuf *others);
 
 /* Does the database have sharing labels (DATA:sharing)? */
 int dataview_has_sharing(const struct model *m);

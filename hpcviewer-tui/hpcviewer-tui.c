@@ -178,11 +178,16 @@ static int print_detail(const struct model *m, const char *name)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct sharingview *sv;
-	uint32_t s = dataview_find(m, name);
+	uint32_t s = dataview_find(m, name, &sb);
 	int missing, ret = 0;
 
 	if (s == MODEL_NONE) {
-		hpc_error("'%s': no data object of that name", name);
+		if (sb.len)
+			hpc_error("'%s': ambiguous data object name (%s)",
+				  name, sb.buf);
+		else
+			hpc_error("'%s': no data object of that name", name);
+		strbuf_release(&sb);
 		return 1;
 	}
 	sv = sharingview_load(m->dbdir, &missing);

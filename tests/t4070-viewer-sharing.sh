@@ -65,6 +65,24 @@ test_expect_success '--detail: threads x lines and page x node of one object' '
 	grep "^  0x10000 *0  producer-consumer *0/17 *9/0$" detail
 '
 
+test_expect_success '--detail takes the bare name of one object, and names every object that has it' '
+	hpcviewer-tui --detail "sarr [vars]" db >full &&
+	hpcviewer-tui --detail sarr db >bare &&
+	test_cmp full bare &&
+	hpcviewer-tui --detail alloc_b db >bare &&
+	grep "^sharing: producer-consumer," bare &&
+	cp -R db twice &&
+	sed "s/alloc_a prog.c:21/alloc_b prog.c:21/" db/experiment.xml >twice/experiment.xml &&
+	test_must_fail hpcviewer-tui --detail alloc_b twice 2>err &&
+	echo "hpcviewer-tui: '"'"'alloc_b'"'"': ambiguous data object name ('"'"'alloc_b prog.c:21 < main prog.c:12'"'"', '"'"'alloc_b prog.c:31 < main prog.c:13'"'"')" >expect &&
+	test_cmp expect err &&
+	hpcviewer-tui --detail "alloc_b prog.c:31 < main prog.c:13" twice >full &&
+	grep "^sharing: producer-consumer," full &&
+	test_must_fail hpcviewer-tui --detail alloc twice 2>err &&
+	grep "no data object of that name" err &&
+	rm -r twice
+'
+
 test_expect_success '--detail: an unknown object, a database without sharing data: one line' '
 	test_must_fail hpcviewer-tui --detail nothing db 2>err &&
 	echo "hpcviewer-tui: '"'"'nothing'"'"': no data object of that name" >expect &&
