@@ -796,7 +796,8 @@ static void add_loc(struct view *v, const struct vnode *nd,
 }
 
 /* " [libc.so.6]" after a procedure of a library, or of any module in
- * the functions view (invariant 3); the flat view shows modules as rows. */
+ * the bottom-up and functions views (invariant 3); the flat view shows
+ * modules as rows. */
 static void add_module(struct view *v, const struct vnode *nd,
 		       struct strbuf *out)
 {
@@ -806,7 +807,8 @@ static void add_module(struct view *v, const struct vnode *nd,
 	if (v->kind == VIEW_FLAT || nd->scope == MODEL_NONE)
 		return;
 	lm = m->scopes[nd->scope].lm;
-	if (lm && (v->kind == VIEW_FUNCTIONS || model_lm_is_library(m, lm)))
+	if (lm && (v->kind == VIEW_FUNCTIONS || v->kind == VIEW_BOTTOM_UP ||
+		   model_lm_is_library(m, lm)))
 		strbuf_addf(out, " [%s]", base_name(model_str(m, lm)));
 }
 

@@ -31,9 +31,10 @@
  *     Derived metrics with a view formula over additive metrics (an
  *     instruction-mix share, 100 * {M.fp} / {M}) are computed from the
  *     node's sums (model_derive), not summed.
- *     Functions: the bottom-up tree, each procedure labelled with its
- *     module ("memcpy [libc.so.6]"; in the other views only a library's
- *     procedures are), meant to be sorted by an exclusive column
+ *     Bottom-up and functions: each procedure labelled with its module
+ *     ("memcpy [libc.so.6]", "main [app]"; in the other views only a
+ *     library's procedures are), so a procedure reads the same in both.
+ *     Functions: the bottom-up tree, meant to be sorted by an exclusive column
  *     (browser_sort_exclusive): which procedures take the time.
  *     Data (dataview.h): the data objects at level 1, each with its
  *     accessing contexts below, built as the top-down view is.

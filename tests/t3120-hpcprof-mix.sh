@@ -220,8 +220,8 @@ test_expect_success 'flat view: procedure, file and module rows sum their contex
 test_expect_success 'bottom-up view: each caller row has the shares of the calls through it' '
 	hpcviewer-tui --csv --view bottom-up --metrics "cycles.fp_share (I)" dbtwo >bu &&
 	awk -F, '"'"'$2 == "procedure" { print $1, $3, $6 }'"'"' bu >rows &&
-	grep -x "1 kern 40" rows &&
-	grep -x "2 main 40" rows
+	grep -x "1 kern \[two\] 40" rows &&
+	grep -x "2 main \[two\] 40" rows
 '
 
 test_expect_success 'shares show in the text of the functions view' '

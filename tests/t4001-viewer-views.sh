@@ -12,13 +12,13 @@ test_expect_success 'bottom-up: procedure totals, then callers with apportioned 
 	cat >expect <<-\EOT &&
 	CPUTIME (sec):Sum (I)  CPUTIME (sec):Sum (E)  Scope (bottom-up)
 	      1.00e+01 100.0%        1.00e+01 100.0%  - Experiment Aggregate Metrics
-	      1.00e+01 100.0%        2.00e+00  20.0%      main
-	      7.00e+00  70.0%        5.00e+00  50.0%    - compute
-	      7.00e+00  70.0%        5.00e+00  50.0%        main
-	      3.00e+00  30.0%        3.00e+00  30.0%    - helper
-	      2.00e+00  20.0%        2.00e+00  20.0%      - compute
-	      2.00e+00  20.0%        2.00e+00  20.0%          main
-	      1.00e+00  10.0%        1.00e+00  10.0%        main
+	      1.00e+01 100.0%        2.00e+00  20.0%      main [app]
+	      7.00e+00  70.0%        5.00e+00  50.0%    - compute [app]
+	      7.00e+00  70.0%        5.00e+00  50.0%        main [app]
+	      3.00e+00  30.0%        3.00e+00  30.0%    - helper [app]
+	      2.00e+00  20.0%        2.00e+00  20.0%      - compute [app]
+	      2.00e+00  20.0%        2.00e+00  20.0%          main [app]
+	      1.00e+00  10.0%        1.00e+00  10.0%        main [app]
 	EOT
 	hpcviewer-tui --stdio --view bottom-up "$DB" >out &&
 	test_cmp expect out
@@ -29,9 +29,9 @@ test_expect_success 'bottom-up --depth 1 lists each procedure once' '
 	cat >expect <<-\EOT &&
 	depth,kind,scope,CPUTIME (sec):Sum (I),CPUTIME (sec):Sum (E)
 	0,root,Experiment Aggregate Metrics,10,10
-	1,procedure,main,10,2
-	1,procedure,compute,7,5
-	1,procedure,helper,3,3
+	1,procedure,main [app],10,2
+	1,procedure,compute [app],7,5
+	1,procedure,helper [app],3,3
 	EOT
 	test_cmp expect out
 '

@@ -61,7 +61,7 @@ test_expect_success TMUX 'Enter collapses, Left goes to the parent' '
 test_expect_success TMUX 'view switches keep each view state' '
 	keys b && wait_for "bottom-up view" && wait_for "row 1/4:" &&
 	screen | sed -n 4,6p | sed "s/.*%  *//" >procs &&
-	printf "%s\n" "main" "+ compute" "+ helper" >expect &&
+	printf "%s\n" "main [app]" "+ compute [app]" "+ helper [app]" >expect &&
 	test_cmp expect procs &&
 	keys f && wait_for "flat view" &&
 	screen | grep -q "+ compute$" &&

@@ -53,14 +53,15 @@ test_expect_success 'a statistic that is 0 where its Sum is not shows 0, not a b
 	echo "      9.00e+00 100.0%        1.00e+00  11.1%               0.00e+00               0.00e+00               6.00e+00               1.00e+00    + main" >expect &&
 	test_cmp expect row &&
 	hpcviewer-tui --stdio --width 0 --metrics all --view bottom-up --depth 1 db | sed -n 4p >row &&
-	echo "      8.00e+00  88.9%        8.00e+00  88.9%                                                                                                + work" >expect &&
+	echo "      8.00e+00  88.9%        8.00e+00  88.9%                                                                                                + work [threads]" >expect &&
 	test_cmp expect row
 '
 
-# per_thread VIEW-KEY: T on work in that view shows its three threads.
+# per_thread VIEW-KEY LABEL: T on work, labelled LABEL in that view,
+# shows its three threads.
 per_thread() {
-	keys "$1" && sleep 0.2 && keys / "^work" Enter && wait_for ": work  (?" &&
-	keys T && wait_for "at work: 3 threads" &&
+	keys "$1" && sleep 0.2 && keys / "^work" Enter && wait_for ": $2  (?" &&
+	keys T && wait_for "at $2: 3 threads" &&
 	screen >s &&
 	grep -qx "min 0  mean 2.67  max 5" s &&
 	grep -qx "max on rank 0 (app, process 100, rank 0, thread 0)" s &&
@@ -80,11 +81,11 @@ test_expect_success TMUX 'T in the top-down view names the threads of the min an
 '
 
 test_expect_success TMUX 'T in the bottom-up view: work summed over its two calls' '
-	per_thread b
+	per_thread b "work [threads]"
 '
 
 test_expect_success TMUX 'T in the flat view: work summed over its two frames' '
-	per_thread f
+	per_thread f work
 '
 
 test_expect_success TMUX 'T in the functions view: work with its module' '

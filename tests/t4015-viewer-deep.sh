@@ -74,36 +74,36 @@ test_expect_success 'bottom-up: recursion folded into one caller chain per proce
 	cat >expect <<-\EOT &&
 	depth,scope,line,CPUTIME (sec):Sum (I),CPUTIME (sec):Sum (E)
 	0,Experiment Aggregate Metrics,,200007,200007
-	1,main,2,200007,2
-	1,f,10,200005,100000
-	2,main,2,200005,1
-	2,g,20,200003,99999
-	3,main,2,200003,99999
-	1,g,20,200004,100000
-	2,f,10,200004,100000
-	3,main,2,200004,100000
-	1,leaf,30,5,5
-	2,g,20,5,5
-	3,f,10,5,5
-	4,main,2,5,5
+	1,main [deep],2,200007,2
+	1,f [deep],10,200005,100000
+	2,main [deep],2,200005,1
+	2,g [deep],20,200003,99999
+	3,main [deep],2,200003,99999
+	1,g [deep],20,200004,100000
+	2,f [deep],10,200004,100000
+	3,main [deep],2,200004,100000
+	1,leaf [deep],30,5,5
+	2,g [deep],20,5,5
+	3,f [deep],10,5,5
+	4,main [deep],2,5,5
 	EOT
 	test_cmp expect out &&
 	bounded hpcviewer-tui --stdio --view bottom-up deep >out &&
 	cat >expect <<-\EOT &&
 	CPUTIME (sec):Sum (I)  CPUTIME (sec):Sum (E)  Scope (bottom-up)
 	      2.00e+05 100.0%        2.00e+05 100.0%  - Experiment Aggregate Metrics
-	      2.00e+05 100.0%        2.00e+00   0.0%      main
-	      2.00e+05 100.0%        1.00e+05  50.0%    - f
-	      2.00e+05 100.0%        1.00e+00   0.0%        main
-	      2.00e+05 100.0%        1.00e+05  50.0%      - g
-	      2.00e+05 100.0%        1.00e+05  50.0%          main
-	      2.00e+05 100.0%        1.00e+05  50.0%    - g
-	      2.00e+05 100.0%        1.00e+05  50.0%      - f
-	      2.00e+05 100.0%        1.00e+05  50.0%          main
-	      5.00e+00   0.0%        5.00e+00   0.0%    - leaf
-	      5.00e+00   0.0%        5.00e+00   0.0%      - g
-	      5.00e+00   0.0%        5.00e+00   0.0%        - f
-	      5.00e+00   0.0%        5.00e+00   0.0%            main
+	      2.00e+05 100.0%        2.00e+00   0.0%      main [deep]
+	      2.00e+05 100.0%        1.00e+05  50.0%    - f [deep]
+	      2.00e+05 100.0%        1.00e+00   0.0%        main [deep]
+	      2.00e+05 100.0%        1.00e+05  50.0%      - g [deep]
+	      2.00e+05 100.0%        1.00e+05  50.0%          main [deep]
+	      2.00e+05 100.0%        1.00e+05  50.0%    - g [deep]
+	      2.00e+05 100.0%        1.00e+05  50.0%      - f [deep]
+	      2.00e+05 100.0%        1.00e+05  50.0%          main [deep]
+	      5.00e+00   0.0%        5.00e+00   0.0%    - leaf [deep]
+	      5.00e+00   0.0%        5.00e+00   0.0%      - g [deep]
+	      5.00e+00   0.0%        5.00e+00   0.0%        - f [deep]
+	      5.00e+00   0.0%        5.00e+00   0.0%            main [deep]
 	EOT
 	test_cmp expect out
 '

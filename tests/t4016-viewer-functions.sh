@@ -61,11 +61,11 @@ test_expect_success 'top-down and bottom-up: a library procedure is NAME [LIB] h
 	cat >expect <<-\EOT &&
 	scope,cycles:Sum (E)
 	Experiment Aggregate Metrics,108
-	main,10
+	main [app],10
 	memcpy [libc.so.6],48
 	sqrt [libm-2.31.so],25
 	strlen [libc.so.6],20
-	work [clone .cold],5
+	work [clone .cold] [app],5
 	EOT
 	test_cmp expect bu
 '

@@ -64,7 +64,7 @@ test_expect_success '--csv --view phases: site, thread, episodes, wait_s, work_s
 
 test_expect_success 'per-phase profiles are not counted twice in the bottom-up and functions views' '
 	hpcviewer-tui --csv --view bottom-up --depth 1 db >actual &&
-	grep ",worker," actual | cut -d, -f6 >value &&
+	grep ",worker \\[prog\\]," actual | cut -d, -f6 >value &&
 	echo 61 >expect &&
 	test_cmp expect value &&
 	hpcviewer-tui --csv --view functions db | grep ",worker " | cut -d, -f6 >value &&

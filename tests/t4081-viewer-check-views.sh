@@ -30,7 +30,7 @@ test_expect_success 'a root total below its children: exit 3, each view that sho
 	test $status = 3 &&
 	grep -q "^.low.: top-down view: the root.s children add up to CPUTIME (sec):Sum (I) 10, not the total 5$" out &&
 	grep -q "flat view: .app.: CPUTIME (sec):Sum (I) 10 is above the total 5$" out &&
-	grep -q "bottom-up view: .main.: CPUTIME (sec):Sum (I) 10 is above the total 5$" out &&
+	grep -q "bottom-up view: .main \[app\].: CPUTIME (sec):Sum (I) 10 is above the total 5$" out &&
 	grep -q "functions view: CPUTIME (sec):Sum (E) adds up to 10, not the total 5$" out &&
 	rm -r low
 '
