@@ -48,10 +48,27 @@ static struct strbuf *add_line(struct phaseview *pv, enum pv_line_kind kind,
 		while (old < pv->lines_alloc)
 			strbuf_init(&pv->text[old++]);
 	}
+	memset(&pv->lines[pv->nlines], 0, sizeof(pv->lines[pv->nlines]));
 	pv->lines[pv->nlines].kind = kind;
 	pv->lines[pv->nlines].scope = scope;
 	return &pv->text[pv->nlines++];
 }
+
+/* Invariant 3: the last line's label starts here, after its number
+ * columns; the first keep characters are the two kept. */
+static void mark_label(struct phaseview *pv, size_t keep)
+{
+	struct pv_line *l = &pv->lines[pv->nlines - 1];
+
+	l->keep = (uint32_t)keep;
+	l->label = (uint32_t)pv->text[pv->nlines - 1].len;
+}
+
+/* Invariant 3: the characters of the number columns a line too long
+ * keeps, the first two: wait and work (barriers) or work and wall (phase
+ * kinds), lock wait and calls (locks). */
+#define KEEP_TIMES 25
+#define KEEP_LOCKS 22
 
 /* The strip of thread t at site s: one cell per kept episode. */
 static void add_strip(const struct phaseview *pv, const struct phase_site *s,
@@ -156,17 +173,21 @@ static void barrier_lines(struct phaseview *pv, const struct phase_site *s)
 	struct strbuf *sb = add_line(pv, PV_SITE, MODEL_NONE);
 	size_t i;
 
-	strbuf_addf(sb, "%12.6f %12.6f %9" PRIu64 " %9" PRIu64 " %7.3f %12.6f"
-		    "  %s at %s (%s, %u threads)", s->wait, s->work,
-		    s->episodes, s->last, s->lb, s->gain, s->function,
-		    s->location, s->kind, s->threads);
+	strbuf_addf(sb, "%12.6f %12.6f %9" PRIu64 " %9" PRIu64 " %7.3f %12.6f",
+		    s->wait, s->work, s->episodes, s->last, s->lb, s->gain);
+	mark_label(pv, KEEP_TIMES);
+	strbuf_addf(sb, "  %s at %s", s->function, s->location);
+	pv->lines[pv->nlines - 1].detail = (uint32_t)sb->len;
+	strbuf_addf(sb, " (%s, %u threads)", s->kind, s->threads);
 	for (i = s->first_thread; i < s->first_thread + s->nthreads; i++) {
 		const struct phase_thread *t = &pv->ph->threads[i];
 
 		sb = add_line(pv, PV_THREAD, MODEL_NONE);
 		strbuf_addf(sb, "%12.6f %12.6f %9" PRIu64 " %9" PRIu64
-			    " %7s %12s    ", t->wait, t->work,
+			    " %7s %12s", t->wait, t->work,
 			    t->episodes, t->last, "", "");
+		mark_label(pv, KEEP_TIMES);
+		strbuf_addstr(sb, "    ");
 		thread_names_label(&pv->ph->names, t->thread, sb);
 		add_strip(pv, s, t->thread, sb);
 	}
@@ -177,14 +198,18 @@ static void lock_lines(struct phaseview *pv, const struct phase_site *s)
 	struct strbuf *sb = add_line(pv, PV_SITE, MODEL_NONE);
 	size_t i;
 
-	strbuf_addf(sb, "%12.6f %9" PRIu64 " %9" PRIu64 "  %s at %s", s->lock_wait,
-		    s->lock_calls, s->lock_blocked, s->function, s->location);
+	strbuf_addf(sb, "%12.6f %9" PRIu64 " %9" PRIu64, s->lock_wait,
+		    s->lock_calls, s->lock_blocked);
+	mark_label(pv, KEEP_LOCKS);
+	strbuf_addf(sb, "  %s at %s", s->function, s->location);
 	for (i = s->first_thread; i < s->first_thread + s->nthreads; i++) {
 		const struct phase_thread *t = &pv->ph->threads[i];
 
 		sb = add_line(pv, PV_THREAD, MODEL_NONE);
-		strbuf_addf(sb, "%12.6f %9" PRIu64 " %9" PRIu64 "    ",
+		strbuf_addf(sb, "%12.6f %9" PRIu64 " %9" PRIu64,
 			    t->lock_wait, t->lock_calls, t->lock_blocked);
+		mark_label(pv, KEEP_LOCKS);
+		strbuf_addstr(sb, "    ");
 		thread_names_label(&pv->ph->names, t->thread, sb);
 	}
 }
@@ -204,6 +229,7 @@ void phaseview_lines(struct phaseview *pv, const struct model *m, int met,
 {
 	size_t *order = xcalloc(pv->ph->nsites + 1, sizeof(*order)), i, k;
 	struct hmap *ids = hmap_new();	/* phase node -> scope + 1 */
+	struct strbuf *sb;
 	int locks = 0;
 
 	for (i = 0; i < pv->ph->nkinds; i++)
@@ -216,25 +242,29 @@ void phaseview_lines(struct phaseview *pv, const struct model *m, int met,
 	for (i = 0; i < pv->nlines; i++)
 		strbuf_reset(&pv->text[i]);
 	pv->nlines = 0;
+	pv->fit_width = 0;
 	for (i = 0; i < pv->ph->nsites; i++)
 		order[i] = i;
 	sort_pv = pv;
 	qsort(order, pv->ph->nsites, sizeof(*order), cmp_site);	/* never NULL */
-	strbuf_addf(add_line(pv, PV_HEADING, MODEL_NONE),
-		    "%12s %12s %9s %9s %7s %12s  %s", "wait (s)", "work (s)",
-		    "episodes", "last arr.", "LB eff", "gain (s)",
-		    "barrier (strip: one cell per episode, darker = longer "
-		    "wait)");
+	sb = add_line(pv, PV_HEADING, MODEL_NONE);
+	strbuf_addf(sb, "%12s %12s %9s %9s %7s %12s", "wait (s)", "work (s)",
+		    "episodes", "last arr.", "LB eff", "gain (s)");
+	mark_label(pv, KEEP_TIMES);
+	strbuf_addstr(sb, "  barrier (strip: one cell per episode, darker = "
+		      "longer wait)");
 	for (k = 0; k < pv->ph->nsites; k++) {
 		const struct phase_site *s = &pv->ph->sites[order[k]];
 
 		if (s->lock_calls > 0 && s->episodes == 0) {
-			if (!locks++)
-				strbuf_addf(add_line(pv, PV_HEADING,
-						     MODEL_NONE),
-					    "%12s %9s %9s  %s", "lock wait (s)",
-					    "calls", "blocked", "lock (by "
-					    "waiting context)");
+			if (!locks++) {
+				sb = add_line(pv, PV_HEADING, MODEL_NONE);
+				strbuf_addf(sb, "%12s %9s %9s", "lock wait (s)",
+					    "calls", "blocked");
+				mark_label(pv, KEEP_LOCKS);
+				strbuf_addstr(sb, "  lock (by waiting "
+					      "context)");
+			}
 			lock_lines(pv, s);
 		} else {
 			barrier_lines(pv, s);
@@ -246,19 +276,24 @@ void phaseview_lines(struct phaseview *pv, const struct model *m, int met,
 			    "MPI runtime left out: hpcprof --all-locks)",
 			    pv->ph->hidden_wait, "", "", pv->ph->hidden_locks,
 			    pv->ph->hidden_locks == 1 ? "" : "s");
-	if (pv->ph->nkinds)
-		strbuf_addf(add_line(pv, PV_HEADING, MODEL_NONE),
-			    "%12s %12s %9s %9s %7s  %s", "work (s)",
-			    "wall (s)", "phases", "threads", "LB eff",
-			    "phase kind (code below: the per-phase profile)");
+	if (pv->ph->nkinds) {
+		sb = add_line(pv, PV_HEADING, MODEL_NONE);
+		strbuf_addf(sb, "%12s %12s %9s %9s %7s", "work (s)",
+			    "wall (s)", "phases", "threads", "LB eff");
+		mark_label(pv, KEEP_TIMES);
+		strbuf_addstr(sb, "  phase kind (code below: the per-phase "
+			      "profile)");
+	}
 	for (i = 0; i < pv->ph->nkinds; i++) {
 		const struct phase_kind *pk = &pv->ph->kinds[i];
 		uint32_t s = scope_of(m, ids, pk->node);
-		struct strbuf *sb = add_line(pv, PV_PHASE, s);
 
-		strbuf_addf(sb, "%12.6f %12.6f %9" PRIu64 " %9u %7.3f  from ",
+		sb = add_line(pv, PV_PHASE, s);
+		strbuf_addf(sb, "%12.6f %12.6f %9" PRIu64 " %9u %7.3f",
 			    pk->work, pk->wall, pk->count, pk->threads,
 			    pk->lb);
+		mark_label(pv, KEEP_TIMES);
+		strbuf_addstr(sb, "  from ");
 		site_name(pv, pk->start, sb);
 		strbuf_addstr(sb, " to ");
 		site_name(pv, pk->end, sb);
@@ -268,8 +303,10 @@ void phaseview_lines(struct phaseview *pv, const struct model *m, int met,
 			struct strbuf *tb = add_line(pv, PV_THREAD,
 						     MODEL_NONE);
 
-			strbuf_addf(tb, "%12.6f %12.6f %9" PRIu64 " %9s %7s"
-				    "    ", t->work, t->wall, t->count, "", "");
+			strbuf_addf(tb, "%12.6f %12.6f %9" PRIu64 " %9s %7s",
+				    t->work, t->wall, t->count, "", "");
+			mark_label(pv, KEEP_TIMES);
+			strbuf_addstr(tb, "    ");
 			thread_names_label(&pv->ph->names, t->thread, tb);
 		}
 		if (s != MODEL_NONE && depth > 0)
@@ -279,16 +316,67 @@ void phaseview_lines(struct phaseview *pv, const struct model *m, int met,
 	free(order);
 }
 
+/* Invariant 3: which sections are compact at width. */
+static void fit_sections(struct phaseview *pv, size_t width)
+{
+	size_t i = 0, j, k;
+
+	while (i < pv->nlines) {
+		int compact = 0;
+
+		for (j = i + 1; j < pv->nlines &&
+		     pv->lines[j].kind != PV_HEADING; j++)
+			;
+		for (k = i; k < j; k++)
+			compact |= pv->lines[k].label &&
+				   pv->text[k].len > width;
+		for (k = i; k < j; k++)
+			pv->lines[k].compact = compact &&
+				pv->lines[k].label &&
+				pv->lines[k].keep + STDIO_SCOPE_MIN <= width;
+		i = j;
+	}
+	pv->fit_width = width;
+}
+
+void phaseview_fit(struct phaseview *pv, size_t i, size_t width,
+		   struct strbuf *out)
+{
+	const struct strbuf *t = &pv->text[i];
+	const struct pv_line *l = &pv->lines[i];
+
+	if (width && width != pv->fit_width)
+		fit_sections(pv, width);
+	if (!width || (t->len <= width && !l->compact)) {
+		strbuf_addstr(out, t->buf);
+		return;
+	}
+	if (l->compact) {
+		size_t room = width - l->keep;
+		char *label = xstrdup(t->buf + l->label);
+
+		if (l->detail && t->len - l->label > room)
+			label[l->detail - l->label] = '\0';
+		strbuf_add(out, t->buf, l->keep);
+		stdio_add_elided(out, label, room);
+		free(label);
+		return;
+	}
+	strbuf_add(out, t->buf, width);
+}
+
 int phaseview_print(struct phaseview *pv, size_t width, FILE *out)
 {
+	struct strbuf sb = STRBUF_INIT;
 	size_t i;
 
 	for (i = 0; i < pv->nlines; i++) {
-		size_t n = pv->text[i].len;
-
-		fwrite(pv->text[i].buf, 1, width && n > width ? width : n, out);
+		strbuf_reset(&sb);
+		phaseview_fit(pv, i, width, &sb);
+		fwrite(sb.buf, 1, sb.len, out);
 		putc('\n', out);
 	}
+	strbuf_release(&sb);
 	if (fflush(out) || ferror(out))
 		return hpc_seterr("write error: %s", strerror(errno));
 	return 0;

@@ -15,6 +15,14 @@
  *     shaded by the wait of that episode relative to the site's largest
  *     kept wait: ' ' none, then '.', ':', '=', '#' (quarters); the last
  *     arriver waits least, so a late thread is the light row.
+ *  3. In a section (the lines from one heading to the next) with a
+ *     line too long for the width, every line keeps its first two number
+ *     columns and as much of its label (a site and its location, a thread
+ *     and its strip, a phase kind) as fits, the label's start and end
+ *     around "...": the columns between them and a site's detail (its
+ *     kind and threads) are left out first, so at 80 columns a site shows
+ *     its function and its location, and the section's columns stay
+ *     aligned.
  */
 #ifndef HPCVIEWER_PHASEVIEW_H
 #define HPCVIEWER_PHASEVIEW_H
@@ -37,6 +45,11 @@ struct pv_line {
 	enum pv_line_kind kind;
 	uint32_t scope;		/* PV_PHASE, PV_CODE: model scope, or
 				 * MODEL_NONE */
+	uint32_t keep, label;	/* invariant 3: the number columns kept
+				 * and where the label starts (0: none) */
+	uint32_t detail;	/* where the label's detail starts, which a
+				 * label too long drops first (0: none) */
+	int compact;		/* invariant 3: at fit_width */
 };
 
 struct phaseview {
@@ -44,6 +57,8 @@ struct phaseview {
 	/* the lines, built by phaseview_lines() */
 	struct strbuf *text;	struct pv_line *lines;
 	size_t nlines, lines_alloc;
+	size_t fit_width;	/* the width lines[].compact is for, 0:
+				 * none yet */
 };
 
 /*
@@ -64,7 +79,11 @@ void phaseview_free(struct phaseview *pv);
 void phaseview_lines(struct phaseview *pv, const struct model *m, int met,
 		     size_t depth);
 
-/* Prints the lines (at most width characters each; 0 no limit). */
+/* Appends line i as it fits in width characters (invariant 3; 0: no
+ * limit). */
+void phaseview_fit(struct phaseview *pv, size_t i, size_t width,
+		   struct strbuf *out);
+/* Prints the lines, each as phaseview_fit() fits it in width. */
 int phaseview_print(struct phaseview *pv, size_t width, FILE *out);
 /* Prints CSV: site,kind,thread,episodes,wait_s,work_s,last_arrivals,...;
  * thread is the thread's number, or its name in an MPI measurement

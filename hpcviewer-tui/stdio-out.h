@@ -41,6 +41,9 @@ const char *stdio_marker(struct view *v, uint32_t n);
  * full name). */
 void stdio_label(struct view *v, uint32_t n, const struct names *names,
 		 struct strbuf *out);
+/* Appends s, at most room characters of it: its start and end around
+ * "..." when it is longer. */
+void stdio_add_elided(struct strbuf *out, const char *s, size_t room);
 /* Without a width, rows are indented as in a scope column this wide, so
  * that text is linear in the rows however deep the tree: the indentation
  * stops at 80 columns. */

@@ -108,9 +108,7 @@ void stdio_label(struct view *v, uint32_t n, const struct names *names,
 	strbuf_release(&rest);
 }
 
-/* Appends s, at most room characters of it: its start and end around
- * "..." when it is longer. */
-static void add_elided(struct strbuf *out, const char *s, size_t room)
+void stdio_add_elided(struct strbuf *out, const char *s, size_t room)
 {
 	size_t len = strlen(s), head;
 
@@ -167,7 +165,7 @@ void stdio_scope(struct view *v, const struct row *r, size_t width,
 	if (!width)
 		strbuf_addstr(out, label.buf);
 	else if (used < width)
-		add_elided(out, label.buf, width - used);
+		stdio_add_elided(out, label.buf, width - used);
 	if (width && out->len - start > width) {
 		out->len = start + width;
 		out->buf[out->len] = '\0';

@@ -620,10 +620,12 @@ static void draw_phases(struct tui *t)
 		r = t->ptop + (size_t)y;
 		if (pv->lines[r].kind == PV_HEADING)
 			attron(A_BOLD | A_UNDERLINE);
-		mvaddnstr(1 + y, 0, pv->text[r].buf, COLS);
+		strbuf_reset(&sb);
+		phaseview_fit(pv, r, (size_t)COLS, &sb);
+		mvaddnstr(1 + y, 0, sb.buf, COLS);
 		attroff(A_BOLD | A_UNDERLINE);
 		if (pv->lines[r].kind == PV_THREAD)
-			shade_strip(1 + y, &pv->text[r]);
+			shade_strip(1 + y, &sb);
 		if (r == t->psel)
 			mvchgat(1 + y, 0, -1, t->color ? 0 : A_REVERSE,
 				t->color ? 2 : 0, NULL);

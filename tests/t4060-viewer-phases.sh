@@ -43,6 +43,21 @@ test_expect_success '--depth 1 shows the top procedure of each phase, --width cu
 	test "$(awk "length > 40" actual | wc -l)" = 0
 '
 
+test_expect_success '--width 80: a section too wide keeps two number columns, its sites and their locations' '
+	hpcviewer-tui --stdio --view phases --width 80 db >actual &&
+	test "$(awk "length > 80" actual | wc -l)" = 0 &&
+	sed -n 2,4p actual >rows &&
+	cat >expect <<-\EOF &&
+	    0.600000     4.800000  pthread_barrier_wait at prog.c:23 [worker]
+	    0.500000     2.100000    thread 0  |# |
+	    0.100000     2.700000    thread 1  | #|
+	EOF
+	test_cmp expect rows &&
+	grep -x "    0.250000         5         3  pthread_mutex_lock at prog.c:21 \[worker\]" actual &&
+	grep -x "    0.100000     0.100000    thread 0" actual &&
+	grep -x "    4.400000     5.000000  from pthread_barrier_wai...wait at prog.c:23 \[worker\]" actual
+'
+
 test_expect_success '--csv --view phases: site, thread, episodes, wait_s, work_s, last_arrivals' '
 	hpcviewer-tui --csv --view phases db >actual &&
 	cat >expect <<-\EOF &&
@@ -119,6 +134,13 @@ test_expect_success TMUX '--view phases starts there' '
 	tm kill-session -t v 2>/dev/null
 	tm new-session -d -s v -x 160 -y 30 "$BIN/hpcviewer-tui --view phases db; sleep 60" &&
 	wait_for "phases view (2 sites"
+'
+
+test_expect_success TMUX 'at 80 columns the screen shows each site its function and location' '
+	tm kill-session -t v 2>/dev/null
+	tm new-session -d -s v -x 80 -y 24 "$BIN/hpcviewer-tui --view phases db; sleep 60" &&
+	wait_for "    0.600000     4.800000  pthread_barrier_wait at prog.c:23 [worker]" &&
+	grep -Fx "    0.100000     2.700000    thread 1  | #|" screen.txt
 '
 
 screen_done
