@@ -1,0 +1,89 @@
+/*
+ * hpctrace-write.c - the .hpctrace writer (see hpctrace.h).
+ *
+ * Linked into libhpcrun.so and called from the sampling handler, so it is
+ * async-signal-safe (hpctrace.h, invariant 3): no malloc, no stdio, no
+ * locks, no errno left changed.  Records go into the caller's buffer,
+ * whose usable size is a whole number of records, and out with write(2)
+ * when it is full.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hpctrace.h"
+
+static void put_be(unsigned char *p, uint64_t v, int bytes)
+{
+	int i;
+
+	for (i = 0; i < bytes; i++)
+		p[i] = (unsigned char)(v >> (8 * (bytes - 1 - i)));
+}
+
+/* Writes n bytes of p in full; 0 or a negative errno. */
+static int write_all(int fd, const unsigned char *p, size_t n)
+{
+	int saved = errno, ret = 0;
+
+	while (n) {
+		ssize_t k = write(fd, p, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			ret = k < 0 ? -errno : -EIO;
+			break;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	errno = saved;
+	return ret;
+}
+
+int hpctrace_writer_start(struct hpctrace_writer *w, int fd, void *buf,
+			  size_t size)
+{
+	unsigned char hdr[HPCTRACE_HDR_BYTES];
+
+	w->fd = fd;
+	w->buf = buf;
+	w->cap = size / HPCTRACE_REC_BYTES * HPCTRACE_REC_BYTES;
+	w->len = 0;
+	w->last = 0;
+	w->nrecords = 0;
+	w->err = w->cap ? 0 : -EINVAL;
+	if (w->err)
+		return w->err;
+	memcpy(hdr, HPCTRACE_MAGIC, 18);
+	memcpy(hdr + 18, HPCTRACE_VERSION, 5);
+	hdr[23] = 'b';
+	put_be(hdr + 24, 0, 8);
+	w->err = write_all(fd, hdr, sizeof(hdr));
+	return w->err;
+}
+
+int hpctrace_writer_flush(struct hpctrace_writer *w)
+{
+	if (!w->err && w->len)
+		w->err = write_all(w->fd, w->buf, w->len);
+	w->len = 0;
+	return w->err;
+}
+
+int hpctrace_append(struct hpctrace_writer *w, uint64_t time, uint32_t id)
+{
+	if (w->err)
+		return w->err;
+	if (time < w->last)
+		time = w->last;	/* invariant 2 */
+	w->last = time;
+	put_be(w->buf + w->len, time, 8);
+	put_be(w->buf + w->len + 8, id, 4);
+	w->len += HPCTRACE_REC_BYTES;
+	w->nrecords++;
+	if (w->len == w->cap)
+		return hpctrace_writer_flush(w);
+	return 0;
+}
