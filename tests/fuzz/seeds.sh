@@ -210,7 +210,17 @@ seeds_tsv() {
 	} >sharing
 }
 
-[ $# != 0 ] || set -- hpcstruct hpcrun-fmt structfile config experiment kallsyms formula tsv
+# hpctrace: small call-path traces (lib/hpctrace.h): samples, a wait and
+# the closing "no activity" record; equal times; and one cut short inside
+# its last record.  Octal escapes of three digits, for printf(1).
+seeds_hpctrace() {
+	hdr='HPCRUN-trace______01.01b\000\000\000\000\000\000\000\000'
+	printf "$hdr"'\000\000\000\000\000\000\001\000\000\000\000\005\000\000\000\000\000\000\002\000\200\000\000\007\000\000\000\000\000\000\003\000\000\000\000\000' >samples-wait-end
+	printf "$hdr"'\000\000\000\000\000\000\000\012\000\000\000\001\000\000\000\000\000\000\000\012\000\000\000\002' >equal-times
+	printf "$hdr"'\000\000\000\000\000\000\000\012\000\000\000\001\000\000\000\000\000' >cut-short
+}
+
+[ $# != 0 ] || set -- hpcstruct hpcrun-fmt structfile config experiment kallsyms formula tsv hpctrace
 for name in "$@"; do
 	mkdir -p "$here/corpus-$name"
 	(cd "$here/corpus-$name" && "seeds_$(echo "$name" | tr - _)")
