@@ -96,7 +96,7 @@ static int check_header(struct hpctrace *t)
 	return 0;
 }
 
-/* Order and ids of the records (invariants 2 and 4). */
+/* Order and ids of the records (hpctrace.h, invariants 2 and 4). */
 static void check_records(struct hpctrace *t,
 			  int (*valid)(uint32_t id, void *arg), void *arg)
 {

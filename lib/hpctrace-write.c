@@ -77,7 +77,7 @@ int hpctrace_append(struct hpctrace_writer *w, uint64_t time, uint32_t id)
 	if (w->err)
 		return w->err;
 	if (time < w->last)
-		time = w->last;	/* invariant 2 */
+		time = w->last;	/* hpctrace.h, invariant 2 */
 	w->last = time;
 	put_be(w->buf + w->len, time, 8);
 	put_be(w->buf + w->len + 8, id, 4);
