@@ -1173,6 +1173,43 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+SCREEN *tui_screen_start(int *color)
+{
+	SCREEN *scr = newterm(NULL, stdout, stdin);
+
+	if (!scr) {
+		hpc_seterr("'%s': cannot use this terminal",
+			   getenv("TERM") ? getenv("TERM") : "");
+		return NULL;
+	}
+	screen_active = 1;
+	atexit(restore_terminal);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	*color = 0;
+	if (has_colors() && start_color() == OK) {
+		use_default_colors();
+		init_pair(1, COLOR_BLACK, COLOR_CYAN);
+		init_pair(2, COLOR_BLACK, COLOR_YELLOW);
+		*color = 1;
+	}
+	return scr;
+}
+
+void tui_screen_end(SCREEN *scr)
+{
+	restore_terminal();
+	delscreen(scr);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+}
+
 int tui_run(struct browser *b, enum view_kind kind, int phases,
 	    int short_names)
 {
@@ -1196,25 +1233,9 @@ int tui_run(struct browser *b, enum view_kind kind, int phases,
 	browser_view(b, VIEW_FUNCTIONS);
 	if (b->m->data_root != MODEL_NONE)
 		browser_view(b, VIEW_DATA);
-	scr = newterm(NULL, stdout, stdin);
+	scr = tui_screen_start(&t.color);
 	if (!scr)
-		return hpc_seterr("'%s': cannot use this terminal",
-				  getenv("TERM") ? getenv("TERM") : "");
-	screen_active = 1;
-	atexit(restore_terminal);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
-	cbreak();
-	noecho();
-	keypad(stdscr, TRUE);
-	curs_set(0);
-	if (has_colors() && start_color() == OK) {
-		use_default_colors();
-		init_pair(1, COLOR_BLACK, COLOR_CYAN);
-		init_pair(2, COLOR_BLACK, COLOR_YELLOW);
-		t.color = 1;
-	}
+		return -1;
 	switch_view(&t, kind);
 	t.v->sel = 0;
 	if (phases)
@@ -1230,11 +1251,7 @@ int tui_run(struct browser *b, enum view_kind kind, int phases,
 		if (t.timing)
 			draw(&t);
 	}
-	restore_terminal();
-	delscreen(scr);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
+	tui_screen_end(scr);
 	if (t.have_re)
 		regfree(&t.re);
 	source_release(&t.src);

@@ -4,6 +4,8 @@
 #ifndef HPCVIEWER_TUI_H
 #define HPCVIEWER_TUI_H
 
+#include <curses.h>
+
 #include "views.h"
 
 /* Runs the interactive screen on the terminal until the user quits,
@@ -14,5 +16,15 @@
  * hpc_lasterr() set when the terminal cannot be used. */
 int tui_run(struct browser *b, enum view_kind kind, int phases,
 	    int short_names);
+
+/*
+ * Takes over the terminal for a curses screen (tui_run's and the trace
+ * screen's, tracetui.h), with the terminal restored on every way out as
+ * tui.c's design note says; *color is set when colour pairs 1 (title
+ * bar) and 2 (selection) exist.  Returns the screen, or NULL with
+ * hpc_lasterr() set.  tui_screen_end gives the terminal back.
+ */
+SCREEN *tui_screen_start(int *color);
+void tui_screen_end(SCREEN *scr);
 
 #endif
