@@ -1,0 +1,141 @@
+/*
+ * export-perfetto.c - Chrome trace-event JSON of the traces (export.h):
+ * {"traceEvents": [...]}, a process_name and a thread_name metadata event
+ * per thread, then each thread's slices as "B" and "E" events in time
+ * order, so a reader pairs them as a stack.  pid is the thread's process
+ * (1 when unknown), tid its thread number in the database.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "export.h"
+#include "jsonout.h"
+#include "model.h"
+#include "traceview.h"
+
+struct open_frame {
+	uint32_t scope;
+	int wait;
+};
+
+struct pf {
+	const struct traceview *tv;
+	FILE *out;
+	long pid;
+	size_t tid;
+	int first;		/* no event written yet */
+};
+
+static void event_start(struct pf *w, const char *ph, uint64_t t)
+{
+	fprintf(w->out, "%s\n{\"ph\":\"%s\",\"pid\":%ld,\"tid\":%zu,\"ts\":%.3f",
+		w->first ? "" : ",", ph, w->pid, w->tid,
+		(double)(t - w->tv->t0) / 1e3);
+	w->first = 0;
+}
+
+static void begin(struct pf *w, const struct open_frame *f, uint64_t t)
+{
+	const struct model *m = w->tv->m;
+	const struct scope *sc = &m->scopes[f->scope];
+	struct strbuf where = STRBUF_INIT;
+
+	event_start(w, "B", t);
+	fputs(",\"name\":", w->out);
+	jsonout_str(w->out, model_str(m, sc->name));
+	fprintf(w->out, ",\"cat\":\"%s\",\"args\":{\"src\":",
+		f->wait ? "wait" : "cpu");
+	traceview_where(w->tv, f->scope, &where);
+	jsonout_str(w->out, where.buf);
+	fputs("}}", w->out);
+	strbuf_release(&where);
+}
+
+static void end(struct pf *w, uint64_t t)
+{
+	event_start(w, "E", t);
+	putc('}', w->out);
+}
+
+static void metadata(struct pf *w, const char *what, const char *name)
+{
+	fprintf(w->out, "%s\n{\"ph\":\"M\",\"pid\":%ld,\"tid\":%zu,\"name\":\"%s\","
+		"\"args\":{\"name\":", w->first ? "" : ",", w->pid, w->tid, what);
+	jsonout_str(w->out, name);
+	fputs("}}", w->out);
+	w->first = 0;
+}
+
+/* One thread's slices (export.h, invariants 1, 2, 4). */
+static void thread_slices(struct pf *w, const struct trace_row *row,
+			  size_t depth, uint32_t *path, struct open_frame *open)
+{
+	const struct hpctrace *t = row->trace;
+	size_t nopen = 0, n, k;
+	uint64_t i;
+
+	for (i = 0; i < t->nrecords; i++) {
+		struct hpctrace_rec r = hpctrace_get(t, i);
+		uint32_t s = MODEL_NONE;
+		int wait = (r.id & HPCTRACE_ID_WAIT) != 0;
+
+		n = 0;
+		if (r.id != HPCTRACE_ID_NONE) {
+			s = traceview_scope(w->tv, r.id & HPCTRACE_ID_MASK);
+			n = traceview_frames(w->tv, s, path);
+			if (depth && n > depth)
+				n = depth;
+		}
+		for (k = 0; k < n && k < nopen && open[k].scope == path[k] &&
+			    open[k].wait == (wait && k == n - 1); k++)
+			;
+		while (nopen > k) {
+			end(w, r.time);
+			nopen--;
+		}
+		for (; k < n; k++) {
+			open[k].scope = path[k];
+			open[k].wait = wait && k == n - 1;
+			begin(w, &open[k], r.time);
+			nopen++;
+		}
+	}
+	while (nopen--)
+		end(w, t->tmax);
+}
+
+int export_perfetto(const struct traceview *tv, size_t depth, FILE *out)
+{
+	uint32_t *path = xmalloc(tv->max_frames * sizeof(*path));
+	struct open_frame *open = xmalloc(tv->max_frames * sizeof(*open));
+	struct pf w = { tv, out, 0, 0, 1 };
+	struct strbuf name = STRBUF_INIT;
+	size_t r;
+
+	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":"
+	      "\"hpcviewer-tui\",\"experiment\":", out);
+	jsonout_str(out, tv->m->title ? tv->m->title : "");
+	fputs("},\n\"traceEvents\":[", out);
+	for (r = 0; r < tv->nrows; r++) {
+		const struct trace_row *row = &tv->rows[r];
+
+		w.pid = row->process >= 0 ? row->process : 1;
+		w.tid = row->thread;
+		strbuf_reset(&name);
+		strbuf_addstr(&name, tv->m->title ? tv->m->title : "program");
+		if (row->process >= 0)
+			strbuf_addf(&name, " (process %ld)", row->process);
+		metadata(&w, "process_name", name.buf);
+		metadata(&w, "thread_name", row->name);
+		thread_slices(&w, row, depth, path, open);
+	}
+	fputs("\n]}\n", out);
+	strbuf_release(&name);
+	free(open);
+	free(path);
+	if (fflush(out) || ferror(out))
+		return hpc_seterr("%s", strerror(errno));
+	return 0;
+}
