@@ -10,6 +10,7 @@
 #include "check.h"
 #include "dataview.h"
 #include "error.h"
+#include "export.h"
 #include "flame.h"
 #include "flamegraph.h"
 #include "folded.h"
@@ -19,6 +20,8 @@
 #include "phaseview.h"
 #include "sharingview.h"
 #include "stdio-out.h"
+#include "traceview.h"
+#include "tracetui.h"
 #include "tui.h"
 #include "views.h"
 
@@ -30,7 +33,7 @@ static const char *const usage[] = {
 static const struct opts_program prog = {
 	"hpcviewer-tui", usage,
 	"Browse an experiment database: top-down, bottom-up, flat, functions,\n"
-	"data and phases views, interactively or as text (--stdio, --csv).",
+	"data, phases and trace views, interactively or as text (--stdio, --csv).",
 };
 
 static int parse_view(const char *s, enum view_kind *kind)
@@ -98,10 +101,21 @@ static size_t text_width(long width)
 	return TEXT_WIDTH;
 }
 
-/* Writes picture to path ("-": standard output); 0, or -1 after a
- * message naming the file. */
-static int write_picture(const struct flame *f, const char *title,
-			 const struct timeline *tl, const char *path, int svg)
+/* What one output file gets: a picture (flame graph or folded stacks) or
+ * an export of the traces (export.h). */
+struct output {
+	const struct flame *f;
+	const char *title;
+	const struct timeline *tl;
+	int svg;
+	const struct traceview *tv;
+	size_t depth;
+	int (*export)(const struct traceview *, size_t, FILE *);
+};
+
+/* Writes o to path ("-": standard output); 0, or -1 after a message
+ * naming the file. */
+static int write_output(const struct output *o, const char *path)
 {
 	int to_stdout = !strcmp(path, "-");
 	FILE *out = outfile_open(path);
@@ -111,7 +125,12 @@ static int write_picture(const struct flame *f, const char *title,
 		hpc_error("%s", hpc_lasterr());
 		return -1;
 	}
-	ret = svg ? flamegraph_write(f, title, tl, out) : folded_write(f, out);
+	if (o->export)
+		ret = o->export(o->tv, o->depth, out);
+	else if (o->svg)
+		ret = flamegraph_write(o->f, o->title, o->tl, out);
+	else
+		ret = folded_write(o->f, out);
 	if (!to_stdout && fclose(out) && !ret) {
 		hpc_seterr("%s", strerror(errno));
 		ret = -1;
@@ -136,9 +155,10 @@ static int pictures(struct browser *b, const char *metric,
 		return 1;
 	}
 	f = flame_build(b, met);
-	if (folded && write_picture(f, b->m->title, NULL, folded, 0) < 0)
+	if (folded && write_output(&(struct output){ .f = f }, folded) < 0)
 		ret = 1;
-	if (svg && write_picture(f, b->m->title, tl, svg, 1) < 0)
+	if (svg && write_output(&(struct output){ .f = f, .title = b->m->title,
+						  .tl = tl, .svg = 1 }, svg) < 0)
 		ret = 1;
 	flame_free(f);
 	timeline_free(tl);
@@ -213,25 +233,68 @@ static int print_detail(const struct model *m, const char *name)
 	return ret;
 }
 
+/* --view trace, --perfetto, --firefox: the traces of the database, each
+ * file's problem said in a line (traceview.h, invariant 1); returns the
+ * exit status. */
+static int traces(const struct model *m, int stdio_mode, size_t depth,
+		  size_t width, const char *perfetto, const char *firefox)
+{
+	int missing, ret = 0;
+	struct traceview *tv = traceview_load(m, &missing);
+	char *line, *nl;
+
+	if (!tv) {
+		if (missing)
+			hpc_error("'%s': no traces in this database (traces/, "
+				  "see hpcprof-database(5))", m->dbdir);
+		else
+			hpc_error("%s", hpc_lasterr());
+		return 1;
+	}
+	for (line = tv->problems.buf; (nl = strchr(line, '\n')); line = nl + 1) {
+		hpc_error("%.*s", (int)(nl - line), line);
+		ret = 1;
+	}
+	if (!tv->nrows)
+		;	/* every trace refused, said above */
+	else if (perfetto || firefox) {
+		struct output o = { .tv = tv, .depth = depth };
+
+		o.export = export_perfetto;
+		if (perfetto && write_output(&o, perfetto) < 0)
+			ret = 1;
+		o.export = export_firefox;
+		if (firefox && write_output(&o, firefox) < 0)
+			ret = 1;
+	} else if ((stdio_mode ? traceview_print(tv, depth, width, stdout)
+			       : tracetui_run(tv, depth)) < 0) {
+		hpc_error("%s", hpc_lasterr());
+		ret = 1;
+	}
+	traceview_free(tv);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	int stdio_mode = 0, csv = 0, short_names = 0, ret = 0, phases;
-	int check = 0;
+	int check = 0, trace;
 	const char *view = NULL, *metric = NULL, *limit = NULL;
 	const char *folded = NULL, *svg = NULL, *detail = NULL;
+	const char *perfetto = NULL, *firefox = NULL;
 	const char *metrics = NULL;
 	long depth = LONG_MIN, width = -1;
 	const struct opt opts[] = {
 		OPT_FLAG(0, "stdio", &stdio_mode, "print the view as text and exit"),
 		OPT_FLAG(0, "csv", &csv, "print CSV (implies --stdio)"),
 		OPT_STRING(0, "view", &view, "VIEW",
-			   "top-down, bottom-up, flat, functions, data or phases (default top-down)"),
+			   "top-down, bottom-up, flat, functions, data, phases or trace (default top-down)"),
 		OPT_STRING(0, "metric", &metric, "NAME",
 			   "sort by (pictures: draw) metric NAME (E, I, cpu-clock, ...)"),
 		OPT_STRING(0, "metrics", &metrics, "LIST",
 			   "show the columns of these metrics (comma-separated; all: every one)"),
 		OPT_INT(0, "depth", &depth, "N",
-			"with --stdio: print N levels below the root (default all)"),
+			"with --stdio: print N levels below the root (default all); trace: show call-path depth N (1: outermost frame; default the deepest)"),
 		OPT_STRING(0, "percent-limit", &limit, "PCT",
 			   "text, CSV: leave out rows under PCT% of the sort column"),
 		OPT_INT(0, "width", &width, "N",
@@ -244,6 +307,10 @@ int main(int argc, char **argv)
 			   "write folded stacks of the calling contexts to FILE (- for stdout)"),
 		OPT_STRING(0, "flame-graph", &svg, "FILE",
 			   "write a flame graph (SVG) of the calling contexts to FILE"),
+		OPT_STRING(0, "perfetto", &perfetto, "FILE",
+			   "write the traces as Chrome trace-event JSON (Perfetto, chrome://tracing, speedscope) to FILE"),
+		OPT_STRING(0, "firefox", &firefox, "FILE",
+			   "write the traces as a Firefox Profiler (Gecko) profile to FILE"),
 		OPT_FLAG(0, "check-views", &check,
 			 "check that every view adds up to the totals and exit (3: it does not)"),
 		OPT_END(),
@@ -274,13 +341,29 @@ int main(int argc, char **argv)
 			  "standard output");
 		return 2;
 	}
+	if ((perfetto || firefox) &&
+	    (stdio_mode || csv || folded || svg || (view && strcmp(view, "trace")))) {
+		hpc_error("--perfetto and --firefox write the traces; not with "
+			  "--stdio, --csv, --folded, --flame-graph or another --view");
+		return 2;
+	}
+	if (perfetto && firefox && !strcmp(perfetto, "-") && !strcmp(firefox, "-")) {
+		hpc_error("--perfetto and --firefox cannot both write to "
+			  "standard output");
+		return 2;
+	}
 	if (!view)
-		view = "top-down";
+		view = perfetto || firefox ? "trace" : "top-down";
 	phases = !strcmp(view, "phases");
+	trace = !strcmp(view, "trace");
 	kind = VIEW_TOP_DOWN;
-	if (!phases && parse_view(view, &kind) < 0) {
-		hpc_error("'%s': unknown view (top-down, bottom-up, flat, functions, data or phases)",
+	if (!phases && !trace && parse_view(view, &kind) < 0) {
+		hpc_error("'%s': unknown view (top-down, bottom-up, flat, functions, data, phases or trace)",
 			  view);
+		return 2;
+	}
+	if (trace && csv) {
+		hpc_error("the trace view is text (--stdio), not CSV");
 		return 2;
 	}
 	if (csv)
@@ -335,6 +418,9 @@ int main(int argc, char **argv)
 		}
 	} else if (detail) {
 		ret = print_detail(m, detail);
+	} else if (trace) {
+		ret = traces(m, stdio_mode, depth == LONG_MIN ? 0 : (size_t)depth,
+			     text_width(width), perfetto, firefox);
 	} else if (folded || svg) {
 		ret = pictures(b, metric, folded, svg);
 	} else if (metric && sort_by_metric(b, metric) < 0) {
