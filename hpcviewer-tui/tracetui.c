@@ -138,8 +138,8 @@ static void draw(struct ttui *t)
 	strbuf_reset(&sb);
 	cursor_path(t, trace_picture_time(&p, t->col), &sb);
 	mvaddnstr(LINES - 3, 0, sb.buf, COLS);
-	mvaddnstr(LINES - 1, 0, "arrows: move  + -: zoom  < >: pan  [ ]: depth  "
-		  "d: deepest  0: whole time  q: quit", COLS);
+	mvaddnstr(LINES - 1, 0, "arrows move  +/- zoom  </> pan  [/] depth  "
+		  "d deepest  0 all  q quit", COLS);
 	trace_picture_release(&p);
 	strbuf_release(&sb);
 	refresh();
