@@ -1,9 +1,13 @@
 /*
  * export-perfetto.c - Chrome trace-event JSON of the traces (export.h):
  * {"traceEvents": [...]}, a process_name and a thread_name metadata event
- * per thread, then each thread's slices as "B" and "E" events in time
- * order, so a reader pairs them as a stack.  pid is the thread's process
- * (1 when unknown), tid its thread number in the database.
+ * per thread, then each thread's slices as complete ("X") events, each
+ * written when its slice ends, so a callee's comes before its caller's.
+ * Begin and end events would be as streamable, but readers order the two
+ * at one time differently (speedscope nests a slice that begins where its
+ * sibling ends inside it); a complete event says both ends at once.  pid
+ * is the thread's process (1 when unknown), tid its thread number in the
+ * database.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,6 +22,7 @@
 struct open_frame {
 	uint32_t scope;
 	int wait;
+	uint64_t begin;
 };
 
 struct pf {
@@ -28,35 +33,28 @@ struct pf {
 	int first;		/* no event written yet */
 };
 
-static void event_start(struct pf *w, const char *ph, uint64_t t)
+static double micros(const struct pf *w, uint64_t t)
 {
-	fprintf(w->out, "%s\n{\"ph\":\"%s\",\"pid\":%ld,\"tid\":%zu,\"ts\":%.3f",
-		w->first ? "" : ",", ph, w->pid, w->tid,
-		(double)(t - w->tv->t0) / 1e3);
-	w->first = 0;
+	return (double)(t - w->tv->t0) / 1e3;
 }
 
-static void begin(struct pf *w, const struct open_frame *f, uint64_t t)
+/* The slice of f, which ends at time t. */
+static void slice(struct pf *w, const struct open_frame *f, uint64_t t)
 {
 	const struct model *m = w->tv->m;
-	const struct scope *sc = &m->scopes[f->scope];
 	struct strbuf where = STRBUF_INIT;
 
-	event_start(w, "B", t);
-	fputs(",\"name\":", w->out);
-	jsonout_str(w->out, model_str(m, sc->name));
+	fprintf(w->out, "%s\n{\"ph\":\"X\",\"pid\":%ld,\"tid\":%zu,\"ts\":%.3f,"
+		"\"dur\":%.3f,\"name\":", w->first ? "" : ",", w->pid, w->tid,
+		micros(w, f->begin), micros(w, t) - micros(w, f->begin));
+	jsonout_str(w->out, model_str(m, m->scopes[f->scope].name));
 	fprintf(w->out, ",\"cat\":\"%s\",\"args\":{\"src\":",
 		f->wait ? "wait" : "cpu");
 	traceview_where(w->tv, f->scope, &where);
 	jsonout_str(w->out, where.buf);
 	fputs("}}", w->out);
+	w->first = 0;
 	strbuf_release(&where);
-}
-
-static void end(struct pf *w, uint64_t t)
-{
-	event_start(w, "E", t);
-	putc('}', w->out);
 }
 
 static void metadata(struct pf *w, const char *what, const char *name)
@@ -92,18 +90,18 @@ static void thread_slices(struct pf *w, const struct trace_row *row,
 			    open[k].wait == (wait && k == n - 1); k++)
 			;
 		while (nopen > k) {
-			end(w, r.time);
 			nopen--;
+			slice(w, &open[nopen], r.time);
 		}
 		for (; k < n; k++) {
 			open[k].scope = path[k];
 			open[k].wait = wait && k == n - 1;
-			begin(w, &open[k], r.time);
+			open[k].begin = r.time;
 			nopen++;
 		}
 	}
 	while (nopen--)
-		end(w, t->tmax);
+		slice(w, &open[nopen], t->tmax);
 }
 
 int export_perfetto(const struct traceview *tv, size_t depth, FILE *out)

@@ -6,7 +6,7 @@
  *
  * Invariants:
  *  1. Streamed: each thread's records are read once (twice for Firefox,
- *     whose tables come first in its thread), in order, and written as
+ *     whose samples need its tables' numbering), in order, and written as
  *     they are read; the memory used is the call path being drawn and,
  *     for Firefox, one index over the experiment's scopes, never the
  *     trace.

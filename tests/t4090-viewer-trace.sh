@@ -41,25 +41,23 @@ test_expect_success '--depth 1: the outermost frames' '
 	test_cmp expect actual
 '
 
-# slices FILE: "tid name cat begin-us duration-us src" per B/E pair.
+# slices FILE: "tid name cat begin-us duration-us src" per slice, by
+# thread and begin; then the names of processes and threads.
 slices() {
 	python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-open_ = {}
+out = []
 names = {}
 for e in d["traceEvents"]:
     key = (e["pid"], e["tid"])
     if e["ph"] == "M":
         names[(key, e["name"])] = e["args"]["name"]
-    elif e["ph"] == "B":
-        open_.setdefault(key, []).append(e)
-    elif e["ph"] == "E":
-        b = open_[key].pop()
-        assert e["ts"] >= b["ts"]
-        print(e["tid"], b["name"], b["cat"], "%.0f" % b["ts"],
-              "%.0f" % (e["ts"] - b["ts"]), b["args"]["src"])
-assert all(not s for s in open_.values())
+    else:
+        assert e["ph"] == "X" and e["dur"] >= 0
+        out.append((e["tid"], e["ts"], -e["dur"], e["name"], e["cat"], e["args"]["src"]))
+for tid, ts, dur, name, cat, src in sorted(out):
+    print(tid, name, cat, "%.0f" % ts, "%.0f" % -dur, src)
 for (key, what), name in sorted(names.items()):
     print(key[0], key[1], what, name)
 ' "$1"
@@ -69,14 +67,14 @@ test_expect_success '--perfetto: Chrome trace-event JSON, nested slices at their
 	hpcviewer-tui --perfetto p.json db &&
 	slices p.json >actual &&
 	cat >expect <<-\EOT &&
+	0 main cpu 0 3000000 phases.c:30
 	0 a cpu 0 1000000 phases.c:10
 	0 b cpu 1000000 1000000 phases.c:14
 	0 c cpu 2000000 1000000 phases.c:18
-	0 main cpu 0 3000000 phases.c:30
+	1 worker cpu 1000000 1400000 phases.c:40
 	1 x cpu 1000000 600000 phases.c:22
 	1 y cpu 1600000 600000 phases.c:26
 	1 y wait 2200000 200000 phases.c:26
-	1 worker cpu 1000000 1400000 phases.c:40
 	4242 0 process_name phases (process 4242)
 	4242 0 thread_name thread 0
 	4242 1 process_name phases (process 4242)
