@@ -22,12 +22,12 @@
 static uint32_t record_frame(const struct traceview *tv, struct hpctrace_rec r,
 			     size_t depth, uint32_t *path)
 {
+	uint32_t s;
 	size_t n;
 
-	if (r.id == HPCTRACE_ID_NONE)
+	if (traceview_record(tv, r, &s) == TRACE_IDLE)
 		return MODEL_NONE;
-	n = traceview_frames(tv, traceview_scope(tv, r.id & HPCTRACE_ID_MASK),
-			     path);
+	n = traceview_frames(tv, s, path);
 	return path[(depth && depth < n ? depth : n) - 1];
 }
 

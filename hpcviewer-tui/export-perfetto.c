@@ -76,12 +76,12 @@ static void thread_slices(struct pf *w, const struct trace_row *row,
 
 	for (i = 0; i < t->nrecords; i++) {
 		struct hpctrace_rec r = hpctrace_get(t, i);
-		uint32_t s = MODEL_NONE;
-		int wait = (r.id & HPCTRACE_ID_WAIT) != 0;
+		uint32_t s;
+		enum trace_state st = traceview_record(w->tv, r, &s);
+		int wait = st == TRACE_WAIT;
 
 		n = 0;
-		if (r.id != HPCTRACE_ID_NONE) {
-			s = traceview_scope(w->tv, r.id & HPCTRACE_ID_MASK);
+		if (st != TRACE_IDLE) {
 			n = traceview_frames(w->tv, s, path);
 			if (depth && n > depth)
 				n = depth;

@@ -101,10 +101,13 @@ static long trace_numbers(const char *dir, size_t **out)
 	return (long)n;
 }
 
-static void add_row(struct traceview *tv, size_t thread, size_t *alloc)
+/* Adds thread's trace as a row, checked while *checked, the bytes of the
+ * traces checked so far, stays within TRACEVIEW_CHECK_BYTES. */
+static void add_row(struct traceview *tv, size_t thread, size_t *alloc,
+		    uint64_t *checked)
 {
 	char *path = hpctrace_db_path(tv->m->dbdir, thread);
-	struct hpctrace *t = hpctrace_open(path, known_id, tv);
+	struct hpctrace *t = hpctrace_open(path);
 	struct strbuf name = STRBUF_INIT;
 	struct trace_row *r;
 
@@ -112,6 +115,10 @@ static void add_row(struct traceview *tv, size_t thread, size_t *alloc)
 	if (!t) {
 		strbuf_addf(&tv->problems, "%s\n", hpc_lasterr());
 		return;
+	}
+	if (*checked + t->map_len <= TRACEVIEW_CHECK_BYTES) {
+		*checked += t->map_len;
+		hpctrace_check(t, known_id, tv);
 	}
 	if (t->problem)
 		strbuf_addf(&tv->problems, "%s\n", t->problem);
@@ -138,6 +145,7 @@ struct traceview *traceview_load(const struct model *m, int *missing)
 	struct traceview *tv = xcalloc(1, sizeof(*tv));
 	struct strbuf path = STRBUF_INIT;
 	size_t *numbers, alloc = 0;
+	uint64_t checked = 0;
 	long n, i;
 
 	*missing = 0;
@@ -156,7 +164,7 @@ struct traceview *traceview_load(const struct model *m, int *missing)
 	if (n > 0)
 		index_scopes(tv);
 	for (i = 0; i < n; i++)
-		add_row(tv, numbers[i], &alloc);
+		add_row(tv, numbers[i], &alloc, &checked);
 	free(numbers);
 	if (!tv->nrows && !tv->problems.len) {
 		*missing = 1;
@@ -209,16 +217,21 @@ enum trace_state traceview_at(const struct traceview *tv, size_t r,
 {
 	const struct hpctrace *t = tv->rows[r].trace;
 	uint64_t i = hpctrace_find(t, time);
-	struct hpctrace_rec rec;
 
 	*scope = MODEL_NONE;
 	if (i == UINT64_MAX)
 		return TRACE_BEFORE;
-	rec = hpctrace_get(t, i);
-	if (rec.id == HPCTRACE_ID_NONE)
+	return traceview_record(tv, hpctrace_get(t, i), scope);
+}
+
+enum trace_state traceview_record(const struct traceview *tv,
+				  struct hpctrace_rec r, uint32_t *scope)
+{
+	*scope = r.id == HPCTRACE_ID_NONE ? MODEL_NONE :
+		 traceview_scope(tv, r.id & HPCTRACE_ID_MASK);
+	if (*scope == MODEL_NONE)
 		return TRACE_IDLE;
-	*scope = traceview_scope(tv, rec.id & HPCTRACE_ID_MASK);
-	return rec.id & HPCTRACE_ID_WAIT ? TRACE_WAIT : TRACE_RUN;
+	return r.id & HPCTRACE_ID_WAIT ? TRACE_WAIT : TRACE_RUN;
 }
 
 void traceview_where(const struct traceview *tv, uint32_t s,

@@ -11,9 +11,13 @@
  *     as every view names it (lib/threadname.h); a trace the reader
  *     refuses or cuts short (hpctrace.h, invariant 4) is said in
  *     tv->problems, one line a file, and what it kept is shown.
- *  2. Every record a row keeps names a code scope of the model (the
- *     reader checks each id against tv's table of ids), so a lookup never
- *     fails.
+ *  2. Traces are checked when they load (hpctrace_check, one pass: order,
+ *     and each id against tv's table of ids) while the checked ones add
+ *     up to at most TRACEVIEW_CHECK_BYTES; the rest open at once,
+ *     unchecked (hpcprof checks the traces it writes), so that loading
+ *     takes a bounded time however large the traces are.  A
+ *     record whose id names no code scope is shown as no activity
+ *     (traceview_record): a lookup never fails.
  *  3. A picture costs one binary search per cell (rows x columns x log of
  *     the records, Tallent et al., ICS'11), whatever the traces' length;
  *     the cell shows the sample at or before the middle of its column.
@@ -35,6 +39,9 @@
 #include "threadname.h"
 
 struct model;
+
+/* 256 MiB: about 22 million records, checked in a quarter of a second. */
+#define TRACEVIEW_CHECK_BYTES ((uint64_t)256 << 20)
 
 struct trace_row {
 	size_t thread;		/* its line of threads.tsv */
@@ -79,6 +86,11 @@ size_t traceview_frames(const struct traceview *tv, uint32_t s,
 
 /* What a row was doing at one time. */
 enum trace_state { TRACE_BEFORE, TRACE_IDLE, TRACE_RUN, TRACE_WAIT };
+
+/* What record r says (invariant 2): its state, and in *scope the leaf
+ * scope of its context (RUN, WAIT) or MODEL_NONE (IDLE). */
+enum trace_state traceview_record(const struct traceview *tv,
+				  struct hpctrace_rec r, uint32_t *scope);
 
 /* Row r's record at or before time: its state, and in *scope the leaf
  * scope of its context (RUN, WAIT) or MODEL_NONE. */

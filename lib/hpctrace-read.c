@@ -1,9 +1,9 @@
 /*
  * hpctrace-read.c - the .hpctrace reader (see hpctrace.h, invariant 4).
  *
- * The file is mapped, its header checked, and its records scanned once
- * for order and ids, which costs one pass over the file when it opens;
- * every later lookup is a binary search in the mapping.
+ * The file is mapped and its header checked when it opens; its records
+ * are read only by the caller's lookups (binary searches in the mapping)
+ * and by hpctrace_check, one pass over them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -55,7 +55,8 @@ uint64_t hpctrace_find(const struct hpctrace *t, uint64_t time)
 	return lo ? lo - 1 : UINT64_MAX;
 }
 
-/* Keeps records [0, n) and says why the rest is not kept. */
+/* Keeps records [0, n) and says why the rest is not kept (replacing
+ * what an earlier cut, further on, said). */
 static void cut(struct hpctrace *t, uint64_t n, const char *fmt, ...)
 	HPC_PRINTF(3, 4);
 static void cut(struct hpctrace *t, uint64_t n, const char *fmt, ...)
@@ -68,6 +69,7 @@ static void cut(struct hpctrace *t, uint64_t n, const char *fmt, ...)
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
 	strbuf_addf(&sb, "; the %" PRIu64 " records before it are kept", n);
+	free(t->problem);	/* a cut later in the file */
 	t->problem = strbuf_detach(&sb, NULL);
 	t->nrecords = n;
 }
@@ -96,17 +98,26 @@ static int check_header(struct hpctrace *t)
 	return 0;
 }
 
-/* Order and ids of the records (hpctrace.h, invariants 2 and 4). */
-static void check_records(struct hpctrace *t,
-			  int (*valid)(uint32_t id, void *arg), void *arg)
+/* The first and last kept time. */
+static void set_span(struct hpctrace *t)
 {
-	uint64_t body = t->map_len - HPCTRACE_HDR_BYTES, i, prev = 0;
-	uint64_t n = body / HPCTRACE_REC_BYTES;
+	t->tmin = t->tmax = 0;
+	if (t->nrecords) {
+		t->tmin = hpctrace_get(t, 0).time;
+		t->tmax = hpctrace_get(t, t->nrecords - 1).time;
+		if (t->tmax < t->tmin)	/* unchecked and out of order */
+			t->tmax = t->tmin;
+	}
+}
 
-	t->nrecords = n;
+int hpctrace_check(struct hpctrace *t, int (*valid)(uint32_t id, void *arg),
+		   void *arg)
+{
+	uint64_t n = t->nrecords, i, prev = 0;
+
+	madvise((void *)t->map, t->map_len, MADV_SEQUENTIAL);
 	for (i = 0; i < n; i++) {
 		struct hpctrace_rec r = hpctrace_get(t, i);
-		uint32_t id = r.id & HPCTRACE_ID_MASK;
 
 		if (r.time < prev) {
 			cut(t, i, "time %" PRIu64 " before the previous "
@@ -117,27 +128,23 @@ static void check_records(struct hpctrace *t,
 			cut(t, i, "a wait in no context");
 			break;
 		}
-		if (valid && r.id != HPCTRACE_ID_NONE && !valid(id, arg)) {
-			cut(t, i, "unknown context id %" PRIu32, id);
+		if (valid && r.id != HPCTRACE_ID_NONE &&
+		    !valid(r.id & HPCTRACE_ID_MASK, arg)) {
+			cut(t, i, "unknown context id %" PRIu32,
+			    r.id & HPCTRACE_ID_MASK);
 			break;
 		}
 		prev = r.time;
 	}
-	if (!t->problem && body % HPCTRACE_REC_BYTES)
-		cut(t, n, "cut short (%" PRIu64 " of %d bytes)",
-		    body % HPCTRACE_REC_BYTES, HPCTRACE_REC_BYTES);
-	if (t->nrecords) {
-		t->tmin = hpctrace_get(t, 0).time;
-		t->tmax = hpctrace_get(t, t->nrecords - 1).time;
-	}
+	madvise((void *)t->map, t->map_len, MADV_RANDOM);
+	set_span(t);
+	return i < n ? -1 : 0;
 }
 
-struct hpctrace *hpctrace_open(const char *path,
-			       int (*valid)(uint32_t id, void *arg),
-			       void *arg)
+struct hpctrace *hpctrace_open(const char *path)
 {
 	struct hpctrace *t;
-	uint64_t size;
+	uint64_t size, body;
 	void *map;
 	int fd = infile_open(path, HPCTRACE_MAX_BYTES, "a trace file", &size);
 
@@ -155,6 +162,8 @@ struct hpctrace *hpctrace_open(const char *path,
 		hpc_seterr("'%s': %s", path, strerror(errno));
 		return NULL;
 	}
+	/* lookups are binary searches: read no more than the page asked for */
+	madvise(map, (size_t)size, MADV_RANDOM);
 	t = xcalloc(1, sizeof(*t));
 	t->path = xstrdup(path);
 	t->map = map;
@@ -163,7 +172,12 @@ struct hpctrace *hpctrace_open(const char *path,
 		hpctrace_close(t);
 		return NULL;
 	}
-	check_records(t, valid, arg);
+	body = size - HPCTRACE_HDR_BYTES;
+	t->nrecords = body / HPCTRACE_REC_BYTES;
+	if (body % HPCTRACE_REC_BYTES)
+		cut(t, t->nrecords, "cut short (%" PRIu64 " of %d bytes)",
+		    body % HPCTRACE_REC_BYTES, HPCTRACE_REC_BYTES);
+	set_span(t);
 	return t;
 }
 

@@ -24,17 +24,21 @@
  *     These two are extensions of HPCToolkit's format, which has neither.
  *  2. Records are in non-decreasing time order: the writer writes a time
  *     earlier than its last as the last (a sample's clock read before a
- *     wait's end), the reader keeps the records before the first one out
- *     of order and says so, so a binary search over time is always right.
+ *     wait's end); hpctrace_check keeps the records before the first one
+ *     out of order and says so, so a binary search over a checked trace is
+ *     always right.  Over an unchecked one it still ends, on a record of
+ *     the file: a bad file gives a wrong answer, never a bad access.
  *  3. The writer is async-signal-safe: no malloc, no stdio, no locks; it
  *     fills a caller's buffer and writes whole records with write(2), so a
  *     process killed between two writes leaves a trace that ends on a
  *     record boundary.
  *  4. The reader maps the file read-only (a regular file of at most
  *     HPCTRACE_MAX_BYTES) and reads records in place: memory does not grow
- *     with the trace.  A bad header refuses the file; a bad body keeps the
- *     records before the first bad one, with one line naming the file and
- *     what is wrong in hpctrace->problem.
+ *     with the trace, and opening it costs the same for any size.  A bad
+ *     header refuses the file; a body cut inside a record, and with
+ *     hpctrace_check one out of order or naming an unknown context, keeps
+ *     the records before the first bad one, with one line naming the file
+ *     and what is wrong in hpctrace->problem.
  */
 #ifndef HPC_HPCTRACE_H
 #define HPC_HPCTRACE_H
@@ -96,22 +100,30 @@ struct hpctrace {
 	char *path;
 	uint64_t flags;
 	uint64_t nrecords;	/* records kept: a prefix of the file's */
-	uint64_t tmin, tmax;	/* first and last kept time; 0 when none */
+	uint64_t tmin, tmax;	/* first and last kept time (tmax >= tmin);
+				 * 0 when none */
 	char *problem;		/* "'PATH': record 7: ...", or NULL */
 	const unsigned char *map;	/* the file, read-only */
 	size_t map_len;
 };
 
 /*
- * Opens and checks PATH.  valid(id, arg), when not NULL, says whether a
- * context id (HPCTRACE_ID_WAIT taken off; never 0) names a context the
- * caller knows; the first that does not ends the kept records as an
- * out-of-order time does.  Returns the trace, or NULL with hpc_lasterr()
- * set ("'PATH': not a trace file (bad magic)").  Free with hpctrace_close.
+ * Opens PATH and checks its header and size, not its records: the whole
+ * records are kept (invariant 4).  Returns the trace, or NULL with
+ * hpc_lasterr() set ("'PATH': not a trace file (bad magic)").  Free with
+ * hpctrace_close.
  */
-struct hpctrace *hpctrace_open(const char *path,
-			       int (*valid)(uint32_t id, void *arg),
-			       void *arg);
+struct hpctrace *hpctrace_open(const char *path);
+
+/*
+ * Reads every record of t once: times out of order, a wait in no context,
+ * and ids for which valid(id, arg) (when not NULL; HPCTRACE_ID_WAIT taken
+ * off, never 0) says the caller knows no such context end the kept
+ * records, said in t->problem (invariant 2).  Returns 0, or -1 when
+ * records were cut.
+ */
+int hpctrace_check(struct hpctrace *t, int (*valid)(uint32_t id, void *arg),
+		   void *arg);
 void hpctrace_close(struct hpctrace *t);
 
 /* Record i (< t->nrecords). */

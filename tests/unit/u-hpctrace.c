@@ -78,8 +78,9 @@ static void round_trip(void)
 	r[99].id = HPCTRACE_ID_NONE;
 	/* 40 bytes: three records a write, the last write partial */
 	CHECK_INT(write_trace(r, 100, 40), 0);
-	t = hpctrace_open(path, NULL, NULL);
+	t = hpctrace_open(path);
 	CHECK(t != NULL);
+	CHECK_INT(hpctrace_check(t, NULL, NULL), 0);
 	CHECK_INT(t->nrecords, 100);
 	CHECK(t->problem == NULL);
 	CHECK_INT(t->tmin, 1000000000);
@@ -106,8 +107,8 @@ static void equal_times_and_clamp(void)
 	struct hpctrace *t;
 
 	CHECK_INT(write_trace(r, 5, 256), 0);
-	t = hpctrace_open(path, NULL, NULL);
-	CHECK(t && !t->problem);
+	t = hpctrace_open(path);
+	CHECK(t && !hpctrace_check(t, NULL, NULL) && !t->problem);
 	CHECK_INT(hpctrace_find(t, 20), 3);	/* 15 written as 20 */
 	CHECK_INT(hpctrace_get(t, 3).time, 20);
 	CHECK_INT(hpctrace_find(t, 19), 0);
@@ -144,16 +145,23 @@ static void keeps_what_is_good(void)
 	size_t n = make(4);
 
 	write_bytes(bytes, n - 5);	/* cut inside the fourth */
-	t = hpctrace_open(path, NULL, NULL);
+	t = hpctrace_open(path);
 	CHECK(t != NULL);
 	CHECK_INT(t->nrecords, 3);
 	CHECK(t->problem && strstr(t->problem, "record 4: cut short (7 of 12 bytes)"));
+	CHECK_INT(hpctrace_check(t, NULL, NULL), 0);	/* the rest is good */
+	CHECK(strstr(t->problem, "record 4: cut short"));
 	hpctrace_close(t);
 
 	bytes[HPCTRACE_HDR_BYTES + 2 * HPCTRACE_REC_BYTES + 7] = 5;
 	write_bytes(bytes, n);		/* third earlier than second */
-	t = hpctrace_open(path, NULL, NULL);
+	t = hpctrace_open(path);
+	CHECK_INT(t->nrecords, 4);	/* unchecked: every whole record */
+	CHECK(t->problem == NULL);
+	CHECK_INT(t->tmax, 40);
+	CHECK_INT(hpctrace_check(t, NULL, NULL), -1);
 	CHECK_INT(t->nrecords, 2);
+	CHECK_INT(t->tmax, 20);
 	CHECK_STR(strstr(t->problem, "record 3"),
 		  "record 3: time 5 before the previous record's 20; "
 		  "the 2 records before it are kept");
@@ -161,7 +169,8 @@ static void keeps_what_is_good(void)
 
 	n = make(6);
 	write_bytes(bytes, n);		/* ids 5 and 6 unknown */
-	t = hpctrace_open(path, below_5, NULL);
+	t = hpctrace_open(path);
+	CHECK_INT(hpctrace_check(t, below_5, NULL), -1);
 	CHECK_INT(t->nrecords, 4);
 	CHECK(strstr(t->problem, "record 5: unknown context id 5"));
 	CHECK_INT(t->tmax, 40);
@@ -174,24 +183,24 @@ static void refuses_bad_headers(void)
 	size_t n = make(1);
 
 	write_bytes(bytes, 20);
-	CHECK(hpctrace_open(path, NULL, NULL) == NULL);
+	CHECK(hpctrace_open(path) == NULL);
 	CHECK(strstr(hpc_lasterr(), "shorter than its header"));
 	bytes[0] = 'X';
 	write_bytes(bytes, n);
-	CHECK(hpctrace_open(path, NULL, NULL) == NULL);
+	CHECK(hpctrace_open(path) == NULL);
 	CHECK(strstr(hpc_lasterr(), "bad magic"));
 	make(1);
 	bytes[19] = '9';
 	write_bytes(bytes, n);
-	CHECK(hpctrace_open(path, NULL, NULL) == NULL);
+	CHECK(hpctrace_open(path) == NULL);
 	CHECK(strstr(hpc_lasterr(), "version '09.01' unknown"));
 	make(1);
 	bytes[31] = 1;		/* HPCToolkit's data-centric flag */
 	write_bytes(bytes, n);
-	CHECK(hpctrace_open(path, NULL, NULL) == NULL);
+	CHECK(hpctrace_open(path) == NULL);
 	CHECK(strstr(hpc_lasterr(), "flags 0x1 unknown"));
 	unlink(path);
-	CHECK(hpctrace_open(".", NULL, NULL) == NULL);
+	CHECK(hpctrace_open(".") == NULL);
 	CHECK(strstr(hpc_lasterr(), "is a directory"));
 }
 
@@ -209,7 +218,8 @@ int main(void)
 	unit_run("read(write(x)) = x, binary search", round_trip);
 	unit_run("equal times, an earlier time written as the last",
 		 equal_times_and_clamp);
-	unit_run("a bad body keeps the records before it", keeps_what_is_good);
+	unit_run("a bad body keeps the records before it (checked)",
+		 keeps_what_is_good);
 	unit_run("bad headers refused in one line", refuses_bad_headers);
 	unit_run("database trace paths", db_path);
 	return unit_done();
