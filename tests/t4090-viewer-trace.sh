@@ -125,6 +125,30 @@ for t in d[\"threads\"]:
 	test_cmp expect actual
 '
 
+test_expect_success 'names with quotes, backslashes and tabs are JSON strings in both exports' '
+	mkdir names &&
+	cp -r db/threads.tsv db/traces names/ &&
+	cat >rename.py <<-\EOT &&
+	xml = open("db/experiment.xml", encoding="utf-8").read()
+	# b becomes: b, a quote, a backslash, a tab, "<", e acute
+	xml = xml.replace("n=\"b\"/>", "n=\"b&quot;\\&#9;&lt;\u00e9\"/>")
+	open("names/experiment.xml", "w", encoding="utf-8").write(xml)
+	EOT
+	python3 rename.py &&
+	hpcviewer-tui --perfetto pn.json --firefox fn.json names &&
+	cat >check.py <<-\EOT &&
+	import json
+	want = "b\"\\\t<\u00e9"
+	p = json.load(open("pn.json", encoding="utf-8"))
+	got = [e["name"] for e in p["traceEvents"]
+	       if e["ph"] == "X" and e["tid"] == 0 and e["ts"] == 1000000]
+	assert got == [want], got
+	f = json.load(open("fn.json", encoding="utf-8"))
+	assert want + " (phases.c:14)" in f["threads"][0]["stringTable"]
+	EOT
+	python3 check.py
+'
+
 test_expect_success 'a bad trace is named in one line, the rest is shown, exit 1' '
 	cp -r db bad &&
 	head -c 100 db/traces/1.hpctrace >bad/traces/1.hpctrace &&
