@@ -47,9 +47,10 @@ static uint32_t number_frames(const struct traceview *tv,
 {
 	const struct model *m = tv->m;
 	uint32_t n = 0, i;
-	uint64_t k;
+	uint64_t k, first, end;
 
-	for (k = 0; k < row->trace->nrecords; k++) {
+	traceview_span(tv, (size_t)(row - tv->rows), &first, &end);
+	for (k = first; k < end; k++) {
 		uint32_t f = record_frame(tv, hpctrace_get(row->trace, k),
 					  depth, path);
 
@@ -66,14 +67,15 @@ static uint32_t number_frames(const struct traceview *tv,
 	return n;
 }
 
+/* Thread row's object; adds its samples to *samples. */
 static void write_thread(const struct traceview *tv, const struct trace_row *row,
 			size_t depth, uint32_t *path, uint32_t *index,
-			uint32_t *list, FILE *out)
+			uint32_t *list, long *samples, FILE *out)
 {
 	const struct model *m = tv->m;
 	uint32_t n = number_frames(tv, row, depth, path, index, list), i;
 	struct strbuf loc = STRBUF_INIT;
-	uint64_t k;
+	uint64_t k, first, end;
 
 	fputs("{\"name\":", out);
 	jsonout_str(out, row->name);
@@ -86,12 +88,16 @@ static void write_thread(const struct traceview *tv, const struct trace_row *row
 		row->thread);
 	fputs("\"samples\":{\"schema\":{\"stack\":0,\"time\":1,\"eventDelay\":2},"
 	      "\"data\":[", out);
-	for (k = 0; k < row->trace->nrecords; k++) {
+	traceview_span(tv, (size_t)(row - tv->rows), &first, &end);
+	for (k = first; k < end; k++) {
 		struct hpctrace_rec r = hpctrace_get(row->trace, k);
 		uint32_t f = record_frame(tv, r, depth, path);
 
-		if (k)
+		if (r.time < tv->from)
+			r.time = tv->from;
+		if (k > first)
 			putc(',', out);
+		*samples += 1;
 		if (f == MODEL_NONE)
 			fputs("\n[null,", out);
 		else
@@ -137,7 +143,7 @@ static void write_thread(const struct traceview *tv, const struct trace_row *row
 	strbuf_release(&loc);
 }
 
-int export_firefox(const struct traceview *tv, size_t depth, FILE *out)
+long export_firefox(const struct traceview *tv, size_t depth, FILE *out)
 {
 	const struct model *m = tv->m;
 	size_t ns = m->nscopes ? m->nscopes : 1, r;
@@ -146,6 +152,7 @@ int export_firefox(const struct traceview *tv, size_t depth, FILE *out)
 	uint32_t *list = xmalloc(ns * sizeof(*list));
 	uint64_t records = 0;
 	double interval = 1;
+	long samples = 0;
 
 	memset(index, 0xff, ns * sizeof(*index));
 	for (r = 0; r < tv->nrows; r++)
@@ -165,7 +172,8 @@ int export_firefox(const struct traceview *tv, size_t depth, FILE *out)
 	for (r = 0; r < tv->nrows; r++) {
 		if (r)
 			fputs(",\n", out);
-		write_thread(tv, &tv->rows[r], depth, path, index, list, out);
+		write_thread(tv, &tv->rows[r], depth, path, index, list,
+			     &samples, out);
 	}
 	fputs("]}\n", out);
 	free(list);
@@ -173,5 +181,5 @@ int export_firefox(const struct traceview *tv, size_t depth, FILE *out)
 	free(path);
 	if (fflush(out) || ferror(out))
 		return hpc_seterr("%s", strerror(errno));
-	return 0;
+	return samples;
 }

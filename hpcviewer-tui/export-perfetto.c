@@ -31,6 +31,7 @@ struct pf {
 	long pid;
 	size_t tid;
 	int first;		/* no event written yet */
+	long slices;		/* written */
 };
 
 static double micros(const struct pf *w, uint64_t t)
@@ -54,6 +55,7 @@ static void slice(struct pf *w, const struct open_frame *f, uint64_t t)
 	jsonout_str(w->out, where.buf);
 	fputs("}}", w->out);
 	w->first = 0;
+	w->slices++;
 	strbuf_release(&where);
 }
 
@@ -72,11 +74,19 @@ static void thread_slices(struct pf *w, const struct trace_row *row,
 {
 	const struct hpctrace *t = row->trace;
 	size_t nopen = 0, n, k;
-	uint64_t i;
+	uint64_t i, first, end, stop = w->tv->to;
 
-	for (i = 0; i < t->nrecords; i++) {
+	traceview_span(w->tv, (size_t)(row - w->tv->rows), &first, &end);
+	if (end == t->nrecords && t->tmax < stop)
+		stop = t->tmax;	/* the trace ends in the window */
+	for (i = first; i < end; i++) {
 		struct hpctrace_rec r = hpctrace_get(t, i);
 		uint32_t s;
+
+		if (r.time >= w->tv->to)
+			break;
+		if (r.time < w->tv->from)
+			r.time = w->tv->from;
 		enum trace_state st = traceview_record(w->tv, r, &s);
 		int wait = st == TRACE_WAIT;
 
@@ -101,14 +111,14 @@ static void thread_slices(struct pf *w, const struct trace_row *row,
 		}
 	}
 	while (nopen--)
-		slice(w, &open[nopen], t->tmax);
+		slice(w, &open[nopen], stop);
 }
 
-int export_perfetto(const struct traceview *tv, size_t depth, FILE *out)
+long export_perfetto(const struct traceview *tv, size_t depth, FILE *out)
 {
 	uint32_t *path = xmalloc(tv->max_frames * sizeof(*path));
 	struct open_frame *open = xmalloc(tv->max_frames * sizeof(*open));
-	struct pf w = { tv, out, 0, 0, 1 };
+	struct pf w = { tv, out, 0, 0, 1, 0 };
 	struct strbuf name = STRBUF_INIT;
 	size_t r;
 
@@ -135,5 +145,5 @@ int export_perfetto(const struct traceview *tv, size_t depth, FILE *out)
 	free(path);
 	if (fflush(out) || ferror(out))
 		return hpc_seterr("%s", strerror(errno));
-	return 0;
+	return w.slices;
 }

@@ -16,7 +16,10 @@
  *     no activity ends them all and makes no slice (Firefox: a sample
  *     without a stack).
  *  3. Times are microseconds (Chrome) or milliseconds (Firefox) from the
- *     earliest record of any thread, tv->t0.
+ *     earliest record of any thread, tv->t0, and only the window is
+ *     written: a slice open at its start begins there, one open at its
+ *     end ends there (Firefox: the sample before the window is the first,
+ *     at its start).
  *  4. A wait's frames are slices of category "wait" (Chrome), the rest
  *     "cpu".
  */
@@ -27,11 +30,17 @@
 
 struct traceview;
 
-/* Writes the Chrome trace-event JSON of tv; 0, or -1 with hpc_lasterr()
- * set when writing fails. */
-int export_perfetto(const struct traceview *tv, size_t depth, FILE *out);
+/* About as many events as chrome://tracing opens smoothly; the Perfetto
+ * UI takes far more (about 2 GB of JSON in a browser). */
+#define EXPORT_CHROME_EVENTS 1000000
 
-/* Writes the Firefox Profiler's Gecko profile of tv; 0 or -1 likewise. */
-int export_firefox(const struct traceview *tv, size_t depth, FILE *out);
+/* Writes the Chrome trace-event JSON of tv's window (traceview.h,
+ * invariant 5); returns the number of slices, or -1 with hpc_lasterr()
+ * set when writing fails. */
+long export_perfetto(const struct traceview *tv, size_t depth, FILE *out);
+
+/* Writes the Firefox Profiler's Gecko profile of tv's window; the number
+ * of samples, or -1 likewise. */
+long export_firefox(const struct traceview *tv, size_t depth, FILE *out);
 
 #endif

@@ -110,12 +110,13 @@ struct output {
 	int svg;
 	const struct traceview *tv;
 	size_t depth;
-	int (*export)(const struct traceview *, size_t, FILE *);
+	long (*export)(const struct traceview *, size_t, FILE *);
+	long written;		/* what export returned: events written */
 };
 
 /* Writes o to path ("-": standard output); 0, or -1 after a message
  * naming the file. */
-static int write_output(const struct output *o, const char *path)
+static int write_output(struct output *o, const char *path)
 {
 	int to_stdout = !strcmp(path, "-");
 	FILE *out = outfile_open(path);
@@ -125,9 +126,10 @@ static int write_output(const struct output *o, const char *path)
 		hpc_error("%s", hpc_lasterr());
 		return -1;
 	}
-	if (o->export)
-		ret = o->export(o->tv, o->depth, out);
-	else if (o->svg)
+	if (o->export) {
+		o->written = o->export(o->tv, o->depth, out);
+		ret = o->written < 0 ? -1 : 0;
+	} else if (o->svg)
 		ret = flamegraph_write(o->f, o->title, o->tl, out);
 	else
 		ret = folded_write(o->f, out);
@@ -233,11 +235,33 @@ static int print_detail(const struct model *m, const char *name)
 	return ret;
 }
 
+/* --time-range FROM:TO, seconds from the traces' start (TO may be
+ * empty: to their end); 0, or -1 after a message. */
+static int set_window(struct traceview *tv, const char *range)
+{
+	char *end;
+	double from = strtod(range, &end), to = -1;
+
+	if (end == range || *end != ':' ||
+	    (end[1] && ((to = strtod(end + 1, &end)), *end || to < 0)) ||
+	    from < 0) {
+		hpc_error("'%s': --time-range wants FROM:TO, seconds from the "
+			  "traces' start (TO empty: to their end)", range);
+		return -1;
+	}
+	if (traceview_window(tv, from, to) < 0) {
+		hpc_error("--time-range %s: %s", range, hpc_lasterr());
+		return -1;
+	}
+	return 0;
+}
+
 /* --view trace, --perfetto, --firefox: the traces of the database, each
  * file's problem said in a line (traceview.h, invariant 1); returns the
  * exit status. */
 static int traces(const struct model *m, int stdio_mode, size_t depth,
-		  size_t width, const char *perfetto, const char *firefox)
+		  size_t width, const char *range, const char *perfetto,
+		  const char *firefox)
 {
 	int missing, ret = 0;
 	struct traceview *tv = traceview_load(m, &missing);
@@ -255,14 +279,24 @@ static int traces(const struct model *m, int stdio_mode, size_t depth,
 		hpc_error("%.*s", (int)(nl - line), line);
 		ret = 1;
 	}
-	if (!tv->nrows)
+	if (!tv->nrows) {
 		;	/* every trace refused, said above */
-	else if (perfetto || firefox) {
+	} else if (range && set_window(tv, range) < 0) {
+		ret = 1;
+	} else if (perfetto || firefox) {
 		struct output o = { .tv = tv, .depth = depth };
+		int to_file = perfetto && strcmp(perfetto, "-");
 
 		o.export = export_perfetto;
 		if (perfetto && write_output(&o, perfetto) < 0)
 			ret = 1;
+		else if (perfetto && o.written > EXPORT_CHROME_EVENTS)
+			hpc_warn("%s%s%s: %ld slices; chrome://tracing slows "
+				 "past about %d (ui.perfetto.dev takes more): "
+				 "--depth or --time-range write fewer",
+				 to_file ? "'" : "", to_file ? perfetto :
+				 "standard output", to_file ? "'" : "",
+				 o.written, EXPORT_CHROME_EVENTS);
 		o.export = export_firefox;
 		if (firefox && write_output(&o, firefox) < 0)
 			ret = 1;
@@ -281,7 +315,7 @@ int main(int argc, char **argv)
 	int check = 0, trace;
 	const char *view = NULL, *metric = NULL, *limit = NULL;
 	const char *folded = NULL, *svg = NULL, *detail = NULL;
-	const char *perfetto = NULL, *firefox = NULL;
+	const char *perfetto = NULL, *firefox = NULL, *range = NULL;
 	const char *metrics = NULL;
 	long depth = LONG_MIN, width = -1;
 	const struct opt opts[] = {
@@ -311,6 +345,8 @@ int main(int argc, char **argv)
 			   "write the traces as Chrome trace-event JSON (Perfetto, chrome://tracing, speedscope) to FILE"),
 		OPT_STRING(0, "firefox", &firefox, "FILE",
 			   "write the traces as a Firefox Profiler (Gecko) profile to FILE"),
+		OPT_STRING(0, "time-range", &range, "FROM:TO",
+			   "trace view and exports: only seconds FROM to TO of the traces"),
 		OPT_FLAG(0, "check-views", &check,
 			 "check that every view adds up to the totals and exit (3: it does not)"),
 		OPT_END(),
@@ -364,6 +400,10 @@ int main(int argc, char **argv)
 	}
 	if (trace && csv) {
 		hpc_error("the trace view is text (--stdio), not CSV");
+		return 2;
+	}
+	if (range && !trace) {
+		hpc_error("--time-range is for the trace view and its exports");
 		return 2;
 	}
 	if (csv)
@@ -420,7 +460,7 @@ int main(int argc, char **argv)
 		ret = print_detail(m, detail);
 	} else if (trace) {
 		ret = traces(m, stdio_mode, depth == LONG_MIN ? 0 : (size_t)depth,
-			     text_width(width), perfetto, firefox);
+			     text_width(width), range, perfetto, firefox);
 	} else if (folded || svg) {
 		ret = pictures(b, metric, folded, svg);
 	} else if (metric && sort_by_metric(b, metric) < 0) {

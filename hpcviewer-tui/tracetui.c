@@ -242,8 +242,8 @@ int tracetui_run(const struct traceview *tv, size_t depth)
 		return hpc_seterr("not a terminal (use --stdio for text output)");
 	memset(&t, 0, sizeof(t));
 	t.tv = tv;
-	t.from = tv->t0;
-	t.to = tv->t1 > tv->t0 ? tv->t1 : tv->t0 + 1;
+	t.from = tv->from;
+	t.to = tv->to;
 	t.depth = depth;
 	scr = tui_screen_start(&t.color);
 	if (!scr)

@@ -171,7 +171,42 @@ struct traceview *traceview_load(const struct model *m, int *missing)
 		traceview_free(tv);
 		return NULL;
 	}
+	tv->from = tv->t0;
+	tv->to = tv->t1 > tv->t0 ? tv->t1 : tv->t0 + 1;
 	return tv;
+}
+
+int traceview_window(struct traceview *tv, double from_s, double to_s)
+{
+	double span = (double)(tv->t1 - tv->t0) / 1e9;
+
+	if (from_s < 0)
+		from_s = 0;
+	if (to_s >= 0 && !(from_s < to_s))
+		return hpc_seterr("%g s to %g s: no time", from_s, to_s);
+	if (to_s < 0 || to_s > span)
+		to_s = span;
+	if (!(from_s < to_s))
+		return hpc_seterr("from %g s: the traces hold %g s", from_s,
+				  span);
+	tv->from = tv->t0 + (uint64_t)(from_s * 1e9);
+	tv->to = tv->t0 + (uint64_t)(to_s * 1e9);
+	if (tv->to <= tv->from)
+		tv->to = tv->from + 1;
+	return 0;
+}
+
+void traceview_span(const struct traceview *tv, size_t r, uint64_t *first,
+		    uint64_t *end)
+{
+	const struct hpctrace *t = tv->rows[r].trace;
+	uint64_t i = hpctrace_find(t, tv->from);
+
+	*first = i == UINT64_MAX ? 0 : i;
+	i = hpctrace_find(t, tv->to);
+	*end = i == UINT64_MAX ? 0 : i + 1;
+	if (*end < *first)	/* an unchecked trace out of order */
+		*end = *first;
 }
 
 void traceview_free(struct traceview *tv)
@@ -425,7 +460,8 @@ int traceview_print(const struct traceview *tv, size_t depth, size_t width,
 	struct trace_picture p;
 	struct strbuf sb = STRBUF_INIT;
 	size_t namew = 0, ncols, r, c, i;
-	uint64_t span = tv->t1 - tv->t0;
+	uint64_t span = tv->to - tv->from;
+	int whole = tv->from == tv->t0 && tv->to == tv->t1;
 
 	for (r = 0; r < tv->nrows; r++)
 		if (strlen(tv->rows[r].name) > namew)
@@ -434,8 +470,14 @@ int traceview_print(const struct traceview *tv, size_t depth, size_t width,
 		width = TRACE_TEXT_WIDTH;
 	ncols = width > namew + 3 + TRACE_TEXT_MIN_COLS ? width - namew - 3
 							: TRACE_TEXT_MIN_COLS;
-	trace_picture_make(tv, tv->t0, tv->t1, 0, tv->nrows, ncols, depth, &p);
+	trace_picture_make(tv, tv->from, tv->to, 0, tv->nrows, ncols, depth, &p);
 	strbuf_addf(&sb, "trace: %zu threads, ", tv->nrows);
+	if (!whole) {
+		add_seconds(&sb, tv->from - tv->t0);
+		strbuf_addstr(&sb, " to ");
+		add_seconds(&sb, tv->to - tv->t0);
+		strbuf_addstr(&sb, ", ");
+	}
 	add_seconds(&sb, span);
 	strbuf_addf(&sb, " in %zu columns of ", ncols);
 	add_seconds(&sb, span / ncols);
@@ -449,13 +491,15 @@ int traceview_print(const struct traceview *tv, size_t depth, size_t width,
 			strbuf_addch(&sb, trace_picture_char(&p, p.cells[r * ncols + c]));
 		strbuf_addstr(&sb, "|\n");
 	}
-	strbuf_addf(&sb, "%-*s  0 s", (int)namew, "");
 	{
-		struct strbuf end = STRBUF_INIT;
+		struct strbuf start = STRBUF_INIT, end = STRBUF_INIT;
 
-		add_seconds(&end, span);
-		if (ncols > end.len + 4)
-			strbuf_addf(&sb, "%*s", (int)(ncols - 3), end.buf);
+		add_seconds(&start, tv->from - tv->t0);
+		add_seconds(&end, tv->to - tv->t0);
+		strbuf_addf(&sb, "%-*s  %s", (int)namew, "", start.buf);
+		if (ncols > start.len + end.len + 1)
+			strbuf_addf(&sb, "%*s", (int)(ncols - start.len), end.buf);
+		strbuf_release(&start);
 		strbuf_release(&end);
 	}
 	strbuf_addf(&sb, "\nlegend: share of the %zu cells with a sample; "

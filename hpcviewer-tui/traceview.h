@@ -26,7 +26,10 @@
  *     called, and so on; a path with fewer frames, and depth 0, show its
  *     deepest.  Procedures are told apart by name: one letter a name.
  *  5. Times are nanoseconds of the database's clock; tv->t0 and tv->t1
- *     are the earliest and latest record of any row.
+ *     are the earliest and latest record of any row, and every time shown
+ *     or exported counts from t0.  tv->from and tv->to, the window that
+ *     --stdio and the exports show and the screen opens on, are t0 and t1
+ *     unless traceview_window narrowed them.
  */
 #ifndef HPCVIEWER_TRACEVIEW_H
 #define HPCVIEWER_TRACEVIEW_H
@@ -59,6 +62,7 @@ struct traceview {
 	struct trace_row *rows;
 	size_t nrows;
 	uint64_t t0, t1;		/* invariant 5 */
+	uint64_t from, to;		/* the window: t0 <= from < to <= t1 */
 	struct trace_id *ids;		/* sorted by id */
 	size_t nids;
 	size_t max_frames;		/* the longest call path, in frames */
@@ -73,6 +77,18 @@ struct traceview {
  */
 struct traceview *traceview_load(const struct model *m, int *missing);
 void traceview_free(struct traceview *tv);
+
+/*
+ * Narrows the window to seconds [from_s, to_s] after t0 (to_s < 0: to
+ * t1), clamped to [t0, t1].  0, or -1 with hpc_lasterr() set when what is
+ * left holds no time.
+ */
+int traceview_window(struct traceview *tv, double from_s, double to_s);
+
+/* Records [*first, *end) of row r hold the window: the last at or
+ * before from, and those up to to. */
+void traceview_span(const struct traceview *tv, size_t r, uint64_t *first,
+		    uint64_t *end);
 
 /* The model scope of an experiment.xml id, or MODEL_NONE. */
 uint32_t traceview_scope(const struct traceview *tv, uint32_t id);
@@ -141,7 +157,7 @@ void traceview_where(const struct traceview *tv, uint32_t s,
 		     struct strbuf *out);
 
 /*
- * --stdio --view trace: the picture of the whole time as text, width
+ * --stdio --view trace: the picture of the window as text, width
  * characters a line (row names, then the columns), and its legend.
  * Returns 0, or -1 with hpc_lasterr() set when writing fails.
  */

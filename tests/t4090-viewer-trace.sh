@@ -94,6 +94,50 @@ test_expect_success '--perfetto --depth 1: one level of slices' '
 	test_cmp expect actual
 '
 
+test_expect_success '--time-range: the text and both exports hold that window only' '
+	hpcviewer-tui --stdio --view trace --width 71 --time-range 2: db >actual &&
+	cat >expect <<-\EOT &&
+	trace: 2 threads, 2 s to 3 s, 1 s in 60 columns of 0.0166667 s, deepest frames
+	thread 0 |cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc|
+	thread 1 |yyyyyyyyyyyy============....................................|
+	          2 s                                                      3 s
+	legend: share of the 84 cells with a sample; = waiting, . no activity
+	  c   71.4%  c  phases.c:18
+	  y   28.6%  y  phases.c:26
+	EOT
+	test_cmp expect actual &&
+	hpcviewer-tui --perfetto pw.json --firefox fw.json --time-range 0.5:2.5 db &&
+	slices pw.json | grep -v _name >actual &&
+	cat >expect <<-\EOT &&
+	0 main cpu 500000 2000000 phases.c:30
+	0 a cpu 500000 500000 phases.c:10
+	0 b cpu 1000000 1000000 phases.c:14
+	0 c cpu 2000000 500000 phases.c:18
+	1 worker cpu 1000000 1400000 phases.c:40
+	1 x cpu 1000000 600000 phases.c:22
+	1 y cpu 1600000 600000 phases.c:26
+	1 y wait 2200000 200000 phases.c:26
+	EOT
+	test_cmp expect actual &&
+	python3 -c "
+import json
+for t in json.load(open(\"fw.json\"))[\"threads\"]:
+    s = t[\"samples\"][\"data\"]
+    print(len(s), s[0][1], s[-1][1])
+" >actual &&
+	printf "201 500.0 2500.0\n122 1000.0 2400.0\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success '--time-range: windows without time and other views refused' '
+	{ hpcviewer-tui --stdio --view trace --time-range 5:6 db 2>err; echo $? >rc; } && test $(cat rc) = 1 &&
+	grep -q "from 5 s: the traces hold 3 s" err &&
+	{ hpcviewer-tui --stdio --view trace --time-range 2:1 db 2>err; echo $? >rc; } && test $(cat rc) = 1 &&
+	{ hpcviewer-tui --stdio --view trace --time-range 1 db 2>err; echo $? >rc; } && test $(cat rc) = 1 &&
+	grep -q "wants FROM:TO" err &&
+	{ hpcviewer-tui --stdio --time-range 1:2 db 2>err; echo $? >rc; } && test $(cat rc) = 2
+'
+
 test_expect_success '--firefox: a Gecko profile, samples with stacks, functions with file and line' '
 	hpcviewer-tui --firefox f.json db &&
 	python3 -c "
@@ -123,6 +167,20 @@ for t in d[\"threads\"]:
 	2400.0 
 	EOT
 	test_cmp expect actual
+'
+
+test_expect_success 'past a million slices the Perfetto export says so in one line' '
+	mkdir -p many/traces &&
+	cp db/experiment.xml db/threads.tsv many/ &&
+	awk "BEGIN { for (i = 0; i < 1000002; i++) print 1000 + i * 1000, i % 2 ? 8 : 5 }" |
+		./mktrace many/traces/0.hpctrace &&
+	hpcviewer-tui --perfetto - --depth 2 many >/dev/null 2>err &&
+	echo "hpcviewer-tui: warning: standard output: 1000002 slices; chrome://tracing slows past about 1000000 (ui.perfetto.dev takes more): --depth or --time-range write fewer" >expect &&
+	test_cmp expect err &&
+	hpcviewer-tui --perfetto many.json --depth 2 many 2>err &&
+	grep -q "^hpcviewer-tui: warning: .many.json.: 1000002 slices;" err &&
+	hpcviewer-tui --perfetto - --depth 1 many >/dev/null 2>err &&
+	! test -s err
 '
 
 test_expect_success 'names with quotes, backslashes and tabs are JSON strings in both exports' '
