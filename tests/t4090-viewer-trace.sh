@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='hpcviewer-tui --view trace, --perfetto and --firefox: threads over time from a database'"'"'s traces/'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/trace-lib.sh"
+. "$TEST_DIRECTORY/lib/trace-lib.sh"
 
 test_expect_success 'setup: a database whose traces are known (trace-lib.sh)' '
 	build_mktrace &&

@@ -1,8 +1,8 @@
 #!/bin/sh
 test_description='hpcviewer-tui --view trace on the screen: rows, legend, the call path under the cursor, zoom, pan and depth keys'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/viewer-screen.sh"
-. "$TEST_DIRECTORY/trace-lib.sh"
+. "$TEST_DIRECTORY/lib/viewer-screen.sh"
+. "$TEST_DIRECTORY/lib/trace-lib.sh"
 
 test_expect_success TMUX 'setup: the database of trace-lib.sh, on a 71 x 12 screen' '
 	build_mktrace &&

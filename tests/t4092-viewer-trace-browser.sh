@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='hpcviewer-tui --perfetto loaded into speedscope in headless Chromium: the threads and their phases with their times, a screenshot'
 . "$(dirname "$0")/test-lib.sh"
-. "$TEST_DIRECTORY/trace-lib.sh"
+. "$TEST_DIRECTORY/lib/trace-lib.sh"
 
 # speedscope (npm package, runs offline) from $SPEEDSCOPE_DIR, the global
 # npm root, or BUILD/npm (npm install --prefix build/npm speedscope).

@@ -1,8 +1,8 @@
 /*
  * u-par-capability.c - unit tests for hpcprof's capability table
- * (capability.h): each entry's hooks come in the pairs the hub relies
+ * (hpcprof/capability.h): each entry's hooks come in the pairs the hub relies
  * on, and the per-thread driver drops side files and says what a thread
- * said as invariants 3 and 4 require.
+ * said as hpcprof/capability.h, invariants 3 and 4, require.
  */
 #include <stdlib.h>
 #include <string.h>
