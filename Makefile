@@ -45,6 +45,8 @@ DEB_PACKAGES = gcc make pkg-config libdw-dev libelf-dev libcapstone-dev \
 	libxml2-dev libxml2-utils zlib1g-dev liblzma-dev xz-utils libncurses-dev tmux \
 	man-db file binutils clang libclang-rt-14-dev g++ gfortran libomp-dev \
 	openmpi-bin libopenmpi-dev libjemalloc2 chromium
+# npm packages the tests use: a real viewer of the trace exports (t4092).
+NPM_PACKAGES = speedscope@1
 PKGS = libdw libelf capstone libxml-2.0 zlib liblzma ncursesw
 
 ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
@@ -226,9 +228,11 @@ install: all
 
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
-		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEB_PACKAGES); \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEB_PACKAGES) && \
+		{ npm install -g $(NPM_PACKAGES) || \
+		  echo "make deps: npm could not install $(NPM_PACKAGES): the trace export's viewer test (t4092) will skip"; }; \
 	else \
-		echo "run as root: apt-get update && apt-get install -y $(DEB_PACKAGES)"; \
+		echo "run as root: apt-get update && apt-get install -y $(DEB_PACKAGES) && npm install -g $(NPM_PACKAGES)"; \
 		exit 1; \
 	fi
 
