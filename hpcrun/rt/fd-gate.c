@@ -38,7 +38,10 @@
  *     fails, that thread's sampling of the event stops ("sampling-stopped",
  *     and one warning on stderr).
  *  5. Everything here is async-signal-safe, as close(2) is: system calls,
- *     atomics, and waiting with sched_yield.
+ *     atomics, and sleeping on futex words (futex.h), never spinning: the
+ *     gate's holders sleep on closers, the program's calls on opened
+ *     while the gate is held.  Only rt_fd_wait_idle yields in a loop,
+ *     for a handler (a few microseconds, and it cannot wake anyone).
  * Not seen: fds closed with a raw system call (syscall(SYS_close, ...)).
  * A program call that never returns to us (a signal handler that
  * siglongjmps out of close) would hold the gate shared for ever: after
@@ -52,27 +55,33 @@
  * have at that moment: the program gets another number than it would
  * without hpcrun, and with a low RLIMIT_NOFILE, EMFILE (a ring event is
  * opened at each thread start).  So such fds are opened
- * in a table of their own: rt_fd_private runs a function on hpcrun's fd
- * thread, which shares everything with the process but its fd table
- * (unshare(CLONE_FILES), the copy of the program's fds closed at once).
+ * in a table of their own: rt_fd_private runs a function on one of
+ * hpcrun's fd threads, each of which shares everything with the process
+ * but its fd table (unshare(CLONE_FILES), the copy of the program's fds
+ * closed at once).
  *  P1. Only what needs no fd afterwards runs there: the mapping of a ring
  *      event and the files hpcrun writes (opened, written, closed).  A fd
  *      that must stay open in the program's table (a perf event with a
  *      signal per sample, read in the handler) is opened there and moved
  *      high at once (invariant 1).
- *  P2. The fd thread blocks every signal, is never sampled, and is made
- *      when a source first starts in each process (rt_fd_thread_start;
- *      a fork child makes its own), never in a handler; where it cannot be
- *      made the function runs on the caller, its fds in the program's table.
- *  P3. Callers take turns, one job at a time; a caller whose own turn a
- *      signal interrupted runs its function itself.
- *  P4. The fd thread never takes the gate (the caller may hold it), and
- *      its close() calls, of its own fds, bypass the bookkeeping of
- *      invariant 4: the program's calls cannot reach its table.
+ *  P2. An fd thread blocks every signal and is never sampled.  The first
+ *      is made when a source first starts in each process
+ *      (rt_fd_thread_start; a fork child makes its own), never in a
+ *      handler; where it cannot be made the function runs on the caller,
+ *      its fds in the program's table, under the gate.
+ *  P3. Each fd thread runs one caller's job at a time (its turn, taken
+ *      with a compare-and-swap); a caller that finds every one busy sleeps
+ *      until a turn ends, and the next source start in the process makes
+ *      one more, up to FDT_MAX: threads that begin and end at once
+ *      (writing their profiles) do not queue behind one thread.  A caller
+ *      whose own turn a signal interrupted runs its function itself.
+ *  P4. The fd threads never take the gate (the caller may hold it), and
+ *      their close() calls, of their own fds, bypass the bookkeeping of
+ *      invariant 4: the program's calls cannot reach their tables.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/futex.h>
+#include <limits.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -81,6 +90,7 @@
 
 #include "fd-gate.h"
 #include "output.h"
+#include "futex.h"
 #include "runtime.h"
 #include "source.h"
 
@@ -104,37 +114,39 @@ static struct lost {
 static unsigned lost_pending, next_token;
 static int warned_stop;
 
-/* The fd gate (invariant 3). */
-static int gate, gate_degraded;
-static unsigned closers;
+/* The fd gate (invariant 3): gate is an rt_lock (futex.h) among hpcrun's
+ * holders; closers counts the program calls in progress, on which a
+ * holder sleeps; program calls sleep on opened (bumped at each unlock),
+ * waiting ones counted in shut_out. */
+static unsigned gate, closers, gate_degraded, opened, shut_out;
 static __thread int held_shared __attribute__((tls_model("initial-exec")));
 static __thread int held_excl __attribute__((tls_model("initial-exec")));
 
-/* The fd thread (THE PRIVATE TABLE); its closes are of its own table. */
+/* The fd threads (THE PRIVATE TABLE); their closes are of their own
+ * tables. */
 static __thread int on_fd_thread __attribute__((tls_model("initial-exec")));
-/* The fd thread (THE PRIVATE TABLE). */
-static struct {
-	pid_t pid;		/* the process it serves; 0: none yet */
-	int broken;		/* it could not be made in this process */
-	pid_t lock;		/* the thread whose turn it is, 0 */
+#define FDT_MAX 4
+static struct fdt {
+	pid_t turn;		/* the thread whose job it runs, or 0 */
 	unsigned req, done;	/* futex words: jobs asked and done */
+	unsigned ready;		/* futex word: 1 serving, 2 failed */
 	int (*fn)(void *);
 	void *arg;
 	int result;
-} fdt;
+} fdts[FDT_MAX];
+static struct {
+	pid_t pid;		/* the process they serve; 0: none yet */
+	pid_t broken;		/* the first could not be made in this process */
+	unsigned n;		/* fdts[0..n) serve */
+	unsigned freed;		/* futex word: bumped at the end of each turn */
+	unsigned sleepers;	/* callers asleep on freed */
+	unsigned crowded;	/* a caller found every fd thread busy */
+	unsigned making;	/* one caller at a time makes one */
+} pool;
 
-static void futex_wait(unsigned *addr, unsigned val)
+static void *fd_thread(void *p)
 {
-	syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
-}
-
-static void futex_wake(unsigned *addr)
-{
-	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
-static void *fd_thread(void *ready)
-{
+	struct fdt *f = p;
 	unsigned seen = 0, r;
 	sigset_t all;
 
@@ -143,70 +155,130 @@ static void *fd_thread(void *ready)
 	rt_real_sigmask(SIG_SETMASK, &all, NULL);
 	if (syscall(SYS_unshare, CLONE_FILES) ||
 	    syscall(SYS_close_range, 0U, ~0U, 0)) {
-		__atomic_store_n((int *)ready, -1, __ATOMIC_SEQ_CST);
-		futex_wake(ready);
+		__atomic_store_n(&f->ready, 2, __ATOMIC_SEQ_CST);
+		rt_futex_wake(&f->ready, 1);
 		return NULL;
 	}
-	__atomic_store_n((int *)ready, 1, __ATOMIC_SEQ_CST);
-	futex_wake(ready);
+	__atomic_store_n(&f->ready, 1, __ATOMIC_SEQ_CST);
+	rt_futex_wake(&f->ready, 1);
 	for (;;) {
-		while ((r = __atomic_load_n(&fdt.req, __ATOMIC_SEQ_CST)) == seen)
-			futex_wait(&fdt.req, seen);
-		fdt.result = fdt.fn(fdt.arg);
+		while ((r = __atomic_load_n(&f->req, __ATOMIC_SEQ_CST)) == seen)
+			rt_futex_wait(&f->req, seen, 0);
+		f->result = f->fn(f->arg);
 		seen = r;
-		__atomic_store_n(&fdt.done, r, __ATOMIC_SEQ_CST);
-		futex_wake(&fdt.done);
+		__atomic_store_n(&f->done, r, __ATOMIC_SEQ_CST);
+		rt_futex_wake(&f->done, 1);
 	}
 	return NULL;
 }
 
+/* Makes fd thread fdts[i] and waits until it serves; 0 or -1. */
+static int fd_thread_make(unsigned i)
+{
+	struct fdt *f = &fdts[i];
+	unsigned r;
+
+	memset(f, 0, sizeof(*f));	/* a fork child's counts start over */
+	if (rt_own_thread(fd_thread, f, 65536))
+		return -1;
+	while (!(r = __atomic_load_n(&f->ready, __ATOMIC_SEQ_CST)))
+		rt_futex_wait(&f->ready, 0, 0);
+	return r == 1 ? 0 : -1;
+}
+
 void rt_fd_thread_start(void)
 {
-	int ready = 0;
+	int first = __atomic_load_n(&pool.pid, __ATOMIC_SEQ_CST) != rt_pid;
+	unsigned n = first ? 0 : __atomic_load_n(&pool.n, __ATOMIC_SEQ_CST);
 
-	if (fdt.pid == rt_pid || fdt.broken == rt_pid)
+	/* The first in each process; then one more each time callers had
+	 * to wait for a turn (P3), up to FDT_MAX. */
+	if (pool.broken == rt_pid || n >= FDT_MAX ||
+	    (!first && !__atomic_load_n(&pool.crowded, __ATOMIC_RELAXED)) ||
+	    __atomic_exchange_n(&pool.making, 1, __ATOMIC_SEQ_CST))
 		return;
-	fdt.broken = rt_pid;
-	fdt.req = fdt.done = 0;		/* a fork child's counts start over */
-	if (rt_own_thread(fd_thread, &ready, 65536))
-		return;
-	while (!__atomic_load_n(&ready, __ATOMIC_SEQ_CST))
-		futex_wait((unsigned *)&ready, 0);
-	if (ready > 0) {
-		fdt.broken = 0;
-		__atomic_store_n(&fdt.pid, rt_pid, __ATOMIC_SEQ_CST);
+	if (first && __atomic_load_n(&pool.pid, __ATOMIC_SEQ_CST) != rt_pid) {
+		pool.n = pool.crowded = 0;
+		if (fd_thread_make(0)) {
+			pool.broken = rt_pid;
+		} else {
+			pool.n = 1;
+			__atomic_store_n(&pool.pid, rt_pid, __ATOMIC_SEQ_CST);
+		}
+	} else if (!first && !fd_thread_make(n)) {
+		__atomic_store_n(&pool.crowded, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&pool.n, n + 1, __ATOMIC_SEQ_CST);
 	}
+	__atomic_store_n(&pool.making, 0, __ATOMIC_SEQ_CST);
+}
+
+/* fn(arg) on the caller, its fds in the program's table: under the gate
+ * (P2). */
+static int run_here(int (*fn)(void *), void *arg)
+{
+	sigset_t old;
+	int result;
+
+	rt_fd_gate_lock(&old);
+	result = fn(arg);
+	rt_fd_gate_unlock(&old);
+	return result;
 }
 
 int rt_fd_private(int (*fn)(void *), void *arg)
 {
-	pid_t self = (pid_t)syscall(SYS_gettid), none = 0;
-	unsigned r;
+	pid_t self = (pid_t)syscall(SYS_gettid);
+	unsigned n = 0, i, k, seq, r;
+	struct fdt *f;
 	int result;
 
-	if (__atomic_load_n(&fdt.pid, __ATOMIC_SEQ_CST) != rt_pid ||
-	    __atomic_load_n(&fdt.lock, __ATOMIC_SEQ_CST) == self)
-		return fn(arg);		/* no fd thread; or a handler of ours
-					 * interrupted our own turn */
-	while (!__atomic_compare_exchange_n(&fdt.lock, &none, self, 0,
-					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-		none = 0;
-		sched_yield();
+	if (__atomic_load_n(&pool.pid, __ATOMIC_SEQ_CST) == rt_pid)
+		n = __atomic_load_n(&pool.n, __ATOMIC_SEQ_CST);
+	if (!n)
+		return run_here(fn, arg);
+	for (i = 0; i < n; i++)
+		if (__atomic_load_n(&fdts[i].turn, __ATOMIC_SEQ_CST) == self)
+			return fn(arg);		/* a handler of ours interrupted
+						 * our own turn (P3) */
+	for (;;) {
+		seq = __atomic_load_n(&pool.freed, __ATOMIC_SEQ_CST);
+		for (k = 0; k < n; k++) {
+			pid_t none = 0;
+
+			f = &fdts[((unsigned)self + k) % n];
+			if (__atomic_compare_exchange_n(&f->turn, &none, self, 0,
+							__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+				goto turn;
+		}
+		__atomic_store_n(&pool.crowded, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&pool.sleepers, 1, __ATOMIC_SEQ_CST);
+		rt_futex_wait(&pool.freed, seq, 0);
+		__atomic_sub_fetch(&pool.sleepers, 1, __ATOMIC_SEQ_CST);
 	}
-	fdt.fn = fn;
-	fdt.arg = arg;
-	r = __atomic_add_fetch(&fdt.req, 1, __ATOMIC_SEQ_CST);
-	futex_wake(&fdt.req);
-	while (__atomic_load_n(&fdt.done, __ATOMIC_SEQ_CST) != r)
-		futex_wait(&fdt.done, r - 1);
-	result = fdt.result;
-	__atomic_store_n(&fdt.lock, 0, __ATOMIC_SEQ_CST);
+turn:
+	f->fn = fn;
+	f->arg = arg;
+	r = __atomic_add_fetch(&f->req, 1, __ATOMIC_SEQ_CST);
+	rt_futex_wake(&f->req, 1);
+	while (__atomic_load_n(&f->done, __ATOMIC_SEQ_CST) != r)
+		rt_futex_wait(&f->done, r - 1, 0);
+	result = f->result;
+	__atomic_store_n(&f->turn, 0, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&pool.freed, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&pool.sleepers, __ATOMIC_SEQ_CST))
+		rt_futex_wake(&pool.freed, 1);
 	return result;
 }
 
-void rt_fd_gate_lock(sigset_t *old)
+/* Wakes a gate holder asleep on closers (after closers went down). */
+static void closers_changed(void)
 {
-	struct timespec t0, t;
+	if (__atomic_load_n(&gate, __ATOMIC_SEQ_CST))
+		rt_futex_wake(&closers, 1);
+}
+
+void rt_fd_block_signals(sigset_t *old)
+{
 	sigset_t all;
 
 	sigfillset(&all);
@@ -215,14 +287,21 @@ void rt_fd_gate_lock(sigset_t *old)
 	sigdelset(&all, SIGILL);
 	sigdelset(&all, SIGFPE);
 	rt_real_sigmask(SIG_BLOCK, &all, old);
+}
+
+void rt_fd_gate_lock(sigset_t *old)
+{
+	struct timespec t0, t;
+	unsigned c;
+
+	rt_fd_block_signals(old);
 	if (held_excl++ || on_fd_thread)
 		return;		/* the fd thread's table is its own (P4) */
-	while (__atomic_exchange_n(&gate, 1, __ATOMIC_SEQ_CST))
-		sched_yield();
+	rt_lock_take(&gate);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (__atomic_load_n(&closers, __ATOMIC_SEQ_CST) > (unsigned)held_shared &&
+	while ((c = __atomic_load_n(&closers, __ATOMIC_SEQ_CST)) > (unsigned)held_shared &&
 	       !__atomic_load_n(&gate_degraded, __ATOMIC_RELAXED)) {
-		sched_yield();
+		rt_futex_wait(&closers, c, 100000000);
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if (t.tv_sec - t0.tv_sec > 1 &&
 		    !__atomic_exchange_n(&gate_degraded, 1, __ATOMIC_RELAXED))
@@ -233,20 +312,31 @@ void rt_fd_gate_lock(sigset_t *old)
 
 void rt_fd_gate_unlock(const sigset_t *old)
 {
-	if (--held_excl == 0 && !on_fd_thread)
-		__atomic_store_n(&gate, 0, __ATOMIC_SEQ_CST);
+	if (--held_excl == 0 && !on_fd_thread) {
+		rt_lock_drop(&gate);
+		/* every program call waiting goes on */
+		__atomic_add_fetch(&opened, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&shut_out, __ATOMIC_SEQ_CST))
+			rt_futex_wake(&opened, INT_MAX);
+	}
 	rt_real_sigmask(SIG_SETMASK, old, NULL);
 }
 
 static void shared_enter(void)
 {
+	unsigned seq;
+
 	for (;;) {
 		__atomic_add_fetch(&closers, 1, __ATOMIC_SEQ_CST);
 		if (held_shared || held_excl || !__atomic_load_n(&gate, __ATOMIC_SEQ_CST))
 			break;
 		__atomic_sub_fetch(&closers, 1, __ATOMIC_SEQ_CST);
-		while (__atomic_load_n(&gate, __ATOMIC_SEQ_CST))
-			sched_yield();
+		closers_changed();
+		__atomic_add_fetch(&shut_out, 1, __ATOMIC_SEQ_CST);
+		seq = __atomic_load_n(&opened, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&gate, __ATOMIC_SEQ_CST))
+			rt_futex_wait(&opened, seq, 0);
+		__atomic_sub_fetch(&shut_out, 1, __ATOMIC_SEQ_CST);
 	}
 	held_shared++;
 }
@@ -255,6 +345,7 @@ static void shared_exit(void)
 {
 	held_shared--;
 	__atomic_sub_fetch(&closers, 1, __ATOMIC_SEQ_CST);
+	closers_changed();
 }
 
 /* Where our fds go: above the numbers the program uses (invariant 1):
@@ -487,9 +578,10 @@ void rt_fd_gate_after_fork(void)
 {
 	unsigned fd;
 
-	gate = 0;
+	gate = shut_out = 0;
 	held_excl = 0;
-	fdt.lock = 0;		/* the fd thread was not forked (P2) */
+	memset(fdts, 0, sizeof(fdts));	/* the fd threads were not forked (P2) */
+	pool.n = pool.sleepers = pool.crowded = pool.making = 0;
 	closers = (unsigned)held_shared;
 	memset(lost, 0, sizeof(lost));
 	lost_pending = 0;

@@ -10,7 +10,7 @@
  *                     own opens and closes apart from those calls.
  *   THE PRIVATE TABLE the fds hpcrun needs only for a moment (a ring event
  *                     being mapped, a file being written) are opened on
- *                     hpcrun's fd thread, in a fd table of its own.
+ *                     one of hpcrun's fd threads, in a fd table of its own.
  *
  * Invariants (fd-gate.c says how each is kept):
  *  1. Every function here but rt_fd_private, rt_fd_thread_start and
@@ -37,7 +37,11 @@ static inline void rt_sys_close(int fd)
 	syscall(SYS_close, fd);
 }
 
-/* Holds the fd gate exclusively (blocking signals but synchronous faults,
+/* Blocks every signal but the synchronous faults (SIGSEGV, SIGBUS, SIGILL,
+ * SIGFPE: they still reach signals.c), the old mask in *old. */
+void rt_fd_block_signals(sigset_t *old);
+
+/* Holds the fd gate exclusively (blocking signals as rt_fd_block_signals,
  * the old mask in *old): no program close/dup2 runs until unlock, so a fd
  * hpcrun opens stays its own.  Nests on one thread. */
 void rt_fd_gate_lock(sigset_t *old);
@@ -75,11 +79,13 @@ int rt_fd_wait_idle(struct rt_thread *td);
  * those that could not be (for the log). */
 extern uint64_t rt_sampling_rearmed, rt_sampling_stopped;
 
-/* Runs fn(arg) on hpcrun's fd thread, whose fd table is its own, and
- * returns its result: the fds fn opens never take a number in the
- * program's table (fd-gate.c, THE PRIVATE TABLE). */
+/* Runs fn(arg) on one of hpcrun's fd threads, whose fd tables are their
+ * own, and returns its result: the fds fn opens never take a number in
+ * the program's table (fd-gate.c, THE PRIVATE TABLE).  Callers on several
+ * threads run at once, one per fd thread. */
 int rt_fd_private(int (*fn)(void *), void *arg);
-/* Makes the process's fd thread if it has none (outside handlers). */
+/* Makes the process's first fd thread if it has none, or one more when
+ * callers found them all busy (outside handlers). */
 void rt_fd_thread_start(void);
 /* Fork child: the gate free, no fd owned or waiting to be re-opened, no
  * turn taken on the fd thread (the child makes its own). */
