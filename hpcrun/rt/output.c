@@ -18,6 +18,7 @@
 #include "cct.h"
 #include "datacentric.h"
 #include "fd-gate.h"
+#include "futex.h"
 #include "hpcrun-fmt.h"
 #include "loadmap.h"
 #include "output.h"
@@ -146,7 +147,6 @@ void rt_side_file(const char *profile, const char *suffix,
 {
 	struct side_job job;
 	size_t len = strlen(profile), sl = strlen(suffix);
-	struct rt_io io;
 	int err;
 
 	if (len < 7 || len - 7 + sl + 1 > sizeof(job.path) ||
@@ -156,9 +156,7 @@ void rt_side_file(const char *profile, const char *suffix,
 	job.arg = arg;
 	memcpy(job.path, profile, len - 7);
 	memcpy(job.path + len - 7, suffix, sl + 1);
-	rt_io_begin(&io);
-	err = rt_fd_private(side_job, &job);
-	rt_io_end(&io);
+	err = rt_io_private(side_job, &job);
 	if (err) {
 		rt_count_write_error();
 		rt_say_lost(job.path, -err, what);
@@ -246,12 +244,64 @@ void rt_fsize_restore(const struct rlimit *old)
 		setrlimit(RLIMIT_FSIZE, old);
 }
 
+/* The process's limits while hpcrun writes: lifted by the first of its
+ * writers in, put back by the last one out, so writers on several threads
+ * at once neither wait for each other nor put a limit back under another
+ * one's write.  io_lock (futex.h) is held only for the count; its takers
+ * have blocked signals. */
+static unsigned io_lock, io_writers;
+static struct rlimit io_fsize, io_nofile;
+static int io_lifted_fsize, io_lifted_nofile;
+
+static void limits_lift(void)
+{
+	rt_lock_take(&io_lock);
+	if (io_writers++ == 0) {
+		io_lifted_fsize = lift(RLIMIT_FSIZE, RLIM_INFINITY, &io_fsize);
+		io_lifted_nofile = lift(RLIMIT_NOFILE, RLIM_INFINITY, &io_nofile);
+	}
+	rt_lock_drop(&io_lock);
+}
+
+static void limits_restore(void)
+{
+	rt_lock_take(&io_lock);
+	if (--io_writers == 0) {
+		if (io_lifted_nofile)
+			setrlimit(RLIMIT_NOFILE, &io_nofile);
+		if (io_lifted_fsize)
+			setrlimit(RLIMIT_FSIZE, &io_fsize);
+	}
+	rt_lock_drop(&io_lock);
+}
+
+void rt_io_after_fork(void)
+{
+	io_lock = 0;		/* the parent's writers are not here */
+	if (io_writers) {
+		io_writers = 1;
+		limits_restore();
+	}
+}
+
 void rt_io_begin(struct rt_io *io)
 {
 	rt_fd_gate_lock(&io->mask);
 	sigpending(&io->pending);
-	io->lifted_fsize = lift(RLIMIT_FSIZE, RLIM_INFINITY, &io->fsize);
-	io->lifted_nofile = lift(RLIMIT_NOFILE, RLIM_INFINITY, &io->nofile);
+	limits_lift();
+}
+
+int rt_io_private(int (*fn)(void *), void *arg)
+{
+	sigset_t old;
+	int err;
+
+	rt_fd_block_signals(&old);
+	limits_lift();
+	err = rt_fd_private(fn, arg);
+	limits_restore();
+	rt_real_sigmask(SIG_SETMASK, &old, NULL);
+	return err;
 }
 
 void rt_io_end(struct rt_io *io)
@@ -263,10 +313,7 @@ void rt_io_end(struct rt_io *io)
 	sigset_t pend, one;
 	size_t i;
 
-	if (io->lifted_nofile)
-		setrlimit(RLIMIT_NOFILE, &io->nofile);
-	if (io->lifted_fsize)
-		setrlimit(RLIMIT_FSIZE, &io->fsize);
+	limits_restore();
 	sigpending(&pend);
 	for (i = 0; i < sizeof(raised) / sizeof(raised[0]); i++)
 		if (!sigismember(&io->pending, raised[i]) &&

@@ -62,17 +62,22 @@ size_t rt_file_path(char *buf, int thread, unsigned gen, const char *suffix);
  * (signals blocked), and the soft RLIMIT_FSIZE and RLIMIT_NOFILE the
  * program may have lowered lifted to their hard limits, so our writes
  * neither fail for its limits nor raise SIGXFSZ in it; rt_io_end puts the
- * limits back and takes away a SIGXFSZ or SIGPIPE our writes raised
- * anyway (pending: what was pending before, the program's).
- * Async-signal-safe.
+ * limits back (when no other write of ours goes on) and takes away a
+ * SIGXFSZ or SIGPIPE our writes raised anyway (pending: what was pending
+ * before, the program's).  Async-signal-safe.
  */
 struct rt_io {
 	sigset_t mask, pending;
-	struct rlimit fsize, nofile;
-	int lifted_fsize, lifted_nofile;
 };
 void rt_io_begin(struct rt_io *io);
 void rt_io_end(struct rt_io *io);
+/* fn(arg) as a write of ours on a fd thread (rt_fd_private): the limits
+ * lifted as by rt_io_begin, signals blocked, but not the gate, so writes
+ * on several threads go on at once; fn's result.  What the fd thread's
+ * writes raise stays pending there, blocked (fd-gate.c). */
+int rt_io_private(int (*fn)(void *), void *arg);
+/* In a fork child: the parent's writers are gone, their limits put back. */
+void rt_io_after_fork(void);
 /* Lets bytes of a file end at offset end under RLIMIT_FSIZE (in the
  * handler: no signal is raised); 0, or -EFBIG when the hard limit is
  * lower.  *old gets the limit to restore with rt_fsize_restore. */
@@ -91,8 +96,7 @@ void rt_live_proc_end(int drop);
 /*
  * Side files beside a thread's profile (.hpcsync, .hpcshare: hpcrun(5)):
  * PROFILE-STEM SUFFIX, written by fill(o, arg) with the format's record
- * writers (lib/textrec.h) on the fd thread (fd-gate.c, THE PRIVATE
- * TABLE) between rt_io_begin and rt_io_end, as the profile is: the
+ * writers (lib/textrec.h) through rt_io_private, as the profile is: the
  * program's soft limits do not apply.  Created with O_EXCL and removed
  * when any write fails, the loss said on stderr ("hpcrun: 'FILE': why:
  * what") and counted in the log's write-errors.

@@ -27,9 +27,11 @@
  * cct.c, output.c); a profile written removes its live file, a process
  * that wrote everything its proc file.  Every write of ours, our messages
  * on stderr too (rt_say, the only writer of fd 2), goes as output.h's
- * invariants say: inside rt_io_begin and rt_io_end, and a file that
- * cannot be written whole is said on stderr ("hpcrun: 'FILE': why:
- * profile lost") and removed, never left cut short.
+ * invariants say: inside rt_io_begin and rt_io_end or, for the files of
+ * threads, which begin and end many at once, rt_io_private (the limits
+ * lifted, on a fd thread: no gate to wait for); a file that cannot be
+ * written whole is said on stderr ("hpcrun: 'FILE': why: profile lost")
+ * and removed, never left cut short.
  *
  * Configuration comes from the environment the launcher sets (hpcrun(1)):
  * HPCRUN_OUT_PATH, HPCRUN_EVENT_LIST, HPCRUN_NO_UNWIND, HPCRUN_NO_STACK_COPY,
@@ -53,6 +55,7 @@
 #include "cct.h"
 #include "datacentric.h"
 #include "fd-gate.h"
+#include "futex.h"
 #include "interpose.h"
 #include "loadmap.h"
 #include "output.h"
@@ -494,32 +497,14 @@ out:
 	return rc;
 }
 
-/* Stack bounds of the calling thread: the main thread's as glibc gives
- * them, another's its stack's mapping (pthread_getattr_np would malloc). */
-/* mapping_of on the fd thread (fd-gate.c, THE PRIVATE TABLE). */
-struct maps_job {
-	uintptr_t addr, lo, hi;
-};
-
-static int maps_job(void *p)
-{
-	struct maps_job *j = p;
-
-	return mapping_of(j->addr, &j->lo, &j->hi);
-}
-
+/* Stack bounds of the calling thread as glibc gives them: the main
+ * thread's (another's would malloc: begin_job reads its mapping). */
 static void stack_bounds(struct rt_thread *td)
 {
 	pthread_attr_t attr;
-	struct maps_job j = { (uintptr_t)&attr, 0, 0 };
 	void *addr;
 	size_t size;
 
-	if (td->index && !rt_fd_private(maps_job, &j)) {
-		td->stack_lo = j.lo;
-		td->stack_hi = j.hi;
-		return;
-	}
 	if (pthread_getattr_np(pthread_self(), &attr))
 		return;
 	if (!pthread_attr_getstack(&attr, &addr, &size)) {
@@ -569,15 +554,31 @@ static int tree_new(struct rt_thread *td)
 	return 0;
 }
 
-/* tree_new on the fd thread: its live file never takes a number of the
- * program's table (fd-gate.c, THE PRIVATE TABLE). */
-static int tree_job(void *td)
+/* What a thread's beginning needs of files, in one turn on a fd thread
+ * (fd-gate.c, THE PRIVATE TABLE): a thread but the main one gets its
+ * stack's mapping (the one holding sp) as its stack bounds, then its tree
+ * (tree_new), whose live file never takes a number of the program's
+ * table; tree_new's result. */
+struct begin_job {
+	struct rt_thread *td;
+	uintptr_t sp;
+};
+
+static int begin_job(void *p)
 {
-	return tree_new(td);
+	struct begin_job *j = p;
+	uintptr_t lo, hi;
+
+	if (j->td->index && !mapping_of(j->sp, &lo, &hi)) {
+		j->td->stack_lo = lo;
+		j->td->stack_hi = hi;
+	}
+	return tree_new(j->td);
 }
 
 struct rt_thread *rt_thread_begin(int index)
 {
+	struct begin_job job;
 	struct rt_thread *td;
 	int i, err;
 
@@ -592,14 +593,17 @@ struct rt_thread *rt_thread_begin(int index)
 	td->uwc = (struct uw_cache *)(void *)(td + 1);
 	td->index = index;
 	td->tid = (pid_t)syscall(SYS_gettid);
-	stack_bounds(td);
 	for (i = 0; i < HPCRUN_MAX_EVENTS; i++)
 		td->fd[i] = -1;
-	if (rt_fd_private(tree_job, td)) {
+	job.td = td;
+	job.sp = (uintptr_t)&job;
+	if (rt_fd_private(begin_job, &job)) {
 		munmap(td, TD_BYTES);
 		unmeasured(index);
 		return NULL;
 	}
+	if (!td->stack_hi)
+		stack_bounds(td);
 	pthread_mutex_lock(&threads_lock);
 	td->next = threads;
 	threads = td;
@@ -645,8 +649,8 @@ static void add_counts(const struct rt_counts *c)
 		__atomic_add_fetch(&d[i], s[i], __ATOMIC_RELAXED);
 }
 
-/* Writes td's profile and folds its counts into the totals (rt_io: the
- * program can neither close the file's number under us nor make the
+/* Writes td's profile and folds its counts into the totals (rt_io_private:
+ * the program can neither close the file's number under us nor make the
  * write fail or signal with its limits).  A profile that cannot be
  * written is said on stderr and counted for the log; its live file stays
  * for hpcprof to recover, unless there is none. */
@@ -668,14 +672,11 @@ static void write_thread(struct rt_thread *td)
 {
 	struct profile_job job = { td, "" };
 	char *path = job.path;
-	struct rt_io io;
 	int err;
 
-	rt_io_begin(&io);
-	err = rt_fd_private(write_profile, &job);
+	err = rt_io_private(write_profile, &job);
 	if (!err)
 		cct_unlink(&td->cct);
-	rt_io_end(&io);
 	if (err) {
 		rt_count_write_error();
 		if (td->cct.live)
@@ -897,6 +898,7 @@ static void rt_after_fork_child(void)
 
 	rt_pid = getpid();
 	rt_fd_gate_after_fork();
+	rt_io_after_fork();
 	rt_perf_after_fork(threads);
 	CAPS_CALL(fork_child);
 	if (!self || !rt_active)
