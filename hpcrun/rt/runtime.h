@@ -125,8 +125,9 @@ struct rt_thread {
 	void *ring[HPCRUN_MAX_EVENTS];	/* perf ring buffers, or NULL; atomic
 					 * (source-perf.c, THE RING) */
 	size_t ring_bytes[HPCRUN_MAX_EVENTS];
-	int nrings;
+	int nrings;			/* rings, and rings being made */
 	timer_t drain_timer;		/* while nrings > 0 */
+	unsigned ev_lock;		/* nrings, drain_timer (source-perf.c) */
 	int started[HPCRUN_MAX_EVENTS];
 	uint64_t *nsamples;		/* per event: in the live file's header */
 	volatile int busy;		/* inside the handler (set seq_cst) */

@@ -23,9 +23,10 @@
  * handler unwinds each waiting sample from its copy (rt_sample_copy).
  * Invariants:
  *  R1. Such an event has no fd: it is opened, mapped, enabled and closed
- *      under the gate, and lives as long as its mapping; so the program
- *      cannot close it, and fork (the mapping is not inherited) and exec
- *      end it.  td->fd[idx] stays -1.
+ *      in the private table (or, where there is none, under the gate), and
+ *      lives as long as its mapping; so the program cannot close it, and
+ *      fork (the mapping is not inherited) and exec end it.  td->fd[idx]
+ *      stays -1.
  *  R2. td->ring[idx] is the mapping or NULL.  The handler loads it after
  *      setting td->busy; perf_stop takes it (exchange with NULL), waits
  *      for the handler as rt_fd_release does, takes what is left in it and
@@ -38,6 +39,12 @@
  *      ("dropped-ring-full").  When the ring cannot be mapped (unprivileged
  *      users are limited by perf_event_mlock_kb), that thread's event takes
  *      one signal per sample as above, said once.
+ *  R5. A thread's drain timer and its count of rings (td->nrings, which
+ *      counts a ring from before its making until after its end) change
+ *      only under td->ev_lock, its own lock, with signals blocked; a
+ *      thread's events start and stop without the gate (unless they fall
+ *      back to a fd), so threads begin and end without waiting for each
+ *      other.  Lock order: the gate, then ev_lock.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -53,9 +60,39 @@
 #include "fd-gate.h"
 #include "loadmap.h"
 #include "output.h"
+#include "futex.h"
 #include "runtime.h"
 #include "source.h"
 #include "unwind.h"
+
+/* The thread whose ev_lock the calling thread holds, and how deep: a
+ * signal handler of ours that stops its sources (a fatal signal) nests
+ * in it instead of waiting for itself (R5). */
+static __thread struct rt_thread *ev_held __attribute__((tls_model("initial-exec")));
+static __thread int ev_depth __attribute__((tls_model("initial-exec")));
+
+/* Takes td->ev_lock, signals blocked but synchronous faults (the old mask
+ * in *old). */
+static void ev_lock(struct rt_thread *td, sigset_t *old)
+{
+	rt_fd_block_signals(old);
+	if (ev_held == td) {
+		ev_depth++;
+		return;
+	}
+	rt_lock_take(&td->ev_lock);
+	ev_held = td;
+	ev_depth = 1;
+}
+
+static void ev_unlock(struct rt_thread *td, const sigset_t *old)
+{
+	if (--ev_depth == 0) {
+		ev_held = NULL;
+		rt_lock_drop(&td->ev_lock);
+	}
+	rt_real_sigmask(SIG_SETMASK, old, NULL);
+}
 
 /* cpu-clock and task-clock: software events counting ns of CPU time. */
 static int sw_clock(const struct hpcrun_evspec *s)
@@ -236,7 +273,7 @@ static int open_ring(void *p)
 }
 
 /* Opens event idx of td with a ring buffer (THE RING, R1), its fd never in
- * the program's table; the gate is held.  0 or negative errno. */
+ * the program's table.  0 or negative errno. */
 static int arm_ring(struct rt_thread *td, int idx)
 {
 	struct ring_job j = {
@@ -244,25 +281,31 @@ static int arm_ring(struct rt_thread *td, int idx)
 		(size_t)sysconf(_SC_PAGESIZE) + ring_data_bytes(&rt_cfg.ev[idx].spec),
 		NULL,
 	};
-	int err;
+	sigset_t old;
+	int err = 0;
 
 	/* the timer first: no sample of the ring is taken in its making
 	 * (the first call of timer_create goes through ld.so, which the
 	 * unwinder cannot leave) */
-	if (td->nrings == 0 &&
+	ev_lock(td, &old);
+	if (td->nrings++ == 0 &&
 	    (err = rt_timer_create(td->tid, rt_thread_clock(td->tid), RT_DRAIN_TIMER,
 				   RT_DRAIN_NS, &td->drain_timer)))
+		td->nrings--;
+	ev_unlock(td, &old);
+	if (err)
 		return err;
 	err = rt_fd_private(open_ring, &j);
+	ev_lock(td, &old);
 	if (err) {
-		if (td->nrings == 0)
+		if (--td->nrings == 0)
 			timer_delete(td->drain_timer);
-		return err;
+	} else {
+		td->ring_bytes[idx] = j.bytes;
+		__atomic_store_n(&td->ring[idx], j.ring, __ATOMIC_SEQ_CST);
 	}
-	td->nrings++;
-	td->ring_bytes[idx] = j.bytes;
-	__atomic_store_n(&td->ring[idx], j.ring, __ATOMIC_SEQ_CST);
-	return 0;
+	ev_unlock(td, &old);
+	return err;
 }
 
 static int perf_start(struct rt_thread *td, int idx)
@@ -272,7 +315,6 @@ static int perf_start(struct rt_thread *td, int idx)
 	int err = -1;
 
 	rt_fd_thread_start();
-	rt_fd_gate_lock(&old);
 	if (rt_perf_is_ring_event(&rt_cfg.ev[idx].spec)) {
 		err = arm_ring(td, idx);
 		if (err && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED)) {
@@ -286,9 +328,11 @@ static int perf_start(struct rt_thread *td, int idx)
 			rt_say(msg, NULL);
 		}
 	}
-	if (err)
+	if (err) {
+		rt_fd_gate_lock(&old);
 		err = rt_perf_arm(td, idx);
-	rt_fd_gate_unlock(&old);
+		rt_fd_gate_unlock(&old);
+	}
 	return err;
 }
 
@@ -415,7 +459,7 @@ void rt_perf_drain_self(void)
 
 void rt_perf_resignal(struct rt_thread *td)
 {
-	sigset_t mask;
+	sigset_t mask, ev_mask;
 	timer_t t;
 	int i;
 
@@ -426,24 +470,27 @@ void rt_perf_resignal(struct rt_thread *td)
 		if (fd >= 0)
 			fcntl(fd, F_SETSIG, rt_cfg.signo);
 	}
+	ev_lock(td, &ev_mask);
 	if (td->nrings && !rt_timer_create(td->tid, rt_thread_clock(td->tid),
 					   RT_DRAIN_TIMER, RT_DRAIN_NS, &t)) {
 		timer_delete(td->drain_timer);
 		td->drain_timer = t;
 	}
+	ev_unlock(td, &ev_mask);
 	rt_fd_gate_unlock(&mask);
 }
 
-/* Ends td's ring of event idx (R2, R3); the gate is held. */
-static void stop_ring(struct rt_thread *td, int idx)
+/* Ends td's ring of event idx (R2, R3); td->ev_lock is held.  Whether
+ * it had one (then it had no fd). */
+static int stop_ring(struct rt_thread *td, int idx)
 {
 	void *ring = __atomic_exchange_n(&td->ring[idx], NULL, __ATOMIC_SEQ_CST);
 	struct rt_thread *self = rt_self;
 
 	if (!ring)
-		return;
+		return 0;
 	if (td == self || td->tid == (pid_t)syscall(SYS_gettid)) {
-		/* Its own thread, signals blocked by the gate: rt_self may be
+		/* Its own thread, signals blocked by ev_lock: rt_self may be
 		 * cleared already (rt_thread_end); a fault in the unwinder
 		 * must find td there.  Not from inside its handler. */
 		if (!td->busy) {
@@ -459,16 +506,20 @@ static void stop_ring(struct rt_thread *td, int idx)
 	munmap(ring, td->ring_bytes[idx]);
 	if (--td->nrings == 0)
 		timer_delete(td->drain_timer);
+	return 1;
 }
-
 
 static void perf_stop(struct rt_thread *td, int idx)
 {
 	sigset_t old;
-	int fd;
+	int fd, ring;
 
+	ev_lock(td, &old);
+	ring = stop_ring(td, idx);
+	ev_unlock(td, &old);
+	if (ring)
+		return;
 	rt_fd_gate_lock(&old);
-	stop_ring(td, idx);
 	fd = rt_fd_release(td, idx);
 	if (fd >= 0) {
 		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
@@ -525,5 +576,6 @@ void rt_perf_after_fork(struct rt_thread *threads)
 			}
 		}
 		td->nrings = 0;		/* timers are not inherited either */
+		td->ev_lock = 0;	/* its holder was not forked */
 	}
 }
