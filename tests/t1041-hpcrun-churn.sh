@@ -1,0 +1,91 @@
+#!/bin/sh
+test_description='hpcrun: programs that churn threads (rounds of short-lived threads, a pool that grows and shrinks) keep their output, and every thread is measured, without hpcrun spinning'
+. "$(dirname "$0")/test-lib.sh"
+
+# churn DIR OPTS ARGS...: runs "rt-churn ARGS" without, then with hpcrun
+# -o DIR OPTS and the sched_yield counter preloaded; the same stdout, exit
+# status 0; DIR.err holds the program's stderr and hpcrun's, DIR.yield the
+# count.
+churn() {
+	dir=$1 opts=$2
+	shift 2
+	./rt-churn "$@" >$dir.plain &&
+	RT_YIELD_COUNT_FILE=$TRASH/$dir.yield LD_PRELOAD=$TRASH/rt-yield-count.so \
+		hpcrun -o $dir $opts ./rt-churn "$@" >$dir.out 2>$dir.err &&
+	test_cmp $dir.plain $dir.out
+}
+
+# measured_all DIR: every thread the program made and its main thread
+# have a profile, counted in the log; none unmeasured, no write failed, no
+# live file left.
+measured_all() {
+	made=$(sed -n "s/^threads-made //p" $1.err) &&
+	test -n "$made" &&
+	grep -q "^threads: $((made + 1))$" $1/*.log &&
+	grep -q "^threads-unmeasured: 0$" $1/*.log &&
+	grep -q "^write-errors: 0$" $1/*.log &&
+	ls $1/*.hpcrun >profiles &&
+	test_line_count = $((made + 1)) profiles &&
+	! ls $1/*.hpcrun-live 2>/dev/null
+}
+
+# no_spinning DIR: hpcrun's waits slept (futex.h): under 1 sched_yield in
+# 10 threads (with waiters spinning, thread start and exit alone made
+# hundreds per thread).
+no_spinning() {
+	made=$(sed -n "s/^threads-made //p" $1.err) &&
+	yields=$(sed -n "s/^sched_yield //p" $1.yield) &&
+	test -n "$yields" &&
+	test $((yields * 10)) -lt "$made"
+}
+
+test_expect_success 'setup: churning program, sched_yield counter' '
+	cc -O2 -g -pthread -o rt-churn "$TEST_PROGS/rt-churn.c" &&
+	cc -O2 -shared -fPIC -o rt-yield-count.so "$TEST_PROGS/rt-yield-count.c"
+'
+
+test_expect_success 'rounds of 100 short threads: output the same, every thread measured, no spinning' '
+	churn rounds "" rounds 5 100 100 &&
+	measured_all rounds &&
+	no_spinning rounds
+'
+
+test_expect_success '400 threads at once: every thread measured, no spinning' '
+	churn once "" rounds 1 400 100 &&
+	measured_all once &&
+	no_spinning once
+'
+
+test_expect_success 'a pool that grows and shrinks: output the same, every thread measured' '
+	churn pool "" pool 4 32 100 &&
+	measured_all pool &&
+	no_spinning pool
+'
+
+test_expect_success 'without synchronization measurement (--no-sync): the same' '
+	churn nosync --no-sync rounds 3 100 100 &&
+	measured_all nosync &&
+	no_spinning nosync
+'
+
+test_expect_success 'signal-per-sample events (--no-stack-copy): the same' '
+	churn signal --no-stack-copy rounds 3 100 100 &&
+	measured_all signal &&
+	no_spinning signal
+'
+
+test_expect_success '--data: the same' '
+	churn data --data rounds 3 100 100 &&
+	measured_all data &&
+	no_spinning data
+'
+
+test_expect_success '--sharing: the same, a sharing record beside every profile' '
+	churn share --sharing rounds 3 100 100 &&
+	measured_all share &&
+	no_spinning share &&
+	ls share/*.hpcshare >records &&
+	test_line_count = $(cat profiles | wc -l) records
+'
+
+test_done
