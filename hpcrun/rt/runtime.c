@@ -128,6 +128,24 @@ void rt_count_write_error(void)
 	__atomic_add_fetch(&write_errors, 1, __ATOMIC_RELAXED);
 }
 
+/* threads holds td, in O(1): threads end by the thousand (threads_lock
+ * held). */
+static void threads_add(struct rt_thread *td)
+{
+	td->next = threads;
+	if (threads)
+		threads->pprev = &td->next;
+	td->pprev = &threads;
+	threads = td;
+}
+
+static void threads_del(struct rt_thread *td)
+{
+	*td->pprev = td->next;
+	if (td->next)
+		td->next->pprev = td->pprev;
+}
+
 void rt_threads_apply(void (*fn)(struct rt_thread *td))
 {
 	struct rt_thread *td;
@@ -605,8 +623,7 @@ struct rt_thread *rt_thread_begin(int index)
 	if (!td->stack_hi)
 		stack_bounds(td);
 	pthread_mutex_lock(&threads_lock);
-	td->next = threads;
-	threads = td;
+	threads_add(td);
 	pthread_mutex_unlock(&threads_lock);
 	if (index)
 		pthread_setspecific(thread_key, td);
@@ -695,8 +712,6 @@ static void write_thread(struct rt_thread *td)
 
 static void rt_thread_end(struct rt_thread *td)
 {
-	struct rt_thread **pp;
-
 	if (!td)
 		return;
 	pthread_mutex_lock(&threads_lock);
@@ -705,11 +720,7 @@ static void rt_thread_end(struct rt_thread *td)
 		return;
 	}
 	td->closed = 1;
-	for (pp = &threads; *pp; pp = &(*pp)->next)
-		if (*pp == td) {
-			*pp = td->next;
-			break;
-		}
+	threads_del(td);
 	__atomic_add_fetch(&writers, 1, __ATOMIC_ACQ_REL);
 	pthread_mutex_unlock(&threads_lock);
 	rt_self = NULL;
@@ -853,7 +864,7 @@ void rt_process_finish(const char *why, int from_signal)
 
 void rt_resume_after_failed_exec(int err)
 {
-	struct rt_thread *td, **pp;
+	struct rt_thread *td, *next;
 	pid_t self = (pid_t)syscall(SYS_gettid);
 	char msg[160];
 	int i;
@@ -866,21 +877,21 @@ void rt_resume_after_failed_exec(int err)
 	nthreads = write_errors = blocked_attempts = live_left = 0;
 	rt_sampling_rearmed = rt_sampling_stopped = 0;
 	rt_live_proc_begin();
-	for (pp = &threads; (td = *pp);) {
+	for (td = threads; td; td = next) {
+		next = td->next;
 		if (td->tid != self && syscall(SYS_tgkill, rt_pid, td->tid, 0)) {
-			*pp = td->next;		/* ended while nothing was measured */
+			threads_del(td);	/* ended while nothing was measured */
 			continue;
 		}
 		cct_release(&td->cct);
 		if (tree_new(td)) {
-			*pp = td->next;
+			threads_del(td);
 			continue;
 		}
 		memset(&td->counts, 0, sizeof(td->counts));
 		td->closed = 0;
 		for (i = 0; i < rt_cfg.nev; i++)
 			td->started[i] = !rt_cfg.ev[i].src->start(td, i);
-		pp = &td->next;
 	}
 	snprintf(msg, sizeof(msg), "exec failed (%s): measurement goes on in new files",
 		 strerror(err));
@@ -916,8 +927,7 @@ static void rt_after_fork_child(void)
 	if (tree_new(self))
 		return;
 	self->tid = (pid_t)syscall(SYS_gettid);
-	self->next = NULL;
-	threads = self;
+	threads_add(self);
 	rt_self = self;
 	for (i = 0; i < rt_cfg.nev; i++)
 		if (!rt_cfg.ev[i].src->start(self, i))

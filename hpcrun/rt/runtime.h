@@ -142,7 +142,7 @@ struct rt_thread {
 	struct rt_share_thread *share;	/* hpcrun --sharing, or NULL */
 	uintptr_t frames[RT_MAX_FRAMES];
 	unsigned char rec[65536];	/* a ring record that wraps around */
-	struct rt_thread *next;
+	struct rt_thread *next, **pprev;	/* runtime.c's list of threads */
 };
 
 extern __thread struct rt_thread *rt_self
