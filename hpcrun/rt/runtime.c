@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -471,20 +472,40 @@ static void verbose_report(void)
 	}
 }
 
+/* PROCMAP_QUERY of /proc/PID/maps (Linux 6.11, <linux/fs.h>): the
+ * mapping that holds an address, found by the kernel without writing the
+ * text of the mappings before it. */
+struct maps_query {
+	uint64_t size, query_flags, query_addr;
+	uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
+	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+#define MAPS_QUERY _IOWR('f', 17, struct maps_query)
+
 /*
  * The mapping in /proc/self/maps that holds addr, into [*lo, *hi); 0, or
- * -ENOENT (none holds it) or the negative errno of the open.
- * Read through a stack buffer: no malloc (a thread's first malloc gives
- * it a malloc arena of its own, 64 MiB of address space).
+ * -ENOENT (none holds it) or the negative errno of the open.  Asked with
+ * PROCMAP_QUERY (the text grows by two lines per thread's stack: read
+ * at every thread's start, it made a thousand threads' starts quadratic),
+ * else read through a stack buffer: no malloc (a thread's first malloc
+ * gives it a malloc arena of its own, 64 MiB of address space).
  */
 static int mapping_of(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
 {
+	struct maps_query q = { .size = sizeof(q), .query_addr = addr };
 	char buf[4096], *line, *nl, *end;
 	size_t have = 0;
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), rc = -ENOENT;
 
 	if (fd < 0)
 		return -errno;
+	if (!ioctl(fd, MAPS_QUERY, &q) || errno == ENOENT) {
+		*lo = (uintptr_t)q.vma_start;
+		*hi = (uintptr_t)q.vma_end;
+		close(fd);
+		return q.vma_end ? 0 : -ENOENT;
+	}
 	for (;;) {
 		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
 
