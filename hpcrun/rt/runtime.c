@@ -76,7 +76,10 @@ __thread struct rt_thread *rt_self __attribute__((tls_model("initial-exec")));
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rt_thread *threads;
 static int next_index = 1;
-static int inited, finished, writers;
+static int inited, finished;
+/* Threads writing their profiles in rt_thread_end: a futex word, on which
+ * rt_process_finish sleeps. */
+static unsigned writers;
 static pthread_key_t thread_key;
 static struct rt_counts totals;
 static uint64_t nthreads, write_errors, start_failures, blocked_attempts,
@@ -747,7 +750,9 @@ static void rt_thread_end(struct rt_thread *td)
 	rt_self = NULL;
 	stop_sources(td);
 	write_thread(td);
-	__atomic_sub_fetch(&writers, 1, __ATOMIC_ACQ_REL);
+	if (!__atomic_sub_fetch(&writers, 1, __ATOMIC_SEQ_CST) &&
+	    __atomic_load_n(&finished, __ATOMIC_SEQ_CST))
+		rt_futex_wake(&writers, 1);
 	CAPS_CALL(thread_end, td);
 	cct_release(&td->cct);
 	CAPS_CALL(thread_release, td);
@@ -856,6 +861,7 @@ void rt_process_finish(const char *why, int from_signal)
 {
 	struct rt_thread *td;
 	int locked, spins, i;
+	unsigned w;
 	struct rt_io io;
 
 	if (!rt_active || getpid() != rt_pid ||
@@ -873,8 +879,9 @@ void rt_process_finish(const char *why, int from_signal)
 			sched_yield();
 		write_thread(td);
 	}
-	for (i = 0; __atomic_load_n(&writers, __ATOMIC_ACQUIRE) && i < 100000; i++)
-		sched_yield();
+	/* threads ending meanwhile: a second at most */
+	for (i = 0; (w = __atomic_load_n(&writers, __ATOMIC_SEQ_CST)) && i < 1000; i++)
+		rt_futex_wait(&writers, w, 1000000);
 	rt_io_begin(&io);		/* as in write_thread */
 	write_log(why);
 	rt_live_proc_end(!live_left);	/* removed: nothing left to recover */
