@@ -232,6 +232,8 @@ int rt_fd_private(int (*fn)(void *), void *arg)
 	struct fdt *f;
 	int result;
 
+	if (on_fd_thread)
+		return fn(arg);		/* its table is private already */
 	if (__atomic_load_n(&pool.pid, __ATOMIC_SEQ_CST) == rt_pid)
 		n = __atomic_load_n(&pool.n, __ATOMIC_SEQ_CST);
 	if (!n)
