@@ -14,6 +14,11 @@
  *     parent node (-1 at the top of a procedure), and its address ranges
  *     sorted by lo.  Ranges of a node lie inside its parent's ranges.
  * All addresses are file addresses (the debug file's bias applied).
+ * debuginfo_load_at() reads only the compilation units whose address
+ * ranges meet the wanted ranges (the line table and DIEs of those units
+ * alone), so for an address of a wanted range it gives the same rows,
+ * subprogram and inline ranges as debuginfo_load(), unless another unit
+ * claims that address too (never so for a linker's output).
  */
 #ifndef HPCSTRUCT_DEBUGINFO_H
 #define HPCSTRUCT_DEBUGINFO_H
@@ -50,8 +55,18 @@ struct debuginfo {
 	struct inline_range *ranges;	size_t nranges, ranges_alloc;
 };
 
+struct addr_range {
+	uint64_t lo, hi;	/* [lo, hi); lo first (addrsearch.h) */
+};
+
 /* Loads b's debug information; an empty one when b has none. Never NULL. */
 struct debuginfo *debuginfo_load(const struct binary *b);
+/*
+ * As debuginfo_load(), of the units whose ranges meet one of want[n] (file
+ * addresses, sorted by lo, not overlapping); want NULL reads every unit.
+ */
+struct debuginfo *debuginfo_load_at(const struct binary *b,
+				    const struct addr_range *want, size_t n);
 /* Accepts NULL. */
 void debuginfo_free(struct debuginfo *d);
 /* The subprogram whose entry is addr, or NULL. */

@@ -1,4 +1,4 @@
-/* dwarf.c - subprograms and inline trees from DWARF, read once. */
+/* dwarf.c - subprograms and inline trees from DWARF, read once (see debuginfo.h). */
 #include <dwarf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,26 +247,67 @@ static int range_cmp(const void *a, const void *b)
 	return x->node - y->node;
 }
 
-struct debuginfo *debuginfo_load(const struct binary *b)
+/*
+ * The unit DIE offsets of the units whose address ranges meet one of
+ * want[n] (file addresses, sorted by lo, not overlapping).  A unit that
+ * gives no ranges holds no code and is left out.
+ */
+static struct hmap *units_meeting(Dwarf *dw, uint64_t bias,
+				  const struct addr_range *want, size_t n)
+{
+	struct hmap *units = hmap_new();
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+
+	while (dwarf_get_units(dw, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+
+		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
+			size_t k;
+
+			if (hi <= lo)
+				continue;
+			/* the last wanted range starting below the unit's end */
+			k = addrsearch_count_le(want, n, sizeof(*want),
+						hi + bias - 1);
+			if (k > 0 && want[k - 1].hi > lo + bias) {
+				hmap_put_u64(units, dwarf_dieoffset(&cudie),
+					     (void *)1);
+				break;
+			}
+		}
+	}
+	return units;
+}
+
+struct debuginfo *debuginfo_load_at(const struct binary *b,
+				    const struct addr_range *want, size_t n)
 {
 	struct debuginfo *d = xcalloc(1, sizeof(*d));
 	struct walk w = { d, b->dwarf_bias, NULL, NULL, 0, NULL, NULL, 0, 0 };
+	struct hmap *units = NULL;
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
 
 	strtab_init(&d->strs);
 	if (!b->dwarf)
 		return d;
-	linemap_load(&d->lines, b->dwarf, b->dwarf_bias, &d->strs);
+	if (want)
+		units = units_meeting(b->dwarf, b->dwarf_bias, want, n);
+	linemap_load(&d->lines, b->dwarf, b->dwarf_bias, &d->strs, units);
 	w.origins = hmap_new();
 	w.cudie = &cudie;
 	while (dwarf_get_units(b->dwarf, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
+		if (units && !hmap_get_u64(units, dwarf_dieoffset(&cudie)))
+			continue;
 		if (dwarf_getsrcfiles(&cudie, &w.files, &w.nfiles) != 0) {
 			w.files = NULL;
 			w.nfiles = 0;
 		}
 		walk_children(&w, &cudie, -1, 0);
 	}
+	hmap_free(units);
 	hmap_free(w.origins);
 	free(w.callees);
 	if (d->nsubs > 1)
@@ -274,6 +315,11 @@ struct debuginfo *debuginfo_load(const struct binary *b)
 	if (d->nranges > 1)
 		qsort(d->ranges, d->nranges, sizeof(*d->ranges), range_cmp);
 	return d;
+}
+
+struct debuginfo *debuginfo_load(const struct binary *b)
+{
+	return debuginfo_load_at(b, NULL, 0);
 }
 
 void debuginfo_free(struct debuginfo *d)

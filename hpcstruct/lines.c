@@ -150,7 +150,7 @@ static struct line_row *sort_rows(struct line_row *v, size_t n, size_t cap,
 }
 
 void linemap_load(struct linemap *m, Dwarf *dw, uint64_t bias,
-		  struct strtab *files)
+		  struct strtab *files, const struct hmap *units)
 {
 	struct line_row *v = m->rows;
 	size_t n = m->n, alloc = m->alloc, out = 0;
@@ -173,7 +173,8 @@ void linemap_load(struct linemap *m, Dwarf *dw, uint64_t bias,
 		const char *last_src = NULL;
 		uint32_t last_file = 0;
 
-		if (dwarf_getsrclines(&cudie, &lines, &nlines) != 0)
+		if ((units && !hmap_get_u64(units, dwarf_dieoffset(&cudie))) ||
+		    dwarf_getsrclines(&cudie, &lines, &nlines) != 0)
 			continue;
 		HPC_GROW(v, n + nlines, alloc);
 		HPC_GROW(runs, nruns + 1, runs_alloc);

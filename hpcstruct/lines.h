@@ -53,11 +53,13 @@ struct linemap {
 };
 
 /*
- * Appends the rows of every compilation unit of dw (addresses moved by
- * bias, file names interned in files), then sorts and collapses them.
+ * Appends the rows of the compilation units of dw whose unit DIE offset
+ * (dwarf_dieoffset) is a key of units, of every unit when units is NULL
+ * (addresses moved by bias, file names interned in files), then sorts and
+ * collapses them.
  */
 void linemap_load(struct linemap *m, Dwarf *dw, uint64_t bias,
-		  struct strtab *files);
+		  struct strtab *files, const struct hmap *units);
 void linemap_release(struct linemap *m);
 /*
  * Index of the row covering addr, or -1 when addr has no line.  Rows are
