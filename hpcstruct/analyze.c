@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "addrsearch.h"
 #include "analyze.h"
 #include "binary.h"
 #include "cfg.h"
@@ -200,6 +201,71 @@ static int run(struct job *j, struct output *o)
 	return 0;
 }
 
+static int want_cmp(const void *a, const void *b)
+{
+	const struct addr_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Does [lo, hi) hold one of addrs[n] (sorted)? */
+static int holds(const uint64_t *addrs, size_t n, uint64_t lo, uint64_t hi)
+{
+	size_t k;
+
+	if (hi <= lo)
+		return 0;
+	k = addrsearch_count_le(addrs, n, sizeof(*addrs), hi - 1);
+	return k > 0 && addrs[k - 1] >= lo;
+}
+
+/*
+ * The procedures of a partial analysis, into j->order[] (by index) and
+ * *want (their parts, sorted by lo); *cover gets those parts and a
+ * one-byte range for each wanted address no procedure holds, sorted: what
+ * the file covers.
+ */
+static void select_procs(struct job *j, const struct analyze_opts *opts,
+			 struct addr_range **want, size_t *nwant,
+			 struct addr_range **cover, size_t *ncover)
+{
+	const struct binary *b = j->b;
+	size_t nw = 0, nc = 0;
+	struct addr_range *w, *c;
+
+	j->order = xmalloc((b->nprocs + 1) * sizeof(*j->order));
+	w = xmalloc((2 * b->nprocs + 1) * sizeof(*w));
+	for (size_t i = 0; i < b->nprocs; i++) {
+		const struct proc *p = &b->procs[i];
+
+		if (!holds(opts->addrs, opts->naddrs, p->lo, p->hi) &&
+		    !holds(opts->addrs, opts->naddrs, p->cold_lo, p->cold_hi))
+			continue;
+		j->order[j->n++] = i;
+		w[nw++] = (struct addr_range){ p->lo, p->hi };
+		if (p->cold_hi > p->cold_lo)
+			w[nw++] = (struct addr_range){ p->cold_lo, p->cold_hi };
+	}
+	if (nw > 1)
+		qsort(w, nw, sizeof(*w), want_cmp);
+	c = xmalloc((nw + opts->naddrs + 1) * sizeof(*c));
+	memcpy(c, w, nw * sizeof(*w));
+	nc = nw;
+	for (size_t k = 0; k < opts->naddrs; k++) {
+		uint64_t a = opts->addrs[k];
+		size_t at = addrsearch_count_le(w, nw, sizeof(*w), a);
+
+		if ((at == 0 || w[at - 1].hi <= a) && a < UINT64_MAX)
+			c[nc++] = (struct addr_range){ a, a + 1 };
+	}
+	if (nc > 1)
+		qsort(c, nc, sizeof(*c), want_cmp);
+	*want = w;
+	*nwant = nw;
+	*cover = c;
+	*ncover = nc;
+}
+
 int analyze_binary(const char *path, const char *out_path,
 		   const struct analyze_opts *opts)
 {
@@ -208,6 +274,8 @@ int analyze_binary(const char *path, const char *out_path,
 	struct job j;
 	struct strbuf tmp = STRBUF_INIT, fname = STRBUF_INIT;
 	struct output *o;
+	struct addr_range *want = NULL, *cover = NULL;
+	size_t nwant = 0, ncover = 0;
 	struct stat st;
 	char *abs, *outbuf;
 	const char *lm, *lmbase;
@@ -219,10 +287,19 @@ int analyze_binary(const char *path, const char *out_path,
 	if (opts->progress)
 		fprintf(stderr, "\r%s: '%s': reading debug information", hpc_progname(),
 			b->basename);
-	d = debuginfo_load(b);
-	binary_drop_dwarf(b);	/* everything needed is in d now */
 	memset(&j, 0, sizeof(j));
 	j.b = b;
+	if (opts->addrs) {
+		select_procs(&j, opts, &want, &nwant, &cover, &ncover);
+		d = debuginfo_load_at(b, want, nwant);
+	} else {
+		d = debuginfo_load(b);
+		j.n = b->nprocs;
+		j.order = xmalloc((j.n + 1) * sizeof(*j.order));
+		for (size_t i = 0; i < j.n; i++)
+			j.order[i] = i;
+	}
+	binary_drop_dwarf(b);	/* everything needed is in d now */
 	j.opts = opts;
 	j.ctx.b = b;
 	j.ctx.d = d;
@@ -233,11 +310,7 @@ int analyze_binary(const char *path, const char *out_path,
 	strbuf_addf(&fname, "[%s]", lmbase);
 	j.ctx.nofile = strtab_intern(&d->strs, fname.buf);
 	j.ctx.libname = b->shared ? lmbase : NULL;
-	j.n = b->nprocs;
-	j.order = xmalloc((j.n + 1) * sizeof(*j.order));
 	j.results = xcalloc(j.n + 1, sizeof(*j.results));
-	for (size_t i = 0; i < j.n; i++)
-		j.order[i] = i;
 	if (j.n > 1)
 		qsort_r(j.order, j.n, sizeof(*j.order), order_cmp, &j);
 	pthread_mutex_init(&j.mu, NULL);
@@ -262,7 +335,8 @@ int analyze_binary(const char *path, const char *out_path,
 	}
 	outbuf = xmalloc(OUT_BUFFER);	/* a write(2) per MB, not per 4 KB */
 	setvbuf(f, outbuf, _IOFBF, OUT_BUFFER);
-	o = output_new(f, lm, b->buildid, &d->strs);
+	o = output_new(f, lm, b->buildid, &d->strs,
+		       opts->addrs ? cover : NULL, ncover);
 	rc = run(&j, o);
 	err = output_close(f, output_finish(o));
 	if (err && rc == 0)
@@ -281,6 +355,8 @@ out:
 	free(j.noreturn);
 	free(j.order);
 	free(j.results);
+	free(want);
+	free(cover);
 	strbuf_release(&tmp);
 	strbuf_release(&fname);
 	free(abs);

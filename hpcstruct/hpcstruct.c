@@ -70,6 +70,8 @@ int main(int argc, char **argv)
 	aopts.jobs = (int)jobs;
 	aopts.progress = !quiet && isatty(2);
 	aopts.insn_cap = (size_t)max_insns;
+	aopts.addrs = NULL;
+	aopts.naddrs = 0;
 	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
 		if (output) {
 			hpc_error("'%s': -o applies to a single binary, not a measurement directory", arg);

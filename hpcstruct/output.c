@@ -77,8 +77,40 @@ static const char structure_dtd[] =
 	"        t CDATA #IMPLIED\n"
 	"        d CDATA #IMPLIED>\n";
 
+static void add_hex(struct strbuf *sb, uint64_t v)
+{
+	char buf[20], *p = buf + sizeof(buf);
+
+	do {
+		*--p = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	*--p = 'x';
+	*--p = '0';
+	strbuf_add(sb, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+/* The partial-file line (output.h, OUTPUT_PARTIAL_OPEN) for cover[n]. */
+static void write_partial(FILE *f, const struct addr_range *cover, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addstr(&sb, OUTPUT_PARTIAL_OPEN "{");
+	for (size_t k = 0; k < n; k++) {
+		strbuf_addstr(&sb, k ? " [" : "[");
+		add_hex(&sb, cover[k].lo);
+		strbuf_addch(&sb, '-');
+		add_hex(&sb, cover[k].hi);
+		strbuf_addch(&sb, ')');
+	}
+	strbuf_addstr(&sb, "}" OUTPUT_PARTIAL_CLOSE);
+	fwrite(sb.buf, 1, sb.len, f);
+	strbuf_release(&sb);
+}
+
 struct output *output_new(FILE *f, const char *lm_name, const char *buildid,
-			  const struct strtab *strs)
+			  const struct strtab *strs,
+			  const struct addr_range *cover, size_t ncover)
 {
 	struct output *o = xcalloc(1, sizeof(*o));
 
@@ -89,6 +121,8 @@ struct output *output_new(FILE *f, const char *lm_name, const char *buildid,
 	fputs("<?xml version=\"1.0\"?>\n<!DOCTYPE HPCToolkitStructure [\n", f);
 	fputs(structure_dtd, f);
 	fputs("]>\n<HPCToolkitStructure i=\"0\" version=\"4.9\" n=\"\">\n", f);
+	if (cover)
+		write_partial(f, cover, ncover);
 	fputs("<LM i=\"2\" n=\"", f);
 	xml_escape(f, lm_name, 1);
 	fputs("\" has-calls=\"0\" v=\"{}\">\n", f);
@@ -108,19 +142,6 @@ static const char *fmt_dec(char buf[24], uint64_t v)
 		v /= 10;
 	} while (v);
 	return p;
-}
-
-static void add_hex(struct strbuf *sb, uint64_t v)
-{
-	char buf[20], *p = buf + sizeof(buf);
-
-	do {
-		*--p = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
-	*--p = 'x';
-	*--p = '0';
-	strbuf_add(sb, p, (size_t)(buf + sizeof(buf) - p));
 }
 
 /*

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "cfg.h"
+#include "debuginfo.h"
 #include "lines.h"
 #include "scopes.h"
 #include "xmlw.h"
@@ -37,11 +38,25 @@ struct output {
 #define OUTPUT_BUILDID_CLOSE " -->\n"
 
 /*
+ * A partial structure file (analyze.h) says so on the line before the LM
+ * start tag (so the LM and build-ID lines stay as structindex.h reads
+ * them): a processing instruction, which
+ * HPCToolkit's readers and the DTD ignore, OPEN then the covered address
+ * ranges as in v= ("{[0x1130-0x1190) [0x11a0-0x11a1)}", sorted by lo),
+ * then CLOSE.  An address of a covered range is one the file answers for:
+ * the procedure holding it is in the file, or no procedure holds it.
+ */
+#define OUTPUT_PARTIAL_OPEN "<?partial covers=\""
+#define OUTPUT_PARTIAL_CLOSE "\"?>\n"
+
+/*
  * Starts the document for load module lm_name, whose build ID is buildid
- * (lowercase hex, "" for none), on f (not closed here).
+ * (lowercase hex, "" for none), on f (not closed here); a partial one
+ * covering cover[ncover] (OUTPUT_PARTIAL_OPEN) unless cover is NULL.
  */
 struct output *output_new(FILE *f, const char *lm_name, const char *buildid,
-			  const struct strtab *strs);
+			  const struct strtab *strs,
+			  const struct addr_range *cover, size_t ncover);
 /*
  * Renders t's P element into t->xml (freed with t), ids left as
  * placeholders, so any thread can render while one writes.  g holds the
