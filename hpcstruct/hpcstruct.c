@@ -20,7 +20,7 @@
 
 static const char *const usage[] = {
 	"[-q] [-o FILE] [-j N] BINARY",
-	"[-q] [-j N] MEASUREMENT-DIR",
+	"[-q] [-j N] [--all] MEASUREMENT-DIR",
 	NULL,
 };
 
@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 {
 	const char *output = NULL;
 	long jobs = 1, max_insns = INSN_CAP;
-	int quiet = 0;
+	int quiet = 0, all = 0;
 	const struct opt opts[] = {
 		OPT_STRING('o', "output", &output, "FILE",
 			   "write the structure to FILE"),
@@ -42,6 +42,8 @@ int main(int argc, char **argv)
 		OPT_FLAG('q', "quiet", &quiet, "no progress line or notes"),
 		OPT_INT(0, "max-insns", &max_insns, "N",
 			"analyze at most N instructions per procedure"),
+		OPT_FLAG(0, "all", &all,
+			 "whole binaries, not only the sampled procedures"),
 		OPT_END(),
 	};
 	struct analyze_opts aopts;
@@ -77,7 +79,7 @@ int main(int argc, char **argv)
 			hpc_error("'%s': -o applies to a single binary, not a measurement directory", arg);
 			return 2;
 		}
-		return measdir_run(arg, &aopts, quiet) < 0 ? 1 : 0;
+		return measdir_run(arg, &aopts, quiet, all) < 0 ? 1 : 0;
 	}
 	if (output) {
 		strbuf_addstr(&out, output);

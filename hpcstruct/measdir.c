@@ -10,6 +10,7 @@
 
 #include <libelf.h>
 
+#include "addrsearch.h"
 #include "buildid.h"
 #include "error.h"
 #include "hashmap.h"
@@ -25,27 +26,82 @@
 #include "version.h"
 #include "xmlw.h"
 
-/* Adds the paths of sampled modules in one profile to the set. */
-static void collect(const char *file, struct hmap *seen, struct strlist *out)
+/* A sampled module and the addresses of it the profiles name. */
+struct module {
+	char *path;
+	uint64_t *addrs;	size_t naddrs, addrs_alloc;
+};
+
+static void add_addr(struct module *m, uint64_t a)
+{
+	HPC_GROW(m->addrs, m->naddrs + 1, m->addrs_alloc);
+	m->addrs[m->naddrs++] = a;
+}
+
+/*
+ * Adds the sampled modules of one profile to the set (path -> struct
+ * module) and to out, and to each module the addresses of its CCT nodes:
+ * each address and the one before it (a return address's call), as hpcprof
+ * looks them up.
+ */
+static void collect(const char *file, struct hmap *seen,
+		    struct module ***out, size_t *nout, size_t *alloc)
 {
 	struct hpcrun_profile *p = hpcrun_fmt_read(file);
+	struct module **by_id;
 
 	if (!p) {
 		hpc_warn("%s", hpc_lasterr());
 		return;
 	}
+	by_id = xcalloc((size_t)UINT16_MAX + 1, sizeof(*by_id));
 	for (size_t i = 0; i < p->nlms; i++) {
 		const char *path = p->lms[i].path;
-		char *copy;
+		struct module *m;
 
-		if (!(p->lms[i].flags & HPCRUN_LM_ANALYZE) || !path ||
-		    hmap_get_str(seen, path))
+		if (!(p->lms[i].flags & HPCRUN_LM_ANALYZE) || !path)
 			continue;
-		copy = xstrdup(path);
-		hmap_put_str(seen, path, copy);
-		strlist_push(out, copy);
+		m = hmap_get_str(seen, path);
+		if (!m) {
+			m = xcalloc(1, sizeof(*m));
+			m->path = xstrdup(path);
+			hmap_put_str(seen, path, m);
+			HPC_GROW(*out, *nout + 1, *alloc);
+			(*out)[(*nout)++] = m;
+		}
+		by_id[p->lms[i].id] = m;
 	}
+	for (uint64_t i = 0; i < p->nnodes; i++) {
+		const struct hpcrun_node *nd = &p->nodes[i];
+
+		if (!by_id[nd->lm])
+			continue;
+		add_addr(by_id[nd->lm], nd->addr);
+		if (nd->addr)
+			add_addr(by_id[nd->lm], nd->addr - 1);
+	}
+	free(by_id);
 	hpcrun_profile_free(p);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sorts v[*n] and drops repeats. */
+static void sort_unique(uint64_t *v, size_t *n)
+{
+	size_t out = 0;
+
+	if (*n > 1)
+		qsort(v, *n, sizeof(*v), u64_cmp);
+	for (size_t i = 0; i < *n; i++)
+		if (out == 0 || v[out - 1] != v[i])
+			v[out++] = v[i];
+	*n = out;
 }
 
 /* The cache holds our structure files, at most this large each. */
@@ -56,10 +112,11 @@ static const char end_tag[] = "</HPCToolkitStructure>\n";
 
 /*
  * What the structure files hpcstruct writes hold, as far as a cached one
- * is concerned: bumped when they gain content (2: the instruction mix), so
- * an older cache entry is not reused for a newer hpcstruct.
+ * is concerned: bumped when they gain content (2: the instruction mix; 3:
+ * partial files, which an older hpcstruct would take for whole ones), so
+ * an entry is never reused by an hpcstruct of another format.
  */
-#define CACHE_FORMAT 2
+#define CACHE_FORMAT 3
 
 /*
  * "buildid-HEX" or "hash-HEX-SIZE", prefixed by our version and the cache
@@ -135,6 +192,83 @@ static int read_cache_entry(const char *path, const char *hex,
 		return hpc_seterr("'%s': cached structure of build ID %.*s, not of the binary's %s",
 				  path, idlen ? (int)idlen : 4, idlen ? id : "none",
 				  *hex ? hex : "none");
+	return 0;
+}
+
+/*
+ * The ranges a partial structure file in buf covers (OUTPUT_PARTIAL_OPEN,
+ * on the line before the LM tag) into *out, sorted by lo; returns their
+ * count, or -1 when the file is whole.  A list that cannot be read covers
+ * nothing.
+ */
+static ptrdiff_t partial_cover(const char *buf, struct addr_range **out)
+{
+	const char *lm = strstr(buf, lm_tag);
+	const char *p = strstr(buf, "\n" OUTPUT_PARTIAL_OPEN);
+	size_t n = 0, alloc = 0;
+
+	*out = NULL;
+	if (!lm || !p || p > lm)
+		return -1;
+	p += 1 + strlen(OUTPUT_PARTIAL_OPEN);
+	if (*p++ != '{')
+		return 0;
+	while (*p == '[' || (*p == ' ' && p[1] == '[')) {
+		char *e;
+		uint64_t lo, hi;
+
+		p += *p == ' ' ? 2 : 1;
+		lo = strtoull(p, &e, 16);
+		if (e == p || *e != '-')
+			break;
+		p = e + 1;
+		hi = strtoull(p, &e, 16);
+		if (e == p || *e != ')' || hi <= lo ||
+		    (n > 0 && lo < (*out)[n - 1].hi))
+			break;
+		HPC_GROW(*out, n + 1, alloc);
+		(*out)[n++] = (struct addr_range){ lo, hi };
+		p = e + 1;
+	}
+	return (ptrdiff_t)n;
+}
+
+/*
+ * Can the cached structure file in sb serve o: whole, or partial and
+ * covering every address o wants?  When it cannot and o wants addresses,
+ * they become those and the covered ranges' starts (*merged, owned by the
+ * caller), so the new file covers the old one's procedures too.
+ */
+static int cache_serves(const struct strbuf *sb, struct analyze_opts *o,
+			uint64_t **merged)
+{
+	struct addr_range *cover;
+	ptrdiff_t n = partial_cover(sb->buf, &cover);
+	size_t missing = 0, nm;
+
+	if (n < 0)
+		return 1;
+	for (size_t k = 0; o->addrs && k < o->naddrs; k++) {
+		uint64_t a = o->addrs[k];
+		size_t at = addrsearch_count_le(cover, (size_t)n, sizeof(*cover), a);
+
+		missing += at == 0 || cover[at - 1].hi <= a;
+	}
+	if (o->addrs && !missing) {
+		free(cover);
+		return 1;
+	}
+	if (o->addrs) {
+		nm = o->naddrs;
+		*merged = xmalloc((nm + (size_t)n + 1) * sizeof(**merged));
+		memcpy(*merged, o->addrs, nm * sizeof(**merged));
+		for (ptrdiff_t k = 0; k < n; k++)
+			(*merged)[nm++] = cover[k].lo;
+		sort_unique(*merged, &nm);
+		o->addrs = *merged;
+		o->naddrs = nm;
+	}
+	free(cover);
 	return 0;
 }
 
@@ -220,23 +354,32 @@ static void cache_dir(struct strbuf *dir)
 }
 
 /*
- * Analyzes (or takes from the cache) one module into DIR/structs/.  Two
+ * Analyzes (or takes from the cache) one module into DIR/structs/: the
+ * procedures its addresses need, or the whole binary with all or when the
+ * profiles name no address in it.  Two
  * modules with one basename get BASENAME.hpcstruct and BASENAME-2.hpcstruct
  * (readers match structure files to modules by the LM path inside).
  */
-static int one_module(const char *dir, const char *path, const char *cache,
-		      const struct analyze_opts *opts, int quiet,
-		      struct hmap *names)
+static int one_module(const char *dir, const struct module *m,
+		      const char *cache, const struct analyze_opts *opts,
+		      int quiet, int all, struct hmap *names)
 {
 	struct strbuf out = STRBUF_INIT, key = STRBUF_INIT, cached = STRBUF_INIT;
 	struct strbuf sb = STRBUF_INIT;
 	char hex[HPC_BUILDID_HEX_SIZE];
+	const char *path = m->path;
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
 	char *abs = realpath(path, NULL);
+	struct analyze_opts o = *opts;
+	uint64_t *merged = NULL;
 	struct stat st;
 	int rc = 0;
 
+	if (!all && m->naddrs) {
+		o.addrs = m->addrs;
+		o.naddrs = m->naddrs;
+	}
 	strbuf_addf(&out, "%s/structs/%s", dir, base);
 	for (int k = 2; hmap_get_str(names, out.buf); k++) {
 		strbuf_reset(&out);
@@ -251,18 +394,25 @@ static int one_module(const char *dir, const char *path, const char *cache,
 		strbuf_addf(&cached, "%s/%s-%s.hpcstruct", cache, key.buf,
 			    strrchr(real, '/') ? strrchr(real, '/') + 1 : real);
 		if (lstat(cached.buf, &st) == 0) {
-			if (read_cache_entry(cached.buf, hex, &sb) == 0 &&
-			    write_structure(&sb, out.buf, real) == 0) {
-				structindex_write(out.buf);
-				if (!quiet)
-					fprintf(stderr, "%s: '%s': reused cached structure (%s)\n",
-						hpc_progname(), path, key.buf);
-				goto done;
+			if (read_cache_entry(cached.buf, hex, &sb) < 0) {
+				hpc_warn("%s; analyzing '%s' again", hpc_lasterr(), path);
+			} else if (cache_serves(&sb, &o, &merged)) {
+				if (write_structure(&sb, out.buf, real) == 0) {
+					structindex_write(out.buf);
+					if (!quiet)
+						fprintf(stderr, "%s: '%s': reused cached structure (%s)\n",
+							hpc_progname(), path, key.buf);
+					goto done;
+				}
+				hpc_warn("%s; analyzing '%s' again", hpc_lasterr(), path);
+			} else if (!quiet) {
+				fprintf(stderr, "%s: '%s': cached structure is partial; %s\n",
+					hpc_progname(), path,
+					o.addrs ? "extending it" : "analyzing the whole binary");
 			}
-			hpc_warn("%s; analyzing '%s' again", hpc_lasterr(), path);
 		}
 	}
-	if (analyze_binary(path, out.buf, opts) < 0) {
+	if (analyze_binary(path, out.buf, &o) < 0) {
 		/* the reason names the module (or its structure file) */
 		hpc_error("%s; skipped", hpc_lasterr());
 		rc = -1;
@@ -278,6 +428,7 @@ static int one_module(const char *dir, const char *path, const char *cache,
 		hpc_warn("cannot cache: %s", hpc_lasterr());
 done:
 	free(abs);
+	free(merged);
 	strbuf_release(&out);
 	strbuf_release(&key);
 	strbuf_release(&cached);
@@ -290,12 +441,15 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-int measdir_run(const char *dir, const struct analyze_opts *opts, int quiet)
+int measdir_run(const char *dir, const struct analyze_opts *opts, int quiet,
+		int all)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	struct hmap *seen = hmap_new(), *names = hmap_new();
-	struct strlist mods = { 0 }, files = { 0 };
+	struct strlist files = { 0 };
+	struct module **mods = NULL;
+	size_t nmods = 0, mods_alloc = 0;
 	struct strbuf sb = STRBUF_INIT, cache = STRBUF_INIT;
 	int failed = 0;
 
@@ -324,7 +478,7 @@ int measdir_run(const char *dir, const struct analyze_opts *opts, int quiet)
 	if (files.n > 1)
 		qsort(files.v, files.n, sizeof(*files.v), name_cmp);
 	for (size_t i = 0; i < files.n; i++)
-		collect(files.v[i], seen, &mods);
+		collect(files.v[i], seen, &mods, &nmods, &mods_alloc);
 	strbuf_addf(&sb, "%s/structs", dir);
 	if (mkdir(sb.buf, 0777) < 0 && errno != EEXIST) {
 		hpc_error("'%s': %s", sb.buf, strerror(errno));
@@ -332,26 +486,31 @@ int measdir_run(const char *dir, const struct analyze_opts *opts, int quiet)
 		goto out;
 	}
 	cache_dir(&cache);
-	for (size_t i = 0; i < mods.n; i++) {
+	for (size_t i = 0; i < nmods; i++) {
+		struct module *m = mods[i];
 		struct stat st;
 
-		if (mods.v[i][0] == '[' || stat(mods.v[i], &st) < 0 ||
+		if (m->path[0] == '[' || stat(m->path, &st) < 0 ||
 		    !S_ISREG(st.st_mode)) {
 			if (!quiet)
 				fprintf(stderr, "%s: '%s': not a file, skipped\n",
-					hpc_progname(), mods.v[i]);
+					hpc_progname(), m->path);
 			continue;
 		}
-		if (one_module(dir, mods.v[i], cache.buf, opts, quiet, names) < 0)
+		sort_unique(m->addrs, &m->naddrs);
+		if (one_module(dir, m, cache.buf, opts, quiet, all, names) < 0)
 			failed = 1;
 	}
 out:
 	for (size_t i = 0; i < files.n; i++)
 		free((char *)files.v[i]);
-	for (size_t i = 0; i < mods.n; i++)
-		free((char *)mods.v[i]);
+	for (size_t i = 0; i < nmods; i++) {
+		free(mods[i]->path);
+		free(mods[i]->addrs);
+		free(mods[i]);
+	}
+	free(mods);
 	strlist_release(&files);
-	strlist_release(&mods);
 	strbuf_release(&sb);
 	strbuf_release(&cache);
 	hmap_free(seen);

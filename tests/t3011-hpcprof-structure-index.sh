@@ -5,7 +5,7 @@ test_description='hpcprof parses only the sampled procedures of indexed structur
 test_expect_success 'hpcstruct writes an index beside each structure file' '
 	cc -O2 -g -o split "$TEST_PROGS/pf-split.c" &&
 	hpcrun -o m ./split 2000000 >/dev/null &&
-	hpcstruct m &&
+	hpcstruct --all m &&
 	ls m/structs/*.hpcstruct >structs &&
 	ls m/structs/*.hpcstruct.idx >idx &&
 	test_line_count = $(wc -l <structs) idx &&
