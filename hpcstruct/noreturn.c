@@ -92,7 +92,23 @@ struct edges {
 	struct edge *v;
 	size_t n, alloc;
 	uint32_t *last;		/* per callee: the last caller recorded + 1 */
+	/*
+	 * A filter before proc_index: bit k set when a procedure's entry lies
+	 * in the 16 bytes at base + 16 k; most bytes that look like a branch
+	 * target no entry and are dropped here, without a search.
+	 */
+	unsigned char *entries;
+	uint64_t base, slots;
 };
+
+/* Could target be a procedure's entry (the filter of struct edges)? */
+static int may_be_entry(const struct edges *e, uint64_t target)
+{
+	uint64_t k = (target - e->base) >> 4;
+
+	return target >= e->base && k < e->slots &&
+		(e->entries[k >> 3] >> (k & 7) & 1);
+}
 
 /* Bytes that start a rel32 call/jmp, a two-byte jcc rel32, a rel8 jump. */
 enum { OP_NONE, OP_REL32, OP_0F, OP_REL8 };
@@ -142,7 +158,7 @@ static void scan_range(const struct binary *b, size_t pi, uint64_t lo,
 			break;
 		}
 		target = next + (uint64_t)(int64_t)rel;
-		if (target >= p->lo && target < p->hi)
+		if ((target >= p->lo && target < p->hi) || !may_be_entry(e, target))
 			continue;
 		q = proc_index(b, target);
 		if (q < 0 || (size_t)q == pi || e->last[q] == pi + 1)
@@ -161,6 +177,16 @@ static void callers_build(const struct binary *b, struct callers *c)
 	struct edges e = { 0 };
 
 	e.last = xcalloc(n + 1, sizeof(*e.last));
+	if (n > 0) {
+		e.base = b->procs[0].lo;
+		e.slots = ((b->procs[n - 1].hi - e.base) >> 4) + 1;
+		e.entries = xcalloc((size_t)(e.slots >> 3) + 1, 1);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t k = (b->procs[i].lo - e.base) >> 4;
+
+			e.entries[k >> 3] |= (unsigned char)(1u << (k & 7));
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct proc *p = &b->procs[i];
 
@@ -178,6 +204,7 @@ static void callers_build(const struct binary *b, struct callers *c)
 		c->who[c->first[e.v[k].callee + 1]++] = e.v[k].caller;
 	free(e.v);
 	free(e.last);
+	free(e.entries);
 }
 
 /* Does [lo, hi) hold a byte of a ret opcode (or bytes we cannot see)? */
