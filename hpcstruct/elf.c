@@ -589,11 +589,24 @@ static void fde_procs(struct binary *b, struct procs *p)
  * that did not name the procedure (glibc's .cold parts are named after
  * internal aliases such as __GI_NAME).
  */
+static int is_cold_name(const struct proc *c)
+{
+	size_t len = strlen(c->name);
+
+	return c->origin == PROC_SYMBOL && len > 5 &&
+		!strcmp(c->name + len - 5, ".cold");
+}
+
 static void merge_cold_parts(struct procs *p)
 {
-	struct hmap *bylo = hmap_new();	/* lo -> index + 1 (one per lo) */
-	size_t out = 0;
+	struct hmap *bylo;	/* lo -> index + 1 (one per lo) */
+	size_t out = 0, first = 0;
 
+	while (first < p->n && !is_cold_name(&p->v[first]))
+		first++;
+	if (first == p->n)	/* none: a stripped library has .dynsym alone */
+		return;
+	bylo = hmap_new();
 	for (size_t i = 0; i < p->n; i++)
 		hmap_put_u64(bylo, p->v[i].lo, (void *)(uintptr_t)(i + 1));
 	for (size_t i = 0; i < p->n; i++) {
@@ -601,8 +614,7 @@ static void merge_cold_parts(struct procs *p)
 		size_t len = strlen(c->name);
 		void *at, *k;
 
-		if (c->origin == PROC_SYMBOL && len > 5 &&
-		    !strcmp(c->name + len - 5, ".cold") &&
+		if (is_cold_name(c) &&
 		    (at = hmap_get(p->symaddr, c->name, len - 5)) &&
 		    at != (void *)-1 && (k = hmap_get_u64(bylo, (uintptr_t)at)))
 			parent = &p->v[(uintptr_t)k - 1];
