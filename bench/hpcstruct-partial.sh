@@ -6,7 +6,8 @@
 #     and once by `perf record -e cpu-clock`; each round times, in CPU
 #     seconds (user+sys), `perf report --stdio`, then `hpcstruct DIR` +
 #     `hpcprof` and `hpcstruct --all DIR` + `hpcprof`, each hpcstruct from an
-#     empty cache, with hpcstruct's peak RSS and the structure files' size.
+#     empty cache, with hpcstruct's peak RSS and the structure files' size,
+#     and hpcstruct again from the cache so filled.
 #   make (with BENCH_MAKE=1): `make -j2` of a copy of this tree, measured
 #     once by hpcrun; each round does the same without perf.
 # Rerunning with the same DIR reuses the measurements.
@@ -26,7 +27,8 @@ cpu() {
 		awk '{ printf "%.2f", $1 + $2 }'
 }
 # cold MEAS [--all]: hpcstruct from an empty cache (CPU seconds, peak RSS
-# in MB), then hpcprof (CPU seconds); the structure files' size in MB.
+# in MB), then hpcprof (CPU seconds); the structure files' size in MB; then
+# hpcstruct again from the cache it filled (CPU seconds, "warm").
 cold() {
 	rm -rf "$1/structs" cache db
 	s=$(HPCSTRUCT_CACHE=$PWD/cache /usr/bin/time -f "%U %S %M" \
@@ -34,9 +36,11 @@ cold() {
 		awk '{ printf "%.2f %d", $1 + $2, $3 / 1024 }')
 	p=$(cpu "$BIN/hpcprof" -o db "$1")
 	mb=$(du -cm "$1"/structs/*.hpcstruct | tail -1 | cut -f1)
-	echo "$s $p $mb"
+	rm -rf "$1/structs"
+	w=$(HPCSTRUCT_CACHE=$PWD/cache cpu "$BIN/hpcstruct" -q $2 "$1")
+	echo "$s $p $mb $w"
 }
-echo "clang: round perf-report | partial: hpcstruct RSS hpcprof MB | whole: the same"
+echo "clang: round perf-report | partial: hpcstruct RSS hpcprof MB warm | whole: the same"
 for i in $(seq "$REPEAT"); do
 	echo "$i $(cpu perf report --stdio -i perf.data) | $(cold m) | $(cold m --all)"
 done
@@ -46,7 +50,7 @@ if [ ! -d mk ]; then
 	(cd "$SRC" && git ls-files -z | xargs -0 cp --parents -t "$DIR/tree")
 	"$BIN/hpcrun" -q -o mk make -C tree -j2 >/dev/null
 fi
-echo "make: round | partial: hpcstruct RSS hpcprof MB | whole: the same"
+echo "make: round | partial: hpcstruct RSS hpcprof MB warm | whole: the same"
 for i in $(seq "$REPEAT"); do
 	echo "$i | $(cold mk) | $(cold mk --all)"
 done
