@@ -269,7 +269,8 @@ static void select_procs(struct job *j, const struct analyze_opts *opts,
 int analyze_binary(const char *path, const char *out_path,
 		   const struct analyze_opts *opts)
 {
-	struct binary *b = binary_open(path);
+	struct binary *b = opts->addrs ? binary_open_mangled(path) :
+		binary_open(path);
 	struct debuginfo *d;
 	struct job j;
 	struct strbuf tmp = STRBUF_INIT, fname = STRBUF_INIT;
@@ -291,6 +292,8 @@ int analyze_binary(const char *path, const char *out_path,
 	j.b = b;
 	if (opts->addrs) {
 		select_procs(&j, opts, &want, &nwant, &cover, &ncover);
+		for (size_t k = 0; k < j.n; k++)
+			binary_demangle(b, j.order[k]);
 		d = debuginfo_load_at(b, want, nwant);
 	} else {
 		d = debuginfo_load(b);

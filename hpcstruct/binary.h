@@ -20,7 +20,8 @@
  * binary_find_proc finds procedures by their main part only.  C++ names
  * are demangled with the C++ runtime's __cxa_demangle when libstdc++ can be
  * loaded (else they stay mangled), PLT stubs' too (DEMANGLED@plt); linkname
- * keeps the mangled name.
+ * keeps the mangled name.  binary_open_mangled() leaves that to
+ * binary_demangle(), procedure by procedure.
  */
 #ifndef HPCSTRUCT_BINARY_H
 #define HPCSTRUCT_BINARY_H
@@ -83,6 +84,18 @@ static inline const char *proc_linkname(const struct proc *p)
  * ("'x': not an ELF file", "... unsupported architecture").
  */
 struct binary *binary_open(const char *path);
+/*
+ * As binary_open(), with every name left as the symbol table has it (name
+ * the mangled one, linkname NULL) until binary_demangle(): a partial
+ * analysis demangles the procedures it writes alone.
+ */
+struct binary *binary_open_mangled(const char *path);
+/*
+ * Gives procs[i] the name binary_open() gives it: a mangled C++ name
+ * demangled, the mangled one kept in linkname.  Once is enough; again does
+ * nothing.  Not thread-safe (the demangler is loaded on first use).
+ */
+void binary_demangle(struct binary *b, size_t i);
 /* Accepts NULL. */
 void binary_free(struct binary *b);
 /* Closes the DWARF (b->dwarf becomes NULL) to free libdw's memory. */

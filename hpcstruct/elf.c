@@ -652,37 +652,26 @@ static demangle_fn demangler(void)
 	return fn;
 }
 
-/*
- * Gives mangled C++ names their demangled form (the mangled one in
- * linkname); a PLT stub's NAME@plt becomes DEMANGLED@plt.
- */
-static void demangle_procs(struct procs *p)
+void binary_demangle(struct binary *b, size_t i)
 {
-	demangle_fn fn = NULL;
+	struct proc *p = &b->procs[i];
+	int status = -1, plt = p->origin == PROC_PLT;
 	struct strbuf sb = STRBUF_INIT;
+	demangle_fn fn;
+	char *d;
 
-	for (size_t i = 0; i < p->n; i++) {
-		const char *name = p->v[i].name;
-		char *d;
-		int status = -1, plt = p->v[i].origin == PROC_PLT;
-
-		if (strncmp(name, "_Z", 2))
-			continue;
-		if (!fn && !(fn = demangler()))
-			break;
-		strbuf_reset(&sb);	/* NAME@plt: plt_procs added the suffix */
-		strbuf_add(&sb, name, strlen(name) - (plt ? 4 : 0));
-		d = fn(sb.buf, NULL, NULL, &status);
-		if (status != 0 || !d) {
-			free(d);
-			continue;
-		}
+	if (p->linkname || strncmp(p->name, "_Z", 2) || !(fn = demangler()))
+		return;
+	/* NAME@plt: plt_procs added the suffix */
+	strbuf_add(&sb, p->name, strlen(p->name) - (plt ? 4 : 0));
+	d = fn(sb.buf, NULL, NULL, &status);
+	if (status == 0 && d) {
 		strbuf_reset(&sb);
 		strbuf_addf(&sb, "%s%s", d, plt ? "@plt" : "");
-		free(d);
-		p->v[i].linkname = p->v[i].name;
-		p->v[i].name = strbuf_detach(&sb, NULL);
+		p->linkname = p->name;
+		p->name = strbuf_detach(&sb, NULL);
 	}
+	free(d);
 	strbuf_release(&sb);
 }
 
@@ -739,7 +728,6 @@ static void finish_procs(struct binary *b, struct procs *p)
 	merge_cold_parts(p);
 	hmap_free(p->symaddr);
 	p->symaddr = NULL;
-	demangle_procs(p);
 	b->procs = p->v;
 	b->nprocs = p->n;
 }
@@ -767,6 +755,15 @@ static Dwfl_Module *open_dwarf(struct binary *b)
 }
 
 struct binary *binary_open(const char *path)
+{
+	struct binary *b = binary_open_mangled(path);
+
+	for (size_t i = 0; b && i < b->nprocs; i++)
+		binary_demangle(b, i);
+	return b;
+}
+
+struct binary *binary_open_mangled(const char *path)
 {
 	struct binary *b = xcalloc(1, sizeof(*b));
 	struct procs p = { NULL, 0, 0, b, hmap_new() };
