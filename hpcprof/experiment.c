@@ -955,28 +955,32 @@ void experiment_placeholder_name(uint64_t addr, char *out)
 }
 
 /*
- * The leaf for values on a placeholder, or measured at a call (phases.c):
- * a PF named full below x, in the "<placeholders>" module.
+ * A PF named full below x, in the "<placeholders>" module, and its one
+ * statement's scope (into *m, *st and *stmt): the place of values on a
+ * placeholder, measured at a call (phases.c), or of partial call paths.
  */
-struct node *experiment_named_leaf(struct experiment *e, struct node *x,
-				   const char *full)
+static struct place named_proc(struct experiment *e, struct node *x,
+			       const char *full, struct module *m,
+			       struct structure **stp, uint32_t *stmt)
 {
-	struct module m = { .path = PLACEHOLDERS_PATH, .lm = PLACEHOLDER_LM };
 	struct structure *st;
 	struct place at = { x, NULL };
 	uint32_t p;
 	int is_new;
 
+	*m = (struct module){ .path = PLACEHOLDERS_PATH,
+			      .lm = PLACEHOLDER_LM };
+
 	/* a worker's placeholders have no module until merged; e's own are
 	 * those experiment_merge() gives them */
 	if (e->shared) {
-		m.st = st = experiment_placeholders(e)->st;
+		m->st = st = experiment_placeholders(e)->st;
 	} else {
 		struct module *pm = module_for(e, PLACEHOLDERS_PATH, NULL,
 					       NULL);
 
-		m.lm = pm->lm;
-		m.st = st = overlay_of(e, pm)->st;
+		m->lm = pm->lm;
+		m->st = st = overlay_of(e, pm)->st;
 	}
 	for (p = 1; p < st->nscopes; p++)
 		if (st->scopes[p].kind == SCOPE_PROC &&
@@ -986,13 +990,26 @@ struct node *experiment_named_leaf(struct experiment *e, struct node *x,
 		p = structure_add(st, SCOPE_PROC, 0, full, "", 0, 0);
 		structure_add(st, SCOPE_STMT, p, NULL, "", 0, 0);
 	}
-	at.f = child(e, e->flat_root, NODE_LM, m.lm, 0, &is_new);
-	at.f->lm = m.lm;
+	at.f = child(e, e->flat_root, NODE_LM, m->lm, 0, &is_new);
+	at.f->lm = m->lm;
 	at.f = child(e, at.f, NODE_FILE, name_table_intern(&e->files, ""), 0,
 		     &is_new);
-	at.f->lm = m.lm;
-	step(e, &at, NODE_PF, NODE_PROC, &m, st, p);
-	return leaf(e, &at, NODE_STMT, &m, st, p + 1, 0);
+	at.f->lm = m->lm;
+	step(e, &at, NODE_PF, NODE_PROC, m, st, p);
+	*stp = st;
+	*stmt = p + 1;
+	return at;
+}
+
+struct node *experiment_named_leaf(struct experiment *e, struct node *x,
+				   const char *full)
+{
+	struct module m;
+	struct structure *st;
+	uint32_t stmt;
+	struct place at = named_proc(e, x, full, &m, &st, &stmt);
+
+	return leaf(e, &at, NODE_STMT, &m, st, stmt, 0);
 }
 
 struct node *experiment_placeholder_leaf(struct experiment *e,
@@ -1123,6 +1140,17 @@ static const struct profile_hook *hook(size_t h)
 	return prof_capabilities[h]->walk;
 }
 
+/* Is nd hpcrun's root of failed unwinds, "^Partial" (hpcrun(5))? */
+static int is_partial_root(const struct hpcrun_node *nd)
+{
+	char name[16];
+
+	if (nd->lm != 0)
+		return 0;
+	experiment_placeholder_name(nd->addr, name);
+	return !strcmp(name, "^Partial");
+}
+
 void experiment_place_node(struct profile_walk *w, uint64_t i,
 			   struct node *x, struct node **attach,
 			   struct node **leaf)
@@ -1132,6 +1160,14 @@ void experiment_place_node(struct profile_walk *w, uint64_t i,
 
 	if (nd->lm == 0 || nd->lm >= w->nmods || !w->mods[nd->lm]) {
 		*attach = x;
+		if (w->has_child[i] && is_partial_root(nd)) {
+			struct module m;
+			struct structure *st;
+			uint32_t stmt;
+
+			*attach = named_proc(e, x, PARTIAL_ROOT_NAME, &m,
+					     &st, &stmt).c;
+		}
 		if (w->has_values[i])
 			*leaf = experiment_placeholder_leaf(e, x, nd->addr);
 		return;

@@ -228,8 +228,11 @@ struct experiment {
 					 * profile's program-name) */
 	/* The samples hpcrun took, and those taken in its own code (left out
 	 * of the profiles: hpcrun(5), The log), summed over the measurement
-	 * directories' logs (run.c); hpcprof --text reports the share once. */
+	 * directories' logs (run.c); hpcprof --text reports the share once.
+	 * Likewise the samples in the profiles and those of them whose
+	 * unwind failed (below PARTIAL_ROOT_NAME). */
 	uint64_t samples_taken, samples_in_hpcrun;
+	uint64_t samples_recorded, samples_partial;
 	size_t nthreads;
 	/* Each thread's rank and thread-id, as threads.tsv has them (set by
 	 * database_thread): how the report names threads (threadname.h). */
@@ -383,11 +386,16 @@ struct node *experiment_place_addr(struct experiment *e, struct node *x,
  * Places profile node i below x: a call site where it has children (into
  * *attach), a statement where it has values (into *leaf); a placeholder
  * (load module 0, or one not in the load map) passes x on to its children
- * and has a leaf of its own for its values.
+ * and has a leaf of its own for its values, but for "^Partial", whose
+ * children go below PARTIAL_ROOT_NAME.
  */
 void experiment_place_node(struct profile_walk *w, uint64_t i,
 			   struct node *x, struct node **attach,
 			   struct node **leaf);
+/* The one root of the paths hpcrun could not unwind to their start (its
+ * "^Partial"): a PF of the "<placeholders>" module below the program's
+ * root, the paths' outermost frames below it. */
+#define PARTIAL_ROOT_NAME "<partial call paths>"
 /* A PF named name (a procedure of the "<placeholders>" module) below x,
  * holding one statement: that statement. */
 struct node *experiment_named_leaf(struct experiment *e, struct node *x,

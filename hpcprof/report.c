@@ -289,6 +289,12 @@ int report_write(const struct experiment *e, void *const *cap, FILE *f,
 			e->samples_taken ? 100.0 * (double)e->samples_in_hpcrun /
 					   (double)e->samples_taken : 100.0,
 			e->samples_in_hpcrun, e->samples_taken);
+	if (e->samples_partial)
+		fprintf(f, "partial call paths: %" PRIu64 " samples (%.2f%%) "
+			"could not be unwound to their start and are under "
+			"'" PARTIAL_ROOT_NAME "'\n", e->samples_partial,
+			e->samples_recorded ? 100.0 * (double)e->samples_partial /
+					      (double)e->samples_recorded : 100.0);
 	strbuf_reset(&sb);
 	for (m = 0; m < mix_measured(&e->metrics); m++) {
 		const struct raw_metric *r = &e->metrics.raw[m];

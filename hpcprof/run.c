@@ -43,6 +43,7 @@ struct run {
 	void *cap[NCAPS];	/* each capability's state (capability.h) */
 	int any[NCAPS];		/* some profile has its side file */
 	uint64_t samples_taken, samples_in_hpcrun;	/* the logs' (add_logs) */
+	uint64_t samples_recorded, samples_partial;
 	unsigned jobs;		/* threads (-j) */
 	int status;
 };
@@ -203,8 +204,9 @@ static void log_count(const char *line, const char *key, uint64_t *sum)
 		*sum += v;
 }
 
-/* The samples hpcrun took and those taken in its own code, from the logs
- * of measurement directory dir (hpcrun(5), The log); a log it cannot read
+/* The samples hpcrun took, those taken in its own code, those recorded
+ * and those of them left partial, from the logs of measurement directory
+ * dir (hpcrun(5), The log); a log it cannot read
  * adds nothing. */
 static void add_logs(struct run *r, const char *dir)
 {
@@ -218,6 +220,9 @@ static void add_logs(struct run *r, const char *dir)
 			log_count(line, "samples-taken", &r->samples_taken);
 			log_count(line, "samples-in-hpcrun",
 				  &r->samples_in_hpcrun);
+			log_count(line, "samples-recorded",
+				  &r->samples_recorded);
+			log_count(line, "samples-partial", &r->samples_partial);
 		}
 		if (f)
 			fclose(f);
@@ -970,6 +975,8 @@ static int correlate_and_write(struct run *r)
 		said_written(r, out);
 	r->e->samples_taken = r->samples_taken;
 	r->e->samples_in_hpcrun = r->samples_in_hpcrun;
+	r->e->samples_recorded = r->samples_recorded;
+	r->e->samples_partial = r->samples_partial;
 	if (report && (ret ? report_close(report, r->o->text)
 			   : report_write(r->e, r->cap, report, r->o->text,
 					  r->o->top > 0 ? (size_t)r->o->top
