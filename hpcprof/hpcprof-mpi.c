@@ -36,6 +36,10 @@
  *     within a rank's workers or across the trees a rank merges, every
  *     rank learns it before anything is said, and rank 0 adds the
  *     profiles on one thread, as hpcprof does (PAR_ONE_THREAD).
+ *  7. Rank 0 alone recovers the live files that killed processes left in
+ *     a measurement directory (hpcrun-live.h) and says what it recovered,
+ *     as hpcprof does; the other ranks wait for it at a barrier before
+ *     they list the directory's profiles.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -794,6 +798,13 @@ static int values_of_ranks(struct par_job *j, struct experiment *e,
 	return ret;
 }
 
+/* Rank 0 recovers a measurement directory's live files and says so; the
+ * other ranks list its profiles only after that (invariant 7). */
+static void mpi_recovered(void)
+{
+	MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static long mpi_correlate(struct experiment *e, const struct prof_input *in,
 			  size_t n, unsigned jobs)
 {
@@ -921,6 +932,7 @@ int main(int argc, char **argv)
 			cpus == 1 ? "it" : "them", o.jobs);
 	o.correlate = mpi_correlate;
 	o.reader_only = rank != 0;
+	o.recovered = mpi_recovered;
 	status = hpcprof_run(&o);
 	/* rank 0 stopped before the others' trees could reach it: they
 	 * wait for it, so end the job (its message is said) */

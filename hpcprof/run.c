@@ -255,7 +255,10 @@ static long add_input(struct run *r, const char *path, int all_metrics,
 			 (uintptr_t)hmap_get_str(r->seen, path) - 1 : *first;
 		return 1;
 	}
-	hpcrun_live_recover(path, hpc_warn);	/* what killed processes left */
+	if (!r->o->reader_only)	/* what killed processes left */
+		hpcrun_live_recover(path, hpc_warn);
+	if (r->o->recovered)
+		r->o->recovered();
 	v = list_dir(path, ".hpcrun", &n);
 	for (i = 0; i < n; i++) {
 		add_profile(r, v[i])->all_metrics |= all_metrics;

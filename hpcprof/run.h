@@ -33,6 +33,11 @@ struct hpcprof_options {
 	long (*correlate)(struct experiment *e, const struct prof_input *in,
 			  size_t n, unsigned jobs);
 	int reader_only;
+	/* hpcprof-mpi: called on every rank after each measurement
+	 * directory's recovery of killed processes' live files, which only
+	 * the rank that is not reader_only does and says (one recovery, one
+	 * message): the others wait here until it is done.  NULL: none. */
+	void (*recovered)(void);
 };
 
 /*

@@ -1,6 +1,7 @@
 #!/bin/sh
 test_description='hpcrun: every way a process ends leaves its profiles, kill -9 included'
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib/kill-lib.sh"
 
 # Units of work (about 7 ms each) of the runs whose samples are counted.
 UNITS=60
@@ -144,18 +145,6 @@ test_expect_success 'the program reads back the actions it set, as without hpcru
 	hpcrun -o query ./rt-end query >measured &&
 	test_cmp native measured
 '
-
-# killed PID FILE: waits (up to 30 s) until FILE says "pid PID", then
-# kills PID with SIGKILL whatever happened and reaps it.
-killed() {
-	_i=0
-	while ! grep -q "^pid $1$" "$2" && [ $_i -lt 300 ]; do
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	kill -9 "$1" && wait "$1"
-	grep -q "^pid $1$" "$2"
-}
 
 test_expect_success 'kill -9: hpcprof recovers the profile, samples and paths whole' '
 	hpcrun -o k9 ./rt-end pause $UNITS >k9.out &
