@@ -1276,6 +1276,16 @@ static int write_experiment(struct database *db, struct xmlw *w,
 	return failed;
 }
 
+int database_values_flush(struct database *db)
+{
+	flush_values(db);
+	if (fflush(db->values) && !db->values_errno)
+		db->values_errno = errno ? errno : EIO;
+	if (db->values_errno)
+		return write_err(db, "thread-values.tsv", db->values_errno);
+	return 0;
+}
+
 /* Flushes and closes the per-thread files; 0 or -1 naming the file. */
 static int close_thread_files(struct database *db)
 {

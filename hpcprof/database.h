@@ -51,6 +51,14 @@ void database_thread(struct database *db, size_t t, const char *path,
 		     const struct hpcrun_profile *p, const char *columns);
 
 /*
+ * Flushes the per-thread values added so far (thread-values.tsv): 0, or
+ * -1 with hpc_lasterr() naming the file and why when a write of it
+ * failed.  Called once the profiles are added, before the capabilities
+ * write their files, so that the first file to fail is the one named.
+ */
+int database_values_flush(struct database *db);
+
+/*
  * Another file of the database, rel below its directory ("phases.tsv"),
  * created in the temporary directory; NULL with hpc_lasterr() naming it.
  * database_close_file() closes it: 0, or -1 naming it on a write error.

@@ -939,7 +939,7 @@ static int correlate_and_write(struct run *r)
 	database_set_jobs(db, r->jobs);
 	steptime_mark("metrics and database set up");
 	failed = correlate(r, db, maps);
-	if (failed < 0) {
+	if (failed < 0 || database_values_flush(db)) {
 		hpc_error("%s", hpc_lasterr());
 		database_abort(db);
 		report_close(report, r->o->text);
