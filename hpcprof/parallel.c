@@ -144,8 +144,8 @@ struct worker {
 	size_t lo, hi, next;	/* its profiles [lo, hi), the next to add
 				 * (job->lock: a thief may shorten hi) */
 	struct prof_said *said;	/* per profile, for the caller to say */
-	FILE *spill;
-	int spill_err;
+	FILE *spill;		/* tmpfile(): in P_tmpdir */
+	int spill_err;		/* errno of its first failed write, or 0 */
 	uint8_t *inexact;	/* [k]: a value of (metric, ie) k not
 				 * accum_exact_value's */
 	/* Its piece of the report's length (struct thread_lines), counted
@@ -161,12 +161,19 @@ struct worker {
 	size_t nbuf;
 };
 
+/* Keeps the reason of k's first failed write to its spill file. */
+static void spill_failed(struct worker *k)
+{
+	if (!k->spill_err)
+		k->spill_err = errno ? errno : EIO;
+}
+
 static void put(struct worker *k, uint32_t node, uint32_t metric, double v)
 {
 	if (k->nbuf == RECORDS) {
 		if (fwrite(k->buf, sizeof(k->buf[0]), k->nbuf, k->spill) !=
 		    k->nbuf)
-			k->spill_err = 1;
+			spill_failed(k);
 		k->nbuf = 0;
 	}
 	k->buf[k->nbuf++] = (struct record){ node, metric, v };
@@ -271,10 +278,10 @@ static void correlate(struct worker *k)
 	}
 	if (k->nbuf && fwrite(k->buf, sizeof(k->buf[0]), k->nbuf, k->spill) !=
 	    k->nbuf)
-		k->spill_err = 1;
+		spill_failed(k);
 	k->nbuf = 0;
 	if (fflush(k->spill) || ferror(k->spill))
-		k->spill_err = 1;
+		spill_failed(k);
 }
 
 /* A thread: its worker's range, then what it can steal. */
@@ -398,7 +405,9 @@ long par_failures(struct par_job *j)
 					  j->w[0].in[j->lo + i].side);
 	for (k = 0; k < j->n; k++)
 		if (j->w[k].spill_err) {
-			hpc_seterr("temporary file: write error");
+			hpc_seterr("temporary file of the per-thread values in "
+				   "'%s': write error: %s", P_tmpdir,
+				   strerror(j->w[k].spill_err));
 			return -1;
 		}
 	return failed;
@@ -542,7 +551,10 @@ static int scan_range(const struct par_job *j, unsigned lo, unsigned hi,
 			}
 		}
 		if (got < 0 || at % (off_t)sizeof(*buf))
-			ret = hpc_seterr("temporary file: read error");
+			ret = hpc_seterr("temporary file of the per-thread "
+					 "values in '%s': read error: %s",
+					 P_tmpdir, got < 0 ? strerror(errno)
+							   : "cut short");
 	}
 	free(buf);
 	return ret;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1071,6 +1072,9 @@ int hpcprof_run(const struct hpcprof_options *o)
 	 */
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	/* Past a file-size limit a write fails with EFBIG and hpcprof names
+	 * the file, rather than dying of SIGXFSZ without a word. */
+	signal(SIGXFSZ, SIG_IGN);
 	memset(&r, 0, sizeof(r));
 	r.o = o;
 	for (c = 0; c < NCAPS; c++)
