@@ -362,6 +362,11 @@ static const char *callee_name(enum hpcsync_kind k)
 	return names[k];
 }
 
+int64_t phases_clock_offset(const struct hpcsync *s)
+{
+	return s->clock == HPCSYNC_CLOCK_OTHER_HOST ? s->clock_offset : 0;
+}
+
 /* The episodes kept: wait and work before each (per-thread order). */
 static void add_episodes(struct phases *ph, const struct hpcsync *s,
 			 size_t t)
@@ -369,7 +374,7 @@ static void add_episodes(struct phases *ph, const struct hpcsync *s,
 	uint64_t prev_cpu = 0;
 	size_t i;
 
-	int64_t off = s->clock == HPCSYNC_CLOCK_OTHER_HOST ? s->clock_offset : 0;
+	int64_t off = phases_clock_offset(s);
 
 	for (i = 0; i < s->nepisodes; i++) {
 		const struct hpcsync_episode *ep = &s->episodes[i];

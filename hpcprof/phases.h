@@ -77,6 +77,10 @@ struct phases *phases_new(int all_locks);
 /* Frees ph and the files it took (NULL accepted). */
 void phases_free(struct phases *ph);
 
+/* What to subtract from a time of s's process to put it on rank 0's
+ * clock (invariant 6): its clock offset, 0 on rank 0's host. */
+int64_t phases_clock_offset(const struct hpcsync *s);
+
 /*
  * Reads the .hpcsync file beside profile (if there is one), whose header
  * and identity are p.  Returns it (the caller passes it to phases_check
