@@ -281,9 +281,11 @@ static int remove_entry(const char *path, const struct stat *st, int flag,
 	return remove(path);
 }
 
+static int mkdirs(const struct database *db, const char *rel);
+
 FILE *database_open_file(struct database *db, const char *rel)
 {
-	return create_file(db, rel);
+	return mkdirs(db, rel) ? NULL : create_file(db, rel);
 }
 
 int database_close_file(struct database *db, FILE *f, const char *rel)

@@ -59,8 +59,9 @@ void database_thread(struct database *db, size_t t, const char *path,
 int database_values_flush(struct database *db);
 
 /*
- * Another file of the database, rel below its directory ("phases.tsv"),
- * created in the temporary directory; NULL with hpc_lasterr() naming it.
+ * Another file of the database, rel below its directory ("phases.tsv",
+ * "traces/0.hpctrace": the directories above it made), created in the
+ * temporary directory; NULL with hpc_lasterr() naming it.
  * database_close_file() closes it: 0, or -1 naming it on a write error.
  */
 FILE *database_open_file(struct database *db, const char *rel);
