@@ -1,5 +1,6 @@
 /* dump.c - see dump.h. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,33 +10,40 @@
 #include "dump.h"
 #include "error.h"
 #include "hpcrun-fmt.h"
+#include "hpctrace.h"
 #include "infile.h"
 #include "structfile.h"
 
 #define INPUT "a profile or structure file"
 
+enum input_kind { STRUCTURE, PROFILE, TRACE };
+
 /*
- * 0 when path is to be read as a structure file (it starts with '<'), 1
- * as a profile (anything else: the profile reader names what is wrong),
- * -1 with hpc_lasterr() set when it is empty or not a regular file: a FIFO
- * or /dev/zero is refused here, before either reader waits on it.
+ * STRUCTURE when path is to be read as a structure file (it starts with
+ * '<'), TRACE as a trace (it starts with the trace magic), PROFILE as a
+ * profile (anything else: the profile reader names what is wrong); -1
+ * with hpc_lasterr() set when it is empty or not a regular file: a FIFO
+ * or /dev/zero is refused here, before any reader waits on it.
  */
-static int is_profile(const char *path)
+static int input_kind(const char *path)
 {
-	char first;
+	char head[sizeof(HPCTRACE_MAGIC) - 1];
 	uint64_t size;
 	int fd = infile_open(path, UINT64_MAX, INPUT, &size);
 	ssize_t got;
 
 	if (fd < 0)
 		return -1;
-	got = read(fd, &first, 1);
+	got = read(fd, head, sizeof(head));
 	close(fd);
 	if (got < 0)
 		return hpc_seterr("'%s': %s", path, strerror(errno));
 	if (!size || !got)
 		return hpc_seterr("'%s': empty file, not %s", path, INPUT);
-	return first != '<';
+	if (head[0] == '<')
+		return STRUCTURE;
+	return got == (ssize_t)sizeof(head) &&
+	       !memcmp(head, HPCTRACE_MAGIC, sizeof(head)) ? TRACE : PROFILE;
 }
 
 static int dump_profile(const char *path)
@@ -64,6 +72,37 @@ static int dump_structure(const char *path)
 	return ret;
 }
 
+/* A line a record: "TIME ID", ID "-" for no activity, "wID" a wait;
+ * what is wrong with the records after the kept ones, as an error. */
+static int dump_trace(const char *path)
+{
+	struct hpctrace *t = hpctrace_open(path);
+	uint64_t i;
+	int ret;
+
+	if (!t)
+		return -1;
+	ret = hpctrace_check(t, NULL, NULL);
+	printf("trace %s records %" PRIu64 "\n", HPCTRACE_VERSION,
+	       t->nrecords);
+	for (i = 0; i < t->nrecords; i++) {
+		struct hpctrace_rec r = hpctrace_get(t, i);
+
+		if (r.id == HPCTRACE_ID_NONE)
+			printf("%" PRIu64 " -\n", r.time);
+		else
+			printf("%" PRIu64 " %s%" PRIu32 "\n", r.time,
+			       r.id & HPCTRACE_ID_WAIT ? "w" : "",
+			       r.id & HPCTRACE_ID_MASK);
+	}
+	if (t->problem) {
+		hpc_seterr("%s", t->problem);
+		ret = -1;
+	}
+	hpctrace_close(t);
+	return ret;
+}
+
 int dump_inputs(int n, char **paths)
 {
 	int i, status = 0;
@@ -71,10 +110,11 @@ int dump_inputs(int n, char **paths)
 	for (i = 0; i < n; i++) {
 		if (n > 1)
 			printf("%s# %s\n", i ? "\n" : "", paths[i]);
-		int kind = is_profile(paths[i]);
+		int kind = input_kind(paths[i]);
 
-		if (kind < 0 || (kind ? dump_profile
-				      : dump_structure)(paths[i])) {
+		if (kind < 0 || (kind == TRACE ? dump_trace
+				 : kind == PROFILE ? dump_profile
+				 : dump_structure)(paths[i])) {
 			hpc_error("%s", hpc_lasterr());
 			status = 1;
 		}

@@ -1,6 +1,7 @@
 /*
- * dump.h - hpcprof --dump: print the inputs hpcprof reads (.hpcrun profiles
- * and structure files) as stable text, for debugging and tests.
+ * dump.h - hpcprof --dump: print the inputs hpcprof reads (.hpcrun profiles,
+ * structure files and .hpctrace traces, a measurement's or a database's)
+ * as stable text, for debugging and tests.
  */
 #ifndef HPCPROF_DUMP_H
 #define HPCPROF_DUMP_H

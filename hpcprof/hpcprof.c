@@ -36,7 +36,7 @@ int main(int argc, char **argv)
 		OPT_STRING('j', "jobs", &a.jobs, "N",
 			"correlate on N threads (default: its CPUs, at most 16)"),
 		OPT_FLAG(0, "dump", &dump,
-			 "print each profile or structure file given as text and exit"),
+			 "print each profile, structure file or trace given as text and exit"),
 		OPT_END(),
 	};
 
