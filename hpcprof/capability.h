@@ -9,6 +9,7 @@
  *   phases_capability   synchronization and phases, .hpcsync (phases.c)
  *   data_capability     the data-centric tree, hpcrun --data (datatree.c)
  *   sharing_capability  sharing between threads, .hpcshare (sharing.c)
+ *   trace_capability    call-path traces, .hpctrace (trace.c)
  *
  * Lifecycle: where the hub calls each hook.
  *
@@ -42,7 +43,7 @@
  *
  * Invariants:
  *  1. At each point the hub calls the hook of every capability in the
- *     order of prof_capabilities[] (mix, phases, data, sharing), but
+ *     order of prof_capabilities[] (mix, phases, data, sharing, trace), but
  *     thread_end, finish, report and free in the reverse order: the last
  *     capability ends first (sharing's messages, tables and report
  *     sections before the data tree's and the phases').  The order is
@@ -94,6 +95,7 @@ enum prof_cap {
 	CAP_PHASES,
 	CAP_DATA,
 	CAP_SHARING,
+	CAP_TRACE,
 	NCAPS			/* the number of capabilities */
 };
 
@@ -170,6 +172,7 @@ extern const struct prof_capability mix_capability;
 extern const struct prof_capability phases_capability;
 extern const struct prof_capability data_capability;
 extern const struct prof_capability sharing_capability;
+extern const struct prof_capability trace_capability;
 
 /* The table, in the hub's order (invariant 1), by enum prof_cap. */
 extern const struct prof_capability *const prof_capabilities[NCAPS];
