@@ -693,13 +693,15 @@ int main(int argc, char **argv)
 	const char *sync_warn = NULL, *hang_timeout = NULL, *hang_action = NULL;
 	const char *data_min = NULL, *numa = NULL, *rate = NULL;
 	int no_unwind = 0, no_stack_copy = 0, list = 0, verbose = 0, quiet = 0, made;
-	int no_sync = 0, data = 0, sharing = 0;
+	int no_sync = 0, data = 0, sharing = 0, trace = 0;
 	const struct opt opts[] = {
 		OPT_LIST('e', "event", &events, "EVENT[@PERIOD|@fFREQ]",
 			 "sample EVENT (repeatable); default cpu-clock@f1000 (@f5000 with --sharing)"),
 		OPT_STRING('o', "output", &outdir, "DIR",
 			   "write the measurement directory DIR (new or empty)"),
 		OPT_FLAG(0, "no-unwind", &no_unwind, "record leaf addresses only"),
+		OPT_FLAG('t', "trace", &trace,
+			 "also record each thread's samples in time order (.hpctrace)"),
 		OPT_STRING(0, "stack-copy", &stack_copy, "BYTES",
 			   "bytes of stack the kernel copies per sample; default 8192"),
 		OPT_FLAG(0, "no-stack-copy", &no_stack_copy,
@@ -824,6 +826,10 @@ int main(int argc, char **argv)
 	else
 		unsetenv("HPCRUN_DATA");
 	sharing_env(sharing, globs.len ? globs.buf : NULL, numa, verbose);
+	if (trace)
+		set_env("HPCRUN_TRACE", "1", verbose);
+	else
+		unsetenv("HPCRUN_TRACE");
 	snprintf(num, sizeof(num), "%d", verbose);
 	set_env("HPCRUN_VERBOSE", num, verbose);
 	unsetenv("HPCRUN_NOTICES_SHOWN");

@@ -6,6 +6,7 @@
  *   hang_capability     the hang detector (sync-hang.c)
  *   data_capability     hpcrun --data (datacentric.c)
  *   sharing_capability  hpcrun --sharing, .hpcshare (sharing.c)
+ *   trace_capability    hpcrun -t, .hpctrace (trace.c)
  *
  * Lifecycle: where runtime.c calls each hook.
  *
@@ -25,7 +26,7 @@
  *
  * Invariants:
  *  1. At each point runtime.c calls the hook of every capability in the
- *     order of its table, capabilities[]: sync, hang, data, sharing.
+ *     order of its table, capabilities[]: sync, hang, data, sharing, trace.
  *     The order is kept because sharing's init reads data's
  *     configuration (--sharing implies --data) and the log's lines come
  *     in that order.  A NULL hook is skipped.
@@ -72,5 +73,6 @@ extern const struct rt_capability sync_capability;
 extern const struct rt_capability hang_capability;
 extern const struct rt_capability data_capability;
 extern const struct rt_capability sharing_capability;
+extern const struct rt_capability trace_capability;
 
 #endif

@@ -18,7 +18,7 @@
  * path first sets td->closed under rt_threads_lock, so each profile is
  * written once.
  *
- * Capabilities (synchronization, the hang detector, --data, --sharing)
+ * Capabilities (synchronization, the hang detector, --data, --sharing, -t)
  * are called through their tables of hooks, capabilities[], at the
  * points capability.h names, never by name.
  *
@@ -36,7 +36,8 @@
  * Configuration comes from the environment the launcher sets (hpcrun(1)):
  * HPCRUN_OUT_PATH, HPCRUN_EVENT_LIST, HPCRUN_NO_UNWIND, HPCRUN_NO_STACK_COPY,
  * HPCRUN_STACK_COPY, HPCRUN_VERBOSE (and sync.c's HPCRUN_SYNC...,
- * datacentric.c's HPCRUN_DATA, sharing.c's HPCRUN_SHARING...).
+ * datacentric.c's HPCRUN_DATA, sharing.c's HPCRUN_SHARING, trace.c's
+ * HPCRUN_TRACE...).
  * Everything that can fail is reported (stderr once per run, and the log);
  * nothing here ever stops the program.
  */
@@ -96,6 +97,7 @@ static void rt_after_fork_child(void);
  * invariant 1). */
 static const struct rt_capability *const capabilities[] = {
 	&sync_capability, &hang_capability, &data_capability, &sharing_capability,
+	&trace_capability,
 };
 
 /* Calls hook (with the arguments that follow) of every capability that
@@ -440,12 +442,12 @@ void rt_init(void)
 	}
 
 	configure_events();
+	rt_loadmap_refresh();
+	CAPS_CALL(modules);	/* its notices are shown with the events' */
 	if (show_notes && notes_len)
 		setenv("HPCRUN_NOTICES_SHOWN", "1", 1);
 	show_notes = 0;
 
-	rt_loadmap_refresh();
-	CAPS_CALL(modules);
 	rt_live_proc_begin();
 	pthread_key_create(&thread_key, key_destructor);
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);

@@ -32,6 +32,8 @@
  *                  (datacentric.h)
  *   sharing.c      hpcrun --sharing: the data samples as access records,
  *                  the .hpcshare files (sharing.h)
+ *   trace.c        hpcrun -t: each thread's samples in time order, the
+ *                  .hpctrace files (trace.h)
  *
  * Invariants:
  *  1. The signal handler only touches its own thread's struct rt_thread,
@@ -140,6 +142,7 @@ struct rt_thread {
 	struct sync_thread *sync;	/* sync.h; NULL until its first sync */
 	struct rt_data_thread *data;	/* hpcrun --data, or NULL */
 	struct rt_share_thread *share;	/* hpcrun --sharing, or NULL */
+	struct rt_trace_thread *trace;	/* hpcrun -t (trace.h), or NULL */
 	uintptr_t frames[RT_MAX_FRAMES];
 	unsigned char rec[65536];	/* a ring record that wraps around */
 	struct rt_thread *next, **pprev;	/* runtime.c's list of threads */

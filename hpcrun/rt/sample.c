@@ -24,6 +24,10 @@
  *    interrupted context into the thread's own sync state; a sample of a
  *    thread in a synchronization phase is also put under ^Phases
  *    (sync.c), with the same tree calls.
+ *  - hpcrun -t: a recorded sample's leaf is also a trace record, stored
+ *    into the thread's own buffer; the buffer that fills is written to
+ *    the thread's trace file with open, write and close of that file
+ *    alone (trace.h, invariant 4).
  *  - hpcrun --data: the data address of a sample and the object it falls
  *    in are found with the sample's registers, a Capstone decoder made for
  *    the thread beforehand and the object map's lock-free snapshots
@@ -56,6 +60,7 @@
 #include "sharing.h"
 #include "source.h"
 #include "sync.h"
+#include "trace.h"
 #include "unwind.h"
 
 /*
@@ -96,10 +101,11 @@ static int in_hpcrun(const void *uc, const struct rt_copy *c)
 
 /* Inserts the path in td->frames[0..n) of a sample of event idx taken at
  * time (0: now); with hpcrun --data under the data root its registers
- * regs (or its data address fault) lead to (datacentric.c). */
+ * regs (or its data address fault) lead to (datacentric.c).  With
+ * hpcrun -t its leaf is the trace's record at trace_time (trace.h). */
 static void record(struct rt_thread *td, int idx, int n,
-		   enum rt_unwind_end end, uint64_t time, double val,
-		   const uintptr_t *regs, const uintptr_t *fault)
+		   enum rt_unwind_end end, uint64_t time, uint64_t trace_time,
+		   double val, const uintptr_t *regs, const uintptr_t *fault)
 {
 	struct cct_node *root, *place;
 	int rc;
@@ -133,6 +139,8 @@ static void record(struct rt_thread *td, int idx, int n,
 		td->counts.dropped_nomodule++;
 	} else {
 		td->counts.recorded++;
+		if (td->trace)
+			rt_trace_sample(td, idx, trace_time, td->cct.leaf->id);
 		if (td->share)
 			rt_sharing_commit(td, td->cct.leaf);
 		if (end == RT_UNWIND_FAILED)
@@ -197,7 +205,7 @@ void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 	}
 	if (end != RT_UNWIND_IN_HANDLER)
 		td->nsamples[idx]++;
-	record(td, idx, n, end, c->time, val, c->regs,
+	record(td, idx, n, end, c->time, c->time, val, c->regs,
 	       c->has_addr ? &c->addr : NULL);
 }
 
@@ -207,6 +215,7 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 	enum rt_unwind_end end;
 	int saved = errno, idx = -1, n, i;
 	struct timespec t0, t1;
+	uint64_t now;
 	double val;
 
 	(void)sig;
@@ -269,13 +278,14 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 	} else {
 		n = unwind_guarded(td, td, uc, NULL, &end);
 	}
+	now = (uint64_t)t0.tv_sec * 1000000000u + (uint64_t)t0.tv_nsec;
 	if (td->data) {
 		uintptr_t regs[RT_UNWIND_REGS];
 
 		rt_regs_from_ucontext(regs, uc);
-		record(td, idx, n, end, 0, val, regs, NULL);
+		record(td, idx, n, end, 0, now, val, regs, NULL);
 	} else {
-		record(td, idx, n, end, 0, val, NULL, NULL);
+		record(td, idx, n, end, 0, now, val, NULL, NULL);
 	}
 done:
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -22,6 +22,9 @@
  *  5. The thread's CPU clock is read at most once a millisecond of wall
  *     time (thread_cpu): phases and waits of 1 ms or more have their CPU
  *     time exact to the read, shorter ones as their wall time.
+ *  6. With hpcrun -t a wait of the calling thread is also an interval of
+ *     its trace: a wait record with the site's node at arrival, a record
+ *     back to that node at departure (trace.h, invariant 5).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +41,7 @@
 #include "output.h"
 #include "sync.h"
 #include "textrec.h"
+#include "trace.h"
 #include "unwind.h"
 
 struct sync_config sync_cfg;
@@ -544,6 +548,7 @@ int sync_barrier_begin_at(struct sync_episode *ep, int kind, uintptr_t ra,
 		  ep->cpu_arrive - st->phase_cpu : 0, ep->arrive - st->phase_wall);
 	ep->e = e;
 	publish_wait(st, ep->site, kind, o, 0, e, ep->arrive);
+	rt_trace_wait(ep->td, ep->arrive, a->node);
 	return 0;
 }
 
@@ -616,6 +621,7 @@ void sync_phase_restart(void)
 	struct rt_thread *td = rt_self;
 	struct sync_thread *st = td ? td->sync : NULL;
 
+	rt_trace_resume(td, 0, 0);	/* its episode ended by another thread */
 	if (!st || !st->phase_wall)
 		return;
 	st->phase_wall = sync_now();
@@ -641,6 +647,7 @@ void sync_barrier_end_for(struct sync_episode *ep, uint64_t depart,
 		}
 	if (!a)
 		return;
+	rt_trace_resume(ep->td, depart, a->node);
 	if (ep->c != UINT64_MAX) {
 		unsigned slot = (unsigned)(e & 3);
 		uint64_t pos = ep->c % ep->o->n;
@@ -688,6 +695,7 @@ void sync_lock_begin(struct sync_lockwait *w, int kind, uintptr_t ra,
 	w->site = a->site;
 	w->since = sync_now();
 	publish_wait(st, w->site, kind, NULL, obj, 0, w->since);
+	rt_trace_wait(w->td, w->since, a->node);
 }
 
 void sync_lock_end(struct sync_lockwait *w)
@@ -705,6 +713,7 @@ void sync_lock_end(struct sync_lockwait *w)
 		struct sync_agg *a = &st->agg[(w->site + i) % SYNC_THREAD_SITES];
 
 		if (a->site == w->site) {
+			rt_trace_resume(w->td, t, a->node);
 			a->calls++;
 			a->blocked++;
 			a->wait_ns += t - w->since;

@@ -1,0 +1,370 @@
+/*
+ * trace.c - hpcrun -t (trace.h): the trace capability and the per-thread
+ * .hpctrace writer around lib/hpctrace-write.c.
+ *
+ * A thread's trace is created at its beginning with the header alone
+ * (OUTDIR/PROG-RANK-THREAD-HOSTID-PID-GEN.hpctrace) and renamed to its
+ * profile's stem when the profile is written under another GEN.  Records
+ * gather in the thread's buffer; the record that fills it is written out
+ * with the rest (trace.h, invariant 4).  A gap of more than TRACE_GAP
+ * periods between a record and the next sample is marked "no activity"
+ * one period after the record: the thread did not run (blocked, or not
+ * scheduled) for that long.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "capability.h"
+#include "fd-gate.h"
+#include "hpctrace.h"
+#include "output.h"
+#include "runtime.h"
+#include "source.h"
+#include "sync.h"
+#include "trace.h"
+
+/* 8 KiB a thread: 682 records, 0.68 s of a thread at 1 kHz. */
+#define TRACE_BUF_RECORDS 682
+/* Periods without a sample after which the thread is said idle. */
+#define TRACE_GAP 8
+
+struct rt_trace_thread {
+	struct hpctrace_writer w;
+	uint64_t period;		/* ns between two samples */
+	uint32_t last_id;		/* of the last record */
+	int waiting;			/* in a measured wait (invariant 5) */
+	int done;			/* closed: no more records */
+	char path[4400];
+	unsigned char buf[TRACE_BUF_RECORDS * HPCTRACE_REC_BYTES];
+};
+
+static struct {
+	int on;
+	int idx;			/* the traced event */
+	uint64_t period;		/* its period in ns */
+} trace_cfg = { 0, -1, 0 };
+
+static uint64_t traces, records, cut;
+
+/* ---- the writer (async-signal-safe: trace.h, invariants 3 and 4) ---- */
+
+/* Opens t's file for the writer's next write; 0, or the error kept in
+ * t->w.err (the trace then ends there). */
+static int open_out(struct rt_trace_thread *t, struct rlimit *old)
+{
+	uint64_t end = HPCTRACE_HDR_BYTES + (t->w.nrecords + 1) * HPCTRACE_REC_BYTES;
+	int fd, err = rt_fsize_allow(end, old);
+
+	if (err)
+		return t->w.err = err;
+	fd = (int)syscall(SYS_open, t->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0) {
+		rt_fsize_restore(old);
+		return t->w.err = -errno;
+	}
+	t->w.fd = fd;
+	return 0;
+}
+
+static void close_out(struct rt_trace_thread *t, const struct rlimit *old)
+{
+	rt_sys_close(t->w.fd);
+	t->w.fd = -1;
+	rt_fsize_restore(old);
+}
+
+static void put(struct rt_trace_thread *t, uint64_t time, uint32_t id)
+{
+	struct rlimit old;
+	int saved = errno;
+
+	if (t->w.err || t->done)
+		return;
+	t->last_id = id;
+	if (t->w.len + HPCTRACE_REC_BYTES < t->w.cap) {
+		hpctrace_append(&t->w, time, id);
+		return;
+	}
+	/* this record fills the buffer: the writer writes it out */
+	if (!open_out(t, &old)) {
+		hpctrace_append(&t->w, time, id);
+		close_out(t, &old);
+	}
+	errno = saved;
+}
+
+/* The writes of the buffer left: at the thread's end. */
+static int flush_job(void *arg)
+{
+	struct rt_trace_thread *t = arg;
+	struct rlimit old;
+
+	if (!t->w.err && t->w.len && !open_out(t, &old)) {
+		hpctrace_writer_flush(&t->w);
+		close_out(t, &old);
+	}
+	return t->w.err;
+}
+
+void rt_trace_sample(struct rt_thread *td, int idx, uint64_t time,
+		     uint32_t id)
+{
+	struct rt_trace_thread *t = td->trace;
+
+	if (!t || idx != trace_cfg.idx || t->waiting)
+		return;
+	if (t->w.nrecords && time > t->w.last + TRACE_GAP * t->period &&
+	    t->last_id != HPCTRACE_ID_NONE && !(t->last_id & HPCTRACE_ID_WAIT))
+		put(t, t->w.last + t->period, HPCTRACE_ID_NONE);
+	put(t, time, id);
+}
+
+/* Appends (time, id) for td, the calling thread, outside the handler,
+ * busy held (invariant 3). */
+static void put_outside(struct rt_thread *td, uint64_t time, uint32_t id,
+			int waiting)
+{
+	struct rt_trace_thread *t = td->trace;
+
+	/* the samples the ring holds come first (or, inside the wait,
+	 * make no record) */
+	rt_perf_drain_self();
+	__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
+	if (!td->closed) {
+		if (waiting || id)
+			put(t, time, id);
+		t->waiting = waiting;
+	}
+	__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
+}
+
+void rt_trace_wait(struct rt_thread *td, uint64_t time, uint32_t id)
+{
+	if (td && td->trace && td == rt_self && id)
+		put_outside(td, time, id | HPCTRACE_ID_WAIT, 1);
+}
+
+void rt_trace_resume(struct rt_thread *td, uint64_t time, uint32_t id)
+{
+	if (td && td->trace && td == rt_self && td->trace->waiting)
+		put_outside(td, time, id, 0);
+}
+
+/* ---- the capability ---- */
+
+/* Is event ev time-based (its samples say when)? */
+static int is_time_based(const struct rt_event *ev)
+{
+	const struct hpcrun_event *e = ev->spec.ev;
+
+	return e->kind == HPCRUN_EV_TIMER ||
+	       (e->kind == HPCRUN_EV_SW && (e->config == PERF_COUNT_SW_CPU_CLOCK ||
+					    e->config == PERF_COUNT_SW_TASK_CLOCK));
+}
+
+static void trace_init(void)
+{
+	const char *v = getenv("HPCRUN_TRACE");
+
+	trace_cfg.on = v && *v == '1';
+}
+
+/* The events are configured: which one is traced (invariant 1). */
+static void trace_modules(void)
+{
+	char msg[512];
+	int i;
+
+	if (!trace_cfg.on)
+		return;
+	for (i = 0; i < rt_cfg.nev; i++) {
+		const struct rt_event *ev = &rt_cfg.ev[i];
+
+		if (!is_time_based(ev) || trace_cfg.idx >= 0) {
+			snprintf(msg, sizeof(msg), "warning: -t: '%s' %s: its samples "
+				 "make no trace records", ev->metric, is_time_based(ev) ?
+				 "is not the first time-based event" :
+				 "is not time-based (cpu-clock, task-clock, CPUTIME, REALTIME)");
+			rt_note(msg);
+			continue;
+		}
+		trace_cfg.idx = i;
+		if (ev->spec.period)
+			trace_cfg.period = ev->spec.period *
+				(ev->spec.ev->kind == HPCRUN_EV_TIMER ? 1000u : 1u);
+		else
+			trace_cfg.period = 1000000000u / (ev->spec.freq ? ev->spec.freq : 1);
+	}
+	if (trace_cfg.idx < 0) {
+		rt_note("warning: -t: no time-based event (cpu-clock, task-clock, "
+			"CPUTIME, REALTIME): no traces");
+		trace_cfg.on = 0;
+	}
+}
+
+/* Creates t's file with its header on the fd thread (fd-gate.c, THE
+ * PRIVATE TABLE); 0 or -errno. */
+struct create_job {
+	struct rt_trace_thread *t;
+	int thread;
+};
+
+static int create_job(void *arg)
+{
+	struct create_job *j = arg;
+	struct rt_trace_thread *t = j->t;
+	int fd = rt_create_file(j->thread, HPCTRACE_SUFFIX, t->path, sizeof(t->path));
+	int err;
+
+	if (fd < 0)
+		return fd;
+	err = hpctrace_writer_start(&t->w, fd, t->buf, sizeof(t->buf));
+	rt_sys_close(fd);
+	t->w.fd = -1;
+	if (err)
+		unlink(t->path);
+	return err;
+}
+
+static void trace_thread_begin(struct rt_thread *td)
+{
+	struct rt_trace_thread *t;
+	struct create_job job;
+	struct rt_io io;
+	int err;
+
+	if (!trace_cfg.on)
+		return;
+	t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED) {
+		__atomic_add_fetch(&cut, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	t->period = trace_cfg.period;
+	job.t = t;
+	job.thread = td->index;
+	rt_io_begin(&io);
+	err = rt_fd_private(create_job, &job);
+	rt_io_end(&io);
+	if (err) {
+		rt_say_lost(t->path[0] ? t->path : rt_cfg.outdir, -err, "trace lost");
+		rt_count_write_error();
+		munmap(t, sizeof(*t));
+		return;
+	}
+	__atomic_add_fetch(&traces, 1, __ATOMIC_RELAXED);
+	td->trace = t;
+}
+
+/* Ends td's trace: the closing "no activity" record, the buffer written
+ * out (the program's limits lifted, on the fd thread), a loss said. */
+static void finish(struct rt_thread *td)
+{
+	struct rt_trace_thread *t = td->trace;
+	struct rt_io io;
+	int err;
+
+	if (!t || t->done)
+		return;
+	t->waiting = 0;
+	put(t, sync_now(), HPCTRACE_ID_NONE);
+	rt_io_begin(&io);
+	err = rt_fd_private(flush_job, t);
+	rt_io_end(&io);
+	t->done = 1;
+	__atomic_add_fetch(&records, t->w.nrecords, __ATOMIC_RELAXED);
+	if (err) {
+		__atomic_add_fetch(&cut, 1, __ATOMIC_RELAXED);
+		rt_count_write_error();
+		rt_say_lost(t->path, -err, "trace cut short");
+	}
+}
+
+/* The profile is written as profile: the trace is closed and takes its
+ * stem when it has another. */
+static void trace_thread_written(struct rt_thread *td, const char *profile)
+{
+	struct rt_trace_thread *t = td->trace;
+	size_t n = profile ? strlen(profile) : 0;
+	char path[4400];
+
+	if (!t)
+		return;
+	finish(td);
+	if (n <= 7 || strcmp(profile + n - 7, ".hpcrun") ||
+	    n - 7 + sizeof(HPCTRACE_SUFFIX) > sizeof(path))
+		return;
+	memcpy(path, profile, n - 7);
+	memcpy(path + n - 7, HPCTRACE_SUFFIX, sizeof(HPCTRACE_SUFFIX));
+	if (strcmp(path, t->path) && !link(t->path, path)) {
+		unlink(t->path);
+		memcpy(t->path, path, sizeof(path));
+	}
+}
+
+/* Without its profile written, the trace still ends whole. */
+static void trace_thread_end(struct rt_thread *td)
+{
+	finish(td);
+}
+
+static void trace_thread_release(struct rt_thread *td)
+{
+	if (!td->trace)
+		return;
+	munmap(td->trace, sizeof(*td->trace));
+	td->trace = NULL;
+}
+
+/* In the fork child the forking thread's records are the parent's: they
+ * never go to the parent's file from here. */
+static void trace_fork_child(void)
+{
+	if (rt_self && rt_self->trace)
+		rt_self->trace->done = 1;
+	traces = records = cut = 0;
+}
+
+/* The child's thread measures on: its own trace, under its own pid. */
+static void trace_fork_child_measuring(void)
+{
+	if (rt_self)
+		trace_thread_begin(rt_self);
+}
+
+static void trace_log(int fd, void (*put_line)(int, const char *))
+{
+	char line[512];
+
+	if (!trace_cfg.on)
+		return;
+	snprintf(line, sizeof(line),
+		 "trace: event %s, a record after a gap of %d periods of %llu ns\n"
+		 "trace-threads: %llu\ntrace-records: %llu\ntrace-cut: %llu\n",
+		 rt_cfg.ev[trace_cfg.idx].metric, TRACE_GAP,
+		 (unsigned long long)trace_cfg.period, (unsigned long long)traces,
+		 (unsigned long long)records, (unsigned long long)cut);
+	put_line(fd, line);
+}
+
+const struct rt_capability trace_capability = {
+	.name = "trace",
+	.init = trace_init,
+	.modules = trace_modules,
+	.thread_begin = trace_thread_begin,
+	.thread_written = trace_thread_written,
+	.thread_end = trace_thread_end,
+	.thread_release = trace_thread_release,
+	.log = trace_log,
+	.fork_child = trace_fork_child,
+	.fork_child_measuring = trace_fork_child_measuring,
+};
