@@ -1,0 +1,157 @@
+#!/bin/sh
+test_description='hpcrun -t: per-thread call-path traces with the phases of a known program in order and at their times, through SIGKILL and fork'
+. "$(dirname "$0")/test-lib.sh"
+
+# rt-trace (tests/progs/rt-trace.c): main a 0.4 s, b 0.6 s, barrier,
+# c 0.4 s; a worker started with b: x 0.2 s, y 0.2 s, barrier.  Its stdout
+# is the truth, "PHASE THREAD BEGIN END" in CLOCK_MONOTONIC ns.
+
+test_expect_success 'setup: the test program' '
+	cc -O0 -g -pthread -I"$TEST_PROGS" -o rt-trace "$TEST_PROGS/rt-trace.c" &&
+	nm -S --defined-only rt-trace |
+	awk "\$4 ~ /^(a|b|c|x|y)\$/ { print \$1, \$2, \$4 }" >syms &&
+	test_line_count = 5 syms
+'
+
+# labels STEM: "TIME LABEL" per record of STEM.hpctrace, LABEL the phase
+# function (a b c x y) first on the path from the record's node up, wait,
+# none, or other; fails unless every id is a node of STEM.hpcrun.
+labels() {
+	hpcprof --dump "$1.hpcrun" >prof.txt &&
+	hpcprof --dump "$1.hpctrace" >trace.txt &&
+	awk -v exe="$PWD/rt-trace" '
+		function hex(s,  i, v) {
+			sub(/^0x/, "", s); v = 0
+			for (i = 1; i <= length(s); i++)
+				v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v
+		}
+		FILENAME == "syms" { lo[$3] = hex($1); hi[$3] = lo[$3] + hex($2); next }
+		FILENAME == "prof.txt" && $1 == "lm" && $NF == "\"" exe "\"" { mod = $2; next }
+		FILENAME == "prof.txt" && $1 == "node" {
+			parent[$2] = $4; lm[$2] = $6; addr[$2] = $8; node[$2] = 1; next
+		}
+		FILENAME == "trace.txt" && $2 == "none" { print $1, "none"; next }
+		FILENAME == "trace.txt" && ($2 == "node" || $2 == "wait") {
+			if (!($3 in node)) { print "unknown node " $3 > "/dev/stderr"; bad = 1 }
+			if ($2 == "wait") { print $1, "wait"; next }
+			l = "other"
+			for (n = $3; n != 0 && l == "other"; n = parent[n])
+				if (lm[n] == mod && addr[n] ~ /^0x/)
+					for (f in lo)
+						if (hex(addr[n]) >= lo[f] && hex(addr[n]) < hi[f])
+							l = f
+			print $1, l
+		}
+		END { exit bad }' syms prof.txt trace.txt
+}
+
+# runs: from "TIME LABEL" lines, "LABEL BEGIN END" per run of one phase
+# (none and other left out), END the time of the record after its last.
+runs() {
+	awk '
+		$2 != cur && cur != "" && $2 != "none" && $2 != "other" {
+			print cur, begin, end; cur = ""
+		}
+		$2 != "none" && $2 != "other" && cur == "" { cur = $2; begin = $1 }
+		cur != "" && $2 == cur { last = 1; next }
+		cur != "" && last { end = $1; last = 0 }
+		END { if (cur != "") print cur, begin, (last ? "open" : end) }'
+}
+
+trace_of() {
+	ls "$1"/rt-trace-*-"$2"-*.hpctrace | sed "s/\.hpctrace$//"
+}
+
+test_expect_success 'a trace per thread beside its profile, a known event said in the log' '
+	hpcrun -t -o m ./rt-trace phases >truth &&
+	test_line_count = 7 truth &&
+	ls m/*.hpctrace >traces && test_line_count = 2 traces &&
+	for t in $(cat traces); do
+		test -f "${t%.hpctrace}.hpcrun" || return 1
+	done &&
+	grep -q "^trace: event perf::cpu-clock" m/*.log &&
+	grep -q "^trace-threads: 2$" m/*.log
+'
+
+test_expect_success 'each trace parses, times never go back, it ends with no activity' '
+	for t in $(cat traces); do
+		hpcprof --dump "$t" >d || return 1
+		sed -n "s/^records: //p" d >n &&
+		test "$(cat n)" -gt 100 &&
+		tail -n 1 d | grep -q " none$" &&
+		awk "NR > 3 { if (\$1 < prev) exit 1; prev = \$1 }" d || return 1
+	done
+'
+
+test_expect_success 'every id is a node of the thread profile' '
+	labels "$(trace_of m 000)" >main.l &&
+	labels "$(trace_of m 001)" >worker.l
+'
+
+test_expect_success 'main runs a, b, the barrier, c in that order; the worker x, y, then waits' '
+	runs <main.l >main.runs && runs <worker.l >worker.runs &&
+	cut -d" " -f1 main.runs | tr "\n" " " >seq && echo >>seq &&
+	echo "a b wait c " >expect && test_cmp expect seq &&
+	cut -d" " -f1 worker.runs | tr "\n" " " >seq &&  echo >>seq &&
+	echo "x y wait " >expect && test_cmp expect seq
+'
+
+test_expect_success 'each phase begins and lasts as it did, within max(80 ms, 15%)' '
+	cat main.runs worker.runs >all.runs &&
+	awk "
+		FILENAME == \"truth\" { th = \$2 == 0 ? \"m\" : \"w\"; b[th \$1] = \$3; e[th \$1] = \$4; next }
+		FILENAME == \"main.runs\" { k = \"m\" \$1 }
+		FILENAME == \"worker.runs\" { k = \"w\" \$1 }
+		{
+			if (\$3 == \"open\") { print k, \"never ends\"; bad = 1; next }
+			d = \$3 - \$2; t = e[k] - b[k]
+			tol = t * 0.15 > 80e6 ? t * 0.15 : 80e6
+			printf \"%s: trace %.0f ms at %.0f ms, truth %.0f ms at %.0f ms\n\", k, d / 1e6, (\$2 - b[\"ma\"]) / 1e6, t / 1e6, (b[k] - b[\"ma\"]) / 1e6
+			if (d - t > tol || t - d > tol || \$2 - b[k] > tol || b[k] - \$2 > tol) bad = 1
+		}
+		END { exit bad }" truth main.runs worker.runs
+'
+
+test_expect_success 'SIGKILL: the traces end on a record boundary, ids in the recovered profile' '
+	{ hpcrun -t -o k ./rt-trace kill >/dev/null; test $? = 137; } &&
+	ls k/*.hpctrace >traces && test_line_count = 2 traces &&
+	for t in $(cat traces); do
+		s=$(wc -c <"$t") &&
+		test $(( (s - 32) % 12 )) = 0 || return 1
+	done &&
+	hpcprof -o kdb k 2>err &&
+	t=$(trace_of k 000) &&
+	hpcprof --dump "$t.hpctrace" >d &&
+	test "$(sed -n "s/^records: //p" d)" -ge 682 &&
+	! tail -n 1 d | grep -q " none$" &&
+	labels "$t" >k.l &&
+	grep -q " a$" k.l
+'
+
+test_expect_success 'fork: the child writes its own trace under its own pid' '
+	hpcrun -t -o f ./rt-trace fork >/dev/null &&
+	ls f/*-000-*.hpctrace >traces && test_line_count = 2 traces &&
+	for t in $(cat traces); do
+		test -f "${t%.hpctrace}.hpcrun" &&
+		hpcprof --dump "$t" >d || return 1
+	done &&
+	sed "s/.*-\([0-9]*\)-[0-9]*\.hpctrace$/\1/" traces | sort -u >pids &&
+	test_line_count = 2 pids
+'
+
+test_expect_success 'a count event is not traced, and says so in one line' '
+	hpcrun -t -e page-faults -o pf ./rt-trace phases >/dev/null 2>err &&
+	grep "no time-based event" err >line && test_line_count = 1 line &&
+	! ls pf/*.hpctrace 2>/dev/null &&
+	hpcrun -t -e cpu-clock -e page-faults -o pf2 ./rt-trace phases >/dev/null 2>err &&
+	grep "is not time-based" err >line && test_line_count = 1 line &&
+	ls pf2/*.hpctrace >traces && test_line_count = 2 traces
+'
+
+test_expect_success 'without -t no trace is written' '
+	hpcrun -o plain ./rt-trace phases >/dev/null &&
+	! ls plain/*.hpctrace 2>/dev/null
+'
+
+test_done
