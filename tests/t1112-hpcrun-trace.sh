@@ -149,6 +149,15 @@ test_expect_success 'a count event is not traced, and says so in one line' '
 	ls pf2/*.hpctrace >traces && test_line_count = 2 traces
 '
 
+test_expect_success 'threads under RLIMIT_NOFILE 4: a trace each, no fd of the program taken' '
+	cc -O2 -pthread -o rt-nofile "$TEST_PROGS/rt-nofile.c" &&
+	echo "fd 3 in 300 of 300 opens" >expect &&
+	hpcrun -t -o nf ./rt-nofile 300 >out &&
+	test_cmp expect out &&
+	ls nf/*.hpctrace >traces && test_line_count = 301 traces &&
+	grep -q "^trace-cut: 0$" nf/*.log
+'
+
 test_expect_success 'without -t no trace is written' '
 	hpcrun -o plain ./rt-trace phases >/dev/null &&
 	! ls plain/*.hpctrace 2>/dev/null
