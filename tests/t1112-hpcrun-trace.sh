@@ -50,12 +50,12 @@ labels() {
 # (none and other left out), END the time of the record after its last.
 runs() {
 	awk '
-		$2 != cur && cur != "" && $2 != "none" && $2 != "other" {
+		cur != "" && $2 != cur && last { end = $1; last = 0 }
+		cur != "" && $2 != cur && $2 != "none" && $2 != "other" {
 			print cur, begin, end; cur = ""
 		}
-		$2 != "none" && $2 != "other" && cur == "" { cur = $2; begin = $1 }
-		cur != "" && $2 == cur { last = 1; next }
-		cur != "" && last { end = $1; last = 0 }
+		cur == "" && $2 != "none" && $2 != "other" { cur = $2; begin = $1 }
+		$2 == cur { last = 1 }
 		END { if (cur != "") print cur, begin, (last ? "open" : end) }'
 }
 
