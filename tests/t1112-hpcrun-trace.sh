@@ -140,6 +140,17 @@ test_expect_success 'fork: the child writes its own trace under its own pid' '
 	test_line_count = 2 pids
 '
 
+test_expect_success 'exec: the trace of the old image is closed whole, the new image starts its own' '
+	hpcrun -t -o ex /bin/sh -c "exec ./rt-trace phases" >/dev/null &&
+	ls ex/*.hpctrace >traces && test_line_count = 3 traces &&
+	ls ex/rt-trace-*.hpctrace >new && test_line_count = 2 new &&
+	for t in $(cat traces); do
+		test -f "${t%.hpctrace}.hpcrun" &&
+		hpcprof --dump "$t" >d &&
+		tail -n 1 d | grep -q " none$" || return 1
+	done
+'
+
 test_expect_success 'a count event is not traced, and says so in one line' '
 	hpcrun -t -e page-faults -o pf ./rt-trace phases >/dev/null 2>err &&
 	grep "no time-based event" err >line && test_line_count = 1 line &&
