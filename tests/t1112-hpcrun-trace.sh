@@ -169,6 +169,16 @@ test_expect_success 'threads under RLIMIT_NOFILE 4: a trace each, no fd of the p
 	grep -q "^trace-cut: 0$" nf/*.log
 '
 
+test_expect_success 'a soft RLIMIT_FSIZE of 1 KiB neither cuts the traces nor signals the program' '
+	(ulimit -S -f 1 && hpcrun -t -o lim ./rt-trace phases >out) &&
+	test_line_count = 7 out &&
+	t=$(trace_of lim 000) &&
+	hpcprof --dump "$t.hpctrace" >d &&
+	test "$(sed -n "s/^records: //p" d)" -gt 682 &&
+	tail -n 1 d | grep -q " none$" &&
+	grep -q "^trace-cut: 0$" lim/*.log
+'
+
 test_expect_success 'without -t no trace is written' '
 	hpcrun -o plain ./rt-trace phases >/dev/null &&
 	! ls plain/*.hpctrace 2>/dev/null
