@@ -19,9 +19,11 @@
  *  4. The buffer goes to the file with write(2), a whole number of records
  *     at a time, when it is full (in the handler too: the file is opened,
  *     written and closed with system calls alone, the soft RLIMIT_FSIZE
- *     lifted around the write as cct.c lifts it) and when the thread's
- *     profile is written.  No fd is held between two writes, so 2000
- *     threads hold none.  A SIGKILL loses the records still in the buffer
+ *     lifted around the write as cct.c lifts it; for that moment its
+ *     number is one of the program's table, as a new chunk's is in
+ *     cct.c) and when the thread's profile is written (on the fd thread,
+ *     fd-gate.c, THE PRIVATE TABLE).  No fd is held between two writes,
+ *     so 2000 threads hold none.  A SIGKILL loses the records still in the buffer
  *     (at most TRACE_BUF_RECORDS: 0.68 s of a thread at 1 kHz) and the
  *     closing "no activity" record; the file ends on a record boundary.
  *  5. Samples taken while the thread waits in a measured barrier or lock
