@@ -115,6 +115,22 @@ test_expect_success 'each phase begins and lasts as it did, within max(80 ms, 15
 		END { exit bad }" truth main.runs worker.runs
 '
 
+# The whole pipeline: hpcprof keeps the traces (traces/N.hpctrace, ids
+# mapped to experiment.xml's scopes) and the trace view at the phases'
+# depth (main > phase > a) shows each thread's phases in their order.
+test_expect_success 'hpcprof and the trace view: main a, b, c; the worker x, y, then waits' '
+	hpcprof -o db m 2>err &&
+	ls db/traces >files && printf "0.hpctrace\n1.hpctrace\n" >expect &&
+	test_cmp expect files &&
+	hpcviewer-tui --stdio --view trace --depth 3 --width 0 db >view &&
+	for th in 0 1; do
+		sed -n "s/^thread $th |\(.*\)|$/\1/p" view |
+		sed "s/[^abcxy=]//g; s/\(.\)\1*/\1/g" >row.$th || return 1
+	done &&
+	echo abc >expect && test_cmp expect row.0 &&
+	echo "xy=" >expect && test_cmp expect row.1
+'
+
 test_expect_success 'SIGKILL: the traces end on a record boundary, ids in the recovered profile' '
 	{ hpcrun -t -o k ./rt-trace kill >/dev/null; test $? = 137; } &&
 	ls k/*.hpctrace >traces && test_line_count = 2 traces &&
