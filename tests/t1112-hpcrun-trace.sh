@@ -117,7 +117,8 @@ test_expect_success 'each phase begins and lasts as it did, within max(80 ms, 15
 
 # The whole pipeline: hpcprof keeps the traces (traces/N.hpctrace, ids
 # mapped to experiment.xml's scopes) and the trace view at the phases'
-# depth (main > phase > a) shows each thread's phases in their order.
+# depth (main > phase > a) shows each thread's phases in their order
+# (main waits at the barrier too when a loaded machine slows the worker).
 test_expect_success 'hpcprof and the trace view: main a, b, c; the worker x, y, then waits' '
 	hpcprof -o db m 2>err &&
 	ls db/traces >files && printf "0.hpctrace\n1.hpctrace\n" >expect &&
@@ -127,7 +128,7 @@ test_expect_success 'hpcprof and the trace view: main a, b, c; the worker x, y, 
 		sed -n "s/^thread $th |\(.*\)|$/\1/p" view |
 		sed "s/[^abcxy=]//g; s/\(.\)\1*/\1/g" >row.$th || return 1
 	done &&
-	echo abc >expect && test_cmp expect row.0 &&
+	grep -qx "ab=\{0,1\}c" row.0 &&
 	echo "xy=" >expect && test_cmp expect row.1
 '
 
