@@ -75,7 +75,7 @@ test_expect_success 'exclusive values of the flat view add up to the total' '
 test_expect_success 'an unknown view is a usage error' '
 	status=0 && hpcviewer-tui --stdio --view sideways "$DB" 2>err || status=$? &&
 	test $status = 2 &&
-	grep -qx "hpcviewer-tui: '"'"'sideways'"'"': unknown view (top-down, bottom-up, flat, functions, data or phases)" err
+	grep -qx "hpcviewer-tui: '"'"'sideways'"'"': unknown view (top-down, bottom-up, flat, functions, data, phases or trace)" err
 '
 
 # Max across threads is a statistic (v="final"): 4 in f and 3 in g do not
