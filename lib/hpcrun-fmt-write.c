@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "hpcrun-fmt.h"
+#include "writeall.h"
 
 #define SECTION_ALIGN 1024
 
@@ -25,18 +26,8 @@ struct out {
 
 static void flush(struct out *o)
 {
-	size_t done = 0;
-
-	while (!o->err && done < o->len) {
-		ssize_t n = write(o->fd, o->buf + done, o->len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			o->err = n < 0 ? -errno : -EIO;
-		else
-			done += (size_t)n;
-	}
+	if (!o->err && o->len)
+		o->err = hpc_write_all(o->fd, o->buf, o->len);
 	o->len = 0;
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "hpctrace.h"
+#include "writeall.h"
 
 static void put_be(unsigned char *p, uint64_t v, int bytes)
 {
@@ -19,27 +20,6 @@ static void put_be(unsigned char *p, uint64_t v, int bytes)
 
 	for (i = 0; i < bytes; i++)
 		p[i] = (unsigned char)(v >> (8 * (bytes - 1 - i)));
-}
-
-/* Writes n bytes of p in full; 0 or a negative errno. */
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-	int saved = errno, ret = 0;
-
-	while (n) {
-		ssize_t k = write(fd, p, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			ret = k < 0 ? -errno : -EIO;
-			break;
-		}
-		p += k;
-		n -= (size_t)k;
-	}
-	errno = saved;
-	return ret;
 }
 
 int hpctrace_writer_start(struct hpctrace_writer *w, int fd, void *buf,
@@ -60,14 +40,14 @@ int hpctrace_writer_start(struct hpctrace_writer *w, int fd, void *buf,
 	memcpy(hdr + 18, HPCTRACE_VERSION, 5);
 	hdr[23] = 'b';
 	put_be(hdr + 24, 0, 8);
-	w->err = write_all(fd, hdr, sizeof(hdr));
+	w->err = hpc_write_all(fd, hdr, sizeof(hdr));
 	return w->err;
 }
 
 int hpctrace_writer_flush(struct hpctrace_writer *w)
 {
 	if (!w->err && w->len)
-		w->err = write_all(w->fd, w->buf, w->len);
+		w->err = hpc_write_all(w->fd, w->buf, w->len);
 	w->len = 0;
 	return w->err;
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "textrec.h"
+#include "writeall.h"
 
 void textrec_out_init(struct textrec_out *o, int fd)
 {
@@ -18,18 +19,8 @@ void textrec_out_init(struct textrec_out *o, int fd)
 
 int textrec_flush(struct textrec_out *o)
 {
-	size_t done = 0;
-
-	while (!o->err && done < o->len) {
-		ssize_t n = write(o->fd, o->buf + done, o->len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			o->err = n < 0 ? -errno : -EIO;
-		else
-			done += (size_t)n;
-	}
+	if (!o->err && o->len)
+		o->err = hpc_write_all(o->fd, o->buf, o->len);
 	o->len = 0;
 	return o->err;
 }

@@ -87,7 +87,7 @@ static char *save_vdso(uintptr_t lo, uintptr_t hi)
 	rt_io_begin(&io);	/* the program cannot close it; no SIGXFSZ */
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	if (fd >= 0) {
-		err = rt_write_all(fd, p, hi - lo);
+		err = hpc_write_all(fd, p, hi - lo);
 		if (close(fd) && !err)
 			err = -errno;
 		if (err)	/* never a cut copy that looks whole */

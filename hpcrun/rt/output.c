@@ -46,26 +46,9 @@ size_t rt_fmt_u64(char *buf, uint64_t v, int base, int width)
 	return n;
 }
 
-int rt_write_all(int fd, const void *buf, size_t n)
-{
-	const char *s = buf;
-
-	while (n) {
-		ssize_t k = write(fd, s, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -EIO;
-		s += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 int rt_write_str(int fd, const char *s)
 {
-	return rt_write_all(fd, s, strlen(s));
+	return hpc_write_all(fd, s, strlen(s));
 }
 
 /* Every message on the program's stderr is written here, inside rt_io:
@@ -96,7 +79,7 @@ void rt_say_lines(const char *text, size_t len)
 	for (i = 0; i < len; i++)
 		if (text[i] == '\n') {
 			rt_write_str(2, "hpcrun: ");
-			rt_write_all(2, text + start, i + 1 - start);
+			hpc_write_all(2, text + start, i + 1 - start);
 			start = i + 1;
 		}
 	rt_io_end(&io);

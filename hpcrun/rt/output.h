@@ -28,6 +28,7 @@
 #include <sys/resource.h>
 
 #include "hpcrun-fmt.h"
+#include "writeall.h"
 
 struct rt_thread;
 
@@ -109,9 +110,7 @@ void rt_side_file(const char *profile, const char *suffix,
 
 /* Async-signal-safe text helpers. */
 size_t rt_fmt_u64(char *buf, uint64_t v, int base, int width);
-/* Write all n bytes of buf (or all of s) to fd; 0 or the negative errno
- * of the write that failed (-EIO for a write of 0 bytes). */
-int rt_write_all(int fd, const void *buf, size_t n);
+/* hpc_write_all (writeall.h) of the string s. */
 int rt_write_str(int fd, const char *s);
 /*
  * hpcrun's messages on the program's stderr, the only writes of hpcrun to

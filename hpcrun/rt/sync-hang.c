@@ -657,7 +657,7 @@ static int append_hang(void *p)
 	}
 	if (fd < 0)
 		return fd;
-	err = rt_write_all(fd, text, text_len);
+	err = hpc_write_all(fd, text, text_len);
 	if (close(fd) && !err)
 		err = -errno;
 	return err;
