@@ -2,6 +2,8 @@
 test_description='hpcrun -t: per-thread call-path traces with the phases of a known program in order and at their times, through SIGKILL and fork'
 . "$(dirname "$0")/test-lib.sh"
 
+test_lazy_prereq PYTHON3 'command -v python3'
+
 # rt-trace (tests/progs/rt-trace.c): main a 0.4 s, b 0.6 s, barrier,
 # c 0.4 s; a worker started with b: x 0.2 s, y 0.2 s, barrier.  Its stdout
 # is the truth, "PHASE THREAD BEGIN END" in CLOCK_MONOTONIC ns.
@@ -130,6 +132,34 @@ test_expect_success 'hpcprof and the trace view: main a, b, c; the worker x, y, 
 	done &&
 	grep -qx "ab=\{0,1\}c" row.0 &&
 	echo "xy=" >expect && test_cmp expect row.1
+'
+
+# The Perfetto export of the same database: each phase's slices, from the
+# first one's begin to the last one's end, begin (after a's) and last as
+# the program's truth says, within max(80 ms, 15%).
+test_expect_success PYTHON3 'the Perfetto export: each phase begins and lasts as it did' '
+	hpcviewer-tui --perfetto p.json db &&
+	python3 -c "
+import json, sys
+truth = {}
+for line in open(\"truth\"):
+    k, th, b, e = line.split()
+    truth[k] = (int(b) / 1e3, int(e) / 1e3)
+span = {}
+for ev in json.load(open(\"p.json\"))[\"traceEvents\"]:
+    if ev[\"ph\"] == \"X\" and ev[\"name\"] in (\"a\", \"b\", \"c\", \"x\", \"y\"):
+        b, e = ev[\"ts\"], ev[\"ts\"] + ev[\"dur\"]
+        lo, hi = span.get(ev[\"name\"], (b, e))
+        span[ev[\"name\"]] = (min(lo, b), max(hi, e))
+bad = 0
+for k in \"abcxy\":
+    d, t = span[k][1] - span[k][0], truth[k][1] - truth[k][0]
+    at, tat = span[k][0] - span[\"a\"][0], truth[k][0] - truth[\"a\"][0]
+    tol = max(80e3, 0.15 * t)
+    print(\"%s: export %.0f ms at %.0f ms, truth %.0f ms at %.0f ms\" % (k, d / 1e3, at / 1e3, t / 1e3, tat / 1e3))
+    bad |= abs(d - t) > tol or abs(at - tat) > tol
+sys.exit(bad)
+"
 '
 
 test_expect_success 'SIGKILL: the traces end on a record boundary, ids in the recovered profile' '
