@@ -52,6 +52,8 @@ struct lthread {
 	uint32_t thread;
 	uint64_t n, writes, rmw;	/* accesses, writes, read-modify-writes */
 	uint64_t rmask, wmask;		/* bytes read, written */
+	uint64_t lines;			/* pooled: lines written */
+	size_t last;			/* pooled: the line last counted + 1 */
 };
 
 static struct lthread *lthread_of(struct lthread **v, size_t *n,
@@ -140,6 +142,106 @@ enum share_label sharing_line_label(const struct share_access *a, size_t n,
 	    writers == 1 ? SHARE_PRODCONS : !overlap ? SHARE_FALSE :
 	    2 * rmw_writes > writes ? SHARE_MIGRATORY : SHARE_WRITE;
 	free(t);
+	return l;
+}
+
+/* Accesses by line, then time (their index: a[] is in time order). */
+static int cmp_pooled(const void *x, const void *y, void *arg)
+{
+	const struct share_access *a = *(const struct share_access **)arg;
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+
+	if (a[i].addr / LINE != a[j].addr / LINE)
+		return a[i].addr / LINE < a[j].addr / LINE ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* One line's part of a pooled object. */
+struct pline {
+	uint64_t writes;
+	uint32_t writer, accessor;	/* a thread that wrote, accessed */
+	int writers, accessors;		/* 1, or 2: two or more */
+};
+
+static void pline_add(struct pline *p, const struct share_access *x)
+{
+	if (!p->accessors || (p->accessors == 1 && x->thread != p->accessor))
+		p->accessor = x->thread, p->accessors++;
+	if (x->rw == HPCSHARE_R)
+		return;
+	p->writes++;
+	if (!p->writers || (p->writers == 1 && x->thread != p->writer))
+		p->writer = x->thread, p->writers++;
+}
+
+enum share_label sharing_pooled_label(const struct share_access *a, size_t n,
+				      uint64_t *ntransfers)
+{
+	uint32_t *ix = xcalloc(n ? n : 1, sizeof(*ix));
+	struct share_access *line = xcalloc(n ? n : 1, sizeof(*line));
+	struct lthread *t = NULL;
+	size_t nt = 0, alloc = 0, i, j, k, part = 0, writers = 0;
+	size_t several = 0, crossed = 0, nline = 0;
+	uint64_t writes = 0, reader_writes = 0, top_writes = 0;
+	uint64_t top_lines = 0, second_lines = 0;
+	enum share_label l;
+
+	for (i = 0; i < n; i++)
+		ix[i] = (uint32_t)i;
+	qsort_r(ix, n, sizeof(*ix), cmp_pooled, &a);
+	*ntransfers = 0;
+	for (i = 0; i < n; i = j) {
+		struct pline p = { 0 };
+
+		nline++;
+		for (j = i; j < n && a[ix[j]].addr / LINE == a[ix[i]].addr / LINE;
+		     j++) {
+			const struct share_access *y = &a[ix[j]];
+			struct lthread *x = lthread_of(&t, &nt, &alloc, y->thread);
+
+			line[j - i] = *y;
+			pline_add(&p, y);
+			x->n++;
+			x->rmw += y->rw == HPCSHARE_U;
+			if (y->rw == HPCSHARE_R)
+				continue;
+			x->writes++;
+			if (x->last != nline)
+				x->lines++, x->last = nline;
+		}
+		*ntransfers += transfers(line, j - i);
+		several += p.writers >= 2;
+		crossed += p.accessors >= 2;
+	}
+	for (k = 0; k < nt; k++) {
+		const struct lthread *x = &t[k];
+
+		if (x->n < SHARE_MIN_THREAD)
+			continue;
+		part++;
+		writes += x->writes;
+		if (x->writes > top_writes)
+			top_writes = x->writes;
+		if (x->n - x->writes + x->rmw)	/* it reads too */
+			reader_writes += x->writes;
+		if (x->writes < SHARE_MIN_THREAD)
+			continue;
+		writers++;
+		if (x->lines > top_lines)
+			second_lines = top_lines, top_lines = x->lines;
+		else if (x->lines > second_lines)
+			second_lines = x->lines;
+	}
+	l = n < SHARE_MIN_ACCESSES ? SHARE_TOO_FEW : part <= 1 ? SHARE_PRIVATE :
+	    writers == 0 ? SHARE_READ : writers == 1 ? SHARE_PRODCONS :
+	    !several && !crossed ? SHARE_PRIVATE :
+	    3 * top_writes >= 2 * writes || top_lines >= 2 * second_lines ?
+	    SHARE_PRODCONS : reader_writes ? SHARE_MIGRATORY : SHARE_WRITE;
+	if (l == SHARE_PRIVATE || l == SHARE_READ)
+		*ntransfers = 0;	/* by threads too thin to take part */
+	free(t);
+	free(line);
+	free(ix);
 	return l;
 }
 
@@ -278,6 +380,9 @@ struct sobj {
 	uint64_t by_label[SHARE_NLABELS][2];	/* transfers, concurrent
 						 * accesses of its lines */
 	uint64_t accesses, reads, writes, homed, remote;
+	enum share_label pooled;	/* from all its lines' evidence */
+	uint64_t pooled_transfers;
+	int is_pooled;		/* its label is pooled's */
 	uint64_t latent;	/* alignments of predicted false sharing */
 	size_t nthreads, npages, multi_node_pages, nfs;
 	long toucher;		/* thread of most first touches, -1 none */
@@ -1003,11 +1108,57 @@ static void object_labels(struct sharing *sh)
 			if (!b || c[0] > b[0] || (c[0] == b[0] && c[1] >= b[1]))
 				best = (enum share_label)l;
 		}
-		if (best != SHARE_TOO_FEW) {
+		/* false sharing is a line's: its lines' detail is kept; a
+		 * label the lines give too keeps their transfers */
+		if (so->pooled != SHARE_TOO_FEW && best != SHARE_FALSE &&
+		    so->pooled != best) {
+			so->label = so->pooled;
+			so->transfers = so->pooled_transfers;
+			so->is_pooled = 1;
+		} else if (best != SHARE_TOO_FEW) {
 			so->label = best;
 			so->transfers = so->by_label[best][0];
 		}
 	}
+}
+
+/* Each object's pooled label from its concurrent accesses, all its lines
+ * together (invariant 3); ix is in time order. */
+static void pool_objects(struct sharing *sh, const uint32_t *ix)
+{
+	size_t *at = xcalloc(sh->nobjs + 1, sizeof(*at));
+	struct share_access *sa;
+	size_t i, k;
+
+	for (i = 0; i < sh->nacc; i++)
+		if (sh->acc[i].conc)
+			at[sh->blocks[sh->acc[i].block].obj + 1]++;
+	for (k = 0; k < sh->nobjs; k++)
+		at[k + 1] += at[k];
+	sa = xcalloc(at[sh->nobjs] ? at[sh->nobjs] : 1, sizeof(*sa));
+	for (i = 0; i < sh->nacc; i++) {
+		const struct sacc *x = &sh->acc[ix[i]];
+		struct share_access *y;
+
+		if (!x->conc)
+			continue;
+		y = &sa[at[sh->blocks[x->block].obj]++];
+		y->time = x->time;
+		/* the process in the top byte: user addresses are below
+		 * 2^56, so lines of two processes stay apart */
+		y->addr = x->addr ^ (uint64_t)x->proc << 56;
+		y->thread = x->thread;
+		y->size = x->size;
+		y->rw = x->rw;
+	}
+	for (k = 0; k < sh->nobjs; k++) {
+		size_t lo = k ? at[k - 1] : 0;
+
+		sh->objs[k].pooled = sharing_pooled_label(sa + lo, at[k] - lo,
+						&sh->objs[k].pooled_transfers);
+	}
+	free(sa);
+	free(at);
 }
 
 /* The NUMA rows of page ix[a..b): its home, per-object node counts. */
@@ -1109,7 +1260,8 @@ static void latent(struct sharing *sh)
 }
 
 /* sharing_finish's second thread: the accesses in line order (the sort
- * reads only what mark_concurrent and latent do not write). */
+ * reads only what mark_concurrent, latent and pool_objects do not
+ * write). */
 struct line_order {
 	struct sharing *sh;
 	uint32_t *ix;
@@ -1285,6 +1437,11 @@ static void write_tsv(const struct sharing *sh, const struct experiment *e,
 	fprintf(f, "# watched\tnode\n");
 	for (x = 0; x < nord && sh->objs[order[x]].watched; x++)
 		fprintf(f, "watched\t%" PRIu32 "\n", e->data->objs[order[x]].node->id);
+	fprintf(f, "# pooled\tnode\n");
+	for (x = 0; x < nord; x++)
+		if (sh->objs[order[x]].is_pooled)
+			fprintf(f, "pooled\t%" PRIu32 "\n",
+				e->data->objs[order[x]].node->id);
 	free(order);
 	fprintf(f, "# line\tnode\tprocess\tstart\toffset\tlabel\tthread\treads"
 		"\twrites\tbytes-written\n");
@@ -1359,6 +1516,7 @@ int sharing_finish(struct sharing *sh, struct experiment *e,
 	beside = nthreads > 1 && !pthread_create(&t, NULL, line_order, &lo);
 	mark_concurrent(sh, ix);
 	latent(sh);
+	pool_objects(sh, ix);
 	if (beside)
 		pthread_join(t, NULL);
 	else
@@ -1412,7 +1570,9 @@ void sharing_report(const struct sharing *sh, const struct experiment *e,
 	fprintf(f, "\nSharing (hpcrun --sharing: %zu sampled accesses in %zu "
 		"threads, %" PRIu64 " dropped; a 64-byte line's label from "
 		"what threads do to it concurrently, at least %d accesses; "
-		"an object's from its lines with the most transfers):\n",
+		"an object's from its lines with the most transfers, or "
+		"(pooled) from all its lines' accesses together where that "
+		"differs, false sharing aside):\n",
 		sh->nacc, sh->nfiles, sh->dropped, SHARE_MIN_ACCESSES);
 	fprintf(f, "%-17s %-11s %7s %9s %7s %7s %9s  %s\n", "label", "latent",
 		"threads", "accesses", "reads", "writes", "transfers", "object");
@@ -1430,7 +1590,10 @@ void sharing_report(const struct sharing *sh, const struct experiment *e,
 			fprintf(f, "  (watched; too few samples: %" PRIu64 ")",
 				so->accesses);
 		else if (so->watched)
-			fputs("  (watched)", f);
+			fputs(so->is_pooled ? "  (watched; pooled)" : "  (watched)",
+			      f);
+		else if (so->is_pooled)
+			fputs("  (pooled)", f);
 		fputc('\n', f);
 	}
 	if (!n)

@@ -51,12 +51,36 @@
  *     read-shared line costs nothing: its transfers involve a writer
  *     with too few samples to take part, no evidence for its label (a
  *     producer-consumer line whose writer's stores, cheap beside the
- *     reads that miss, were sampled once).  An object's label
- *     is that of its lines with the most transfers in all, then with the
- *     most concurrent accesses (ties: the more serious label, in the
- *     order false-sharing > write-shared > migratory > producer-consumer
- *     > read-shared > private); a page's is the most serious of its
- *     lines'.  An object with no labeled line has too few samples.
+ *     reads that miss, were sampled once).  A page's label is the most
+ *     serious of its lines' (false-sharing > write-shared > migratory >
+ *     producer-consumer > read-shared > private).  An object's lines'
+ *     label is that of its lines with the most transfers in all, then
+ *     with the most concurrent accesses (ties: the more serious label).
+ *     Its pooled label (sharing_pooled_label) comes from its concurrent
+ *     accesses of all its lines together, with the same thresholds: a
+ *     large object's lines are each seen too seldom for a label (a table
+ *     every thread reads, a buffer one thread fills each round for
+ *     another, a record handed on under a lock), and a queue's lock line
+ *     is no label for its items.  A thread writes when it has
+ *     SHARE_MIN_THREAD writes:
+ *       private            one thread takes part, or several write and no
+ *                          line has accesses of two threads;
+ *       read-shared        several take part, none writes;
+ *       producer-consumer  one writes; or one makes two thirds of the
+ *                          writes, or writes twice as many lines as any
+ *                          other writer (the others' writes are indices
+ *                          and locks: one writer, then readers);
+ *       migratory          several write, none twice the lines of
+ *                          another, and a writer also reads (each reads
+ *                          and writes it in turn; sampling skid hides
+ *                          most loads of a read-modify-write, so one
+ *                          read is evidence enough);
+ *       write-shared       the same with no read.
+ *     Its transfers are all its lines'.  The object's label is the pooled
+ *     one, marked pooled, where the two differ, unless its lines' label
+ *     is false-sharing (a line's evidence, kept with its detail);
+ *     otherwise its lines'.  An object with neither has too few
+ *     samples.
  *  4. Latent false sharing of a block: its threads' written byte ranges
  *     (offsets in the block), placed at another alignment (start % 64)
  *     the same allocation could have (a heap block: 0, 16, 32, 48; a
@@ -140,6 +164,12 @@ struct share_access {
  * *ntransfers (invariant 3). */
 enum share_label sharing_line_label(const struct share_access *a, size_t n,
 				    uint64_t *ntransfers);
+
+/* The pooled label of an object from its concurrent accesses a[0..n),
+ * all its lines together, in time order: SHARE_TOO_FEW for too few
+ * samples; its lines' ownership transfers in *ntransfers (invariant 3). */
+enum share_label sharing_pooled_label(const struct share_access *a, size_t n,
+				      uint64_t *ntransfers);
 
 /* A write of a block: its offset, size (0: 1 byte) and thread. */
 struct share_write {

@@ -2,7 +2,8 @@
  * u-sharing-classify.c - unit tests for hpcprof/sharing.c's classifier
  * (sharing.h invariants 3 and 4): synthetic concurrent access sequences
  * of one 64-byte line for every label, the evidence they need, the
- * ownership transfers, the padded pair, and latent false sharing.
+ * ownership transfers, the padded pair, latent false sharing, and the
+ * pooled label of a large object whose lines are each too thin.
  */
 #include <string.h>
 
@@ -136,6 +137,87 @@ static void latent_repeated(void)
 	CHECK_INT(sharing_false_alignments(w, 400, 0x7f0000001000, 1), 0);
 }
 
+/* "T RW OFF" triples of an object at 0x10000, times 1, 2, ... in order:
+ * its pooled label; the label of its line at offset 0 alone in
+ * *first. */
+static int pooled_of(const int (*q)[3], size_t n, int *first)
+{
+	struct share_access a[128];
+	struct share_access line[128];
+	size_t i, j, k;
+	uint64_t t;
+
+	memset(a, 0, sizeof(a));
+	for (i = 0; i < n; i++) {
+		a[i].time = i + 1;
+		a[i].thread = (uint32_t)q[i][0];
+		a[i].rw = (uint8_t)q[i][1];
+		a[i].addr = 0x10000 + (uint64_t)q[i][2];
+		a[i].size = 8;
+	}
+	for (j = k = 0; j < n; j++)
+		if (a[j].addr / 64 == 0x10000 / 64)
+			line[k++] = a[j];
+	*first = sharing_line_label(line, k, &t);
+	return sharing_pooled_label(a, n, &moved);
+}
+
+static int line0;
+
+#define POOLED(q) pooled_of(q, sizeof(q) / sizeof(q[0]), &line0)
+
+/* The shapes of sharing.h invariant 3's pooled rules, each a few sampled
+ * accesses a line over many lines. */
+static void pooled(void)
+{
+	/* a table main filled, read by three threads */
+	static const int table[][3] = { { 1, R, 0 }, { 2, R, 4096 },
+		{ 3, R, 8192 }, { 1, R, 640 }, { 2, R, 64 }, { 3, R, 128 },
+		{ 1, R, 192 }, { 2, R, 256 }, { 3, R, 320 } };
+	/* a buffer thread 0 fills, thread 1 reads, round after round */
+	static const int buffer[][3] = { { 0, W, 0 }, { 0, W, 64 },
+		{ 0, W, 128 }, { 1, R, 0 }, { 1, R, 64 }, { 1, R, 192 },
+		{ 0, W, 256 }, { 0, W, 320 }, { 1, R, 256 }, { 1, R, 384 } };
+	/* a record each thread reads and updates whole in turn */
+	static const int record[][3] = { { 0, R, 0 }, { 0, W, 64 },
+		{ 0, W, 128 }, { 1, R, 64 }, { 1, W, 0 }, { 1, W, 128 },
+		{ 0, W, 192 }, { 0, W, 0 }, { 1, W, 192 }, { 1, W, 64 } };
+	/* the same with no load sampled: threads overwrite each other */
+	static const int overwrite[][3] = { { 0, W, 0 }, { 0, W, 64 },
+		{ 1, W, 64 }, { 1, W, 0 }, { 0, W, 128 }, { 1, W, 128 },
+		{ 0, W, 192 }, { 1, W, 192 } };
+	/* a queue: thread 0 fills the items (lines 1-5) and both take the
+	 * lock in line 0 (u); thread 1 reads the items */
+	static const int queue[][3] = { { 0, U, 0 }, { 0, W, 64 },
+		{ 0, W, 72 }, { 1, U, 0 }, { 1, R, 64 }, { 0, W, 128 },
+		{ 0, W, 136 }, { 1, U, 0 }, { 1, R, 128 }, { 0, W, 192 },
+		{ 0, W, 200 }, { 1, U, 0 }, { 1, R, 192 }, { 0, W, 256 },
+		{ 0, W, 264 }, { 1, R, 256 }, { 0, U, 0 }, { 1, U, 0 },
+		{ 1, U, 0 }, { 1, U, 0 } };
+	/* each thread writes lines of its own, no other thread's */
+	static const int parts[][3] = { { 0, W, 0 }, { 1, W, 256 },
+		{ 0, W, 64 }, { 1, W, 320 }, { 0, R, 128 }, { 1, R, 384 },
+		{ 0, W, 192 }, { 1, W, 448 } };
+
+	CHECK_INT(POOLED(table), SHARE_READ);
+	CHECK_INT(line0, SHARE_TOO_FEW);	/* every line is too thin */
+	CHECK_INT(moved, 0);
+	CHECK_INT(POOLED(buffer), SHARE_PRODCONS);
+	/* the reads of lines 0, 64 and 256 find them thread 0's */
+	CHECK_INT(moved, 3);
+	CHECK_INT(line0, SHARE_TOO_FEW);
+	CHECK_INT(POOLED(record), SHARE_MIGRATORY);
+	CHECK_INT(line0, SHARE_TOO_FEW);
+	CHECK_INT(POOLED(overwrite), SHARE_WRITE);
+	/* the lock's line alone is migratory, the queue is not */
+	CHECK_INT(POOLED(queue), SHARE_PRODCONS);
+	CHECK_INT(line0, SHARE_MIGRATORY);
+	CHECK_INT(POOLED(parts), SHARE_PRIVATE);
+	/* fewer than SHARE_MIN_ACCESSES in all: too few samples */
+	CHECK_INT(pooled_of(table, SHARE_MIN_ACCESSES - 1, &line0),
+		  SHARE_TOO_FEW);
+}
+
 int main(void)
 {
 	unit_run("every label from a synthetic line", every_label);
@@ -143,5 +225,6 @@ int main(void)
 	unit_run("latent false sharing at the other alignments", latent);
 	unit_run("repeated writes predict what one of each does",
 		 latent_repeated);
+	unit_run("a large object's pooled label", pooled);
 	return unit_done();
 }
