@@ -21,6 +21,7 @@ struct srow {
 
 struct sharingview {
 	struct srow *objs;	size_t nobjs, objs_alloc;
+	uint32_t *pooled;	size_t npooled, pooled_alloc;	/* nodes */
 	struct srow *lines;	size_t nlines, lines_alloc;
 	struct srow *pages;	size_t npages, pages_alloc;
 };
@@ -43,6 +44,7 @@ void sharingview_free(struct sharingview *sv)
 	rows_free(sv->objs, sv->nobjs);
 	rows_free(sv->lines, sv->nlines);
 	rows_free(sv->pages, sv->npages);
+	free(sv->pooled);
 	free(sv);
 }
 
@@ -56,6 +58,17 @@ static int parse_row(struct textrec *r, void *arg)
 
 	if (r->f[0][0] == '#')
 		return 0;
+	if (!strcmp(r->f[0], "pooled")) {
+		uint32_t node;
+
+		if (r->nf != 2)
+			return textrec_bad(r, "wrong number of fields");
+		if (textrec_u32(r, 1, &node))
+			return -1;
+		HPC_GROW(sv->pooled, sv->npooled + 1, sv->pooled_alloc);
+		sv->pooled[sv->npooled++] = node;
+		return 0;
+	}
 	if (!strcmp(r->f[0], "object")) {
 		want = 14, v = &sv->objs, n = &sv->nobjs;
 		alloc = &sv->objs_alloc;
@@ -212,18 +225,23 @@ int sharingview_detail(const struct sharingview *sv, uint32_t node,
 {
 	const struct srow *o = NULL;
 	size_t i;
+	int pooled = 0;
 
 	for (i = 0; i < sv->nobjs && !o; i++)
 		if (sv->objs[i].node == node)
 			o = &sv->objs[i];
 	if (!o)
 		return -1;
+	for (i = 0; i < sv->npooled; i++)
+		pooled |= sv->pooled[i] == node;
 	/* label latent threads accesses reads writes transfers remote% homed
 	 * toucher advice name */
-	strbuf_addf(out, "sharing: %s, latent false sharing at alignment %s, "
+	strbuf_addf(out, "sharing: %s%s, latent false sharing at alignment %s, "
 		    "%s threads, %s accesses (%s reads, %s writes), %s "
-		    "transfers\n", o->text[0], o->text[1], o->text[2],
-		    o->text[3], o->text[4], o->text[5], o->text[6]);
+		    "transfers\n", o->text[0],
+		    pooled ? " (pooled from all its lines)" : "", o->text[1],
+		    o->text[2], o->text[3], o->text[4], o->text[5],
+		    o->text[6]);
 	if (strcmp(o->text[7], "-"))
 		strbuf_addf(out, "NUMA: %s%% remote of %s with a home, first "
 			    "toucher thread %s; %s\n", o->text[7], o->text[8],

@@ -12,7 +12,9 @@
  *     bytes (lib/textrec); every field the view uses is checked; a bad file
  *     is refused with one line naming it and the line.  Rows of kinds it
  *     does not know are skipped.
- *  2. Memory is linear in the file; a detail is built from the rows of its
+ *  2. An object named by a "pooled" row has its label followed by
+ *     "(pooled from all its lines)" in the summary line.
+ *  3. Memory is linear in the file; a detail is built from the rows of its
  *     object only, at most SHARINGVIEW_MAX_ROWS lines and pages shown
  *     ("(N more)" after them), and never a dense line x thread matrix
  *     beyond the object's own distinct threads.

@@ -83,6 +83,20 @@ test_expect_success '--detail takes the bare name of one object, and names every
 	rm -r twice
 '
 
+test_expect_success '--detail: a label pooled from all its lines says so; a bad pooled row is refused' '
+	cp -R db pooled &&
+	id=$(awk -F"\t" "\$1 == \"object\" && \$14 == \"sarr [vars]\" { print \$2 }" db/sharing.tsv) &&
+	printf "pooled\t%s\n" "$id" >>pooled/sharing.tsv &&
+	hpcviewer-tui --detail sarr pooled >detail &&
+	grep "^sharing: false-sharing (pooled from all its lines), latent" detail &&
+	hpcviewer-tui --detail alloc_b pooled >detail &&
+	grep "^sharing: producer-consumer, latent" detail &&
+	printf "pooled\tx\n" >>pooled/sharing.tsv &&
+	test_must_fail hpcviewer-tui --detail sarr pooled 2>err &&
+	test_line_count = 1 err &&
+	rm -r pooled
+'
+
 test_expect_success '--detail: an unknown object, a database without sharing data: one line' '
 	test_must_fail hpcviewer-tui --detail nothing db 2>err &&
 	echo "hpcviewer-tui: '"'"'nothing'"'"': no data object of that name" >expect &&
