@@ -19,7 +19,7 @@ label() {
 # --sharing, each thread working retry_budget 400 ms of its CPU time; its
 # output is the native one (one line that depends only on MODE and
 # THREADS, as share-patterns.c says) and hpcprof labels OBJECT (the start
-# of its name) LABEL, or its threads seldom ran at once (share_unproven).
+# of its name) LABEL.
 measured() {
 	ms=$(retry_budget 400) &&
 	rm -rf m-$1-$4 db-$1-$4 &&
@@ -29,16 +29,17 @@ measured() {
 	hpcprof -o db-$1-$4 m-$1-$4 >/dev/null &&
 	label db-$1-$4 "$2" >got &&
 	echo $3 >want &&
-	{ test_cmp want got || share_unproven m-$1-$4 got; }
+	test_cmp want got
 }
 
 # expect MODE OBJECT LABEL THREADS: measured, in up to three runs, each
 # twice as long in CPU time as the one before.  Labels are statistical
-# (sharing.h, invariant 3): a run in which one thread's samples of a line
-# fall short gives a lesser label (private for a queue whose consumer was
-# seen too little), and only accesses another thread's sample lies near
-# count, which a table whose reads hit the cache gets a few of a second:
-# on a busy machine its threads' few samples seldom meet.
+# (sharing.h, invariant 3): a run in which one thread's samples fall
+# short gives a lesser label (private for a queue whose consumer was seen
+# too little), and only accesses another thread's sample lies near count:
+# on a busy machine its threads' few samples seldom meet.  An object's
+# label pools the evidence of all its lines, so a large object whose
+# every line is seen a few times gets its label too.
 expect() {
 	mode=$1 obj=$2 want=$3 nt=$4
 	test_expect_success "$nt threads, $mode: '$obj' is $want" '
@@ -54,7 +55,34 @@ for t in 2 4; do
 	expect read-mostly "alloc_table " read-shared $t
 	expect queue "alloc_ring " producer-consumer $t
 	expect linreg "alloc_lreg_args " false-sharing $t
+	expect big-table "alloc_big_table " read-shared $t
+	expect mqueue "alloc_queue " producer-consumer $t
+	expect handoff "alloc_handoff " migratory $t
+	expect pingpong "alloc_buffer " producer-consumer $t
 done
+
+# pooled DB NAME: "pooled" when DB's sharing.tsv says the label of the
+# object whose name starts with NAME is pooled from all its lines.
+pooled() {
+	awk -F "	" -v n="$2" '$1 == "object" && index($14, n) == 1 { id[$2] = 1 }
+		$1 == "pooled" && ($2 in id) { print "pooled" }' "$1/sharing.tsv"
+}
+
+test_expect_success 'a 512 KB table no line of which is labelled alone: its label says it is pooled' '
+	echo pooled >want &&
+	pooled db-big-table-4 "alloc_big_table " >got &&
+	test_cmp want got &&
+	hpcprof -o db-text --text report m-big-table-4 >/dev/null &&
+	grep -q "^read-shared .*alloc_big_table .*(pooled)$" report &&
+	hpcviewer-tui --detail alloc_big_table db-big-table-4 >detail &&
+	grep -q "^sharing: read-shared (pooled from all its lines), " detail
+'
+
+test_expect_success 'per-thread counters keep their lines: false sharing is never pooled' '
+	pooled db-heap-counters-4 "alloc_counters " >got &&
+	test ! -s got &&
+	grep -q "^line	" db-heap-counters-4/sharing.tsv
+'
 
 test_expect_success 'main alone before and after the threads shares nothing: the table main fills and reads is no producer-consumer' '
 	! grep -q "producer-consumer" db-read-mostly-4/sharing.tsv

@@ -20,6 +20,20 @@
  *   linreg           Phoenix linear_regression: a 56-byte struct of sums
  *                    per thread, packed in one malloc'd array
  *                    (alloc_lreg_args)                 -> false-sharing
+ * The large objects, whose lines are each sampled too seldom for a label
+ * of their own (hpcprof pools their evidence, sharing.h invariant 3):
+ *   big-table        a 512 KB table (alloc_big_table) main fills, the
+ *                    threads read at random                -> read-shared
+ *   mqueue           a work queue (alloc_queue: mutex, two condition
+ *                    variables, indices, 16 items of 128 bytes); thread 0
+ *                    produces items, the others consume them
+ *                                                      -> producer-consumer
+ *   handoff          a 2 KB record (alloc_handoff) handed from thread to
+ *                    thread in turn under a mutex; each reads it whole and
+ *                    updates it whole                  -> migratory
+ *   pingpong         a 32 KB buffer (alloc_buffer) thread 0 fills each
+ *                    round and the others read, a barrier between
+ *                                                      -> producer-consumer
  * Every mode prints one line that depends only on NTHREADS and the mode.
  */
 #include <pthread.h>
@@ -49,6 +63,28 @@ static struct lreg {	/* 56 bytes, as in Phoenix */
 
 #define TABLE 256		/* a power of two */
 #define RING 16
+#define BIG_TABLE (512 * 1024 / sizeof(long))	/* a power of two */
+#define QUEUE 16
+#define HANDOFF (2048 / sizeof(long))
+#define BUFFER (32 * 1024 / sizeof(long))
+
+static long *big_table;
+static struct queue {
+	pthread_mutex_t lock;
+	pthread_cond_t nonempty, nonfull;
+	unsigned head, tail, count;
+	struct item { long seq, payload[15]; } items[QUEUE];
+} *queue;
+static struct handoff {
+	pthread_mutex_t lock;
+	pthread_cond_t turn_changed;
+	int turn, stop;
+	long v[HANDOFF];
+} *handoff;
+static long *buffer;
+static pthread_barrier_t round_barrier;
+static volatile int stop_rounds;
+static volatile long sink;	/* what the readers computed */
 
 /* The calling thread's CPU time: a thread works for as long on a CPU on
  * any machine, however busy, and gets as many samples. */
@@ -90,12 +126,155 @@ __attribute__((noinline)) static struct lreg *alloc_lreg_args(size_t n)
 	return calloc(n, sizeof(struct lreg));
 }
 
+__attribute__((noinline)) static long *alloc_big_table(void)
+{
+	return malloc(BIG_TABLE * sizeof(long));
+}
+
+__attribute__((noinline)) static struct queue *alloc_queue(void)
+{
+	return calloc(1, sizeof(struct queue));
+}
+
+__attribute__((noinline)) static struct handoff *alloc_handoff(void)
+{
+	return calloc(1, sizeof(struct handoff));
+}
+
+__attribute__((noinline)) static long *alloc_buffer(void)
+{
+	return calloc(BUFFER, sizeof(long));
+}
+
+static void queue_put(const struct item *it)
+{
+	volatile struct item *slot;
+	int k;
+
+	pthread_mutex_lock(&queue->lock);
+	while (queue->count == QUEUE)
+		pthread_cond_wait(&queue->nonfull, &queue->lock);
+	slot = &queue->items[queue->head];
+	slot->seq = it->seq;
+	for (k = 0; k < 15; k++)
+		slot->payload[k] = it->payload[k];
+	queue->head = (queue->head + 1) % QUEUE;
+	queue->count++;
+	pthread_cond_signal(&queue->nonempty);
+	pthread_mutex_unlock(&queue->lock);
+}
+
+static void queue_get(struct item *it)
+{
+	pthread_mutex_lock(&queue->lock);
+	while (queue->count == 0)
+		pthread_cond_wait(&queue->nonempty, &queue->lock);
+	*it = queue->items[queue->tail];
+	queue->tail = (queue->tail + 1) % QUEUE;
+	queue->count--;
+	pthread_cond_signal(&queue->nonfull);
+	pthread_mutex_unlock(&queue->lock);
+}
+
+/* mqueue: thread 0 produces for its CPU time, then one end item (seq
+ * -1) per consumer; a consumer works on each item until its end. */
+static long mqueue(int id)
+{
+	struct item it;
+	long n = 0, k;
+
+	if (id == 0) {
+		double end = now() + seconds;
+
+		for (n = 0; now() < end; n++) {
+			it.seq = n;
+			for (k = 0; k < 15; k++)
+				it.payload[k] = (n * k) & 7;
+			queue_put(&it);
+		}
+		it.seq = -1;
+		for (k = 1; k < nthreads; k++)
+			queue_put(&it);
+		return 1;
+	}
+	for (;;) {
+		queue_get(&it);
+		if (it.seq < 0)
+			return 1;
+		for (k = 0; k < 15; k++)
+			n += it.payload[k];
+		sink += n;
+	}
+}
+
+/* handoff: thread id updates the record when the turn is its own, then
+ * passes it on; thread 0 ends the turns after its CPU time. */
+static long handoff_turns(int id)
+{
+	double end = now() + seconds;
+	volatile long *v = handoff->v;
+	long k, pass, sum = 0;
+
+	pthread_mutex_lock(&handoff->lock);
+	for (;;) {
+		while (handoff->turn != id && !handoff->stop)
+			pthread_cond_wait(&handoff->turn_changed, &handoff->lock);
+		if (handoff->stop)
+			break;
+		for (pass = 0; pass < 8; pass++)
+			for (k = 0; k < (long)HANDOFF; k++) {
+				sum += v[k];
+				v[k] = (sum ^ k) & 0xffff;
+			}
+		if (id == 0 && now() >= end)
+			handoff->stop = 1;
+		handoff->turn = (id + 1) % nthreads;
+		pthread_cond_broadcast(&handoff->turn_changed);
+	}
+	pthread_mutex_unlock(&handoff->lock);
+	sink += sum;
+	return 1;
+}
+
+/* pingpong: thread 0 fills the buffer, all meet, the others read it,
+ * all meet; thread 0 ends the rounds after its CPU time. */
+static long pingpong(int id)
+{
+	double end = now() + seconds;
+	long k, r, sum = 0;
+	int stop;
+
+	for (r = 0;; r++) {
+		if (id == 0) {
+			for (k = 0; k < (long)BUFFER; k++)
+				buffer[k] = r + k;
+			stop_rounds = now() >= end;
+		}
+		pthread_barrier_wait(&round_barrier);
+		stop = stop_rounds;	/* thread 0 writes it after the next */
+		if (id != 0)
+			for (k = 0; k < (long)BUFFER; k++)
+				sum += ((volatile long *)buffer)[k];
+		pthread_barrier_wait(&round_barrier);
+		if (stop) {
+			sink += sum;
+			return 1;
+		}
+	}
+}
+
 static void *work(void *arg)
 {
 	int id = (int)(long)arg;
 	double end = now() + seconds;
 	long i = 0;
 
+	if (!strcmp(mode, "mqueue"))
+		return (void *)mqueue(id);
+	if (!strcmp(mode, "handoff"))
+		return (void *)handoff_turns(id);
+	if (!strcmp(mode, "pingpong"))
+		return (void *)pingpong(id);
 	while (now() < end) {
 		int k;
 
@@ -128,6 +307,15 @@ static void *work(void *arg)
 
 			for (k = 0; k < 100000; k++)
 				x += ((volatile long *)table)[(k * 7 + id) & (TABLE - 1)];
+			i += x & 1;
+		} else if (!strcmp(mode, "big-table")) {
+			long x = 0;
+			unsigned long h = (unsigned long)id * 2654435761u;
+
+			for (k = 0; k < 100000; k++) {
+				h += 4099;
+				x += ((volatile long *)big_table)[h & (BIG_TABLE - 1)];
+			}
 			i += x & 1;
 		} else if (!strcmp(mode, "queue")) {
 			if (id == 0) {
@@ -178,6 +366,18 @@ int main(int argc, char **argv)
 	table = alloc_table();
 	ring = alloc_ring();
 	lreg = alloc_lreg_args((size_t)nthreads);
+	big_table = alloc_big_table();
+	queue = alloc_queue();
+	handoff = alloc_handoff();
+	buffer = alloc_buffer();
+	pthread_mutex_init(&queue->lock, NULL);
+	pthread_cond_init(&queue->nonempty, NULL);
+	pthread_cond_init(&queue->nonfull, NULL);
+	pthread_mutex_init(&handoff->lock, NULL);
+	pthread_cond_init(&handoff->turn_changed, NULL);
+	pthread_barrier_init(&round_barrier, NULL, (unsigned)nthreads);
+	for (i = 0; i < (long)BIG_TABLE; i++)
+		big_table[i] = i;
 	memset((void *)padded, 0, (size_t)nthreads * sizeof(*padded));
 	for (i = 0; i < TABLE; i++)
 		table[i] = i;
