@@ -19,6 +19,10 @@
 #define MAX_FS_LINES 4
 /* Sources named per thread and word. */
 #define MAX_WORD_SITES 2
+/* Lines a producer's writes span before they tell it from the other
+ * writers of a pooled object (sharing.h, invariant 3): a few lines are
+ * where a struct per thread happens to straddle. */
+#define POOL_MIN_LINES 4
 
 static const char *const label_names[SHARE_NLABELS] = {
 	"private", "read-shared", "producer-consumer", "migratory",
@@ -235,7 +239,8 @@ enum share_label sharing_pooled_label(const struct share_access *a, size_t n,
 	l = n < SHARE_MIN_ACCESSES ? SHARE_TOO_FEW : part <= 1 ? SHARE_PRIVATE :
 	    writers == 0 ? SHARE_READ : writers == 1 ? SHARE_PRODCONS :
 	    !several && !crossed ? SHARE_PRIVATE :
-	    3 * top_writes >= 2 * writes || top_lines >= 2 * second_lines ?
+	    3 * top_writes >= 2 * writes ||
+	    (top_lines >= POOL_MIN_LINES && top_lines >= 2 * second_lines) ?
 	    SHARE_PRODCONS : reader_writes ? SHARE_MIGRATORY : SHARE_WRITE;
 	if (l == SHARE_PRIVATE || l == SHARE_READ)
 		*ntransfers = 0;	/* by threads too thin to take part */
@@ -1108,10 +1113,12 @@ static void object_labels(struct sharing *sh)
 			if (!b || c[0] > b[0] || (c[0] == b[0] && c[1] >= b[1]))
 				best = (enum share_label)l;
 		}
-		/* false sharing is a line's: its lines' detail is kept; a
-		 * label the lines give too keeps their transfers */
-		if (so->pooled != SHARE_TOO_FEW && best != SHARE_FALSE &&
-		    so->pooled != best) {
+		/* false sharing is a line's label, kept with its detail,
+		 * unless one thread writes the object for the others (a
+		 * queue's indices share a line); a label the lines give
+		 * too keeps their transfers */
+		if (so->pooled != SHARE_TOO_FEW && so->pooled != best &&
+		    (best != SHARE_FALSE || so->pooled == SHARE_PRODCONS)) {
 			so->label = so->pooled;
 			so->transfers = so->pooled_transfers;
 			so->is_pooled = 1;

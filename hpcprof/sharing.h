@@ -67,9 +67,10 @@
  *                          line has accesses of two threads;
  *       read-shared        several take part, none writes;
  *       producer-consumer  one writes; or one makes two thirds of the
- *                          writes, or writes twice as many lines as any
- *                          other writer (the others' writes are indices
- *                          and locks: one writer, then readers);
+ *                          writes, or writes 4 lines or more and twice
+ *                          as many as any other writer (the others'
+ *                          writes are indices and locks: one writer,
+ *                          then readers);
  *       migratory          several write, none twice the lines of
  *                          another, and a writer also reads (each reads
  *                          and writes it in turn; sampling skid hides
@@ -78,9 +79,10 @@
  *       write-shared       the same with no read.
  *     Its transfers are all its lines'.  The object's label is the pooled
  *     one, marked pooled, where the two differ, unless its lines' label
- *     is false-sharing (a line's evidence, kept with its detail);
- *     otherwise its lines'.  An object with neither has too few
- *     samples.
+ *     is false-sharing (a line's evidence, kept with its detail) and the
+ *     pooled one is not producer-consumer (one thread writes the object
+ *     for the others: a queue whose indices share a line); otherwise
+ *     its lines'.  An object with neither has too few samples.
  *  4. Latent false sharing of a block: its threads' written byte ranges
  *     (offsets in the block), placed at another alignment (start % 64)
  *     the same allocation could have (a heap block: 0, 16, 32, 48; a
