@@ -25,7 +25,7 @@
  *   big-table        a 512 KB table (alloc_big_table) main fills, the
  *                    threads read at random                -> read-shared
  *   mqueue           a work queue (alloc_queue: mutex, two condition
- *                    variables, indices, 16 items of 128 bytes); thread 0
+ *                    variables, indices, 16 items of 512 bytes); thread 0
  *                    produces items, the others consume them
  *                                                      -> producer-consumer
  *   handoff          a 2 KB record (alloc_handoff) handed from thread to
@@ -73,7 +73,7 @@ static struct queue {
 	pthread_mutex_t lock;
 	pthread_cond_t nonempty, nonfull;
 	unsigned head, tail, count;
-	struct item { long seq, payload[15]; } items[QUEUE];
+	struct item { long seq, payload[63]; } items[QUEUE];
 } *queue;
 static struct handoff {
 	pthread_mutex_t lock;
@@ -156,7 +156,7 @@ static void queue_put(const struct item *it)
 		pthread_cond_wait(&queue->nonfull, &queue->lock);
 	slot = &queue->items[queue->head];
 	slot->seq = it->seq;
-	for (k = 0; k < 15; k++)
+	for (k = 0; k < 63; k++)
 		slot->payload[k] = it->payload[k];
 	queue->head = (queue->head + 1) % QUEUE;
 	queue->count++;
@@ -188,7 +188,7 @@ static long mqueue(int id)
 
 		for (n = 0; now() < end; n++) {
 			it.seq = n;
-			for (k = 0; k < 15; k++)
+			for (k = 0; k < 63; k++)
 				it.payload[k] = (n * k) & 7;
 			queue_put(&it);
 		}
@@ -201,7 +201,7 @@ static long mqueue(int id)
 		queue_get(&it);
 		if (it.seq < 0)
 			return 1;
-		for (k = 0; k < 15; k++)
+		for (k = 0; k < 63; k++)
 			n += it.payload[k];
 		sink += n;
 	}
