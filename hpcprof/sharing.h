@@ -106,9 +106,12 @@
  *     ("watched OID", hpcrun --watch).  Watched objects come first in
  *     --text and in sharing.tsv's object rows (then a "watched" row
  *     each), and --text shows every one of them past its top count,
- *     marked "(watched)", or "(watched; too few samples: N)" with N its
- *     sampled accesses when its lines have too little evidence: the user
- *     asked about them by name.  Their labels follow the same rules.
+ *     marked "(watched)" ("(watched; pooled)" for a pooled label), or
+ *     "(watched; too few samples: N)" with N its sampled accesses when
+ *     its lines have too little evidence: the user asked about them by
+ *     name.  Their labels follow the same rules.  An object whose label
+ *     is pooled (invariant 3) has a "pooled" row in sharing.tsv, after
+ *     the watched rows, and "(pooled)" after its name in --text.
  *  8. Measurements with .hpcshare files are correlated on par_correlate's
  *     workers (parallel.h) like any: each worker's experiment has sharing
  *     of its own (e->cap[CAP_SHARING]), and experiment_merge() merges them in
