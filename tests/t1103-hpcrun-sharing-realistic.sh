@@ -78,7 +78,7 @@ test_expect_success 'a 512 KB table no line of which is labelled alone: its labe
 	grep -q "^sharing: read-shared (pooled from all its lines), " detail
 '
 
-test_expect_success 'per-thread counters keep their lines: false sharing is never pooled' '
+test_expect_success 'per-thread counters keep their false-sharing line: their label is not pooled' '
 	pooled db-heap-counters-4 "alloc_counters " >got &&
 	test ! -s got &&
 	grep -q "^line	" db-heap-counters-4/sharing.tsv

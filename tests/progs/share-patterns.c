@@ -23,7 +23,7 @@
  * The large objects, whose lines are each sampled too seldom for a label
  * of their own (hpcprof pools their evidence, sharing.h invariant 3):
  *   big-table        a 512 KB table (alloc_big_table) main fills, the
- *                    threads read at random                -> read-shared
+ *                    threads read in strides across it     -> read-shared
  *   mqueue           a work queue (alloc_queue: mutex, two condition
  *                    variables, indices, 16 items of 512 bytes); thread 0
  *                    produces items, the others consume them
