@@ -162,7 +162,6 @@ static int cmp_pooled(const void *x, const void *y, void *arg)
 
 /* One line's part of a pooled object. */
 struct pline {
-	uint64_t writes;
 	uint32_t writer, accessor;	/* a thread that wrote, accessed */
 	int writers, accessors;		/* 1, or 2: two or more */
 };
@@ -173,7 +172,6 @@ static void pline_add(struct pline *p, const struct share_access *x)
 		p->accessor = x->thread, p->accessors++;
 	if (x->rw == HPCSHARE_R)
 		return;
-	p->writes++;
 	if (!p->writers || (p->writers == 1 && x->thread != p->writer))
 		p->writer = x->thread, p->writers++;
 }
