@@ -900,6 +900,11 @@ static void add_sample(struct experiment *e, struct node *leaf_node,
 		else
 			add_flat(e, c->flat, raw, v, excl,
 				 c->kind == NODE_PF);
+		/* a sample is exclusive to its innermost procedure frame, also
+		 * where no call node stands above it (below the partial call
+		 * paths' root) */
+		if (c->kind == NODE_PF)
+			excl = 0;
 	}
 }
 
