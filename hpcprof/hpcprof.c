@@ -8,7 +8,7 @@
 
 static const char *const usage[] = {
 	"[options] MEASUREMENT-DIR-OR-PROFILE...",
-	"--dump PROFILE.hpcrun|STRUCTURE.hpcstruct...",
+	"--dump PROFILE.hpcrun|STRUCTURE.hpcstruct|TRACE.hpctrace...",
 	NULL,
 };
 
