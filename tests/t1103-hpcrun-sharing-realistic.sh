@@ -15,13 +15,13 @@ label() {
 		"$1/sharing.tsv"
 }
 
-# measured MODE OBJECT LABEL THREADS [MS]: one run under plain hpcrun
-# --sharing, each thread working retry_budget MS (400) ms of its CPU time; its
+# measured MODE OBJECT LABEL THREADS: one run under plain hpcrun
+# --sharing, each thread working retry_budget 400 ms of its CPU time; its
 # output is the native one (one line that depends only on MODE and
 # THREADS, as share-patterns.c says) and hpcprof labels OBJECT (the start
 # of its name) LABEL.
 measured() {
-	ms=$(retry_budget ${5:-400}) &&
+	ms=$(retry_budget 400) &&
 	rm -rf m-$1-$4 db-$1-$4 &&
 	echo "$1 $4 threads: $4 worked" >plain &&
 	hpcrun -q --sharing -o m-$1-$4 ./share-patterns $1 $4 $ms >out &&
@@ -32,8 +32,8 @@ measured() {
 	test_cmp want got
 }
 
-# expect MODE OBJECT LABEL THREADS [MS]: measured, in up to three runs,
-# each twice as long in CPU time as the one before.  Labels are statistical
+# expect MODE OBJECT LABEL THREADS: measured, in up to three runs, each
+# twice as long in CPU time as the one before.  Labels are statistical
 # (sharing.h, invariant 3): a run in which one thread's samples fall
 # short gives a lesser label (private for a queue whose consumer was seen
 # too little), and only accesses another thread's sample lies near count:
@@ -41,9 +41,9 @@ measured() {
 # label pools the evidence of all its lines, so a large object whose
 # every line is seen a few times gets its label too.
 expect() {
-	mode=$1 obj=$2 want=$3 nt=$4 base=${5:-400}
+	mode=$1 obj=$2 want=$3 nt=$4
 	test_expect_success "$nt threads, $mode: '$obj' is $want" '
-		retry 3 measured $mode "$obj" $want $nt $base
+		retry 3 measured $mode "$obj" $want $nt
 	'
 }
 
@@ -55,9 +55,7 @@ for t in 2 4; do
 	expect read-mostly "alloc_table " read-shared $t
 	expect queue "alloc_ring " producer-consumer $t
 	expect linreg "alloc_lreg_args " false-sharing $t
-	# a 512 KB table's reads are sampled a few times a second: it needs
-	# longer runs to gather the evidence of one small object
-	expect big-table "alloc_big_table " read-shared $t 1600
+	expect big-table "alloc_big_table " read-shared $t
 	expect mqueue "alloc_queue " producer-consumer $t
 	expect handoff "alloc_handoff " migratory $t
 	expect pingpong "alloc_buffer " producer-consumer $t

@@ -309,13 +309,21 @@ static void *work(void *arg)
 				x += ((volatile long *)table)[(k * 7 + id) & (TABLE - 1)];
 			i += x & 1;
 		} else if (!strcmp(mode, "big-table")) {
+			const volatile long *t = big_table;
 			long x = 0;
 			unsigned long h = (unsigned long)id * 2654435761u;
 
-			for (k = 0; k < 100000; k++) {
-				h += 4099;
-				x += ((volatile long *)big_table)[h & (BIG_TABLE - 1)];
-			}
+			/* eight reads an iteration, so that the instruction a
+			 * sample stands for is mostly one of them */
+			for (k = 0; k < 100000; k += 8, h += 8 * 4099)
+				x += t[h & (BIG_TABLE - 1)] +
+				     t[(h + 4099) & (BIG_TABLE - 1)] +
+				     t[(h + 2 * 4099) & (BIG_TABLE - 1)] +
+				     t[(h + 3 * 4099) & (BIG_TABLE - 1)] +
+				     t[(h + 4 * 4099) & (BIG_TABLE - 1)] +
+				     t[(h + 5 * 4099) & (BIG_TABLE - 1)] +
+				     t[(h + 6 * 4099) & (BIG_TABLE - 1)] +
+				     t[(h + 7 * 4099) & (BIG_TABLE - 1)];
 			i += x & 1;
 		} else if (!strcmp(mode, "queue")) {
 			if (id == 0) {
