@@ -68,7 +68,7 @@ pooled() {
 		$1 == "pooled" && ($2 in id) { print "pooled" }' "$1/sharing.tsv"
 }
 
-test_expect_success 'a 512 KB table no line of which is labelled alone: its label says it is pooled' '
+test_expect_success 'a 4 MB table no line of which is labelled alone: its label says it is pooled' '
 	echo pooled >want &&
 	pooled db-big-table-4 "alloc_big_table " >got &&
 	test_cmp want got &&
