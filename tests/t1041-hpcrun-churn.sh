@@ -31,14 +31,15 @@ measured_all() {
 	! ls $1/*.hpcrun-live 2>/dev/null
 }
 
-# no_spinning DIR: hpcrun's waits slept (futex.h): under 1 sched_yield in
-# 10 threads (with waiters spinning, thread start and exit alone made
-# hundreds per thread).
+# no_spinning DIR: hpcrun's waits slept (futex.h): fewer sched_yield calls
+# than threads (with waiters spinning, thread start and exit alone made
+# hundreds per thread; --data's and --sharing's object map still yields
+# now and then when its writers meet, more often on a busy machine).
 no_spinning() {
 	made=$(sed -n "s/^threads-made //p" $1.err) &&
 	yields=$(sed -n "s/^sched_yield //p" $1.yield) &&
 	test -n "$yields" &&
-	test $((yields * 10)) -lt "$made"
+	test "$yields" -lt "$made"
 }
 
 test_expect_success 'setup: churning program, sched_yield counter' '
