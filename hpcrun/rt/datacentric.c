@@ -46,7 +46,6 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +60,7 @@
 #include "cct.h"
 #include "datacentric.h"
 #include "fd-gate.h"
+#include "futex.h"
 #include "hpcrun-events.h"
 #include "hpcrun-fmt.h"
 #include "loadmap.h"
@@ -129,7 +129,7 @@ struct var_table {
 	struct var v[];
 };
 
-static int wlock;			/* the writers' spin lock */
+static unsigned wlock;			/* the writers' lock (futex.h) */
 static unsigned seq;			/* odd while the array changes */
 static struct block_array *blocks;
 static size_t nblocks;
@@ -148,13 +148,12 @@ static unsigned nwatch_funcs;
 
 static void lock(void)
 {
-	while (__atomic_exchange_n(&wlock, 1, __ATOMIC_ACQUIRE))
-		sched_yield();
+	rt_lock_take(&wlock);
 }
 
 static void unlock(void)
 {
-	__atomic_store_n(&wlock, 0, __ATOMIC_RELEASE);
+	rt_lock_drop(&wlock);
 }
 
 static void *map_zero(size_t bytes)

@@ -82,7 +82,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <sched.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -404,7 +403,7 @@ int rt_fd_wait_idle(struct rt_thread *td)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (__atomic_load_n(&td->busy, __ATOMIC_SEQ_CST)) {
-		sched_yield();
+		rt_wait_idle_once(td);
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if (t.tv_sec - t0.tv_sec > 1)
 			return -ETIMEDOUT;

@@ -44,7 +44,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -878,7 +877,7 @@ void rt_process_finish(const char *why, int from_signal)
 		td->closed = 1;
 		stop_sources(td);
 		for (spins = 0; td->busy && td != rt_self && spins < 10000; spins++)
-			sched_yield();
+			rt_wait_idle_once(td);
 		write_thread(td);
 	}
 	/* threads ending meanwhile: a second at most */

@@ -61,6 +61,7 @@
 #include <time.h>
 
 #include "cct.h"
+#include "futex.h"
 #include "hpcrun-events.h"
 #include "signals.h"
 
@@ -147,6 +148,18 @@ struct rt_thread {
 	unsigned char rec[65536];	/* a ring record that wraps around */
 	struct rt_thread *next, **pprev;	/* runtime.c's list of threads */
 };
+
+/* Sleeps a moment (50 us at most) while td's handler runs, for a thread
+ * waiting for it: nothing wakes the waiter (the handler would need a
+ * system call a sample), and its work takes microseconds (futex.h: why
+ * not sched_yield). */
+static inline void rt_wait_idle_once(struct rt_thread *td)
+{
+	unsigned v = (unsigned)td->busy;
+
+	if (v)
+		rt_futex_wait((unsigned *)&td->busy, v, 50000);
+}
 
 extern __thread struct rt_thread *rt_self
 	__attribute__((tls_model("initial-exec")));

@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libelf.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -21,6 +20,7 @@
 #include <unistd.h>
 
 #include "fd-gate.h"
+#include "futex.h"
 #include "interpose.h"
 #include "loadmap.h"
 #include "runtime.h"
@@ -53,7 +53,7 @@ struct dwfile {
 	Dwarf *dbg;
 };
 static struct dwfile files[MAX_FILES];
-static int lock;
+static unsigned lock;
 
 static int load_libdw(void *arg)
 {
@@ -179,8 +179,7 @@ int rt_srcline(const struct rt_module *m, uint64_t off, char *buf, size_t size)
 
 	if (size)
 		buf[0] = '\0';
-	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
-		sched_yield();
+	rt_lock_take(&lock);
 	if (!dw.tried) {
 		dw.tried = 1;
 		rt_fd_private(load_libdw, NULL);
@@ -196,6 +195,6 @@ int rt_srcline(const struct rt_module *m, uint64_t off, char *buf, size_t size)
 		base = strrchr(src, '/');
 		snprintf(buf, size, "%s:%d", base ? base + 1 : src, lineno);
 	}
-	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+	rt_lock_drop(&lock);
 	return src != NULL;
 }

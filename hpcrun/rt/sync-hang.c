@@ -69,7 +69,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -81,6 +80,7 @@
 #include <unistd.h>
 
 #include "fd-gate.h"
+#include "futex.h"
 #include "loadmap.h"
 #include "output.h"
 #include "capability.h"
@@ -144,7 +144,7 @@ struct symfile {
 	size_t strsize;
 };
 static struct symfile symfiles[64];
-static int sym_lock;
+static unsigned sym_lock;
 
 /* The symbol table of f's file: .symtab, else .dynsym. */
 static void sym_load(struct symfile *f, const char *path)
@@ -225,13 +225,12 @@ static struct symfile *sym_file(const struct rt_module *m)
 
 static void sym_lock_take(void)
 {
-	while (__atomic_exchange_n(&sym_lock, 1, __ATOMIC_ACQUIRE))
-		sched_yield();
+	rt_lock_take(&sym_lock);
 }
 
 static void sym_lock_drop(void)
 {
-	__atomic_store_n(&sym_lock, 0, __ATOMIC_RELEASE);
+	rt_lock_drop(&sym_lock);
 }
 
 /* "FUNC+0xOFF[ at FILE:LINE] (MODULE+0xOFF)" of pc into buf; the line
