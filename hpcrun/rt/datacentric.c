@@ -270,17 +270,14 @@ static void sort_vars(struct var *v, size_t n)
 		}
 }
 
-/* Unmaps what rt_elf_syms_open mapped; accepts an empty s. */
-static void rt_elf_syms_close(struct rt_elf_syms *s)
+void rt_elf_syms_close(struct rt_elf_syms *s)
 {
 	if (s->map)
 		munmap((void *)(uintptr_t)s->map, s->size);
 	memset(s, 0, sizeof(*s));
 }
 
-/* Maps path's symbols into *s; 0 or negative errno (-ENOEXEC: no ELF
- * symbol table).  rt_elf_syms_close unmaps. */
-static int rt_elf_syms_open(const char *path, struct rt_elf_syms *s)
+int rt_elf_syms_open(const char *path, struct rt_elf_syms *s)
 {
 	const Elf64_Ehdr *eh;
 	const Elf64_Shdr *sh, *symsec = NULL, *strsec;

@@ -84,6 +84,12 @@ struct rt_elf_syms {
 	const char *str;
 	size_t strsize;
 };
+/* Maps path's symbols into *s; 0 or negative errno (-ENOEXEC: no ELF
+ * symbol table).  Opens a file: call it on an fd thread (rt_fd_private).
+ * rt_elf_syms_close unmaps. */
+int rt_elf_syms_open(const char *path, struct rt_elf_syms *s);
+/* Unmaps what rt_elf_syms_open mapped; accepts an empty s. */
+void rt_elf_syms_close(struct rt_elf_syms *s);
 /* The name of symbol i, or "" (its string lies outside the table). */
 const char *rt_elf_sym_name(const struct rt_elf_syms *s, size_t i);
 
