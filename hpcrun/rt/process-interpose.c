@@ -34,6 +34,7 @@
 #include "fd-gate.h"
 #include "interpose.h"
 #include "loadmap.h"
+#include "python-find.h"
 #include "runtime.h"
 #include "source.h"
 #include "unwind.h"
@@ -322,6 +323,7 @@ RT_API void *dlopen(const char *file, int flags)
 	if (h && rt_active) {
 		rt_loadmap_refresh();
 		rt_data_modules();
+		rt_python_modules();
 	}
 	return h;
 }

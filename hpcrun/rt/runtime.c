@@ -96,7 +96,7 @@ static void rt_after_fork_child(void);
  * invariant 1). */
 static const struct rt_capability *const capabilities[] = {
 	&sync_capability, &hang_capability, &data_capability, &sharing_capability,
-	&trace_capability,
+	&trace_capability, &python_capability,
 };
 
 /* Calls hook (with the arguments that follow) of every capability that
@@ -433,6 +433,7 @@ void rt_init(void)
 	rt_cfg.verbose = v ? atoi(v) : 0;
 	v = getenv("HPCRUN_NO_UNWIND");
 	rt_cfg.no_unwind = v && *v == '1';
+	rt_cfg.python = 1;
 	stack_copy_config();
 	CAPS_CALL(init);
 	if (rt_signal_take()) {
