@@ -191,6 +191,10 @@ $(BUILD)/tests/u-sharing-%: $(BUILD)/obj/tests/unit/u-sharing-%.o $(BUILD)/obj/t
 # unit tests of a tool's module link that module too
 $(BUILD)/tests/u-dataview-label: $(BUILD)/obj/hpcviewer-tui/dataview.o
 
+# u-python-layout: the runtime's CPython layouts (no runtime state).
+$(BUILD)/obj/tests/unit/u-python-layout.o: ALL_CFLAGS += -Ihpcrun/rt
+$(BUILD)/tests/u-python-layout: $(BUILD)/obj/hpcrun/rt/python-layout.o
+
 # Unit tests of the viewer's modules (u-flame-*) link its code without main.
 $(BUILD)/tests/u-flame-%: $(BUILD)/obj/tests/unit/u-flame-%.o $(BUILD)/obj/tests/unit/unit.o \
 		$(call obj,$(filter-out hpcviewer-tui/hpcviewer-tui.c,$(VIEWER_SRCS))) $(LIBHPC)
