@@ -199,7 +199,7 @@ test_expect_success 'setup: fake libpython 3.99 and 3.14, and a program loading 
 		-o libpython3.99.so fake.c &&
 	cc -shared -fPIC -DDEBUG_VERSION=0x030e00f0 -o libpython3.14.so fake.c &&
 	cat >load.c <<-\EOF &&
-	/* cc -o load load.c -ldl: dlopen(argv[1]), then exit 3. */
+	/* cc -o load load.c -ldl: dlopen(argv[1]), ..., then exit 3. */
 	#include <dlfcn.h>
 	#include <stdio.h>
 	#include <stdlib.h>
@@ -207,12 +207,15 @@ test_expect_success 'setup: fake libpython 3.99 and 3.14, and a program loading 
 	{
 		volatile double x = 0;
 		long i;
+		int a;
 
-		if (argc < 2 || !dlopen(argv[1], RTLD_NOW))
-			return 1;
+		for (a = 1; a < argc; a++) {
+			if (!dlopen(argv[a], RTLD_NOW | RTLD_LOCAL))
+				return 1;
+			printf("loaded %s\n", argv[a]);
+		}
 		for (i = 0; i < 30000000; i++)
 			x += i * 0.5;
-		printf("loaded %s\n", argv[1]);
 		return 3;
 	}
 	EOF
@@ -239,6 +242,15 @@ test_expect_success 'an interpreter whose Py_Version has no layout (3.99): one l
 
 test_expect_success 'an interpreter whose _Py_DebugOffsets are of an unknown version (3.14): one line, native frames' '
 	unknown 3.14 libpython3.14.so
+'
+
+test_expect_success PY312,PY311 'a program embedding libpython by dlopen: its interpreter found, a second one named' '
+	lib312=$(python_lib 3.12) &&
+	lib311=$(python_lib 3.11) &&
+	{ hpcrun -o embed ./load "$lib312" "$lib311" >out 2>err; test $? = 3; } &&
+	! grep -i python err &&
+	grep "^python: 3.12 (0x030c[0-9a-f]*) in '\''$lib312'\''" embed/*.log &&
+	grep "^python-ignored: '\''$lib311'\''" embed/*.log
 '
 
 test_lazy_prereq PY39 'python_dir 3.9 >/dev/null'

@@ -18,8 +18,8 @@
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
-#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "capability.h"
@@ -32,13 +32,12 @@
 
 const struct py_interp *rt_python;
 
-/* Under lock (invariant 2): which modules were checked, the interpreter
- * published, and what the log says. */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* Which modules were claimed for a check (invariant 2), and the log's
+ * lines, each written once by the thread that set its flag. */
 static unsigned char checked[65536];
-static struct py_interp found;
+static int said_once, ignored_once;
 static char said[160];			/* the native-frames-only line */
-static char ignored[160];		/* a second interpreter's line */
+static char ignored[4200];		/* a second interpreter's line */
 
 /* What the symbols say, module-relative. */
 struct py_syms {
@@ -230,65 +229,61 @@ static int is_candidate(const struct rt_module *m)
 	return m->id == 1 || !strncmp(b + 1, "libpython", 9);
 }
 
-/* Says the line of invariant 3 (once). */
-static void say_native_only(const struct py_interp *py, int shown)
+/* Says the line of invariant 3, once: on stderr in every process that
+ * has such an interpreter (rt_note shows its notices once per run, and
+ * the pyenv shim's shell processes would have shown theirs), in the log
+ * by python_log. */
+static void say_native_only(const struct py_interp *py)
 {
-	char msg[sizeof(said)];
-
-	if (said[0])
+	if (__atomic_exchange_n(&said_once, 1, __ATOMIC_ACQ_REL))
 		return;
 	if (py->major)
-		snprintf(msg, sizeof(msg), "Python %d.%d: native frames only",
+		snprintf(said, sizeof(said), "Python %d.%d: native frames only",
 			 py->major, py->minor);
 	else
-		snprintf(msg, sizeof(msg),
+		snprintf(said, sizeof(said),
 			 "Python (version unknown): native frames only");
-	memcpy(said, msg, sizeof(said));
-	rt_note(msg);		/* the log; stderr while the runtime starts */
-	if (!shown)
-		rt_say(msg, NULL);
+	rt_say(said, NULL);
 }
 
-static void check_modules(int at_start)
+/* Checks candidate m: publishes its interpreter, or says why not.  No
+ * lock is held: py_find waits for an fd thread and the loader's lock. */
+static void check(const struct rt_module *m)
+{
+	struct py_interp *py = malloc(sizeof(*py));
+	const struct py_interp *none = NULL;
+	int err;
+
+	if (!py)
+		return;
+	err = py_find(m, py);
+	if (!err && __atomic_compare_exchange_n(&rt_python, &none, py, 0,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+		return;		/* published: kept for the process */
+	if (!err || (err == -ENOTSUP && rt_python_get())) {
+		/* A second interpreter: only named in the log. */
+		if (!__atomic_exchange_n(&ignored_once, 1, __ATOMIC_ACQ_REL))
+			snprintf(ignored, sizeof(ignored),
+				 "python-ignored: '%s'\n", m->path);
+	} else if (err == -ENOTSUP) {
+		say_native_only(py);
+	}
+	free(py);
+}
+
+void rt_python_modules(void)
 {
 	const struct rt_module *const *m;
 	size_t n, i;
 
 	if (!rt_cfg.python)
 		return;
-	pthread_mutex_lock(&lock);
 	m = rt_module_all(&n);
-	for (i = 0; i < n; i++) {
-		struct py_interp py;
-		int err;
-
-		if (checked[m[i]->id] || !is_candidate(m[i]))
-			continue;
-		checked[m[i]->id] = 1;
-		if (rt_python) {
-			/* A second interpreter: only said, never measured. */
-			if (!ignored[0] && py_find(m[i], &py) != -ENOENT)
-				snprintf(ignored, sizeof(ignored),
-					 "python-ignored: '%s'\n", m[i]->path);
-			continue;
-		}
-		err = py_find(m[i], &found);
-		if (!err)
-			__atomic_store_n(&rt_python, &found, __ATOMIC_RELEASE);
-		else if (err == -ENOTSUP)
-			say_native_only(&found, at_start);
-	}
-	pthread_mutex_unlock(&lock);
-}
-
-void rt_python_modules(void)
-{
-	check_modules(0);
-}
-
-static void python_modules(void)
-{
-	check_modules(1);
+	for (i = 0; i < n; i++)
+		if (is_candidate(m[i]) &&
+		    !__atomic_exchange_n(&checked[m[i]->id], 1, __ATOMIC_ACQ_REL))
+			check(m[i]);
 }
 
 static void python_log(int fd, void (*put_line)(int, const char *))
@@ -304,8 +299,7 @@ static void python_log(int fd, void (*put_line)(int, const char *))
 		snprintf(line, sizeof(line),
 			 "python: %d.%d (0x%08x) in '%s', eval ranges %d\n",
 			 py->major, py->minor, (unsigned)py->hexversion,
-			 py->path,
-			 py->neval);
+			 py->path, py->neval);
 		put_line(fd, line);
 	} else if (said[0]) {
 		snprintf(line, sizeof(line), "python: %s\n", said);
@@ -315,15 +309,8 @@ static void python_log(int fd, void (*put_line)(int, const char *))
 		put_line(fd, ignored);
 }
 
-/* The fork child's only thread: the lock may have been held by another. */
-static void python_fork_child(void)
-{
-	pthread_mutex_init(&lock, NULL);
-}
-
 const struct rt_capability python_capability = {
 	.name = "python",
-	.modules = python_modules,
+	.modules = rt_python_modules,
 	.log = python_log,
-	.fork_child = python_fork_child,
 };

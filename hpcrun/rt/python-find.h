@@ -19,10 +19,12 @@
  *     reads it with one acquire load (rt_python_get) and may keep the
  *     pointer.  The first interpreter found is the one measured; one in
  *     a module loaded later is ignored (said in the log).
- *  2. Each module is checked once, by one thread (an atomic flag per
- *     module id): by the capability's modules hook at start and by
- *     rt_python_modules after each dlopen, never in the handler; the
- *     ELF file is read on an fd thread (rt_fd_private).
+ *  2. Each module is checked once, by the thread that claims it first
+ *     (an atomic flag per module id) in rt_python_modules: the
+ *     capability's modules hook at start and the dlopen wrapper after
+ *     each dlopen, never in the handler.  Only the main program
+ *     and the modules named libpython* are candidates; their ELF file is
+ *     read on an fd thread (rt_fd_private).
  *  3. An interpreter whose version has no layout, or whose layout fails
  *     py_layout_check, leaves rt_python NULL and is said once per
  *     process on stderr and in the log: "hpcrun: Python X.Y: native
@@ -85,7 +87,8 @@ static inline int py_is_eval_pc(const struct py_interp *py, uintptr_t pc)
  */
 int py_find(const struct rt_module *m, struct py_interp *py);
 
-/* Checks the modules not yet checked (invariant 2): after each dlopen. */
+/* Checks the modules not yet checked (invariant 2): at start and after
+ * each dlopen; outside handlers. */
 void rt_python_modules(void);
 
 #endif
