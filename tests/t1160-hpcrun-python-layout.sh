@@ -184,7 +184,7 @@ test_expect_success 'a program without Python: nothing is said of Python' '
 
 # The interpreters of unknown version: fake libpython modules with the
 # symbols of one, loaded by dlopen.
-test_expect_success 'setup: fake libpython 3.99 and 3.14, and a program loading one' '
+test_expect_success 'setup: fake libpython 3.99, 3.14 and 3.12 (Py_TRACE_REFS), and a program loading them' '
 	cat >fake.c <<-\EOF &&
 	/* cc -shared -fPIC -DVERSION=0x036300f0 -o libpython3.99.so fake.c */
 	#ifdef VERSION
@@ -198,6 +198,9 @@ test_expect_success 'setup: fake libpython 3.99 and 3.14, and a program loading 
 	cc -shared -fPIC -DVERSION=0x036300f0 -DDEBUG_VERSION=0 \
 		-o libpython3.99.so fake.c &&
 	cc -shared -fPIC -DDEBUG_VERSION=0x030e00f0 -o libpython3.14.so fake.c &&
+	echo "void _Py_PrintReferences(void *f) { (void)f; }" >trace-refs.c &&
+	cc -shared -fPIC -DVERSION=0x030c01f0 -DDEBUG_VERSION=0 \
+		-o libpython3.12.so fake.c trace-refs.c &&
 	cat >load.c <<-\EOF &&
 	/* cc -o load load.c -ldl: dlopen(argv[1]), ..., then exit 3. */
 	#include <dlfcn.h>
@@ -242,6 +245,10 @@ test_expect_success 'an interpreter whose Py_Version has no layout (3.99): one l
 
 test_expect_success 'an interpreter whose _Py_DebugOffsets are of an unknown version (3.14): one line, native frames' '
 	unknown 3.14 libpython3.14.so
+'
+
+test_expect_success 'a 3.12 of another object layout (Py_TRACE_REFS): one line, native frames' '
+	unknown 3.12 libpython3.12.so
 '
 
 test_expect_success PY312,PY311 'a program embedding libpython by dlopen: its interpreter found, a second one named' '

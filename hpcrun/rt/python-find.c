@@ -43,6 +43,7 @@ static char ignored[4200];		/* a second interpreter's line */
 struct py_syms {
 	uint64_t runtime, eval, eval_size, cold, cold_size, version;
 	int has_runtime, has_eval, has_cold, has_version;
+	int trace_refs;			/* a Py_TRACE_REFS build */
 };
 
 struct syms_job {
@@ -85,6 +86,8 @@ static int syms_job(void *p)
 		} else if (!strcmp(name, "Py_Version") && e->st_size >= 4) {
 			j->y.version = e->st_value;
 			j->y.has_version = 1;
+		} else if (!strcmp(name, "_Py_PrintReferences")) {
+			j->y.trace_refs = 1;
 		}
 	}
 	rt_elf_syms_close(&s);
@@ -213,8 +216,10 @@ int py_find(const struct rt_module *m, struct py_interp *py)
 		py->layout = &py->debug_layout;
 		return 0;
 	}
+	/* The tables are of release builds: Py_TRACE_REFS makes every
+	 * object's header 16 bytes longer. */
 	py->layout = py_layout_table(py->major, py->minor);
-	if (!py->layout || py_layout_check(py->layout))
+	if (!py->layout || py_layout_check(py->layout) || sj.y.trace_refs)
 		return -ENOTSUP;
 	return 0;
 }
