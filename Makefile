@@ -76,7 +76,7 @@ RT_LIBS = -ldl -lpthread -lrt $(shell pkg-config --libs capstone)
 
 # Per-directory object lists: every .c in the directory belongs to it.
 LIB_SRCS := $(sort $(wildcard lib/*.c))
-HPCRUN_LAUNCHER_SRCS := hpcrun/hpcrun.c
+HPCRUN_LAUNCHER_SRCS := $(sort $(wildcard hpcrun/*.c))
 HPCRUN_RT_SRCS := $(sort $(wildcard hpcrun/rt/*.c))
 HPCSTRUCT_SRCS := $(sort $(wildcard hpcstruct/*.c))
 HPCPROF_SRCS := $(filter-out hpcprof/hpcprof-mpi.c,$(sort $(wildcard hpcprof/*.c)))

@@ -24,6 +24,7 @@
 
 #include "error.h"
 #include "hpcrun-events.h"
+#include "launch-python.h"
 #include "opts.h"
 #include "strbuf.h"
 
@@ -139,52 +140,21 @@ static int find_runtime(struct strbuf *out)
 
 /*
  * Resolves program like execvp would.  Returns 0 with the path in out,
- * 127 when not found, 126 when found but not executable.
+ * 127 when not found, 126 when found but not executable (said).
  */
 static int find_program(const char *name, struct strbuf *out)
 {
-	const char *path = getenv("PATH"), *p;
-	int saw_noexec = 0;
+	int status = launch_which(name, out), err = errno;
 
-	if (strchr(name, '/')) {
-		strbuf_addstr(out, name);
-		if (access(name, F_OK)) {
-			hpc_error("'%s': %s", name, strerror(errno));
-			return 127;
-		}
-		if (access(name, X_OK)) {
-			hpc_error("'%s': cannot run: %s", name, strerror(errno));
-			return 126;
-		}
-		return 0;
-	}
-	if (!path)
-		path = "/bin:/usr/bin";
-	for (p = path;; p++) {
-		const char *end = strchrnul(p, ':');
-		struct stat st;
-
-		strbuf_reset(out);
-		if (end == p)
-			strbuf_addch(out, '.');
-		else
-			strbuf_add(out, p, (size_t)(end - p));
-		strbuf_addf(out, "/%s", name);
-		if (!stat(out->buf, &st) && S_ISREG(st.st_mode)) {
-			if (!access(out->buf, X_OK))
-				return 0;
-			saw_noexec = 1;
-		}
-		if (!*end)
-			break;
-		p = end;
-	}
-	if (saw_noexec) {
+	if (status == 127 && strchr(name, '/'))
+		hpc_error("'%s': %s", name, strerror(err));
+	else if (status == 127)
+		hpc_error("'%s': command not found", name);
+	else if (status == 126 && strchr(name, '/'))
+		hpc_error("'%s': cannot run: %s", name, strerror(err));
+	else if (status == 126)
 		hpc_error("'%s': cannot run: permission denied", name);
-		return 126;
-	}
-	hpc_error("'%s': command not found", name);
-	return 127;
+	return status;
 }
 
 /*
@@ -737,6 +707,7 @@ int main(int argc, char **argv)
 	struct strbuf path = STRBUF_INIT, dir = STRBUF_INIT, preload = STRBUF_INIT;
 	struct strbuf globs = STRBUF_INIT;
 	int first, status, err;
+	char **args, *script;
 	uint32_t copy_bytes;
 	uint64_t min_bytes;
 	char num[32];
@@ -753,6 +724,7 @@ int main(int argc, char **argv)
 		hpc_error("no program given (see 'hpcrun --help')");
 		return 2;
 	}
+	args = argv + first;
 	if (check_events(&events, &evlist))
 		return 2;
 	if (stack_copy && no_stack_copy) {
@@ -794,13 +766,16 @@ int main(int argc, char **argv)
 	status = find_program(argv[first], &path);
 	if (status)
 		return status;
+	launch_pyenv_resolve(&path, &args, verbose);
 	if (is_static_elf(path.buf))
 		hpc_warn("'%s': statically linked: the runtime cannot be preloaded, "
 			 "nothing will be measured", argv[first]);
+	script = launch_python_program(path.buf, args);
 	base = strrchr(argv[first], '/');
-	base = base ? base + 1 : argv[first];
+	base = script ? script : base ? base + 1 : argv[first];
 	if (make_outdir(outdir, base, quiet, &dir, &made))
 		return 1;
+	free(script);
 
 	set_env("HPCRUN_OUT_PATH", dir.buf, verbose);
 	if (!evlist.len && sharing)
@@ -839,7 +814,7 @@ int main(int argc, char **argv)
 		strbuf_addf(&preload, ":%s", old_preload);
 	set_env("LD_PRELOAD", preload.buf, verbose);
 
-	execv(path.buf, argv + first);
+	execv(path.buf, args);
 	err = errno;
 	hpc_error("'%s': cannot run: %s", argv[first], strerror(err));
 	if (made) {
