@@ -1,0 +1,173 @@
+#!/bin/sh
+test_description='Python frames end to end on each pyenv CPython: hpcrun, hpcstruct, hpcprof, the viewer (tolerances: sampled)'
+. "$(dirname "$0")/test-lib.sh"
+
+. "$TEST_DIRECTORY/lib/python-lib.sh"
+
+# The programs are tests/progs/py/*.py, copied here and run by each
+# pyenv CPython 3.10-3.13 found under PYENV_ROOT (~/.pyenv), by its full
+# path; a version not installed skips its tests (prerequisite PYTHON3_N).
+# The names expected come from the source (python-lib.sh, pyname), the
+# shares from --folded stacks.  Another CPython installed (3.9, 3.8, ...)
+# is measured with native frames only, said in one line (UNKNOWN_PYTHON).
+# PY_MINORS="12 13" runs the tests of those versions alone.
+PY_MINORS=${PY_MINORS:-10 11 12 13}
+export PYTHONDONTWRITEBYTECODE=1
+
+for v in $PY_MINORS; do
+	test_lazy_prereq PYTHON3_$v "pypath 3.$v"
+done
+# a CPython of a version hpcrun has no layout for
+other_python() {
+	for v in 3.9 3.8 3.7 3.6; do pypath $v && return 0; done
+	return 1
+}
+test_lazy_prereq UNKNOWN_PYTHON 'other_python'
+
+# run V PROG CPU_MS [HPCRUN-OPTIONS]: measures pyenv V's interpreter on
+# PROG.py for CPU_MS of CPU into m-V-PROG, structures and correlates it
+# into db-V-PROG; PROG.out is the program's output, V-PROG.folded its
+# folded stacks, V-PROG.err what the tools said
+run() {
+	py=$(pypath "$1") &&
+	rm -rf "m-$1-$2" "db-$1-$2" &&
+	hpcrun -q -o "m-$1-$2" $4 "$py" "$2.py" "$3" >"$2.out" 2>"$1-$2.err" &&
+	hpcstruct -q "m-$1-$2" 2>>"$1-$2.err" &&
+	hpcprof -o "db-$1-$2" "m-$1-$2" 2>>"$1-$2.err" &&
+	hpcviewer-tui --folded "$1-$2.folded" "db-$1-$2"
+}
+
+# name V PROG QUALNAME: the name of PROG.py's function QUALNAME in a
+# profile of Python V
+name() {
+	pyname "$1" "$2.py" "$3"
+}
+
+test_expect_success 'setup: the programs' '
+	cp "$TEST_PROGS"/py/*.py . &&
+	ls *.py >programs && test_line_count -ge 6 programs
+'
+
+# kernels.py: shares 1:2:3 within 6 points, on two threads (each with
+# its .hpcpy), through worker -> pipeline -> stage -> kernel_X
+kernels() {
+	run "$1" kernels "$(retry_budget 2000)" &&
+	ka=$(name "$1" kernels kernel_a) && kb=$(name "$1" kernels kernel_b) &&
+	kc=$(name "$1" kernels kernel_c) &&
+	frame_share "$1-kernels.folded" "$ka" "$kb" "$kc" >"$1-shares" &&
+	cat "$1-shares" &&
+	test_within "$(awk "NR == 1 { print \$NF }" "$1-shares")" \
+		"$(true_share kernel_a kernels.out)" 6 &&
+	test_within "$(awk "NR == 2 { print \$NF }" "$1-shares")" \
+		"$(true_share kernel_b kernels.out)" 6 &&
+	test_within "$(awk "NR == 3 { print \$NF }" "$1-shares")" \
+		"$(true_share kernel_c kernels.out)" 6
+}
+
+for v in $PY_MINORS; do
+	test_expect_success PYTHON3_$v "Python 3.$v: each kernel's share of 1:2:3, under its callers" '
+		V=3.$v &&
+		retry 3 kernels $V &&
+		for k in kernel_a kernel_b kernel_c; do
+			in_order $V-kernels.folded "$(name $V kernels worker)" \
+				"$(name $V kernels pipeline)" "$(name $V kernels stage)" \
+				"$(name $V kernels $k)" || exit 1
+		done &&
+		! grep -q "native frames only" $V-kernels.err &&
+		ls m-$V-kernels/*.hpcpy >hpcpy && test_line_count -ge 2 hpcpy
+	'
+
+	test_expect_success PYTHON3_$v "Python 3.$v: the kernels in every view, the .py file in the database" '
+		V=3.$v && k=$(name $V kernels kernel_c) &&
+		for view in top-down bottom-up flat functions; do
+			hpcviewer-tui --stdio --view $view db-$V-kernels >$view.txt &&
+			grep -qF "$k" $view.txt || { echo "$view: no $k" >&2; exit 1; }
+		done &&
+		find db-$V-kernels/src -name kernels.py >src &&
+		test_line_count = 1 src && cmp "$(cat src)" kernels.py &&
+		hpcviewer-tui --flame-graph kernels.svg db-$V-kernels &&
+		grep -qF "$k" kernels.svg
+	'
+
+	test_expect_success PYTHON3_$v "Python 3.$v: qualified names of methods, nested functions, dunder methods" '
+		V=3.$v &&
+		retry 3 run $V classes "$(retry_budget 1000)" &&
+		for q in Parser.parse Parser.parse.\<locals\>.step Tokenizer.__iter__ \
+			Node.__lt__ JsonParser.parse make_text; do
+			n=$(name $V classes $q) &&
+			grep -qF "$n" $V-classes.folded || { echo "no $n" >&2; exit 1; }
+		done &&
+		in_order $V-classes.folded "$(name $V classes main)" \
+			"$(name $V classes JsonParser.parse)" "$(name $V classes Parser.parse)" \
+			"$(name $V classes Parser.parse.\<locals\>.step)"
+	'
+
+	test_expect_success PYTHON3_$v "Python 3.$v: C qsort between Python frames (ctypes callback)" '
+		V=3.$v &&
+		retry 3 run $V callback "$(retry_budget 1000)" &&
+		grep -qx "sorted yes" callback.out &&
+		in_order $V-callback.folded "$(name $V callback main)" \
+			"$(name $V callback sort_with_qsort)" "~^(__)?(qsort|msort)" \
+			"$(name $V callback compare)"
+	'
+
+	test_expect_success PYTHON3_$v "Python 3.$v: generators and coroutines under their callers" '
+		V=3.$v &&
+		retry 3 run $V genasync "$(retry_budget 1000)" &&
+		in_order $V-genasync.folded "$(name $V genasync main)" \
+			"$(name $V genasync consume)" "$(name $V genasync transform)" \
+			"$(name $V genasync produce)" &&
+		in_order $V-genasync.folded "$(name $V genasync worker)" \
+			"$(name $V genasync crunch)"
+	'
+
+	test_expect_success PYTHON3_$v "Python 3.$v: threads that a pool and _thread start" '
+		V=3.$v &&
+		retry 3 run $V pool "$(retry_budget 1000)" &&
+		grep -qF "$(name $V pool crunch)" $V-pool.folded &&
+		grep -qF "$(name $V pool spin)" $V-pool.folded &&
+		ls m-$V-pool/*.hpcpy >hpcpy && test_line_count -ge 2 hpcpy
+	'
+
+	test_expect_success PYTHON3_$v "Python 3.$v: json, re and sorting under the functions that call them" '
+		V=3.$v &&
+		retry 3 run $V textwork "$(retry_budget 1000)" &&
+		for f in make_records encode decode parse_log tally sort_records by_score; do
+			grep -qF "$(name $V textwork $f)" $V-textwork.folded ||
+				{ echo "no $f" >&2; exit 1; }
+		done &&
+		in_order $V-textwork.folded "$(name $V textwork sort_records)" \
+			"~^(builtin_)?sorted" "$(name $V textwork by_score)"
+	'
+
+	test_expect_success PYTHON3_$v "Python 3.$v: --no-python: native frames only, no .hpcpy" '
+		V=3.$v &&
+		run $V kernels 300 --no-python &&
+		no_python $V-kernels.folded &&
+		! ls m-$V-kernels/*.hpcpy 2>/dev/null &&
+		grep -q "_PyEval_EvalFrameDefault" $V-kernels.folded
+	'
+
+	test_expect_success PYTHON3_$v "Python 3.$v: --data names heap objects by allocation paths with Python frames" '
+		V=3.$v &&
+		run $V textwork 1000 --data &&
+		hpcviewer-tui --stdio --view data db-$V-textwork >data.txt &&
+		grep -q "textwork\.py" data.txt
+	'
+done
+
+test_expect_success UNKNOWN_PYTHON 'a CPython without a layout: one line, native frames, the program unharmed' '
+	py=$(other_python) && V=${py##*/python} &&
+	"$py" kernels.py 300 >plain.out &&
+	hpcrun -o m-other "$py" kernels.py 300 >other.out 2>other.err &&
+	sed 1q plain.out >expect && sed 1q other.out >actual &&
+	test_cmp expect actual &&
+	grep -c "^hpcrun: Python $V: native frames only" other.err >count &&
+	echo 1 >expect && test_cmp expect count &&
+	! ls m-other/*.hpcpy 2>/dev/null &&
+	hpcprof -o db-other m-other 2>/dev/null &&
+	hpcviewer-tui --folded other.folded db-other &&
+	no_python other.folded && test -s other.folded
+'
+
+test_done
