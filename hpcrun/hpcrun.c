@@ -705,7 +705,7 @@ int main(int argc, char **argv)
 	};
 	struct strbuf evlist = STRBUF_INIT, runtime = STRBUF_INIT;
 	struct strbuf path = STRBUF_INIT, dir = STRBUF_INIT, preload = STRBUF_INIT;
-	struct strbuf globs = STRBUF_INIT;
+	struct strbuf globs = STRBUF_INIT, progenv = STRBUF_INIT;
 	int first, status, err;
 	char **args, *script;
 	uint32_t copy_bytes;
@@ -775,6 +775,14 @@ int main(int argc, char **argv)
 	base = script ? script : base ? base + 1 : argv[first];
 	if (make_outdir(outdir, base, quiet, &dir, &made))
 		return 1;
+	/* the runtime names this process's profiles by the script too */
+	if (script && !strchr(script, '\n')) {
+		snprintf(num, sizeof(num), "%ld ", (long)getpid());
+		strbuf_addf(&progenv, "%s%s", num, script);
+		set_env("HPCRUN_PROGRAM", progenv.buf, verbose);
+	} else {
+		unsetenv("HPCRUN_PROGRAM");
+	}
 	free(script);
 
 	set_env("HPCRUN_OUT_PATH", dir.buf, verbose);

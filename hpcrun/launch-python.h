@@ -23,7 +23,9 @@
  *  4. A Python interpreter (python, python3, python3.12, python3.13t, ...)
  *     running a script names the measurement by the script's base name,
  *     `-m MODULE` by the module; `-c`, `-` or no script keep the
- *     interpreter's name.
+ *     interpreter's name.  The launcher passes the name to the runtime
+ *     (HPCRUN_PROGRAM, with its own pid, which the program keeps), which
+ *     names that process's profiles by it.
  */
 #ifndef HPC_LAUNCH_PYTHON_H
 #define HPC_LAUNCH_PYTHON_H

@@ -69,7 +69,7 @@ programs() {
 test_expect_success BASH 'a shim: only the interpreter is measured, as pyenv exec runs it' '
 	PATH=$ROOT/shims:$PATH hpcrun python3 prog.py arg >out 2>err &&
 	programs hpctoolkit-prog.py-measurements >progs &&
-	echo python3 >expect && test_cmp expect progs &&
+	echo prog.py >expect && test_cmp expect progs &&
 	ls hpctoolkit-prog.py-measurements/*.hpcrun >files &&
 	test_line_count = 1 files &&
 	grep -qx "argv0 $ROOT/versions/3.99.0/bin/python3" out &&
@@ -86,7 +86,7 @@ test_expect_success BASH 'the version comes from PYENV_VERSION, else .python-ver
 	mkdir local && echo 3.98.0 >local/.python-version &&
 	(cd local && PATH=$ROOT/shims:$PATH hpcrun -o ../file-v python3 ../prog.py >../out) &&
 	grep -qx "argv0 $ROOT/versions/3.98.0/bin/python3" out &&
-	programs file-v >progs && echo python3 >expect && test_cmp expect progs
+	programs file-v >progs && echo prog.py >expect && test_cmp expect progs
 '
 
 test_expect_success BASH '-v says what the shim runs' '
@@ -109,7 +109,7 @@ test_expect_success BASH 'a script run by "#!/usr/bin/env python3" through a shi
 	grep -qx "argv0 $ROOT/versions/3.99.0/bin/python3" out &&
 	grep -qx "argv1 ./tool.py" out &&
 	programs hpctoolkit-tool.py-measurements >progs &&
-	echo python3 >expect && test_cmp expect progs
+	echo tool.py >expect && test_cmp expect progs
 '
 
 test_expect_success BASH 'a bash script that is no pyenv shim is measured as it is' '
@@ -131,6 +131,19 @@ test_expect_success BASH 'an interpreter is named by its script or module, else 
 		grep -qx "program $name" "hpctoolkit-$name-measurements/.hpcrun-launch" ||
 		{ echo "not named $name: python3 ${args#*:}" >&2; exit 1; }
 	done
+'
+
+test_expect_success 'the interpreter'\''s profiles and its forks'\'' are named by the script, a program it runs by its own' '
+	mkdir interp &&
+	cc -O2 -fomit-frame-pointer -pthread -o interp/python3 "$TEST_PROGS/rt-work.c" &&
+	hpcrun -q -o forked ./interp/python3 fork 5 >/dev/null &&
+	ls forked/*.hpcrun >files && test_line_count = 2 files &&
+	programs forked >progs && echo fork >expect && test_cmp expect progs &&
+	hpcrun -q -o spawned ./interp/python3 spawn 5 &&
+	programs spawned >progs &&
+	printf "python3\nspawn\n" >expect && test_cmp expect progs &&
+	HPCRUN_PROGRAM="1 other" hpcrun -q -o plain ./interp/python3 -c x >/dev/null 2>&1 || : &&
+	programs plain >progs && echo python3 >expect && test_cmp expect progs
 '
 
 test_expect_success 'a program that is no interpreter keeps its name whatever its arguments' '

@@ -407,6 +407,25 @@ static uint32_t mpi_rank(void)
 	return 0;
 }
 
+/*
+ * The launcher's name for the process it started, "PID NAME" in
+ * HPCRUN_PROGRAM (a Python interpreter's script, hpcrun(1)): taken by
+ * that process alone, and so by its forked children, which copy it; a
+ * program a child execs is named by its executable again.
+ */
+static void launched_name(void)
+{
+	static char name[256];
+	const char *v = getenv("HPCRUN_PROGRAM");
+	char *end;
+
+	if (!v || strtol(v, &end, 10) != (long)rt_pid || *end != ' ' || !end[1] ||
+	    strchr(end + 1, '/') || strlen(end + 1) >= sizeof(name))
+		return;
+	snprintf(name, sizeof(name), "%s", end + 1);
+	rt_cfg.progname = name;
+}
+
 void rt_init(void)
 {
 	const char *out = getenv("HPCRUN_OUT_PATH"), *v, *slash;
@@ -425,6 +444,7 @@ void rt_init(void)
 	rt_cfg.exe[n > 0 ? n : 0] = '\0';
 	slash = strrchr(rt_cfg.exe, '/');
 	rt_cfg.progname = slash ? slash + 1 : rt_cfg.exe;
+	launched_name();
 	v = getenv("PATH");
 	snprintf(rt_env_path, sizeof(rt_env_path), "%s", v ? v : "");
 	rt_cfg.hostid = host_id();
