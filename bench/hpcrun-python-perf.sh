@@ -44,14 +44,15 @@ export PYTHONDONTWRITEBYTECODE=1
 cp "$SRC_ROOT/tests/progs/py/textwork.py" .
 
 # perf_innermost DATA: "SAMPLES FILE QUALNAME" of each sample's innermost
-# py:: frame, "(none)" for a sample without one
+# py:: frame of a .py file (as innermost_python, which leaves out frozen
+# modules' frames), "(none)" for a sample without one
 perf_innermost() {
 	perf script -i "$1" -F ip,sym 2>>perf.err | awk '
 		function flush() { if (n) got[key ? key : "(none)"]++; n = 0; key = "" }
 		/^[ \t]*$/ { flush(); next }
 		{
 			n++
-			if (key == "" && $2 ~ /^py::/) {
+			if (key == "" && $2 ~ /^py::.*\.py$/) {
 				s = $2; sub(/^py::/, "", s)
 				i = match(s, /:[^:]*$/)
 				path = substr(s, i + 1); q = substr(s, 1, i - 1)

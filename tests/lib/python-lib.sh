@@ -86,9 +86,10 @@ no_python() {
 }
 
 # innermost_python FOLDED: each Python function's share (percent) of all
-# samples as the innermost Python frame of their stack (its own time and
-# that of the C code it called), "SHARE FILE QUALNAME" a line, largest
-# first; samples without a Python frame are "(none)"
+# samples as the innermost Python frame of a .py file in their stack (its
+# own time and that of the C code it called; frozen modules' frames are
+# left out), "SHARE FILE QUALNAME" a line, largest first; samples without
+# such a frame are "(none)"
 innermost_python() {
 	awk '
 		{
