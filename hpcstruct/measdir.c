@@ -15,6 +15,7 @@
 #include "error.h"
 #include "hashmap.h"
 #include "binary.h"
+#include "hpcpy.h"
 #include "hpcrun-fmt.h"
 #include "hpcrun-live.h"
 #include "infile.h"
@@ -490,6 +491,9 @@ int measdir_run(const char *dir, const struct analyze_opts *opts, int quiet,
 		struct module *m = mods[i];
 		struct stat st;
 
+		/* Python's frames: hpcprof makes their structure (hpcpy.h) */
+		if (!strcmp(m->path, HPCPY_MODULE))
+			continue;
 		if (m->path[0] == '[' || stat(m->path, &st) < 0 ||
 		    !S_ISREG(st.st_mode)) {
 			if (!quiet)
