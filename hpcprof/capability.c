@@ -13,6 +13,7 @@ const struct prof_capability *const prof_capabilities[NCAPS] = {
 	[CAP_DATA] = &data_capability,
 	[CAP_SHARING] = &sharing_capability,
 	[CAP_TRACE] = &trace_capability,
+	[CAP_PYTHON] = &python_capability,
 };
 
 int prof_mergeable(struct experiment *const *ws, size_t n)

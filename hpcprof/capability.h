@@ -10,12 +10,15 @@
  *   data_capability     the data-centric tree, hpcrun --data (datatree.c)
  *   sharing_capability  sharing between threads, .hpcshare (sharing.c)
  *   trace_capability    call-path traces, .hpctrace (trace.c)
+ *   python_capability   Python frames' procedures, .hpcpy (python.c)
  *
  * Lifecycle: where the hub calls each hook.
  *
  *   run.c              new (the run's state), then for each profile, on
  *                      the readers' threads (par_read_heads), read (its
- *                      side file); metrics once the raw metrics are
+ *                      side file); structures once every side file is
+ *                      read, before the profiles' modules are
+ *                      registered; metrics once the raw metrics are
  *                      registered; thread_columns for the database;
  *                      then its state given to the experiment
  *                      (invariant 2)
@@ -43,7 +46,8 @@
  *
  * Invariants:
  *  1. At each point the hub calls the hook of every capability in the
- *     order of prof_capabilities[] (mix, phases, data, sharing, trace), but
+ *     order of prof_capabilities[] (mix, phases, data, sharing, trace,
+ *     python), but
  *     thread_end, finish, report and free in the reverse order: the last
  *     capability ends first (sharing's messages, tables and report
  *     sections before the data tree's and the phases').  The order is
@@ -96,6 +100,7 @@ enum prof_cap {
 	CAP_DATA,
 	CAP_SHARING,
 	CAP_TRACE,
+	CAP_PYTHON,
 	NCAPS			/* the number of capabilities */
 };
 
@@ -113,6 +118,17 @@ struct prof_capability {
 		      int *bad);
 	void (*side_free)(void *side);
 	const char *ignored;
+	/*
+	 * The structures of the pseudo load modules it knows (a module
+	 * that is no binary), from the side files of the n profiles read
+	 * (profiles[i] without its nodes, NULL: unreadable; sides[i]: its
+	 * side file, NULL: none), given to e with experiment_add_structure
+	 * before the profiles' modules are registered.  Says its own
+	 * warnings.
+	 */
+	void (*structures)(void *state, struct experiment *e,
+			   const struct hpcrun_profile *const *profiles,
+			   void *const *sides, size_t n);
 	/* 1 when a profile's metric name is an attribute of this
 	 * capability's (the data tree's DATA:*), not a sample metric: no raw
 	 * metric is registered for it. */
@@ -173,6 +189,7 @@ extern const struct prof_capability phases_capability;
 extern const struct prof_capability data_capability;
 extern const struct prof_capability sharing_capability;
 extern const struct prof_capability trace_capability;
+extern const struct prof_capability python_capability;
 
 /* The table, in the hub's order (invariant 1), by enum prof_cap. */
 extern const struct prof_capability *const prof_capabilities[NCAPS];

@@ -11,6 +11,7 @@
 #include "dwarf-fallback.h"
 #include "error.h"
 #include "hashmap.h"
+#include "hpcpy.h"
 #include "infile.h"
 #include "kallsyms.h"
 #include "strbuf.h"
@@ -26,6 +27,7 @@ struct fallback {
 	struct kallsyms *ks;	/* a kernel symbol list instead of a binary */
 	char *error;		/* why the file at path was refused, or NULL */
 	char *base;		/* module basename, for unknown procedures */
+	int python;		/* HPCPY_MODULE: Python codes, no file */
 	struct hmap *by_addr;	/* addr -> S scope + 1 */
 	struct hmap *scopes;	/* "parent/kind/name/file/line" -> scope + 1 */
 };
@@ -44,7 +46,8 @@ struct fallback *fallback_new(const char *path, int use_binary)
 	fb->base = xstrdup(slash ? slash + 1 : path);
 	fb->by_addr = hmap_new();
 	fb->scopes = hmap_new();
-	if (!use_binary || access(path, R_OK))
+	fb->python = !strcmp(fb->base, HPCPY_MODULE);
+	if (!use_binary || fb->python || access(path, R_OK))
 		return fb;
 	/* A load-map path may name a FIFO or a device: never block on it. */
 	fd = infile_open(path, MAX_BINARY_BYTES, "a binary or kernel symbol list",
@@ -112,6 +115,11 @@ int fallback_has_dwarf(const struct fallback *fb)
 int fallback_has_kallsyms(const struct fallback *fb)
 {
 	return fb->ks != NULL;
+}
+
+int fallback_is_python(const struct fallback *fb)
+{
+	return fb->python;
 }
 
 const char *fallback_error(const struct fallback *fb)
@@ -289,6 +297,12 @@ uint32_t fallback_lookup(struct fallback *fb, struct structure *st,
 		pfile = src_line(fb, start, &pline);
 		p = scope_get(fb, st, 0, SCOPE_PROC, name, pfile, pline,
 			      start);
+	} else if (fb->python) {
+		/* A code no .hpcpy holds: its id is all we know. */
+		start = hpcpy_addr_id(addr) << HPCPY_OFFSET_BITS;
+		snprintf(unknown, sizeof(unknown), "<python code 0x%" PRIx64 ">",
+			 hpcpy_addr_id(addr));
+		p = scope_get(fb, st, 0, SCOPE_PROC, unknown, NULL, 0, start);
 	} else {
 		/* No symbol: the address is all we know; keep it. */
 		snprintf(unknown, sizeof(unknown), "<unknown> 0x%" PRIx64 " [%s]",

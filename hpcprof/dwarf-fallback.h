@@ -6,7 +6,10 @@
  * binary: procedures from its symbols, no lines; kernel addresses are
  * absolute.  When the binary is gone or unreadable, or the list is bad,
  * addresses keep their identity: one "<unknown> 0xADDR [module]" procedure
- * with a statement per address.
+ * with a statement per address.  The pseudo module of Python frames
+ * (HPCPY_MODULE, hpcpy.h) is no file: a procedure "<python code 0xID>"
+ * per code id, for the codes whose Python code file is missing
+ * (python.c).
  *
  * Scopes are appended to the caller's struct structure (so the canonical
  * CCT treats them like scopes from a structure file); the same address
@@ -35,6 +38,8 @@ int fallback_has_binary(const struct fallback *fb);
 int fallback_has_dwarf(const struct fallback *fb);
 /* 1 when path was read as a kernel symbol list (and so has no lines). */
 int fallback_has_kallsyms(const struct fallback *fb);
+/* 1 when path is the pseudo module of Python frames (HPCPY_MODULE). */
+int fallback_is_python(const struct fallback *fb);
 /*
  * Why the file at path was refused ("'PATH': what is wrong"): a kernel
  * symbol list that is bad, or a path that is not a regular file (a FIFO

@@ -232,6 +232,12 @@ int experiment_add_structfile(struct experiment *e, const char *path)
 			       &e->structs_alloc);
 }
 
+void experiment_add_structure(struct experiment *e, struct structure *st)
+{
+	HPC_GROW(e->structs, e->nstructs + 1, e->structs_alloc);
+	e->structs[e->nstructs++] = st;
+}
+
 static uint64_t child_hash(uint32_t parent, uint32_t kind, uint64_t k1,
 			   uint64_t k2)
 {

@@ -271,6 +271,9 @@ void experiment_free(struct experiment *e);
  * path, then by basename).  Returns 0 or -1 with hpc_lasterr().
  */
 int experiment_add_structfile(struct experiment *e, const char *path);
+/* Gives e the structure st made in memory (a pseudo module's, matched
+ * as a structure file's; capability.h: structures); e frees it. */
+void experiment_add_structure(struct experiment *e, struct structure *st);
 
 /*
  * Structure files with a procedure index are parsed only where samples

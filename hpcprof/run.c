@@ -437,6 +437,28 @@ static int derived_metrics(struct run *r)
  * And each capability's files beside each, read on the same threads
  * (r->any[c] set when there is one).
  */
+/* Each capability's structures of pseudo modules, from its side files
+ * (capability.h: structures). */
+static void pseudo_structures(struct run *r)
+{
+	size_t n = r->nin ? r->nin : 1, i, c;
+	const struct hpcrun_profile **profiles = xcalloc(n, sizeof(*profiles));
+	void **sides = xcalloc(n, sizeof(*sides));
+
+	for (c = 0; c < NCAPS; c++) {
+		if (!prof_capabilities[c]->structures)
+			continue;
+		for (i = 0; i < r->nin; i++) {
+			profiles[i] = r->in[i].p;
+			sides[i] = r->in[i].side[c];
+		}
+		prof_capabilities[c]->structures(r->cap[c], r->e, profiles,
+						 sides, r->nin);
+	}
+	free(profiles);
+	free(sides);
+}
+
 static void read_profiles(struct run *r)
 {
 	size_t n = r->nin ? r->nin : 1, i, c;
@@ -472,6 +494,7 @@ static void read_profiles(struct run *r)
 	}
 	free(side);
 	free(side_err);
+	pseudo_structures(r);
 	for (i = 0; i < r->nin; i++) {
 		char *dir;
 
@@ -549,7 +572,8 @@ static void notices(struct run *r)
 				 "ignored", m->path, m->rejected,
 				 m->rejected_binary, m->measured, m->on_disk);
 		if (!m->fb || m->source == MODULE_STRUCTFILE ||
-		    !strcmp(m->path, PLACEHOLDERS_PATH))
+		    !strcmp(m->path, PLACEHOLDERS_PATH) ||
+		    fallback_is_python(m->fb))	/* said by python.c */
 			continue;
 		if (m->source == MODULE_DWARF)
 			k = FB_DWARF;

@@ -1,0 +1,173 @@
+/*
+ * python.c - the Python capability (capability.h): the structure of the
+ * pseudo load module HPCPY_MODULE, whose nodes are Python frames (hpcpy.h),
+ * synthesized in memory from the threads' Python code files (.hpcpy)
+ * before the profiles' modules are registered, so that the canonical and
+ * flat trees treat Python procedures as they treat any other.
+ *
+ * Invariants:
+ *  1. A code is one procedure, whatever number of threads and processes
+ *     recorded it: the files' codes are united by id (hpcpy.h, invariant
+ *     1), the first one read kept.  Its addresses are the id's whole slot,
+ *     [id << HPCPY_OFFSET_BITS, (id + 1) << HPCPY_OFFSET_BITS): every
+ *     node address of the code, and every such address - 1 (a caller's
+ *     call site), lies in one of its statements.
+ *  2. A procedure is named "FILE:LINE QUALNAME" (FILE the base name of
+ *     its file, LINE its first line), with its file and first line as a
+ *     procedure's; its statements are the line table's ranges (pyline.h),
+ *     decoded for the Python version of the file the code came from, an
+ *     instruction of no line and the rest of the slot at its first line.
+ *     Every view and export then names it so without knowing Python.
+ *  3. A code that no file holds (its process killed before writing it)
+ *     is named "<python code 0xID>" by the fallback (dwarf-fallback.c),
+ *     and the threads with Python frames but no code file are said in
+ *     one line.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capability.h"
+#include "error.h"
+#include "experiment.h"
+#include "hashmap.h"
+#include "hpcpy.h"
+#include "pyline.h"
+#include "strbuf.h"
+#include "structfile.h"
+#include "textrec.h"
+
+static void *py_read(const char *profile, const struct hpcrun_profile *p,
+		     int *bad)
+{
+	char *path = textrec_path_for(profile, HPCPY_SUFFIX);
+	struct hpcpy *py = NULL;
+
+	(void)p;
+	if (!access(path, F_OK)) {
+		py = hpcpy_read(path);
+		*bad = py == NULL;
+	}
+	free(path);
+	return py;
+}
+
+static void py_side_free(void *side)
+{
+	hpcpy_free(side);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* Adds statement ranges [lo, hi) of the code's slot at line (scope made
+ * on first use, *by_line: line -> scope + 1). */
+static void add_stmt(struct structure *st, struct hmap *by_line,
+		     uint32_t proc, const char *file, uint32_t line,
+		     uint64_t lo, uint64_t hi)
+{
+	uintptr_t v = (uintptr_t)hmap_get_u64(by_line, line);
+
+	if (!v) {
+		v = structure_add(st, SCOPE_STMT, proc, NULL, file, line, lo) + 1;
+		hmap_put_u64(by_line, line, (void *)v);
+	}
+	structure_add_range(st, (uint32_t)(v - 1), lo, hi);
+}
+
+/* Code c of a file of Python major.minor as a procedure of st
+ * (invariant 2). */
+static void add_code(struct structure *st, const struct hpcpy_code *c,
+		     int major, int minor)
+{
+	uint64_t base = c->id << HPCPY_OFFSET_BITS, at = 0;
+	uint64_t slot = (uint64_t)1 << HPCPY_OFFSET_BITS;
+	struct strbuf name = STRBUF_INIT;
+	struct hmap *by_line = hmap_new();
+	struct pyline_range *r;
+	uint32_t proc;
+	long n, i;
+
+	strbuf_addf(&name, "%s:%u %s", base_name(c->filename), c->firstlineno,
+		    c->qualname);
+	proc = structure_add(st, SCOPE_PROC, 0, name.buf, c->filename,
+			     c->firstlineno, base);
+	strbuf_release(&name);
+	n = pyline_decode(major, minor, c->linetable, c->linetable_len,
+			  c->firstlineno, c->ncode, &r);
+	for (i = 0; i < n; i++) {
+		if (at < r[i].start)
+			add_stmt(st, by_line, proc, c->filename,
+				 c->firstlineno, base + at, base + r[i].start);
+		add_stmt(st, by_line, proc, c->filename,
+			 r[i].line < 0 ? c->firstlineno : (uint32_t)r[i].line,
+			 base + r[i].start, base + r[i].end);
+		at = r[i].end;
+	}
+	add_stmt(st, by_line, proc, c->filename, c->firstlineno, base + at,
+		 base + slot);
+	free(r);
+	hmap_free(by_line);
+}
+
+/* 1 when profile p recorded Python frames: [python] is in its load map. */
+static int has_python(const struct hpcrun_profile *p)
+{
+	size_t i;
+
+	for (i = 0; p && i < p->nlms; i++)
+		if (!strcmp(p->lms[i].path, HPCPY_MODULE))
+			return 1;
+	return 0;
+}
+
+static void py_structures(void *state, struct experiment *e,
+			  const struct hpcrun_profile *const *profiles,
+			  void *const *sides, size_t n)
+{
+	struct structure *st = NULL;
+	struct hmap *ids = hmap_new();
+	size_t i, k, missing = 0;
+
+	(void)state;
+	for (i = 0; i < n; i++) {
+		const struct hpcpy *py = sides[i];
+
+		if (!py) {
+			missing += has_python(profiles[i]);
+			continue;
+		}
+		for (k = 0; k < py->ncodes; k++) {
+			const struct hpcpy_code *c = &py->codes[k];
+
+			if (hmap_get_u64(ids, c->id))
+				continue;
+			hmap_put_u64(ids, c->id, (void *)1);
+			if (!st)
+				st = structure_new(HPCPY_MODULE, HPCPY_MODULE);
+			add_code(st, c, py->major, py->minor);
+		}
+	}
+	hmap_free(ids);
+	if (st) {
+		structure_finish(st);
+		experiment_add_structure(e, st);
+	}
+	if (missing)
+		hpc_warn("%zu thread%s with Python frames and no Python code "
+			 "file (%s; a killed process?): code no other thread "
+			 "has is named <python code 0xID>", missing,
+			 missing == 1 ? "" : "s", HPCPY_SUFFIX);
+}
+
+const struct prof_capability python_capability = {
+	.name = "python",
+	.read = py_read,
+	.side_free = py_side_free,
+	.ignored = "Python code file ignored",
+	.structures = py_structures,
+};
