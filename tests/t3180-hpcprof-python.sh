@@ -3,7 +3,7 @@ test_description='hpcprof names Python frames from the .hpcpy files: procedures 
 . "$(dirname "$0")/test-lib.sh"
 
 # The fixtures: the code objects of tests/progs/py-sample.py as CPython
-# 3.12 and 3.10 made them (tests/data/pyline/, dumped by
+# 3.10, 3.11, 3.12 and 3.13 made them (tests/data/pyline/, dumped by
 # tests/progs/py-codes.py), their file named by its absolute path; a
 # thread's .hpcpy written from them by lib/hpcpy-write.c
 # (tests/progs/pf-mkhpcpy.c) and a profile (pf-mkprofile.c) whose
@@ -66,7 +66,7 @@ profile() {
 X() { xmllint --xpath "$1" "${DBX:-db}/experiment.xml"; }
 PROC() { echo "//PF[@n=//Procedure[@n=\"$1\"]/@i]"; }
 
-test_expect_success XMLLINT 'profiles with Python frames of 3.12 and 3.10' '
+test_expect_success XMLLINT 'profiles with Python frames of 3.10 to 3.13' '
 	build_mkprofile &&
 	cc -I"$SRC_ROOT/lib" -o mkhpcpy "$TEST_PROGS/pf-mkhpcpy.c" "$HPC_BUILD/obj/libhpc.a" 2>/dev/null ||
 	cc -fsanitize=address,undefined -I"$SRC_ROOT/lib" -o mkhpcpy "$TEST_PROGS/pf-mkhpcpy.c" "$HPC_BUILD/obj/libhpc.a" &&
@@ -74,10 +74,23 @@ test_expect_success XMLLINT 'profiles with Python frames of 3.12 and 3.10' '
 	profile m/py-000000-000-a8c00101-100-0 12 0 Kernel.run &&
 	profile m/py-000000-001-a8c00101-100-0 12 1 Kernel.run &&
 	profile m/py-000000-000-a8c00101-200-0 10 0 run &&
+	profile m/py-000000-000-a8c00101-300-0 11 0 Kernel.run &&
+	profile m/py-000000-000-a8c00101-400-0 13 0 Kernel.run &&
 	hpcprof -o db m 2>err &&
 	test_must_fail grep "\[python\]\|Python\|\.hpcpy" err &&
 	test_valid_xml "$DTD_DIR/hpc-experiment.dtd" db/experiment.xml
 '
+
+# Each CPython at hand: its own co_lines() of the sample's code objects
+# and lib/pyline agree (u-pyline on a fresh dump).
+for v in 10 11 12 13; do
+	test_lazy_prereq PY3$v "ls -d \$HOME/.pyenv/versions/3.$v.*/bin/python3.$v"
+	test_expect_success PY3$v "CPython 3.$v: lib/pyline gives co_lines()' lines" '
+		py=$(ls -d $HOME/.pyenv/versions/3.'$v'.*/bin/python3.'$v' | tail -1) &&
+		"$py" "$TEST_PROGS/py-codes.py" "$SAMPLE" >live-3.'$v'.txt &&
+		"$HPC_BUILD/tests/u-pyline" live-3.'$v'.txt
+	'
+done
 
 test_expect_success XMLLINT 'a Python procedure is "FILE:LINE QUALNAME" with its file and line' '
 	X "string(//LoadModule[@n=\"[python]\"]/@i)" >lm && test -s lm &&
@@ -92,18 +105,18 @@ test_expect_success XMLLINT 'a Python procedure is "FILE:LINE QUALNAME" with its
 	test "$(X "string($(PROC "py-sample.py:8 fib")/@lm)")" = "$(cat lm)"
 '
 
-test_expect_success XMLLINT 'samples at their lines, calls at theirs, 3.10 and 3.12 alike' '
+test_expect_success XMLLINT 'samples at their lines, calls at theirs, 3.10 to 3.13 alike' '
 	# fib calls fib at line 11; the callee samples line 10, 2 threads
-	# of 3.12 and one of 3.10: 3 x 30
-	test "$(X "sum($(PROC "py-sample.py:8 fib")/C[@l=11]/PF/S[@l=10]/M[@n=0]/@v)")" = 90 &&
-	test "$(X "sum($(PROC "py-sample.py:18 Kernel.run")/S[@l=22]/M[@n=0]/@v)")" = 40 &&
+	# of 3.12 and one of each other: 5 x 30
+	test "$(X "sum($(PROC "py-sample.py:8 fib")/C[@l=11]/PF/S[@l=10]/M[@n=0]/@v)")" = 150 &&
+	test "$(X "sum($(PROC "py-sample.py:18 Kernel.run")/S[@l=22]/M[@n=0]/@v)")" = 80 &&
 	test "$(X "sum($(PROC "py-sample.py:18 run")/S[@l=22]/M[@n=0]/@v)")" = 20 &&
-	test "$(X "sum($(PROC "py-sample.py:202 long_body")/S[@l=206]/M[@n=0]/@v)")" = 15 &&
-	test "$(X "sum($(PROC "py-sample.py:1 <module>")/C[@l=252]/M[@n=0]/@v)")" = 195
+	test "$(X "sum($(PROC "py-sample.py:202 long_body")/S[@l=206]/M[@n=0]/@v)")" = 25 &&
+	test "$(X "sum($(PROC "py-sample.py:1 <module>")/C[@l=252]/M[@n=0]/@v)")" = 325
 '
 
 test_expect_success XMLLINT 'a C function called from Python is under the Python caller' '
-	test "$(X "sum($(PROC "py-sample.py:18 Kernel.run")/C[@l=22]/PF/S/M[@n=0]/@v)")" = 20 &&
+	test "$(X "sum($(PROC "py-sample.py:18 Kernel.run")/C[@l=22]/PF/S/M[@n=0]/@v)")" = 40 &&
 	test "$(X "sum($(PROC "py-sample.py:18 run")/C[@l=22]/PF/S/M[@n=0]/@v)")" = 10
 '
 
