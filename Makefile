@@ -112,7 +112,7 @@ FUZZ_CC ?= clang
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
 FUZZ_TARGETS ?= hpcstruct hpcrun-fmt structfile config experiment kallsyms \
-	hpcsync hpcshare phases tsv formula hpctrace
+	hpcsync hpcshare phases tsv formula hpctrace hpcpy
 FUZZ_SRCS_hpcstruct = $(filter-out hpcstruct/hpcstruct.c,$(HPCSTRUCT_SRCS))
 FUZZ_SRCS_structfile = $(filter-out hpcprof/hpcprof.c,$(HPCPROF_SRCS))
 FUZZ_SRCS_config = $(FUZZ_SRCS_structfile)

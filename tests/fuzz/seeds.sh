@@ -220,7 +220,22 @@ seeds_hpctrace() {
 	printf "$hdr"'\000\000\000\000\000\000\000\012\000\000\000\001\000\000\000\000\000' >cut-short
 }
 
-[ $# != 0 ] || set -- hpcstruct hpcrun-fmt structfile config experiment kallsyms formula tsv hpctrace
+# hpcpy: the .hpcpy of the sample's code objects of each CPython
+# (tests/data/pyline), written by pf-mkhpcpy with lib/hpcpy-write.c, and
+# small hand-made ones.
+seeds_hpcpy() {
+	cc -I"$here/../../lib" -o mkhpcpy "$src/pf-mkhpcpy.c" "$HPC_BUILD/obj/libhpc.a"
+	for v in 10 11 12 13; do
+		rm -f sample-3.$v
+		./mkhpcpy sample-3.$v <"$here/../data/pyline/3.$v.txt" >/dev/null
+	done
+	rm -f mkhpcpy
+	printf 'hpcpy 01.00\npython 3 12\ncode 0x1 7 4 a%%20b%%25 %% -\n' >escapes
+	printf 'hpcpy 01.00\npython 3 11\ncode 0x2 1 0 f x.py f0ff7f\n' >varint-cut
+	printf 'hpcpy 01.00\npython 3 10\ncode 0x3 1 8 f x.py 0280047f\n' >pep626
+}
+
+[ $# != 0 ] || set -- hpcstruct hpcrun-fmt structfile config experiment kallsyms formula tsv hpctrace hpcpy
 for name in "$@"; do
 	mkdir -p "$here/corpus-$name"
 	(cd "$here/corpus-$name" && "seeds_$(echo "$name" | tr - _)")
