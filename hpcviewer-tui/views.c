@@ -35,6 +35,7 @@
 #include "error.h"
 #include "hashmap.h"
 #include "formula.h"
+#include "hpcpy.h"
 #include "units.h"
 #include "dataview.h"
 #include "views.h"
@@ -795,9 +796,9 @@ static void add_loc(struct view *v, const struct vnode *nd,
 		strbuf_addf(out, "%sline %u", prefix, line);
 }
 
-/* " [libc.so.6]" after a procedure of a library, or of any module in
- * the bottom-up and functions views (invariant 3); the flat view shows
- * modules as rows. */
+/* " [libc.so.6]" after a procedure of a library, or of any module but
+ * Python's in the bottom-up and functions views (invariant 3); the flat
+ * view shows modules as rows. */
 static void add_module(struct view *v, const struct vnode *nd,
 		       struct strbuf *out)
 {
@@ -807,6 +808,8 @@ static void add_module(struct view *v, const struct vnode *nd,
 	if (v->kind == VIEW_FLAT || nd->scope == MODEL_NONE)
 		return;
 	lm = m->scopes[nd->scope].lm;
+	if (lm && !strcmp(model_str(m, lm), HPCPY_MODULE))
+		return;
 	if (lm && (v->kind == VIEW_FUNCTIONS || v->kind == VIEW_BOTTOM_UP ||
 		   model_lm_is_library(m, lm)))
 		strbuf_addf(out, " [%s]", base_name(model_str(m, lm)));

@@ -33,7 +33,9 @@
  *     node's sums (model_derive), not summed.
  *     Bottom-up and functions: each procedure labelled with its module
  *     ("memcpy [libc.so.6]", "main [app]"; in the other views only a
- *     library's procedures are), so a procedure reads the same in both.
+ *     library's procedures are), so a procedure reads the same in both;
+ *     but a Python procedure ("prog.py:12 fib"), whose name says its
+ *     file, is never labelled with its pseudo module, [python].
  *     Functions: the bottom-up tree, meant to be sorted by an exclusive column
  *     (browser_sort_exclusive): which procedures take the time.
  *     Data (dataview.h): the data objects at level 1, each with its

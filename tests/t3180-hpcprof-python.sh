@@ -136,7 +136,10 @@ test_expect_success 'every view names them and adds up' '
 		hpcviewer-tui --stdio --view $v db >view-$v &&
 		grep "py-sample.py:8 fib" view-$v || return 1
 	done &&
-	grep "py-sample.py:18 Kernel.run" view-functions
+	grep "py-sample.py:18 Kernel.run" view-functions &&
+	# the name says the file: no " [[python]]" after it
+	grep "py-sample.py:8 fib\$" view-bottom-up &&
+	test_must_fail grep "\[\[python\]\]" view-bottom-up view-functions
 '
 
 test_expect_success 'folded stacks and the flame graph name them' '
