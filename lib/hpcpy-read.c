@@ -19,7 +19,7 @@ struct parser {
 	struct hpcpy *p;
 	size_t alloc;
 	int have_python;
-	struct hmap *ids;	/* id -> 1: a code kept (invariant 3) */
+	struct hmap *ids;	/* id -> 1: a code kept (hpcpy.h, invariant 3) */
 };
 
 static int hexval(int c)
@@ -146,7 +146,7 @@ static int rec_code(struct parser *p)
 	c.filename = f;
 	c.linetable = t;
 	if (hmap_get_u64(p->ids, c.id)) {
-		code_release(&c);	/* invariant 3: kept once */
+		code_release(&c);	/* hpcpy.h, invariant 3: kept once */
 		return 0;
 	}
 	hmap_put_u64(p->ids, c.id, (void *)1);

@@ -152,8 +152,8 @@ static void hand_made_tables(void)
 	CHECK_INT(pyline_decode(2, 7, t310, sizeof(t310), 1, 0, &r), -1);
 }
 
-/* Random bytes, and every prefix of a real table: no byte read past
- * the end (ASan builds), ranges as invariant 1 says. */
+/* Random tables: no byte read past the end (ASan builds), ranges as
+ * pyline.h, invariant 1 says. */
 static void damaged_tables(void)
 {
 	unsigned char t[64];
