@@ -9,18 +9,21 @@
 
 #include "dump.h"
 #include "error.h"
+#include "hpcpy.h"
 #include "hpcrun-fmt.h"
 #include "hpctrace.h"
 #include "infile.h"
+#include "pyline.h"
 #include "structfile.h"
 
 #define INPUT "a profile or structure file"
 
-enum input_kind { STRUCTURE, PROFILE, TRACE };
+enum input_kind { STRUCTURE, PROFILE, TRACE, PYTHON };
 
 /*
  * STRUCTURE when path is to be read as a structure file (it starts with
- * '<'), TRACE as a trace (it starts with the trace magic), PROFILE as a
+ * '<'), TRACE as a trace (it starts with the trace magic), PYTHON as a
+ * Python code file (it starts with "hpcpy "), PROFILE as a
  * profile (anything else: the profile reader names what is wrong); -1
  * with hpc_lasterr() set when it is empty or not a regular file: a FIFO
  * or /dev/zero is refused here, before any reader waits on it.
@@ -42,6 +45,9 @@ static int input_kind(const char *path)
 		return hpc_seterr("'%s': empty file, not %s", path, INPUT);
 	if (head[0] == '<')
 		return STRUCTURE;
+	if (got >= (ssize_t)sizeof(HPCPY_MAGIC) &&
+	    !memcmp(head, HPCPY_MAGIC " ", sizeof(HPCPY_MAGIC)))
+		return PYTHON;
 	return got == (ssize_t)sizeof(head) &&
 	       !memcmp(head, HPCTRACE_MAGIC, sizeof(head)) ? TRACE : PROFILE;
 }
@@ -103,6 +109,41 @@ static int dump_trace(const char *path)
 	return ret;
 }
 
+/* Each code as hpcprof names it, then its line table's ranges decoded,
+ * "START-END LINE" in bytecode bytes (LINE "-": none). */
+static int dump_python(const char *path)
+{
+	struct hpcpy *p = hpcpy_read(path);
+	size_t i;
+
+	if (!p)
+		return -1;
+	printf("hpcpy %s python %d.%d codes %zu\n", HPCPY_VERSION, p->major,
+	       p->minor, p->ncodes);
+	for (i = 0; i < p->ncodes; i++) {
+		const struct hpcpy_code *c = &p->codes[i];
+		const char *base = strrchr(c->filename, '/');
+		struct pyline_range *r;
+		long k, nr = pyline_decode(p->major, p->minor, c->linetable,
+					   c->linetable_len, c->firstlineno,
+					   c->ncode, &r);
+
+		printf("code 0x%" PRIx64 " %s:%" PRIu32 " %s ncode %" PRIu32
+		       " file %s\n", c->id, base ? base + 1 : c->filename,
+		       c->firstlineno, c->qualname, c->ncode, c->filename);
+		for (k = 0; k < nr; k++) {
+			printf("  %" PRIu32 "-%" PRIu32, r[k].start, r[k].end);
+			if (r[k].line < 0)
+				printf(" -\n");
+			else
+				printf(" %" PRId32 "\n", r[k].line);
+		}
+		free(r);
+	}
+	hpcpy_free(p);
+	return 0;
+}
+
 int dump_inputs(int n, char **paths)
 {
 	int i, status = 0;
@@ -113,6 +154,7 @@ int dump_inputs(int n, char **paths)
 		int kind = input_kind(paths[i]);
 
 		if (kind < 0 || (kind == TRACE ? dump_trace
+				 : kind == PYTHON ? dump_python
 				 : kind == PROFILE ? dump_profile
 				 : dump_structure)(paths[i])) {
 			hpc_error("%s", hpc_lasterr());

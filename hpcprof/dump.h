@@ -1,6 +1,7 @@
 /*
  * dump.h - hpcprof --dump: print the inputs hpcprof reads (.hpcrun profiles,
- * structure files and .hpctrace traces, a measurement's or a database's)
+ * structure files, .hpctrace traces, a measurement's or a database's, and
+ * .hpcpy Python code files with their line tables decoded)
  * as stable text, for debugging and tests.
  */
 #ifndef HPCPROF_DUMP_H

@@ -179,6 +179,18 @@ test_expect_success 'a bad .hpcpy is named with its line and set aside' '
 	grep "Python code file ignored" err
 '
 
+test_expect_success 'hpcprof --dump prints a .hpcpy with its lines decoded' '
+	hpcprof --dump m/py-000000-000-a8c00101-200-0.hpcpy >dump &&
+	head -1 dump >head &&
+	echo "hpcpy 01.00 python 3.10 codes 16" >expect &&
+	test_cmp expect head &&
+	id=$(awk "\$2 == \"fib\" { print \$1 }" m/py-000000-000-a8c00101-200-0.ids) &&
+	grep "^code $id py-sample.py:8 fib ncode [0-9]* file $SAMPLE\$" dump &&
+	sed -n "/^code $id /,/^code/p" dump | awk "NF == 2 { print \$2 }" | sort -un >lines &&
+	printf "9\n10\n11\n" >expect &&
+	test_cmp expect lines
+'
+
 test_expect_success 'hpcstruct DIR skips the [python] pseudo module without a word' '
 	hpcstruct m 2>err;
 	test_must_fail grep "python\]" err
