@@ -1,6 +1,7 @@
 #!/bin/sh
 test_description='hpcprof names Python frames from the .hpcpy files: procedures "prog.py:12 fib" with their lines in every view, the .py sources copied, a missing file said once'
 . "$(dirname "$0")/test-lib.sh"
+. "$TEST_DIRECTORY/lib/trace-lib.sh"
 
 # The fixtures: the code objects of tests/progs/py-sample.py as CPython
 # 3.10, 3.11, 3.12 and 3.13 made them (tests/data/pyline/, dumped by
@@ -147,6 +148,19 @@ test_expect_success 'folded stacks and the flame graph name them' '
 	grep "py-sample.py:1 <module>;py-sample.py:8 fib;py-sample.py:8 fib " folded &&
 	hpcviewer-tui --flame-graph flame.svg db &&
 	grep "py-sample.py:8 fib" flame.svg
+'
+
+test_expect_success 'the trace view and its exports name them' '
+	build_mktrace &&
+	cp -r m t &&
+	printf "1000000000 4\n2000000000 5\n3000000000 6\n4000000000 -\n" |
+	./mktrace t/py-000000-000-a8c00101-100-0.hpctrace &&
+	hpcprof -o dbt t 2>/dev/null &&
+	hpcviewer-tui --perfetto p.json --firefox f.json dbt &&
+	grep "py-sample.py:8 fib" p.json && grep "py-sample.py:18 Kernel.run" p.json &&
+	grep "py-sample.py:8 fib" f.json &&
+	hpcviewer-tui --stdio --view trace dbt >trace-view &&
+	grep "py-sample.py" trace-view
 '
 
 test_expect_success XMLLINT '-j 2 writes the database -j 1 writes' '
