@@ -97,8 +97,10 @@ static void add_code(struct structure *st, const struct hpcpy_code *c,
 	proc = structure_add(st, SCOPE_PROC, 0, name.buf, c->filename,
 			     c->firstlineno, base);
 	strbuf_release(&name);
+	/* a code of unknown length (0) stays in its slot all the same */
 	n = pyline_decode(major, minor, c->linetable, c->linetable_len,
-			  c->firstlineno, c->ncode, &r);
+			  c->firstlineno,
+			  c->ncode ? c->ncode : (uint32_t)(slot - 1), &r);
 	for (i = 0; i < n; i++) {
 		if (at < r[i].start)
 			add_stmt(st, by_line, proc, c->filename,
