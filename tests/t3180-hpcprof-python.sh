@@ -85,9 +85,9 @@ test_expect_success XMLLINT 'profiles with Python frames of 3.10 to 3.13' '
 # Each CPython at hand: its own co_lines() of the sample's code objects
 # and lib/pyline agree (u-pyline on a fresh dump).
 for v in 10 11 12 13; do
-	test_lazy_prereq PY3$v "ls -d \$HOME/.pyenv/versions/3.$v.*/bin/python3.$v"
+	test_lazy_prereq PY3$v "ls -d \${PYENV_ROOT:-\$HOME/.pyenv}/versions/3.$v.*/bin/python3.$v"
 	test_expect_success PY3$v "CPython 3.$v: lib/pyline gives co_lines()' lines" '
-		py=$(ls -d $HOME/.pyenv/versions/3.'$v'.*/bin/python3.'$v' | tail -1) &&
+		py=$(ls -d ${PYENV_ROOT:-$HOME/.pyenv}/versions/3.'$v'.*/bin/python3.'$v' | tail -1) &&
 		"$py" "$TEST_PROGS/py-codes.py" "$SAMPLE" >live-3.'$v'.txt &&
 		"$HPC_BUILD/tests/u-pyline" live-3.'$v'.txt
 	'
