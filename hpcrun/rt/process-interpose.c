@@ -6,7 +6,9 @@
  *                       the main thread's call paths
  *   pthread_create      runs every thread through thread_start(), which
  *   thrd_create         starts its sampling and is its stop frame; the
- *                       thread's profile is written by a key destructor
+ *                       thread's profile is written by a key destructor;
+ *                       counted as on its way until it is registered
+ *                       (raw-threads.c takes no such thread for a raw one)
  *   exec*               write everything before the image is replaced
  *                       (and measure on, in new files, if exec fails)
  *   _exit, _Exit        write everything before the process ends
@@ -118,6 +120,7 @@ __attribute__((noinline)) static void *thread_start(void *p)
 	start_arg_free(p);
 	rt_signal_inherit(a.hidden);
 	rt_thread_begin(a.index);
+	rt_thread_starting(-1);
 	r = a.fn(a.arg);
 	__asm__ volatile("" ::: "memory");	/* keep this frame (no tail call) */
 	return r;
@@ -132,6 +135,7 @@ __attribute__((noinline)) static int c11_thread_start(void *p)
 	start_arg_free(p);
 	rt_signal_inherit(a.hidden);
 	rt_thread_begin(a.index);
+	rt_thread_starting(-1);
 	r = a.c11_fn(a.arg);
 	__asm__ volatile("" ::: "memory");	/* keep this frame (no tail call) */
 	return r;
@@ -165,9 +169,12 @@ RT_API int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 	a->arg = arg;
 	a->index = rt_next_thread_index();
 	a->hidden = rt_signal_hidden();
+	rt_thread_starting(1);
 	r = RT_REAL(pthread_create)(t, attr, thread_start, a);
-	if (r)
+	if (r) {
+		rt_thread_starting(-1);
 		start_arg_free(a);
+	}
 	return r;
 }
 
@@ -182,9 +189,12 @@ RT_API int thrd_create(thrd_t *t, thrd_start_t fn, void *arg)
 	a->arg = arg;
 	a->index = rt_next_thread_index();
 	a->hidden = rt_signal_hidden();
+	rt_thread_starting(1);
 	r = RT_REAL(thrd_create)(t, c11_thread_start, a);
-	if (r != thrd_success)
+	if (r != thrd_success) {
+		rt_thread_starting(-1);
 		start_arg_free(a);
+	}
 	return r;
 }
 

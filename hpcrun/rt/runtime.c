@@ -16,7 +16,9 @@
  * registered) ... samples ... rt_thread_end() at thread exit, or
  * rt_process_finish() for threads still running at process end.  Either
  * path first sets td->closed under rt_threads_lock, so each profile is
- * written once.
+ * written once.  A task made without pthread_create is adopted from
+ * outside instead (rt_thread_adopt, by raw-threads.c) and ended from
+ * outside (rt_thread_end_other), never running any of this itself.
  *
  * Capabilities (synchronization, the hang detector, --data, --sharing, -t)
  * are called through their tables of hooks, capabilities[], at the
@@ -84,6 +86,16 @@ static pthread_key_t thread_key;
 static struct rt_counts totals;
 static uint64_t nthreads, write_errors, start_failures, blocked_attempts,
 	live_left, threads_unmeasured;
+/* Threads on their way from pthread_create to rt_thread_begin. */
+static int starting;
+/* hpcrun's own threads (rt_own_thread), slots taken once each. */
+#define OWN_MAX 64
+static pid_t own_tids[OWN_MAX];
+/* The threads whose profiles were written last, which may still run
+ * (their key destructors, glibc's exit): a ring under threads_lock. */
+#define ENDED_MAX 1024
+static pid_t ended[ENDED_MAX];
+static unsigned ended_next;
 static char notes[4096];
 static size_t notes_len;
 static int show_notes;
@@ -164,8 +176,35 @@ void rt_threads_apply(void (*fn)(struct rt_thread *td))
 
 RT_REAL_DEFINE(pthread_create);
 
+/* What an own thread starts with; ready once it is in own_tids. */
+struct own_start {
+	void *(*fn)(void *);
+	void *arg;
+	unsigned ready;
+};
+
+static void *own_start(void *p)
+{
+	struct own_start *o = p;
+	void *(*fn)(void *) = o->fn;
+	void *arg = o->arg;
+	pid_t tid = (pid_t)syscall(SYS_gettid), zero;
+	int i;
+
+	for (i = 0; i < OWN_MAX; i++) {
+		zero = 0;
+		if (__atomic_compare_exchange_n(&own_tids[i], &zero, tid, 0,
+						__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+			break;
+	}
+	__atomic_store_n(&o->ready, 1, __ATOMIC_SEQ_CST);
+	rt_futex_wake(&o->ready, 1);
+	return fn(arg);
+}
+
 int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack)
 {
+	struct own_start o = { fn, arg, 0 };
 	pthread_attr_t attr;
 	pthread_t t;
 	int err;
@@ -174,9 +213,60 @@ int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack)
 		return -err;
 	pthread_attr_setstacksize(&attr, stack);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	err = RT_REAL(pthread_create)(&t, &attr, fn, arg);
+	err = RT_REAL(pthread_create)(&t, &attr, own_start, &o);
 	pthread_attr_destroy(&attr);
+	/* o lives on this stack: the thread has copied it once ready */
+	while (!err && !__atomic_load_n(&o.ready, __ATOMIC_SEQ_CST))
+		rt_futex_wait(&o.ready, 0, 0);
 	return -err;
+}
+
+void rt_thread_starting(int delta)
+{
+	__atomic_add_fetch(&starting, delta, __ATOMIC_SEQ_CST);
+}
+
+int rt_threads_starting(void)
+{
+	return __atomic_load_n(&starting, __ATOMIC_SEQ_CST);
+}
+
+/* tids[0..n), sorted, marked known where it holds tid. */
+static void mark_known(const pid_t *tids, unsigned char *known, size_t n, pid_t tid)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (tid && lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (tids[mid] == tid) {
+			known[mid] = 1;
+			return;
+		}
+		if (tids[mid] < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+}
+
+void rt_threads_known(const pid_t *tids, unsigned char *known, size_t n)
+{
+	struct rt_thread *td;
+	size_t i;
+
+	pthread_mutex_lock(&threads_lock);
+	for (td = threads; td; td = td->next)
+		mark_known(tids, known, n, td->tid);
+	for (i = 0; i < ENDED_MAX; i++)
+		mark_known(tids, known, n, ended[i]);
+	pthread_mutex_unlock(&threads_lock);
+	for (i = 0; i < OWN_MAX; i++)
+		mark_known(tids, known, n, __atomic_load_n(&own_tids[i], __ATOMIC_SEQ_CST));
+}
+
+void rt_count_unmeasured(void)
+{
+	__atomic_add_fetch(&threads_unmeasured, 1, __ATOMIC_RELAXED);
 }
 
 int rt_next_thread_index(void)
@@ -633,36 +723,48 @@ static int begin_job(void *p)
 	struct begin_job *j = p;
 	uintptr_t lo, hi;
 
-	if (j->td->index && !mapping_of(j->sp, &lo, &hi)) {
+	if (j->td->index && j->sp && !mapping_of(j->sp, &lo, &hi)) {
 		j->td->stack_lo = lo;
 		j->td->stack_hi = hi;
 	}
 	return tree_new(j->td);
 }
 
-struct rt_thread *rt_thread_begin(int index)
+/* A new struct rt_thread for thread index, task tid, whose stack holds
+ * sp (0: not known), with its tree; NULL when there is no memory. */
+static struct rt_thread *td_new(int index, pid_t tid, uintptr_t sp)
 {
 	struct begin_job job;
+	struct rt_thread *td;
+	int i;
+
+	td = mmap(NULL, TD_BYTES, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (td == MAP_FAILED)
+		return NULL;
+	td->uwc = (struct uw_cache *)(void *)(td + 1);
+	td->index = index;
+	td->tid = tid;
+	for (i = 0; i < HPCRUN_MAX_EVENTS; i++)
+		td->fd[i] = -1;
+	job.td = td;
+	job.sp = sp;
+	if (rt_fd_private(begin_job, &job)) {
+		munmap(td, TD_BYTES);
+		return NULL;
+	}
+	return td;
+}
+
+struct rt_thread *rt_thread_begin(int index)
+{
 	struct rt_thread *td;
 	int i, err;
 
 	if (!rt_active)
 		return NULL;
-	td = mmap(NULL, TD_BYTES, PROT_READ | PROT_WRITE,
-		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (td == MAP_FAILED) {
-		unmeasured(index);
-		return NULL;
-	}
-	td->uwc = (struct uw_cache *)(void *)(td + 1);
-	td->index = index;
-	td->tid = (pid_t)syscall(SYS_gettid);
-	for (i = 0; i < HPCRUN_MAX_EVENTS; i++)
-		td->fd[i] = -1;
-	job.td = td;
-	job.sp = (uintptr_t)&job;
-	if (rt_fd_private(begin_job, &job)) {
-		munmap(td, TD_BYTES);
+	td = td_new(index, (pid_t)syscall(SYS_gettid), (uintptr_t)&td);
+	if (!td) {
 		unmeasured(index);
 		return NULL;
 	}
@@ -700,6 +802,46 @@ static void stop_sources(struct rt_thread *td)
 			rt_cfg.ev[i].src->stop(td, i);
 			td->started[i] = 0;
 		}
+}
+
+struct rt_thread *rt_thread_adopt(pid_t tid)
+{
+	/* its stack is not known: samples unwind from their copies */
+	struct rt_thread *td = td_new(rt_next_thread_index(), tid, 0);
+	int i, n = 0;
+
+	if (!td)
+		return NULL;
+	td->raw = 1;
+	pthread_mutex_lock(&threads_lock);
+	if (!rt_active || finished) {
+		pthread_mutex_unlock(&threads_lock);
+		cct_unlink(&td->cct);
+		cct_release(&td->cct);
+		munmap(td, TD_BYTES);
+		return NULL;
+	}
+	threads_add(td);
+	pthread_mutex_unlock(&threads_lock);
+	for (i = 0; i < rt_cfg.nev; i++)
+		if (!rt_cfg.ev[i].src->start(td, i))
+			n = td->started[i] = 1;
+	if (n)
+		return td;
+	/* nothing measures it: gone without a profile, unless the process
+	 * ended meanwhile and writes it (then it is that writer's) */
+	pthread_mutex_lock(&threads_lock);
+	if (td->closed) {
+		pthread_mutex_unlock(&threads_lock);
+		return NULL;
+	}
+	td->closed = 1;
+	threads_del(td);
+	pthread_mutex_unlock(&threads_lock);
+	cct_unlink(&td->cct);
+	cct_release(&td->cct);
+	munmap(td, TD_BYTES);
+	return NULL;
 }
 
 static void add_counts(const struct rt_counts *c)
@@ -756,10 +898,11 @@ static void write_thread(struct rt_thread *td)
 	__atomic_add_fetch(&nthreads, 1, __ATOMIC_RELAXED);
 }
 
-static void rt_thread_end(struct rt_thread *td)
+/* Ends td (sources stopped, profile written, memory freed) on its own
+ * thread (own: thread_end hooks run there, capability.h invariant 2) or
+ * on another (an adopted task). */
+static void thread_end(struct rt_thread *td, int own)
 {
-	if (!td)
-		return;
 	pthread_mutex_lock(&threads_lock);
 	if (td->closed || finished) {
 		pthread_mutex_unlock(&threads_lock);
@@ -767,18 +910,32 @@ static void rt_thread_end(struct rt_thread *td)
 	}
 	td->closed = 1;
 	threads_del(td);
+	ended[ended_next++ % ENDED_MAX] = td->tid;
 	__atomic_add_fetch(&writers, 1, __ATOMIC_ACQ_REL);
 	pthread_mutex_unlock(&threads_lock);
-	rt_self = NULL;
+	if (own)
+		rt_self = NULL;
 	stop_sources(td);
 	write_thread(td);
 	if (!__atomic_sub_fetch(&writers, 1, __ATOMIC_SEQ_CST) &&
 	    __atomic_load_n(&finished, __ATOMIC_SEQ_CST))
 		rt_futex_wake(&writers, 1);
-	CAPS_CALL(thread_end, td);
+	if (own)
+		CAPS_CALL(thread_end, td);
 	cct_release(&td->cct);
 	CAPS_CALL(thread_release, td);
 	munmap(td, TD_BYTES);
+}
+
+static void rt_thread_end(struct rt_thread *td)
+{
+	if (td)
+		thread_end(td, 1);
+}
+
+void rt_thread_end_other(struct rt_thread *td)
+{
+	thread_end(td, 0);
 }
 
 /* The first error of the log's writes (write_log runs once, under the
@@ -958,6 +1115,9 @@ static void rt_after_fork_child(void)
 	int i;
 
 	rt_pid = getpid();
+	starting = 0;		/* none of the parent's come here */
+	memset(own_tids, 0, sizeof(own_tids));
+	memset(ended, 0, sizeof(ended));
 	rt_fd_gate_after_fork();
 	rt_io_after_fork();
 	rt_perf_after_fork(threads);

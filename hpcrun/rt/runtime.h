@@ -145,6 +145,9 @@ struct rt_thread {
 	struct rt_data_thread *data;	/* hpcrun --data, or NULL */
 	struct rt_share_thread *share;	/* hpcrun --sharing, or NULL */
 	struct rt_trace_thread *trace;	/* hpcrun -t (trace.h), or NULL */
+	int raw;			/* a task made without pthread_create:
+					 * adopted, never signalled, measured
+					 * from outside */
 	uintptr_t frames[RT_MAX_FRAMES];
 	unsigned char rec[65536];	/* a ring record that wraps around */
 	struct rt_thread *next, **pprev;	/* runtime.c's list of threads */
@@ -184,5 +187,30 @@ int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack);
 /* Calls fn for every thread still sampled, under the thread list's lock
  * (outside the handler). */
 void rt_threads_apply(void (*fn)(struct rt_thread *td));
+
+/* The threads as raw-threads.c sees them (outside handlers). */
+/* A thread made by pthread_create or thrd_create is on its way from
+ * rt_thread_starting(1), before the real call, to rt_thread_starting(-1)
+ * once it is registered (or the call failed). */
+void rt_thread_starting(int delta);
+/* How many are on their way. */
+int rt_threads_starting(void);
+/* Sets known[i] to 1 for each tids[i] (sorted, n of them) that is a
+ * thread hpcrun measures, one of hpcrun's own (rt_own_thread) or one
+ * whose profile was written lately (a thread between its end and its
+ * exit); leaves the others alone. */
+void rt_threads_known(const pid_t *tids, unsigned char *known, size_t n);
+/* A struct rt_thread for task tid of this process, which never passed
+ * through rt_thread_begin: td->raw set, registered, its tree made, the
+ * sources that can measure it without a signal started (source.h,
+ * invariant 4), nothing run on the task itself; NULL when no source
+ * could start or there was no memory.  Freed by rt_thread_end_other or
+ * at process end. */
+struct rt_thread *rt_thread_adopt(pid_t tid);
+/* Ends td, a thread rt_thread_adopt made, from another thread: its
+ * sources stopped, its profile written, its memory freed. */
+void rt_thread_end_other(struct rt_thread *td);
+/* Counts a thread hpcrun could not measure (the log's threads-unmeasured). */
+void rt_count_unmeasured(void);
 
 #endif
