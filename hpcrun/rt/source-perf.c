@@ -45,6 +45,10 @@
  *      thread's events start and stop without the gate (unless they fall
  *      back to a fd), so threads begin and end without waiting for each
  *      other.  Lock order: the gate, then ev_lock.
+ *  R6. An adopted thread (td->raw, source.h invariant 4) has rings only,
+ *      four times the size if it may, no drain timer and no count in td->nrings;
+ *      raw-threads.c drains them every few milliseconds from its own
+ *      thread (rt_perf_drain_task), td->busy set as the handler sets it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -272,6 +276,29 @@ static int open_ring(void *p)
 	return err;
 }
 
+/* Opens event idx of td, an adopted thread, with its ring buffer and no
+ * timer (R6), of a thread's size where four times that is refused (the
+ * limit of locked memory, perf_event_mlock_kb); 0 or negative errno. */
+static int arm_raw_ring(struct rt_thread *td, int idx)
+{
+	size_t data = ring_data_bytes(&rt_cfg.ev[idx].spec);
+	struct ring_job j = {
+		&rt_cfg.ev[idx].spec, td->tid,
+		(size_t)sysconf(_SC_PAGESIZE) + 4 * data, NULL,
+	};
+	int err = rt_fd_private(open_ring, &j);
+
+	if (err == -EPERM || err == -ENOMEM) {
+		j.bytes = (size_t)sysconf(_SC_PAGESIZE) + data;
+		err = rt_fd_private(open_ring, &j);
+	}
+	if (err)
+		return err;
+	td->ring_bytes[idx] = j.bytes;
+	__atomic_store_n(&td->ring[idx], j.ring, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
 /* Opens event idx of td with a ring buffer (THE RING, R1), its fd never in
  * the program's table.  0 or negative errno. */
 static int arm_ring(struct rt_thread *td, int idx)
@@ -315,6 +342,9 @@ static int perf_start(struct rt_thread *td, int idx)
 	int err = -1;
 
 	rt_fd_thread_start();
+	if (td->raw)
+		return rt_perf_is_ring_event(&rt_cfg.ev[idx].spec) ?
+			arm_raw_ring(td, idx) : -EOPNOTSUPP;
 	if (rt_perf_is_ring_event(&rt_cfg.ev[idx].spec)) {
 		err = arm_ring(td, idx);
 		if (err && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED)) {
@@ -457,6 +487,22 @@ void rt_perf_drain_self(void)
 	__atomic_store_n(&td->busy, 0, __ATOMIC_SEQ_CST);
 }
 
+void rt_perf_drain_task(struct rt_thread *td, struct rt_thread *self)
+{
+	__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
+	if (!td->closed) {
+		int i;
+
+		for (i = 0; i < rt_cfg.nev; i++) {
+			void *ring = __atomic_load_n(&td->ring[i], __ATOMIC_SEQ_CST);
+
+			if (ring)
+				drain_ring(td, self, i, ring, NULL);
+		}
+	}
+	__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
+}
+
 void rt_perf_resignal(struct rt_thread *td)
 {
 	sigset_t mask, ev_mask;
@@ -504,7 +550,7 @@ static int stop_ring(struct rt_thread *td, int idx)
 		drain_ring(td, self && !self->busy ? self : NULL, idx, ring, NULL);
 	}
 	munmap(ring, td->ring_bytes[idx]);
-	if (--td->nrings == 0)
+	if (!td->raw && --td->nrings == 0)
 		timer_delete(td->drain_timer);
 	return 1;
 }

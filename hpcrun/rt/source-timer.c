@@ -80,6 +80,8 @@ static int make_timer(const struct rt_thread *td, int idx, timer_t *out)
 
 static int timer_start(struct rt_thread *td, int idx)
 {
+	if (td->raw)
+		return -EOPNOTSUPP;	/* its signal would reach the task */
 	rt_fd_thread_start();
 	return make_timer(td, idx, &td->timer[idx]);
 }

@@ -14,6 +14,10 @@
  *  3. A thread's ring buffers are drained by its own handler, or outside
  *     it by the thread itself or once the thread is closed (source-perf.c,
  *     THE RING), so its tree has one writer at a time.
+ *  4. A thread adopted from outside (td->raw, raw-threads.h) is never
+ *     sent a signal: start() gives it only what needs none -- a ring
+ *     buffer with no drain timer -- and returns -EOPNOTSUPP otherwise;
+ *     its rings are drained by rt_perf_drain_task on another thread.
  */
 #ifndef HPCRUN_SOURCE_H
 #define HPCRUN_SOURCE_H
@@ -71,6 +75,10 @@ void rt_perf_after_fork(struct rt_thread *threads);
 void rt_perf_drain(struct rt_thread *td, const void *uc);
 /* The same for the calling thread outside the handler (before dlclose). */
 void rt_perf_drain_self(void);
+/* The same for td, an adopted thread (invariant 4), from another thread
+ * outside handlers whose rt_self is self (the unwinder's faults come back
+ * to self; NULL: leaf addresses only). */
+void rt_perf_drain_task(struct rt_thread *td, struct rt_thread *self);
 /* Is perf event s sampled through a ring buffer (source-perf.c, THE RING)? */
 int rt_perf_is_ring_event(const struct hpcrun_evspec *s);
 /* The CPU clock of thread tid of this process (as glibc's
