@@ -34,6 +34,9 @@
  *                  the .hpcshare files (sharing.h)
  *   trace.c        hpcrun -t: each thread's samples in time order, the
  *                  .hpctrace files (trace.h)
+ *   raw-threads.c  the tasks made without pthread_create (a raw clone),
+ *                  found in /proc/self/task and measured from outside
+ *                  (raw-threads.h)
  *
  * Invariants:
  *  1. The signal handler only touches its own thread's struct rt_thread,
@@ -146,8 +149,8 @@ struct rt_thread {
 	struct rt_share_thread *share;	/* hpcrun --sharing, or NULL */
 	struct rt_trace_thread *trace;	/* hpcrun -t (trace.h), or NULL */
 	int raw;			/* a task made without pthread_create:
-					 * adopted, never signalled, measured
-					 * from outside */
+					 * never signalled, its rings drained
+					 * from outside (raw-threads.h) */
 	uintptr_t frames[RT_MAX_FRAMES];
 	unsigned char rec[65536];	/* a ring record that wraps around */
 	struct rt_thread *next, **pprev;	/* runtime.c's list of threads */

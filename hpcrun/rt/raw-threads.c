@@ -1,0 +1,314 @@
+/*
+ * raw-threads.c - the watcher of the tasks made without pthread_create:
+ * finds them in /proc/self/task, adopts and drains those it can measure,
+ * counts the CPU time of those it cannot (raw-threads.h, its invariants).
+ *
+ * The watcher's table, tasks[], only grows: one entry per raw task, its td
+ * (NULL: unmeasured) and, unmeasured, its CPU ticks at the last scan; an
+ * entry whose task is gone is marked so.  The watcher alone writes it;
+ * the log hook, on the thread ending the process, reads it with atomic
+ * loads (no lock: that thread holds the thread list's lock, which the
+ * watcher takes).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "capability.h"
+#include "fd-gate.h"
+#include "futex.h"
+#include "output.h"
+#include "raw-threads.h"
+#include "runtime.h"
+#include "source.h"
+
+/* Tasks of one scan: /proc/self/task holds at most this many we look at. */
+#define SCAN_MAX 16384
+/* Raw tasks of one process with an entry; later ones are counted only. */
+#define RAW_MAX 4096
+
+struct raw_task {
+	pid_t tid;
+	int gone;
+	struct rt_thread *td;	/* NULL: unmeasured */
+	uint64_t ticks;		/* unmeasured: CPU ticks at the last look */
+};
+
+/* One listing of /proc/self/task, sorted. */
+struct scan {
+	pid_t tid[SCAN_MAX];
+	size_t n;
+};
+
+static struct raw_task tasks[RAW_MAX];
+static size_t ntasks;			/* published with release */
+static uint64_t nraw, nraw_unmeasured, gone_ticks;
+/* The watcher's own scans and marks (the start hook's, before it runs). */
+static struct scan now, prev_unknown, before;
+static unsigned char known[SCAN_MAX];
+static struct rt_thread *scratch;	/* the watcher's rt_self (invariant 3) */
+static int ring_events;			/* events that can follow a raw task */
+
+static int cmp_tid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int has_tid(const struct scan *s, pid_t tid)
+{
+	return bsearch(&tid, s->tid, s->n, sizeof(pid_t), cmp_tid) != NULL;
+}
+
+/* Lists /proc/self/task into the struct scan at p, sorted (on a fd
+ * thread); 0 or negative errno. */
+static int list_tasks(void *p)
+{
+	struct scan *s = p;
+	char buf[4096];
+	long n, off;
+	int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	s->n = 0;
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+		for (off = 0; off < n;) {
+			/* struct linux_dirent64: ino, off, reclen, type, name */
+			unsigned short reclen;
+			const char *name = buf + off + 19;
+
+			memcpy(&reclen, buf + off + 16, sizeof(reclen));
+			if (name[0] >= '1' && name[0] <= '9' && s->n < SCAN_MAX)
+				s->tid[s->n++] = (pid_t)atoi(name);
+			off += reclen;
+		}
+	close(fd);
+	qsort(s->tid, s->n, sizeof(pid_t), cmp_tid);
+	return n < 0 ? -errno : 0;
+}
+
+/* CPU ticks (utime + stime) of task tid, asked for by the struct at p. */
+struct ticks_job {
+	pid_t tid;
+	uint64_t ticks;
+};
+
+static int read_ticks(void *p)
+{
+	struct ticks_job *j = p;
+	char path[64], buf[1024], *s;
+	unsigned long long ut, st;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)j->tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	/* after the name, in parentheses: field 3 (state) ... 14 and 15 */
+	if (!(s = strrchr(buf, ')')))
+		return -EIO;
+	for (i = 0; i < 12 && s; i++)
+		s = strchr(s + 1, ' ');
+	if (!s || sscanf(s, "%llu %llu", &ut, &st) != 2)
+		return -EIO;
+	j->ticks = ut + st;
+	return 0;
+}
+
+static uint64_t ticks_of(pid_t tid, uint64_t otherwise)
+{
+	struct ticks_job j = { tid, 0 };
+
+	return rt_fd_private(read_ticks, &j) ? otherwise : j.ticks;
+}
+
+/* A raw task found: measured from outside, or counted unmeasured. */
+static void adopt(pid_t tid)
+{
+	struct rt_thread *td = ring_events ? rt_thread_adopt(tid) : NULL;
+	struct raw_task *t;
+
+	nraw++;
+	if (!td) {
+		nraw_unmeasured++;
+		rt_count_unmeasured();
+	}
+	if (ntasks == RAW_MAX) {
+		if (td)		/* not drained: as if it ended now */
+			rt_thread_end_other(td);
+		return;
+	}
+	t = &tasks[ntasks];
+	t->tid = tid;
+	t->td = td;
+	t->ticks = td ? 0 : ticks_of(tid, 0);
+	__atomic_store_n(&ntasks, ntasks + 1, __ATOMIC_RELEASE);
+}
+
+/* The raw tasks already found, after a scan: drained, or ended when gone
+ * (their last samples taken first). */
+static void tend(void)
+{
+	size_t i;
+
+	for (i = 0; i < ntasks; i++) {
+		struct raw_task *t = &tasks[i];
+		int alive;
+
+		if (t->gone)
+			continue;
+		alive = has_tid(&now, t->tid);
+		if (t->td) {
+			rt_self = scratch;
+			rt_perf_drain_task(t->td, scratch);
+			rt_self = NULL;
+			if (!alive)
+				rt_thread_end_other(t->td);
+		} else if (alive) {
+			__atomic_store_n(&t->ticks, ticks_of(t->tid, t->ticks),
+					 __ATOMIC_RELAXED);
+		} else {
+			__atomic_add_fetch(&gone_ticks, t->ticks, __ATOMIC_RELAXED);
+		}
+		if (!alive)
+			__atomic_store_n(&t->gone, 1, __ATOMIC_RELEASE);
+	}
+}
+
+/* Adopts the tasks unknown in this scan and the one before, when no
+ * thread of the program's is on its way to being registered. */
+static void find_new(void)
+{
+	size_t i, k = 0;
+
+	if (rt_threads_starting())
+		return;		/* the same candidates next time */
+	memset(known, 0, now.n);
+	rt_threads_known(now.tid, known, now.n);
+	for (i = 0; i < now.n; i++) {
+		pid_t tid = now.tid[i];
+
+		if (known[i] || has_tid(&before, tid))
+			continue;
+		for (k = 0; k < ntasks && tasks[k].tid != tid; k++)
+			;
+		if (k < ntasks) {
+			known[i] = 1;
+			continue;
+		}
+		if (has_tid(&prev_unknown, tid)) {
+			adopt(tid);
+			known[i] = 1;
+		}
+	}
+	prev_unknown.n = 0;
+	for (i = 0; i < now.n; i++)
+		if (!known[i] && !has_tid(&before, now.tid[i]))
+			prev_unknown.tid[prev_unknown.n++] = now.tid[i];
+}
+
+static void *watcher(void *arg)
+{
+	sigset_t old;
+	unsigned never = 0;
+
+	(void)arg;
+	rt_fd_block_signals(&old);
+	for (;;) {
+		rt_futex_wait(&never, 0, RT_RAW_SCAN_NS);
+		if (!rt_active)
+			continue;
+		if (rt_fd_private(list_tasks, &now))
+			continue;
+		tend();
+		find_new();
+	}
+	return NULL;
+}
+
+static void raw_start(void)
+{
+	int i;
+
+	ring_events = 0;
+	for (i = 0; i < rt_cfg.nev; i++)
+		if (rt_cfg.ev[i].src == &perf_source &&
+		    rt_perf_is_ring_event(&rt_cfg.ev[i].spec))
+			ring_events++;
+	if (!scratch) {
+		scratch = mmap(NULL, sizeof(*scratch), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (scratch == MAP_FAILED)
+			scratch = NULL;
+	}
+	if (!scratch || rt_fd_private(list_tasks, &before) ||
+	    rt_own_thread(watcher, NULL, 256 << 10)) {
+		rt_note("warning: no watcher of the threads made without "
+			"pthread_create: they are not measured nor counted");
+	}
+}
+
+/* In the fork child: only the forking thread, no watcher, no raw task. */
+static void raw_fork_child(void)
+{
+	ntasks = 0;
+	nraw = nraw_unmeasured = gone_ticks = 0;
+	prev_unknown.n = 0;
+}
+
+static void raw_fork_child_measuring(void)
+{
+	raw_start();
+}
+
+static void raw_log(int fd, void (*put)(int fd, const char *text))
+{
+	size_t i, n = __atomic_load_n(&ntasks, __ATOMIC_ACQUIRE);
+	uint64_t ticks = __atomic_load_n(&gone_ticks, __ATOMIC_RELAXED);
+	long hz = sysconf(_SC_CLK_TCK);
+	double sec;
+	char line[160];
+
+	for (i = 0; i < n; i++) {
+		const struct raw_task *t = &tasks[i];
+
+		if (t->td)
+			continue;
+		/* gone ones are in gone_ticks; the others run now */
+		if (!__atomic_load_n(&t->gone, __ATOMIC_ACQUIRE))
+			ticks += ticks_of(t->tid, __atomic_load_n(&t->ticks,
+								 __ATOMIC_RELAXED));
+	}
+	sec = (double)ticks / (double)(hz > 0 ? hz : 100);
+	snprintf(line, sizeof(line), "threads-raw: %llu\n"
+		 "threads-raw-unmeasured-seconds: %.2f\n",
+		 (unsigned long long)nraw, sec);
+	put(fd, line);
+	if (nraw_unmeasured) {
+		snprintf(line, sizeof(line), "%llu thread%s made without pthread_create: "
+			 "%.2f s of CPU not measured", (unsigned long long)nraw_unmeasured,
+			 nraw_unmeasured == 1 ? "" : "s", sec);
+		rt_say(line, NULL);
+	}
+}
+
+const struct rt_capability raw_capability = {
+	.name = "raw",
+	.start = raw_start,
+	.log = raw_log,
+	.fork_child = raw_fork_child,
+	.fork_child_measuring = raw_fork_child_measuring,
+};

@@ -1,0 +1,50 @@
+/*
+ * raw-threads.h - the tasks of the process made without the
+ * pthread_create hpcrun sees: a raw clone or clone3, as language runtimes
+ * and JITs make their threads (also glibc's own helper threads).  They
+ * never pass through thread_start (process-interpose.c), so nothing of
+ * hpcrun runs on them; raw-threads.c finds them and measures them from
+ * outside (raw_capability, capability.h).
+ *
+ * hpcrun's watcher thread lists /proc/self/task every RT_RAW_SCAN_NS.  A
+ * task is raw when it is none of: a thread hpcrun measures, one of
+ * hpcrun's own, one whose profile was just written, one already there
+ * when measurement began (a library's constructor made it before
+ * hpcrun's) -- and is so in two scans in a row, the second with no
+ * pthread_create on its way (rt_threads_starting).  A raw task is adopted
+ * (rt_thread_adopt): its ring events follow its tid with no signal
+ * (source.h, invariant 4), and the watcher drains them, unwinding each
+ * sample from its stack copy into a tree of its own, written as a thread
+ * of its own when the task is gone or at process end.  A raw task that
+ * no event can measure so (CPUTIME, REALTIME, --no-stack-copy, no ring
+ * buffer for it) is counted unmeasured with its CPU time
+ * (/proc/self/task/TID/stat: utime + stime): in the log
+ * (threads-unmeasured, threads-raw-unmeasured-seconds) and on stderr at
+ * the end.
+ *
+ * Invariants:
+ *  1. No signal ever goes to a raw task and no code of hpcrun runs on it:
+ *     its TLS may be another thread's (a clone without CLONE_SETTLS, where
+ *     rt_self and errno are its creator's) or none of glibc's, its stack a
+ *     few pages with no alternate signal stack.
+ *  2. Only the watcher drains a raw task's rings and ends it (source-perf.c,
+ *     R6); the thread ending the process writes it as any other
+ *     (runtime.c), td->busy telling the two apart as it does for a
+ *     handler.
+ *  3. The watcher blocks every signal but the synchronous faults.  While it
+ *     unwinds a sample its rt_self is a struct rt_thread of its own, so a
+ *     fault in the unwinder comes back as a partial path (signals.c);
+ *     otherwise rt_self is NULL and the program's wrappers see no thread.
+ *  4. /proc is read on a fd thread (fd-gate.c, THE PRIVATE TABLE): no fd
+ *     of the watcher ever takes a number of the program's table.
+ *  5. The first RT_RAW_SCAN_NS (twice that, at most) of a raw task's CPU
+ *     time is not sampled: it is found by a scan, not when it is made.
+ */
+#ifndef HPCRUN_RAW_THREADS_H
+#define HPCRUN_RAW_THREADS_H
+
+/* Between two scans of /proc/self/task (and drains of the raw tasks'
+ * rings, which are four times a thread's size for this). */
+#define RT_RAW_SCAN_NS 10000000L
+
+#endif
