@@ -92,7 +92,8 @@ static int starting;
 #define OWN_MAX 64
 static pid_t own_tids[OWN_MAX];
 /* The threads whose profiles were written last, which may still run
- * (their key destructors, glibc's exit): a ring under threads_lock. */
+ * (their key destructors, glibc's exit), and those of pthread_create that
+ * had no memory to be measured: a ring under threads_lock. */
 #define ENDED_MAX 1024
 static pid_t ended[ENDED_MAX];
 static unsigned ended_next;
@@ -766,6 +767,9 @@ struct rt_thread *rt_thread_begin(int index)
 	td = td_new(index, (pid_t)syscall(SYS_gettid), (uintptr_t)&td);
 	if (!td) {
 		unmeasured(index);
+		pthread_mutex_lock(&threads_lock);
+		ended[ended_next++ % ENDED_MAX] = (pid_t)syscall(SYS_gettid);
+		pthread_mutex_unlock(&threads_lock);
 		return NULL;
 	}
 	if (!td->stack_hi)

@@ -199,9 +199,10 @@ void rt_thread_starting(int delta);
 /* How many are on their way. */
 int rt_threads_starting(void);
 /* Sets known[i] to 1 for each tids[i] (sorted, n of them) that is a
- * thread hpcrun measures, one of hpcrun's own (rt_own_thread) or one
- * whose profile was written lately (a thread between its end and its
- * exit); leaves the others alone. */
+ * thread hpcrun measures, one of hpcrun's own (rt_own_thread), one whose
+ * profile was written lately (a thread between its end and its exit) or
+ * one of pthread_create's that had no memory to be measured; leaves the
+ * others alone. */
 void rt_threads_known(const pid_t *tids, unsigned char *known, size_t n);
 /* A struct rt_thread for task tid of this process, which never passed
  * through rt_thread_begin: td->raw set, registered, its tree made, the
