@@ -16,9 +16,9 @@
  * (source.h, invariant 4), and the watcher drains them, unwinding each
  * sample from its stack copy into a tree of its own, written as a thread
  * of its own when the task is gone or at process end.  A raw task that
- * no event can measure so (CPUTIME, REALTIME, --no-stack-copy, no ring
- * buffer for it) is counted unmeasured with its CPU time
- * (/proc/self/task/TID/stat: utime + stime): in the log
+ * no event can measure so (CPUTIME, REALTIME, --no-stack-copy,
+ * --no-unwind, no ring buffer for it) is counted unmeasured with its CPU
+ * time (/proc/self/task/TID/stat: utime + stime): in the log
  * (threads-unmeasured, threads-raw-unmeasured-seconds) and on stderr at
  * the end.
  *
