@@ -228,7 +228,8 @@ static void *watcher(void *arg)
 	(void)arg;
 	rt_fd_block_signals(&old);
 	for (;;) {
-		rt_futex_wait(&never, 0, RT_RAW_SCAN_NS);
+		rt_futex_wait(&never, 0, prev_unknown.n ? RT_RAW_RESCAN_NS :
+			      RT_RAW_SCAN_NS);
 		if (!rt_active)
 			continue;
 		if (rt_fd_private(list_tasks, &now))

@@ -10,8 +10,9 @@
  * task is raw when it is none of: a thread hpcrun measures, one of
  * hpcrun's own, one whose profile was just written, one already there
  * when measurement began (a library's constructor made it before
- * hpcrun's) -- and is so in two scans in a row, the second with no
- * pthread_create on its way (rt_threads_starting).  A raw task is adopted
+ * hpcrun's) -- and is so in two scans in a row (the second
+ * RT_RAW_RESCAN_NS after the first), the second with no pthread_create on
+ * its way (rt_threads_starting).  A raw task is adopted
  * (rt_thread_adopt): its ring events follow its tid with no signal
  * (source.h, invariant 4), and the watcher drains them, unwinding each
  * sample from its stack copy into a tree of its own, written as a thread
@@ -37,8 +38,9 @@
  *     otherwise rt_self is NULL and the program's wrappers see no thread.
  *  4. /proc is read on a fd thread (fd-gate.c, THE PRIVATE TABLE): no fd
  *     of the watcher ever takes a number of the program's table.
- *  5. The first RT_RAW_SCAN_NS (twice that, at most) of a raw task's CPU
- *     time is not sampled: it is found by a scan, not when it is made.
+ *  5. The first RT_RAW_SCAN_NS + RT_RAW_RESCAN_NS (at most) of a raw
+ *     task's time is not sampled: it is found by scans, not when it is
+ *     made.
  */
 #ifndef HPCRUN_RAW_THREADS_H
 #define HPCRUN_RAW_THREADS_H
@@ -46,5 +48,7 @@
 /* Between two scans of /proc/self/task (and drains of the raw tasks'
  * rings, which are four times a thread's size for this). */
 #define RT_RAW_SCAN_NS 10000000L
+/* Between a scan that found unknown tasks and the one that tells. */
+#define RT_RAW_RESCAN_NS 1000000L
 
 #endif
