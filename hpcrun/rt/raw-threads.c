@@ -3,12 +3,13 @@
  * finds them in /proc/self/task, adopts and drains those it can measure,
  * counts the CPU time of those it cannot (raw-threads.h, its invariants).
  *
- * The watcher's table, tasks[], only grows: one entry per raw task, its td
- * (NULL: unmeasured) and, unmeasured, its CPU ticks at the last scan; an
- * entry whose task is gone is marked so.  The watcher alone writes it;
- * the log hook, on the thread ending the process, reads it with atomic
- * loads (no lock: that thread holds the thread list's lock, which the
- * watcher takes).
+ * The watcher's table, tasks[]: one entry per raw task, its td (NULL:
+ * unmeasured) and, unmeasured, its CPU ticks at the last scan; an entry
+ * whose task is gone is marked so, and taken again by the next raw task.
+ * The watcher alone writes it, an entry's fields before its gone is
+ * cleared or ntasks counts it (release); the log hook, on the thread
+ * ending the process, reads gone first (acquire), with no lock: that
+ * thread holds the thread list's lock, which the watcher takes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +31,7 @@
 
 /* Tasks of one scan: /proc/self/task holds at most this many we look at. */
 #define SCAN_MAX 16384
-/* Raw tasks of one process with an entry; later ones are counted only. */
+/* Raw tasks running at once with an entry; more are left alone. */
 #define RAW_MAX 4096
 
 struct raw_task {
@@ -138,24 +139,30 @@ static uint64_t ticks_of(pid_t tid, uint64_t otherwise)
 /* A raw task found: measured from outside, or counted unmeasured. */
 static void adopt(pid_t tid)
 {
-	struct rt_thread *td = ring_events ? rt_thread_adopt(tid) : NULL;
+	struct rt_thread *td;
 	struct raw_task *t;
+	size_t i;
 
-	nraw++;
+	for (i = 0; i < ntasks && !tasks[i].gone; i++)
+		;
+	if (i == RAW_MAX)
+		return;
+	td = ring_events ? rt_thread_adopt(tid) : NULL;
+	__atomic_add_fetch(&nraw, 1, __ATOMIC_RELAXED);
 	if (!td) {
-		nraw_unmeasured++;
+		__atomic_add_fetch(&nraw_unmeasured, 1, __ATOMIC_RELAXED);
 		rt_count_unmeasured();
 	}
-	if (ntasks == RAW_MAX) {
-		if (td)		/* not drained: as if it ended now */
-			rt_thread_end_other(td);
-		return;
-	}
-	t = &tasks[ntasks];
+	t = &tasks[i];
 	t->tid = tid;
 	t->td = td;
 	t->ticks = td ? 0 : ticks_of(tid, 0);
-	__atomic_store_n(&ntasks, ntasks + 1, __ATOMIC_RELEASE);
+	if (i < ntasks) {
+		__atomic_store_n(&t->gone, 0, __ATOMIC_RELEASE);
+	} else {
+		t->gone = 0;
+		__atomic_store_n(&ntasks, ntasks + 1, __ATOMIC_RELEASE);
+	}
 }
 
 /* The raw tasks already found, after a scan: drained, or ended when gone
@@ -203,7 +210,7 @@ static void find_new(void)
 
 		if (known[i] || has_tid(&before, tid))
 			continue;
-		for (k = 0; k < ntasks && tasks[k].tid != tid; k++)
+		for (k = 0; k < ntasks && (tasks[k].tid != tid || tasks[k].gone); k++)
 			;
 		if (k < ntasks) {
 			known[i] = 1;
@@ -224,12 +231,14 @@ static void *watcher(void *arg)
 {
 	sigset_t old;
 	unsigned never = 0;
+	int quick = 0;
 
 	(void)arg;
 	rt_fd_block_signals(&old);
 	for (;;) {
-		rt_futex_wait(&never, 0, prev_unknown.n ? RT_RAW_RESCAN_NS :
-			      RT_RAW_SCAN_NS);
+		/* one quick scan after one that found unknown tasks */
+		quick = prev_unknown.n && !quick;
+		rt_futex_wait(&never, 0, quick ? RT_RAW_RESCAN_NS : RT_RAW_SCAN_NS);
 		if (!rt_active)
 			continue;
 		if (rt_fd_private(list_tasks, &now))
@@ -278,7 +287,8 @@ static void raw_fork_child_measuring(void)
 static void raw_log(int fd, void (*put)(int fd, const char *text))
 {
 	size_t i, n = __atomic_load_n(&ntasks, __ATOMIC_ACQUIRE);
-	uint64_t ticks = __atomic_load_n(&gone_ticks, __ATOMIC_RELAXED);
+	uint64_t ticks = __atomic_load_n(&gone_ticks, __ATOMIC_RELAXED),
+		unmeasured = __atomic_load_n(&nraw_unmeasured, __ATOMIC_RELAXED);
 	long hz = sysconf(_SC_CLK_TCK);
 	double sec;
 	char line[160];
@@ -286,22 +296,20 @@ static void raw_log(int fd, void (*put)(int fd, const char *text))
 	for (i = 0; i < n; i++) {
 		const struct raw_task *t = &tasks[i];
 
-		if (t->td)
-			continue;
 		/* gone ones are in gone_ticks; the others run now */
-		if (!__atomic_load_n(&t->gone, __ATOMIC_ACQUIRE))
+		if (!__atomic_load_n(&t->gone, __ATOMIC_ACQUIRE) && !t->td)
 			ticks += ticks_of(t->tid, __atomic_load_n(&t->ticks,
 								 __ATOMIC_RELAXED));
 	}
 	sec = (double)ticks / (double)(hz > 0 ? hz : 100);
 	snprintf(line, sizeof(line), "threads-raw: %llu\n"
 		 "threads-raw-unmeasured-seconds: %.2f\n",
-		 (unsigned long long)nraw, sec);
+		 (unsigned long long)__atomic_load_n(&nraw, __ATOMIC_RELAXED), sec);
 	put(fd, line);
-	if (nraw_unmeasured) {
+	if (unmeasured) {
 		snprintf(line, sizeof(line), "%llu thread%s made without pthread_create: "
-			 "%.2f s of CPU not measured", (unsigned long long)nraw_unmeasured,
-			 nraw_unmeasured == 1 ? "" : "s", sec);
+			 "%.2f s of CPU not measured", (unsigned long long)unmeasured,
+			 unmeasured == 1 ? "" : "s", sec);
 		rt_say(line, NULL);
 	}
 }
