@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -227,6 +228,40 @@ static void find_new(void)
 			prev_unknown.tid[prev_unknown.n++] = now.tid[i];
 }
 
+/* Is a raw task followed by rings the watcher drains? */
+static int draining(void)
+{
+	size_t k;
+
+	for (k = 0; k < ntasks; k++)
+		if (tasks[k].td && !tasks[k].gone)
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether a scan may be skipped: no ring to drain, and the number of the
+ * process's tasks (the link count of /proc/self/task is that number + 2,
+ * had without a fd) is the last scan's; every RT_RAW_IDLE_SCANS-th time
+ * the listing is made anyway, for a raw task that took an ended one's
+ * place.  A program of many threads pays the listing, O(threads), when
+ * they come and go, not 100 times a second.
+ */
+static int idle(void)
+{
+	static nlink_t last;
+	static unsigned skipped;
+	struct stat st;
+
+	if (draining() || stat("/proc/self/task", &st))
+		return 0;
+	if (st.st_nlink == last && ++skipped < RT_RAW_IDLE_SCANS)
+		return 1;
+	last = st.st_nlink;
+	skipped = 0;
+	return 0;
+}
+
 static void *watcher(void *arg)
 {
 	sigset_t old;
@@ -239,7 +274,7 @@ static void *watcher(void *arg)
 		/* one quick scan after one that found unknown tasks */
 		quick = prev_unknown.n && !quick;
 		rt_futex_wait(&never, 0, quick ? RT_RAW_RESCAN_NS : RT_RAW_SCAN_NS);
-		if (!rt_active)
+		if (!rt_active || (!quick && idle()))
 			continue;
 		if (rt_fd_private(list_tasks, &now))
 			continue;

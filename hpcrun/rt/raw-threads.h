@@ -38,9 +38,10 @@
  *     otherwise rt_self is NULL and the program's wrappers see no thread.
  *  4. /proc is read on a fd thread (fd-gate.c, THE PRIVATE TABLE): no fd
  *     of the watcher ever takes a number of the program's table.
- *  5. The first RT_RAW_SCAN_NS + RT_RAW_RESCAN_NS (at most) of a raw
- *     task's time is not sampled: it is found by scans, not when it is
- *     made.
+ *  5. The first RT_RAW_SCAN_NS + RT_RAW_RESCAN_NS of a raw task's time is
+ *     not sampled: it is found by scans, not when it is made (a task that
+ *     takes the place of one that ended as the count of tasks stays the
+ *     same, up to RT_RAW_IDLE_SCANS times RT_RAW_SCAN_NS).
  */
 #ifndef HPCRUN_RAW_THREADS_H
 #define HPCRUN_RAW_THREADS_H
@@ -50,5 +51,9 @@
 #define RT_RAW_SCAN_NS 10000000L
 /* Between a scan that found unknown tasks and the one that tells. */
 #define RT_RAW_RESCAN_NS 1000000L
+/* Scans skipped at most in a row while the number of tasks stays the same
+ * (raw-threads.c, idle()): a raw task that takes an ended task's place is
+ * found within this many RT_RAW_SCAN_NS. */
+#define RT_RAW_IDLE_SCANS 16
 
 #endif
