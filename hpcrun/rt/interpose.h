@@ -52,6 +52,8 @@
  *     pthread_mutex_lock,                                 1 there)
  *     pthread_cond_wait, _timedwait,
  *     sem_wait
+ *   __kmpc_fork_call (a trampoline   sync-ompt.c          the real call
+ *     that notes the call)
  *
  * runtime.c's rt_own_thread reaches the real pthread_create the same way,
  * so hpcrun's own threads are never measured.

@@ -198,7 +198,8 @@ __attribute__((noinline)) static void region_body(void *p)
 	cur_region = r;
 	r->fn(r->data);
 	if (!sync_cfg.on || !rt_active ||
-	    sync_barrier_begin_at(&ep, HPCSYNC_OMP_JOIN, r->sr.ra, (uintptr_t)r->fn,
+	    sync_barrier_begin_at(&ep, HPCSYNC_OMP_JOIN, r->sr.site_ra,
+				  (uintptr_t)r->fn,
 				  sync_region_obj(&r->sr, sync_team_size()), cut,
 				  &r->sr.join)) {
 		RT_REAL(GOMP_barrier)();

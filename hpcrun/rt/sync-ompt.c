@@ -5,7 +5,8 @@
  *
  *   callback                 what it does
  *   parallel_begin           the master begins the region (sync-region.c:
- *                            its path to the construct's call)
+ *                            its path to the construct's call, the
+ *                            construct its outlined function)
  *   parallel_end             the master ends it
  *   sync_region_wait begin   the calling thread's barrier episode begins:
  *                            an explicit or worksharing barrier (kind
@@ -38,6 +39,14 @@
  *  4. Callbacks run in the program's threads outside any signal handler
  *     (sync.h invariant 1); with --no-sync, before hpcrun's start and
  *     after its end they do nothing.
+ *  5. OMPT tells a region's call (codeptr_ra), not its outlined function,
+ *     which is what makes calls one construct (sync-region.c, invariant
+ *     1).  So __kmpc_fork_call, the variadic call that starts every region
+ *     clang compiles, is wrapped by a trampoline that notes its return
+ *     address and microtask in the calling thread and jumps to the real
+ *     one with every register as it came; parallel_begin, called by the
+ *     real one on the same thread before any other fork, takes the
+ *     microtask when the noted return address is its codeptr_ra.
  */
 #include <dlfcn.h>
 #include <stddef.h>
@@ -105,6 +114,56 @@ struct ompt_thread {
 static __thread struct ompt_thread ompt_self
 	__attribute__((tls_model("initial-exec")));
 
+/* The calling thread's last __kmpc_fork_call (invariant 5). */
+static __thread struct {
+	uintptr_t ra, fn;
+} fork_noted __attribute__((tls_model("initial-exec")));
+
+/* The trampoline's C half: notes the call, returns the real function. */
+typedef void kmpc_fork_call_fn(void *loc, int32_t argc, void *microtask, ...);
+RT_API kmpc_fork_call_fn __kmpc_fork_call;
+RT_REAL_DEFINE(__kmpc_fork_call);
+
+__attribute__((used, visibility("hidden")))
+void *sync_ompt_fork_note(uintptr_t ra, uintptr_t microtask);
+void *sync_ompt_fork_note(uintptr_t ra, uintptr_t microtask)
+{
+	fork_noted.ra = ra;
+	fork_noted.fn = microtask;
+	return (void *)RT_REAL(__kmpc_fork_call);
+}
+
+/* __kmpc_fork_call(loc, argc, microtask, ...): the argument registers
+ * (and %al, the variadic call's vector count) kept around the note, the
+ * real function entered with the caller's return address on the stack. */
+__asm__(".section .text.__kmpc_fork_call, \"ax\", @progbits\n"
+	".globl __kmpc_fork_call\n"
+	".type __kmpc_fork_call, @function\n"
+	"__kmpc_fork_call:\n"
+	".cfi_startproc\n"
+	"push %rdi\n.cfi_adjust_cfa_offset 8\n"
+	"push %rsi\n.cfi_adjust_cfa_offset 8\n"
+	"push %rdx\n.cfi_adjust_cfa_offset 8\n"
+	"push %rcx\n.cfi_adjust_cfa_offset 8\n"
+	"push %r8\n.cfi_adjust_cfa_offset 8\n"
+	"push %r9\n.cfi_adjust_cfa_offset 8\n"
+	"push %rax\n.cfi_adjust_cfa_offset 8\n"
+	"mov 56(%rsp), %rdi\n"
+	"mov %rdx, %rsi\n"
+	"call sync_ompt_fork_note\n"
+	"mov %rax, %r11\n"
+	"pop %rax\n.cfi_adjust_cfa_offset -8\n"
+	"pop %r9\n.cfi_adjust_cfa_offset -8\n"
+	"pop %r8\n.cfi_adjust_cfa_offset -8\n"
+	"pop %rcx\n.cfi_adjust_cfa_offset -8\n"
+	"pop %rdx\n.cfi_adjust_cfa_offset -8\n"
+	"pop %rsi\n.cfi_adjust_cfa_offset -8\n"
+	"pop %rdi\n.cfi_adjust_cfa_offset -8\n"
+	"jmp *%r11\n"
+	".cfi_endproc\n"
+	".size __kmpc_fork_call, .-__kmpc_fork_call\n"
+	".previous\n");
+
 static int ompt_measuring;		/* callbacks registered */
 static ompt_start_tool_result_t *other;	/* the program's tool (invariant 3) */
 
@@ -133,7 +192,8 @@ static void on_parallel_begin(ompt_data_t *task, const void *task_frame,
 	if (ot->depth++ >= OMPT_NESTING || !ra || !measuring() ||
 	    rt_in_hpcrun(ra))
 		return;
-	sync_region_begin_graft(&ot->region[ot->depth - 1].sr, ra, ra);
+	sync_region_begin_graft(&ot->region[ot->depth - 1].sr, ra,
+				fork_noted.ra == ra ? fork_noted.fn : 0, ra);
 	ot->region[ot->depth - 1].nteam = 0;
 	parallel->ptr = &ot->region[ot->depth - 1];
 }
@@ -216,8 +276,8 @@ static void on_sync_region_wait(int kind, int endpoint, ompt_data_t *parallel,
 	if (n < 1 || (!join && (!ra || rt_in_hpcrun(ra))))
 		return;
 	ot->in = !sync_barrier_begin_at(&ot->ep, join ? HPCSYNC_KMP_JOIN : HPCSYNC_KMP_BARRIER,
-					join ? r->ra : ra, n,
-					construct_obj(r->ra, n), ra,
+					join ? r->site_ra : ra, n,
+					construct_obj(r->site_ra, n), ra,
 					join ? &r->join : &r->inner);
 	ot->ep_region = or;
 	if (ot->in && join && !(ot->depth > 0 && or == &ot->region[ot->depth - 1]) &&

@@ -1,7 +1,8 @@
 /*
  * sync-region.c - OpenMP regions: one site per construct whichever team
- * thread measures it, and episode numbers that go on across the
- * construct's regions (sync.h, struct sync_place).
+ * thread measures it and however many calls it compiled to, and episode
+ * numbers that go on across the construct's regions (sync.h, struct
+ * sync_place).
  *
  * A team's workers run the outlined function on stacks of their own that
  * never pass through the user's code that started the region; the
@@ -13,9 +14,15 @@
  * leaf, so these are one site each, named by the user's code.
  *
  * Invariants:
- *  1. A construct is its (call's return address, outlined function) pair;
- *     its entry in a fixed table (SYNC_REGION_CONSTRUCTS) is published
- *     whole (release) and never removed; a construct that does not fit is
+ *  1. A construct is its outlined function, which the compiler makes for
+ *     one construct of the source however many calls of the runtime it
+ *     compiled that to (an unrolled loop has several; a function inlined
+ *     in two places, two): its sites and objects are keyed by the return
+ *     address of the first call that started it (struct sync_region,
+ *     site_ra), its graft is that call's path.  Only when the outlined
+ *     function is unknown is a construct its call's return address.  Its
+ *     entry in a fixed table (SYNC_REGION_CONSTRUCTS) is published whole
+ *     (release) and never removed; a construct that does not fit is
  *     measured with the threads' own paths and numbers from 0 each region.
  *  2. The graft is taken once per construct, by the first master to run
  *     it, before its team starts, and never changes after: the team's
@@ -53,9 +60,17 @@ static struct construct constructs[SYNC_REGION_CONSTRUCTS];
 static int table_lock;
 static uintptr_t runtime_base;		/* the OpenMP runtime's load address */
 
+/* Is slot c construct (ra, fn) (invariant 1)? */
+static int construct_is(const struct construct *c, uintptr_t ra, uintptr_t fn)
+{
+	return fn ? c->fn == fn : !c->fn && c->ra == ra;
+}
+
+/* The construct of a region of outlined function fn (0 unknown) called
+ * from ra, made when missing; NULL when the table is full. */
 static struct construct *construct_get(uintptr_t ra, uintptr_t fn)
 {
-	uint64_t h = (ra * 0x9e3779b97f4a7c15ull) ^ (fn * 0xc2b2ae3d27d4eb4full);
+	uint64_t h = (fn ? fn : ra) * 0x9e3779b97f4a7c15ull;
 	unsigned i, slot;
 	struct construct *c = NULL;
 
@@ -64,7 +79,7 @@ static struct construct *construct_get(uintptr_t ra, uintptr_t fn)
 		slot = (unsigned)(h + i) % SYNC_REGION_CONSTRUCTS;
 		if (!__atomic_load_n(&constructs[slot].ra, __ATOMIC_ACQUIRE))
 			break;
-		if (constructs[slot].ra == ra && constructs[slot].fn == fn)
+		if (construct_is(&constructs[slot], ra, fn))
 			return &constructs[slot];
 	}
 	while (__atomic_exchange_n(&table_lock, 1, __ATOMIC_ACQUIRE))
@@ -77,7 +92,7 @@ static struct construct *construct_get(uintptr_t ra, uintptr_t fn)
 			__atomic_store_n(&c->ra, ra, __ATOMIC_RELEASE);
 			break;
 		}
-		if (constructs[slot].ra == ra && constructs[slot].fn == fn) {
+		if (construct_is(&constructs[slot], ra, fn)) {
 			c = &constructs[slot];
 			break;
 		}
@@ -154,14 +169,15 @@ static void runtime_find(void)
 }
 
 void sync_region_begin_graft(struct sync_region *r, uintptr_t ra,
-			     uintptr_t cut)
+			     uintptr_t fn, uintptr_t cut)
 {
-	struct construct *c = construct_get(ra, 0);
+	struct construct *c = construct_get(ra, fn);
 	struct sync_graft *g = c ? construct_graft(c, cut) : NULL;
 
 	runtime_find();
 	r->ra = ra;
-	r->fn = 0;
+	r->site_ra = c ? c->ra : ra;
+	r->fn = fn;
 	r->entry = NULL;
 	r->inner = (struct sync_place){ g, 0, 0 };
 	r->join = (struct sync_place){ g, SYNC_PLACE_CALL, 0 };
@@ -177,6 +193,7 @@ void sync_region_begin(struct sync_region *r, uintptr_t ra, uintptr_t fn,
 
 	runtime_find();
 	r->ra = ra;
+	r->site_ra = c ? c->ra : ra;
 	r->fn = fn;
 	r->entry = c;
 	r->inner = (struct sync_place){ g, 0, base };

@@ -212,7 +212,10 @@ int sync_site_info(uint32_t site, int *kind, uintptr_t *obj, uintptr_t *ra);
 /* sync-region.c: an OpenMP region of one construct, begun and ended by
  * the team's master around the runtime's fork and join. */
 struct sync_region {
-	uintptr_t ra;			/* the construct call's return address */
+	uintptr_t ra;			/* this call's return address */
+	uintptr_t site_ra;		/* the construct's first call's, which
+					 * keys its sites and objects
+					 * (sync-region.c, invariant 1) */
 	uintptr_t fn;			/* its outlined function; 0 unknown */
 	struct sync_obj *obj;		/* the team's object, NULL without */
 	struct sync_place inner;	/* the team's barriers in the region */
@@ -225,9 +228,10 @@ void sync_region_begin(struct sync_region *r, uintptr_t ra, uintptr_t fn,
 		       uintptr_t cut);
 /* The same for a runtime whose threads may end their join episode after
  * the region's end (libomp through OMPT): no object and no base; the
- * join's leaf is the construct's call (the outlined function unknown). */
+ * join's leaf is the construct's first call (fn 0: the outlined function
+ * unknown, the construct is this call's). */
 void sync_region_begin_graft(struct sync_region *r, uintptr_t ra,
-			     uintptr_t cut);
+			     uintptr_t fn, uintptr_t cut);
 /* After every team thread has left the region (master). */
 void sync_region_end(struct sync_region *r);
 /* The region's object with the team's size n set by its first caller
