@@ -94,28 +94,57 @@ static void add_strip(const struct phaseview *pv, const struct phase_site *s,
 		sb->len -= 4, sb->buf[sb->len] = '\0';
 }
 
-/* "F:L" of scope s (its file's base name), or "" without a line. */
+/* "F:L" of scope s (its file's base name), without a line its module and
+ * address ("libgomp.so.1+0x1cd7e", as the top-down view places it), else
+ * "". */
 static void add_place(const struct model *m, uint32_t s, struct strbuf *sb)
 {
-	const char *file = model_str(m, m->scopes[s].file), *slash;
+	const struct scope *sc = &m->scopes[s];
+	const char *file = model_str(m, sc->file), *slash;
 
+	if (!sc->line && sc->addr && sc->lm)
+		file = model_str(m, sc->lm);
 	slash = strrchr(file, '/');
-	if (m->scopes[s].line)
-		strbuf_addf(sb, "%s:%u", slash ? slash + 1 : file,
-			    m->scopes[s].line);
+	if (sc->line)
+		strbuf_addf(sb, "%s:%u", slash ? slash + 1 : file, sc->line);
+	else if (sc->addr && sc->lm)
+		strbuf_addf(sb, "%s+0x%x", slash ? slash + 1 : file, sc->addr);
 }
 
-/* The code of a phase kind: scope s's subtree to depth levels below. */
+/* Does scope s or a scope below it have a source line (invariant 4)?
+ * memo[s]: 0 not known yet, 1 no, 2 yes. */
+static int sourced(const struct model *m, uint32_t s, uint8_t *memo)
+{
+	uint32_t c;
+	int yes = m->scopes[s].line != 0;
+
+	if (memo[s])
+		return memo[s] == 2;
+	for (c = m->scopes[s].first_child; !yes && c != MODEL_NONE;
+	     c = m->scopes[c].next_sibling)
+		yes = sourced(m, c, memo);
+	memo[s] = yes ? 2 : 1;
+	return yes;
+}
+
+/* The code of a phase kind: scope s's subtree to depth levels below, a
+ * runtime's frames above the program's code taking no level (invariant
+ * 4). */
 static void add_code(struct phaseview *pv, const struct model *m, int met,
-		     uint32_t s, size_t depth, size_t level)
+		     uint32_t s, size_t depth, size_t level, uint8_t *memo)
 {
 	uint32_t c;
 
 	for (c = m->scopes[s].first_child; c != MODEL_NONE && level <= depth;
 	     c = m->scopes[c].next_sibling) {
 		const struct scope *sc = &m->scopes[c];
-		struct strbuf *sb = add_line(pv, PV_CODE, c);
+		struct strbuf *sb;
 
+		if (!sc->line && sc->kind != SK_INLINE && sourced(m, c, memo)) {
+			add_code(pv, m, met, c, depth, level, memo);
+			continue;
+		}
+		sb = add_line(pv, PV_CODE, c);
 		if (met >= 0)
 			strbuf_addf(sb, "%12.6g", model_value(m, c,
 							      (size_t)met));
@@ -134,7 +163,7 @@ static void add_code(struct phaseview *pv, const struct model *m, int met,
 			add_place(m, c, sb);
 			break;
 		}
-		add_code(pv, m, met, c, depth, level + 1);
+		add_code(pv, m, met, c, depth, level + 1, memo);
 	}
 }
 
@@ -229,6 +258,7 @@ void phaseview_lines(struct phaseview *pv, const struct model *m, int met,
 {
 	size_t *order = xcalloc(pv->ph->nsites + 1, sizeof(*order)), i, k;
 	struct hmap *ids = hmap_new();	/* phase node -> scope + 1 */
+	uint8_t *memo = xcalloc(m->nscopes ? m->nscopes : 1, 1);
 	struct strbuf *sb;
 	int locks = 0;
 
@@ -310,9 +340,10 @@ void phaseview_lines(struct phaseview *pv, const struct model *m, int met,
 			thread_names_label(&pv->ph->names, t->thread, tb);
 		}
 		if (s != MODEL_NONE && depth > 0)
-			add_code(pv, m, met, s, depth - 1, 0);
+			add_code(pv, m, met, s, depth - 1, 0, memo);
 	}
 	hmap_free(ids);
+	free(memo);
 	free(order);
 }
 

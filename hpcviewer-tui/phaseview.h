@@ -23,6 +23,13 @@
  *     kind and threads) are left out first, so at 80 columns a site shows
  *     its function and its location, and the section's columns stay
  *     aligned.
+ *  4. A phase kind's code shows the program's code where it ran: a frame,
+ *     loop or call without a source line (a runtime's internals, as
+ *     libgomp's thread start or libomp's fork) that has code with a line
+ *     below it takes no level, its children taking its place, so an
+ *     OpenMP worker's phase opens at the outlined function; code without
+ *     a line and nothing with one below (where a runtime spins) is shown,
+ *     placed at its module and address as the top-down view places it.
  */
 #ifndef HPCVIEWER_PHASEVIEW_H
 #define HPCVIEWER_PHASEVIEW_H

@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='hpcrun, hpcprof and the phases view on an OpenMP time loop: one construct is one site with an episode per region however many calls it compiled to'
+test_description='hpcrun, hpcprof and the phases view on an OpenMP time loop: one construct is one site with an episode per region however many calls it compiled to, and its phases show the outlined function'
 . "$(dirname "$0")/test-lib.sh"
 
 test_lazy_prereq LIBOMP 'echo "int main(void){return 0;}" >omp.c && clang -fopenmp=libomp -o omp omp.c'
@@ -54,6 +54,32 @@ test_expect_success 'gcc: one omp-join site, an episode per region' '
 	cc -O2 -g -fopenmp -o rt-omp-unrolled-gomp "$TEST_PROGS/rt-omp-unrolled.c" &&
 	measure g ./rt-omp-unrolled-gomp 20 &&
 	one_site g omp-join
+'
+
+# phase_code DIR FN: within the default depth the code of the phase kind
+# from the construct to itself names the outlined function FN and the
+# loop of the construct (its header's line or its body's), and no line of
+# code has an empty label.
+phase_code() {
+	line=$(grep -n "CONSTRUCT \*/" "$TEST_PROGS/rt-omp-unrolled.c" | cut -d: -f1) &&
+	sed -n "/^ *[0-9.]* *[0-9.]* *[0-9]* *[0-9]* *[0-9.]*  from /,\$p" "$1.txt" >code &&
+	grep -q "^ *[0-9.e+-]*  *$2\$" code &&
+	grep -Eq "^ *[0-9.e+-]*  *loop at rt-omp-unrolled.c:($((line + 1))|$((line + 2)))\$" code &&
+	! grep -q "^ *[0-9.e+-]* *\$" code &&
+	! grep -q "loop at \$" code
+}
+
+# phases DIR PROG FN: measured in a CPU budget (retry_budget), phase_code.
+phases() {
+	measure "$1" "$2" "$(retry_budget 20)" && phase_code "$1" "$3"
+}
+
+test_expect_success 'gcc: a worker phase opens at the outlined function and its loop' '
+	retry 3 phases gp ./rt-omp-unrolled-gomp smooth._omp_fn.0
+'
+
+test_expect_success LIBOMP 'clang with libomp: a worker phase opens at the outlined function and its loop' '
+	retry 3 phases kp ./rt-omp-unrolled-kmp .omp_outlined.
 '
 
 test_done
