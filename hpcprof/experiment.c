@@ -1480,9 +1480,14 @@ struct node **experiment_merge(struct experiment *e,
 		st = merge_key(&mg, n, &k1, &k2);
 		if (n->kind == NODE_DATA && k1 == 2)
 			k2 = datatree_merge_key(e, w, n);
-		if (n->kind == NODE_PHASE)
+		if (n->kind == NODE_PHASE) {
 			k1 = phases_merge_key(w->cap[CAP_PHASES],
 					      (uint32_t)k1);
+			if (k2)		/* an end key + 1 */
+				k2 = (uint64_t)phases_merge_key(
+					w->cap[CAP_PHASES],
+					(uint32_t)k2 - 1) + 1;
+		}
 		x = child(e, map[n->parent->id], n->kind, k1, k2, &is_new);
 		map[n->id] = x;
 		if (is_new) {

@@ -29,7 +29,8 @@
  *     below PHASE nodes, children of the root: a sample there adds up to
  *     its PHASE node and stops, so the root, the code tree and the flat
  *     tree count every sample once (phases.h).  A PHASE node is keyed by
- *     its start site; a worker makes them only when it has phases of its
+ *     its start site and its end site + 1 (0: any end, phases.h invariant
+ *     4); a worker makes them only when it has phases of its
  *     own (measurements with synchronization data, phases.h invariant 5),
  *     and experiment_merge() merges them by their key, renumbered.
  */

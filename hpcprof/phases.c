@@ -518,15 +518,17 @@ void phases_thread(struct phases *ph, struct experiment *e, size_t t,
 	hmap_free(where);
 }
 
-/* The PHASE node of start site site (experiment.h invariant 4), keyed by
- * the thread's global site (the site itself without ph), made on first
- * use. */
+/* The PHASE node of the phases from start site start to end site end
+ * (experiment.h invariant 4; hpcrun's site ids of the thread being added,
+ * or with ph NULL the keys themselves), or with ended 0 of the phases
+ * after start, whatever their end; made on first use. */
 static struct node *phase_root(struct experiment *e, struct phases *ph,
-			       uint32_t site)
+			       uint32_t start, uint32_t end, int ended)
 {
-	uint32_t key = ph ? local_key(ph, site) : site;
+	uint32_t k1 = ph ? local_key(ph, start) : start;
+	uint32_t k2 = !ended ? 0 : (ph ? local_key(ph, end) : end) + 1;
 	int is_new;
-	struct node *n = experiment_child(e, e->root, NODE_PHASE, key, 0,
+	struct node *n = experiment_child(e, e->root, NODE_PHASE, k1, k2,
 					  &is_new);
 
 	if (!is_new)
@@ -537,15 +539,16 @@ static struct node *phase_root(struct experiment *e, struct phases *ph,
 	return n;
 }
 
-/* The start site of a "S0000003" placeholder, or -1 for another name. */
-static long phase_site(uint64_t addr)
+/* The site of a placeholder "S0000003" (letter 'S': a start) or
+ * "E0000004" ('E': an end), or -1 for another name. */
+static long phase_site(uint64_t addr, char letter)
 {
 	char name[16];
 	char *end;
 	long v;
 
 	experiment_placeholder_name(addr, name);
-	if (name[0] != 'S' || strlen(name) != 8 ||
+	if (name[0] != letter || strlen(name) != 8 ||
 	    strspn(name + 1, "0123456789") != 7)
 		return -1;
 	v = strtol(name + 1, &end, 10);
@@ -569,28 +572,41 @@ static int phases_begin(struct profile_walk *w, void **state)
 }
 
 /*
- * "^Phases " and its start sites' placeholders: below the root, the
- * PHASE node of the site (made in a worker only when it has
- * synchronization data: invariant 5); the rest of the subtree is code,
- * placed below it.
+ * "^Phases ", its start sites' placeholders and theirs of end sites
+ * (hpcrun(5)): below the root, the PHASE node of each (start, end) an end
+ * placeholder names, and of the start alone for code right below its
+ * start placeholder (made in a worker only when it has synchronization
+ * data: invariant 5); the rest of the subtree is code, placed below them.
  */
 static int phases_place(void *state, struct profile_walk *w, uint64_t i)
 {
 	const struct hpcrun_node *nd = &w->p->nodes[i];
-	long k = w->parent[i];
-	long site;
+	long k = w->parent[i], kk, site, end;
 
 	if (k < 0 && nd->lm == 0 && is_phases_root(nd->addr)) {
 		w->in_phase[i] = 1;	/* children: "S0000003" */
 		return 1;
 	}
-	if (!w->in_phase[i] || w->attach[k])
+	if (!w->in_phase[i])
 		return 0;
-	site = nd->lm == 0 ? phase_site(nd->addr) : -1;
-	if (site >= 0 && w->p->nodes[k].parent == 0 &&
-	    (state || !w->e->shared))
-		w->attach[i] = phase_root(w->e, state, (uint32_t)site);
-	return 1;
+	kk = w->parent[k];
+	if (kk < 0)			/* a start placeholder */
+		return 1;
+	if (w->parent[kk] >= 0)		/* code below a PHASE node, or none */
+		return w->attach[k] ? 0 : 1;
+	site = w->p->nodes[k].lm == 0 ? phase_site(w->p->nodes[k].addr, 'S')
+				      : -1;
+	if (site < 0 || (!state && w->e->shared))
+		return 1;
+	end = nd->lm == 0 ? phase_site(nd->addr, 'E') : -1;
+	if (end >= 0) {
+		w->attach[i] = phase_root(w->e, state, (uint32_t)site,
+					  (uint32_t)end, 1);
+		return 1;
+	}
+	if (!w->attach[k])
+		w->attach[k] = phase_root(w->e, state, (uint32_t)site, 0, 0);
+	return 0;
 }
 
 /*
@@ -928,20 +944,48 @@ static void write_orders(FILE *f, const struct srow *r)
 }
 
 /* The PHASE nodes of e (keyed children of the root, experiment.h
- * invariant 4) by start key, 0 to nsites; NULL where there is none. */
-static struct node **phase_nodes(const struct phases *ph,
-				 const struct experiment *e)
+ * invariant 4): by (start key, end key + 1), 0 for the phases after a
+ * start whatever their end. */
+struct phase_nodes {
+	struct hmap *by_key;		/* (k1, k2) -> node */
+	char *ended;			/* [nsites + 1]: a start has some of
+					 * its phases by end */
+};
+
+static void phase_nodes_init(struct phase_nodes *pn, const struct phases *ph,
+			     const struct experiment *e)
 {
-	struct node **at = xcalloc(ph->nsites + 1, sizeof(*at));
 	struct node *n;
 
+	pn->by_key = hmap_new();
+	pn->ended = xcalloc(ph->nsites + 1, 1);
 	for (n = e->root->first; n; n = n->next)
-		if (n->kind == NODE_PHASE && n->k1 <= ph->nsites)
-			at[n->k1] = n;
-	return at;
+		if (n->kind == NODE_PHASE && n->k1 <= ph->nsites) {
+			hmap_put_u64(pn->by_key, n->k1 << 32 | n->k2, n);
+			if (n->k2)
+				pn->ended[n->k1] = 1;
+		}
 }
 
-static void write_tsv(struct phases *ph, struct node *const *at, FILE *f)
+static void phase_nodes_release(struct phase_nodes *pn)
+{
+	hmap_free(pn->by_key);
+	free(pn->ended);
+}
+
+/* The per-phase profile of the phase kind from start to end (keys): its
+ * own, or where the profiles keep phases by their start alone (hpcrun(5)),
+ * the start's; NULL without one. */
+static const struct node *kind_node(const struct phase_nodes *pn,
+				    uint32_t start, uint32_t end)
+{
+	uint64_t k2 = pn->ended[start] ? (uint64_t)end + 1 : 0;
+
+	return hmap_get_u64(pn->by_key, (uint64_t)start << 32 | k2);
+}
+
+static void write_tsv(struct phases *ph, const struct phase_nodes *pn,
+		      FILE *f)
 {
 	struct site_sum *ss = xcalloc(ph->nsites + 1, sizeof(*ss));
 	size_t i, j;
@@ -1015,7 +1059,9 @@ static void write_tsv(struct phases *ph, struct node *const *at, FILE *f)
 		fprintf(f, "phase\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu32 "\t%"
 			PRIu32 "\t%" PRIu64 "\t%.9f\t%.9f\t%.6f\n",
 			ph->prows[i].start, ph->prows[i].end,
-			at[ph->prows[i].start] ? at[ph->prows[i].start]->id : 0,
+			kind_node(pn, ph->prows[i].start, ph->prows[i].end) ?
+			kind_node(pn, ph->prows[i].start, ph->prows[i].end)->id
+			: 0,
 			threads, count, sum,
 			wall, efficiency(sum, max, threads));
 		for (; i < j; i++)
@@ -1189,11 +1235,26 @@ static void hide_locks(struct phases *ph, const struct experiment *e)
 	free(ss);
 }
 
+/* "FUNCTION LOCATION" of the site of key k (index + 1), or "thread
+ * start" for 0, into sb: a phase's start or end in its PHASE node's
+ * name. */
+static void phase_end_name(const struct phases *ph, uint32_t k,
+			   struct strbuf *sb)
+{
+	if (k)
+		strbuf_addf(sb, "%s %s",
+			    hpcsync_kind_function(ph->sites[k - 1].kind),
+			    ph->sites[k - 1].label);
+	else
+		strbuf_addstr(sb, "thread start");
+}
+
 int phases_finish(struct phases *ph, struct experiment *e,
 		  struct database *db)
 {
 	struct strbuf sb = STRBUF_INIT;
-	struct node **at = phase_nodes(ph, e);
+	struct phase_nodes pn;
+	struct node *n;
 	FILE *f;
 	uint32_t k;
 	int ret;
@@ -1203,34 +1264,33 @@ int phases_finish(struct phases *ph, struct experiment *e,
 	for (k = 0; k < ph->nsites; k++)
 		ph->sites[k].label = site_label(e, ph->sites[k].kind,
 						 ph->sites[k].call);
-	for (k = 0; k <= ph->nsites; k++) {
-		struct node *n = at[k];
-
-		if (!n)
+	for (n = e->root->first; n; n = n->next) {
+		if (n->kind != NODE_PHASE || n->k1 > ph->nsites ||
+		    n->k2 > (uint64_t)ph->nsites + 1)
 			continue;
 		strbuf_reset(&sb);
-		if (k)
-			strbuf_addf(&sb, "<phase after %s %s>",
-				    hpcsync_kind_function(ph->sites[k - 1].kind),
-				    ph->sites[k - 1].label);
-		else
-			strbuf_addstr(&sb, "<phase from thread start>");
+		strbuf_addstr(&sb, n->k2 || !n->k1 ? "<phase from " : "<phase after ");
+		phase_end_name(ph, (uint32_t)n->k1, &sb);
+		if (n->k2) {
+			strbuf_addstr(&sb, " to ");
+			phase_end_name(ph, (uint32_t)n->k2 - 1, &sb);
+		}
+		strbuf_addch(&sb, '>');
 		n->proc = name_table_intern(&e->procs, sb.buf);
 	}
 	strbuf_release(&sb);
-	if (!ph->any) {
-		free(at);
+	if (!ph->any)
 		return 0;
-	}
 	align_mpi(ph);
 	hide_locks(ph, e);
 	f = database_open_file(db, "phases.tsv");
 	ret = -1;
 	if (f) {
-		write_tsv(ph, at, f);
+		phase_nodes_init(&pn, ph, e);
+		write_tsv(ph, &pn, f);
+		phase_nodes_release(&pn);
 		ret = database_close_file(db, f, "phases.tsv");
 	}
-	free(at);
 	return ret;
 }
 

@@ -19,8 +19,11 @@
  *     per-(phase kind, thread) and per-episode records, never a dense
  *     site x thread matrix.  Episodes are what hpcrun kept (its bound).
  *  4. Phase kinds are (start site, end site) pairs; their per-phase
- *     profile is the PHASE node of the start site (experiment.h invariant
- *     4).
+ *     profile is the PHASE node of the pair (experiment.h invariant 4),
+ *     from hpcrun's "E" placeholders below a start's "S" (hpcrun(5));
+ *     code right below an "S" is the PHASE node of the start alone, the
+ *     phases whose end is not known, which is every kind's of that start
+ *     where the profiles have no "E" of it (an older hpcrun's).
  *  5. Measurements with .hpcsync files are correlated on par_correlate's
  *     workers (parallel.h) like any: each worker's experiment has phases
  *     of its own (phases_new_worker), numbering the sites it meets in

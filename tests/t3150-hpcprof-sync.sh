@@ -147,4 +147,36 @@ test_expect_success HPCPROF_MPI 'hpcprof-mpi: measurements with .hpcsync files c
 	mpi_as_hpcprof -S meas/prog.hpcstruct meas
 '
 
+test_expect_success 'setup: the barrier loop with phases kept by kind' '
+	sh "$TEST_DIRECTORY/lib/sync-meas.sh" kinds kinds &&
+	hpcprof -S meas/prog.hpcstruct -o db-kinds kinds 2>err
+'
+
+test_expect_success 'each phase kind of one start has a per-phase profile of its own, named from and to' '
+	K() { echo "<phase from pthread_barrier_wait prog.c:23 [worker] to pthread_barrier_wait prog.c:$1 [worker]>"; } &&
+	X() { xmllint --xpath "$1" db-kinds/experiment.xml; } &&
+	M "$(PF "$(K 23)")" | grep -E "^0=" >actual &&
+	echo 0=21 >expect &&
+	test_cmp expect actual &&
+	M "$(PF "$(K 21)")" | grep -E "^0=" >actual &&
+	echo 0=10 >expect &&
+	test_cmp expect actual &&
+	M "$(PF "<phase after pthread_barrier_wait prog.c:23 [worker]>")" |
+		grep -E "^0=" >actual &&
+	echo 0=10 >expect &&
+	test_cmp expect actual &&
+	site=$(grep "^site	.*prog.c:21 \[worker\]$" db-kinds/phases.tsv | grep barrier | cut -f 2) &&
+	test "$(grep "^phase	1	1	" db-kinds/phases.tsv | cut -f 4)" = "$(X "string($(PF "$(K 23)")/@i)")" &&
+	test "$(grep "^phase	1	$site	" db-kinds/phases.tsv | cut -f 4)" = "$(X "string($(PF "$(K 21)")/@i)")"
+'
+
+test_expect_success 'hpcprof -j 2 and phases kept by kind: the database of -j 1' '
+	hpcprof -j 2 -S meas/prog.hpcstruct -o db-kinds2 kinds 2>err &&
+	diff -r db-kinds db-kinds2
+'
+
+test_expect_success HPCPROF_MPI 'hpcprof-mpi: phases kept by kind, the database of hpcprof' '
+	mpi_as_hpcprof -S meas/prog.hpcstruct kinds
+'
+
 test_done
