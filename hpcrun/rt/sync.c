@@ -25,6 +25,22 @@
  *  6. With hpcrun -t a wait of the calling thread is also an interval of
  *     its trace: a wait record with the site's node at arrival, a record
  *     back to that node at departure (trace.h, invariant 5).
+ *  7. A phase's samples are its kind's, by the time each was taken: a
+ *     sample of the current phase, from site S, goes under ^Phases, "S"
+ *     (the phase's end is not known yet) and the handler notes its node;
+ *     at the phase's end, on arrival at site E, the thread moves the
+ *     noted nodes' values to the same paths under ^Phases, "S", "E" (the
+ *     whole of "S"'s code when more nodes than SYNC_TOUCHED were noted),
+ *     holding the handler off with td->busy as any writer of its tree (a
+ *     sample meanwhile counts as nested).  A sample taken in a phase that
+ *     has ended (a ring's, drained later: source-perf.c, THE RING) goes
+ *     under its kind at once, found among the thread's last SYNC_SPANS
+ *     phases (older ones: no phase's, counted).  From arrival to leaving
+ *     the thread is in no phase: its samples in the barrier are no
+ *     phase's.  A kind's placeholder is made at its first phase, samples
+ *     or not, so a reader knows the profile keeps phases by kind.  What
+ *     is under "S" itself at the end is the phase the thread's end cut
+ *     short (or one whose move found the arena full).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -62,6 +78,7 @@ static struct sync_obj *objs;		/* [SYNC_MAX_OBJS] */
 static uint32_t nobjs, obj_hash[OBJ_HASH], obj_free_list[SYNC_MAX_OBJS], nfree;
 static int table_lock;			/* spin lock: inserts and frees */
 static uint64_t lost_sites, lost_objs, all_episodes, warnings, warn_last;
+static uint64_t lost_phase_samples;	/* invariant 7 */
 static int warn_lock;
 static char warn_log[2048];
 static size_t warn_log_len;
@@ -449,10 +466,12 @@ static uint64_t thread_cpu(struct sync_thread *st, uint64_t now)
 	return st->cpu_last + (now - st->cpu_wall);
 }
 
-static void phase_add(struct sync_thread *st, uint32_t end, uint64_t cpu,
-		      uint64_t wall)
+/* Adds a phase of the thread's start to end; 1 when its kind is new. */
+static int phase_add(struct sync_thread *st, uint32_t end, uint64_t cpu,
+		     uint64_t wall)
 {
 	uint32_t h = mix(st->phase_start, end, 7), i;
+	int is_new = 0;
 
 	for (i = 0; i < SYNC_THREAD_SITES; i++) {
 		struct sync_phase *p = &st->phase[(h + i) % SYNC_THREAD_SITES];
@@ -460,15 +479,112 @@ static void phase_add(struct sync_thread *st, uint32_t end, uint64_t cpu,
 		if (!p->end) {
 			p->start = st->phase_start;
 			p->end = end;
+			is_new = 1;
 		}
 		if (p->start == st->phase_start && p->end == end) {
 			p->count++;
 			p->work_ns += cpu;
 			p->wall_ns += wall;
-			return;
+			return is_new;
 		}
 	}
 	st->lost_phases++;
+	return 0;
+}
+
+/* Moves node n's values (n below from) to the node of the same path
+ * below to, made when missing; left where they are when that cannot be
+ * had (invariant 7).  The path is kept in td->frames, the handler's,
+ * which the caller holds off. */
+static void phase_move(struct rt_thread *td, const struct cct_node *from,
+		       struct cct_node *to, struct cct_node *n)
+{
+	const struct cct_node *p;
+	struct cct_node *x = to;
+	int depth = 0, v, any = 0;
+
+	for (v = 0; v < rt_cfg.nev; v++)
+		any |= n->val[v] != 0;
+	if (!any)
+		return;
+	for (p = n; p && p != from && depth < RT_MAX_FRAMES; p = p->parent)
+		td->frames[depth++] = (uintptr_t)p;
+	if (p != from)
+		return;
+	while (depth > 0 && x) {
+		p = (const struct cct_node *)td->frames[--depth];
+		x = cct_child(&td->cct, x, p->lm, p->addr);
+	}
+	if (!x)
+		return;
+	for (v = 0; v < rt_cfg.nev; v++) {
+		x->val[v] += n->val[v];
+		n->val[v] = 0;
+	}
+}
+
+/* The next node of the code below start after n, in depth-first order
+ * (its kinds' placeholders, lm 0, and their trees left out); NULL after
+ * the last. */
+static struct cct_node *phase_next(const struct cct_node *start,
+				   struct cct_node *n)
+{
+	if (n->child)
+		return n->child;
+	while (n != start && !n->sibling)
+		n = n->parent;
+	if (n == start)
+		return NULL;
+	n = n->sibling;
+	while (n && n->parent == start && n->lm == 0)
+		n = n->sibling;
+	return n;
+}
+
+/* The placeholder of the phases from start to end below start's (both
+ * made when missing), or NULL.  Async-signal-safe. */
+static struct cct_node *phase_kind_node(struct cct *c, uint32_t start,
+					uint32_t end)
+{
+	struct cct_node *s = cct_phase_node(c, start);
+	char name[9] = "E";
+
+	rt_fmt_u64(name + 1, end % 10000000, 10, 7);
+	return s ? cct_child(c, s, 0, cct_placeholder(name)) : NULL;
+}
+
+/* The end of the thread's phase at site end (invariant 7): its samples
+ * below its kind's placeholder, made for a new kind. */
+static void phase_close(struct rt_thread *td, struct sync_thread *st,
+			uint32_t end, int new_kind)
+{
+	struct cct *c = &td->cct;
+	struct cct_node *s, *e = NULL, *n;
+	uint32_t i;
+
+	if (!st->phase_start || (!new_kind && !st->ntouched &&
+				 !st->touched_over))
+		return;
+	__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
+	if (!td->closed && rt_active &&
+	    (s = cct_phase_node(c, st->phase_start))) {
+		__atomic_store_n(&c->hdr->updates, c->hdr->updates + 1,
+				 __ATOMIC_RELEASE);
+		e = phase_kind_node(c, st->phase_start, end);
+		if (e && st->touched_over) {
+			for (n = s->child; n && n->lm == 0; n = n->sibling)
+				;
+			for (; n; n = phase_next(s, n))
+				phase_move(td, s, e, n);
+		}
+		for (i = 0; e && !st->touched_over && i < st->ntouched; i++)
+			phase_move(td, s, e, st->touched[i]);
+		__atomic_store_n(&c->hdr->updates, c->hdr->updates + 1,
+				 __ATOMIC_RELEASE);
+	}
+	st->ntouched = 0;
+	st->touched_over = 0;
+	__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
 }
 
 /* The wait the detector reads, under the sequence count (sync.h). */
@@ -531,6 +647,8 @@ int sync_barrier_begin_at(struct sync_episode *ep, int kind, uintptr_t ra,
 	struct sync_thread *st = measured(&ep->td);
 	struct sync_agg *a = NULL;
 	uint64_t e;
+	uint32_t i;
+	int new_kind;
 
 	if (st)
 		a = site_agg(ep->td, st, kind, ra, objkey, o ? o->n : 0, cut,
@@ -544,8 +662,19 @@ int sync_barrier_begin_at(struct sync_episode *ep, int kind, uintptr_t ra,
 		return -1;
 	ep->site = a->site;
 	ep->cpu_arrive = thread_cpu(st, ep->arrive);
-	phase_add(st, a->site, ep->cpu_arrive > st->phase_cpu ?
-		  ep->cpu_arrive - st->phase_cpu : 0, ep->arrive - st->phase_wall);
+	new_kind = phase_add(st, a->site, ep->cpu_arrive > st->phase_cpu ?
+			     ep->cpu_arrive - st->phase_cpu : 0,
+			     ep->arrive - st->phase_wall);
+	i = (uint32_t)(st->nspans % SYNC_SPANS);
+	st->span[i].from = st->phase_wall;
+	st->span[i].to = ep->arrive;
+	st->span[i].start = st->phase_start;
+	st->span[i].end = a->site;
+	st->barrier_since = ep->arrive;
+	__atomic_signal_fence(__ATOMIC_RELEASE);	/* whole for the handler */
+	st->nspans++;
+	st->in_barrier = 1;
+	phase_close(ep->td, st, a->site, new_kind);
 	ep->e = e;
 	publish_wait(st, ep->site, kind, o, 0, e, ep->arrive);
 	rt_trace_wait(ep->td, ep->arrive, a->node);
@@ -624,6 +753,7 @@ void sync_phase_restart(void)
 	rt_trace_resume(td, 0, 0);	/* its episode ended by another thread */
 	if (!st || !st->phase_wall)
 		return;
+	st->in_barrier = 0;
 	st->phase_wall = sync_now();
 	st->phase_cpu = st->cpu_last = sync_cpu();
 	st->cpu_wall = st->phase_wall;
@@ -676,6 +806,8 @@ void sync_barrier_end_for(struct sync_episode *ep, uint64_t depart,
 			ep->site, order, ep->base + e, ep->arrive, depart, last,
 			ep->cpu_arrive, cpu };
 	st->total_episodes++;
+	if (ep->td == rt_self)		/* else at sync_phase_restart */
+		st->in_barrier = 0;
 	st->phase_start = ep->site;
 	st->phase_cpu = cpu;
 	st->phase_wall = depart;
@@ -727,12 +859,43 @@ void sync_phase_sample(struct rt_thread *td, int n, uint64_t time, int idx,
 {
 	struct sync_thread *st = td->sync;
 	struct cct_node *node;
+	uint64_t t = time ? time : UINT64_MAX, k;
 
-	if (!st || !st->phase_start)
+	if (!st)
 		return;
-	node = cct_phase_node(&td->cct, st->phase_start);
-	if (node)
-		cct_insert(&td->cct, node, td->frames, n, time, idx, val);
+	if (!st->in_barrier && t >= st->phase_wall) {	/* the current phase */
+		if (!st->phase_start)
+			return;
+		node = cct_phase_node(&td->cct, st->phase_start);
+		if (!node ||
+		    cct_insert(&td->cct, node, td->frames, n, time, idx, val) ||
+		    !(node = td->cct.leaf))
+			return;
+		if (st->ntouched && st->touched[st->ntouched - 1] == node)
+			return;
+		if (st->ntouched < SYNC_TOUCHED)
+			st->touched[st->ntouched++] = node;
+		else
+			st->touched_over = 1;
+		return;
+	}
+	if (st->in_barrier && t >= st->barrier_since)
+		return;					/* in a barrier */
+	for (k = st->nspans; k > 0 && st->nspans - k < SYNC_SPANS; k--) {
+		const __typeof__(st->span[0]) *sp = &st->span[(k - 1) % SYNC_SPANS];
+
+		if (t >= sp->to)
+			return;				/* in a barrier */
+		if (t >= sp->from) {			/* an ended phase */
+			if (sp->start &&
+			    (node = phase_kind_node(&td->cct, sp->start,
+						    sp->end)))
+				cct_insert(&td->cct, node, td->frames, n, time,
+					   idx, val);
+			return;
+		}
+	}
+	st->lost_phase_samples++;
 }
 
 /* The .hpcsync file of thread arg (hpcrun(5)): each aggregate's site,
@@ -814,6 +977,8 @@ static void sync_thread_write(struct rt_thread *td, const char *profile)
 	if (!td->sync || !td->sync->phase_wall)
 		return;
 	__atomic_add_fetch(&all_episodes, td->sync->total_episodes, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&lost_phase_samples, td->sync->lost_phase_samples,
+			   __ATOMIC_RELAXED);
 	rt_side_file(profile, ".hpcsync", fill_sync, td, "synchronization record lost");
 }
 
@@ -845,6 +1010,12 @@ static void sync_log(int fd, void (*put)(int, const char *))
 	if (lost_sites || lost_objs) {
 		snprintf(line, sizeof(line), "sync-lost: %llu sites, %llu objects\n",
 			 (unsigned long long)lost_sites, (unsigned long long)lost_objs);
+		put(fd, line);
+	}
+	if (lost_phase_samples) {
+		snprintf(line, sizeof(line), "sync-phase-samples-lost: %llu "
+			 "(taken before the thread's last %u phases)\n",
+			 (unsigned long long)lost_phase_samples, SYNC_SPANS);
 		put(fd, line);
 	}
 }

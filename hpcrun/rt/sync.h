@@ -37,6 +37,10 @@
 #define SYNC_THREAD_SITES 512
 #define SYNC_EPISODES 4096
 #define SYNC_PROBE_FRAMES 64
+#define SYNC_TOUCHED 64
+#define SYNC_SPANS 512
+
+struct cct_node;
 
 /* What a thread is blocked in, for the hang detector: written by its
  * thread under the sequence count seq (odd while being written), read
@@ -79,6 +83,20 @@ struct sync_thread {
 	uint32_t phase_start;		/* site the thread left last; 0 none */
 	uint64_t phase_cpu, phase_wall;	/* when it left */
 	uint64_t cpu_last, cpu_wall;	/* the last read of its CPU clock */
+	/* the current phase's samples under its start (sync.c invariant
+	 * 7): their nodes, or all of the start's code when over */
+	int in_barrier;			/* from arrival to leaving: no phase */
+	uint64_t barrier_since;		/* its arrival (ns) */
+	uint32_t ntouched;
+	int touched_over;
+	struct cct_node *touched[SYNC_TOUCHED];
+	/* the thread's last ended phases, for samples taken before they
+	 * ended (sync.c invariant 7): the nspans-th in nspans % SYNC_SPANS */
+	struct {
+		uint64_t from, to;	/* CLOCK_MONOTONIC ns */
+		uint32_t start, end;
+	} span[SYNC_SPANS];
+	uint64_t nspans, lost_phase_samples;
 	struct {
 		uintptr_t ra, objkey;
 		uint32_t kind;
@@ -203,7 +221,9 @@ void sync_lock_begin(struct sync_lockwait *w, int kind, uintptr_t ra,
 void sync_lock_end(struct sync_lockwait *w);
 
 /* In the sample handler: records the sample's path td->frames[0..n)
- * under ^Phases for the thread's current phase (sample.c). */
+ * under ^Phases for the thread's current phase, below its start until
+ * the phase's end moves it below its kind (sync.c invariant 7;
+ * sample.c). */
 void sync_phase_sample(struct rt_thread *td, int n, uint64_t time, int idx,
 		       double val);
 /* The site's kind, object and call (for reports); 0 or -ENOENT. */
