@@ -168,6 +168,25 @@ static void read_buildid(const struct dl_phdr_info *info, char *hex)
 	}
 }
 
+/* Appends m to all with the next id; 0, or -1 when out of memory (lock
+ * held). */
+static int all_add(struct rt_module *m)
+{
+	if (nall >= UINT16_MAX - 1)
+		return -1;
+	if (nall + 1 > alloc_all) {
+		struct rt_module **n = realloc(all, (nall + 64) * sizeof(*all));
+
+		if (!n)
+			return -1;
+		all = n;
+		alloc_all = nall + 64;
+	}
+	m->id = (uint16_t)(nall + 1);
+	all[nall++] = m;
+	return 0;
+}
+
 static void visit(const struct object *o, struct rt_module **live)
 {
 	const struct dl_phdr_info *info = &o->info;
@@ -218,24 +237,12 @@ static void visit(const struct object *o, struct rt_module **live)
 			found->path = realpath(name, NULL);
 		if (!found->path)
 			found->path = strdup(name && *name ? name : "unknown");
-		if (!found->path || nall >= UINT16_MAX - 1) {
+		/* The main program is reported first and gets id 1. */
+		if (!found->path || all_add(found)) {
+			free(found->path);
 			free(found);
 			return;
 		}
-		/* The main program is reported first and gets id 1. */
-		found->id = (uint16_t)(nall + 1);
-		if (nall + 1 > alloc_all) {
-			struct rt_module **n = realloc(all, (nall + 64) * sizeof(*all));
-
-			if (!n) {
-				free(found->path);
-				free(found);
-				return;
-			}
-			all = n;
-			alloc_all = nall + 64;
-		}
-		all[nall++] = found;
 	}
 	found->live = 2;	/* seen in this walk */
 	*live = found;
@@ -380,6 +387,27 @@ const struct rt_module *rt_module_at(uintptr_t addr, uint64_t time)
 		s = s->prev;
 	m = search(s, addr);
 	return m || s == now ? m : search(now, addr);
+}
+
+const struct rt_module *rt_module_add_unmapped(const char *path, uintptr_t lo,
+					       uintptr_t hi)
+{
+	struct rt_module *m = calloc(1, sizeof(*m));
+
+	if (!m || !(m->path = strdup(path))) {
+		free(m);
+		return NULL;
+	}
+	m->lo = m->xlo = lo;
+	m->hi = m->xhi = hi;
+	pthread_mutex_lock(&lock);
+	if (all_add(m)) {
+		free(m->path);
+		free(m);
+		m = NULL;
+	}
+	pthread_mutex_unlock(&lock);
+	return m;
 }
 
 const struct rt_module *const *rt_module_all(size_t *n)

@@ -44,6 +44,11 @@ const struct rt_module *rt_module_find(uintptr_t addr);
  * else the live one holding it, or NULL (async-signal-safe).  One
  * dlclosed since has live == 0: its memory must not be read. */
 const struct rt_module *rt_module_at(uintptr_t addr, uint64_t time);
+/* Adds a module the process does not map (the kernel: kernel-time.h,
+ * invariant 3) as path over [lo, hi), in no snapshot and never live;
+ * it, or NULL when out of memory.  Outside the handler. */
+const struct rt_module *rt_module_add_unmapped(const char *path, uintptr_t lo,
+					       uintptr_t hi);
 /* Every module ever seen, in id order (outside the handler). */
 const struct rt_module *const *rt_module_all(size_t *n);
 
