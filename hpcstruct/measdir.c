@@ -491,8 +491,11 @@ int measdir_run(const char *dir, const struct analyze_opts *opts, int quiet,
 		struct module *m = mods[i];
 		struct stat st;
 
-		/* Python's frames: hpcprof makes their structure (hpcpy.h) */
-		if (!strcmp(m->path, HPCPY_MODULE))
+		/* Python's frames: hpcprof makes their structure (hpcpy.h);
+		 * the kernel's symbols, which hpcprof reads itself */
+		if (!strcmp(m->path, HPCPY_MODULE) ||
+		    !strncmp(m->path, "kernel_symbols/", 15) ||
+		    strstr(m->path, "/kernel_symbols/vmlinux."))
 			continue;
 		if (m->path[0] == '[' || stat(m->path, &st) < 0 ||
 		    !S_ISREG(st.st_mode)) {
