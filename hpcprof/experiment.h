@@ -234,6 +234,13 @@ struct experiment {
 	 * unwind failed (below PARTIAL_ROOT_NAME). */
 	uint64_t samples_taken, samples_in_hpcrun;
 	uint64_t samples_recorded, samples_partial;
+	/* From the same logs: the processes' CPU time (getrusage, ns), the
+	 * system time no event counted, the samples taken in the kernel, and
+	 * why the first log that did not count it says so ("" when all did);
+	 * hpcprof --text says the kernel's share once. */
+	uint64_t cpu_user_ns, cpu_system_ns, kernel_unmeasured_ns;
+	uint64_t samples_kernel;
+	char kernel_why[64];
 	size_t nthreads;
 	/* Each thread's rank and thread-id, as threads.tsv has them (set by
 	 * database_thread): how the report names threads (threadname.h). */

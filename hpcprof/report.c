@@ -273,6 +273,31 @@ static int hidden(void *const *cap, size_t m)
 	return 0;
 }
 
+/*
+ * The kernel's share of the CPU time, as the logs gave it (hpcrun(5), The
+ * log), when it is at least 5% and 10 ms (hpcrun says it then too):
+ * counted under the calls that entered the kernel, or not measured, and
+ * why.
+ */
+static void kernel_time(FILE *f, const struct experiment *e)
+{
+	uint64_t all = e->cpu_user_ns + e->cpu_system_ns;
+	uint64_t lost = e->kernel_unmeasured_ns;
+	uint64_t sys = lost ? lost : e->cpu_system_ns;
+
+	if (sys < 10000000 || sys * 100 < all * 5)
+		return;
+	fprintf(f, "kernel time: %.0f%% of CPU time was in the kernel (%.1f s "
+		"of system time), ", 100.0 * (double)sys / (double)all,
+		(double)sys * 1e-9);
+	if (lost)
+		fprintf(f, "not measured: %s; see hpcrun(1)\n",
+			e->kernel_why[0] ? e->kernel_why : "not counted");
+	else
+		fprintf(f, "measured under the calls that entered it (%" PRIu64
+			" samples with a kernel leaf)\n", e->samples_kernel);
+}
+
 int report_write(const struct experiment *e, void *const *cap, FILE *f,
 		 const char *path, size_t top)
 {
@@ -289,6 +314,7 @@ int report_write(const struct experiment *e, void *const *cap, FILE *f,
 			e->samples_taken ? 100.0 * (double)e->samples_in_hpcrun /
 					   (double)e->samples_taken : 100.0,
 			e->samples_in_hpcrun, e->samples_taken);
+	kernel_time(f, e);
 	if (e->samples_partial)
 		fprintf(f, "partial call paths: %" PRIu64 " samples (%.2f%%) "
 			"could not be unwound to their start and are under "

@@ -45,6 +45,9 @@ struct run {
 	int any[NCAPS];		/* some profile has its side file */
 	uint64_t samples_taken, samples_in_hpcrun;	/* the logs' (add_logs) */
 	uint64_t samples_recorded, samples_partial;
+	uint64_t cpu_user_ns, cpu_system_ns, kernel_unmeasured_ns;
+	uint64_t samples_kernel;
+	char kernel_why[64];	/* the logs' first "kernel-mode: not counted" */
 	unsigned jobs;		/* threads (-j) */
 	int status;
 };
@@ -205,10 +208,25 @@ static void log_count(const char *line, const char *key, uint64_t *sum)
 		*sum += v;
 }
 
+/* Why line "kernel-mode: not counted (WHY)" says, into why unless it
+ * holds one already. */
+static void log_kernel_why(const char *line, char *why, size_t size)
+{
+	static const char key[] = "kernel-mode: not counted (";
+	size_t n;
+
+	if (why[0] || strncmp(line, key, sizeof(key) - 1))
+		return;
+	line += sizeof(key) - 1;
+	n = strcspn(line, "\n");
+	if (n && line[n - 1] == ')')
+		snprintf(why, size, "%.*s", (int)(n - 1), line);
+}
+
 /* The samples hpcrun took, those taken in its own code, those recorded
- * and those of them left partial, from the logs of measurement directory
- * dir (hpcrun(5), The log); a log it cannot read
- * adds nothing. */
+ * and those of them left partial, the CPU time and the kernel's part of
+ * it, from the logs of measurement directory dir (hpcrun(5), The log); a
+ * log it cannot read adds nothing. */
 static void add_logs(struct run *r, const char *dir)
 {
 	size_t n, i, cap = 0;
@@ -224,6 +242,12 @@ static void add_logs(struct run *r, const char *dir)
 			log_count(line, "samples-recorded",
 				  &r->samples_recorded);
 			log_count(line, "samples-partial", &r->samples_partial);
+			log_count(line, "samples-kernel", &r->samples_kernel);
+			log_count(line, "cpu-user-ns", &r->cpu_user_ns);
+			log_count(line, "cpu-system-ns", &r->cpu_system_ns);
+			log_count(line, "kernel-unmeasured-ns",
+				  &r->kernel_unmeasured_ns);
+			log_kernel_why(line, r->kernel_why, sizeof(r->kernel_why));
 		}
 		if (f)
 			fclose(f);
@@ -1005,6 +1029,11 @@ static int correlate_and_write(struct run *r)
 	r->e->samples_in_hpcrun = r->samples_in_hpcrun;
 	r->e->samples_recorded = r->samples_recorded;
 	r->e->samples_partial = r->samples_partial;
+	r->e->cpu_user_ns = r->cpu_user_ns;
+	r->e->cpu_system_ns = r->cpu_system_ns;
+	r->e->kernel_unmeasured_ns = r->kernel_unmeasured_ns;
+	r->e->samples_kernel = r->samples_kernel;
+	memcpy(r->e->kernel_why, r->kernel_why, sizeof(r->kernel_why));
 	if (report && (ret ? report_close(report, r->o->text)
 			   : report_write(r->e, r->cap, report, r->o->text,
 					  r->o->top > 0 ? (size_t)r->o->top
