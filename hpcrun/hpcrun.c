@@ -663,13 +663,15 @@ int main(int argc, char **argv)
 	const char *sync_warn = NULL, *hang_timeout = NULL, *hang_action = NULL;
 	const char *data_min = NULL, *numa = NULL, *rate = NULL;
 	int no_unwind = 0, no_stack_copy = 0, list = 0, verbose = 0, quiet = 0, made;
-	int no_sync = 0, data = 0, sharing = 0, trace = 0;
+	int no_sync = 0, data = 0, sharing = 0, trace = 0, no_kernel = 0;
 	const struct opt opts[] = {
 		OPT_LIST('e', "event", &events, "EVENT[@PERIOD|@fFREQ]",
 			 "sample EVENT (repeatable); default cpu-clock@f1000 (@f5000 with --sharing)"),
 		OPT_STRING('o', "output", &outdir, "DIR",
 			   "write the measurement directory DIR (new or empty)"),
 		OPT_FLAG(0, "no-unwind", &no_unwind, "record leaf addresses only"),
+		OPT_FLAG(0, "no-kernel", &no_kernel,
+			 "count user mode only, as where the kernel does not allow more"),
 		OPT_FLAG('t', "trace", &trace,
 			 "also record each thread's samples in time order (.hpctrace)"),
 		OPT_STRING(0, "stack-copy", &stack_copy, "BYTES",
@@ -796,6 +798,10 @@ int main(int argc, char **argv)
 		set_env("HPCRUN_NO_UNWIND", "1", verbose);
 	else
 		unsetenv("HPCRUN_NO_UNWIND");
+	if (no_kernel)
+		set_env("HPCRUN_NO_KERNEL", "1", verbose);
+	else
+		unsetenv("HPCRUN_NO_KERNEL");
 	if (no_stack_copy)
 		set_env("HPCRUN_NO_STACK_COPY", "1", verbose);
 	else

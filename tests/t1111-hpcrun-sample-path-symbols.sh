@@ -29,6 +29,7 @@ fallocate	system call: a new arena chunk's blocks (cct.c, invariant 5)
 getrlimit	system call: RLIMIT_FSIZE around a new chunk (cct.c, invariant 5) or a trace write (trace.h, invariant 4)
 memcmp	reads the caller's memory only (async-signal-safe, POSIX)
 memcpy	copies the caller's memory only (async-signal-safe, POSIX)
+memmove	copies the caller's memory only (async-signal-safe, POSIX): a kernel leaf put under the user path (sample.c)
 memset	writes the caller's memory only (async-signal-safe, POSIX)
 mmap	hpcrun's wrapper passes hpcrun's own calls to the real mmap untracked (datacentric-alloc.c, invariant 5); a system call
 read	system call: a perf counter's value (async-signal-safe, POSIX)

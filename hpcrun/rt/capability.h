@@ -10,6 +10,8 @@
  *   python_capability   the CPython interpreter, found (python-find.c)
  *   raw_capability      the tasks made without pthread_create
  *                       (raw-threads.c)
+ *   kernel_capability   the kernel's time: counted, or said at the end
+ *                       (kernel-time.c)
  *
  * Lifecycle: where runtime.c calls each hook.
  *
@@ -30,7 +32,8 @@
  * Invariants:
  *  1. At each point runtime.c calls the hook of every capability in the
  *     order of its table, capabilities[]: sync, hang, data, sharing, trace,
- *     python, raw.  The order is kept because sharing's init reads data's
+ *     python, raw, kernel.  The order is kept because sharing's init
+ *     reads data's
  *     configuration (--sharing implies --data) and the log's lines come
  *     in that order.  A NULL hook is skipped.
  *  2. Hooks run outside signal handlers.  thread_begin and thread_end run
@@ -79,5 +82,6 @@ extern const struct rt_capability sharing_capability;
 extern const struct rt_capability trace_capability;
 extern const struct rt_capability python_capability;
 extern const struct rt_capability raw_capability;
+extern const struct rt_capability kernel_capability;
 
 #endif

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "cct.h"
+#include "kernel-time.h"
 #include "loadmap.h"
 #include "output.h"
 #include "runtime.h"
@@ -300,7 +301,8 @@ static int insert_path(struct cct *c, struct cct_node *root,
 
 	for (i = n - 1; i >= 0; i--) {
 		if (!m || frames[i] < m->lo || frames[i] >= m->hi)
-			m = rt_module_at(frames[i], time);
+			m = frames[i] >= RT_KERNEL_LO ? rt_kernel.mod :
+			    rt_module_at(frames[i], time);
 		if (!m)
 			return -ENOENT;
 		cur = cct_child(c, cur, m->id, frames[i] - m->bias);

@@ -20,7 +20,8 @@
  * outside instead (rt_thread_adopt, by raw-threads.c) and ended from
  * outside (rt_thread_end_other), never running any of this itself.
  *
- * Capabilities (synchronization, the hang detector, --data, --sharing, -t)
+ * Capabilities (synchronization, the hang detector, --data, --sharing, -t,
+ * kernel time)
  * are called through their tables of hooks, capabilities[], at the
  * points capability.h names, never by name.
  *
@@ -39,7 +40,7 @@
  * HPCRUN_OUT_PATH, HPCRUN_EVENT_LIST, HPCRUN_NO_UNWIND, HPCRUN_NO_STACK_COPY,
  * HPCRUN_STACK_COPY, HPCRUN_VERBOSE (and sync.c's HPCRUN_SYNC...,
  * datacentric.c's HPCRUN_DATA, sharing.c's HPCRUN_SHARING, trace.c's
- * HPCRUN_TRACE...).
+ * HPCRUN_TRACE..., kernel-time.c's HPCRUN_NO_KERNEL).
  * Everything that can fail is reported (stderr once per run, and the log);
  * nothing here ever stops the program.
  */
@@ -110,6 +111,7 @@ static void rt_after_fork_child(void);
 static const struct rt_capability *const capabilities[] = {
 	&sync_capability, &hang_capability, &data_capability, &sharing_capability,
 	&trace_capability, &python_capability, &raw_capability,
+	&kernel_capability,
 };
 
 /* Calls hook (with the arguments that follow) of every capability that

@@ -37,6 +37,8 @@
  *   raw-threads.c  the tasks made without pthread_create (a raw clone),
  *                  found in /proc/self/task and measured from outside
  *                  (raw-threads.h)
+ *   kernel-time.c  the kernel's time: counted, or its share said at the
+ *                  end (kernel-time.h)
  *
  * Invariants:
  *  1. The signal handler only touches its own thread's struct rt_thread,
@@ -118,7 +120,8 @@ struct rt_counts {
 		handler_ns,	/* time spent in the handler (clock_gettime) */
 		dropped_ring,	/* lost by the kernel: a ring buffer was full */
 		in_hpcrun,	/* taken in libhpcrun.so's code: hpcrun's cost */
-		copy_live;	/* copies continued on the live stack */
+		copy_live,	/* copies continued on the live stack */
+		kernel;		/* recorded with a kernel leaf (kernel-time.h) */
 };
 
 struct rt_thread {

@@ -19,7 +19,9 @@
  *    the soft RLIMIT_FSIZE around it (getrlimit/setrlimit).
  *  - The drain timer's signal (RT_DRAIN_TIMER) takes the samples the
  *    kernel wrote into this thread's ring buffers (source-perf.c, THE
- *    RING) and records each as the handler records its own sample.
+ *    RING) and records each as the handler records its own sample; one
+ *    taken in a system call gets its kernel ip as one more frame, the
+ *    leaf (kernel-time.h, invariant 2).
  *  - The hang detector's path probe (RT_PATH_PROBE, sync-hang.c) unwinds the
  *    interrupted context into the thread's own sync state; a sample of a
  *    thread in a synchronization phase is also put under ^Phases
@@ -36,10 +38,12 @@
  *    the thread's own buffer (sharing.h, invariant 3).
  *  - hpcrun's own cost is not the program's: a sample whose pc is in
  *    libhpcrun.so (tracking an allocation, unwinding for an allocation or
- *    sync site, a wrapper's bookkeeping) is counted as in_hpcrun and kept
- *    out of the tree, and no recorded path holds a frame of libhpcrun.so
- *    (unwind.c, invariant 4).  Time in a library hpcrun calls for its own
- *    work (getcontext, a lock) is not told apart and stays with the path.
+ *    sync site, a wrapper's bookkeeping), or in the kernel returning from
+ *    hpcrun's signal (kernel-time.h, invariant 2), is counted as
+ *    in_hpcrun and kept out of the tree, and no recorded path holds a
+ *    frame of libhpcrun.so (unwind.c, invariant 4).  Time in a library
+ *    hpcrun calls for its own work (getcontext, a lock) is not told apart
+ *    and stays with the path.
  *  - Never block or wait: a sample that cannot be recorded is dropped and
  *    counted by reason (busy = nested signal, nomodule = pc outside every
  *    module, full = arena exhausted, stopped = measurement ended,
@@ -56,6 +60,7 @@
 
 #include "cct.h"
 #include "datacentric.h"
+#include "kernel-time.h"
 #include "runtime.h"
 #include "sharing.h"
 #include "source.h"
@@ -197,7 +202,8 @@ void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 		if (c->live_hi)
 			td->counts.copy_live++;
 	}
-	if (end != RT_UNWIND_IN_HANDLER && in_hpcrun(NULL, c)) {
+	if (end != RT_UNWIND_IN_HANDLER &&
+	    (in_hpcrun(NULL, c) || (c->kip && rt_kernel_is_own_sigreturn(c)))) {
 		/* hpcrun's work outside its handler (taken in the handler:
 		 * nested, as record() counts it) */
 		td->counts.in_hpcrun++;
@@ -205,6 +211,17 @@ void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 	}
 	if (end != RT_UNWIND_IN_HANDLER)
 		td->nsamples[idx]++;
+	if (c->kip && n > 0 && n < RT_MAX_FRAMES) {
+		/* taken in a system call: its kernel ip is the leaf under
+		 * the user path (kernel-time.h, invariant 2); its registers
+		 * say nothing of a data address */
+		memmove(td->frames + 1, td->frames, (size_t)n * sizeof(td->frames[0]));
+		td->frames[0] = c->kip;
+		if (end != RT_UNWIND_IN_HANDLER)
+			td->counts.kernel++;
+		record(td, idx, n + 1, end, c->time, c->time, val, NULL, NULL);
+		return;
+	}
 	record(td, idx, n, end, c->time, c->time, val, c->regs,
 	       c->has_addr ? &c->addr : NULL);
 }

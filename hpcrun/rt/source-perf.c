@@ -2,7 +2,8 @@
  * source-perf.c - sample source for Linux perf events.  The fds it keeps
  * open are kept safe from the program by fd-gate.c (fd-gate.c, THE FDS).
  *
- * One counter per event per thread (pid = the thread, user mode only),
+ * One counter per event per thread (pid = the thread; user mode only, or
+ * kernel mode too as kernel-time.h, invariant 1, says),
  * with no ring buffer: each overflow raises the sampling signal through
  * fasync, routed to the owning thread with F_SETOWN_EX.  With a period the
  * value of a sample is 1 (hpcprof multiplies by the period, as HPCToolkit
@@ -62,6 +63,7 @@
 
 #include "datacentric.h"
 #include "fd-gate.h"
+#include "kernel-time.h"
 #include "loadmap.h"
 #include "output.h"
 #include "futex.h"
@@ -190,8 +192,10 @@ static void fill_attr(struct perf_event_attr *a, const struct hpcrun_evspec *s,
 		a->wakeup_events = 0;
 	}
 	a->disabled = 1;
-	a->exclude_kernel = 1;
+	a->exclude_kernel = !rt_kernel_is_counted(s);
 	a->exclude_hv = 1;
+	if (ring && !a->exclude_kernel)
+		a->sample_type |= PERF_SAMPLE_IP;	/* the kernel leaf */
 }
 
 /* The event for thread tid (0: the calling thread), disabled. */
@@ -367,16 +371,17 @@ static int perf_start(struct rt_thread *td, int idx)
 }
 
 /*
- * One PERF_RECORD_SAMPLE of event idx in [p, end), after its header, as
- * fill_attr asked for it: the time, the data address (page faults under
- * --data), the period (frequency mode only), the
- * registers (abi, then ax bx cx dx si di bp sp ip r8..r15), the stack copy
- * (size, bytes, dyn_size).  Recorded by rt_sample_copy, uc and self as it
- * wants.
+ * One PERF_RECORD_SAMPLE of event idx in [p, end), after its header (misc:
+ * its cpu mode), as fill_attr asked for it: the ip when the event counts
+ * kernel mode, the time, the data address (page faults under --data), the
+ * period (frequency mode only), the registers (abi, then ax bx cx dx si
+ * di bp sp ip r8..r15: the user mode's, also of a sample taken in the
+ * kernel), the stack copy (size, bytes, dyn_size).  Recorded by
+ * rt_sample_copy, uc and self as it wants.
  */
 static void take_sample(struct rt_thread *td, struct rt_thread *self, int idx,
-			const unsigned char *p, const unsigned char *end,
-			const void *uc)
+			uint16_t misc, const unsigned char *p,
+			const unsigned char *end, const void *uc)
 {
 	static const int dw[17] = {	/* DWARF number of each register */
 		0, 3, 2, 1, 4, 5, 6, 7, 16, 8, 9, 10, 11, 12, 13, 14, 15
@@ -387,9 +392,13 @@ static void take_sample(struct rt_thread *td, struct rt_thread *self, int idx,
 	/* the time, the address of a fault, the period in frequency mode */
 	long head = (!s->period && !cp ? 16 : 8) + (data_fault(s) ? 8 : 0);
 	struct rt_copy c = { .has_addr = 0 };
-	uint64_t g[17], len, dyn = 0;
+	uint64_t g[17], len, dyn = 0, ip = 0;
 	int i;
 
+	if (rt_kernel_is_counted(s) && end - p >= 8) {
+		memcpy(&ip, p, 8);
+		p += 8;
+	}
 	if (end - p < head + 8 + (long)sizeof(g) + 8) {
 		td->counts.taken++;
 		td->counts.dropped_nomodule++;	/* no user registers */
@@ -418,6 +427,10 @@ static void take_sample(struct rt_thread *td, struct rt_thread *self, int idx,
 		dyn = len;
 	for (i = 0; i < 17; i++)
 		c.regs[dw[i]] = (uintptr_t)g[i];
+	/* a system call's kernel ip: the leaf (kernel-time.h, invariant 2) */
+	if ((misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL &&
+	    rt_kernel_is_counted(s) && rt_kernel_is_syscall(g[0], g[2], g[8]))
+		c.kip = (uintptr_t)ip;
 	c.stack = p;
 	c.len = (size_t)dyn;
 	rt_sample_copy(td, self, idx, &c, uc, val);
@@ -452,7 +465,7 @@ static void drain_ring(struct rt_thread *td, struct rt_thread *self, int idx,
 		}
 		tail += h.size;
 		if (h.type == PERF_RECORD_SAMPLE) {
-			take_sample(td, self, idx, r + sizeof(h), r + h.size, uc);
+			take_sample(td, self, idx, h.misc, r + sizeof(h), r + h.size, uc);
 		} else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16) {
 			memcpy(nlost, r + sizeof(h), 16);	/* id, lost */
 			td->counts.taken += nlost[1];

@@ -50,6 +50,7 @@ struct rt_copy {
 	int own;
 	int has_addr;			/* addr: the sample's data address */
 	uintptr_t addr;
+	uintptr_t kip;			/* taken in kernel mode: its ip, else 0 */
 };
 
 /* How an unwind ended (unwind.c; the values are fixed). */

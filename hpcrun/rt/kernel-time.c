@@ -1,0 +1,318 @@
+/*
+ * kernel-time.c - the kernel's time: whether the events count it, the
+ * kernel's module and symbols, and the account at process end
+ * (kernel-time.h has the invariants).
+ *
+ * A capability (capability.h): init decides rt_kernel.on (a probe event
+ * counting kernel mode, before the events are configured, so every event
+ * is opened as it will run) and takes the CPU time so far; modules adds
+ * the kernel's module once the program's own have their ids;
+ * thread_written counts each thread's kernel samples; log, at process
+ * end, writes the account (and says it when the time is large), then
+ * copies the kernel's symbols.  Everything at the end is system calls and
+ * rt_fmt_u64 (a fatal signal's handler may write the log).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "capability.h"
+#include "fd-gate.h"
+#include "kernel-time.h"
+#include "loadmap.h"
+#include "output.h"
+#include "runtime.h"
+#include "unwind.h"
+
+struct rt_kernel rt_kernel;
+
+/* In rt_sigreturn the user sp points at the kernel's struct ucontext of
+ * the signal frame (the handler's return popped pretcode); the siginfo
+ * follows it: x86-64's struct rt_sigframe, the kernel's ABI. */
+#define UCONTEXT_BYTES 304
+
+/* Why kernel mode is not counted: "--no-kernel", "perf_event_paranoid=2"
+ * (or "" when it is). */
+static char why_not[64];
+/* CPU time of the process when this image started (ns), and the kernel
+ * samples of the threads written. */
+static uint64_t user0, sys0, samples;
+
+int rt_kernel_is_counted(const struct hpcrun_evspec *s)
+{
+	if (s->ev->kind == HPCRUN_EV_TIMER)
+		return 1;
+	if (!rt_kernel.on)
+		return 0;
+	return s->ev->type != PERF_TYPE_SOFTWARE ||
+	       s->ev->config == PERF_COUNT_SW_CPU_CLOCK ||
+	       s->ev->config == PERF_COUNT_SW_TASK_CLOCK;
+}
+
+/* s copied to p with its NUL; the end of the copy (at the NUL). */
+static char *append(char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n + 1);
+	return p + n;
+}
+
+int rt_kernel_is_own_sigreturn(const struct rt_copy *c)
+{
+	siginfo_t si;
+
+	if (c->len < UCONTEXT_BYTES + sizeof(si))
+		return 0;
+	memcpy(&si, c->stack + UCONTEXT_BYTES, sizeof(si));
+	return si.si_signo == rt_cfg.signo &&
+	       (si.si_code != SI_TIMER ||
+		(uintptr_t)si.si_value.sival_ptr >> 32 == RT_SIGVAL_TAG);
+}
+
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
+}
+
+/* The process's user and system time so far (ns). */
+static void cpu_time(uint64_t *user, uint64_t *sys)
+{
+	struct rusage ru;
+
+	*user = *sys = 0;
+	if (getrusage(RUSAGE_SELF, &ru))
+		return;
+	*user = tv_ns(&ru.ru_utime);
+	*sys = tv_ns(&ru.ru_stime);
+}
+
+/* "perf_event_paranoid=N" into why_not, N as /proc says. */
+static void why_paranoid(void)
+{
+	static const char key[] = "perf_event_paranoid=";
+	char v[16];
+	int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, v, sizeof(v) - 1) : -1;
+
+	if (fd >= 0)
+		rt_sys_close(fd);
+	while (n > 0 && (v[n - 1] == '\n' || v[n - 1] == ' '))
+		n--;
+	if (n <= 0) {
+		append(why_not, "not permitted");
+		return;
+	}
+	v[n] = '\0';
+	append(append(why_not, key), v);
+}
+
+/* Does the kernel let this process count kernel mode?  A cpu-clock event
+ * of the calling thread that does, opened and closed again. */
+static void kernel_init(void)
+{
+	struct perf_event_attr a;
+	const char *v = getenv("HPCRUN_NO_KERNEL");
+	long fd;
+
+	cpu_time(&user0, &sys0);
+	if (v && *v == '1') {
+		append(why_not, "--no-kernel");
+		return;
+	}
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = 1000000;
+	a.disabled = 1;
+	a.exclude_hv = 1;
+	fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		rt_sys_close((int)fd);
+		rt_kernel.on = 1;
+		why_not[0] = '\0';
+	} else if (errno == EACCES || errno == EPERM) {
+		why_paranoid();
+	} else {
+		append(why_not, "no perf events");
+	}
+}
+
+/* OUTDIR/kernel_symbols/vmlinux.HOSTID, the kernel's module (absolute,
+ * as the vDSO's copy), into path (4400 bytes); the end of its directory,
+ * or NULL when it does not fit. */
+static char *module_path(char *path)
+{
+	char *dir;
+
+	if (strlen(rt_cfg.outdir) + 64 > 4400)
+		return NULL;
+	dir = append(append(path, rt_cfg.outdir), "/kernel_symbols");
+	rt_fmt_u64(append(dir, "/vmlinux."), rt_cfg.hostid, 16, 8);
+	return dir;
+}
+
+static void kernel_modules(void)
+{
+	char path[4400];
+
+	if (!rt_kernel.on || rt_kernel.mod || !module_path(path))
+		return;
+	rt_kernel.mod = rt_module_add_unmapped(path, (uintptr_t)RT_KERNEL_LO,
+					       UINTPTR_MAX);
+}
+
+static void kernel_thread_written(struct rt_thread *td, const char *profile)
+{
+	(void)profile;
+	__atomic_add_fetch(&samples, td->counts.kernel, __ATOMIC_RELAXED);
+}
+
+static void kernel_fork_child(void)
+{
+	cpu_time(&user0, &sys0);	/* the child's own, from about 0 */
+	samples = 0;
+}
+
+/* Copies what fd_in reads into fd_out through buf; 0 or negative errno.
+ * The first line must show an address (kallsyms shows zeros to whom
+ * kptr_restrict hides them): -EPERM. */
+static int copy_symbols(int in, int out, char *buf, size_t size)
+{
+	int first = 1, err;
+	ssize_t n;
+
+	while ((n = read(in, buf, size)) > 0) {
+		if (first && (size_t)n >= 16 && !strncmp(buf, "0000000000000000", 16))
+			return -EPERM;
+		first = 0;
+		if ((err = hpc_write_all(out, buf, (size_t)n)))
+			return err;
+	}
+	return n < 0 ? -errno : first ? -ENODATA : 0;
+}
+
+/* The kernel's symbols into the measurement directory, once per host
+ * (invariant 5): OUTDIR/kernel_symbols/vmlinux.HOSTID, written as
+ * .PID.tmp beside it and linked into place. */
+static void save_symbols(void)
+{
+	char path[4400], tmp[4450], *dir = module_path(path);
+	size_t bytes = 65536;
+	int in, out, err;
+	char *buf;
+
+	if (!dir)
+		return;
+	*dir = '\0';
+	mkdir(path, 0777);
+	*dir = '/';
+	if (!access(path, F_OK))
+		return;
+	rt_fmt_u64(append(append(tmp, path), "."), (uint64_t)rt_pid, 10, 0);
+	append(tmp + strlen(tmp), ".tmp");
+	buf = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	if (buf == MAP_FAILED)
+		return;
+	in = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	out = in < 0 ? -1 : open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	err = in < 0 || out < 0 ? -errno : copy_symbols(in, out, buf, bytes);
+	if (out >= 0 && close(out) && !err)
+		err = -errno;
+	if (in >= 0)
+		rt_sys_close(in);
+	munmap(buf, bytes);
+	if (!err && link(tmp, path) && errno != EEXIST)
+		err = -errno;
+	if (out >= 0)
+		unlink(tmp);
+	if (err && err != -EPERM)
+		rt_say_lost(path, -err, "kernel symbols lost (kernel samples keep "
+			    "their addresses)");
+}
+
+/* "N\n" after key, through put. */
+static void put_u64(int fd, void (*put)(int, const char *), const char *key,
+		    uint64_t v)
+{
+	char num[24];
+
+	rt_fmt_u64(num, v, 10, 0);
+	put(fd, key);
+	put(fd, num);
+	put(fd, "\n");
+}
+
+/*
+ * The sentence for system time sys not measured, of CPU time all:
+ * "61% of CPU time was in the kernel (2.1 s of system time), not
+ * measured: WHY; see hpcrun(1)" into buf (256 bytes).
+ */
+static void unmeasured_text(char *buf, uint64_t sys, uint64_t all)
+{
+	uint64_t tenths = (sys + 50000000) / 100000000;
+	char *p = buf;
+
+	p += rt_fmt_u64(p, (sys * 100 + all / 2) / all, 10, 0);
+	p = append(p, "% of CPU time was in the kernel (");
+	p += rt_fmt_u64(p, tenths / 10, 10, 0);
+	p = append(p, ".");
+	p += rt_fmt_u64(p, tenths % 10, 10, 0);
+	p = append(p, " s of system time), not measured: ");
+	append(append(p, why_not), "; see hpcrun(1)");
+}
+
+static void kernel_log(int fd, void (*put)(int, const char *))
+{
+	uint64_t user, sys, lost;
+	char line[256];
+	int i, counted = 0;
+
+	cpu_time(&user, &sys);
+	user = user > user0 ? user - user0 : 0;
+	sys = sys > sys0 ? sys - sys0 : 0;
+	for (i = 0; i < rt_cfg.nev; i++)
+		counted |= rt_kernel_is_counted(&rt_cfg.ev[i].spec);
+	if (!counted && !why_not[0])
+		append(why_not, "the events count user mode only");
+	lost = counted ? 0 : sys;
+	put(fd, "kernel-mode: ");
+	put(fd, counted ? "counted" : "not counted (");
+	if (!counted) {
+		put(fd, why_not);
+		put(fd, ")");
+	}
+	put(fd, "\n");
+	put_u64(fd, put, "samples-kernel: ", samples);
+	put_u64(fd, put, "cpu-user-ns: ", user);
+	put_u64(fd, put, "cpu-system-ns: ", sys);
+	put_u64(fd, put, "kernel-unmeasured-ns: ", lost);
+	if (lost >= RT_KERNEL_SAY_NS &&
+	    lost * 100 >= (user + sys) * RT_KERNEL_SAY_PERCENT) {
+		unmeasured_text(line, lost, user + sys);
+		put(fd, "warning: ");
+		put(fd, line);
+		put(fd, "\n");
+		rt_say(line, NULL);
+	}
+	if (samples && rt_kernel.mod)
+		save_symbols();
+}
+
+const struct rt_capability kernel_capability = {
+	.name = "kernel",
+	.init = kernel_init,
+	.modules = kernel_modules,
+	.thread_written = kernel_thread_written,
+	.log = kernel_log,
+	.fork_child = kernel_fork_child,
+};
