@@ -287,9 +287,9 @@ static void kernel_time(FILE *f, const struct experiment *e)
 
 	if (sys < 10000000 || sys * 100 < all * 5)
 		return;
-	fprintf(f, "kernel time: %.0f%% of CPU time was in the kernel (%.1f s "
+	fprintf(f, "kernel time: %.0f%% of CPU time was in the kernel (%.*f s "
 		"of system time), ", 100.0 * (double)sys / (double)all,
-		(double)sys * 1e-9);
+		sys < 995000000 ? 2 : 1, (double)sys * 1e-9);
 	if (lost)
 		fprintf(f, "not measured: %s; see hpcrun(1)\n",
 			e->kernel_why[0] ? e->kernel_why : "not counted");

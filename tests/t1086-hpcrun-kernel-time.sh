@@ -91,7 +91,7 @@ test_expect_success 'hpcstruct leaves the kernel symbols to hpcprof' '
 said() {
 	grep "in the kernel" $2 >line &&
 	test_line_count = 1 line &&
-	grep "^hpcrun: [0-9]*% of CPU time was in the kernel ([0-9]*\.[0-9] s of system time), not measured: $4; see hpcrun(1)$" line &&
+	grep "^hpcrun: [0-9]*% of CPU time was in the kernel ([0-9]*\.[0-9][0-9]* s of system time), not measured: $4; see hpcrun(1)$" line &&
 	test_within "$(unmeasured_share line)" "$(true_share system-share $3)" 3 &&
 	grep -x "kernel-mode: not counted ($4)" $1/*.log &&
 	sed "s/^hpcrun: /warning: /" line >expect &&
@@ -113,6 +113,19 @@ test_expect_success '--no-kernel: user mode only; the system time is said once, 
 	test "$sys" = "$lost" && test "$sys" -gt 0 &&
 	grep -x "samples-kernel: 0" nk/*.log &&
 	! test -e nk/kernel_symbols
+'
+
+test_expect_success '--no-kernel, three processes: each log says it, stderr once, --text the total' '
+	hpcrun --no-kernel -o three sh -c "./syscall-loop 300 . >t1 & ./syscall-loop 300 . >t2; ./syscall-loop 300 . >t3; wait" 2>err-three &&
+	grep "in the kernel" err-three >line &&
+	test_line_count = 1 line &&
+	test -e three/.hpcrun-kernel-said &&
+	grep -l "^warning: .* of CPU time was in the kernel" three/syscall-loop-*.log >said &&
+	test_line_count = 3 said &&
+	hpcprof -o db-three --text three.txt three 2>/dev/null &&
+	cat t1 t2 t3 | awk "{ u += \$2; s += \$4 } END { print 100 * s / (u + s) }" >total &&
+	grep "^kernel time: " three.txt >actual &&
+	test_within "$(unmeasured_share actual)" "$(cat total)" 3
 '
 
 test_expect_success AS_NOBODY 'a user the kernel refuses (perf_event_paranoid >= 2): the same line, the setting named' '

@@ -37,8 +37,10 @@
  *  4. At process end the log says whether kernel mode was counted, the CPU
  *     time of this program image (getrusage since its start) and the system
  *     time no event covers; when that is at least RT_KERNEL_SAY_PERCENT of
- *     the CPU time and RT_KERNEL_SAY_NS, one line on stderr and in the
- *     log says so and why.
+ *     the CPU time and RT_KERNEL_SAY_NS, one line in the log says so and
+ *     why, and on stderr too in the launch's first process to end so (a
+ *     marker in the measurement directory): make's hundred compilers say
+ *     it once.
  *  5. The kernel's symbols (/proc/kallsyms, when its addresses are shown)
  *     are copied once per host into the measurement directory as the
  *     module's file, by the first process to end with a kernel sample:
