@@ -80,6 +80,20 @@ test_expect_success KERNEL_MODE '--no-stack-copy: the kernel samples land at the
 	grep -x "samples-kernel: 0" sig/*.log
 '
 
+test_expect_success KERNEL_MODE 'kernel addresses hidden (kptr_restrict): one <kernel> below each call' '
+	head -n 3 /proc/kallsyms | sed "s/^[0-9a-f]*/0000000000000000/" >hidden &&
+	HPCRUN_KALLSYMS=$TRASH/hidden hpcrun -o hid ./syscall-loop 500 . >truth-hid &&
+	echo "ffff800000000000 T <kernel>" >expect &&
+	test_cmp expect hid/kernel_symbols/vmlinux.* &&
+	hpcprof -o db-hid hid 2>/dev/null &&
+	hpcviewer-tui --csv --view functions db-hid | grep "vmlinux" >kfun &&
+	test_line_count = 1 kfun &&
+	grep "^1,procedure,<kernel> \[vmlinux\.[0-9a-f]*\]," kfun &&
+	hpcviewer-tui --csv db-hid >tree-hid &&
+	grep -A1 "^[0-9]*,call,call at pwrite64.c:" tree-hid | grep ",procedure,<kernel>," &&
+	grep -A1 "^[0-9]*,call,call at pread64.c:" tree-hid | grep ",procedure,<kernel>,"
+'
+
 test_expect_success 'hpcstruct leaves the kernel symbols to hpcprof' '
 	rm -rf s && hpcrun -o s ./syscall-loop 100 . >/dev/null &&
 	hpcstruct s 2>err &&

@@ -7,7 +7,7 @@
  * counting kernel mode, before the events are configured, so every event
  * is opened as it will run) and takes the CPU time so far; modules adds
  * the kernel's module once the program's own have their ids;
- * thread_written counts each thread's kernel samples; log, at process
+ * thread_written counts each thread's kernel leaves; log, at process
  * end, writes the account (and says it when the time is large), then
  * copies the kernel's symbols.  Everything at the end is system calls and
  * rt_fmt_u64 (a fatal signal's handler may write the log).
@@ -114,6 +114,26 @@ static void why_paranoid(void)
 	append(append(why_not, key), v);
 }
 
+/* The kernel's symbol list to copy: HPCRUN_KALLSYMS, else /proc/kallsyms. */
+static const char *symbols_path(void)
+{
+	const char *v = getenv("HPCRUN_KALLSYMS");
+
+	return v && *v ? v : "/proc/kallsyms";
+}
+
+/* Does the list show addresses to this process (not zeros, not empty)? */
+static int symbols_shown(const char *path)
+{
+	char buf[32];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+
+	if (fd >= 0)
+		rt_sys_close(fd);
+	return n >= 16 && strncmp(buf, "0000000000000000", 16);
+}
+
 /* Does the kernel let this process count kernel mode?  A cpu-clock event
  * of the calling thread that does, opened and closed again. */
 static void kernel_init(void)
@@ -138,6 +158,7 @@ static void kernel_init(void)
 	if (fd >= 0) {
 		rt_sys_close((int)fd);
 		rt_kernel.on = 1;
+		rt_kernel.hidden = !symbols_shown(symbols_path());
 		why_not[0] = '\0';
 	} else if (errno == EACCES || errno == EPERM) {
 		why_paranoid();
@@ -182,8 +203,8 @@ static void kernel_fork_child(void)
 	samples = 0;
 }
 
-/* Copies what fd_in reads into fd_out through buf; 0 or negative errno.
- * The first line must show an address (kallsyms shows zeros to whom
+/* Copies what in reads into out through buf; 0 or negative errno.  The
+ * first line must show an address (kallsyms shows zeros to whom
  * kptr_restrict hides them): -EPERM. */
 static int copy_symbols(int in, int out, char *buf, size_t size)
 {
@@ -202,7 +223,8 @@ static int copy_symbols(int in, int out, char *buf, size_t size)
 
 /* The kernel's symbols into the measurement directory, once per host
  * (invariant 5): OUTDIR/kernel_symbols/vmlinux.HOSTID, written as
- * .PID.tmp beside it and linked into place. */
+ * .PID.tmp beside it and linked into place; where they hide their
+ * addresses, the one symbol "<kernel>". */
 static void save_symbols(void)
 {
 	char path[4400], tmp[4450], *dir = module_path(path);
@@ -223,9 +245,13 @@ static void save_symbols(void)
 		   -1, 0);
 	if (buf == MAP_FAILED)
 		return;
-	in = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
-	out = in < 0 ? -1 : open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	err = in < 0 || out < 0 ? -errno : copy_symbols(in, out, buf, bytes);
+	in = rt_kernel.hidden ? -1 : open(symbols_path(), O_RDONLY | O_CLOEXEC);
+	out = !rt_kernel.hidden && in < 0 ? -1 :
+	      open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out >= 0 && rt_kernel.hidden)
+		err = rt_write_str(out, "ffff800000000000 T <kernel>\n");
+	else
+		err = in < 0 || out < 0 ? -errno : copy_symbols(in, out, buf, bytes);
 	if (out >= 0 && close(out) && !err)
 		err = -errno;
 	if (in >= 0)

@@ -41,10 +41,14 @@
  *     why, and on stderr too in the launch's first process to end so (a
  *     marker in the measurement directory): make's hundred compilers say
  *     it once.
- *  5. The kernel's symbols (/proc/kallsyms, when its addresses are shown)
- *     are copied once per host into the measurement directory as the
- *     module's file, by the first process to end with a kernel sample:
- *     written aside and linked into place, never overwritten.
+ *  5. The kernel's symbols (/proc/kallsyms, or HPCRUN_KALLSYMS) are copied
+ *     once per host into the measurement directory as the module's file,
+ *     by the first process to end with a kernel leaf: written aside and
+ *     linked into place, never overwritten.  Where they hide their
+ *     addresses (kptr_restrict: zeros, as the start-up probe reads them),
+ *     every kernel leaf is the one address RT_KERNEL_LO and the file one
+ *     symbol there, "<kernel>": one node per call, not a scatter of
+ *     unnamed addresses.
  */
 #ifndef HPCRUN_KERNEL_TIME_H
 #define HPCRUN_KERNEL_TIME_H
@@ -64,9 +68,16 @@ struct rt_module;
 
 struct rt_kernel {
 	int on;				/* kernel mode counted (invariant 1) */
+	int hidden;			/* the symbols hide their addresses */
 	const struct rt_module *mod;	/* the kernel's module, or NULL */
 };
 extern struct rt_kernel rt_kernel;
+
+/* The leaf frame of a sample in a system call at kernel ip (invariant 5). */
+static inline uintptr_t rt_kernel_leaf(uint64_t ip)
+{
+	return rt_kernel.hidden ? (uintptr_t)RT_KERNEL_LO : (uintptr_t)ip;
+}
 
 /* Is the thread in a system call, by its user registers (x86-64's entry:
  * rax is -ENOSYS until the call returns; syscall put the return rip in

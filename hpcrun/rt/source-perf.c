@@ -430,7 +430,7 @@ static void take_sample(struct rt_thread *td, struct rt_thread *self, int idx,
 	/* a system call's kernel ip: the leaf (kernel-time.h, invariant 2) */
 	if ((misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL &&
 	    rt_kernel_is_counted(s) && rt_kernel_is_syscall(g[0], g[2], g[8]))
-		c.kip = (uintptr_t)ip;
+		c.kip = rt_kernel_leaf(ip);
 	c.stack = p;
 	c.len = (size_t)dyn;
 	rt_sample_copy(td, self, idx, &c, uc, val);
