@@ -42,8 +42,11 @@ struct rt_kernel rt_kernel;
  * (or "" when it is). */
 static char why_not[64];
 /* CPU time of the process when this image started (ns), and the kernel
- * samples of the threads written. */
+ * leaves of the threads written. */
 static uint64_t user0, sys0, samples;
+/* The kernel's symbol list to copy: HPCRUN_KALLSYMS at start (the
+ * program may change its environment), else /proc/kallsyms. */
+static char symbols[4096] = "/proc/kallsyms";
 
 int rt_kernel_is_counted(const struct hpcrun_evspec *s)
 {
@@ -114,14 +117,6 @@ static void why_paranoid(void)
 	append(append(why_not, key), v);
 }
 
-/* The kernel's symbol list to copy: HPCRUN_KALLSYMS, else /proc/kallsyms. */
-static const char *symbols_path(void)
-{
-	const char *v = getenv("HPCRUN_KALLSYMS");
-
-	return v && *v ? v : "/proc/kallsyms";
-}
-
 /* Does the list show addresses to this process (not zeros, not empty)? */
 static int symbols_shown(const char *path)
 {
@@ -139,10 +134,12 @@ static int symbols_shown(const char *path)
 static void kernel_init(void)
 {
 	struct perf_event_attr a;
-	const char *v = getenv("HPCRUN_NO_KERNEL");
+	const char *v = getenv("HPCRUN_NO_KERNEL"), *list = getenv("HPCRUN_KALLSYMS");
 	long fd;
 
 	cpu_time(&user0, &sys0);
+	if (list && *list && strlen(list) < sizeof(symbols))
+		append(symbols, list);
 	if (v && *v == '1') {
 		append(why_not, "--no-kernel");
 		return;
@@ -158,7 +155,7 @@ static void kernel_init(void)
 	if (fd >= 0) {
 		rt_sys_close((int)fd);
 		rt_kernel.on = 1;
-		rt_kernel.hidden = !symbols_shown(symbols_path());
+		rt_kernel.hidden = !symbols_shown(symbols);
 		why_not[0] = '\0';
 	} else if (errno == EACCES || errno == EPERM) {
 		why_paranoid();
@@ -245,7 +242,7 @@ static void save_symbols(void)
 		   -1, 0);
 	if (buf == MAP_FAILED)
 		return;
-	in = rt_kernel.hidden ? -1 : open(symbols_path(), O_RDONLY | O_CLOEXEC);
+	in = rt_kernel.hidden ? -1 : open(symbols, O_RDONLY | O_CLOEXEC);
 	out = !rt_kernel.hidden && in < 0 ? -1 :
 	      open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (out >= 0 && rt_kernel.hidden)
