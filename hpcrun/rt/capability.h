@@ -33,9 +33,8 @@
  *  1. At each point runtime.c calls the hook of every capability in the
  *     order of its table, capabilities[]: sync, hang, data, sharing, trace,
  *     python, raw, kernel.  The order is kept because sharing's init
- *     reads data's
- *     configuration (--sharing implies --data) and the log's lines come
- *     in that order.  A NULL hook is skipped.
+ *     reads data's configuration (--sharing implies --data) and the log's
+ *     lines come in that order.  A NULL hook is skipped.
  *  2. Hooks run outside signal handlers.  thread_begin and thread_end run
  *     on td's own thread; thread_written on the thread writing td's
  *     profile (td's own, or the one ending the process); fork_child and
