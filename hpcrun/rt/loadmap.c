@@ -13,6 +13,13 @@
  * dlopen that mapped another library at the same addresses) resolves in
  * the snapshot of its own time.
  *
+ * Every module ever seen is also kept in id order in a table that only
+ * grows: an entry, once published, never changes, and a full table is
+ * copied into one twice its size and published, the old one kept, so a
+ * reader of rt_module_all (any thread, dlopen or not) holds a consistent
+ * prefix that is never freed; readers take no lock.  A module's live flag
+ * changes only from 1 to 0, with atomic stores: the handler reads it.
+ *
  * Each module's GNU build ID is read from its PT_NOTE segments in memory
  * while dl_iterate_phdr holds the loader's lock (so the module cannot be
  * unmapped meanwhile); rt_profile_write() records it in the profile header
@@ -45,9 +52,41 @@ static struct snapshot *published;
 /* How many snapshots back rt_module_at looks for a sample's time. */
 #define HISTORY 64
 unsigned rt_loadmap_gen;
-static struct rt_module **all;
-static size_t nall, alloc_all;
+
+/* Every module ever seen, in id order: mod[i] has id i + 1.  Entries
+ * [0, n) are immutable; n grows with a release store. */
+struct table {
+	size_t n, cap;
+	struct rt_module *mod[];
+};
+
+static struct table *all;	/* written under lock, read by anyone */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Publishes m as the next entry of the table (under lock); 0 or -ENOMEM. */
+static int table_append(struct rt_module *m)
+{
+	struct table *t = all, *bigger;
+	size_t cap;
+
+	if (t && t->n < t->cap) {
+		t->mod[t->n] = m;
+		__atomic_store_n(&t->n, t->n + 1, __ATOMIC_RELEASE);
+		return 0;
+	}
+	cap = t ? 2 * t->cap : 64;
+	bigger = malloc(sizeof(*bigger) + cap * sizeof(bigger->mod[0]));
+	if (!bigger)
+		return -ENOMEM;
+	bigger->cap = cap;
+	bigger->n = t ? t->n : 0;
+	if (t)
+		memcpy(bigger->mod, t->mod, t->n * sizeof(t->mod[0]));
+	bigger->mod[bigger->n++] = m;
+	/* The old table stays: a reader may still hold it. */
+	__atomic_store_n(&all, bigger, __ATOMIC_RELEASE);
+	return 0;
+}
 
 /* Writes the vdso image into the measurement directory; its path or NULL. */
 static char *save_vdso(uintptr_t lo, uintptr_t hi)
@@ -168,30 +207,25 @@ static void read_buildid(const struct dl_phdr_info *info, char *hex)
 	}
 }
 
-/* Appends m to all with the next id; 0, or -1 when out of memory (lock
- * held). */
+/* Appends m to the table with the next id (lock held); 0, or -1 when
+ * out of ids or memory. */
 static int all_add(struct rt_module *m)
 {
-	if (nall >= UINT16_MAX - 1)
-		return -1;
-	if (nall + 1 > alloc_all) {
-		struct rt_module **n = realloc(all, (nall + 64) * sizeof(*all));
+	size_t n = all ? all->n : 0;
 
-		if (!n)
-			return -1;
-		all = n;
-		alloc_all = nall + 64;
-	}
-	m->id = (uint16_t)(nall + 1);
-	all[nall++] = m;
-	return 0;
+	if (n >= UINT16_MAX - 1)
+		return -1;
+	m->id = (uint16_t)(n + 1);
+	return table_append(m) ? -1 : 0;
 }
 
-static void visit(const struct object *o, struct rt_module **live)
+/* The module of object o, found among the live ones or added; NULL when
+ * it maps nothing or memory runs out. */
+static struct rt_module *visit(const struct object *o)
 {
 	const struct dl_phdr_info *info = &o->info;
 	struct rt_module m, *found = NULL;
-	size_t i;
+	size_t i, nall = all ? all->n : 0;
 	int k;
 
 	memset(&m, 0, sizeof(m));
@@ -217,17 +251,19 @@ static void visit(const struct object *o, struct rt_module **live)
 		}
 	}
 	if (m.lo >= m.hi)
-		return;
+		return NULL;
 	for (i = 0; i < nall; i++)
-		if (all[i]->live && all[i]->lo == m.lo && all[i]->bias == m.bias)
-			found = all[i];
+		if (all->mod[i]->live && all->mod[i]->lo == m.lo &&
+		    all->mod[i]->bias == m.bias)
+			found = all->mod[i];
 	if (!found) {
 		const char *name = info->dlpi_name;
 
 		found = calloc(1, sizeof(*found));
 		if (!found)
-			return;
+			return NULL;
 		*found = m;
+		found->live = 1;
 		memcpy(found->buildid, o->buildid, sizeof(found->buildid));
 		if (!name || !*name)
 			found->path = strdup(rt_cfg.exe);
@@ -241,11 +277,10 @@ static void visit(const struct object *o, struct rt_module **live)
 		if (!found->path || all_add(found)) {
 			free(found->path);
 			free(found);
-			return;
+			return NULL;
 		}
 	}
-	found->live = 2;	/* seen in this walk */
-	*live = found;
+	return found;
 }
 
 /* dl_iterate_phdr callback: copies, so that no lock of ours is held while
@@ -277,20 +312,21 @@ static int copy_object(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-/* Growing array of the live modules of one refresh. */
+/* Growing array of the live modules of one refresh; seen[id] marks
+ * those already in it. */
 struct collect {
 	const struct rt_module **v;
 	size_t n, alloc;
+	unsigned char seen[UINT16_MAX];
 };
 
 static void collect(const struct object *o, struct collect *c)
 {
-	struct rt_module *m = NULL;
+	struct rt_module *m = visit(o);
 
-	visit(o, &m);
-	if (!m || m->live != 2)
+	if (!m || c->seen[m->id])
 		return;
-	m->live = 1;
+	c->seen[m->id] = 1;
 	if (c->n == c->alloc) {
 		const struct rt_module **n = realloc(c->v, (c->alloc + 32) * sizeof(*n));
 
@@ -312,27 +348,27 @@ static int by_lo(const void *a, const void *b)
 
 void rt_loadmap_refresh(void)
 {
-	struct collect c = { NULL, 0, 0 };
+	struct collect *c = calloc(1, sizeof(*c));
 	struct object *objs = NULL, **tail = &objs, *o;
 	struct snapshot *s;
 	struct timespec now;
 	size_t i;
 
+	if (!c)
+		return;
 	dl_iterate_phdr(copy_object, &tail);
 	pthread_mutex_lock(&lock);
-	for (i = 0; i < nall; i++)
-		if (all[i]->live)
-			all[i]->live = 3;	/* not seen yet in this walk */
 	for (o = objs; o; o = o->next)
-		collect(o, &c);
-	for (i = 0; i < nall; i++)
-		if (all[i]->live == 3)
-			all[i]->live = 0;	/* dlclosed */
-	s = malloc(sizeof(*s) + c.n * sizeof(s->mod[0]));
+		collect(o, c);
+	for (i = 0; all && i < all->n; i++)
+		if (all->mod[i]->live && !c->seen[all->mod[i]->id])
+			__atomic_store_n(&all->mod[i]->live, 0,
+					 __ATOMIC_RELEASE);	/* dlclosed */
+	s = malloc(sizeof(*s) + c->n * sizeof(s->mod[0]));
 	if (s) {
-		s->n = c.n;
-		if (c.n)
-			memcpy(s->mod, c.v, c.n * sizeof(s->mod[0]));
+		s->n = c->n;
+		if (c->n)
+			memcpy(s->mod, c->v, c->n * sizeof(s->mod[0]));
 		qsort(s->mod, s->n, sizeof(s->mod[0]), by_lo);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		s->prev = published;
@@ -341,7 +377,8 @@ void rt_loadmap_refresh(void)
 		__atomic_add_fetch(&rt_loadmap_gen, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&lock);
-	free(c.v);
+	free(c->v);
+	free(c);
 	while (objs) {
 		o = objs->next;
 		free((void *)objs->info.dlpi_name);
@@ -412,6 +449,8 @@ const struct rt_module *rt_module_add_unmapped(const char *path, uintptr_t lo,
 
 const struct rt_module *const *rt_module_all(size_t *n)
 {
-	*n = nall;
-	return (const struct rt_module *const *)all;
+	const struct table *t = __atomic_load_n(&all, __ATOMIC_ACQUIRE);
+
+	*n = t ? __atomic_load_n(&t->n, __ATOMIC_ACQUIRE) : 0;
+	return t ? (const struct rt_module *const *)t->mod : NULL;
 }

@@ -6,8 +6,10 @@
  *     and a struct rt_module, once seen, is never freed: a module pointer
  *     returned here stays valid until the process ends, and a module
  *     dlclosed since keeps its id and path (live == 0: its memory must
- *     not be read).  The array rt_module_all returns lasts until the
- *     next rt_loadmap_refresh.
+ *     not be read).  The array rt_module_all returns is never freed and
+ *     its first *n entries never change: any thread may read it, with no
+ *     lock, while another dlopens.  A module's live flag only goes from
+ *     1 to 0; read it with an atomic load.
  *  2. The snapshots the handler reads are immutable and published with
  *     one atomic store; only rt_loadmap_refresh makes them, outside the
  *     handler.  rt_module_find and rt_module_at are async-signal-safe.
@@ -49,7 +51,8 @@ const struct rt_module *rt_module_at(uintptr_t addr, uint64_t time);
  * it, or NULL when out of memory.  Outside the handler. */
 const struct rt_module *rt_module_add_unmapped(const char *path, uintptr_t lo,
 					       uintptr_t hi);
-/* Every module ever seen, in id order (outside the handler). */
+/* Every module ever seen, in id order: *n of them, the array valid
+ * until the process ends (any thread; async-signal-safe). */
 const struct rt_module *const *rt_module_all(size_t *n);
 
 #endif
