@@ -420,9 +420,11 @@ void rt_data_modules(void)
 				      rt_sharing.on && rt_sharing_watching() && m[i] != self };
 		uint16_t id = m[i]->id;
 
-		if (id >= MAX_MODULES || vars_tried[id] || !m[i]->live)
+		/* Threads dlopening at once each claim a module once. */
+		if (id >= MAX_MODULES ||
+		    !__atomic_load_n(&m[i]->live, __ATOMIC_ACQUIRE) ||
+		    __atomic_exchange_n(&vars_tried[id], 1, __ATOMIC_ACQ_REL))
 			continue;
-		vars_tried[id] = 1;
 		if (m[i]->path[0] != '/')
 			continue;	/* the vDSO */
 		rt_fd_private(vars_job, &j);
