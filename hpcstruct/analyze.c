@@ -319,7 +319,8 @@ int analyze_binary(const char *path, const char *out_path,
 	pthread_mutex_init(&j.mu, NULL);
 	pthread_cond_init(&j.done, NULL);
 	pthread_cond_init(&j.window, NULL);
-	j.noreturn = noreturn_find(b, d, opts->insn_cap);
+	j.noreturn = noreturn_find(b, d, opts->insn_cap,
+				   opts->addrs ? j.order : NULL, j.n);
 	if (!j.noreturn) {
 		rc = -1;
 		goto out;

@@ -13,7 +13,8 @@
  * writes the wanted procedures alone, in the same order; what decides
  * their scopes (noreturn callees, line rows, inline ranges) is the whole
  * binary's, except DW_AT_noreturn of procedures in units not read, which
- * only the code analysis then finds.
+ * only the code analysis then finds; noreturn_find decides the procedures
+ * the wanted ones may reach alone (noreturn.h).
  */
 #ifndef HPCSTRUCT_ANALYZE_H
 #define HPCSTRUCT_ANALYZE_H

@@ -21,6 +21,15 @@
  *      way back calls nothing that could yet be marked is never retested.
  *      A budget of decoded instructions bounds the whole; past it nothing
  *      more is marked, which is the conservative answer.
+ *   5. Asked about some procedures only (a partial analysis), it works on
+ *      the set they may reach: those procedures, every procedure a scan of
+ *      one in the set finds it may call or jump to, and the procedure NAME
+ *      behind each stub NAME@plt in the set.  Whether a procedure returns
+ *      depends only on the procedures it calls and jumps to (or, for a
+ *      stub, on NAME), all in the set, and the set is tested as 2-4 test
+ *      the whole binary, with the whole binary's budget: each procedure of
+ *      the set gets the mark the whole analysis gives it unless that one
+ *      runs out of budget.  Procedures outside the set keep no mark.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -170,41 +179,61 @@ static void scan_range(const struct binary *b, size_t pi, uint64_t lo,
 	}
 }
 
-/* One scan of every procedure's bytes, then the edges by callee. */
-static void callers_build(const struct binary *b, struct callers *c)
+/* Edges of nothing yet, with the entry filter of b's procedures. */
+static void edges_init(const struct binary *b, struct edges *e)
 {
 	size_t n = b->nprocs;
-	struct edges e = { 0 };
 
-	e.last = xcalloc(n + 1, sizeof(*e.last));
-	if (n > 0) {
-		e.base = b->procs[0].lo;
-		e.slots = ((b->procs[n - 1].hi - e.base) >> 4) + 1;
-		e.entries = xcalloc((size_t)(e.slots >> 3) + 1, 1);
-		for (size_t i = 0; i < n; i++) {
-			uint64_t k = (b->procs[i].lo - e.base) >> 4;
-
-			e.entries[k >> 3] |= (unsigned char)(1u << (k & 7));
-		}
-	}
+	memset(e, 0, sizeof(*e));
+	e->last = xcalloc(n + 1, sizeof(*e->last));
+	if (n == 0)
+		return;
+	e->base = b->procs[0].lo;
+	e->slots = ((b->procs[n - 1].hi - e->base) >> 4) + 1;
+	e->entries = xcalloc((size_t)(e->slots >> 3) + 1, 1);
 	for (size_t i = 0; i < n; i++) {
-		const struct proc *p = &b->procs[i];
+		uint64_t k = (b->procs[i].lo - e->base) >> 4;
 
-		scan_range(b, i, p->lo, p->hi, &e);
-		if (p->cold_hi)
-			scan_range(b, i, p->cold_lo, p->cold_hi, &e);
+		e->entries[k >> 3] |= (unsigned char)(1u << (k & 7));
 	}
+}
+
+/* Records the edges out of procedure pi, both its parts. */
+static void scan_proc(const struct binary *b, size_t pi, struct edges *e)
+{
+	const struct proc *p = &b->procs[pi];
+
+	scan_range(b, pi, p->lo, p->hi, e);
+	if (p->cold_hi)
+		scan_range(b, pi, p->cold_lo, p->cold_hi, e);
+}
+
+static int edge_cmp(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+
+	if (x->caller != y->caller)
+		return x->caller < y->caller ? -1 : 1;
+	return x->callee < y->callee ? -1 : x->callee > y->callee;
+}
+
+/*
+ * The edges of e by callee, each callee's callers in procedure order; e is
+ * released.
+ */
+static void callers_build(size_t n, struct edges *e, struct callers *c)
+{
 	c->first = xcalloc(n + 2, sizeof(*c->first));
-	c->who = xmalloc((e.n + 1) * sizeof(*c->who));
-	for (size_t k = 0; k < e.n; k++)
-		c->first[e.v[k].callee + 2]++;
+	c->who = xmalloc((e->n + 1) * sizeof(*c->who));
+	for (size_t k = 0; k < e->n; k++)
+		c->first[e->v[k].callee + 2]++;
 	for (size_t q = 2; q < n + 2; q++)
 		c->first[q] += c->first[q - 1];
-	for (size_t k = 0; k < e.n; k++)	/* callers in procedure order */
-		c->who[c->first[e.v[k].callee + 1]++] = e.v[k].caller;
-	free(e.v);
-	free(e.last);
-	free(e.entries);
+	for (size_t k = 0; k < e->n; k++)
+		c->who[c->first[e->v[k].callee + 1]++] = e->v[k].caller;
+	free(e->v);
+	free(e->last);
+	free(e->entries);
 }
 
 /* Does [lo, hi) hold a byte of a ret opcode (or bytes we cannot see)? */
@@ -394,11 +423,14 @@ static void plt_index(struct search *s)
 
 	s->plt = hmap_new();
 	for (size_t i = 0; i < s->b->nprocs; i++) {
-		const char *link = proc_linkname(&s->b->procs[i]);
-		size_t len = strlen(link);
+		const char *link;
+		size_t len;
 
-		if (s->b->procs[i].origin != PROC_PLT || len <= 4 ||
-		    strcmp(link + len - 4, "@plt"))
+		if (s->b->procs[i].origin != PROC_PLT)
+			continue;
+		link = proc_linkname(&s->b->procs[i]);
+		len = strlen(link);
+		if (len <= 4 || strcmp(link + len - 4, "@plt"))
 			continue;
 		strbuf_reset(&name);
 		strbuf_add(&name, link, len - 4);
@@ -407,40 +439,118 @@ static void plt_index(struct search *s)
 	strbuf_release(&name);
 }
 
+/* The set of design 5: a list of procedures and a flag for each. */
+struct reach {
+	uint32_t *v;	size_t n;
+	unsigned char *in;
+	size_t stubs;	/* PLT stubs among v[] since the last name pass */
+};
+
+static void reach_add(const struct binary *b, struct reach *r, size_t pi)
+{
+	if (r->in[pi])
+		return;
+	r->in[pi] = 1;
+	r->v[r->n++] = (uint32_t)pi;
+	r->stubs += b->procs[pi].origin == PROC_PLT;
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Design 5: the procedures want[n] may reach, into r (in procedure order),
+ * their edges into e.  Each is scanned once; a pass over every procedure's
+ * name finds the procedures behind the PLT stubs reached, only when some
+ * were reached since the last pass.
+ */
+static void reach_find(struct search *s, const size_t *want, size_t n,
+		       struct edges *e, struct reach *r)
+{
+	const struct binary *b = s->b;
+	size_t done = 0;
+
+	r->v = xmalloc((b->nprocs + 1) * sizeof(*r->v));
+	r->in = xcalloc(b->nprocs + 1, 1);
+	for (size_t k = 0; k < n; k++)
+		reach_add(b, r, want[k]);
+	for (;;) {
+		while (done < r->n) {
+			size_t from = e->n;
+
+			scan_proc(b, r->v[done++], e);
+			for (size_t k = from; k < e->n; k++)
+				reach_add(b, r, e->v[k].callee);
+		}
+		if (r->stubs == 0)
+			break;
+		r->stubs = 0;
+		for (size_t i = 0; i < b->nprocs; i++) {
+			void *stub;
+
+			if (r->in[i] || b->procs[i].origin == PROC_PLT)
+				continue;
+			stub = hmap_get_str(s->plt, proc_linkname(&b->procs[i]));
+			if (stub && r->in[(uintptr_t)stub - 1])
+				reach_add(b, r, i);
+		}
+		if (done == r->n)
+			break;
+	}
+	if (r->n > 1)
+		qsort(r->v, r->n, sizeof(*r->v), u32_cmp);
+	if (e->n > 1)
+		qsort(e->v, e->n, sizeof(*e->v), edge_cmp);
+}
+
 unsigned char *noreturn_find(const struct binary *b, const struct debuginfo *d,
-			     size_t cap)
+			     size_t cap, const size_t *want, size_t nwant)
 {
 	size_t n = b->nprocs, code = 0;
 	struct search s = { .b = b };
 	struct walker wk = { 0 };
-	unsigned char *known;
+	struct edges e;
+	struct reach r = { 0 };
 
 	wk.dec = decoder_new();
 	if (!wk.dec)
 		return NULL;
 	s.nr = xcalloc(n + 1, 1);
-	known = xcalloc(n + 1, 1);
 	for (size_t i = 0; i < n; i++) {
 		const struct proc *p = &b->procs[i];
-		const struct subprog *sub = debuginfo_subprog(d, p->lo);
 
-		known[i] = name_in(proc_linkname(p), noreturn_names) ||
-			(sub && sub->noreturn);
 		code += p->hi - p->lo + (p->cold_hi - p->cold_lo);
 	}
-	callers_build(b, &s.callers);
 	plt_index(&s);
+	edges_init(b, &e);
+	if (want) {
+		reach_find(&s, want, nwant, &e, &r);
+	} else {
+		r.v = xmalloc((n + 1) * sizeof(*r.v));
+		for (size_t i = 0; i < n; i++) {
+			scan_proc(b, i, &e);
+			r.v[r.n++] = (uint32_t)i;
+		}
+	}
+	callers_build(n, &e, &s.callers);
 	s.work.n = n + 1;
 	s.work.q = xmalloc(s.work.n * sizeof(*s.work.q));
 	s.work.state = xcalloc(n + 1, 1);
-	for (size_t i = 0; i < n; i++) {
-		const struct proc *p = &b->procs[i];
+	for (size_t k = 0; k < r.n; k++) {
+		const struct proc *p = &b->procs[r.v[k]];
+		const struct subprog *sub = debuginfo_subprog(d, p->lo);
+		int known = name_in(proc_linkname(p), noreturn_names) ||
+			(sub && sub->noreturn);
 
-		if (known[i] && !s.nr[i])
-			mark(&s, i);
-		else if (!known[i] && !has_ret_byte(b, p->lo, p->hi) &&
+		if (known && !s.nr[r.v[k]])
+			mark(&s, r.v[k]);
+		else if (!known && !has_ret_byte(b, p->lo, p->hi) &&
 			 !(p->cold_hi && has_ret_byte(b, p->cold_lo, p->cold_hi)))
-			push(&s.work, i);
+			push(&s.work, r.v[k]);
 	}
 	wk.cap = cap;
 	wk.budget = code / 4 > BUDGET_MIN ? code / 4 : BUDGET_MIN;
@@ -468,6 +578,7 @@ unsigned char *noreturn_find(const struct binary *b, const struct debuginfo *d,
 	free(s.callers.first);
 	free(s.callers.who);
 	hmap_free(s.plt);
-	free(known);
+	free(r.v);
+	free(r.in);
 	return s.nr;
 }

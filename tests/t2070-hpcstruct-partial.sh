@@ -18,15 +18,19 @@ procs() {
 # names FILE: the names of FILE's procedures, sorted.
 names() { sed -n 's/^<P i="[0-9]*" n="\([^"]*\)".*/\1/p' "$1" | sort; }
 
-# addr SYMBOL: SYMBOL's address in nests, plus 4 (an address inside it).
-addr() { printf '%x\n' $((0x$(nm nests | awk -v s="$1" '$3 == s { print $1 }') + 4)); }
+# addr SYMBOL: SYMBOL's address in $PROG (nests), plus 4 (an address
+# inside it).
+addr() {
+	printf '%x\n' $((0x$(nm "${PROG:-nests}" |
+		awk -v s="$1" '$3 == s { print $1 }') + 4))
+}
 
-# meas DIR SYMBOL...: a measurement DIR of one profile whose call paths
-# are main -> SYMBOL, one sample each.
+# meas DIR SYMBOL...: a measurement DIR of one profile of $PROG (nests)
+# whose call paths are main -> SYMBOL, one sample each.
 meas() {
 	dir=$1 && shift &&
 	{
-		echo "lm 1 $PWD/nests" &&
+		echo "lm 1 $PWD/${PROG:-nests}" &&
 		echo "metric cycles int" &&
 		echo "node 1 0 1 $(addr main)" &&
 		n=2 &&
@@ -126,6 +130,27 @@ test_expect_success 'hpcprof gives the same database from a partial file as from
 	hpcprof -S whole.xml -o db-whole --text whole.txt m1 &&
 	test_cmp whole.txt part.txt &&
 	test_cmp db-whole/experiment.xml db-part/experiment.xml
+'
+
+# rows() and sums() call die(), which never returns because fatal() calls
+# exit(); neither is sampled, yet the calls end blocks as in the whole file
+# (else the code after them makes false loops).
+test_expect_success 'a sampled procedure ends blocks at unsampled calls that never return' '
+	cc -O3 -g -o st-noreturn "$TEST_PROGS/st-noreturn.c" &&
+	hpcstruct -o nr-whole.xml st-noreturn &&
+	PROG=st-noreturn meas nr rows sums &&
+	hpcstruct -q nr &&
+	names nr/structs/st-noreturn.hpcstruct >got &&
+	printf "%s\n" main rows sums >expect &&
+	test_cmp expect got &&
+	procs nr/structs/st-noreturn.hpcstruct >nr-part.procs &&
+	procs nr-whole.xml >nr-whole.procs &&
+	test_line_count = 3 nr-part.procs &&
+	comm -23 nr-part.procs nr-whole.procs >extra &&
+	test_line_count = 0 extra &&
+	grep -c "<L " nr/structs/st-noreturn.hpcstruct >loops &&
+	echo 5 >expect &&
+	test_cmp expect loops
 '
 
 LIBPY=$(ls "$HOME"/.pyenv/versions/3.12.1/lib/libpython3.12.so.1.0 2>/dev/null)
