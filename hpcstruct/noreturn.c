@@ -208,20 +208,26 @@ static void scan_proc(const struct binary *b, size_t pi, struct edges *e)
 		scan_range(b, pi, p->cold_lo, p->cold_hi, e);
 }
 
-static int edge_cmp(const void *a, const void *b)
-{
-	const struct edge *x = a, *y = b;
-
-	if (x->caller != y->caller)
-		return x->caller < y->caller ? -1 : 1;
-	return x->callee < y->callee ? -1 : x->callee > y->callee;
-}
+/*
+ * The procedures scanned, in procedure order, each with its edges: those
+ * of v[k].proc are e->v[v[k].from .. v[k].to).  in[] flags them (design 5;
+ * NULL for the whole binary).
+ */
+struct reach {
+	struct scanned {
+		uint32_t proc, from, to;
+	} *v;
+	size_t n;
+	unsigned char *in;
+	size_t stubs;	/* PLT stubs among v[] since the last name pass */
+};
 
 /*
  * The edges of e by callee, each callee's callers in procedure order; e is
  * released.
  */
-static void callers_build(size_t n, struct edges *e, struct callers *c)
+static void callers_build(size_t n, struct edges *e, const struct reach *r,
+			  struct callers *c)
 {
 	c->first = xcalloc(n + 2, sizeof(*c->first));
 	c->who = xmalloc((e->n + 1) * sizeof(*c->who));
@@ -229,8 +235,9 @@ static void callers_build(size_t n, struct edges *e, struct callers *c)
 		c->first[e->v[k].callee + 2]++;
 	for (size_t q = 2; q < n + 2; q++)
 		c->first[q] += c->first[q - 1];
-	for (size_t k = 0; k < e->n; k++)
-		c->who[c->first[e->v[k].callee + 1]++] = e->v[k].caller;
+	for (size_t i = 0; i < r->n; i++)
+		for (size_t k = r->v[i].from; k < r->v[i].to; k++)
+			c->who[c->first[e->v[k].callee + 1]++] = r->v[i].proc;
 	free(e->v);
 	free(e->last);
 	free(e->entries);
@@ -439,27 +446,20 @@ static void plt_index(struct search *s)
 	strbuf_release(&name);
 }
 
-/* The set of design 5: a list of procedures and a flag for each. */
-struct reach {
-	uint32_t *v;	size_t n;
-	unsigned char *in;
-	size_t stubs;	/* PLT stubs among v[] since the last name pass */
-};
-
 static void reach_add(const struct binary *b, struct reach *r, size_t pi)
 {
 	if (r->in[pi])
 		return;
 	r->in[pi] = 1;
-	r->v[r->n++] = (uint32_t)pi;
+	r->v[r->n++].proc = (uint32_t)pi;
 	r->stubs += b->procs[pi].origin == PROC_PLT;
 }
 
-static int u32_cmp(const void *a, const void *b)
+static int scanned_cmp(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct scanned *x = a, *y = b;
 
-	return x < y ? -1 : x > y;
+	return x->proc < y->proc ? -1 : x->proc > y->proc;
 }
 
 /*
@@ -480,10 +480,12 @@ static void reach_find(struct search *s, const size_t *want, size_t n,
 		reach_add(b, r, want[k]);
 	for (;;) {
 		while (done < r->n) {
-			size_t from = e->n;
+			struct scanned *sc = &r->v[done++];
 
-			scan_proc(b, r->v[done++], e);
-			for (size_t k = from; k < e->n; k++)
+			sc->from = (uint32_t)e->n;
+			scan_proc(b, sc->proc, e);
+			sc->to = (uint32_t)e->n;
+			for (size_t k = sc->from; k < sc->to; k++)
 				reach_add(b, r, e->v[k].callee);
 		}
 		if (r->stubs == 0)
@@ -502,9 +504,7 @@ static void reach_find(struct search *s, const size_t *want, size_t n,
 			break;
 	}
 	if (r->n > 1)
-		qsort(r->v, r->n, sizeof(*r->v), u32_cmp);
-	if (e->n > 1)
-		qsort(e->v, e->n, sizeof(*e->v), edge_cmp);
+		qsort(r->v, r->n, sizeof(*r->v), scanned_cmp);
 }
 
 unsigned char *noreturn_find(const struct binary *b, const struct debuginfo *d,
@@ -532,25 +532,28 @@ unsigned char *noreturn_find(const struct binary *b, const struct debuginfo *d,
 	} else {
 		r.v = xmalloc((n + 1) * sizeof(*r.v));
 		for (size_t i = 0; i < n; i++) {
+			r.v[r.n].proc = (uint32_t)i;
+			r.v[r.n].from = (uint32_t)e.n;
 			scan_proc(b, i, &e);
-			r.v[r.n++] = (uint32_t)i;
+			r.v[r.n++].to = (uint32_t)e.n;
 		}
 	}
-	callers_build(n, &e, &s.callers);
+	callers_build(n, &e, &r, &s.callers);
 	s.work.n = n + 1;
 	s.work.q = xmalloc(s.work.n * sizeof(*s.work.q));
 	s.work.state = xcalloc(n + 1, 1);
 	for (size_t k = 0; k < r.n; k++) {
-		const struct proc *p = &b->procs[r.v[k]];
+		size_t pi = r.v[k].proc;
+		const struct proc *p = &b->procs[pi];
 		const struct subprog *sub = debuginfo_subprog(d, p->lo);
 		int known = name_in(proc_linkname(p), noreturn_names) ||
 			(sub && sub->noreturn);
 
-		if (known && !s.nr[r.v[k]])
-			mark(&s, r.v[k]);
+		if (known && !s.nr[pi])
+			mark(&s, pi);
 		else if (!known && !has_ret_byte(b, p->lo, p->hi) &&
 			 !(p->cold_hi && has_ret_byte(b, p->cold_lo, p->cold_hi)))
-			push(&s.work, r.v[k]);
+			push(&s.work, pi);
 	}
 	wk.cap = cap;
 	wk.budget = code / 4 > BUDGET_MIN ? code / 4 : BUDGET_MIN;
