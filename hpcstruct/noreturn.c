@@ -33,6 +33,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "hashmap.h"
 #include "noreturn.h"
@@ -131,6 +134,32 @@ static const unsigned char op_class[256] = {
 };
 
 /*
+ * Bit i set when code[i] (i < 16) has a class other than OP_NONE: the
+ * bytes a scan looks at further, 16 at a time where SSE2 is.
+ */
+static unsigned branch_mask(const unsigned char *code)
+{
+#ifdef __SSE2__
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)code);
+	__m128i jcc = _mm_cmpeq_epi8(_mm_and_si128(v, _mm_set1_epi8((char)0xf0)),
+				     _mm_set1_epi8(0x70));
+	__m128i rel = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)0xe8)),
+				   _mm_cmpeq_epi8(v, _mm_set1_epi8((char)0xe9)));
+	__m128i other = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)0xeb)),
+				     _mm_cmpeq_epi8(v, _mm_set1_epi8(0x0f)));
+
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(jcc,
+							_mm_or_si128(rel, other)));
+#else
+	unsigned m = 0;
+
+	for (unsigned i = 0; i < 16; i++)
+		m |= (unsigned)(op_class[code[i]] != OP_NONE) << i;
+	return m;
+#endif
+}
+
+/*
  * Records pi as a caller of every procedure that [lo, hi) seems to call or
  * jump to, once each.
  */
@@ -141,41 +170,52 @@ static void scan_range(const struct binary *b, size_t pi, uint64_t lo,
 	const struct proc *p = &b->procs[pi];
 	size_t n = code ? hi - lo : 0;
 
-	for (size_t k = 0; k + 2 <= n; k++) {
-		uint64_t next = lo + k, target;
-		int32_t rel;
-		ptrdiff_t q;
+	for (size_t base = 0; base + 2 <= n; base += 16) {
+		unsigned m = 0;
 
-		switch (op_class[code[k]]) {
-		case OP_NONE:
-			continue;
-		case OP_REL32:
-			if (k + 5 > n)
+		if (base + 16 <= n)
+			m = branch_mask(code + base);
+		else
+			for (unsigned i = 0; base + i < n; i++)
+				m |= (unsigned)(op_class[code[base + i]] != OP_NONE) << i;
+		for (; m; m &= m - 1) {
+			size_t k = base + (size_t)__builtin_ctz(m);
+			uint64_t next = lo + k, target;
+			int32_t rel;
+			ptrdiff_t q;
+
+			if (k + 2 > n)
+				break;
+			switch (op_class[code[k]]) {
+			case OP_REL32:
+				if (k + 5 > n)
+					continue;
+				memcpy(&rel, code + k + 1, 4);
+				next += 5;
+				break;
+			case OP_0F:
+				if ((code[k + 1] & 0xf0) != 0x80 || k + 6 > n)
+					continue;
+				memcpy(&rel, code + k + 2, 4);
+				next += 6;
+				break;
+			default:
+				rel = (int8_t)code[k + 1];
+				next += 2;
+				break;
+			}
+			target = next + (uint64_t)(int64_t)rel;
+			if ((target >= p->lo && target < p->hi) ||
+			    !may_be_entry(e, target))
 				continue;
-			memcpy(&rel, code + k + 1, 4);
-			next += 5;
-			break;
-		case OP_0F:
-			if ((code[k + 1] & 0xf0) != 0x80 || k + 6 > n)
+			q = proc_index(b, target);
+			if (q < 0 || (size_t)q == pi || e->last[q] == pi + 1)
 				continue;
-			memcpy(&rel, code + k + 2, 4);
-			next += 6;
-			break;
-		default:
-			rel = (int8_t)code[k + 1];
-			next += 2;
-			break;
+			e->last[q] = (uint32_t)pi + 1;
+			HPC_GROW(e->v, e->n + 1, e->alloc);
+			e->v[e->n].callee = (uint32_t)q;
+			e->v[e->n++].caller = (uint32_t)pi;
 		}
-		target = next + (uint64_t)(int64_t)rel;
-		if ((target >= p->lo && target < p->hi) || !may_be_entry(e, target))
-			continue;
-		q = proc_index(b, target);
-		if (q < 0 || (size_t)q == pi || e->last[q] == pi + 1)
-			continue;
-		e->last[q] = (uint32_t)pi + 1;
-		HPC_GROW(e->v, e->n + 1, e->alloc);
-		e->v[e->n].callee = (uint32_t)q;
-		e->v[e->n++].caller = (uint32_t)pi;
 	}
 }
 
