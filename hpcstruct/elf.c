@@ -26,7 +26,8 @@ struct procs {
 	size_t n, alloc;
 	struct binary *b;
 	/* every function symbol's name -> its address, (void *)-1 for a
-	 * name at several addresses (merge_cold_parts finds parents by it) */
+	 * name at several addresses (merge_cold_parts finds parents by it);
+	 * empty when no symbol is named NAME.cold */
 	struct hmap *symaddr;
 };
 
@@ -278,7 +279,7 @@ static void symbol_procs(struct binary *b, Dwfl_Module *m, struct procs *p)
 	struct cand *v = NULL;
 	size_t n = 0, alloc = 0;
 	Elf_Scn *scn = NULL;
-	int has_symtab = 0;
+	int has_symtab = 0, cold = 0;	/* a NAME.cold symbol: fill symaddr */
 
 	while ((scn = elf_nextscn(b->elf, scn))) {
 		GElf_Shdr sh;
@@ -296,15 +297,18 @@ static void symbol_procs(struct binary *b, Dwfl_Module *m, struct procs *p)
 		debug_file_cands(b, m, &v, &n, &alloc);
 	if (n > 1)
 		qsort(v, n, sizeof(*v), cand_cmp);
+	for (size_t i = 0; i < n && !cold; i++)
+		cold = v[i].len > 5 && !memcmp(v[i].name + v[i].len - 5, ".cold", 5);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t size = v[i].size;
-		void *at = hmap_get(p->symaddr, v[i].name, v[i].len);
+		void *at = cold ? hmap_get(p->symaddr, v[i].name, v[i].len) : NULL;
 
 		if (!at || at == (void *)(uintptr_t)v[i].lo)
 			at = (void *)(uintptr_t)v[i].lo;
 		else
 			at = (void *)-1;
-		hmap_put(p->symaddr, v[i].name, v[i].len, at);
+		if (cold)
+			hmap_put(p->symaddr, v[i].name, v[i].len, at);
 		if (i > 0 && v[i].lo == v[i - 1].lo)
 			continue;
 		for (size_t j = i + 1; size == 0 && j < n && v[j].lo == v[i].lo; j++)
@@ -417,6 +421,42 @@ static int proc_cmp(const void *a, const void *b)
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
 	return (int)x->origin - (int)y->origin;
+}
+
+/*
+ * Sorts p->v by proc_cmp.  The symbols, the PLT stubs and the FDEs come
+ * each in order: up to four such runs are merged, not sorted again.
+ */
+static void sort_procs(struct procs *p)
+{
+	struct proc *v = p->v, *w;
+	size_t runs = 1, mid = 1;
+
+	for (size_t i = 1; i < p->n; i++)
+		runs += proc_cmp(&v[i - 1], &v[i]) > 0;
+	if (runs == 1)
+		return;
+	if (runs > 4) {
+		qsort(v, p->n, sizeof(*v), proc_cmp);
+		return;
+	}
+	w = xmalloc(p->n * sizeof(*w));
+	while (proc_cmp(&v[mid - 1], &v[mid]) <= 0)
+		mid++;
+	while (mid < p->n) {	/* merge v[0, mid), in order, with the next run */
+		size_t end = mid + 1, i = 0, j = mid, out = 0;
+
+		while (end < p->n && proc_cmp(&v[end - 1], &v[end]) <= 0)
+			end++;
+		while (i < mid || j < end)
+			if (j == end || (i < mid && proc_cmp(&v[i], &v[j]) <= 0))
+				w[out++] = v[i++];
+			else
+				w[out++] = v[j++];
+		memcpy(v, w, end * sizeof(*v));
+		mid = end;
+	}
+	free(w);
 }
 
 /* Whether addr is inside one of the first n procedures (sorted by lo). */
@@ -542,6 +582,27 @@ static uint64_t fde_range(const struct binary *b, uint64_t fde)
 }
 
 /*
+ * Writes "targ" and lo in lowercase hex, as "targ%" PRIx64 does, to buf;
+ * returns the length.  A stripped library names 100,000 procedures so,
+ * where snprintf would cost a tenth of opening it.
+ */
+static size_t targ_name(char buf[24], uint64_t lo)
+{
+	char hex[16];
+	size_t n = 0, len = 4;
+
+	do {
+		hex[n++] = "0123456789abcdef"[lo & 15];
+		lo >>= 4;
+	} while (lo);
+	memcpy(buf, "targ", 4);
+	while (n > 0)
+		buf[len++] = hex[--n];
+	buf[len] = '\0';
+	return len;
+}
+
+/*
  * Procedures from .eh_frame_hdr's sorted FDE table for code no symbol
  * covers; each one's end comes from its FDE's address range.
  */
@@ -552,7 +613,7 @@ static void fde_procs(struct binary *b, struct procs *p)
 	const unsigned char *hdr;
 	uint32_t count;
 	size_t nsym = p->n;
-	char name[40];
+	char name[24];
 
 	if (!scn || sh.sh_size < 12)
 		return;
@@ -564,8 +625,7 @@ static void fde_procs(struct binary *b, struct procs *p)
 	memcpy(&count, hdr + 8, 4);
 	if (count > (sh.sh_size - 12) / 8)
 		return;
-	if (p->n > 1)
-		qsort(p->v, p->n, sizeof(*p->v), proc_cmp);
+	sort_procs(p);
 	for (uint32_t i = 0; i < count; i++) {
 		uint64_t lo = sh.sh_addr + (uint64_t)(int64_t)rd32(hdr + 12 + 8 * i);
 		uint64_t fde = sh.sh_addr + (uint64_t)(int64_t)rd32(hdr + 16 + 8 * i);
@@ -578,8 +638,7 @@ static void fde_procs(struct binary *b, struct procs *p)
 		len = fde_range(b, fde);
 		if (len == 0 || len > (1ULL << 32))
 			continue;
-		snprintf(name, sizeof(name), "targ%" PRIx64, lo);
-		add_proc(p, lo, lo + len, name, strlen(name), PROC_FDE);
+		add_proc(p, lo, lo + len, name, targ_name(name, lo), PROC_FDE);
 	}
 }
 
@@ -706,8 +765,7 @@ static void finish_procs(struct binary *b, struct procs *p)
 {
 	size_t out = 0;
 
-	if (p->n > 1)
-		qsort(p->v, p->n, sizeof(*p->v), proc_cmp);
+	sort_procs(p);
 	for (size_t i = 0; i < p->n; i++) {
 		if (out > 0 && p->v[out - 1].lo == p->v[i].lo) {
 			free(p->v[i].name);
