@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "addrsearch.h"
 #include "dwarf-fallback.h"
 #include "error.h"
 #include "hashmap.h"
@@ -18,6 +19,15 @@
 
 /* No binary (or debug file) is larger; a bigger file is not opened. */
 #define MAX_BINARY_BYTES ((uint64_t)64 << 30)
+
+/* One address range of a compilation unit (struct fallback's units). */
+struct unit_range {
+	uint64_t lo, hi;	/* module addresses; lo first (addrsearch.h) */
+	uint64_t reach;		/* the largest hi of this range and those before */
+	size_t order;		/* the unit's position in the module */
+	Dwarf_Die *cu;		/* libdwfl's, valid until dwfl_end */
+	Dwarf_Addr bias;
+};
 
 struct fallback {
 	Dwfl *dwfl;
@@ -30,6 +40,10 @@ struct fallback {
 	int python;		/* HPCPY_MODULE: Python codes, no file */
 	struct hmap *by_addr;	/* addr -> S scope + 1 */
 	struct hmap *scopes;	/* "parent/kind/name/file/line" -> scope + 1 */
+	/* every unit's ranges by lo, read on the first miss of libdw's search */
+	struct unit_range *units;
+	size_t nunits;
+	int units_read;
 };
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -98,6 +112,7 @@ void fallback_free(struct fallback *fb)
 	free(fb->error);
 	hmap_free(fb->by_addr);
 	hmap_free(fb->scopes);
+	free(fb->units);
 	free(fb->base);
 	free(fb);
 }
@@ -185,22 +200,80 @@ static uint32_t call_line(Dwarf_Die *die)
 	return (uint32_t)w;
 }
 
+static int unit_range_cmp(const void *a, const void *b)
+{
+	const struct unit_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/*
+ * Reads the address ranges of every unit once (each unit's first DIE, not
+ * its lines), sorted by lo, so that a lookup is a search, not a walk over
+ * the units.
+ */
+static void read_unit_ranges(struct fallback *fb)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	size_t alloc = 0, order = 0;
+	uint64_t reach = 0;
+
+	fb->units_read = 1;
+	while ((cu = dwfl_module_nextcu(fb->mod, cu, &bias))) {
+		Dwarf_Addr base, start, end;
+		ptrdiff_t off = 0;
+
+		while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
+			if (end <= start)
+				continue;
+			HPC_GROW(fb->units, fb->nunits + 1, alloc);
+			fb->units[fb->nunits++] = (struct unit_range){
+				.lo = start + bias, .hi = end + bias,
+				.order = order, .cu = cu, .bias = bias,
+			};
+		}
+		order++;
+	}
+	if (fb->nunits > 1)
+		qsort(fb->units, fb->nunits, sizeof(*fb->units), unit_range_cmp);
+	for (size_t k = 0; k < fb->nunits; k++) {
+		if (fb->units[k].hi > reach)
+			reach = fb->units[k].hi;
+		fb->units[k].reach = reach;
+	}
+}
+
 /*
  * The compilation unit of addr (a module address, bias applied) and its
  * bias.  libdw finds units by .debug_aranges, which clang does not emit:
- * without them, the unit whose ranges hold addr.
+ * without them, the first unit whose ranges hold addr.
  */
 static Dwarf_Die *unit_of(struct fallback *fb, Dwarf_Addr addr,
 			  Dwarf_Addr *bias)
 {
 	Dwarf_Die *cu = dwfl_module_addrdie(fb->mod, addr, bias);
+	const struct unit_range *best = NULL;
+	size_t k;
 
 	if (cu || !fb->has_dwarf)
 		return cu;
-	while ((cu = dwfl_module_nextcu(fb->mod, cu, bias)))
-		if (dwarf_haspc(cu, addr - *bias) > 0)
-			return cu;
-	return NULL;
+	if (!fb->units_read)
+		read_unit_ranges(fb);
+	/* ranges may overlap: every one before k that reaches addr */
+	k = addrsearch_count_le(fb->units, fb->nunits, sizeof(*fb->units), addr);
+	while (k > 0 && fb->units[k - 1].reach > addr) {
+		const struct unit_range *u = &fb->units[--k];
+
+		if (u->hi > addr && (!best || u->order < best->order))
+			best = u;
+	}
+	if (!best)
+		return NULL;
+	*bias = best->bias;
+	return best->cu;
 }
 
 /* File and line of addr from the line table ("" and 0 when none). */
