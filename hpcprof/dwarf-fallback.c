@@ -20,13 +20,35 @@
 /* No binary (or debug file) is larger; a bigger file is not opened. */
 #define MAX_BINARY_BYTES ((uint64_t)64 << 30)
 
+/*
+ * An address range in a table sorted by lo, then order (spans_sort), the
+ * first member of each entry: ranges may overlap, and the ones that can
+ * hold an address are those before it whose reach passes it.
+ */
+struct span {
+	uint64_t lo, hi;	/* Dwfl addresses, [lo, hi); lo first (addrsearch.h) */
+	uint64_t reach;		/* the largest hi of this range and those before */
+	size_t order;		/* position in the module's own list */
+};
+
 /* One address range of a compilation unit (struct fallback's units). */
 struct unit_range {
-	uint64_t lo, hi;	/* module addresses; lo first (addrsearch.h) */
-	uint64_t reach;		/* the largest hi of this range and those before */
-	size_t order;		/* the unit's position in the module */
+	struct span s;		/* order: the unit's position in the module */
 	Dwarf_Die *cu;		/* libdwfl's, valid until dwfl_end */
 	Dwarf_Addr bias;
+};
+
+/*
+ * A symbol that may name code (struct fallback's syms): named, defined, not
+ * a section, file or TLS symbol.
+ */
+struct sym_entry {
+	struct span s;		/* order: the index in the symbol table */
+	const char *name;	/* libdwfl's, valid until dwfl_end */
+	int rank;		/* global 2, weak 1, local 0 */
+	Elf *elf;		/* sizeless: the file, its section, its bias */
+	GElf_Word shndx;
+	GElf_Addr bias;
 };
 
 struct fallback {
@@ -44,6 +66,10 @@ struct fallback {
 	struct unit_range *units;
 	size_t nunits;
 	int units_read;
+	/* the symbols with a size and those without, by lo, read on first use */
+	struct sym_entry *sized, *sizeless;
+	size_t nsized, nsizeless;
+	int syms_read;
 };
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -113,6 +139,8 @@ void fallback_free(struct fallback *fb)
 	hmap_free(fb->by_addr);
 	hmap_free(fb->scopes);
 	free(fb->units);
+	free(fb->sized);
+	free(fb->sizeless);
 	free(fb->base);
 	free(fb);
 }
@@ -200,13 +228,29 @@ static uint32_t call_line(Dwarf_Die *die)
 	return (uint32_t)w;
 }
 
-static int unit_range_cmp(const void *a, const void *b)
+static int span_cmp(const void *a, const void *b)
 {
-	const struct unit_range *x = a, *y = b;
+	const struct span *x = a, *y = b;
 
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Sorts the n entries of v (size bytes each, a struct span first); reach. */
+static void spans_sort(void *v, size_t n, size_t size)
+{
+	uint64_t reach = 0;
+
+	if (n > 1)
+		qsort(v, n, size, span_cmp);
+	for (size_t k = 0; k < n; k++) {
+		struct span *sp = (struct span *)(void *)((char *)v + k * size);
+
+		if (sp->hi > reach)
+			reach = sp->hi;
+		sp->reach = reach;
+	}
 }
 
 /*
@@ -219,7 +263,6 @@ static void read_unit_ranges(struct fallback *fb)
 	Dwarf_Die *cu = NULL;
 	Dwarf_Addr bias;
 	size_t alloc = 0, order = 0;
-	uint64_t reach = 0;
 
 	fb->units_read = 1;
 	while ((cu = dwfl_module_nextcu(fb->mod, cu, &bias))) {
@@ -231,19 +274,14 @@ static void read_unit_ranges(struct fallback *fb)
 				continue;
 			HPC_GROW(fb->units, fb->nunits + 1, alloc);
 			fb->units[fb->nunits++] = (struct unit_range){
-				.lo = start + bias, .hi = end + bias,
-				.order = order, .cu = cu, .bias = bias,
+				.s = { .lo = start + bias, .hi = end + bias,
+				       .order = order },
+				.cu = cu, .bias = bias,
 			};
 		}
 		order++;
 	}
-	if (fb->nunits > 1)
-		qsort(fb->units, fb->nunits, sizeof(*fb->units), unit_range_cmp);
-	for (size_t k = 0; k < fb->nunits; k++) {
-		if (fb->units[k].hi > reach)
-			reach = fb->units[k].hi;
-		fb->units[k].reach = reach;
-	}
+	spans_sort(fb->units, fb->nunits, sizeof(*fb->units));
 }
 
 /*
@@ -264,10 +302,10 @@ static Dwarf_Die *unit_of(struct fallback *fb, Dwarf_Addr addr,
 		read_unit_ranges(fb);
 	/* ranges may overlap: every one before k that reaches addr */
 	k = addrsearch_count_le(fb->units, fb->nunits, sizeof(*fb->units), addr);
-	while (k > 0 && fb->units[k - 1].reach > addr) {
+	while (k > 0 && fb->units[k - 1].s.reach > addr) {
 		const struct unit_range *u = &fb->units[--k];
 
-		if (u->hi > addr && (!best || u->order < best->order))
+		if (u->s.hi > addr && (!best || u->s.order < best->s.order))
 			best = u;
 	}
 	if (!best)
@@ -342,22 +380,123 @@ static uint32_t inline_chain(struct fallback *fb, struct structure *st,
 	return at;
 }
 
+/* Reads the module's symbols (.symtab, or .dynsym and the debug file's) once. */
+static void read_syms(struct fallback *fb)
+{
+	int n = dwfl_module_getsymtab(fb->mod);
+	size_t asized = 0, asizeless = 0;
+
+	fb->syms_read = 1;
+	for (int i = 1; i < n; i++) {
+		struct sym_entry e = { .s.order = (size_t)i };
+		GElf_Sym sym;
+		GElf_Addr value;
+		const char *name = dwfl_module_getsym_info(fb->mod, i, &sym, &value,
+							   &e.shndx, &e.elf,
+							   &e.bias);
+		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF ||
+		    type == STT_SECTION || type == STT_FILE || type == STT_TLS)
+			continue;
+		e.s.lo = value;
+		e.s.hi = value + sym.st_size;
+		e.name = name;
+		e.rank = bind == STB_GLOBAL ? 2 : bind == STB_WEAK;
+		if (sym.st_size) {
+			HPC_GROW(fb->sized, fb->nsized + 1, asized);
+			fb->sized[fb->nsized++] = e;
+		} else {
+			HPC_GROW(fb->sizeless, fb->nsizeless + 1, asizeless);
+			fb->sizeless[fb->nsizeless++] = e;
+		}
+	}
+	spans_sort(fb->sized, fb->nsized, sizeof(*fb->sized));
+	spans_sort(fb->sizeless, fb->nsizeless, sizeof(*fb->sizeless));
+}
+
+/* Is x a better name for an address both hold than y (NULL: none yet)? */
+static int sym_better(const struct sym_entry *x, const struct sym_entry *y)
+{
+	if (!y || x->s.lo != y->s.lo)
+		return !y || x->s.lo > y->s.lo;
+	if (x->rank != y->rank)
+		return x->rank > y->rank;
+	if (x->s.hi != y->s.hi)
+		return x->s.hi < y->s.hi;
+	return x->s.order < y->s.order;
+}
+
+/* Is addr in the section that holds e (a sizeless symbol)? */
+static int same_section(const struct sym_entry *e, uint64_t addr)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (e->shndx >= SHN_LORESERVE)
+		return e->s.lo == addr;
+	scn = elf_getscn(e->elf, e->shndx);
+	return scn && gelf_getshdr(scn, &sh) && addr - e->bias >= sh.sh_addr &&
+		addr - e->bias < sh.sh_addr + sh.sh_size;
+}
+
+/*
+ * The symbol naming addr (a Dwfl address), as libdwfl's
+ * dwfl_module_addrinfo chooses it for ordinary symbol tables, by a search
+ * of the symbols sorted once instead of a pass over all of them per
+ * address: of the symbols with a size that hold addr, the one starting
+ * last, then global before weak before local, then the smaller, then the
+ * first in the table; without one, the last sizeless symbol at or before
+ * addr in addr's section that no sized symbol before addr runs past.
+ * Returns NULL when none.
+ */
+static const struct sym_entry *sym_at(struct fallback *fb, uint64_t addr)
+{
+	const struct sym_entry *best = NULL, *e;
+	size_t k, j;
+	uint64_t label = 0;
+
+	if (!fb->syms_read)
+		read_syms(fb);
+	k = addrsearch_count_le(fb->sized, fb->nsized, sizeof(*fb->sized), addr);
+	if (k > 0)
+		label = fb->sized[k - 1].s.reach;
+	for (j = k; j > 0 && fb->sized[j - 1].s.reach > addr; j--) {
+		e = &fb->sized[j - 1];
+		if (e->s.hi > addr && sym_better(e, best))
+			best = e;
+	}
+	if (best)
+		return best;
+	k = addrsearch_count_le(fb->sizeless, fb->nsizeless,
+				sizeof(*fb->sizeless), addr);
+	for (j = k; j > 0 && fb->sizeless[j - 1].s.lo == fb->sizeless[k - 1].s.lo;
+	     j--)
+		if (sym_better(&fb->sizeless[j - 1], best))
+			best = &fb->sizeless[j - 1];
+	if (best && (best->s.lo < label || !same_section(best, addr)))
+		return NULL;
+	return best;
+}
+
 uint32_t fallback_lookup(struct fallback *fb, struct structure *st,
 			 uint64_t addr)
 {
 	uintptr_t v = (uintptr_t)hmap_get_u64(fb->by_addr, addr);
 	const char *name = NULL, *file;
+	const struct sym_entry *sym;
 	char unknown[512];
-	GElf_Off off = 0;
-	GElf_Sym sym;
+	uint64_t off = 0;
 	uint32_t line, pline, p, at;
 	uint64_t start;
 
 	if (v)
 		return (uint32_t)(v - 1);
 	if (fb->mod) {
-		name = dwfl_module_addrinfo(fb->mod, addr + fb->bias, &off,
-					    &sym, NULL, NULL, NULL);
+		if ((sym = sym_at(fb, addr + fb->bias))) {
+			name = sym->name;
+			off = addr + fb->bias - sym->s.lo;
+		}
 	} else if (fb->ks &&
 		   (name = kallsyms_lookup(fb->ks, addr, &start))) {
 		off = addr - start;

@@ -13,7 +13,11 @@
  *
  * Scopes are appended to the caller's struct structure (so the canonical
  * CCT treats them like scopes from a structure file); the same address
- * always yields the same scope.  Each binary is opened once.
+ * always yields the same scope.  Each binary is opened once; its symbols,
+ * and its units' address ranges when it has no .debug_aranges, are read
+ * once into sorted tables, and a unit's lines and DIEs only when an
+ * address in it is looked up, so the cost follows the addresses, not the
+ * size of the binary.
  */
 #ifndef HPCPROF_DWARF_FALLBACK_H
 #define HPCPROF_DWARF_FALLBACK_H

@@ -74,4 +74,30 @@ test_expect_success CLANG 'clang: the procedures and files of every unit' '
 	done
 '
 
+# impl has a weak alias and a local one at its address; asmfn has no size
+# (assembly without .size), so only the symbols around it bound it.
+test_expect_success 'a procedure is named by its global symbol; a sizeless one is found' '
+	cat >syms.c <<-EOF &&
+	volatile int sink;
+	__attribute__((noinline)) void impl(int n)
+	{
+		for (int i = 0; i < n; i++)
+			sink += i;
+	}
+	void weak_alias(int) __attribute__((weak, alias("impl")));
+	static void local_alias(int) __attribute__((alias("impl"), used));
+	void asmfn(void);
+	__asm__(".text\n.globl asmfn\n.type asmfn, @function\n"
+		"asmfn:\n\tnop\n\tnop\n\tnop\n\tnop\n\tnop\n\tnop\n\tret\n");
+	int main(void) { impl(10); asmfn(); return 0; }
+	EOF
+	cc -O1 -g -o syms syms.c &&
+	meas ms syms impl asmfn &&
+	hpcprof -o dbs ms &&
+	sed -n "s/^<P i=\"[0-9]*\" n=\"\([^\"]*\)\".*/\1/p" dbs/experiment.xml |
+		sort >actual &&
+	printf "%s\n" asmfn impl main >expect &&
+	test_cmp expect actual
+'
+
 test_done
