@@ -8,6 +8,9 @@
 #     `hpcprof` and `hpcstruct --all DIR` + `hpcprof`, each hpcstruct from an
 #     empty cache, with hpcstruct's peak RSS and the structure files' size,
 #     and hpcstruct again from the cache so filled.
+#     Then `hpcprof` alone with no structure files (its DWARF fallback) and,
+#     with BASE=BUILD-DIR (another commit's build), that build's
+#     `hpcstruct DIR` + `hpcprof`, so that both are timed in the same rounds.
 #   make (with BENCH_MAKE=1): `make -j2` of a copy of this tree, measured
 #     once by hpcrun; each round does the same without perf.
 # Rerunning with the same DIR reuses the measurements.
@@ -26,23 +29,29 @@ cpu() {
 	/usr/bin/time -f "%U %S" "$@" 2>&1 >/dev/null | tail -1 |
 		awk '{ printf "%.2f", $1 + $2 }'
 }
-# cold MEAS [--all]: hpcstruct from an empty cache (CPU seconds, peak RSS
-# in MB), then hpcprof (CPU seconds); the structure files' size in MB; then
-# hpcstruct again from the cache it filled (CPU seconds, "warm").
+# cold MEAS [--all [BIN]]: hpcstruct from an empty cache (CPU seconds,
+# peak RSS in MB), then hpcprof (CPU seconds); the structure files' size in
+# MB; then hpcstruct again from the cache it filled (CPU seconds, "warm").
 cold() {
+	b=${3:-$BIN}
 	rm -rf "$1/structs" cache db
 	s=$(HPCSTRUCT_CACHE=$PWD/cache /usr/bin/time -f "%U %S %M" \
-		"$BIN/hpcstruct" -q $2 "$1" 2>&1 >/dev/null | tail -1 |
+		"$b/hpcstruct" -q $2 "$1" 2>&1 >/dev/null | tail -1 |
 		awk '{ printf "%.2f %d", $1 + $2, $3 / 1024 }')
-	p=$(cpu "$BIN/hpcprof" -o db "$1")
+	p=$(cpu "$b/hpcprof" -o db "$1")
 	mb=$(du -cm "$1"/structs/*.hpcstruct | tail -1 | cut -f1)
 	rm -rf "$1/structs"
-	w=$(HPCSTRUCT_CACHE=$PWD/cache cpu "$BIN/hpcstruct" -q $2 "$1")
+	w=$(HPCSTRUCT_CACHE=$PWD/cache cpu "$b/hpcstruct" -q $2 "$1")
 	echo "$s $p $mb $w"
 }
-echo "clang: round perf-report | partial: hpcstruct RSS hpcprof MB warm | whole: the same"
+# fallback MEAS: hpcprof's CPU seconds without structure files.
+fallback() {
+	rm -rf "$1/structs" db
+	cpu "$BIN/hpcprof" -o db "$1"
+}
+echo "clang: round perf-report | partial: hpcstruct RSS hpcprof MB warm | whole: the same | fallback: hpcprof${BASE:+ | base partial: hpcstruct RSS hpcprof MB warm}"
 for i in $(seq "$REPEAT"); do
-	echo "$i $(cpu perf report --stdio -i perf.data) | $(cold m) | $(cold m --all)"
+	echo "$i $(cpu perf report --stdio -i perf.data) | $(cold m) | $(cold m --all) | $(fallback m)${BASE:+ | $(cold m "" "$BASE/bin")}"
 done
 [ "${BENCH_MAKE:-0}" = 1 ] || exit 0
 if [ ! -d mk ]; then
@@ -50,7 +59,7 @@ if [ ! -d mk ]; then
 	(cd "$SRC" && git ls-files -z | xargs -0 cp --parents -t "$DIR/tree")
 	"$BIN/hpcrun" -q -o mk make -C tree -j2 >/dev/null
 fi
-echo "make: round | partial: hpcstruct RSS hpcprof MB warm | whole: the same"
+echo "make: round | partial: hpcstruct RSS hpcprof MB warm | whole: the same | fallback: hpcprof${BASE:+ | base partial: the same}"
 for i in $(seq "$REPEAT"); do
-	echo "$i | $(cold mk) | $(cold mk --all)"
+	echo "$i | $(cold mk) | $(cold mk --all) | $(fallback mk)${BASE:+ | $(cold mk "" "$BASE/bin")}"
 done
