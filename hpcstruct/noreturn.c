@@ -26,10 +26,11 @@
  *      one in the set finds it may call or jump to, and the procedure NAME
  *      behind each stub NAME@plt in the set.  Whether a procedure returns
  *      depends only on the procedures it calls and jumps to (or, for a
- *      stub, on NAME), all in the set, and the set is tested as 2-4 test
- *      the whole binary, with the whole binary's budget: each procedure of
- *      the set gets the mark the whole analysis gives it unless that one
- *      runs out of budget.  Procedures outside the set keep no mark.
+ *      stub, on NAME), all in the set, and rules 2-4 test the set as they
+ *      test the whole binary, with the whole binary's budget: each
+ *      procedure of the set gets the mark the whole analysis gives it
+ *      unless that one runs out of budget.  Procedures outside the set
+ *      keep no mark.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -133,9 +134,19 @@ static const unsigned char op_class[256] = {
 	[0xe8] = OP_REL32, [0xe9] = OP_REL32, [0xeb] = OP_REL8,
 };
 
+/* Bit i set when code[i] (i < n <= 16) has a class other than OP_NONE. */
+static unsigned class_mask(const unsigned char *code, size_t n)
+{
+	unsigned m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		m |= (unsigned)(op_class[code[i]] != OP_NONE) << i;
+	return m;
+}
+
 /*
- * Bit i set when code[i] (i < 16) has a class other than OP_NONE: the
- * bytes a scan looks at further, 16 at a time where SSE2 is.
+ * class_mask(code, 16): the bytes a scan looks at further, found 16 at a
+ * time where SSE2 is.
  */
 static unsigned branch_mask(const unsigned char *code)
 {
@@ -151,11 +162,7 @@ static unsigned branch_mask(const unsigned char *code)
 	return (unsigned)_mm_movemask_epi8(_mm_or_si128(jcc,
 							_mm_or_si128(rel, other)));
 #else
-	unsigned m = 0;
-
-	for (unsigned i = 0; i < 16; i++)
-		m |= (unsigned)(op_class[code[i]] != OP_NONE) << i;
-	return m;
+	return class_mask(code, 16);
 #endif
 }
 
@@ -171,13 +178,9 @@ static void scan_range(const struct binary *b, size_t pi, uint64_t lo,
 	size_t n = code ? hi - lo : 0;
 
 	for (size_t base = 0; base + 2 <= n; base += 16) {
-		unsigned m = 0;
+		unsigned m = base + 16 <= n ? branch_mask(code + base) :
+			class_mask(code + base, n - base);
 
-		if (base + 16 <= n)
-			m = branch_mask(code + base);
-		else
-			for (unsigned i = 0; base + i < n; i++)
-				m |= (unsigned)(op_class[code[base + i]] != OP_NONE) << i;
 		for (; m; m &= m - 1) {
 			size_t k = base + (size_t)__builtin_ctz(m);
 			uint64_t next = lo + k, target;

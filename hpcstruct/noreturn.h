@@ -25,12 +25,12 @@
  * Returns an array of b->nprocs + 1 flags, 1 for a procedure that never
  * returns, to be freed by the caller; or NULL with hpc_lasterr() set when
  * no decoder could be made.  At most cap instructions of a procedure are
- * decoded.  With want NULL every procedure is decided; else the procedures
- * want[nwant] (indices into b->procs) and those they call, jump to or
- * reach through calls alone, each as the whole binary's analysis decides
- * it, and the flags of the others are 0 (noreturn.c, design 5), so the
- * cost follows the code reached, not the binary.  Call it before starting
- * threads that decode (x86.h).
+ * decoded.  With want NULL every procedure is decided; else only the
+ * procedures want[nwant] (indices into b->procs) and those they may reach
+ * by calls and jumps are, each as the whole binary's analysis decides it
+ * (unless that one runs out of budget), and the flags of the others are 0
+ * (noreturn.c, design 5): the cost follows the code reached, not the
+ * binary.  Call it before starting threads that decode (x86.h).
  */
 unsigned char *noreturn_find(const struct binary *b, const struct debuginfo *d,
 			     size_t cap, const size_t *want, size_t nwant);
