@@ -355,7 +355,8 @@ struct sacc {
 	int32_t node;		/* the CPU's NUMA node, -1: unknown */
 	uint32_t cpu;
 	uint8_t size, rw, first;
-	uint8_t conc;		/* concurrent (invariant 3) */
+	uint8_t conc, pconc;	/* concurrent, for a pooled label
+				 * (invariant 3) */
 };
 
 /* One block (a heap block or a variable) of one process. */
@@ -965,34 +966,66 @@ static int cmp_time(const void *a, const void *b, void *arg)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Is ix[m] an access of another thread than x's, of x's process? */
-static int other_thread(const struct sharing *sh, const uint32_t *ix,
-			size_t m, const struct sacc *x)
-{
-	const struct sacc *y = &sh->acc[ix[m]];
+/* The latest access of each of the two last threads seen in a sweep:
+ * a's, and b's, of a thread other than a's. */
+struct sweep {
+	uint32_t proc, thread;
+	uint64_t a, b;		/* times */
+	int have_a, have_b;
+};
 
-	return y->proc == x->proc && y->thread != x->thread && !y->first;
+/* How far from x (in the sweep's direction) the last access of another
+ * thread of x's process is, UINT64_MAX for none; then x is seen. */
+static uint64_t sweep_gap(struct sweep *w, const struct sacc *x)
+{
+	uint64_t gap = UINT64_MAX, other;
+	int have;
+
+	if (w->proc != x->proc)
+		memset(w, 0, sizeof(*w)), w->proc = x->proc;
+	if (x->first)		/* a page fault is no access (invariant 3) */
+		return gap;
+	have = w->have_a && w->thread != x->thread ? 1 : w->have_b ? 2 : 0;
+	if (have) {
+		other = have == 1 ? w->a : w->b;
+		gap = x->time > other ? x->time - other : other - x->time;
+	}
+	if (w->have_a && w->thread == x->thread) {
+		w->a = x->time;
+	} else {
+		w->b = w->a, w->have_b = w->have_a;
+		w->thread = x->thread, w->a = x->time, w->have_a = 1;
+	}
+	return gap;
 }
 
-/* Marks the concurrent accesses (sharing.h, invariant 3); ix is sorted
- * here. */
+/* Marks the concurrent accesses, within SHARE_WINDOW_NS and within
+ * SHARE_POOL_WINDOW_NS (sharing.h, invariant 3); ix is sorted here. */
 static void mark_concurrent(struct sharing *sh, uint32_t *ix)
 {
-	size_t k, m;
+	uint64_t *gap = xcalloc(sh->nacc ? sh->nacc : 1, sizeof(*gap));
+	struct sweep w;
+	size_t k;
 
 	qsort_r(ix, sh->nacc, sizeof(*ix), cmp_time, sh);
-	for (k = 0; k < sh->nacc; k++) {
+	memset(&w, 0, sizeof(w));
+	w.proc = UINT32_MAX;
+	for (k = 0; k < sh->nacc; k++)
+		gap[k] = sweep_gap(&w, &sh->acc[ix[k]]);
+	memset(&w, 0, sizeof(w));
+	w.proc = UINT32_MAX;
+	for (k = sh->nacc; k-- > 0;) {
 		struct sacc *x = &sh->acc[ix[k]];
+		uint64_t g = sweep_gap(&w, x);
 
+		if (g < gap[k])
+			gap[k] = g;
 		if (x->first || !others_alive(sh, x))
 			continue;
-		for (m = k; !x->conc && m-- > 0 &&
-		     x->time - sh->acc[ix[m]].time <= SHARE_WINDOW_NS;)
-			x->conc = (uint8_t)other_thread(sh, ix, m, x);
-		for (m = k + 1; !x->conc && m < sh->nacc &&
-		     sh->acc[ix[m]].time - x->time <= SHARE_WINDOW_NS; m++)
-			x->conc = (uint8_t)other_thread(sh, ix, m, x);
+		x->conc = gap[k] <= SHARE_WINDOW_NS;
+		x->pconc = gap[k] <= SHARE_POOL_WINDOW_NS;
 	}
+	free(gap);
 }
 
 /* Is a[0..n) the accesses of one thread, or none? */
@@ -1136,7 +1169,7 @@ static void pool_objects(struct sharing *sh, const uint32_t *ix)
 	size_t i, k;
 
 	for (i = 0; i < sh->nacc; i++)
-		if (sh->acc[i].conc)
+		if (sh->acc[i].pconc)
 			at[sh->blocks[sh->acc[i].block].obj + 1]++;
 	for (k = 0; k < sh->nobjs; k++)
 		at[k + 1] += at[k];
@@ -1145,7 +1178,7 @@ static void pool_objects(struct sharing *sh, const uint32_t *ix)
 		const struct sacc *x = &sh->acc[ix[i]];
 		struct share_access *y;
 
-		if (!x->conc)
+		if (!x->pconc)
 			continue;
 		y = &sa[at[sh->blocks[x->block].obj]++];
 		y->time = x->time;

@@ -56,13 +56,18 @@
  *     producer-consumer > read-shared > private).  An object's lines'
  *     label is that of its lines with the most transfers in all, then
  *     with the most concurrent accesses (ties: the more serious label).
- *     Its pooled label (sharing_pooled_label) comes from its concurrent
- *     accesses of all its lines together, with the same thresholds: a
- *     large object's lines are each seen too seldom for a label (a table
- *     every thread reads, a buffer one thread fills each round for
- *     another, a record handed on under a lock), and a queue's lock line
- *     is no label for its items.  A thread writes when it has
- *     SHARE_MIN_THREAD writes:
+ *     Its pooled label (sharing_pooled_label) comes from the accesses of
+ *     all its lines together, with the same thresholds: a large object's
+ *     lines are each seen too seldom for a label (a table every thread
+ *     reads, a buffer one thread fills each round for another, a record
+ *     handed on under a lock, the records of a work queue, each seen
+ *     once or twice), and a queue's lock line is no label for its items.
+ *     Concurrent here has SHARE_POOL_WINDOW_NS for its window: an
+ *     object's threads work on it at about the same time, not on one
+ *     line at the same instant, and on a busy machine a producer's few
+ *     sampled stores seldom fall within 10 ms of a consumer's sample
+ *     (threads alive still decide, so main's initialization stays
+ *     apart).  A thread writes when it has SHARE_MIN_THREAD writes:
  *       private            one thread takes part, or several write and no
  *                          line has accesses of two threads;
  *       read-shared        several take part, none writes;
@@ -159,8 +164,10 @@ struct share_access {
 	uint8_t size, rw;	/* 0: unknown (1 byte); enum hpcshare_rw */
 };
 
-/* Concurrency window, evidence thresholds (invariant 3). */
+/* Concurrency windows of a line's and a pooled label, evidence
+ * thresholds (invariant 3). */
 #define SHARE_WINDOW_NS 10000000ull
+#define SHARE_POOL_WINDOW_NS 100000000ull
 #define SHARE_MIN_ACCESSES 8
 #define SHARE_MIN_THREAD 2
 
@@ -170,9 +177,10 @@ struct share_access {
 enum share_label sharing_line_label(const struct share_access *a, size_t n,
 				    uint64_t *ntransfers);
 
-/* The pooled label of an object from its concurrent accesses a[0..n),
- * all its lines together, in time order: SHARE_TOO_FEW for too few
- * samples; its lines' ownership transfers in *ntransfers (invariant 3). */
+/* The pooled label of an object from its concurrent accesses a[0..n)
+ * (within SHARE_POOL_WINDOW_NS), all its lines together, in time order:
+ * SHARE_TOO_FEW for too few samples; its lines' ownership transfers in
+ * *ntransfers (invariant 3). */
 enum share_label sharing_pooled_label(const struct share_access *a, size_t n,
 				      uint64_t *ntransfers);
 
