@@ -183,7 +183,7 @@ enum share_label sharing_pooled_label(const struct share_access *a, size_t n,
 	struct share_access *line = xcalloc(n ? n : 1, sizeof(*line));
 	struct lthread *t = NULL;
 	size_t nt = 0, alloc = 0, i, j, k, part = 0, writers = 0;
-	size_t several = 0, crossed = 0, nline = 0;
+	size_t several = 0, crossed = 0, nline = 0, readers = 0;
 	uint64_t writes = 0, reader_writes = 0, top_writes = 0;
 	uint64_t top_lines = 0, second_lines = 0;
 	enum share_label l;
@@ -224,7 +224,9 @@ enum share_label sharing_pooled_label(const struct share_access *a, size_t n,
 		writes += x->writes;
 		if (x->writes > top_writes)
 			top_writes = x->writes;
-		if (x->n - x->writes + x->rmw)	/* it reads too */
+		if (!x->writes)
+			readers++;
+		else if (x->n - x->writes + x->rmw)	/* it reads too */
 			reader_writes += x->writes;
 		if (x->writes < SHARE_MIN_THREAD)
 			continue;
@@ -236,6 +238,7 @@ enum share_label sharing_pooled_label(const struct share_access *a, size_t n,
 	}
 	l = n < SHARE_MIN_ACCESSES ? SHARE_TOO_FEW : part <= 1 ? SHARE_PRIVATE :
 	    writers == 0 ? SHARE_READ : writers == 1 ? SHARE_PRODCONS :
+	    !reader_writes && readers ? SHARE_PRODCONS :
 	    !several && !crossed ? SHARE_PRIVATE :
 	    3 * top_writes >= 2 * writes ||
 	    (top_lines >= POOL_MIN_LINES && top_lines >= 2 * second_lines) ?

@@ -67,11 +67,20 @@
  *     line at the same instant, and on a busy machine a producer's few
  *     sampled stores seldom fall within 10 ms of a consumer's sample
  *     (threads alive still decide, so main's initialization stays
- *     apart).  A thread writes when it has SHARE_MIN_THREAD writes:
- *       private            one thread takes part, or several write and no
- *                          line has accesses of two threads;
+ *     apart).  A thread writes when it has SHARE_MIN_THREAD writes; the
+ *     first rule that holds gives the label:
+ *       private            one thread takes part;
  *       read-shared        several take part, none writes;
- *       producer-consumer  one writes; or one makes two thirds of the
+ *       producer-consumer  one writes; or several write, none of them
+ *                          reads, and a thread taking part only reads:
+ *                          producers fill what consumers read (a work
+ *                          queue's records, each seen once, producers
+ *                          and consumers each a role of their own),
+ *                          data flowing one way, where in migratory each
+ *                          thread reads and writes in turn;
+ *       private            several write and no line has accesses of
+ *                          two threads;
+ *       producer-consumer  one makes two thirds of the
  *                          writes, or writes 4 lines or more and twice
  *                          as many as any other writer (the others'
  *                          writes are indices and locks: one writer,

@@ -194,6 +194,12 @@ static void pooled(void)
 		{ 0, W, 200 }, { 1, U, 0 }, { 1, R, 192 }, { 0, W, 256 },
 		{ 0, W, 264 }, { 1, R, 256 }, { 0, U, 0 }, { 1, U, 0 },
 		{ 1, U, 0 }, { 1, U, 0 } };
+	/* a work queue's records: threads 0 and 1 fill records of their
+	 * own, threads 2 and 3 read them; no writer reads */
+	static const int jobs[][3] = { { 0, W, 0 }, { 1, W, 128 },
+		{ 0, W, 64 }, { 2, R, 0 }, { 1, W, 192 }, { 3, R, 128 },
+		{ 2, R, 64 }, { 0, W, 256 }, { 3, R, 192 }, { 1, W, 320 },
+		{ 2, R, 256 }, { 3, R, 320 } };
 	/* each thread writes lines of its own, no other thread's */
 	static const int parts[][3] = { { 0, W, 0 }, { 1, W, 256 },
 		{ 0, W, 64 }, { 1, W, 320 }, { 0, R, 128 }, { 1, R, 384 },
@@ -209,6 +215,10 @@ static void pooled(void)
 	CHECK_INT(POOLED(record), SHARE_MIGRATORY);
 	CHECK_INT(line0, SHARE_TOO_FEW);
 	CHECK_INT(POOLED(overwrite), SHARE_WRITE);
+	/* two producers, each half the writes, and consumers only reading:
+	 * no migration, data flowing one way */
+	CHECK_INT(POOLED(jobs), SHARE_PRODCONS);
+	CHECK_INT(line0, SHARE_TOO_FEW);
 	/* the lock's line alone is migratory, the queue is not */
 	CHECK_INT(POOLED(queue), SHARE_PRODCONS);
 	CHECK_INT(line0, SHARE_MIGRATORY);
