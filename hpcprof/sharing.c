@@ -505,9 +505,35 @@ static uint32_t site_intern(struct sharing *sh, const char *name)
 	return (uint32_t)(v - 1);
 }
 
-/* The source of access node id ("work prog.c:44"): index + 1, or 0. */
+/* The heap allocator's own code (invariant 9): glibc's malloc.c, or a
+ * procedure of the allocator's interface or its glibc internals. */
+static int allocator_code(const char *proc, const char *file)
+{
+	static const char *const names[] = {
+		"malloc", "free", "calloc", "realloc", "cfree",
+		"malloc_consolidate", "unlink_chunk", "sysmalloc",
+	};
+	static const char *const prefixes[] = {
+		"_int_", "__libc_malloc", "__libc_free", "__libc_calloc",
+		"__libc_realloc", "tcache_", "__GI___libc_",
+	};
+	size_t i;
+
+	if (file && !strcmp(base_name(file), "malloc.c"))
+		return 1;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(proc, names[i]))
+			return 1;
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(proc, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+/* The source of access node id ("work prog.c:44"): index + 1, or 0;
+ * *alloc says whether it is the allocator's code (allocator_code). */
 static uint32_t site_of(struct sharing *sh, struct experiment *e,
-			uint32_t id, struct hmap *memo)
+			uint32_t id, struct hmap *memo, int *alloc)
 {
 	const struct data_id *d;
 	struct strbuf sb = STRBUF_INIT;
@@ -515,11 +541,14 @@ static uint32_t site_of(struct sharing *sh, struct experiment *e,
 	uint32_t line;
 	uintptr_t v;
 
+	*alloc = 0;
 	if (!id)
 		return 0;
 	v = (uintptr_t)hmap_get(memo, &id, sizeof(id));
-	if (v)
+	if (v) {
+		*alloc = (int)(v >> 32);
 		return (uint32_t)(v - 1);
+	}
 	d = datatree_id(e, id);
 	if (d && d->m && d->role == DROLE_ACCESS) {
 		experiment_call_site(e, d->m, d->addr, &proc, &file, &line);
@@ -530,9 +559,11 @@ static uint32_t site_of(struct sharing *sh, struct experiment *e,
 			strbuf_addf(&sb, " %s+0x%" PRIx64,
 				    base_name(d->m->path), d->addr);
 		v = site_intern(sh, sb.buf) + 1;
+		*alloc = allocator_code(proc, line ? file : NULL);
 	}
 	strbuf_release(&sb);
-	hmap_put(memo, &id, sizeof(id), (void *)(uintptr_t)(v + 1));
+	hmap_put(memo, &id, sizeof(id),
+		 (void *)(uintptr_t)((uint64_t)*alloc << 32 | (v + 1)));
 	return (uint32_t)v;
 }
 
@@ -636,9 +667,14 @@ int sharing_thread(struct sharing *sh, struct experiment *e, size_t t,
 	memo = hmap_new();
 	for (i = 0; i < s->naccesses; i++) {
 		const struct hpcshare_access *a = &s->accesses[i];
+		uint32_t site;
 		struct sacc *x;
+		int alloc;
 
 		if (blk[a->obj] == UINT32_MAX)
+			continue;
+		site = site_of(sh, e, a->node, memo, &alloc);
+		if (alloc && !a->first)		/* invariant 9 */
 			continue;
 		HPC_GROW(sh->acc, sh->nacc + 1, sh->acc_alloc);
 		x = &sh->acc[sh->nacc];
@@ -649,7 +685,7 @@ int sharing_thread(struct sharing *sh, struct experiment *e, size_t t,
 		x->proc = pi;
 		x->block = blk[a->obj];
 		x->seq = (uint32_t)sh->nacc++;
-		x->site = site_of(sh, e, a->node, memo);
+		x->site = site;
 		x->node = (int32_t)hpcshare_cpu_node(s, a->cpu);
 		x->cpu = a->cpu;
 		x->size = a->size;

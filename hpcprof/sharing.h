@@ -136,6 +136,14 @@
  *     threads in order on one thread, whatever -j says; across
  *     hpcprof-mpi's ranks too, a worker's sharing travelling with its
  *     tree (sharing_wire_*).
+ *  9. An access made by the heap allocator's own code (glibc's malloc.c:
+ *     malloc, free and their internals, by procedure or source file) is
+ *     no access of the program's data: a freed block's list links and a
+ *     reused block's header are the allocator's, and with them every
+ *     consumer that frees a producer's record would write it and every
+ *     producer that mallocs would read one, a work queue turned
+ *     migratory.  Such accesses are left out when the files are read;
+ *     their first touches stay (a page's home is whoever touched it).
  */
 #ifndef HPCPROF_SHARING_H
 #define HPCPROF_SHARING_H
