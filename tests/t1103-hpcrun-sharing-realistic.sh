@@ -3,9 +3,11 @@ test_description='hpcrun --sharing + hpcprof: the label of each sharing pattern 
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib/share-lib.sh"
 
-test_expect_success 'setup: share-patterns' '
-	cc -O2 -g -fno-optimize-sibling-calls -pthread -o share-patterns \
-		"$TEST_PROGS/share-patterns.c"
+test_expect_success 'setup: share-patterns, share-queues' '
+	for p in share-patterns share-queues; do
+		cc -O2 -g -fno-optimize-sibling-calls -pthread -o $p \
+			"$TEST_PROGS/$p.c" || return 1
+	done
 '
 
 # label DB NAME: the label of the object of sharing.tsv whose name starts
@@ -15,16 +17,16 @@ label() {
 		"$1/sharing.tsv"
 }
 
-# measured MODE OBJECT LABEL THREADS: one run under plain hpcrun
-# --sharing, each thread working retry_budget 400 ms of its CPU time; its
-# output is the native one (one line that depends only on MODE and
-# THREADS, as share-patterns.c says) and hpcprof labels OBJECT (the start
-# of its name) LABEL.
+# measured MODE OBJECT LABEL THREADS: one run of ./$prog (share-patterns
+# or share-queues) under plain hpcrun --sharing, each thread working
+# retry_budget 400 ms of its CPU time; its output is the native one (one
+# line that depends only on MODE and THREADS, as the program says) and
+# hpcprof labels OBJECT (the start of its name) LABEL.
 measured() {
 	ms=$(retry_budget 400) &&
 	rm -rf m-$1-$4 db-$1-$4 &&
 	echo "$1 $4 threads: $4 worked" >plain &&
-	hpcrun -q --sharing -o m-$1-$4 ./share-patterns $1 $4 $ms >out &&
+	hpcrun -q --sharing -o m-$1-$4 ./$prog $1 $4 $ms >out &&
 	test_cmp plain out &&
 	hpcprof -o db-$1-$4 m-$1-$4 >/dev/null &&
 	label db-$1-$4 "$2" >got &&
@@ -47,6 +49,7 @@ expect() {
 	'
 }
 
+prog=share-patterns
 for t in 2 4; do
 	expect heap-counters "alloc_counters " false-sharing $t
 	expect global-counters "counters [" false-sharing $t
@@ -59,6 +62,23 @@ for t in 2 4; do
 	expect mqueue "alloc_queue " producer-consumer $t
 	expect handoff "alloc_handoff " migratory $t
 	expect pingpong "alloc_buffer " producer-consumer $t
+done
+
+# The same shapes as people write them (share-queues.c): a work queue of
+# pointers to records malloc'd by producers and freed by consumers (the
+# allocator's accesses to them are its own, not the program's), a
+# lock-free ring of structs, a double buffer, a record of balances under
+# a lock, a lookup table, per-thread statistics packed in an array.
+prog=share-queues
+expect ptrqueue "alloc_job " producer-consumer 2
+expect ptrqueue "alloc_job " producer-consumer 4
+expect ptrqueue2 "alloc_job " producer-consumer 4
+for t in 2 4; do
+	expect sring "alloc_sring " producer-consumer $t
+	expect dbuf "alloc_dbuf " producer-consumer $t
+	expect account "alloc_accounts " migratory $t
+	expect lut "alloc_lut " read-shared $t
+	expect stats "alloc_stats " false-sharing $t
 done
 
 # pooled DB NAME: "pooled" when DB's sharing.tsv says the label of the
