@@ -185,7 +185,7 @@ enum share_label sharing_pooled_label(const struct share_access *a, size_t n,
 	size_t nt = 0, alloc = 0, i, j, k, part = 0, writers = 0;
 	size_t several = 0, crossed = 0, nline = 0, readers = 0;
 	uint64_t writes = 0, reader_writes = 0, top_writes = 0;
-	uint64_t top_lines = 0, second_lines = 0;
+	uint64_t top_lines = 0, second_lines = 0, top_writer_lines = 0;
 	enum share_label l;
 
 	for (i = 0; i < n; i++)
@@ -223,7 +223,7 @@ enum share_label sharing_pooled_label(const struct share_access *a, size_t n,
 		part++;
 		writes += x->writes;
 		if (x->writes > top_writes)
-			top_writes = x->writes;
+			top_writes = x->writes, top_writer_lines = x->lines;
 		if (!x->writes)
 			readers++;
 		else if (x->n - x->writes + x->rmw)	/* it reads too */
@@ -240,7 +240,8 @@ enum share_label sharing_pooled_label(const struct share_access *a, size_t n,
 	    writers == 0 ? SHARE_READ : writers == 1 ? SHARE_PRODCONS :
 	    !reader_writes && readers ? SHARE_PRODCONS :
 	    !several && !crossed ? SHARE_PRIVATE :
-	    3 * top_writes >= 2 * writes ||
+	    (3 * top_writes >= 2 * writes && top_writer_lines == top_lines &&
+	     top_lines > second_lines) ||
 	    (top_lines >= POOL_MIN_LINES && top_lines >= 2 * second_lines) ?
 	    SHARE_PRODCONS : reader_writes ? SHARE_MIGRATORY : SHARE_WRITE;
 	if (l == SHARE_PRIVATE || l == SHARE_READ)

@@ -80,11 +80,14 @@
  *                          thread reads and writes in turn;
  *       private            several write and no line has accesses of
  *                          two threads;
- *       producer-consumer  one makes two thirds of the
- *                          writes, or writes 4 lines or more and twice
- *                          as many as any other writer (the others'
- *                          writes are indices and locks: one writer,
- *                          then readers);
+ *       producer-consumer  one makes two thirds of the writes and
+ *                          writes more lines than any other writer, or
+ *                          writes 4 lines or more and twice as many as
+ *                          any other writer (the others' writes are
+ *                          indices and locks: one writer, then readers;
+ *                          two threads writing one line, one more often
+ *                          than the other, are no producer and
+ *                          consumer);
  *       migratory          several write, none twice the lines of
  *                          another, and a writer also reads (each reads
  *                          and writes it in turn; sampling skid hides

@@ -200,6 +200,13 @@ static void pooled(void)
 		{ 0, W, 64 }, { 2, R, 0 }, { 1, W, 192 }, { 3, R, 128 },
 		{ 2, R, 64 }, { 0, W, 256 }, { 3, R, 192 }, { 1, W, 320 },
 		{ 2, R, 256 }, { 3, R, 320 } };
+	/* per-thread counters in one line, thread 0's writes sampled
+	 * three times as often as thread 1's: false sharing, whichever
+	 * writes more */
+	static const int counters[][3] = { { 0, R, 0 }, { 0, W, 0 },
+		{ 1, R, 8 }, { 0, R, 0 }, { 0, W, 0 }, { 1, W, 8 },
+		{ 0, R, 0 }, { 0, W, 0 }, { 1, R, 8 }, { 0, W, 0 },
+		{ 1, W, 8 }, { 0, W, 0 }, { 0, W, 0 }, { 0, W, 0 } };
 	/* each thread writes lines of its own, no other thread's */
 	static const int parts[][3] = { { 0, W, 0 }, { 1, W, 256 },
 		{ 0, W, 64 }, { 1, W, 320 }, { 0, R, 128 }, { 1, R, 384 },
@@ -223,6 +230,8 @@ static void pooled(void)
 	CHECK_INT(POOLED(queue), SHARE_PRODCONS);
 	CHECK_INT(line0, SHARE_MIGRATORY);
 	CHECK_INT(POOLED(parts), SHARE_PRIVATE);
+	CHECK_INT(POOLED(counters), SHARE_MIGRATORY);
+	CHECK_INT(line0, SHARE_FALSE);
 	/* fewer than SHARE_MIN_ACCESSES in all: too few samples */
 	CHECK_INT(pooled_of(table, SHARE_MIN_ACCESSES - 1, &line0),
 		  SHARE_TOO_FEW);
