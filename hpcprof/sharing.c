@@ -389,7 +389,7 @@ struct sobj {
 						 * accesses of its lines */
 	uint64_t accesses, reads, writes, homed, remote;
 	enum share_label pooled;	/* from all its lines' evidence */
-	uint64_t pooled_transfers;
+	uint64_t pooled_transfers, pooled_accesses;
 	int is_pooled;		/* its label is pooled's */
 	uint64_t latent;	/* alignments of predicted false sharing */
 	size_t nthreads, npages, multi_node_pages, nfs;
@@ -1185,11 +1185,14 @@ static void object_labels(struct sharing *sh)
 				best = (enum share_label)l;
 		}
 		/* false sharing is a line's label, kept with its detail,
-		 * unless one thread writes the object for the others (a
-		 * queue's indices share a line); a label the lines give
-		 * too keeps their transfers */
+		 * unless one thread writes the object for the others and
+		 * most of the evidence lies outside its false-sharing
+		 * lines (a queue's indices share a line, its items
+		 * elsewhere); a label the lines give too keeps their
+		 * transfers */
 		if (so->pooled != SHARE_TOO_FEW && so->pooled != best &&
-		    (best != SHARE_FALSE || so->pooled == SHARE_PRODCONS)) {
+		    (best != SHARE_FALSE || (so->pooled == SHARE_PRODCONS &&
+		     2 * so->by_label[SHARE_FALSE][1] < so->pooled_accesses))) {
 			so->label = so->pooled;
 			so->transfers = so->pooled_transfers;
 			so->is_pooled = 1;
@@ -1234,6 +1237,7 @@ static void pool_objects(struct sharing *sh, const uint32_t *ix)
 
 		sh->objs[k].pooled = sharing_pooled_label(sa + lo, at[k] - lo,
 						&sh->objs[k].pooled_transfers);
+		sh->objs[k].pooled_accesses = at[k] - lo;
 	}
 	free(sa);
 	free(at);

@@ -98,8 +98,11 @@
  *     one, marked pooled, where the two differ, unless its lines' label
  *     is false-sharing (a line's evidence, kept with its detail) and the
  *     pooled one is not producer-consumer (one thread writes the object
- *     for the others: a queue whose indices share a line); otherwise
- *     its lines'.  An object with neither has too few samples.
+ *     for the others: a queue whose indices share a line), or is but
+ *     its false-sharing lines hold half its pooled accesses or more (the
+ *     pooled evidence is then mostly theirs: per-thread counters in one
+ *     line, one thread's writes sampled too seldom to take part);
+ *     otherwise its lines'.  An object with neither has too few samples.
  *  4. Latent false sharing of a block: its threads' written byte ranges
  *     (offsets in the block), placed at another alignment (start % 64)
  *     the same allocation could have (a heap block: 0, 16, 32, 48; a
