@@ -20,7 +20,7 @@ static void hooks_come_in_pairs(void)
 	static const char *const names[NCAPS] = {
 		[CAP_MIX] = "mix", [CAP_PHASES] = "phases",
 		[CAP_DATA] = "data", [CAP_SHARING] = "sharing",
-		[CAP_TRACE] = "trace",
+		[CAP_TRACE] = "trace", [CAP_PYTHON] = "python",
 	};
 	size_t c;
 
