@@ -447,6 +447,30 @@ const struct rt_module *rt_module_add_unmapped(const char *path, uintptr_t lo,
 	return m;
 }
 
+uint16_t rt_loadmap_pseudo(const char *name)
+{
+	const struct table *t;
+	struct rt_module *m = NULL;
+	uint16_t id = 0;
+	size_t i;
+
+	pthread_mutex_lock(&lock);
+	t = all;
+	for (i = 0; t && i < t->n && !id; i++)
+		if (!t->mod[i]->live && !t->mod[i]->lo && !t->mod[i]->hi &&
+		    !strcmp(t->mod[i]->path, name))
+			id = t->mod[i]->id;
+	if (!id && (m = calloc(1, sizeof(*m))) && (m->path = strdup(name)) &&
+	    !all_add(m)) {
+		id = m->id;
+	} else if (!id && m) {
+		free(m->path);
+		free(m);
+	}
+	pthread_mutex_unlock(&lock);
+	return id;
+}
+
 const struct rt_module *const *rt_module_all(size_t *n)
 {
 	const struct table *t = __atomic_load_n(&all, __ATOMIC_ACQUIRE);
