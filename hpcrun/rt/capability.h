@@ -12,6 +12,7 @@
  *                       (raw-threads.c)
  *   kernel_capability   the kernel's time: counted, or said at the end
  *                       (kernel-time.c)
+ *   pyframes_capability Python frames, .hpcpy (python-frames.c)
  *
  * Lifecycle: where runtime.c calls each hook.
  *
@@ -32,9 +33,10 @@
  * Invariants:
  *  1. At each point runtime.c calls the hook of every capability in the
  *     order of its table, capabilities[]: sync, hang, data, sharing, trace,
- *     python, raw, kernel.  The order is kept because sharing's init
- *     reads data's configuration (--sharing implies --data) and the log's
- *     lines come in that order.  A NULL hook is skipped.
+ *     python, pyframes, raw, kernel.  The order is kept because sharing's
+ *     init reads data's configuration (--sharing implies --data),
+ *     pyframes' hooks look for the interpreter python's found, and the
+ *     log's lines come in that order.  A NULL hook is skipped.
  *  2. Hooks run outside signal handlers.  thread_begin and thread_end run
  *     on td's own thread; thread_written on the thread writing td's
  *     profile (td's own, or the one ending the process); fork_child and
@@ -82,5 +84,6 @@ extern const struct rt_capability trace_capability;
 extern const struct rt_capability python_capability;
 extern const struct rt_capability raw_capability;
 extern const struct rt_capability kernel_capability;
+extern const struct rt_capability pyframes_capability;
 
 #endif

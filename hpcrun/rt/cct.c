@@ -50,6 +50,7 @@
 #include "kernel-time.h"
 #include "loadmap.h"
 #include "output.h"
+#include "python-frames.h"
 #include "runtime.h"
 
 /* The first chunk (with the live file's header) and the largest; the
@@ -339,6 +340,14 @@ static int insert_path(struct cct *c, struct cct_node *root,
 	int i;
 
 	for (i = n - 1; i >= 0; i--) {
+		if (frames[i] & RT_PY_FRAME) {	/* python-frames.h, invariant 1 */
+			if (!rt_py_lm)
+				return -ENOENT;
+			cur = cct_child(c, cur, rt_py_lm, frames[i] & ~RT_PY_FRAME);
+			if (!cur)
+				return -ENOSPC;
+			continue;
+		}
 		if (!m || frames[i] < m->lo || frames[i] >= m->hi)
 			m = frames[i] >= RT_KERNEL_LO ? rt_kernel.mod :
 			    rt_module_at(frames[i], time);

@@ -37,6 +37,7 @@
 #include "interpose.h"
 #include "loadmap.h"
 #include "python-find.h"
+#include "python-frames.h"
 #include "runtime.h"
 #include "source.h"
 #include "unwind.h"
@@ -334,6 +335,7 @@ RT_API void *dlopen(const char *file, int flags)
 		rt_loadmap_refresh();
 		rt_data_modules();
 		rt_python_modules();
+		rt_py_modules();
 	}
 	return h;
 }

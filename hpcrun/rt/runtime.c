@@ -110,8 +110,8 @@ static void rt_after_fork_child(void);
  * invariant 1). */
 static const struct rt_capability *const capabilities[] = {
 	&sync_capability, &hang_capability, &data_capability, &sharing_capability,
-	&trace_capability, &python_capability, &raw_capability,
-	&kernel_capability,
+	&trace_capability, &python_capability, &pyframes_capability,
+	&raw_capability, &kernel_capability,
 };
 
 /* Calls hook (with the arguments that follow) of every capability that

@@ -39,6 +39,8 @@
  *                  (raw-threads.h)
  *   kernel-time.c  the kernel's time: counted, or its share said at the
  *                  end (kernel-time.h)
+ *   python-frames.c  the Python frames of the paths in a process running
+ *                  CPython, the .hpcpy files (python-frames.h)
  *
  * Invariants:
  *  1. The signal handler only touches its own thread's struct rt_thread,
@@ -78,6 +80,7 @@ struct rt_thread;
 struct sample_source;
 struct uw_cache;
 struct sync_thread;
+struct py_thread;
 
 /* One configured event, process-wide. */
 struct rt_event {
@@ -154,6 +157,9 @@ struct rt_thread {
 	int raw;			/* a task made without pthread_create:
 					 * never signalled, its rings drained
 					 * from outside (raw-threads.h) */
+	struct py_thread *py;		/* Python frames (python-frames.c), or
+					 * NULL before the thread's first */
+	uintptr_t py_self;		/* pthread_self(), for the above */
 	uintptr_t frames[RT_MAX_FRAMES];
 	unsigned char rec[65536];	/* a ring record that wraps around */
 	struct rt_thread *next, **pprev;	/* runtime.c's list of threads */

@@ -38,6 +38,11 @@
  *    (datacentric.c, datacentric-memop.c): no allocation, no lock there either;
  *    with --sharing such a sample is also an access record, a store into
  *    the thread's own buffer (sharing.h, invariant 3).
+ *  - In a process running CPython, the eval function's frames of a path
+ *    are replaced by the Python frames they run (python-frames.c): the
+ *    interpreter's memory is read under the unwinder's fault recovery,
+ *    each walk bounded, the thread's state and code arena mapped with
+ *    mmap on first need; nothing else is allocated.
  *  - hpcrun's own cost is not the program's: a sample whose pc is in
  *    libhpcrun.so (tracking an allocation, unwinding for an allocation or
  *    sync site, a wrapper's bookkeeping), or in the kernel returning from
@@ -63,6 +68,7 @@
 #include "cct.h"
 #include "datacentric.h"
 #include "kernel-time.h"
+#include "python-frames.h"
 #include "runtime.h"
 #include "sharing.h"
 #include "source.h"
@@ -97,6 +103,28 @@ static int unwind_guarded(struct rt_thread *td, struct rt_thread *self,
 		rt_unwind(uc, td, td->frames, RT_MAX_FRAMES, end);
 	self->in_unwind = 0;
 	return n;
+}
+
+/*
+ * td->frames[0..n) of td's own live stack with its eval frames replaced
+ * by their Python frames (python-frames.h), under the same recovery as
+ * unwind_guarded: a read that faults leaves the native path as it was.
+ */
+static int python_guarded(struct rt_thread *td, int n)
+{
+	int k;
+
+	if (!rt_py_lm || n <= 0)
+		return n;
+	if (sigsetjmp(td->unwind_jmp, 0)) {
+		td->in_unwind = 0;
+		rt_py_fault(td);
+		return n;
+	}
+	td->in_unwind = 1;
+	k = rt_py_expand(td, n);
+	td->in_unwind = 0;
+	return k;
 }
 
 /* Is the sample's own pc (uc's, or c's) in libhpcrun.so? */
@@ -296,6 +324,8 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 		end = RT_UNWIND_STOP_FRAME;
 	} else {
 		n = unwind_guarded(td, td, uc, NULL, &end);
+		if (end != RT_UNWIND_IN_HANDLER)
+			n = python_guarded(td, n);
 	}
 	now = (uint64_t)t0.tv_sec * 1000000000u + (uint64_t)t0.tv_nsec;
 	if (td->data) {

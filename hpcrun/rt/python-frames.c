@@ -1,0 +1,600 @@
+/*
+ * python-frames.c - the Python frames of a sampled path (python-frames.h).
+ *
+ * THE WALK.  After the native unwind (sample.c), when some frame's pc is
+ * in the interpreter's eval function, the thread's PyThreadState is found
+ * (interpreters, then their threads, matched by the thread's id; the
+ * pointer is kept per thread and checked again at each use) and its chain
+ * of interpreter frames read from the current one outwards.  The eval
+ * frames of the native path, leaf first, take the chain's frames in turn:
+ *   3.10      one PyFrameObject per C call;
+ *   3.11      frames up to and including the one marked is_entry;
+ *   3.12+     frames up to the shim frame (owner PY_OWNED_BY_CSTACK)
+ *             each C call pushes below its first one, the shim skipped.
+ * A frame not yet started (its instruction before the code's first) is
+ * left out; an eval frame that gets no Python frame stays native.
+ *
+ * Invariants (python-frames.h gives the module's):
+ *  1. Every read of the interpreter's memory is a plain load or memcpy
+ *     under the caller's fault recovery; pointers are checked to be
+ *     user-space and aligned first, counts bounded (MAX_PY_STEPS frames,
+ *     MAX_INTERP interpreters, MAX_TSTATES thread states, HPCPY_MAX_NAME
+ *     and HPCPY_MAX_LINETABLE bytes of content), so a torn or freed
+ *     structure gives a wrong or missing frame, never a hang.
+ *  2. The path is built in the thread's scratch array and copied over
+ *     td->frames only when whole: a fault midway leaves the native path.
+ *  3. The thread's state (struct py_thread: the caches and the scratch
+ *     array) is one anonymous mapping made on the thread's first Python
+ *     sample; the code arena is a list of anonymous chunks added as it
+ *     fills (ARENA_CHUNK bytes, at most ARENA_MAX_CHUNKS).  A code that
+ *     finds no room still gets its id (from a copy in the state), and its
+ *     frames are named by id alone after the run.  Both go at
+ *     thread_release; the arena is written at thread_written first.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "capability.h"
+#include "hpcpy.h"
+#include "loadmap.h"
+#include "output.h"
+#include "python-find.h"
+#include "python-frames.h"
+#include "python-layout.h"
+#include "runtime.h"
+#include "textrec.h"
+
+#define MAX_PY_STEPS 4096
+#define MAX_INTERP 64
+#define MAX_TSTATES 4096
+#define CACHE_SLOTS 4096		/* a power of 2 */
+#define CACHE_PROBES 4
+#define ARENA_CHUNK ((size_t)1 << 20)
+#define ARENA_MAX_CHUNKS 256
+
+/* One code object seen: the key a reuse of its address would change. */
+struct code_key {
+	uintptr_t code, name, file, linetable;
+	int64_t firstlineno;
+	uint64_t id;			/* 0: free slot */
+};
+
+/* A code in the arena: the record, then its strings and line table. */
+struct code_rec {
+	size_t bytes;			/* of the record, aligned to 8 */
+	struct hpcpy_code c;
+};
+
+struct py_thread {
+	uintptr_t tstate;		/* the thread's PyThreadState, or 0 */
+	uintptr_t self;			/* pthread_self(): 3.10's thread_id */
+	uint64_t faults, codes, codes_lost;
+	int nchunks;
+	char *chunk[ARENA_MAX_CHUNKS];
+	size_t used[ARENA_MAX_CHUNKS];
+	struct code_key cache[CACHE_SLOTS];
+	uintptr_t scratch[RT_MAX_FRAMES];
+	char name[HPCPY_MAX_NAME], file[HPCPY_MAX_NAME];
+	unsigned char table[HPCPY_MAX_LINETABLE];
+};
+
+uint16_t rt_py_lm;
+/* Process totals for the log, added at each thread's release. */
+static uint64_t total_threads, total_codes, total_lost, total_faults;
+
+static const struct py_interp *interp(void)
+{
+	return rt_cfg.python ? rt_python_get() : NULL;
+}
+
+int rt_py_is_on(void)
+{
+	return interp() != NULL;
+}
+
+/* ---- reading the interpreter's memory (invariant 1) ---- */
+
+static int ptr_ok(uintptr_t p)
+{
+	return p >= 4096 && p < ((uintptr_t)1 << 47) && !(p & 7);
+}
+
+static uintptr_t rd_ptr(uintptr_t base, long off)
+{
+	uintptr_t v;
+
+	memcpy(&v, (const void *)(base + (uintptr_t)off), sizeof(v));
+	return v;
+}
+
+static int64_t rd_i64(uintptr_t base, long off)
+{
+	int64_t v;
+
+	memcpy(&v, (const void *)(base + (uintptr_t)off), sizeof(v));
+	return v;
+}
+
+static int32_t rd_i32(uintptr_t base, long off)
+{
+	int32_t v;
+
+	memcpy(&v, (const void *)(base + (uintptr_t)off), sizeof(v));
+	return v;
+}
+
+static uint8_t rd_u8(uintptr_t base, long off)
+{
+	return *(const volatile uint8_t *)(base + (uintptr_t)off);
+}
+
+/* Appends the code point c as UTF-8 to out[*k..cap); 0 when it did not fit. */
+static int put_utf8(char *out, size_t *k, size_t cap, uint32_t c)
+{
+	unsigned char b[4];
+	size_t n, i;
+
+	if (c < 0x80) {
+		b[0] = (unsigned char)c;
+		n = 1;
+	} else if (c < 0x800) {
+		b[0] = (unsigned char)(0xc0 | c >> 6);
+		b[1] = (unsigned char)(0x80 | (c & 0x3f));
+		n = 2;
+	} else if (c < 0x10000) {
+		b[0] = (unsigned char)(0xe0 | c >> 12);
+		b[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
+		b[2] = (unsigned char)(0x80 | (c & 0x3f));
+		n = 3;
+	} else {
+		b[0] = (unsigned char)(0xf0 | (c >> 18 & 7));
+		b[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3f));
+		b[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
+		b[3] = (unsigned char)(0x80 | (c & 0x3f));
+		n = 4;
+	}
+	if (cap - *k < n)
+		return 0;
+	for (i = 0; i < n; i++)
+		out[(*k)++] = (char)b[i];
+	return 1;
+}
+
+/* The str object s as UTF-8 into out (at most cap bytes, cut at a whole
+ * character); its length, 0 when s is no compact str. */
+static size_t read_str(const struct py_layout *l, uintptr_t s, char *out,
+		       size_t cap)
+{
+	uint32_t state, kind;
+	int64_t len, i;
+	uintptr_t data, utf8;
+	size_t k = 0;
+
+	if (!ptr_ok(s))
+		return 0;
+	state = (uint32_t)rd_i32(s, l->unicode.state);
+	len = rd_i64(s, l->unicode.length);
+	if (!(state & l->unicode.compact_bit) || len < 0)
+		return 0;
+	if (state & l->unicode.ascii_bit) {
+		k = (size_t)len < cap ? (size_t)len : cap;
+		memcpy(out, (const void *)(s + (uintptr_t)l->unicode.ascii_data), k);
+		return k;
+	}
+	utf8 = rd_ptr(s, l->unicode.utf8);
+	if (utf8) {
+		int64_t n = rd_i64(s, l->unicode.utf8_length);
+
+		if (n < 0 || utf8 < 4096)
+			return 0;
+		k = (size_t)n < cap ? (size_t)n : cap;
+		while (k && k < (size_t)n && ((unsigned char *)utf8)[k] >> 6 == 2)
+			k--;		/* no cut character */
+		memcpy(out, (const void *)utf8, k);
+		return k;
+	}
+	kind = (state >> l->unicode.kind_shift) & 7;
+	data = s + (uintptr_t)l->unicode.compact_data;
+	for (i = 0; i < len && (size_t)i < cap; i++) {
+		uint32_t c = kind == 1 ? ((const uint8_t *)data)[i] :
+			     kind == 2 ? ((const uint16_t *)data)[i] :
+			     ((const uint32_t *)data)[i];
+
+		if (!put_utf8(out, &k, cap, c))
+			break;
+	}
+	return k;
+}
+
+/* ---- the thread's state and its code arena (invariant 3) ---- */
+
+static struct py_thread *thread_state(struct rt_thread *td)
+{
+	struct py_thread *pt = td->py;
+	void *p;
+
+	if (pt)
+		return pt;
+	p = mmap(NULL, sizeof(*pt), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	pt = p;
+	pt->self = td->py_self;
+	td->py = pt;
+	return pt;
+}
+
+/* Room for bytes in the arena, or NULL (a new chunk mapped if needed). */
+static void *arena_room(struct py_thread *pt, size_t bytes)
+{
+	int i = pt->nchunks - 1;
+	void *p;
+
+	if (i < 0 || ARENA_CHUNK - pt->used[i] < bytes) {
+		if (pt->nchunks == ARENA_MAX_CHUNKS || bytes > ARENA_CHUNK)
+			return NULL;
+		p = mmap(NULL, ARENA_CHUNK, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		i = pt->nchunks++;
+		pt->chunk[i] = p;
+		pt->used[i] = 0;
+	}
+	return pt->chunk[i] + pt->used[i];
+}
+
+/* The bytecode of code: its first byte's address and its length in
+ * bytes, or 0. */
+static uintptr_t code_start(const struct py_layout *l, uintptr_t code,
+			    uint32_t *ncode)
+{
+	int64_t n;
+	uintptr_t b;
+
+	if (l->code.code_adaptive >= 0) {
+		n = rd_i64(code, l->code.size) * 2;
+		b = code + (uintptr_t)l->code.code_adaptive;
+	} else {
+		b = rd_ptr(code, l->code.code);
+		if (!ptr_ok(b))
+			return 0;
+		n = rd_i64(b, l->bytes.ob_size);
+		b += (uintptr_t)l->bytes.ob_sval;
+	}
+	if (n <= 0 || n >= (int64_t)1 << HPCPY_OFFSET_BITS)
+		return 0;
+	*ncode = (uint32_t)n;
+	return b;
+}
+
+/* Copies code's content into the arena (or, with no room, the state's
+ * buffers) and computes its id; 0 when it is no code object. */
+static uint64_t code_new(struct py_thread *pt, const struct py_layout *l,
+			 uintptr_t code, const struct code_key *k)
+{
+	struct hpcpy_code c;
+	struct code_rec *r;
+	uintptr_t qual = l->code.qualname >= 0 ? rd_ptr(code, l->code.qualname) :
+			 k->name;
+	uint32_t ncode = 0;
+	int64_t tlen;
+	size_t bytes;
+	char *p;
+
+	if (!code_start(l, code, &ncode) || !ptr_ok(k->linetable))
+		return 0;
+	memset(&c, 0, sizeof(c));
+	c.firstlineno = (uint32_t)k->firstlineno;
+	c.ncode = ncode;
+	c.qualname_len = read_str(l, qual, pt->name, sizeof(pt->name));
+	c.filename_len = read_str(l, k->file, pt->file, sizeof(pt->file));
+	if (!c.qualname_len)
+		return 0;
+	tlen = rd_i64(k->linetable, l->bytes.ob_size);
+	if (tlen < 0)
+		return 0;
+	c.linetable_len = tlen < HPCPY_MAX_LINETABLE ? (size_t)tlen :
+			  HPCPY_MAX_LINETABLE;
+	memcpy(pt->table, (const void *)(k->linetable + (uintptr_t)l->bytes.ob_sval),
+	       c.linetable_len);
+	c.qualname = pt->name;
+	c.filename = pt->file;
+	c.linetable = pt->table;
+	c.id = hpcpy_id(&c);
+	bytes = (sizeof(*r) + c.qualname_len + c.filename_len +
+		 c.linetable_len + 7) & ~(size_t)7;
+	r = arena_room(pt, bytes);
+	if (!r) {
+		pt->codes_lost++;
+		return c.id;
+	}
+	p = (char *)(r + 1);
+	memcpy(p, c.qualname, c.qualname_len);
+	c.qualname = p;
+	p += c.qualname_len;
+	memcpy(p, c.filename, c.filename_len);
+	c.filename = p;
+	p += c.filename_len;
+	memcpy(p, c.linetable, c.linetable_len);
+	c.linetable = (const unsigned char *)p;
+	r->bytes = bytes;
+	r->c = c;
+	pt->used[pt->nchunks - 1] += bytes;
+	pt->codes++;
+	return c.id;
+}
+
+/* The id of code (invariant 3 of python-frames.h), 0 when none. */
+static uint64_t code_id(struct py_thread *pt, const struct py_layout *l,
+			uintptr_t code)
+{
+	struct code_key k, *e, *victim;
+	uint64_t h;
+	int i;
+
+	if (!ptr_ok(code))
+		return 0;
+	k.code = code;
+	k.name = rd_ptr(code, l->code.name);
+	k.file = rd_ptr(code, l->code.filename);
+	k.linetable = rd_ptr(code, l->code.linetable);
+	k.firstlineno = rd_i32(code, l->code.firstlineno);
+	if (!ptr_ok(k.name) || !ptr_ok(k.file) || k.firstlineno < 0)
+		return 0;
+	h = (code >> 4) * 0x9e3779b97f4a7c15ull;
+	h ^= (k.name ^ k.file ^ k.linetable) >> 4;
+	victim = &pt->cache[(h >> 20) & (CACHE_SLOTS - 1)];
+	for (i = 0; i < CACHE_PROBES; i++) {
+		e = &pt->cache[((h >> 20) + (uint64_t)i) & (CACHE_SLOTS - 1)];
+		if (e->id && e->code == k.code && e->name == k.name &&
+		    e->file == k.file && e->linetable == k.linetable &&
+		    e->firstlineno == k.firstlineno)
+			return e->id;
+		if (!e->id)
+			victim = e;
+	}
+	k.id = code_new(pt, l, code, &k);
+	if (k.id)
+		*victim = k;
+	return k.id;
+}
+
+/* ---- the walk ---- */
+
+/* Is tstate the thread's? */
+static int tstate_is(const struct py_layout *l, const struct rt_thread *td,
+		     const struct py_thread *pt, uintptr_t ts)
+{
+	if (l->tstate.native_thread_id >= 0)
+		return rd_i64(ts, l->tstate.native_thread_id) == (int64_t)td->tid;
+	return l->tstate.thread_id >= 0 &&
+	       rd_ptr(ts, l->tstate.thread_id) == pt->self;
+}
+
+/* The thread's PyThreadState, or 0. */
+static uintptr_t find_tstate(const struct py_interp *in,
+			     const struct py_layout *l,
+			     const struct rt_thread *td, struct py_thread *pt)
+{
+	uintptr_t is, ts;
+	int ni, nt = 0;
+
+	if (pt->tstate && tstate_is(l, td, pt, pt->tstate))
+		return pt->tstate;
+	pt->tstate = 0;
+	is = rd_ptr(in->runtime, l->runtime.interpreters_head);
+	for (ni = 0; ptr_ok(is) && ni < MAX_INTERP; ni++) {
+		ts = rd_ptr(is, l->interp.threads_head);
+		for (; ptr_ok(ts) && nt < MAX_TSTATES; nt++) {
+			if (tstate_is(l, td, pt, ts))
+				return pt->tstate = ts;
+			ts = rd_ptr(ts, l->tstate.next);
+		}
+		is = rd_ptr(is, l->interp.next);
+	}
+	return 0;
+}
+
+/* The current interpreter frame of ts, or 0. */
+static uintptr_t current_frame(const struct py_layout *l, uintptr_t ts)
+{
+	uintptr_t f = rd_ptr(ts, l->tstate.frame);
+
+	if (l->tstate.frame_indirect >= 0 && ptr_ok(f))
+		f = rd_ptr(f, l->tstate.frame_indirect);
+	return ptr_ok(f) ? f : 0;
+}
+
+/* The byte offset of f's instruction in code (bytecode at start, ncode
+ * bytes); -1 when f has not started. */
+static int64_t frame_offset(const struct py_layout *l, uintptr_t f,
+			    uintptr_t start, uint32_t ncode)
+{
+	int64_t off;
+
+	if (l->frame.instr_kind == PY_INSTR_LASTI) {
+		off = (int64_t)rd_i32(f, l->frame.instr) * 2;
+		if (off < 0)
+			off = 0;
+	} else {
+		off = (int64_t)(rd_ptr(f, l->frame.instr) - start);
+		if (off < 0)
+			return -1;
+	}
+	return off < ncode ? off : ncode - 1;
+}
+
+/*
+ * The Python frames of one C call of the eval function, from *fp outwards,
+ * appended to out[*k..cap); *fp then is the first frame of the next C
+ * call (0: none).
+ */
+static void call_frames(const struct py_layout *l, struct py_thread *pt,
+			uintptr_t *fp, uintptr_t *out, int *k, int cap,
+			int *steps)
+{
+	uintptr_t f = *fp;
+
+	while (f && *k < cap && (*steps)++ < MAX_PY_STEPS) {
+		uintptr_t code, start, prev = rd_ptr(f, l->frame.previous);
+		int entry = l->frame.entry_kind == PY_ENTRY_NONE;
+		uint32_t ncode = 0;
+		int64_t off;
+		uint64_t id;
+
+		if (!ptr_ok(prev))
+			prev = 0;
+		if (l->frame.entry_kind == PY_ENTRY_OWNER &&
+		    rd_u8(f, l->frame.entry) == PY_OWNED_BY_CSTACK) {
+			f = prev;	/* the shim: the call's boundary */
+			break;
+		}
+		if (l->frame.entry_kind == PY_ENTRY_IS_ENTRY)
+			entry = rd_u8(f, l->frame.entry) != 0;
+		code = rd_ptr(f, l->frame.code);
+		if (ptr_ok(code) && (start = code_start(l, code, &ncode)) &&
+		    (off = frame_offset(l, f, start, ncode)) >= 0 &&
+		    (id = code_id(pt, l, code)))
+			out[(*k)++] = RT_PY_FRAME |
+				      hpcpy_frame_addr(id, (uint32_t)off);
+		f = prev;
+		if (entry)
+			break;
+	}
+	*fp = f;
+}
+
+int rt_py_expand(struct rt_thread *td, int n)
+{
+	const struct py_interp *in = interp();
+	const struct py_layout *l;
+	struct py_thread *pt;
+	uintptr_t ts, f;
+	int i, k = 0, steps = 0, any = 0;
+
+	if (!in || !rt_py_lm)
+		return n;
+	for (i = 0; i < n && !any; i++)
+		any = py_is_eval_pc(in, td->frames[i]);
+	if (!any || !(pt = thread_state(td)))
+		return n;
+	l = in->layout;
+	ts = find_tstate(in, l, td, pt);
+	if (!ts)
+		return n;
+	f = current_frame(l, ts);
+	for (i = 0; i < n && k < RT_MAX_FRAMES; i++) {
+		int k0 = k;
+
+		if (f && py_is_eval_pc(in, td->frames[i]))
+			call_frames(l, pt, &f, pt->scratch, &k, RT_MAX_FRAMES,
+				    &steps);
+		if (k == k0)
+			pt->scratch[k++] = td->frames[i];
+	}
+	memcpy(td->frames, pt->scratch, (size_t)k * sizeof(uintptr_t));
+	return k;
+}
+
+void rt_py_fault(struct rt_thread *td)
+{
+	if (td->py)
+		td->py->faults++;
+}
+
+/* ---- the capability: .hpcpy files, the log ---- */
+
+void rt_py_modules(void)
+{
+	if (interp() && !rt_py_lm)
+		__atomic_store_n(&rt_py_lm, rt_loadmap_pseudo(HPCPY_MODULE),
+				 __ATOMIC_RELEASE);
+}
+
+static void py_thread_begin(struct rt_thread *td)
+{
+	td->py_self = (uintptr_t)pthread_self();
+	rt_py_modules();
+}
+
+static void fill_hpcpy(struct textrec_out *o, void *arg)
+{
+	const struct py_thread *pt = arg;
+	const struct py_interp *in = rt_python_get();
+	int i;
+
+	hpcpy_write_head(o, in ? in->major : 3, in ? in->minor : 0);
+	for (i = 0; i < pt->nchunks; i++) {
+		size_t off = 0;
+
+		while (off < pt->used[i]) {
+			const struct code_rec *r =
+				(const void *)(pt->chunk[i] + off);
+
+			hpcpy_write_code(o, &r->c);
+			off += r->bytes;
+		}
+	}
+}
+
+static void py_thread_written(struct rt_thread *td, const char *profile)
+{
+	struct py_thread *pt = td->py;
+
+	if (!pt)
+		return;
+	__atomic_add_fetch(&total_threads, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&total_codes, pt->codes, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&total_lost, pt->codes_lost, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&total_faults, pt->faults, __ATOMIC_RELAXED);
+	if (pt->codes)
+		rt_side_file(profile, HPCPY_SUFFIX, fill_hpcpy, pt,
+			     "Python frames keep their code ids only");
+}
+
+static void py_thread_release(struct rt_thread *td)
+{
+	struct py_thread *pt = td->py;
+	int i;
+
+	if (!pt)
+		return;
+	td->py = NULL;
+	for (i = 0; i < pt->nchunks; i++)
+		munmap(pt->chunk[i], ARENA_CHUNK);
+	munmap(pt, sizeof(*pt));
+}
+
+static void py_log(int fd, void (*put)(int fd, const char *text))
+{
+	static const char *const key[4] = {
+		"python-threads: ", "python-codes: ", "python-codes-lost: ",
+		"python-faults: ",
+	};
+	const uint64_t v[4] = { total_threads, total_codes, total_lost,
+				total_faults };
+	char num[24];
+	int i;
+
+	if (!rt_py_lm)
+		return;
+	for (i = 0; i < 4; i++) {
+		put(fd, key[i]);
+		rt_fmt_u64(num, v[i], 10, 0);
+		put(fd, num);
+		put(fd, "\n");
+	}
+}
+
+const struct rt_capability pyframes_capability = {
+	.name = "python-frames",
+	.modules = rt_py_modules,
+	.thread_begin = py_thread_begin,
+	.thread_written = py_thread_written,
+	.thread_release = py_thread_release,
+	.log = py_log,
+};

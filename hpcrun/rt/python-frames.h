@@ -1,0 +1,57 @@
+/*
+ * python-frames.h - Python frames in the sampled paths (python-frames.c):
+ * in a process running CPython (python-find.h), each native frame of a C
+ * call of the interpreter's eval function in a path is replaced by the
+ * Python frames that call was executing, innermost first, and each
+ * thread's code objects are copied into its .hpcpy file (hpcpy.h).
+ *
+ * Invariants:
+ *  1. A Python frame in a path (td->frames, and what its consumers take
+ *     from it) is RT_PY_FRAME | hpcpy_frame_addr(id, offset): bit 63 set,
+ *     which no user-space address has.  Whoever maps a frame to a module
+ *     maps a tagged one to (rt_py_lm, frame & ~RT_PY_FRAME), never looks
+ *     it up in the load map.
+ *  2. rt_py_expand is async-signal-safe, allocates nothing but with mmap
+ *     (its thread's state, on its first Python frame; its code arena's
+ *     chunks), takes no lock, and reads the interpreter's memory only
+ *     under the caller's fault recovery (sample.c): a read that faults
+ *     leaves the native path as it was.  Every walk is bounded.
+ *  3. A code's id is hpcpy_id() of its content, computed once per code
+ *     object and thread (a cache keyed by the code's address and the
+ *     pointers and first line a reuse of the address would change); the
+ *     content is copied into the thread's arena then, and the arena is
+ *     written as the thread's .hpcpy at its end when it holds any code.
+ *  4. With --no-python (HPCRUN_NO_PYTHON=1), or in a process with no
+ *     interpreter of a known layout, nothing here changes a path.
+ */
+#ifndef HPCRUN_PYTHON_FRAMES_H
+#define HPCRUN_PYTHON_FRAMES_H
+
+#include <stdint.h>
+
+struct rt_thread;
+
+#define RT_PY_FRAME (1ull << 63)
+
+/* The load-map id of the [python] pseudo module (HPCPY_MODULE), 0 while
+ * no interpreter was found. */
+extern uint16_t rt_py_lm;
+
+/* Once an interpreter is found (python-find.h): rt_py_lm made.  At start
+ * and after each dlopen, after the interpreter is looked for; outside the
+ * handler. */
+void rt_py_modules(void);
+
+/* 1 when Python frames are taken in this process: Python is on and an
+ * interpreter of a known layout was found (async-signal-safe). */
+int rt_py_is_on(void);
+
+/* Rewrites td->frames[0..n), leaf first, each eval frame replaced by its
+ * Python frames; the new count (n when nothing changed).  In the handler
+ * (or with td->busy held), under fault recovery: see invariant 2. */
+int rt_py_expand(struct rt_thread *td, int n);
+
+/* Counts a fault taken in rt_py_expand (sample.c's recovery). */
+void rt_py_fault(struct rt_thread *td);
+
+#endif
