@@ -17,7 +17,8 @@
  * itself (docs/BENCHMARKS.md), so the events whose rate follows the
  * thread's CPU time -- cpu-clock, task-clock, hardware and raw events --
  * are sampled through a ring buffer instead (unless --no-stack-copy or
- * --no-unwind): at each sample the kernel writes the user registers and a
+ * --no-unwind, or in a process running CPython, whose Python frames are
+ * read at the sample: python-frames.h): at each sample the kernel writes the user registers and a
  * copy of the top rt_cfg.stack_copy bytes of the user stack into a per-thread
  * ring, with no signal; a per-thread timer on the thread's CPU clock
  * (RT_DRAIN_NS) raises the sampling signal with RT_DRAIN_TIMER, and the
@@ -64,6 +65,7 @@
 #include "datacentric.h"
 #include "fd-gate.h"
 #include "kernel-time.h"
+#include "python-frames.h"
 #include "loadmap.h"
 #include "output.h"
 #include "futex.h"
@@ -135,7 +137,11 @@ int rt_perf_is_ring_event(const struct hpcrun_evspec *s)
 {
 	if (!rt_cfg.stack_copy || rt_cfg.no_unwind)
 		return 0;
-	return s->ev->type != PERF_TYPE_SOFTWARE || sw_clock(s) || data_fault(s);
+	if (data_fault(s))
+		return 1;
+	/* a stack copy holds no interpreter state of its moment: in a
+	 * process running CPython the walk takes place at the sample */
+	return !rt_py_is_on() && (s->ev->type != PERF_TYPE_SOFTWARE || sw_clock(s));
 }
 
 /* Bytes of ring data for s: twice the samples of one drain period at its
