@@ -65,6 +65,7 @@
 #include "hpcrun-fmt.h"
 #include "loadmap.h"
 #include "output.h"
+#include "python-frames.h"
 #include "runtime.h"
 #include "sharing.h"
 #include "unwind.h"
@@ -657,6 +658,11 @@ static uint32_t alloc_path(struct rt_thread *td, uint64_t (*f)[2])
 	if (n > SITE_MAX_FRAMES)
 		n = SITE_MAX_FRAMES;
 	for (i = n - 1; i >= 0; i--) {
+		if (td->frames[i] & RT_PY_FRAME) {	/* python-frames.h, 1 */
+			f[k][0] = td->frames[i] & ~RT_PY_FRAME;
+			f[k++][1] = rt_py_lm;
+			continue;
+		}
 		m = rt_module_find(td->frames[i]);
 		if (!m)
 			continue;

@@ -348,5 +348,7 @@ out:
 int rt_unwind_guarded(struct rt_thread *td, const void *uc,
 		      enum rt_unwind_end *end)
 {
-	return unwind_guarded(td, td, uc, NULL, end);
+	int n = unwind_guarded(td, td, uc, NULL, end);
+
+	return *end == RT_UNWIND_IN_HANDLER ? n : python_guarded(td, n);
 }

@@ -67,11 +67,12 @@ enum rt_unwind_end {
 
 /* sample.c: rt_unwind of uc into td->frames on td's own thread, a faulting
  * read coming back as a one-frame partial path (outside the handler too,
- * with td->busy set); the frame count. */
+ * with td->busy set), the eval frames replaced by their Python frames
+ * (python-frames.h); the frame count. */
 int rt_unwind_guarded(struct rt_thread *td, const void *uc,
 		      enum rt_unwind_end *end);
 /* The same for uc, a getcontext() of the calling thread td outside the
- * handler, td->busy set. */
+ * handler, td->busy set, with native frames only. */
 int rt_unwind_here(struct rt_thread *td, const void *uc,
 		   enum rt_unwind_end *end);
 
