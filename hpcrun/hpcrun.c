@@ -664,6 +664,7 @@ int main(int argc, char **argv)
 	const char *data_min = NULL, *numa = NULL, *rate = NULL;
 	int no_unwind = 0, no_stack_copy = 0, list = 0, verbose = 0, quiet = 0, made;
 	int no_sync = 0, data = 0, sharing = 0, trace = 0, no_kernel = 0;
+	int no_python = 0;
 	const struct opt opts[] = {
 		OPT_LIST('e', "event", &events, "EVENT[@PERIOD|@fFREQ]",
 			 "sample EVENT (repeatable); default cpu-clock@f1000 (@f5000 with --sharing)"),
@@ -678,6 +679,8 @@ int main(int argc, char **argv)
 			   "bytes of stack the kernel copies per sample; default 8192"),
 		OPT_FLAG(0, "no-stack-copy", &no_stack_copy,
 			 "one signal per perf sample, unwound on the live stack"),
+		OPT_FLAG(0, "no-python", &no_python,
+			 "native frames only where CPython runs, no Python frames"),
 		OPT_FLAG(0, "no-sync", &no_sync,
 			 "do not measure barriers, lock waits and phases"),
 		OPT_STRING(0, "sync-warn", &sync_warn, "MS",
@@ -806,6 +809,10 @@ int main(int argc, char **argv)
 		set_env("HPCRUN_NO_STACK_COPY", "1", verbose);
 	else
 		unsetenv("HPCRUN_NO_STACK_COPY");
+	if (no_python)
+		set_env("HPCRUN_NO_PYTHON", "1", verbose);
+	else
+		unsetenv("HPCRUN_NO_PYTHON");
 	if (stack_copy)
 		set_env("HPCRUN_STACK_COPY", stack_copy, verbose);
 	else

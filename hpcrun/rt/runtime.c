@@ -37,8 +37,8 @@
  * and removed, never left cut short.
  *
  * Configuration comes from the environment the launcher sets (hpcrun(1)):
- * HPCRUN_OUT_PATH, HPCRUN_EVENT_LIST, HPCRUN_NO_UNWIND, HPCRUN_NO_STACK_COPY,
- * HPCRUN_STACK_COPY, HPCRUN_VERBOSE (and sync.c's HPCRUN_SYNC...,
+ * HPCRUN_OUT_PATH, HPCRUN_EVENT_LIST, HPCRUN_NO_UNWIND, HPCRUN_NO_PYTHON,
+ * HPCRUN_NO_STACK_COPY, HPCRUN_STACK_COPY, HPCRUN_VERBOSE (and sync.c's HPCRUN_SYNC...,
  * datacentric.c's HPCRUN_DATA, sharing.c's HPCRUN_SHARING, trace.c's
  * HPCRUN_TRACE..., kernel-time.c's HPCRUN_NO_KERNEL).
  * Everything that can fail is reported (stderr once per run, and the log);
@@ -546,7 +546,8 @@ void rt_init(void)
 	rt_cfg.verbose = v ? atoi(v) : 0;
 	v = getenv("HPCRUN_NO_UNWIND");
 	rt_cfg.no_unwind = v && *v == '1';
-	rt_cfg.python = 1;
+	v = getenv("HPCRUN_NO_PYTHON");
+	rt_cfg.python = !(v && *v == '1');
 	stack_copy_config();
 	CAPS_CALL(init);
 	if (rt_signal_take()) {

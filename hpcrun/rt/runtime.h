@@ -97,7 +97,8 @@ struct rt_config {
 	struct rt_event ev[HPCRUN_MAX_EVENTS];
 	int nev;
 	int no_unwind;
-	int python;			/* Python frames (python-find.h) */
+	int python;			/* Python frames (0: --no-python;
+					 * python-find.h) */
 	uint32_t stack_copy;		/* bytes of stack per ring sample; 0: no rings */
 	int verbose;
 	int signo;			/* the sampling signal */
