@@ -31,7 +31,7 @@ memcmp	reads the caller's memory only (async-signal-safe, POSIX)
 memcpy	copies the caller's memory only (async-signal-safe, POSIX)
 memmove	copies the caller's memory only (async-signal-safe, POSIX): a kernel leaf put under the user path (sample.c)
 memset	writes the caller's memory only (async-signal-safe, POSIX)
-mmap	hpcrun's wrapper passes hpcrun's own calls to the real mmap untracked (datacentric-alloc.c, invariant 5); a system call
+mmap	hpcrun's wrapper passes hpcrun's own calls to the real mmap untracked (datacentric-alloc.c, invariant 5); a system call: a new arena chunk (cct.c), a thread's Python state or code-arena chunk (python-frames.c, invariant 3)
 read	system call: a perf counter's value (async-signal-safe, POSIX)
 sched_getcpu	the vDSO or getcpu system call: the CPU of an access record (sharing.c)
 setrlimit	system call: RLIMIT_FSIZE around a new chunk (cct.c, invariant 5) or a trace write (trace.h, invariant 4)

@@ -1,0 +1,164 @@
+#!/bin/sh
+test_description='hpcrun: in a CPython process each C call of the eval function in a path becomes the Python frames it runs, each thread'\''s codes go to its .hpcpy, and --no-python keeps native frames only'
+. "$(dirname "$0")/test-lib.sh"
+
+PYENV=${PYENV_ROOT:-$HOME/.pyenv}/versions
+# python MINOR: the pyenv build of CPython 3.MINOR, or nothing.
+python() {
+	ls -d "$PYENV"/3."$1".*/bin/python3."$1" 2>/dev/null | tail -n 1
+}
+for m in 10 11 12 13; do
+	test_lazy_prereq PY3$m "test -x \"\$(python $m)\""
+done
+
+# A call chain on two threads: a method of a class (qualified name C.m
+# from 3.11 on, m in 3.10) and a threading.Thread target.
+cat >fib.py <<\EOF
+import threading
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+class C:
+    def m(self):
+        return fib(21)
+def worker():
+    for _ in range(12):
+        C().m()
+t = threading.Thread(target=worker)
+t.start()
+for _ in range(12):
+    fib(21)
+t.join()
+EOF
+
+# C called from Python calling back into Python: libc's qsort with a
+# Python comparator, through ctypes.
+cat >sortcb.py <<\EOF
+import ctypes, ctypes.util
+libc = ctypes.CDLL(ctypes.util.find_library("c"))
+CMP = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_int),
+                       ctypes.POINTER(ctypes.c_int))
+def slow_cmp(a, b):
+    x = 0
+    for i in range(50):
+        x += i
+    return a[0] - b[0]
+def sorter():
+    cmp = CMP(slow_cmp)
+    for _ in range(3):
+        arr = (ctypes.c_int * 3000)(*range(3000, 0, -1))
+        libc.qsort(arr, len(arr), 4, cmp)
+sorter()
+EOF
+
+# Heap blocks allocated by a Python function.
+cat >alloc.py <<\EOF
+def make():
+    return [bytearray(4096) for _ in range(200)]
+def use(bufs):
+    s = 0
+    for _ in range(30):
+        for b in bufs:
+            s += b[100] + len(b)
+    return s
+def main():
+    for _ in range(20):
+        use(make())
+main()
+EOF
+
+# paths DIR: every node of every profile of DIR as its path, root first,
+# one label a frame: py:QUALNAME (the code's name in the .hpcpy files),
+# libc, or native (runs of other native frames made one).
+paths() {
+	cat "$1"/*.hpcpy >codes 2>/dev/null || : >codes
+	for f in "$1"/*.hpcrun; do
+		hpcprof --dump "$f" || return 1
+	done | awk '
+	BEGIN {
+		while ((getline line <"codes") > 0) {
+			split(line, w, " ")
+			if (w[1] == "code")
+				name[substr(w[2], 3)] = w[5]
+		}
+	}
+	$1 == "loadmap" { split("", lmname) }
+	$1 == "lm" { p = $NF; gsub(/"/, "", p); lmname[$2] = p }
+	$1 == "node" {
+		a = $8
+		gsub(/"/, "", a)
+		if (lmname[$6] == "[python]")
+			l = "py:" name[substr(a, 3, length(a) - 8)]
+		else if (lmname[$6] ~ /\/libc\.so/)
+			l = "libc"
+		else if ($6 == 0)
+			l = "root"
+		else
+			l = "native"
+		path[$2] = ($4 == 0 ? "" : path[$4] " ") l
+		print path[$2]
+	}' | sed "s/\(native \)*native/native/g"
+}
+
+for m in 10 11 12 13; do
+	qual=C.m
+	test $m = 10 && qual=m
+	test_expect_success PY3$m "3.$m: the .hpcpy files name fib, $qual and the thread's target" '
+		hpcrun -o fib$m "$(python '$m')" fib.py &&
+		ls fib$m/*.hpcpy >files && test_line_count = 2 files &&
+		for f in $(cat files); do
+			head -n 2 $f >head && printf "hpcpy 01.00\npython 3 '$m'\n" >expect &&
+			test_cmp expect head || return 1
+		done &&
+		cat fib$m/*.hpcpy | awk "\$1 == \"code\" && \$6 ~ /fib.py\$/ { print \$5 }" |
+			sort -u >names &&
+		printf "%s\n" "<module>" '$qual' fib worker | sort >expect &&
+		test_cmp expect names
+	'
+	test_expect_success PY3$m "3.$m: Python frames nest as the calls do, on both threads" '
+		paths fib'$m' >p &&
+		grep -q "^root root native py:<module> \(native \)\{0,1\}py:fib" p &&
+		grep -q "py:worker \(native \)\{0,1\}py:'$qual' \(native \)\{0,1\}py:fib" p &&
+		grep "^root root native py:<module>" p | grep -v -q "py:worker" &&
+		! grep -q "py: \|py:$" p &&
+		grep -q "^python-threads: 2$" fib'$m'/*.log
+	'
+	test_expect_success PY3$m "3.$m: qsort sits between the Python caller and the Python comparator" '
+		hpcrun -o sort$m "$(python '$m')" sortcb.py &&
+		paths sort'$m' >p &&
+		grep -q "py:sorter \(native \)\{0,1\}\(libc \)*libc \(libc \|native \)*py:slow_cmp" p &&
+		! grep -q "py:slow_cmp.*libc" p
+	'
+done
+
+test_expect_success PY312 '--data: a block allocated in Python hangs under its Python path' '
+	hpcrun --data -o data "$(python 12)" alloc.py &&
+	paths data >p &&
+	grep -q "^root native py:<module> py:main py:make" p
+'
+
+test_expect_success PY312 '--no-python: native frames only, no .hpcpy, no [python] module' '
+	hpcrun --no-python -o off "$(python 12)" fib.py &&
+	! ls off/*.hpcpy &&
+	for f in off/*.hpcrun; do
+		hpcprof --dump $f >dump &&
+		! grep -q "\[python\]" dump || return 1
+	done &&
+	! grep -q "^python-" off/*.log
+'
+
+test_expect_success PY312 'a CPython process takes a signal a sample, as --no-stack-copy' '
+	grep -q "^stack-copy: 0$" fib12/*.log &&
+	grep -q "^stack-copy: [1-9]" off/*.log ||
+	grep -q "^event: CPUTIME" off/*.log
+'
+
+test_expect_success 'a process without Python: no [python] module, no .hpcpy' '
+	hpcrun -o native sh -c "i=0; while [ \$i -lt 20000 ]; do i=\$((i+1)); done" &&
+	! ls native/*.hpcpy &&
+	for f in native/*.hpcrun; do
+		hpcprof --dump $f >dump &&
+		! grep -q "\[python\]" dump || return 1
+	done
+'
+
+test_done
