@@ -50,6 +50,34 @@ def sorter():
 sorter()
 EOF
 
+# A thread a C library starts, calling back into Python (ctypes takes
+# the GIL for it: a thread state made on the spot).
+cat >cthr.c <<\EOF
+/* cc -shared -fPIC -O2 -pthread -o libcthr.so cthr.c */
+#include <pthread.h>
+static void *run(void *cb) { ((void (*)(void))cb)(); return 0; }
+void run_in_thread(void (*cb)(void))
+{
+	pthread_t t;
+
+	pthread_create(&t, 0, run, (void *)cb);
+	pthread_join(t, 0);
+}
+EOF
+cat >cthr.py <<\EOF
+import ctypes
+lib = ctypes.CDLL("./libcthr.so")
+CB = ctypes.CFUNCTYPE(None)
+def spin():
+    x = 0
+    for i in range(3_000_000):
+        x += i
+def in_c_thread():
+    spin()
+cb = CB(in_c_thread)
+lib.run_in_thread(cb)
+EOF
+
 # Heap blocks allocated by a Python function.
 cat >alloc.py <<\EOF
 def make():
@@ -127,6 +155,13 @@ for m in 10 11 12 13; do
 		paths sort'$m' >p &&
 		grep -q "py:sorter \(native \)\{0,1\}\(libc \)*libc \(libc \|native \)*py:slow_cmp" p &&
 		! grep -q "py:slow_cmp.*libc" p
+	'
+	test_expect_success PY3$m "3.$m: a thread a C library starts has its Python frames" '
+		{ test -f libcthr.so ||
+		  cc -shared -fPIC -O2 -pthread -o libcthr.so cthr.c; } &&
+		hpcrun -o cthr$m "$(python '$m')" cthr.py &&
+		paths cthr'$m' >p &&
+		grep -q "^root root native py:in_c_thread \(native \)\{0,1\}py:spin" p
 	'
 done
 
