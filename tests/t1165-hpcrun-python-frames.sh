@@ -171,6 +171,24 @@ test_expect_success PY312 '--data: a block allocated in Python hangs under its P
 	grep -q "^root native py:<module> py:main py:make" p
 '
 
+test_expect_success PY312 'a chain deeper than the walk goes is cut, the program unharmed' '
+	cat >deep.py <<-\EOF &&
+	import sys
+	sys.setrecursionlimit(20000)
+	def deep(n):
+	    if n == 0:
+	        return sum(i * i for i in range(3_000_000))
+	    return deep(n - 1) + 1
+	print(deep(6000))
+	EOF
+	"$(python 12)" deep.py >expect &&
+	hpcrun -q -o deep "$(python 12)" deep.py >out &&
+	test_cmp expect out &&
+	paths deep >p &&
+	awk "{ n = gsub(/py:deep/, \"\"); if (n > most) most = n } END { print most }" p >most &&
+	test "$(cat most)" -ge 4000 && test "$(cat most)" -le 4096
+'
+
 test_expect_success PY312 '--no-python: native frames only, no .hpcpy, no [python] module' '
 	hpcrun --no-python -o off "$(python 12)" fib.py &&
 	! ls off/*.hpcpy &&

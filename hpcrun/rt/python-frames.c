@@ -431,7 +431,8 @@ static int64_t frame_offset(const struct py_layout *l, uintptr_t f,
 /*
  * The Python frames of one C call of the eval function, from *fp outwards,
  * appended to out[*k..cap); *fp then is the first frame of the next C
- * call (0: none).
+ * call, or 0 when there is none or the call's boundary lies beyond the
+ * bounds (cap, MAX_PY_STEPS): the next frames cannot be told apart.
  */
 static void call_frames(const struct py_layout *l, struct py_thread *pt,
 			uintptr_t *fp, uintptr_t *out, int *k, int cap,
@@ -439,19 +440,23 @@ static void call_frames(const struct py_layout *l, struct py_thread *pt,
 {
 	uintptr_t f = *fp;
 
-	while (f && *k < cap && (*steps)++ < MAX_PY_STEPS) {
-		uintptr_t code, start, prev = rd_ptr(f, l->frame.previous);
+	*fp = 0;
+	while (f) {
+		uintptr_t code, start, prev;
 		int entry = l->frame.entry_kind == PY_ENTRY_NONE;
 		uint32_t ncode = 0;
 		int64_t off;
 		uint64_t id;
 
+		if (*k >= cap || (*steps)++ >= MAX_PY_STEPS)
+			return;
+		prev = rd_ptr(f, l->frame.previous);
 		if (!ptr_ok(prev))
 			prev = 0;
 		if (l->frame.entry_kind == PY_ENTRY_OWNER &&
 		    rd_u8(f, l->frame.entry) == PY_OWNED_BY_CSTACK) {
-			f = prev;	/* the shim: the call's boundary */
-			break;
+			*fp = prev;	/* the shim: the call's boundary */
+			return;
 		}
 		if (l->frame.entry_kind == PY_ENTRY_IS_ENTRY)
 			entry = rd_u8(f, l->frame.entry) != 0;
@@ -461,11 +466,12 @@ static void call_frames(const struct py_layout *l, struct py_thread *pt,
 		    (id = code_id(pt, l, code)))
 			out[(*k)++] = RT_PY_FRAME |
 				      hpcpy_frame_addr(id, (uint32_t)off);
+		if (entry) {
+			*fp = prev;
+			return;
+		}
 		f = prev;
-		if (entry)
-			break;
 	}
-	*fp = f;
 }
 
 int rt_py_expand(struct rt_thread *td, int n)
@@ -487,12 +493,14 @@ int rt_py_expand(struct rt_thread *td, int n)
 	if (!ts)
 		return n;
 	f = current_frame(l, ts);
-	for (i = 0; i < n && k < RT_MAX_FRAMES; i++) {
+	/* k + n - i <= RT_MAX_FRAMES: Python frames never crowd out the
+	 * native frames outside them. */
+	for (i = 0; i < n; i++) {
 		int k0 = k;
 
 		if (f && py_is_eval_pc(in, td->frames[i]))
-			call_frames(l, pt, &f, pt->scratch, &k, RT_MAX_FRAMES,
-				    &steps);
+			call_frames(l, pt, &f, pt->scratch, &k,
+				    RT_MAX_FRAMES - (n - i - 1), &steps);
 		if (k == k0)
 			pt->scratch[k++] = td->frames[i];
 	}
