@@ -189,6 +189,21 @@ test_expect_success PY312 'a chain deeper than the walk goes is cut, the program
 	test "$(cat most)" -ge 4000 && test "$(cat most)" -le 4096
 '
 
+test_expect_success PY312 'code made anew with the same content is copied once' '
+	cat >churn.py <<-\EOF &&
+	src = "def f{0}(n):\n    s = 0\n    for i in range(n):\n        s += i\n    return s\nr = f{0}(20000)\n"
+	for k in range(2000):
+	    g = {}
+	    exec(compile(src.format(k % 20), "gen.py", "exec"), g)
+	EOF
+	hpcrun -q -e cpu-clock@f4000 -o churn "$(python 12)" churn.py &&
+	awk "\$1 == \"code\" { print \$2 }" churn/*.hpcpy | sort >ids &&
+	sort -u ids >uniq && test_cmp uniq ids &&
+	awk "\$1 == \"code\" && \$6 == \"gen.py\" && \$5 ~ /^f/ { print \$5 }" churn/*.hpcpy |
+		sort -u >names &&
+	test_line_count -ge 15 names
+'
+
 test_expect_success PY312 '--no-python: native frames only, no .hpcpy, no [python] module' '
 	hpcrun --no-python -o off "$(python 12)" fib.py &&
 	! ls off/*.hpcpy &&

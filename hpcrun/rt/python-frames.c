@@ -28,7 +28,10 @@
  *     sample; the code arena is a list of anonymous chunks added as it
  *     fills (ARENA_CHUNK bytes, at most ARENA_MAX_CHUNKS).  A code that
  *     finds no room still gets its id (from a copy in the state), and its
- *     frames are named by id alone after the run.  Both go at
+ *     frames are named by id alone after the run.  A code whose id the
+ *     arena holds already (the same code in a new object: exec, a
+ *     reloaded module) is not copied again, as far as the table of ids
+ *     seen (SEEN_SLOTS) remembers.  Both go at
  *     thread_release; the arena is written at thread_written first.
  */
 #include <errno.h>
@@ -51,6 +54,8 @@
 #define MAX_TSTATES 4096
 #define CACHE_SLOTS 4096		/* a power of 2 */
 #define CACHE_PROBES 4
+#define SEEN_SLOTS 16384		/* a power of 2 */
+#define SEEN_PROBES 8
 #define ARENA_CHUNK ((size_t)1 << 20)
 #define ARENA_MAX_CHUNKS 256
 
@@ -75,6 +80,7 @@ struct py_thread {
 	char *chunk[ARENA_MAX_CHUNKS];
 	size_t used[ARENA_MAX_CHUNKS];
 	struct code_key cache[CACHE_SLOTS];
+	uint64_t seen[SEEN_SLOTS];	/* ids in the arena (0: free) */
 	uintptr_t scratch[RT_MAX_FRAMES];
 	char name[HPCPY_MAX_NAME], file[HPCPY_MAX_NAME];
 	unsigned char table[HPCPY_MAX_LINETABLE];
@@ -271,6 +277,26 @@ static uintptr_t code_start(const struct py_layout *l, uintptr_t code,
 	return b;
 }
 
+/* Whether id is in the arena, as far as the table remembers; noted
+ * there when not (and room is left). */
+static int seen_before(struct py_thread *pt, uint64_t id)
+{
+	uint64_t h = id * 0x9e3779b97f4a7c15ull;
+	int i;
+
+	for (i = 0; i < SEEN_PROBES; i++) {
+		uint64_t *e = &pt->seen[((h >> 40) + (uint64_t)i) & (SEEN_SLOTS - 1)];
+
+		if (*e == id)
+			return 1;
+		if (!*e) {
+			*e = id;
+			return 0;
+		}
+	}
+	return 0;
+}
+
 /* Copies code's content into the arena (or, with no room, the state's
  * buffers) and computes its id; 0 when it is no code object. */
 static uint64_t code_new(struct py_thread *pt, const struct py_layout *l,
@@ -305,6 +331,8 @@ static uint64_t code_new(struct py_thread *pt, const struct py_layout *l,
 	c.filename = pt->file;
 	c.linetable = pt->table;
 	c.id = hpcpy_id(&c);
+	if (seen_before(pt, c.id))
+		return c.id;
 	bytes = (sizeof(*r) + c.qualname_len + c.filename_len +
 		 c.linetable_len + 7) & ~(size_t)7;
 	r = arena_room(pt, bytes);
