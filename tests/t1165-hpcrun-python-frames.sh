@@ -189,6 +189,13 @@ test_expect_success PY312 'a chain deeper than the walk goes is cut, the program
 	test "$(cat most)" -ge 4000 && test "$(cat most)" -le 4096
 '
 
+test_expect_success PY310 'a handler slower than its samples come records leaves alone, the program unharmed' '
+	"$(python 10)" deep.py >expect &&
+	hpcrun -q -e cpu-clock@f5000 -o behind "$(python 10)" deep.py >out &&
+	test_cmp expect out &&
+	grep "^samples-behind: [1-9]" behind/*.log
+'
+
 test_expect_success PY312 'code made anew with the same content is copied once' '
 	cat >churn.py <<-\EOF &&
 	src = "def f{0}(n):\n    s = 0\n    for i in range(n):\n        s += i\n    return s\nr = f{0}(20000)\n"

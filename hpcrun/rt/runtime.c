@@ -1025,6 +1025,7 @@ static void write_log(const char *why)
 	log_line(fd, "dropped-after-end", totals.dropped_stopped);
 	log_line(fd, "dropped-ring-full", totals.dropped_ring);
 	log_line(fd, "stack-copy-continued", totals.copy_live);
+	log_line(fd, "samples-behind", totals.behind);
 	log_line(fd, "foreign-signals", totals.dropped_foreign);
 	log_line(fd, "blocked-signal-attempts", blocked_attempts);
 	log_line(fd, "sampling-rearmed", rt_sampling_rearmed);

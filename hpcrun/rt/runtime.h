@@ -125,7 +125,8 @@ struct rt_counts {
 		dropped_ring,	/* lost by the kernel: a ring buffer was full */
 		in_hpcrun,	/* taken in libhpcrun.so's code: hpcrun's cost */
 		copy_live,	/* copies continued on the live stack */
-		kernel;		/* recorded with a kernel leaf (kernel-time.h) */
+		kernel,		/* recorded with a kernel leaf (kernel-time.h) */
+		behind;		/* leaf alone: the handler fell behind (sample.c) */
 };
 
 struct rt_thread {
@@ -145,6 +146,8 @@ struct rt_thread {
 	int started[HPCRUN_MAX_EVENTS];
 	uint64_t *nsamples;		/* per event: in the live file's header */
 	volatile int busy;		/* inside the handler (set seq_cst) */
+	int late;			/* perf samples in a row that ended with
+					 * the next one queued (sample.c) */
 	volatile int in_unwind;		/* unwinding: a fault jumps to unwind_jmp */
 	sigjmp_buf unwind_jmp;
 	volatile int closed;		/* written or being written */

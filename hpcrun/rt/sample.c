@@ -60,10 +60,22 @@
  *    thread taking a perf fd away (the program closed it, or the thread
  *    ends) can wait until the handler no longer uses the number.  The fd
  *    is loaded after busy is set; a fd of -1 is never read.
+ *
+ * THE BACKLOG.  A perf event's signals queue one per sample: a handler
+ * slower than the samples come (a deep stack at a high rate, each sample's
+ * own time counting towards the next) would queue them without end, until
+ * the kernel's queue of real-time signals is full and it sends SIGIO
+ * instead, whose default action ends the program.  So when LATE_SAMPLES
+ * perf samples in a row end with the next one already queued, the next
+ * samples record their leaf alone (under ^Partial, counted as
+ * samples-behind), cheap enough to drain the queue, until one ends with
+ * none queued.  Timer signals do not queue (a timer counts overruns).
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cct.h"
 #include "datacentric.h"
@@ -75,6 +87,21 @@
 #include "sync.h"
 #include "trace.h"
 #include "unwind.h"
+
+/* Perf samples in a row ending with the next queued before the handler
+ * records leaves alone (THE BACKLOG). */
+#define LATE_SAMPLES 32
+
+/* Is the sampling signal queued for this thread (blocked while its
+ * handler runs)?  The raw system call: the kernel's sigset is 8 bytes. */
+static int signal_queued(void)
+{
+	uint64_t set = 0;
+
+	if (syscall(SYS_rt_sigpending, &set, sizeof(set)))
+		return 0;
+	return (int)((set >> (rt_cfg.signo - 1)) & 1);
+}
 
 /*
  * rt_unwind() of the interrupted context uc, or rt_unwind_copy() of c, into
@@ -318,10 +345,14 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 		goto done;
 	}
 	td->nsamples[idx]++;
-	if (rt_cfg.no_unwind) {
+	if (rt_cfg.no_unwind || td->late >= LATE_SAMPLES) {
 		td->frames[0] = (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
 		n = 1;
 		end = RT_UNWIND_STOP_FRAME;
+		if (!rt_cfg.no_unwind) {	/* THE BACKLOG */
+			end = RT_UNWIND_FAILED;
+			td->counts.behind++;
+		}
 	} else {
 		n = unwind_guarded(td, td, uc, NULL, &end);
 		if (end != RT_UNWIND_IN_HANDLER)
@@ -336,6 +367,8 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 	} else {
 		record(td, idx, n, end, 0, now, val, NULL, NULL);
 	}
+	if (si->si_code != SI_TIMER)
+		td->late = signal_queued() ? td->late + 1 : 0;
 done:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	td->counts.handler_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000L +
