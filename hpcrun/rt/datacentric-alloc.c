@@ -94,6 +94,19 @@ static int booting(void)
 }
 
 /* Is the program's call at return address ra one to watch? */
+int rt_data_own_begin(void)
+{
+	int was = guard;
+
+	guard = 1;
+	return was;
+}
+
+void rt_data_own_end(int was)
+{
+	guard = was;
+}
+
 static int watched(const void *ra)
 {
 	return rt_data.on && !guard && !rt_in_hpcrun((uintptr_t)ra);

@@ -58,6 +58,12 @@ void rt_data_alloc(void *p, size_t n);
 void rt_data_forget(void *p, size_t n);
 /* Is any block tracked?  (A cheap test before rt_data_forget.) */
 int rt_data_tracking(void);
+/* Between these, the calling thread's allocations are hpcrun's, not the
+ * program's, though a library makes them (the TLS pthread_create
+ * allocates for one of hpcrun's own threads, which a program thread may
+ * start): not tracked.  begin returns what end restores. */
+int rt_data_own_begin(void);
+void rt_data_own_end(int was);
 /* Before td's profile is written: the small blocks' counts on "^Small  ";
  * the header pairs into kv (at most 3) with numbers in num; returns how
  * many. */

@@ -210,13 +210,15 @@ int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack)
 	struct own_start o = { fn, arg, 0 };
 	pthread_attr_t attr;
 	pthread_t t;
-	int err;
+	int err, quiet;
 
 	if ((err = pthread_attr_init(&attr)))
 		return -err;
 	pthread_attr_setstacksize(&attr, stack);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	quiet = rt_data_own_begin();
 	err = RT_REAL(pthread_create)(&t, &attr, own_start, &o);
+	rt_data_own_end(quiet);
 	pthread_attr_destroy(&attr);
 	/* o lives on this stack: the thread has copied it once ready */
 	while (!err && !__atomic_load_n(&o.ready, __ATOMIC_SEQ_CST))
