@@ -132,7 +132,7 @@ static int rec_code(struct parser *p)
 	    textrec_u32(p->r, 3, &c.ncode))
 		return -1;
 	if (!c.id || c.id >> HPCPY_ID_BITS)
-		return textrec_bad(p->r, "code id 0 or of more than 39 bits");
+		return textrec_bad(p->r, "code id 0 or of more than 38 bits");
 	if (c.ncode >= (1u << HPCPY_OFFSET_BITS) - 1)
 		return textrec_bad(p->r, "bytecode longer than 16 MB");
 	if (unescape(p, 4, &q, &c.qualname_len) ||

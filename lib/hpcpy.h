@@ -49,7 +49,9 @@ struct textrec_out;
 /* The pseudo load module of every Python frame. */
 #define HPCPY_MODULE "[python]"
 #define HPCPY_OFFSET_BITS 24
-#define HPCPY_ID_BITS 39
+/* An id and an offset fit in 62 bits: the runtime tags a Python frame
+ * with bit 62 alone, a value no user or kernel address has. */
+#define HPCPY_ID_BITS 38
 /* Bytes of a line table, and of a name, kept at most. */
 #define HPCPY_MAX_LINETABLE 65536
 #define HPCPY_MAX_NAME 1024

@@ -340,7 +340,7 @@ static int insert_path(struct cct *c, struct cct_node *root,
 	int i;
 
 	for (i = n - 1; i >= 0; i--) {
-		if (frames[i] & RT_PY_FRAME) {	/* python-frames.h, invariant 1 */
+		if (rt_py_frame(frames[i])) {	/* python-frames.h, invariant 1 */
 			if (!rt_py_lm)
 				return -ENOENT;
 			cur = cct_child(c, cur, rt_py_lm, frames[i] & ~RT_PY_FRAME);

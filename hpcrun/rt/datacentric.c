@@ -658,7 +658,7 @@ static uint32_t alloc_path(struct rt_thread *td, uint64_t (*f)[2])
 	if (n > SITE_MAX_FRAMES)
 		n = SITE_MAX_FRAMES;
 	for (i = n - 1; i >= 0; i--) {
-		if (td->frames[i] & RT_PY_FRAME) {	/* python-frames.h, 1 */
+		if (rt_py_frame(td->frames[i])) {	/* python-frames.h, 1 */
 			f[k][0] = td->frames[i] & ~RT_PY_FRAME;
 			f[k++][1] = rt_py_lm;
 			continue;

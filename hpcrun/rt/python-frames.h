@@ -7,10 +7,12 @@
  *
  * Invariants:
  *  1. A Python frame in a path (td->frames, and what its consumers take
- *     from it) is RT_PY_FRAME | hpcpy_frame_addr(id, offset): bit 63 set,
- *     which no user-space address has.  Whoever maps a frame to a module
- *     maps a tagged one to (rt_py_lm, frame & ~RT_PY_FRAME), never looks
- *     it up in the load map.
+ *     from it) is RT_PY_FRAME | hpcpy_frame_addr(id, offset): bit 62 set
+ *     and bit 63 clear (rt_py_frame), a non-canonical x86-64 address that
+ *     neither a user-space address (below 2^47) nor a kernel one (a leaf
+ *     of kernel-time.h: bit 63 set) ever is.  Whoever maps a frame to a
+ *     module maps a tagged one to (rt_py_lm, frame & ~RT_PY_FRAME), never
+ *     looks it up in the load map.
  *  2. rt_py_expand is async-signal-safe, allocates nothing but with mmap
  *     (its thread's state, on its first Python frame; its code arena's
  *     chunks), takes no lock, and reads the interpreter's memory only
@@ -31,7 +33,13 @@
 
 struct rt_thread;
 
-#define RT_PY_FRAME (1ull << 63)
+#define RT_PY_FRAME (1ull << 62)
+
+/* Is frame f a Python frame (invariant 1)? */
+static inline int rt_py_frame(uintptr_t f)
+{
+	return (f >> 62) == 1;
+}
 
 /* The load-map id of the [python] pseudo module (HPCPY_MODULE), 0 while
  * no interpreter was found. */

@@ -183,9 +183,9 @@ static void bad_files_refused(void)
 		"line 3: code wants ID FIRSTLINE NCODE QUALNAME FILENAME "
 		"LINETABLE");
 	refuses("hpcpy 01.00\npython 3 12\ncode 0x0 1 2 a b -\n",
-		"line 3: code id 0 or of more than 39 bits");
-	refuses("hpcpy 01.00\npython 3 12\ncode 0x8000000000 1 2 a b -\n",
-		"line 3: code id 0 or of more than 39 bits");
+		"line 3: code id 0 or of more than 38 bits");
+	refuses("hpcpy 01.00\npython 3 12\ncode 0x4000000000 1 2 a b -\n",
+		"line 3: code id 0 or of more than 38 bits");
 	refuses("hpcpy 01.00\npython 3 12\ncode 0x1 1 2 a%4 b -\n",
 		"line 3: expected %XX in a name");
 	refuses("hpcpy 01.00\npython 3 12\ncode 0x1 1 2 a b 0\n",
