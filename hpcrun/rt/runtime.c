@@ -87,7 +87,8 @@ static pthread_key_t thread_key;
 static struct rt_counts totals;
 static uint64_t nthreads, write_errors, start_failures, blocked_attempts,
 	live_left, threads_unmeasured;
-/* Threads on their way from pthread_create to rt_thread_begin. */
+/* Threads on their way from pthread_create to rt_thread_begin, and own
+ * threads to own_tids. */
 static int starting;
 /* hpcrun's own threads (rt_own_thread), slots taken once each. */
 #define OWN_MAX 64
@@ -216,6 +217,9 @@ int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack)
 		return -err;
 	pthread_attr_setstacksize(&attr, stack);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	/* on its way until it is in own_tids: the raw-thread watcher must
+	 * not take the new task for a raw one meanwhile (raw-threads.h) */
+	rt_thread_starting(1);
 	quiet = rt_data_own_begin();
 	err = RT_REAL(pthread_create)(&t, &attr, own_start, &o);
 	rt_data_own_end(quiet);
@@ -223,6 +227,7 @@ int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack)
 	/* o lives on this stack: the thread has copied it once ready */
 	while (!err && !__atomic_load_n(&o.ready, __ATOMIC_SEQ_CST))
 		rt_futex_wait(&o.ready, 0, 0);
+	rt_thread_starting(-1);
 	return -err;
 }
 

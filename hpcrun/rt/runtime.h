@@ -205,9 +205,10 @@ int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack);
 void rt_threads_apply(void (*fn)(struct rt_thread *td));
 
 /* The threads as raw-threads.c sees them (outside handlers). */
-/* A thread made by pthread_create or thrd_create is on its way from
- * rt_thread_starting(1), before the real call, to rt_thread_starting(-1)
- * once it is registered (or the call failed). */
+/* A thread made by pthread_create or thrd_create, or one of hpcrun's own
+ * (rt_own_thread), is on its way from rt_thread_starting(1), before the
+ * real call, to rt_thread_starting(-1) once it is registered (or the call
+ * failed). */
 void rt_thread_starting(int delta);
 /* How many are on their way. */
 int rt_threads_starting(void);
