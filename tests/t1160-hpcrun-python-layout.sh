@@ -43,12 +43,13 @@ dwarf_layout() {
 		frame='((struct _frame *)0)'
 		previous=f_back code=f_code instr=f_lasti entry=-1
 		qualname=-1 cocode="&$co->co_code" adaptive=-1 size=-1
+		framesize=-1
 		kinds='lasti none'
 	else
 		threads=threads.head native="&$ts->native_thread_id"
 		qualname="&$co->co_qualname" cocode=-1
 		adaptive="&$co->co_code_adaptive" size="&$co->ob_base.ob_size"
-		previous=previous
+		previous=previous framesize="&$co->co_framesize"
 		case $minor in
 		11|12)	tsframe="&$ts->cframe"
 			indirect='&((struct _PyCFrame *)0)->current_frame'
@@ -57,7 +58,8 @@ dwarf_layout() {
 			code=f_executable instr=instr_ptr ;;
 		esac
 		case $minor in
-		11)	entry="&$frame->is_entry" kinds='prev is_entry' ;;
+		11)	entry="&$frame->is_entry" kinds='prev is_entry'
+			framesize=-1 ;;
 		12)	entry="&$frame->owner" kinds='prev owner' ;;
 		*)	entry="&$frame->owner" kinds='next owner' ;;
 		esac
@@ -87,6 +89,7 @@ dwarf_layout() {
 	code.code $cocode
 	code.code_adaptive $adaptive
 	code.size $size
+	code.framesize $framesize
 	bytes.ob_size &$b->ob_base.ob_size
 	bytes.ob_sval &$b->ob_sval
 	unicode.length &$a->length

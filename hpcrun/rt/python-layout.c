@@ -14,7 +14,8 @@
  * where each field we read sits in it, per minor version; a version
  * missing there is not known.  The str object's layout it does not
  * give whole: the compact non-ASCII object is the ASCII one followed by
- * utf8_length and utf8, as in 3.12.
+ * utf8_length and utf8, as in 3.12; nor co_framesize, whose offset
+ * debug_313 takes from 3.13.0's DWARF.
  */
 #include <errno.h>
 #include <string.h>
@@ -36,7 +37,7 @@ static const struct py_layout layout_310 = {
 		   .instr_kind = PY_INSTR_LASTI, .entry_kind = PY_ENTRY_NONE },
 	.code = { .filename = 104, .name = 112, .qualname = -1,
 		  .firstlineno = 40, .linetable = 120, .code = 48,
-		  .code_adaptive = -1, .size = -1 },
+		  .code_adaptive = -1, .size = -1, .framesize = -1 },
 	.bytes = { .ob_size = 16, .ob_sval = 32 },
 	.unicode = { .length = 16, .state = 32, UNICODE_STATE_BITS,
 		     .ascii_data = 48, .compact_data = 72,
@@ -54,7 +55,7 @@ static const struct py_layout layout_311 = {
 		   .entry_kind = PY_ENTRY_IS_ENTRY },
 	.code = { .filename = 112, .name = 120, .qualname = 128,
 		  .firstlineno = 72, .linetable = 136, .code = -1,
-		  .code_adaptive = 184, .size = 16 },
+		  .code_adaptive = 184, .size = 16, .framesize = -1 },
 	.bytes = { .ob_size = 16, .ob_sval = 32 },
 	.unicode = { .length = 16, .state = 32, UNICODE_STATE_BITS,
 		     .ascii_data = 48, .compact_data = 72,
@@ -71,7 +72,7 @@ static const struct py_layout layout_312 = {
 		   .instr_kind = PY_INSTR_PREV, .entry_kind = PY_ENTRY_OWNER },
 	.code = { .filename = 112, .name = 120, .qualname = 128,
 		  .firstlineno = 68, .linetable = 136, .code = -1,
-		  .code_adaptive = 192, .size = 16 },
+		  .code_adaptive = 192, .size = 16, .framesize = 76 },
 	.bytes = { .ob_size = 16, .ob_sval = 32 },
 	.unicode = { .length = 16, .state = 32, UNICODE_STATE_BITS,
 		     .ascii_data = 40, .compact_data = 56,
@@ -106,6 +107,8 @@ struct debug_fields {
 	size_t frame_size, previous, executable, instr_ptr, owner;
 	size_t code_size, filename, name, qualname, linetable, firstlineno,
 		code_adaptive;
+	int co_framesize;		/* not in 3.13's _Py_DebugOffsets: the
+					 * offset its DWARF gives (t1160) */
 	size_t var_ob_size;		/* tuple_object.ob_size: a PyVarObject's */
 	size_t bytes_size, bytes_ob_size, ob_sval;
 	size_t unicode_size, unicode_state, unicode_length, ascii_size;
@@ -123,6 +126,7 @@ static const struct debug_fields debug_313 = {
 	.instr_ptr = 248, .owner = 264,
 	.code_size = 272, .filename = 280, .name = 288, .qualname = 296,
 	.linetable = 304, .firstlineno = 312, .code_adaptive = 344,
+	.co_framesize = 76,
 	.var_ob_size = 416,
 	.bytes_size = 512, .bytes_ob_size = 520, .ob_sval = 528,
 	.unicode_size = 536, .unicode_state = 544, .unicode_length = 552,
@@ -208,6 +212,7 @@ int py_layout_from_debug(const unsigned char *d, size_t len,
 	l->code.code = -1;
 	bad |= field(d, f->code_adaptive, co, 1, &l->code.code_adaptive);
 	bad |= field(d, f->var_ob_size, co, 8, &l->code.size);
+	l->code.framesize = f->co_framesize;
 	bad |= field(d, f->bytes_ob_size, by, 8, &l->bytes.ob_size);
 	bad |= field(d, f->ob_sval, by, 1, &l->bytes.ob_sval);
 	bad |= field(d, f->unicode_length, un, 8, &l->unicode.length);

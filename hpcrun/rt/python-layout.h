@@ -102,6 +102,11 @@ struct py_layout {
 					 * code object; else -1 */
 		int size;		/* 3.11 on: Py_SIZE(code), its length in
 					 * 2-byte code units (ob_size); else -1 */
+		int framesize;		/* 3.12 on: co_framesize, an int: the
+					 * 8-byte slots a frame of the code
+					 * takes on the thread's data stack
+					 * (python-frames.c: the dying frame);
+					 * else -1 */
 	} code;				/* PyCodeObject */
 	struct {
 		int ob_size;		/* Py_ssize_t: bytes */

@@ -46,6 +46,7 @@ static void print_layout(const struct py_layout *l)
 		{ "code.code", l->code.code },
 		{ "code.code_adaptive", l->code.code_adaptive },
 		{ "code.size", l->code.size },
+		{ "code.framesize", l->code.framesize },
 		{ "bytes.ob_size", l->bytes.ob_size },
 		{ "bytes.ob_sval", l->bytes.ob_sval },
 		{ "unicode.length", l->unicode.length },
@@ -210,6 +211,7 @@ static void test_debug_313(void)
 	CHECK_INT(l.code.code, -1);
 	CHECK_INT(l.code.code_adaptive, 200);
 	CHECK_INT(l.code.size, 16);
+	CHECK_INT(l.code.framesize, 76);
 	CHECK_INT(l.bytes.ob_sval, 32);
 	CHECK_INT(l.unicode.ascii_data, 40);
 	CHECK_INT(l.unicode.compact_data, 56);
