@@ -165,6 +165,35 @@ for m in 10 11 12 13; do
 	'
 done
 
+# A function whose locals take long to free at its return.
+cat >drops.py <<\EOF
+def build():
+    rows = [{"k": i, "v": [i, str(i)]} for i in range(60000)]
+    return len(rows)
+def caller():
+    t = 0
+    for _ in range(25):
+        t += build()
+    return t
+print(caller())
+EOF
+
+# 3.12 on, a returning frame is unlinked before its locals are freed;
+# 3.10 and 3.11 free them first, so the chain names the function then.
+for m in 12 13; do
+	test_expect_success PY3$m "3.$m: the freeing of a function's locals at its return is the function's" '
+		"$(python '$m')" drops.py >expect &&
+		hpcrun -o drops$m "$(python '$m')" drops.py >out &&
+		test_cmp expect out &&
+		hpcstruct drops$m >/dev/null &&
+		hpcprof -o drops$m.d drops$m >/dev/null &&
+		hpcviewer-tui --folded - drops$m.d >folded &&
+		pop="_PyEval_\{0,1\}FrameClearAndPop [^;]*;.*_dealloc" &&
+		grep -q "drops.py:[0-9]* build;$pop" folded &&
+		! grep "drops.py:[0-9]* caller;$pop" folded
+	'
+done
+
 test_expect_success PY312 '--data: a block allocated in Python hangs under its Python path' '
 	hpcrun --data -o data "$(python 12)" alloc.py &&
 	paths data >p &&

@@ -42,6 +42,7 @@ static char ignored[4200];		/* a second interpreter's line */
 /* What the symbols say, module-relative. */
 struct py_syms {
 	uint64_t runtime, eval, eval_size, cold, cold_size, version;
+	uint64_t pop, pop_size;		/* the frame-popping function */
 	int has_runtime, has_eval, has_cold, has_version;
 	int trace_refs;			/* a Py_TRACE_REFS build */
 };
@@ -83,6 +84,10 @@ static int syms_job(void *p)
 			j->y.cold = e->st_value;
 			j->y.cold_size = e->st_size;
 			j->y.has_cold = e->st_size > 0;
+		} else if (!strcmp(name, "_PyEvalFrameClearAndPop") ||
+			   !strcmp(name, "_PyEval_FrameClearAndPop")) {
+			j->y.pop = e->st_value;
+			j->y.pop_size = e->st_size;
 		} else if (!strcmp(name, "Py_Version") && e->st_size >= 4) {
 			j->y.version = e->st_value;
 			j->y.has_version = 1;
@@ -160,6 +165,16 @@ static void version_from_name(const char *path, int *major, int *minor)
 	*minor = mi;
 }
 
+/* The frame-popping function's range, when the layout can use it. */
+static void find_pop(struct py_interp *py, const struct rt_module *m,
+		     const struct py_syms *y)
+{
+	if (py->layout->code.framesize < 0 || !y->pop || !y->pop_size)
+		return;
+	py->pop_lo = m->bias + y->pop;
+	py->pop_hi = py->pop_lo + y->pop_size;
+}
+
 int py_find(const struct rt_module *m, struct py_interp *py)
 {
 	struct syms_job sj = { .path = m->path };
@@ -214,6 +229,7 @@ int py_find(const struct rt_module *m, struct py_interp *py)
 		if (err)
 			return -ENOTSUP;
 		py->layout = &py->debug_layout;
+		find_pop(py, m, &sj.y);
 		return 0;
 	}
 	/* The tables are of release builds: Py_TRACE_REFS makes every
@@ -221,6 +237,7 @@ int py_find(const struct rt_module *m, struct py_interp *py)
 	py->layout = py_layout_table(py->major, py->minor);
 	if (!py->layout || py_layout_check(py->layout) || sj.y.trace_refs)
 		return -ENOTSUP;
+	find_pop(py, m, &sj.y);
 	return 0;
 }
 

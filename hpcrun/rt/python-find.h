@@ -11,7 +11,9 @@
  * linked into it, or libpython3.X.so.  Its version is Py_Version (3.11
  * on: PY_VERSION_HEX), else the module's name (libpython3.10.so,
  * python3.10); 3.13 on, _Py_DebugOffsets.version at &_PyRuntime, whose
- * offsets are then the layout.
+ * offsets are then the layout.  The function that clears and pops a
+ * returning frame (3.12 on; a static function, so from .symtab) lets
+ * the sample path name the frame being cleared (python-frames.c).
  *
  * Invariants:
  *  1. rt_python is set at most once per process, with a release store,
@@ -52,6 +54,11 @@ struct py_interp {
 	uintptr_t runtime;		/* &_PyRuntime, in the process */
 	uintptr_t eval_lo[PY_MAX_EVAL], eval_hi[PY_MAX_EVAL];
 	int neval;
+	/* The function the eval function calls to clear and pop a frame
+	 * that returns or unwinds: 3.12 _PyEvalFrameClearAndPop, 3.13
+	 * _PyEval_FrameClearAndPop; both 0 when the symbols have none or
+	 * the layout has no code.framesize. */
+	uintptr_t pop_lo, pop_hi;
 	const struct py_layout *layout;	/* a table, or &debug_layout */
 	struct py_layout debug_layout;	/* 3.13 on: from _Py_DebugOffsets */
 };
@@ -74,6 +81,12 @@ static inline int py_is_eval_pc(const struct py_interp *py, uintptr_t pc)
 		if (pc >= py->eval_lo[i] && pc < py->eval_hi[i])
 			return 1;
 	return 0;
+}
+
+/* 1 when pc is in py's frame-popping function (async-signal-safe). */
+static inline int py_is_pop_pc(const struct py_interp *py, uintptr_t pc)
+{
+	return pc >= py->pop_lo && pc < py->pop_hi;
 }
 
 /*

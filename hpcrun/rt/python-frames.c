@@ -14,6 +14,14 @@
  * A frame not yet started (its instruction before the code's first) is
  * left out; an eval frame that gets no Python frame stays native.
  *
+ * THE DYING FRAME.  3.12 on, a returning (or unwinding) frame is
+ * unlinked from the chain before the frame-popping function
+ * (python-find.h: pop_lo) frees its locals (cpython GH-99729), so the
+ * chain names the caller while the callee's lists and dicts are freed;
+ * 3.11 clears before it unlinks.  When the native frame just inside an
+ * eval frame is in that function, the frame being freed (dying_frame)
+ * goes innermost for that eval frame, as the callee's work it is.
+ *
  * Invariants (python-frames.h gives the module's):
  *  1. Every read of the interpreter's memory is a plain load or memcpy
  *     under the caller's fault recovery; pointers are checked to be
@@ -58,6 +66,10 @@
 #define SEEN_PROBES 8
 #define ARENA_CHUNK ((size_t)1 << 20)
 #define ARENA_MAX_CHUNKS 256
+#define MAX_FRAME_SLOTS (1 << 20)	/* co_framesize believed */
+/* ob_type in PyObject's header: release builds (python-find.c refuses
+ * Py_TRACE_REFS and free-threaded ones). */
+#define PY_OB_TYPE 8
 
 /* One code object seen: the key a reuse of its address would change. */
 struct code_key {
@@ -456,6 +468,52 @@ static int64_t frame_offset(const struct py_layout *l, uintptr_t f,
 	return off < ncode ? off : ncode - 1;
 }
 
+/* Appends interpreter frame f as a Python frame to out[*k] (room for it
+ * checked by the caller), unless it has not started or its code is none
+ * we can name. */
+static void put_frame(const struct py_layout *l, struct py_thread *pt,
+		      uintptr_t f, uintptr_t *out, int *k)
+{
+	uintptr_t code = rd_ptr(f, l->frame.code), start;
+	uint32_t ncode = 0;
+	int64_t off;
+	uint64_t id;
+
+	if (ptr_ok(code) && (start = code_start(l, code, &ncode)) &&
+	    (off = frame_offset(l, f, start, ncode)) >= 0 &&
+	    (id = code_id(pt, l, code)))
+		out[(*k)++] = RT_PY_FRAME | hpcpy_frame_addr(id, (uint32_t)off);
+}
+
+/*
+ * The frame being cleared and popped while cur is its C call's current
+ * frame (3.12 on: a returning frame is unlinked before its locals are
+ * freed), or 0 when it cannot be told for sure.  Pushed right after
+ * cur, it lies co_framesize slots of cur's code above cur on the data
+ * stack; it is taken only when its previous is cur and its code has the
+ * type of cur's.  A frame pushed into a new chunk of the data stack, or
+ * a generator's (not on the data stack), fails the check.
+ */
+static uintptr_t dying_frame(const struct py_layout *l, uintptr_t cur)
+{
+	uintptr_t code = rd_ptr(cur, l->frame.code), d, dcode;
+	int32_t slots;
+
+	if (!ptr_ok(code))
+		return 0;
+	slots = rd_i32(code, l->code.framesize);
+	if (slots <= 0 || slots > MAX_FRAME_SLOTS)
+		return 0;
+	d = cur + (uintptr_t)slots * sizeof(void *);
+	if (!ptr_ok(d) || rd_ptr(d, l->frame.previous) != cur)
+		return 0;
+	dcode = rd_ptr(d, l->frame.code);
+	if (!ptr_ok(dcode) ||
+	    rd_ptr(dcode, PY_OB_TYPE) != rd_ptr(code, PY_OB_TYPE))
+		return 0;
+	return d;
+}
+
 /*
  * The Python frames of one C call of the eval function, from *fp outwards,
  * appended to out[*k..cap); *fp then is the first frame of the next C
@@ -470,11 +528,8 @@ static void call_frames(const struct py_layout *l, struct py_thread *pt,
 
 	*fp = 0;
 	while (f) {
-		uintptr_t code, start, prev;
+		uintptr_t prev;
 		int entry = l->frame.entry_kind == PY_ENTRY_NONE;
-		uint32_t ncode = 0;
-		int64_t off;
-		uint64_t id;
 
 		if (*k >= cap || (*steps)++ >= MAX_PY_STEPS)
 			return;
@@ -488,12 +543,7 @@ static void call_frames(const struct py_layout *l, struct py_thread *pt,
 		}
 		if (l->frame.entry_kind == PY_ENTRY_IS_ENTRY)
 			entry = rd_u8(f, l->frame.entry) != 0;
-		code = rd_ptr(f, l->frame.code);
-		if (ptr_ok(code) && (start = code_start(l, code, &ncode)) &&
-		    (off = frame_offset(l, f, start, ncode)) >= 0 &&
-		    (id = code_id(pt, l, code)))
-			out[(*k)++] = RT_PY_FRAME |
-				      hpcpy_frame_addr(id, (uint32_t)off);
+		put_frame(l, pt, f, out, k);
 		if (entry) {
 			*fp = prev;
 			return;
@@ -526,9 +576,15 @@ int rt_py_expand(struct rt_thread *td, int n)
 	for (i = 0; i < n; i++) {
 		int k0 = k;
 
-		if (f && py_is_eval_pc(in, td->frames[i]))
-			call_frames(l, pt, &f, pt->scratch, &k,
-				    RT_MAX_FRAMES - (n - i - 1), &steps);
+		if (f && py_is_eval_pc(in, td->frames[i])) {
+			int cap = RT_MAX_FRAMES - (n - i - 1);
+			uintptr_t d;
+
+			if (i > 0 && py_is_pop_pc(in, td->frames[i - 1]) &&
+			    k < cap && (d = dying_frame(l, f)))
+				put_frame(l, pt, d, pt->scratch, &k);
+			call_frames(l, pt, &f, pt->scratch, &k, cap, &steps);
+		}
 		if (k == k0)
 			pt->scratch[k++] = td->frames[i];
 	}
