@@ -43,13 +43,14 @@ dwarf_layout() {
 		frame='((struct _frame *)0)'
 		previous=f_back code=f_code instr=f_lasti entry=-1
 		qualname=-1 cocode="&$co->co_code" adaptive=-1 size=-1
-		framesize=-1
+		framesize=-1 chunk=-1 top=-1
 		kinds='lasti none'
 	else
 		threads=threads.head native="&$ts->native_thread_id"
 		qualname="&$co->co_qualname" cocode=-1
 		adaptive="&$co->co_code_adaptive" size="&$co->ob_base.ob_size"
 		previous=previous framesize="&$co->co_framesize"
+		chunk="&$ts->datastack_chunk" top="&$ts->datastack_top"
 		case $minor in
 		11|12)	tsframe="&$ts->cframe"
 			indirect='&((struct _PyCFrame *)0)->current_frame'
@@ -59,7 +60,7 @@ dwarf_layout() {
 		esac
 		case $minor in
 		11)	entry="&$frame->is_entry" kinds='prev is_entry'
-			framesize=-1 ;;
+			framesize=-1 chunk=-1 top=-1 ;;
 		12)	entry="&$frame->owner" kinds='prev owner' ;;
 		*)	entry="&$frame->owner" kinds='next owner' ;;
 		esac
@@ -77,6 +78,8 @@ dwarf_layout() {
 	tstate.native_thread_id $native
 	tstate.frame $tsframe
 	tstate.frame_indirect $indirect
+	tstate.datastack_chunk $chunk
+	tstate.datastack_top $top
 	frame.previous &$frame->$previous
 	frame.code &$frame->$code
 	frame.instr &$frame->$instr

@@ -14,8 +14,8 @@
  * where each field we read sits in it, per minor version; a version
  * missing there is not known.  The str object's layout it does not
  * give whole: the compact non-ASCII object is the ASCII one followed by
- * utf8_length and utf8, as in 3.12; nor co_framesize, whose offset
- * debug_313 takes from 3.13.0's DWARF.
+ * utf8_length and utf8, as in 3.12; nor co_framesize and the thread's
+ * datastack_top, whose offsets debug_313 takes from 3.13.0's DWARF.
  */
 #include <errno.h>
 #include <string.h>
@@ -32,7 +32,8 @@ static const struct py_layout layout_310 = {
 	.runtime = { .interpreters_head = 32 },
 	.interp = { .threads_head = 8, .next = 0 },	/* tstate_head */
 	.tstate = { .next = 8, .thread_id = 176, .native_thread_id = -1,
-		    .frame = 24, .frame_indirect = -1 },
+		    .frame = 24, .frame_indirect = -1, .datastack_chunk = -1,
+		    .datastack_top = -1 },
 	.frame = { .previous = 24, .code = 32, .instr = 96, .entry = -1,
 		   .instr_kind = PY_INSTR_LASTI, .entry_kind = PY_ENTRY_NONE },
 	.code = { .filename = 104, .name = 112, .qualname = -1,
@@ -49,7 +50,8 @@ static const struct py_layout layout_311 = {
 	.runtime = { .interpreters_head = 40 },
 	.interp = { .threads_head = 16, .next = 0 },
 	.tstate = { .next = 8, .thread_id = 152, .native_thread_id = 160,
-		    .frame = 56, .frame_indirect = 8 },	/* cframe */
+		    .frame = 56, .frame_indirect = 8,	/* cframe */
+		    .datastack_chunk = -1, .datastack_top = -1 },
 	.frame = { .previous = 48, .code = 32, .instr = 56, .entry = 68,
 		   .instr_kind = PY_INSTR_PREV,
 		   .entry_kind = PY_ENTRY_IS_ENTRY },
@@ -67,7 +69,8 @@ static const struct py_layout layout_312 = {
 	.runtime = { .interpreters_head = 40 },
 	.interp = { .threads_head = 72, .next = 0 },
 	.tstate = { .next = 8, .thread_id = 136, .native_thread_id = 144,
-		    .frame = 56, .frame_indirect = 0 },	/* cframe */
+		    .frame = 56, .frame_indirect = 0,	/* cframe */
+		    .datastack_chunk = 232, .datastack_top = 240 },
 	.frame = { .previous = 8, .code = 0, .instr = 56, .entry = 70,
 		   .instr_kind = PY_INSTR_PREV, .entry_kind = PY_ENTRY_OWNER },
 	.code = { .filename = 112, .name = 120, .qualname = 128,
@@ -103,12 +106,13 @@ struct debug_fields {
 	size_t runtime_size, interpreters_head;
 	size_t interp_size, interp_next, threads_head;
 	size_t tstate_size, tstate_next, current_frame, thread_id,
-		native_thread_id;
+		native_thread_id, datastack_chunk;
 	size_t frame_size, previous, executable, instr_ptr, owner;
 	size_t code_size, filename, name, qualname, linetable, firstlineno,
 		code_adaptive;
-	int co_framesize;		/* not in 3.13's _Py_DebugOffsets: the
-					 * offset its DWARF gives (t1160) */
+	/* Not in 3.13's _Py_DebugOffsets: the offsets its DWARF gives
+	 * (t1160). */
+	int co_framesize, datastack_top;
 	size_t var_ob_size;		/* tuple_object.ob_size: a PyVarObject's */
 	size_t bytes_size, bytes_ob_size, ob_sval;
 	size_t unicode_size, unicode_state, unicode_length, ascii_size;
@@ -121,12 +125,12 @@ static const struct debug_fields debug_313 = {
 	.runtime_size = 24, .interpreters_head = 40,
 	.interp_size = 48, .interp_next = 64, .threads_head = 72,
 	.tstate_size = 152, .tstate_next = 168, .current_frame = 184,
-	.thread_id = 192, .native_thread_id = 200,
+	.thread_id = 192, .native_thread_id = 200, .datastack_chunk = 208,
 	.frame_size = 224, .previous = 232, .executable = 240,
 	.instr_ptr = 248, .owner = 264,
 	.code_size = 272, .filename = 280, .name = 288, .qualname = 296,
 	.linetable = 304, .firstlineno = 312, .code_adaptive = 344,
-	.co_framesize = 76,
+	.co_framesize = 76, .datastack_top = 240,
 	.var_ob_size = 416,
 	.bytes_size = 512, .bytes_ob_size = 520, .ob_sval = 528,
 	.unicode_size = 536, .unicode_state = 544, .unicode_length = 552,
@@ -198,6 +202,8 @@ int py_layout_from_debug(const unsigned char *d, size_t len,
 	bad |= field(d, f->native_thread_id, ts, 8, &l->tstate.native_thread_id);
 	bad |= field(d, f->current_frame, ts, 8, &l->tstate.frame);
 	l->tstate.frame_indirect = -1;
+	bad |= field(d, f->datastack_chunk, ts, 8, &l->tstate.datastack_chunk);
+	l->tstate.datastack_top = f->datastack_top;
 	bad |= field(d, f->previous, fr, 8, &l->frame.previous);
 	bad |= field(d, f->executable, fr, 8, &l->frame.code);
 	bad |= field(d, f->instr_ptr, fr, 8, &l->frame.instr);

@@ -80,6 +80,10 @@ struct py_layout {
 		int frame_indirect;	/* 3.11/3.12: current_frame in the
 					 * _PyCFrame tstate.frame points to;
 					 * else -1 */
+		int datastack_chunk;	/* 3.12 on: _PyStackChunk *, the data
+					 * stack's chunk in use; else -1 */
+		int datastack_top;	/* 3.12 on: PyObject **, its first
+					 * free slot; else -1 */
 	} tstate;			/* PyThreadState */
 	struct {
 		int previous;		/* 3.10 f_back */

@@ -34,6 +34,8 @@ static void print_layout(const struct py_layout *l)
 		{ "tstate.native_thread_id", l->tstate.native_thread_id },
 		{ "tstate.frame", l->tstate.frame },
 		{ "tstate.frame_indirect", l->tstate.frame_indirect },
+		{ "tstate.datastack_chunk", l->tstate.datastack_chunk },
+		{ "tstate.datastack_top", l->tstate.datastack_top },
 		{ "frame.previous", l->frame.previous },
 		{ "frame.code", l->frame.code },
 		{ "frame.instr", l->frame.instr },
@@ -168,7 +170,7 @@ static void make_313(void)
 		{ 24, 283320 }, { 40, 632 },
 		{ 48, 194968 }, { 64, 7264 }, { 72, 7344 },
 		{ 152, 304 }, { 168, 8 }, { 184, 72 }, { 192, 152 },
-		{ 200, 160 },
+		{ 200, 160 }, { 208, 232 },
 		{ 224, 80 }, { 232, 8 }, { 240, 0 }, { 248, 56 }, { 264, 70 },
 		{ 272, 208 }, { 280, 112 }, { 288, 120 }, { 296, 128 },
 		{ 304, 136 }, { 312, 68 }, { 344, 200 },
@@ -201,6 +203,8 @@ static void test_debug_313(void)
 	CHECK_INT(l.tstate.frame, 72);
 	CHECK_INT(l.tstate.frame_indirect, -1);
 	CHECK_INT(l.tstate.native_thread_id, 160);
+	CHECK_INT(l.tstate.datastack_chunk, 232);
+	CHECK_INT(l.tstate.datastack_top, 240);
 	CHECK_INT(l.frame.code, 0);
 	CHECK_INT(l.frame.instr, 56);
 	CHECK_INT(l.frame.entry, 70);
