@@ -165,17 +165,20 @@ for m in 10 11 12 13; do
 	'
 done
 
-# A function whose locals take long to free at its return.
+# A function whose locals take long to free at its return, called from
+# Python and (through map) from C.
 cat >drops.py <<\EOF
-def build():
+def build(k=0):
     rows = [{"k": i, "v": [i, str(i)]} for i in range(60000)]
     return len(rows)
 def caller():
     t = 0
-    for _ in range(25):
+    for _ in range(15):
         t += build()
     return t
-print(caller())
+def caller_c():
+    return sum(map(build, range(15)))
+print(caller(), caller_c())
 EOF
 
 # 3.12 on, a returning frame is unlinked before its locals are freed;
@@ -189,8 +192,10 @@ for m in 12 13; do
 		hpcprof -o drops$m.d drops$m >/dev/null &&
 		hpcviewer-tui --folded - drops$m.d >folded &&
 		pop="_PyEval_\{0,1\}FrameClearAndPop [^;]*;.*_dealloc" &&
-		grep -q "drops.py:[0-9]* build;$pop" folded &&
-		! grep "drops.py:[0-9]* caller;$pop" folded
+		grep "drops.py:[0-9]* caller;drops.py:[0-9]* build;$pop" folded &&
+		grep "drops.py:[0-9]* caller_c;.*;drops.py:[0-9]* build;$pop" folded &&
+		! grep "drops.py:[0-9]* caller;$pop" folded &&
+		! grep "_PyEval_EvalFrameDefault [^;]*;$pop" folded
 	'
 done
 

@@ -66,7 +66,7 @@
 #define SEEN_PROBES 8
 #define ARENA_CHUNK ((size_t)1 << 20)
 #define ARENA_MAX_CHUNKS 256
-#define MAX_FRAME_SLOTS (1 << 20)	/* co_framesize believed */
+#define MAX_FRAME_SLOTS 4096	/* co_framesize believed, searched */
 /* ob_type in PyObject's header: release builds (python-find.c refuses
  * Py_TRACE_REFS and free-threaded ones). */
 #define PY_OB_TYPE 8
@@ -485,31 +485,60 @@ static void put_frame(const struct py_layout *l, struct py_thread *pt,
 		out[(*k)++] = RT_PY_FRAME | hpcpy_frame_addr(id, (uint32_t)off);
 }
 
+/* Is d a frame whose previous is cur, of slots slots (any when 0)?  Its
+ * code into *dcode. */
+static int frame_above(const struct py_layout *l, uintptr_t d, uintptr_t cur,
+		       int32_t slots, uintptr_t *dcode)
+{
+	if (rd_ptr(d, l->frame.previous) != cur)
+		return 0;
+	*dcode = rd_ptr(d, l->frame.code);
+	return ptr_ok(*dcode) &&
+	       (!slots || rd_i32(*dcode, l->code.framesize) == slots);
+}
+
 /*
  * The frame being cleared and popped while cur is its C call's current
  * frame (3.12 on: a returning frame is unlinked before its locals are
  * freed), or 0 when it cannot be told for sure.  Pushed right after
  * cur, it lies co_framesize slots of cur's code above cur on the data
- * stack; it is taken only when its previous is cur and its code has the
- * type of cur's.  A frame pushed into a new chunk of the data stack, or
- * a generator's (not on the data stack), fails the check.
+ * stack, unless it opened a new chunk.  Else, and when cur is the shim
+ * of its C call (whose first frame returns), it is the top of the data
+ * stack: the frame s slots below the thread's datastack_top whose code's
+ * co_framesize is s, for the least such s.  Either way its previous is
+ * cur, and its code has the type of cur's code when cur is no shim.  It
+ * is looked for only within the chunk in use, below its top, so no read
+ * leaves the chunk.  A generator's frame (not on the data stack) fails
+ * the checks.
  */
-static uintptr_t dying_frame(const struct py_layout *l, uintptr_t cur)
+static uintptr_t dying_frame(const struct py_layout *l, uintptr_t ts,
+			     uintptr_t cur)
 {
-	uintptr_t code = rd_ptr(cur, l->frame.code), d, dcode;
-	int32_t slots;
+	uintptr_t code = rd_ptr(cur, l->frame.code), d, dcode = 0, top, chunk;
+	int32_t slots = 0, s;
 
-	if (!ptr_ok(code))
-		return 0;
-	slots = rd_i32(code, l->code.framesize);
-	if (slots <= 0 || slots > MAX_FRAME_SLOTS)
+	if (rd_u8(cur, l->frame.entry) == PY_OWNED_BY_CSTACK || !ptr_ok(code))
+		code = 0;
+	else
+		slots = rd_i32(code, l->code.framesize);
+	top = rd_ptr(ts, l->tstate.datastack_top);
+	chunk = rd_ptr(ts, l->tstate.datastack_chunk);
+	if (!ptr_ok(top) || !ptr_ok(chunk) || top <= chunk)
 		return 0;
 	d = cur + (uintptr_t)slots * sizeof(void *);
-	if (!ptr_ok(d) || rd_ptr(d, l->frame.previous) != cur)
-		return 0;
-	dcode = rd_ptr(d, l->frame.code);
-	if (!ptr_ok(dcode) ||
-	    rd_ptr(dcode, PY_OB_TYPE) != rd_ptr(code, PY_OB_TYPE))
+	if (slots > 0 && slots <= MAX_FRAME_SLOTS && d >= chunk && d < top &&
+	    frame_above(l, d, cur, 0, &dcode))
+		goto found;
+	for (s = 1; s <= MAX_FRAME_SLOTS; s++) {
+		d = top - (uintptr_t)s * sizeof(void *);
+		if (d < chunk)
+			return 0;
+		if (frame_above(l, d, cur, s, &dcode))
+			goto found;
+	}
+	return 0;
+found:
+	if (code && rd_ptr(dcode, PY_OB_TYPE) != rd_ptr(code, PY_OB_TYPE))
 		return 0;
 	return d;
 }
@@ -581,7 +610,7 @@ int rt_py_expand(struct rt_thread *td, int n)
 			uintptr_t d;
 
 			if (i > 0 && py_is_pop_pc(in, td->frames[i - 1]) &&
-			    k < cap && (d = dying_frame(l, f)))
+			    k < cap && (d = dying_frame(l, ts, f)))
 				put_frame(l, pt, d, pt->scratch, &k);
 			call_frames(l, pt, &f, pt->scratch, &k, cap, &steps);
 		}
