@@ -10,7 +10,15 @@
 #   of a run, default 4000), PY (default pyenv's 3.12; -X perf needs 3.12
 #   or later), CALLGRAPH (perf's --call-graph, default dwarf,16384: the
 #   pyenv builds have no frame pointers, so "fp" chains stop in
-#   libpython), TOP (rows, default 10).  Skips (exit 0) without perf.
+#   libpython), TOP (rows, default 10), HPCRUN_XPERF (1: hpcrun's python
+#   runs with -X perf too, default 0).  Skips (exit 0) without perf.
+#
+# -X perf changes what the interpreter does, not only what perf sees: a
+# Python call becomes a C call through a trampoline, whose arguments
+# the caller keeps until the call returns, so an argument the callee
+# alone holds at its return (encode's records in textwork.py) is freed
+# by the caller; without -X perf the callee frees it.  HPCRUN_XPERF=1
+# compares the two profilers on the same execution.
 #
 # Like with like: each sample goes to its innermost Python function (its
 # own bytecode and the C code it called), in hpcrun from hpcviewer-tui
@@ -30,6 +38,8 @@ ROUNDS=${ROUNDS:-3}
 CPU_MS=${CPU_MS:-4000}
 CALLGRAPH=${CALLGRAPH:-dwarf,16384}
 TOP=${TOP:-10}
+XPERF=
+[ "${HPCRUN_XPERF:-0}" = 1 ] && XPERF="-X perf"
 . "$SRC_ROOT/bench/lib.sh"
 . "$SRC_ROOT/tests/lib/python-lib.sh"
 skip() { echo "(skipped: $*)"; exit 0; }
@@ -68,7 +78,7 @@ r=1
 : >p.counts
 while [ $r -le "$ROUNDS" ]; do
 	rm -rf m db
-	"$BIN/hpcrun" -q -o m "$PY" textwork.py "$CPU_MS" >/dev/null 2>>hpcrun.err
+	"$BIN/hpcrun" -q -o m "$PY" $XPERF textwork.py "$CPU_MS" >/dev/null 2>>hpcrun.err
 	"$BIN/hpcprof" -o db m 2>>hpcprof.err
 	"$BIN/hpcviewer-tui" --folded - db >>h.folded 2>>viewer.err
 	# the shell becomes python: its pid names python's /tmp/perf-PID.map
@@ -98,7 +108,7 @@ echo
 echo "Measured $(date -u +%Y-%m-%d) by \`bench/hpcrun-python-perf.sh\` at"
 echo "$(git -C "$SRC_ROOT" rev-parse --short HEAD 2>/dev/null || echo '?') on $(nproc) cores, $(uname -sr), $(perf --version);"
 echo "\`$("$PY" -c 'import sys; print("CPython %d.%d.%d" % sys.version_info[:3])')\` on \`textwork.py $CPU_MS\`, $ROUNDS interleaved rounds:"
-echo "\`hpcrun\` (cpu-clock, 1000/s) and \`perf record -e cpu-clock:u -F 1000 --call-graph $CALLGRAPH python -X perf\`."
+echo "\`hpcrun${XPERF:+ python $XPERF}\` (cpu-clock, 1000/s) and \`perf record -e cpu-clock:u -F 1000 --call-graph $CALLGRAPH python -X perf\`."
 echo "Samples without a Python function: hpcrun ${h_none:-0}%, perf ${p_none:-0}%; the shares below"
 echo "are of the samples with one."
 echo
