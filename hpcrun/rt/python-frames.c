@@ -26,8 +26,10 @@
  *  1. Every read of the interpreter's memory is a plain load or memcpy
  *     under the caller's fault recovery; pointers are checked to be
  *     user-space and aligned first, counts bounded (MAX_PY_STEPS frames,
- *     MAX_INTERP interpreters, MAX_TSTATES thread states, HPCPY_MAX_NAME
- *     and HPCPY_MAX_LINETABLE bytes of content), so a torn or freed
+ *     MAX_FRAME_SLOTS slots searched for a dying frame, within the
+ *     thread's data stack chunk, MAX_INTERP interpreters, MAX_TSTATES
+ *     thread states, HPCPY_MAX_NAME and HPCPY_MAX_LINETABLE bytes of
+ *     content), so a torn or freed
  *     structure gives a wrong or missing frame, never a hang.
  *  2. The path is built in the thread's scratch array and copied over
  *     td->frames only when whole: a fault midway leaves the native path.
@@ -515,6 +517,9 @@ static uintptr_t dying_frame(const struct py_layout *l, uintptr_t ts,
 			     uintptr_t cur)
 {
 	uintptr_t code = rd_ptr(cur, l->frame.code), d, dcode = 0, top, chunk;
+	/* The bytes of a frame frame_above reads. */
+	uintptr_t head = (uintptr_t)(l->frame.previous > l->frame.code ?
+				     l->frame.previous : l->frame.code) + 8;
 	int32_t slots = 0, s;
 
 	if (rd_u8(cur, l->frame.entry) == PY_OWNED_BY_CSTACK || !ptr_ok(code))
@@ -526,14 +531,14 @@ static uintptr_t dying_frame(const struct py_layout *l, uintptr_t ts,
 	if (!ptr_ok(top) || !ptr_ok(chunk) || top <= chunk)
 		return 0;
 	d = cur + (uintptr_t)slots * sizeof(void *);
-	if (slots > 0 && slots <= MAX_FRAME_SLOTS && d >= chunk && d < top &&
-	    frame_above(l, d, cur, 0, &dcode))
+	if (slots > 0 && slots <= MAX_FRAME_SLOTS && d >= chunk &&
+	    d < top && top - d >= head && frame_above(l, d, cur, 0, &dcode))
 		goto found;
 	for (s = 1; s <= MAX_FRAME_SLOTS; s++) {
 		d = top - (uintptr_t)s * sizeof(void *);
 		if (d < chunk)
 			return 0;
-		if (frame_above(l, d, cur, s, &dcode))
+		if (top - d >= head && frame_above(l, d, cur, s, &dcode))
 			goto found;
 	}
 	return 0;
