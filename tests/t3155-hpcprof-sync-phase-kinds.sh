@@ -37,10 +37,13 @@ kinds() {
 }
 
 # check DIR: the kinds from the sweep to the sweep and to the copy each
-# show lines of their body alone, and every kind of 50 ms or more of
-# work has code adding up to it: never more than its work (within the
-# sampling error), and at least half of it (a busy machine's kernel
-# drops ring samples, "dropped-ring-full" in the log).
+# show lines of their body alone (a kind given another's code fails
+# here), and every kind of 50 ms or more of work has code adding up to
+# it: at most half again its work (the sampling error, and on a loaded
+# machine libomp's spinning near a barrier's arrival, which CI saw take
+# the sweep's code to 1.32 times its work), and at least half of it (a
+# busy machine's kernel drops ring samples, "dropped-ring-full" in the
+# log).
 check() {
 	set -- "$1" $(body SWEEP) $(body COPY) &&
 	sweep=$(grep -n "	sweep();" "$src" | cut -d: -f1) &&
@@ -54,7 +57,7 @@ check() {
 	awk -v a=$2 -v b=$3 -v c=$4 -v d=$5 "{ for (i = 5; i <= NF; i++) {
 		if (\$i >= a && \$i <= b) s++; if (\$i >= c && \$i <= d) o++ } }
 		END { exit !(o > 0 && s == 0) }" sc &&
-	awk "\$3 >= 0.05 && (\$4 > \$3 * 1.1 + 0.01 || \$4 < \$3 * 0.5) {
+	awk "\$3 >= 0.05 && (\$4 > \$3 * 1.5 + 0.01 || \$4 < \$3 * 0.5) {
 		print \"kind \" \$1 \" to \" \$2 \": work \" \$3 \", code \" \$4; bad = 1 }
 		END { exit bad }" kinds
 }
