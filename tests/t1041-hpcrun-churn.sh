@@ -112,4 +112,22 @@ test_expect_success '--sharing: the same, a sharing record beside every profile'
 	test_line_count = $(cat profiles | wc -l) records
 '
 
+# sharing_buffers TRACE: how many --sharing record buffers (anonymous,
+# MAP_NORESERVE, read-write, over 32 MiB) the traced run mapped.
+sharing_buffers() {
+	sed -n "s/.*mmap(NULL, \([0-9]*\), PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|MAP_NORESERVE,.*/\1/p" $1 |
+	awk '$1 > 32 * 1048576 { n++ } END { print n + 0 }'
+}
+
+test_expect_success STRACE '--sharing: a thread takes the record buffer of one that ended, none is mapped per thread' '
+	strace -f -qq -e trace=mmap -o reuse.trace \
+		hpcrun -o reuse --sharing ./rt-churn rounds 5 20 100 >reuse.out 2>reuse.err &&
+	grep -q "^threads-made 100$" reuse.err &&
+	n=$(sharing_buffers reuse.trace) &&
+	test "$n" -gt 0 &&
+	test "$n" -le 21 &&
+	ls reuse/*.hpcshare >records &&
+	test_line_count = 101 records
+'
+
 test_done

@@ -8,9 +8,18 @@
  * claims a free slot with a compare-and-swap on its start, and
  * rt_sharing_forget frees the slots of a block going back to the
  * allocator.  Each thread keeps its records in a buffer of its own
- * (mapped at its start, touched only as it fills): the handler writes
- * the next record, and commits it (advances the count) once the sample's
- * path is in the tree.
+ * (reserved, touched only as it fills): the handler writes the next
+ * record, and commits it (advances the count) once the sample's path is
+ * in the tree.
+ *
+ * A buffer outlives its thread: thread end puts it in a pool that the
+ * next thread to start takes it from, so a program that churns short
+ * threads maps, faults in and unmaps no buffer per thread (each munmap
+ * of a touched page flushes the TLB of every CPU running the program).
+ * Only buffers whose touched part is small go back to the pool
+ * (POOL_KEEP_BYTES, at most POOL_MAX of them): the pool holds no more
+ * memory than that.  The pool's lock is taken at thread start and end
+ * only, never in the handler.
  */
 #include <fnmatch.h>
 #include <sched.h>
@@ -23,6 +32,7 @@
 
 #include "capability.h"
 #include "datacentric.h"
+#include "futex.h"
 #include "hpcshare.h"
 #include "output.h"
 #include "runtime.h"
@@ -37,6 +47,10 @@
 #define MAX_NODES 64
 /* --watch globs kept (the launcher refuses more). */
 #define MAX_GLOBS 32
+/* The pool: buffers kept for the next threads, and the most records a
+ * kept one has ever held (its touched pages stay). */
+#define POOL_MAX 256
+#define POOL_KEEP_BYTES ((uint64_t)256 << 10)
 
 struct wobj {
 	uintptr_t start;		/* 0: free slot */
@@ -53,7 +67,9 @@ struct srec {
 struct rt_share_thread {
 	uint64_t n, dropped, untracked;
 	uint64_t begin, end;		/* its span, CLOCK_MONOTONIC ns */
+	uint64_t high;			/* most records of any of its threads */
 	int pending;			/* rec[n] waits for its commit */
+	struct rt_share_thread *next;	/* in the pool */
 	struct srec rec[THREAD_RECORDS];
 };
 
@@ -67,6 +83,8 @@ static uint64_t lost_objs, dropped, untracked, records;
 static char *globs[MAX_GLOBS];
 static unsigned char glob_used[MAX_GLOBS];
 static int nglobs;
+static struct rt_share_thread *pool;
+static unsigned pool_lock, pool_n;
 
 /* ---- configuration ---- */
 
@@ -281,18 +299,57 @@ void rt_sharing_untracked(struct rt_thread *td)
 
 /* ---- threads, fork, output ---- */
 
-static void sharing_thread_begin(struct rt_thread *td)
+/* A buffer from the pool, else a new one (NULL: no memory). */
+static struct rt_share_thread *buffer_get(void)
 {
+	struct rt_share_thread *st;
 	void *p;
 
-	if (!rt_sharing.on)
-		return;
-	p = mmap(NULL, sizeof(struct rt_share_thread), PROT_READ | PROT_WRITE,
+	rt_lock_take(&pool_lock);
+	st = pool;
+	if (st) {
+		pool = st->next;
+		pool_n--;
+	}
+	rt_lock_drop(&pool_lock);
+	if (st)
+		return st;
+	p = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* st's thread is done with it: back to the pool when its touched part is
+ * small and the pool not full, else unmapped. */
+static void buffer_put(struct rt_share_thread *st)
+{
+	if (st->n > st->high)
+		st->high = st->n;
+	if (st->high * sizeof(struct srec) <= POOL_KEEP_BYTES) {
+		rt_lock_take(&pool_lock);
+		if (pool_n < POOL_MAX) {
+			st->next = pool;
+			pool = st;
+			pool_n++;
+			st = NULL;
+		}
+		rt_lock_drop(&pool_lock);
+	}
+	if (st)
+		munmap(st, sizeof(*st));
+}
+
+static void sharing_thread_begin(struct rt_thread *td)
+{
+	struct rt_share_thread *st;
+
+	if (!rt_sharing.on || !(st = buffer_get()))
 		return;
-	((struct rt_share_thread *)p)->begin = now_ns();
-	td->share = p;
+	st->n = st->dropped = st->untracked = 0;
+	st->end = 0;
+	st->pending = 0;
+	st->begin = now_ns();
+	td->share = st;
 }
 
 static void sharing_thread_end(struct rt_thread *td)
@@ -302,7 +359,7 @@ static void sharing_thread_end(struct rt_thread *td)
 	if (!st)
 		return;
 	td->share = NULL;
-	munmap(st, sizeof(*st));
+	buffer_put(st);
 }
 
 /* In a fork child: the child records nothing more (hpcrun(1)). */
@@ -313,6 +370,7 @@ static void sharing_fork_child(void)
 	if (!rt_sharing.on)
 		return;
 	rt_sharing.on = 0;
+	pool_lock = 0;		/* its holder, if any, is not in the child */
 	if (td && td->share)
 		td->share->n = 0;
 }
@@ -432,14 +490,17 @@ static void sharing_thread_written(struct rt_thread *td, const char *profile)
 	__atomic_add_fetch(&records, st->n, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&dropped, st->dropped, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&untracked, st->untracked, __ATOMIC_RELAXED);
-	f.seen_bytes = __atomic_load_n(&next_oid, __ATOMIC_RELAXED) / 8 + 1;
-	m = mmap(NULL, f.seen_bytes, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
-		return;
-	f.seen = m;
+	if (st->n) {		/* objects to declare once: a bitmap by oid */
+		f.seen_bytes = __atomic_load_n(&next_oid, __ATOMIC_RELAXED) / 8 + 1;
+		m = mmap(NULL, f.seen_bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return;
+		f.seen = m;
+	}
 	rt_side_file(profile, ".hpcshare", fill_share, &f, "sharing record lost");
-	munmap(m, f.seen_bytes);
+	if (f.seen)
+		munmap(f.seen, f.seen_bytes);
 }
 
 const struct rt_capability sharing_capability = {

@@ -58,7 +58,8 @@ int rt_sharing_watch_name(const char *name);
 /* Were any --watch globs given? */
 int rt_sharing_watching(void);
 
-/* Per-thread state (mmap'ed at thread start, freed at its end). */
+/* Per-thread state: a record buffer from a pool at thread start, back
+ * to it at thread end (sharing.c). */
 struct rt_share_thread;
 
 /* The heap block at start goes back to the allocator: it leaves the
