@@ -119,15 +119,16 @@ sharing_buffers() {
 	awk '$1 > 32 * 1048576 { n++ } END { print n + 0 }'
 }
 
-test_expect_success STRACE '--sharing: a thread takes the record buffer of one that ended, none is mapped per thread' '
-	strace -f -qq -e trace=mmap -o reuse.trace \
-		hpcrun -o reuse --sharing ./rt-churn rounds 5 20 100 >reuse.out 2>reuse.err &&
-	grep -q "^threads-made 100$" reuse.err &&
-	n=$(sharing_buffers reuse.trace) &&
-	test "$n" -gt 0 &&
-	test "$n" -le 21 &&
-	ls reuse/*.hpcshare >records &&
-	test_line_count = 101 records
+test_expect_success STRACE '--sharing: threads that record nothing map no record buffer, and each writes its record' '
+	strace -f -qq -e trace=mmap -o quietshare.trace \
+		hpcrun -o quietshare --sharing -e cpu-clock@1000000000 \
+		./rt-churn rounds 5 20 100 >quietshare.out 2>quietshare.err &&
+	grep -q "^threads-made 100$" quietshare.err &&
+	test "$(sharing_buffers quietshare.trace)" = 0 &&
+	ls quietshare/*.hpcshare >records &&
+	test_line_count = 101 records &&
+	grep -L "^dropped 0$" quietshare/*.hpcshare >dirty &&
+	test_line_count = 0 dirty
 '
 
 test_done

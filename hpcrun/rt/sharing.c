@@ -12,14 +12,18 @@
  * record, and commits it (advances the count) once the sample's path is
  * in the tree.
  *
- * A buffer outlives its thread: thread end puts it in a pool that the
- * next thread to start takes it from, so a program that churns short
- * threads maps, faults in and unmaps no buffer per thread (each munmap
- * of a touched page flushes the TLB of every CPU running the program).
- * Only buffers whose touched part is small go back to the pool
- * (POOL_KEEP_BYTES, at most POOL_MAX of them): the pool holds no more
- * memory than that.  The pool's lock is taken at thread start and end
- * only, never in the handler.
+ * A thread's state is a small header, with its buffer mapped by the
+ * handler at the thread's first record (as the arena's chunks are,
+ * sample.c): a thread that records nothing maps none.  Headers and
+ * buffers outlive their threads: thread end puts the header, with its
+ * buffer, in a pool that the next thread to start takes it from, so a
+ * program that churns short threads maps, faults in and unmaps nothing
+ * per thread (each munmap of a touched page flushes the TLB of every
+ * CPU running the program).  A buffer stays with its header only when
+ * its touched part is small (POOL_KEEP_BYTES, at most POOL_MAX such
+ * buffers pooled): the pool holds no more memory than that.  Headers come
+ * from slabs, never unmapped (one per thread alive at once).  The pool's
+ * lock is taken at thread start and end only, never in the handler.
  */
 #include <fnmatch.h>
 #include <sched.h>
@@ -44,13 +48,15 @@
 /* Records a thread keeps (the rest counted as dropped): 4 minutes at
  * the default rate with every sample in an object. */
 #define THREAD_RECORDS (1u << 20)
+#define RECORD_BYTES (THREAD_RECORDS * sizeof(struct srec))
 #define MAX_NODES 64
 /* --watch globs kept (the launcher refuses more). */
 #define MAX_GLOBS 32
 /* The pool: buffers kept for the next threads, and the most records a
- * kept one has ever held (its touched pages stay). */
+ * kept one has ever held (its touched pages stay); the slab of headers. */
 #define POOL_MAX 256
 #define POOL_KEEP_BYTES ((uint64_t)256 << 10)
+#define SLAB_BYTES ((size_t)64 << 10)
 
 struct wobj {
 	uintptr_t start;		/* 0: free slot */
@@ -67,10 +73,10 @@ struct srec {
 struct rt_share_thread {
 	uint64_t n, dropped, untracked;
 	uint64_t begin, end;		/* its span, CLOCK_MONOTONIC ns */
-	uint64_t high;			/* most records of any of its threads */
+	uint64_t high;			/* most records rec has held */
 	int pending;			/* rec[n] waits for its commit */
 	struct rt_share_thread *next;	/* in the pool */
-	struct srec rec[THREAD_RECORDS];
+	struct srec *rec;		/* THREAD_RECORDS, or NULL: none yet */
 };
 
 struct rt_sharing_config rt_sharing;
@@ -84,7 +90,9 @@ static char *globs[MAX_GLOBS];
 static unsigned char glob_used[MAX_GLOBS];
 static int nglobs;
 static struct rt_share_thread *pool;
-static unsigned pool_lock, pool_n;
+static unsigned pool_lock, pool_bufs;	/* pool_bufs: buffers in the pool */
+static char *slab;
+static size_t slab_left;
 
 /* ---- configuration ---- */
 
@@ -260,7 +268,14 @@ void rt_sharing_access(struct rt_thread *td, int kind, uintptr_t start,
 	st->pending = 0;
 	if (!(w = obj_get(start, bytes)))
 		return;
-	if (st->n >= THREAD_RECORDS) {
+	if (!st->rec) {
+		void *p = mmap(NULL, RECORD_BYTES, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (p != MAP_FAILED)
+			st->rec = p;
+	}
+	if (!st->rec || st->n >= THREAD_RECORDS) {
 		st->dropped++;
 		return;
 	}
@@ -299,51 +314,64 @@ void rt_sharing_untracked(struct rt_thread *td)
 
 /* ---- threads, fork, output ---- */
 
-/* A buffer from the pool, else a new one (NULL: no memory). */
-static struct rt_share_thread *buffer_get(void)
+/* A header from the pool (with its buffer, if it kept one), else a new
+ * one from the slab (NULL: no memory). */
+static struct rt_share_thread *header_get(void)
 {
 	struct rt_share_thread *st;
-	void *p;
 
 	rt_lock_take(&pool_lock);
 	st = pool;
 	if (st) {
 		pool = st->next;
-		pool_n--;
+		pool_bufs -= st->rec != NULL;
+	} else {
+		if (slab_left < sizeof(*st)) {
+			void *p = mmap(NULL, SLAB_BYTES, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			slab = p == MAP_FAILED ? NULL : p;
+			slab_left = slab ? SLAB_BYTES : 0;
+		}
+		if (slab) {
+			st = (struct rt_share_thread *)(void *)slab;
+			slab += sizeof(*st);
+			slab_left -= sizeof(*st);
+		}
 	}
 	rt_lock_drop(&pool_lock);
-	if (st)
-		return st;
-	p = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
+	return st;
 }
 
-/* st's thread is done with it: back to the pool when its touched part is
- * small and the pool not full, else unmapped. */
-static void buffer_put(struct rt_share_thread *st)
+/* st's thread is done with it: back to the pool, its buffer with it when
+ * the buffer's touched part is small and the pool holds few, else
+ * unmapped. */
+static void header_put(struct rt_share_thread *st)
 {
+	struct srec *drop = NULL;
+
 	if (st->n > st->high)
 		st->high = st->n;
-	if (st->high * sizeof(struct srec) <= POOL_KEEP_BYTES) {
-		rt_lock_take(&pool_lock);
-		if (pool_n < POOL_MAX) {
-			st->next = pool;
-			pool = st;
-			pool_n++;
-			st = NULL;
-		}
-		rt_lock_drop(&pool_lock);
+	rt_lock_take(&pool_lock);
+	if (st->rec && (st->high * sizeof(struct srec) > POOL_KEEP_BYTES ||
+			pool_bufs >= POOL_MAX)) {
+		drop = st->rec;
+		st->rec = NULL;
+		st->high = 0;
 	}
-	if (st)
-		munmap(st, sizeof(*st));
+	pool_bufs += st->rec != NULL;
+	st->next = pool;
+	pool = st;
+	rt_lock_drop(&pool_lock);
+	if (drop)
+		munmap(drop, RECORD_BYTES);
 }
 
 static void sharing_thread_begin(struct rt_thread *td)
 {
 	struct rt_share_thread *st;
 
-	if (!rt_sharing.on || !(st = buffer_get()))
+	if (!rt_sharing.on || !(st = header_get()))
 		return;
 	st->n = st->dropped = st->untracked = 0;
 	st->end = 0;
@@ -359,7 +387,7 @@ static void sharing_thread_end(struct rt_thread *td)
 	if (!st)
 		return;
 	td->share = NULL;
-	buffer_put(st);
+	header_put(st);
 }
 
 /* In a fork child: the child records nothing more (hpcrun(1)). */

@@ -21,7 +21,8 @@
  *  2. Never harm the program: no page is protected, no signal taken, no
  *     call wrapped; a record is a store into the thread's own buffer.
  *  3. rt_sharing_access and rt_sharing_commit run in the sample handler:
- *     they allocate nothing, take no lock and never wait; the object
+ *     they allocate nothing but the thread's record buffer, mapped (mmap)
+ *     at its first record, take no lock and never wait; the object
  *     table is a fixed array whose slots change with atomics, and a full
  *     buffer or table counts drops (the log says how many).
  *  4. An object leaves the table before its memory goes back to the
@@ -58,8 +59,8 @@ int rt_sharing_watch_name(const char *name);
 /* Were any --watch globs given? */
 int rt_sharing_watching(void);
 
-/* Per-thread state: a record buffer from a pool at thread start, back
- * to it at thread end (sharing.c). */
+/* Per-thread state: a header from a pool at thread start, back to it at
+ * thread end, its record buffer mapped at the first record (sharing.c). */
 struct rt_share_thread;
 
 /* The heap block at start goes back to the allocator: it leaves the
