@@ -37,7 +37,8 @@
  *    the thread beforehand and the object map's lock-free snapshots
  *    (datacentric.c, datacentric-memop.c): no allocation, no lock there either;
  *    with --sharing such a sample is also an access record, a store into
- *    the thread's own buffer (sharing.h, invariant 3).
+ *    the thread's own buffer, mapped with mmap at its first record
+ *    (sharing.h, invariant 3).
  *  - In a process running CPython, the eval function's frames of a path
  *    are replaced by the Python frames they run (python-frames.c): the
  *    interpreter's memory is read under the unwinder's fault recovery,
