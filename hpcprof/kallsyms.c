@@ -7,6 +7,7 @@
 
 #include "addrsearch.h"
 #include "error.h"
+#include "hexdigit.h"
 #include "infile.h"
 #include "kallsyms.h"
 #include "strbuf.h"
@@ -195,17 +196,6 @@ static const char *skip_blanks(const char *p, const char *end)
 	while (p < end && is_blank(*p))
 		p++;
 	return p;
-}
-
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /*

@@ -5,6 +5,7 @@
 
 #include "error.h"
 #include "hashmap.h"
+#include "hexdigit.h"
 #include "hpcpy.h"
 #include "strbuf.h"
 #include "textrec.h"
@@ -21,17 +22,6 @@ struct parser {
 	int have_python;
 	struct hmap *ids;	/* id -> 1: a code kept (hpcpy.h, invariant 3) */
 };
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* Field i unescaped (hpcpy.h) into *out (malloc'd, NUL-terminated),
  * *len bytes; 0, or -1 after textrec_bad. */
@@ -51,7 +41,7 @@ static int unescape(struct parser *p, int i, char **out, size_t *len)
 		unsigned char c = (unsigned char)s[k];
 
 		if (c == '%') {
-			int hi = hexval(s[k + 1]), lo = hi < 0 ? -1 : hexval(s[k + 2]);
+			int hi = hex_digit(s[k + 1]), lo = hi < 0 ? -1 : hex_digit(s[k + 2]);
 
 			if (lo < 0) {
 				free(b);
@@ -95,7 +85,7 @@ static int hexbytes(struct parser *p, int i, unsigned char **out, size_t *len)
 		return textrec_bad(p->r, "line table longer than 65536 bytes");
 	b = xmalloc(n / 2 + 1);
 	for (k = 0; k < n; k += 2) {
-		int hi = hexval(s[k]), lo = hexval(s[k + 1]);
+		int hi = hex_digit(s[k]), lo = hex_digit(s[k + 1]);
 
 		if (hi < 0 || lo < 0) {
 			free(b);
