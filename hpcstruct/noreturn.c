@@ -108,17 +108,24 @@ struct edges {
 	/*
 	 * A filter before proc_index: bit k set when a procedure's entry lies
 	 * in the 16 bytes at base + 16 k; most bytes that look like a branch
-	 * target no entry and are dropped here, without a search.
+	 * target no entry and are dropped here, without a search.  NULL (every
+	 * target searched) when the procedures span more than
+	 * ENTRY_FILTER_MAX bytes of filter: a hostile file's symbols, not code.
 	 */
 	unsigned char *entries;
 	uint64_t base, slots;
 };
+
+/* 64 MiB of filter: procedures over 8 GiB of addresses. */
+#define ENTRY_FILTER_MAX ((uint64_t)64 << 20)
 
 /* Could target be a procedure's entry (the filter of struct edges)? */
 static int may_be_entry(const struct edges *e, uint64_t target)
 {
 	uint64_t k = (target - e->base) >> 4;
 
+	if (!e->entries)
+		return 1;
 	return target >= e->base && k < e->slots &&
 		(e->entries[k >> 3] >> (k & 7) & 1);
 }
@@ -233,6 +240,10 @@ static void edges_init(const struct binary *b, struct edges *e)
 		return;
 	e->base = b->procs[0].lo;
 	e->slots = ((b->procs[n - 1].hi - e->base) >> 4) + 1;
+	if ((e->slots >> 3) >= ENTRY_FILTER_MAX) {
+		e->slots = 0;
+		return;
+	}
 	e->entries = xcalloc((size_t)(e->slots >> 3) + 1, 1);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t k = (b->procs[i].lo - e->base) >> 4;
