@@ -429,46 +429,27 @@ const struct rt_module *rt_module_at(uintptr_t addr, uint64_t time)
 const struct rt_module *rt_module_add_unmapped(const char *path, uintptr_t lo,
 					       uintptr_t hi)
 {
-	struct rt_module *m = calloc(1, sizeof(*m));
-
-	if (!m || !(m->path = strdup(path))) {
-		free(m);
-		return NULL;
-	}
-	m->lo = m->xlo = lo;
-	m->hi = m->xhi = hi;
-	pthread_mutex_lock(&lock);
-	if (all_add(m)) {
-		free(m->path);
-		free(m);
-		m = NULL;
-	}
-	pthread_mutex_unlock(&lock);
-	return m;
-}
-
-uint16_t rt_loadmap_pseudo(const char *name)
-{
 	const struct table *t;
 	struct rt_module *m = NULL;
-	uint16_t id = 0;
 	size_t i;
 
 	pthread_mutex_lock(&lock);
 	t = all;
-	for (i = 0; t && i < t->n && !id; i++)
-		if (!t->mod[i]->live && !t->mod[i]->lo && !t->mod[i]->hi &&
-		    !strcmp(t->mod[i]->path, name))
-			id = t->mod[i]->id;
-	if (!id && (m = calloc(1, sizeof(*m))) && (m->path = strdup(name)) &&
-	    !all_add(m)) {
-		id = m->id;
-	} else if (!id && m) {
-		free(m->path);
-		free(m);
+	for (i = 0; t && i < t->n && !m; i++)
+		if (!t->mod[i]->live && t->mod[i]->lo == lo &&
+		    t->mod[i]->hi == hi && !strcmp(t->mod[i]->path, path))
+			m = t->mod[i];
+	if (!m && (m = calloc(1, sizeof(*m)))) {
+		m->lo = m->xlo = lo;
+		m->hi = m->xhi = hi;
+		if (!(m->path = strdup(path)) || all_add(m)) {
+			free(m->path);
+			free(m);
+			m = NULL;
+		}
 	}
 	pthread_mutex_unlock(&lock);
-	return id;
+	return m;
 }
 
 const struct rt_module *const *rt_module_all(size_t *n)

@@ -46,17 +46,13 @@ const struct rt_module *rt_module_find(uintptr_t addr);
  * else the live one holding it, or NULL (async-signal-safe).  One
  * dlclosed since has live == 0: its memory must not be read. */
 const struct rt_module *rt_module_at(uintptr_t addr, uint64_t time);
-/* Adds a module the process does not map (the kernel: kernel-time.h,
- * invariant 3) as path over [lo, hi), in no snapshot and never live;
- * it, or NULL when out of memory.  Outside the handler. */
+/* The module the process does not map (the kernel: kernel-time.h,
+ * invariant 3; Python's frames: HPCPY_MODULE, over [0, 0)) of path over
+ * [lo, hi): the one added before, or a new one, in no snapshot and never
+ * live, in every profile's load map; NULL when out of memory.  Outside
+ * the handler. */
 const struct rt_module *rt_module_add_unmapped(const char *path, uintptr_t lo,
 					       uintptr_t hi);
-/* The id of the pseudo module name (HPCPY_MODULE: the addresses of its
- * nodes are not in memory, hpcpy.h), made on the first call: a module
- * that is never live (no address is in it) but is in every profile's
- * load map, used when a node names it.  0 when there is no memory.
- * Outside the handler. */
-uint16_t rt_loadmap_pseudo(const char *name);
 /* Every module ever seen, in id order: *n of them, the array valid
  * until the process ends (any thread; async-signal-safe). */
 const struct rt_module *const *rt_module_all(size_t *n);

@@ -636,9 +636,11 @@ void rt_py_fault(struct rt_thread *td)
 
 void rt_py_modules(void)
 {
-	if (interp() && !rt_py_lm)
-		__atomic_store_n(&rt_py_lm, rt_loadmap_pseudo(HPCPY_MODULE),
-				 __ATOMIC_RELEASE);
+	const struct rt_module *m;
+
+	if (interp() && !rt_py_lm &&
+	    (m = rt_module_add_unmapped(HPCPY_MODULE, 0, 0)))
+		__atomic_store_n(&rt_py_lm, m->id, __ATOMIC_RELEASE);
 }
 
 static void py_thread_begin(struct rt_thread *td)
