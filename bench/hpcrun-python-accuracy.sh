@@ -25,8 +25,7 @@ CPU_MS=${CPU_MS:-4000}
 MINORS=${MINORS:-10 11 12 13}
 . "$SRC_ROOT/bench/lib.sh"
 . "$SRC_ROOT/tests/lib/python-lib.sh"
-bench_workdir hpcrun-python-accuracy
-trap 'rc=$?; [ $rc = 0 ] || { echo "$0: failed (exit $rc)" >&2; cat "$dir"/*.err >&2 2>/dev/null; }; rm -rf "$dir"' EXIT
+bench_workdir_said hpcrun-python-accuracy
 export PYTHONDONTWRITEBYTECODE=1
 cp "$SRC_ROOT/tests/progs/py/kernels.py" .
 

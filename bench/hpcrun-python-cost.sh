@@ -22,8 +22,7 @@ WORK=${WORK:-12}
 MINORS=${MINORS:-11 12 13}
 . "$SRC_ROOT/bench/lib.sh"
 . "$SRC_ROOT/tests/lib/python-lib.sh"
-bench_workdir hpcrun-python-cost
-trap 'rc=$?; [ $rc = 0 ] || { echo "$0: failed (exit $rc)" >&2; cat "$dir"/*.err >&2 2>/dev/null; }; rm -rf "$dir"' EXIT
+bench_workdir_said hpcrun-python-cost
 export PYTHONDONTWRITEBYTECODE=1
 cp "$SRC_ROOT/bench/py-work.py" work.py
 [ -x /usr/bin/time ] || { echo "(skipped: no /usr/bin/time)"; exit 0; }

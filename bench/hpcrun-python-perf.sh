@@ -46,8 +46,7 @@ skip() { echo "(skipped: $*)"; exit 0; }
 command -v perf >/dev/null 2>&1 || skip "perf is not installed"
 PY=${PY:-$(pypath 3.12)} || skip "no CPython 3.12 under $PYROOT (set PY)"
 "$PY" -X perf -c pass 2>/dev/null || skip "$PY has no -X perf"
-bench_workdir hpcrun-python-perf
-trap 'rc=$?; [ $rc = 0 ] || { echo "$0: failed (exit $rc)" >&2; cat "$dir"/*.err >&2 2>/dev/null; }; rm -rf "$dir"' EXIT
+bench_workdir_said hpcrun-python-perf
 perf record -q -e cpu-clock:u -o probe.data true >/dev/null 2>&1 ||
 	skip "perf record cannot sample here (perf_event_paranoid?)"
 export PYTHONDONTWRITEBYTECODE=1

@@ -16,6 +16,13 @@ bench_workdir() {
 	cd "$dir"
 }
 
+# bench_workdir_said NAME: bench_workdir NAME in a new directory whose runs'
+# *.err files are said when the bench fails, before the directory goes.
+bench_workdir_said() {
+	bench_workdir "$1"
+	trap 'rc=$?; [ $rc = 0 ] || { echo "$0: failed (exit $rc)" >&2; cat "$dir"/*.err >&2 2>/dev/null; }; rm -rf "$dir"' EXIT
+}
+
 # syn_profiles COUNT NODES: syn/ holds COUNT profiles of NODES CCT nodes
 # each (tests/lib/syn-tree.sh's synthetic set; those there are kept) and
 # syn.hpcstruct their structure.
