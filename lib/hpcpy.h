@@ -110,15 +110,6 @@ static inline uint64_t hpcpy_addr_id(uint64_t addr)
 	return addr >> HPCPY_OFFSET_BITS;
 }
 
-/* The instruction's byte offset of a node address (or a caller's
- * address - 1). */
-static inline uint32_t hpcpy_addr_offset(uint64_t addr)
-{
-	uint32_t low = (uint32_t)(addr & ((1u << HPCPY_OFFSET_BITS) - 1));
-
-	return low ? low - 1 : 0;
-}
-
 /* ---- writer (lib/hpcpy-write.c; invariant 2) ---- */
 void hpcpy_write_head(struct textrec_out *o, int major, int minor);
 void hpcpy_write_code(struct textrec_out *o, const struct hpcpy_code *c);
