@@ -228,19 +228,20 @@ static void find_new(void)
 			prev_unknown.tid[prev_unknown.n++] = now.tid[i];
 }
 
-/* Is a raw task followed by rings the watcher drains? */
-static int draining(void)
+/* Is a raw task alive: rings to drain, or CPU ticks to follow up to its
+ * end (an unmeasured task's last ticks are those of the last scan)? */
+static int tending(void)
 {
 	size_t k;
 
 	for (k = 0; k < ntasks; k++)
-		if (tasks[k].td && !tasks[k].gone)
+		if (!tasks[k].gone)
 			return 1;
 	return 0;
 }
 
 /*
- * Whether a scan may be skipped: no ring to drain, and the number of the
+ * Whether a scan may be skipped: no raw task alive, and the number of the
  * process's tasks (the link count of /proc/self/task is that number + 2,
  * had without a fd) is the last scan's; every RT_RAW_IDLE_SCANS-th time
  * the listing is made anyway, for a raw task that took an ended one's
@@ -253,7 +254,7 @@ static int idle(void)
 	static unsigned skipped;
 	struct stat st;
 
-	if (draining() || stat("/proc/self/task", &st))
+	if (tending() || stat("/proc/self/task", &st))
 		return 0;
 	if (st.st_nlink == last && ++skipped < RT_RAW_IDLE_SCANS)
 		return 1;
