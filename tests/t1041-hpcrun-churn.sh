@@ -42,18 +42,6 @@ no_spinning() {
 	test "$yields" -lt "$made"
 }
 
-test_lazy_prereq STRACE 'command -v strace'
-
-# live_creates DIR OPTS ARGS...: churn under strace; how many live files
-# were created.
-live_creates() {
-	dir=$1 opts=$2
-	shift 2
-	strace -f -qq -e trace=open,openat -o $dir.trace \
-		hpcrun -o $dir $opts ./rt-churn "$@" >$dir.out 2>$dir.err &&
-	grep "hpcrun-live.*O_CREAT" $dir.trace | wc -l
-}
-
 test_expect_success 'setup: churning program, sched_yield counter' '
 	cc -O2 -g -pthread -o rt-churn "$TEST_PROGS/rt-churn.c" &&
 	cc -O2 -shared -fPIC -o rt-yield-count.so "$TEST_PROGS/rt-yield-count.c"
@@ -69,15 +57,6 @@ test_expect_success '400 threads at once: every thread measured, no spinning' '
 	churn once "" rounds 1 400 100 &&
 	measured_all once &&
 	no_spinning once
-'
-
-test_expect_success STRACE 'threads that record nothing make no live file, threads that sample do' '
-	n=$(live_creates quiet "--no-sync -e cpu-clock@1000000000" rounds 1 20 100) &&
-	test "$n" = 0 &&
-	measured_all quiet &&
-	n=$(live_creates busy "--no-sync -e cpu-clock@f20000" rounds 1 20 3000) &&
-	test "$n" -gt 0 &&
-	measured_all busy
 '
 
 test_expect_success 'a pool that grows and shrinks: output the same, every thread measured' '

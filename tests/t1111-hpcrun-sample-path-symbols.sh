@@ -36,7 +36,7 @@ read	system call: a perf counter's value (async-signal-safe, POSIX)
 sched_getcpu	the vDSO or getcpu system call: the CPU of an access record (sharing.c)
 setrlimit	system call: RLIMIT_FSIZE around a new chunk (cct.c, invariant 5) or a trace write (trace.h, invariant 4)
 sigaltstack	system call: the alternate signal stack's bounds, read (unwind.c)
-syscall	raw system calls: open and close of the live file for a new chunk (cct.c, invariant 5), its creation at the tree's first growth with mremap of the first chunk over the anonymous one, or munmap and unlink when that fails (cct.c, invariant 7) and of the trace for a full buffer (trace.h, invariant 4), gettid, arch_prctl(ARCH_GET_FS) (datacentric-memop.c), rt_sigpending (sample.c, THE BACKLOG)
+syscall	raw system calls: open and close of the live file for a new chunk (cct.c, invariant 5) and of the trace for a full buffer (trace.h, invariant 4), gettid, arch_prctl(ARCH_GET_FS) (datacentric-memop.c), rt_sigpending (sample.c, THE BACKLOG)
 timer_getoverrun	async-signal-safe (POSIX): the overruns of a timer sample
 write	async-signal-safe (POSIX): a full trace buffer to the thread's .hpctrace (hpctrace.h, invariant 3; trace.h, invariant 4)
 ALLOWED

@@ -28,15 +28,6 @@
  *     memory can be had, samples are dropped as "arena-full".
  *  6. A node is written whole, then its chunk's count takes it in (the
  *     commit, a release store); hdr->updates is odd while cct_insert runs.
- *  7. The live file is made when the tree first grows (a sample, a call
- *     path, a phase, a data root: every entry point below calls
- *     live_now), not at cct_init: a thread that records nothing creates
- *     and removes no file, and its profile is written from memory.  Until
- *     then the first chunk is anonymous memory laid out as the file
- *     (header, chunk table, counts); go_live writes it into the new file
- *     and moves the file's mapping over it with mremap, at the same
- *     address, so every node pointer holds.  System calls alone, as in
- *     invariant 5: the handler may be the one that makes the file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -152,7 +143,7 @@ static int add_chunk(struct cct *c, size_t bytes)
 		c->hdr = h = p;
 		c->cur += HPCRUN_LIVE_HEADER;
 	}
-	if (c->live || c->pending) {
+	if (c->live) {
 		h->chunk[i].off = off;
 		h->chunk[i].bytes = bytes;
 		h->chunk[i].nodes = 0;
@@ -191,82 +182,54 @@ static struct cct_node *node_new(struct cct *c, struct cct_node *parent,
 	return n;
 }
 
-/* Names the thread's live file (c->path) with a GEN whose live file and
- * .hpcrun are both free; 0 or -errno. */
-static int live_name(struct cct *c, int thread)
+/* Creates the thread's live file with a GEN whose .hpcrun is free too;
+ * the fd or -errno. */
+static int create_live(struct cct *c, int thread)
 {
 	char hp[4400];
 	unsigned gen;
 
 	for (gen = 0; gen < 1000; gen++) {
+		int fd;
+
 		if (!rt_file_path(c->path, thread, gen, HPCRUN_LIVE_SUFFIX) ||
 		    !rt_file_path(hp, thread, gen, ".hpcrun"))
 			return -ENAMETOOLONG;
-		if (access(hp, F_OK) && access(c->path, F_OK))
-			return 0;
+		if (!access(hp, F_OK))
+			continue;
+		fd = open(c->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
 	}
 	return -EEXIST;
-}
-
-/*
- * Makes the live file of a tree kept so far in anonymous memory (one
- * chunk): the file is created, its first chunk mapped and filled with the
- * tree, and that mapping moved over the anonymous one (invariant 7).  On
- * failure the tree stays anonymous, c->live_err says why.  System calls
- * alone: the handler calls it.
- */
-static void go_live(struct cct *c)
-{
-	size_t used = (size_t)(c->cur - (char *)c->map[0]);
-	void *p;
-	int fd;
-
-	c->pending = 0;
-	fd = (int)syscall(SYS_open, c->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-			  0644);
-	if (fd < 0) {
-		c->live_err = errno;
-		c->path[0] = '\0';
-		return;
-	}
-	syscall(SYS_close, fd);
-	c->live = 1;
-	p = map_file(c, 0, FIRST_CHUNK);
-	if (p) {
-		memcpy(p, c->map[0], used);
-		if (syscall(SYS_mremap, p, FIRST_CHUNK, FIRST_CHUNK,
-			    MREMAP_MAYMOVE | MREMAP_FIXED, c->map[0]) != -1)
-			return;
-		c->live_err = errno;
-		syscall(SYS_munmap, p, FIRST_CHUNK);
-	}
-	c->live = 0;
-	syscall(SYS_unlink, c->path);	/* no blocks for it: not a live file */
-	c->path[0] = '\0';
-}
-
-/* Every entry point that grows the tree calls this first (invariant 7). */
-static inline void live_now(struct cct *c)
-{
-	if (c->pending)
-		go_live(c);
 }
 
 int cct_init(struct cct *c, size_t nvals, int thread)
 {
 	struct hpcrun_live_header *h;
-	int err;
+	struct rt_io io;
+	int fd;
 
 	memset(c, 0, sizeof(*c));
 	c->node_size = (sizeof(struct cct_node) + nvals * sizeof(double) + 7) & ~(size_t)7;
-	err = live_name(c, thread);
-	if (err) {
-		c->live_err = -err;
+	rt_io_begin(&io);
+	fd = create_live(c, thread);
+	rt_io_end(&io);
+	if (fd >= 0) {
+		syscall(SYS_close, fd);
+		c->live = 1;
+	} else {
+		c->live_err = -fd;
 		c->path[0] = '\0';
 	}
-	c->pending = !err;
-	if (add_chunk(c, FIRST_CHUNK))
+	if (add_chunk(c, FIRST_CHUNK)) {
+		cct_unlink(c);
 		return -ENOMEM;
+	}
+	if (!c->live && c->path[0]) {
+		cct_unlink(c);		/* no blocks for it: not a live file */
+		c->path[0] = '\0';
+	}
 	h = c->hdr;
 	h->version = HPCRUN_LIVE_VERSION;
 	h->byte_order = HPCRUN_LIVE_BYTE_ORDER;
@@ -296,7 +259,7 @@ void cct_release(struct cct *c)
 
 void cct_unlink(struct cct *c)
 {
-	if (c->path[0] && !c->pending)	/* a pending file was never made */
+	if (c->path[0])
 		unlink(c->path);
 }
 
@@ -305,7 +268,6 @@ struct cct_node *cct_child(struct cct *c, struct cct_node *parent,
 {
 	struct cct_node *ch, *prev = NULL;
 
-	live_now(c);
 	for (ch = parent->child; ch; prev = ch, ch = ch->sibling)
 		if (ch->addr == addr && ch->lm == lm)
 			break;
@@ -324,7 +286,6 @@ struct cct_node *cct_xroot(struct cct *c, enum cct_xroot kind)
 		"^NoAddr ",
 	};
 
-	live_now(c);
 	if (!c->xroot[kind])
 		c->xroot[kind] = node_new(c, NULL, 0, cct_placeholder(name[kind]));
 	return c->xroot[kind];
@@ -368,7 +329,6 @@ int cct_insert(struct cct *c, struct cct_node *root, const uintptr_t *frames,
 	struct cct_node *leaf;
 	int rc;
 
-	live_now(c);
 	__atomic_store_n(&c->hdr->updates, c->hdr->updates + 1, __ATOMIC_RELEASE);
 	rc = insert_path(c, root, frames, n, time, idx, val, &leaf);
 	__atomic_store_n(&c->hdr->updates, c->hdr->updates + 1, __ATOMIC_RELEASE);
@@ -381,7 +341,6 @@ struct cct_node *cct_path_node(struct cct *c, struct cct_node *root,
 {
 	struct cct_node *leaf = NULL;
 
-	live_now(c);
 	__atomic_store_n(&c->hdr->updates, c->hdr->updates + 1, __ATOMIC_RELEASE);
 	if (insert_path(c, root, frames, n, 0, 0, 0.0, &leaf))
 		leaf = NULL;
@@ -397,7 +356,6 @@ struct cct_node *cct_phase_node(struct cct *c, uint32_t site)
 
 	rt_fmt_u64(name + 1, site % 10000000, 10, 7);
 	addr = cct_placeholder(name);
-	live_now(c);
 	__atomic_store_n(&c->hdr->updates, c->hdr->updates + 1, __ATOMIC_RELEASE);
 	if (!c->phases)
 		c->phases = node_new(c, NULL, 0, cct_placeholder("^Phases "));

@@ -59,15 +59,13 @@ struct cct {
 	void *map[HPCRUN_LIVE_MAX_CHUNKS];
 	size_t map_bytes[HPCRUN_LIVE_MAX_CHUNKS];
 	int live;			/* chunks still come from the file */
-	int pending;			/* the file not made yet (cct.c, inv. 7) */
 	int live_err;			/* why they stopped (errno), 0 */
 	char path[4400];		/* the live file */
 };
 
-/* A tree for thread (index; 0 = main), its live file made when the tree
- * first grows (cct.c, invariant 7), or in anonymous memory when the file
- * cannot be had (c->live_err says why); 0 or -errno when no memory can
- * be had.  Outside the handler. */
+/* A tree for thread (index; 0 = main) in a new live file, or in anonymous
+ * memory when the file cannot be had (c->live_err says why); 0 or -errno
+ * when no memory can be had either.  Outside the handler. */
 int cct_init(struct cct *c, size_t nvals, int thread);
 /* Unmaps the arena (the live file stays); accepts an unused c. */
 void cct_release(struct cct *c);

@@ -16,9 +16,7 @@
  *    one exception is rare and made of system calls too: when the tree
  *    needs a new chunk, cct.c opens the thread's own live file, allocates
  *    and maps the chunk and closes the file (cct.c, invariant 5), lifting
- *    the soft RLIMIT_FSIZE around it (getrlimit/setrlimit); when the tree
- *    first grows, it creates that file and moves the mapping of its first
- *    chunk over the anonymous one with mremap (cct.c, invariant 7).
+ *    the soft RLIMIT_FSIZE around it (getrlimit/setrlimit).
  *  - The drain timer's signal (RT_DRAIN_TIMER) takes the samples the
  *    kernel wrote into this thread's ring buffers (source-perf.c, THE
  *    RING) and records each as the handler records its own sample; one
