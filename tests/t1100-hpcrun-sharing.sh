@@ -78,12 +78,17 @@ test_expect_success "$t threads: every object its true label" '
 	retry 3 checked '$t'
 '
 
-test_expect_success "$t threads: table: no write sampled, a label of readers only" '
+# table's only writes are main's fill of it before the threads start:
+# 4096 stores, sampled about once in 30 runs.  Its readers' reads are
+# about 1500 samples, so writes are under 1% of its accesses.
+test_expect_success "$t threads: table: readers only, under 1% writes, a label of readers only" '
 	got=$(share_label db'$t' "table [rt-sharing]") &&
 	echo "table: $got" &&
 	case "$got" in read-shared|private|too-few-samples|"") ;; *) false ;; esac &&
-	test "$(share_field db'$t' "table [rt-sharing]" 8 | sort -u)" != "" &&
-	test "$(share_field db'$t' "table [rt-sharing]" 8 | sort -u)" = 0
+	a=$(share_field db'$t' "table [rt-sharing]" 6) &&
+	w=$(share_field db'$t' "table [rt-sharing]" 8) &&
+	echo "table: $a accesses, $w writes" &&
+	test -n "$a" && test -n "$w" && test $((w * 100)) -lt "$a"
 '
 
 test_expect_success "$t threads: alloc_latent: false sharing predicted at the other heap alignments" '

@@ -18,7 +18,7 @@
  *   queue            a ring of slots (alloc_ring) thread 0 writes and the
  *                    others read                       -> producer-consumer
  *   linreg           Phoenix linear_regression: a 56-byte struct of sums
- *                    per thread, packed in one malloc'd array
+ *                    per thread, packed in one line-aligned array
  *                    (alloc_lreg_args)                 -> false-sharing
  * The large objects, whose lines are each sampled too seldom for a label
  * of their own (hpcprof pools their evidence, sharing.h invariant 3):
@@ -121,9 +121,18 @@ __attribute__((noinline)) static long *alloc_ring(void)
 	return calloc(RING, sizeof(long));
 }
 
+/* Line-aligned, so that the truth does not hang on where the heap puts
+ * it: from a start 16 bytes past a line, 2 threads' written fields (the
+ * first 40 bytes of each 56) fall on lines of their own, and the truth
+ * at 2 threads would be private, its false sharing latent. */
 __attribute__((noinline)) static struct lreg *alloc_lreg_args(size_t n)
 {
-	return calloc(n, sizeof(struct lreg));
+	size_t size = (n * sizeof(struct lreg) + 63) & ~(size_t)63;
+	struct lreg *p = aligned_alloc(64, size);
+
+	if (p)
+		memset(p, 0, size);
+	return p;
 }
 
 __attribute__((noinline)) static long *alloc_big_table(void)
