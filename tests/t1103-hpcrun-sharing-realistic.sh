@@ -3,12 +3,29 @@ test_description='hpcrun --sharing + hpcprof: the label of each sharing pattern 
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib/share-lib.sh"
 
-test_expect_success 'setup: share-patterns, share-queues' '
+test_expect_success 'setup: share-patterns, share-queues, heap-shift.so' '
 	for p in share-patterns share-queues; do
 		cc -O2 -g -fno-optimize-sibling-calls -pthread -o $p \
 			"$TEST_PROGS/$p.c" || return 1
-	done
+	done &&
+	cc -O2 -shared -fPIC -o heap-shift.so "$TEST_PROGS/heap-shift.c"
 '
+
+# shifted CMD...: CMD, the heap blocks of the program it runs moved
+# $heap_shift bytes by heap-shift.so when that is set
+# (tests/progs/heap-shift.c); hpcrun keeps the user's LD_PRELOAD after
+# its runtime.  The sanitizer build's hpcrun would refuse a library
+# preloaded before ASan's; heap-shift.so allocates one block and
+# intercepts nothing.
+shifted() {
+	if test -n "$heap_shift"; then
+		HEAP_SHIFT=$heap_shift \
+		LD_PRELOAD="$PWD/heap-shift.so${LD_PRELOAD:+:$LD_PRELOAD}" \
+		ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0" "$@"
+	else
+		"$@"
+	fi
+}
 
 # label DB NAME: the label of the object of sharing.tsv whose name starts
 # with NAME.
@@ -26,7 +43,7 @@ measured() {
 	ms=$(retry_budget 400) &&
 	rm -rf m-$1-$4 db-$1-$4 &&
 	echo "$1 $4 threads: $4 worked" >plain &&
-	hpcrun -q --sharing -o m-$1-$4 ./$prog $1 $4 $ms >out &&
+	shifted hpcrun -q --sharing -o m-$1-$4 ./$prog $1 $4 $ms >out &&
 	test_cmp plain out &&
 	hpcprof -o db-$1-$4 m-$1-$4 >/dev/null &&
 	label db-$1-$4 "$2" >got &&
@@ -44,7 +61,7 @@ measured() {
 # every line is seen a few times gets its label too.
 expect() {
 	mode=$1 obj=$2 want=$3 nt=$4
-	test_expect_success "$nt threads, $mode: '$obj' is $want" '
+	test_expect_success "$nt threads, $mode: '$obj' is $want${5:+ $5}" '
 		retry 3 measured $mode "$obj" $want $nt
 	'
 }
@@ -63,6 +80,38 @@ for t in 2 4; do
 	expect handoff "alloc_handoff " migratory $t
 	expect pingpong "alloc_buffer " producer-consumer $t
 done
+
+# A truth must not hang on where the heap puts an object (issue #34): a
+# test program line-aligns a block whose label would change with its
+# placement.  heap-shift.so moves a program's heap blocks; each shift
+# moves a block carved after it by as many bytes under hpcrun.
+test_expect_success 'heap-shift.so moves a block 16, 32 and 48 bytes within its line under hpcrun' '
+	cat >where.c <<-\EOF &&
+	#include <stdio.h>
+	#include <stdlib.h>
+	int main(void)
+	{
+		printf("%d\n", (int)((unsigned long)malloc(40) % 64));
+		return 0;
+	}
+	EOF
+	cc -o where where.c &&
+	at0=$(heap_shift=0 shifted hpcrun -q --sharing -o w0 ./where) &&
+	for s in 16 32 48; do
+		at=$(heap_shift=$s shifted hpcrun -q --sharing -o w$s ./where) &&
+		echo "shift $s: at $at, unshifted $at0" &&
+		test $(((at - at0 - s) % 64)) = 0 || return 1
+	done
+'
+
+# Phoenix's 56-byte structs from 16 bytes past a line are private at 2
+# threads (each thread's written fields on lines of their own): the
+# program line-aligns them, so their truth is false sharing wherever the
+# heap is, which the other shifts check.
+for heap_shift in 16 32 48; do
+	expect linreg "alloc_lreg_args " false-sharing 2 "at heap shift $heap_shift"
+done
+heap_shift=
 
 # The same shapes as people write them (share-queues.c): a work queue of
 # pointers to records malloc'd by producers and freed by consumers (the
