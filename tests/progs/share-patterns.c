@@ -8,7 +8,8 @@
  * The truth, per mode (the label hpcprof must give the object):
  *   heap-counters    per-thread counters, 8 bytes each, in one malloc'd
  *                    array (alloc_counters)            -> false-sharing
- *   global-counters  the same in a global array (counters) -> false-sharing
+ *   global-counters  the same in a line-aligned global array (counters)
+ *                                                      -> false-sharing
  *   padded           one 64-byte line per thread, malloc'd (alloc_padded)
  *                                                      -> private
  *   migratory        one record (alloc_record) updated in turn under a
@@ -47,7 +48,10 @@
 static int nthreads;
 static double seconds = 0.4;
 static const char *mode;
-static volatile long counters[MAXT];
+/* Line-aligned, so that its lines do not hang on where the linker puts
+ * it: an array is aligned to 32 bytes, and from 32 bytes past a line its
+ * first line would start at offset -32 of it (t4070 reads offset 0). */
+static volatile long counters[MAXT] __attribute__((aligned(64)));
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile long *heap_counters;
 static struct padded { volatile long v; char pad[56]; } *padded;
