@@ -78,6 +78,23 @@
  *  P4. The fd threads never take the gate (the caller may hold it), and
  *      their close() calls, of their own fds, bypass the bookkeeping of
  *      invariant 4: the program's calls cannot reach their tables.
+ *
+ * THE WRITER.  The sampling handler needs files too (a thread's full
+ * trace buffer written out, its tree's next live-file chunk mapped) but
+ * may neither wait for a turn nor open a fd in the program's table.  So
+ * it posts a job (rt_fd_post) to the writer, one more thread with a table
+ * of its own (as P2, made with the first fd thread), and goes on.
+ *  W1. Posting is a compare-and-swap onto a stack and a futex wake: no
+ *      lock, no allocation, no wait; the job is the caller's memory.  A
+ *      job posted again before it runs runs once; one posted while it
+ *      runs runs again after.
+ *  W2. The writer takes the whole stack at once (an exchange, so no ABA)
+ *      and runs its jobs oldest first, one at a time, with every signal
+ *      blocked; a job's fn sees everything its poster stored before it.
+ *  W3. A job's memory stays alive until rt_fd_post_wait(job) has returned
+ *      (outside handlers): the writer no longer holds it.
+ *  W4. No writer (it could not be made, or a fork child before its first
+ *      source starts): rt_fd_post fails and the caller does without.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -143,17 +160,121 @@ static struct {
 	unsigned making;	/* one caller at a time makes one */
 } pool;
 
-static void *fd_thread(void *p)
+/* The writer (THE WRITER): posted jobs, newest first; seq is bumped at
+ * each post. */
+enum { POST_QUEUED = 1, POST_RUNNING = 2 };
+static struct {
+	pid_t pid;		/* the process it serves; 0: none */
+	struct rt_fd_post *head;
+	unsigned seq;		/* futex word */
+	unsigned ready;		/* futex word: 1 serving, 2 failed */
+} writer;
+
+/* The calling hpcrun thread leaves the program's fd table for one of its
+ * own, every signal blocked (P2); 0 or -1. */
+static int private_table(void)
 {
-	struct fdt *f = p;
-	unsigned seen = 0, r;
 	sigset_t all;
 
 	on_fd_thread = 1;
 	sigfillset(&all);
 	rt_real_sigmask(SIG_SETMASK, &all, NULL);
 	if (syscall(SYS_unshare, CLONE_FILES) ||
-	    syscall(SYS_close_range, 0U, ~0U, 0)) {
+	    syscall(SYS_close_range, 0U, ~0U, 0))
+		return -1;
+	return 0;
+}
+
+static void *writer_thread(void *arg)
+{
+	struct rt_fd_post *p, *next, *fifo;
+	unsigned seq;
+
+	(void)arg;
+	if (private_table()) {
+		__atomic_store_n(&writer.ready, 2, __ATOMIC_SEQ_CST);
+		rt_futex_wake(&writer.ready, 1);
+		return NULL;
+	}
+	__atomic_store_n(&writer.ready, 1, __ATOMIC_SEQ_CST);
+	rt_futex_wake(&writer.ready, 1);
+	for (;;) {
+		seq = __atomic_load_n(&writer.seq, __ATOMIC_SEQ_CST);
+		p = __atomic_exchange_n(&writer.head, NULL, __ATOMIC_SEQ_CST);
+		if (!p) {
+			rt_futex_wait(&writer.seq, seq, 0);
+			continue;
+		}
+		for (fifo = NULL; p; p = next) {	/* oldest first (W2) */
+			next = p->next;
+			p->next = fifo;
+			fifo = p;
+		}
+		for (p = fifo; p; p = next) {
+			/* next is read before a poster may push p again (W1) */
+			next = p->next;
+			__atomic_store_n(&p->state, POST_RUNNING, __ATOMIC_SEQ_CST);
+			p->fn(p);
+			__atomic_and_fetch(&p->state, ~(unsigned)POST_RUNNING,
+					   __ATOMIC_SEQ_CST);
+			rt_futex_wake(&p->state, INT_MAX);
+		}
+	}
+	return NULL;
+}
+
+/* Makes the process's writer and waits until it serves (W4 otherwise). */
+static void writer_make(void)
+{
+	unsigned r;
+
+	writer.head = NULL;
+	writer.ready = 0;
+	if (rt_own_thread(writer_thread, NULL, 65536))
+		return;
+	while (!(r = __atomic_load_n(&writer.ready, __ATOMIC_SEQ_CST)))
+		rt_futex_wait(&writer.ready, 0, 0);
+	if (r == 1)
+		__atomic_store_n(&writer.pid, rt_pid, __ATOMIC_SEQ_CST);
+}
+
+int rt_fd_post(struct rt_fd_post *p)
+{
+	struct rt_fd_post *head;
+
+	if (__atomic_load_n(&writer.pid, __ATOMIC_SEQ_CST) != rt_pid)
+		return -EAGAIN;
+	if (__atomic_fetch_or(&p->state, POST_QUEUED, __ATOMIC_SEQ_CST) & POST_QUEUED)
+		return 0;
+	head = __atomic_load_n(&writer.head, __ATOMIC_SEQ_CST);
+	do
+		p->next = head;
+	while (!__atomic_compare_exchange_n(&writer.head, &head, p, 1,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+	__atomic_add_fetch(&writer.seq, 1, __ATOMIC_SEQ_CST);
+	rt_futex_wake(&writer.seq, 1);
+	return 0;
+}
+
+void rt_fd_post_wait(struct rt_fd_post *p)
+{
+	unsigned s;
+
+	if (__atomic_load_n(&writer.pid, __ATOMIC_SEQ_CST) != rt_pid) {
+		/* a fork child: the parent's writer is not here */
+		__atomic_store_n(&p->state, 0, __ATOMIC_SEQ_CST);
+		return;
+	}
+	while ((s = __atomic_load_n(&p->state, __ATOMIC_SEQ_CST)))
+		rt_futex_wait(&p->state, s, 0);
+}
+
+static void *fd_thread(void *p)
+{
+	struct fdt *f = p;
+	unsigned seen = 0, r;
+
+	if (private_table()) {
 		__atomic_store_n(&f->ready, 2, __ATOMIC_SEQ_CST);
 		rt_futex_wake(&f->ready, 1);
 		return NULL;
@@ -203,6 +324,7 @@ void rt_fd_thread_start(void)
 		} else {
 			pool.n = 1;
 			__atomic_store_n(&pool.pid, rt_pid, __ATOMIC_SEQ_CST);
+			writer_make();
 		}
 	} else if (!first && !fd_thread_make(n)) {
 		__atomic_store_n(&pool.crowded, 0, __ATOMIC_RELAXED);
@@ -582,6 +704,7 @@ void rt_fd_gate_after_fork(void)
 	gate = shut_out = 0;
 	held_excl = 0;
 	memset(fdts, 0, sizeof(fdts));	/* the fd threads were not forked (P2) */
+	memset(&writer, 0, sizeof(writer));	/* nor the writer (W4) */
 	pool.n = pool.sleepers = pool.crowded = pool.making = 0;
 	closers = (unsigned)held_shared;
 	memset(lost, 0, sizeof(lost));

@@ -11,10 +11,13 @@
  *   THE PRIVATE TABLE the fds hpcrun needs only for a moment (a ring event
  *                     being mapped, a file being written) are opened on
  *                     one of hpcrun's fd threads, in a fd table of its own.
+ *   THE WRITER        the handler's file work (a full trace buffer, the
+ *                     next chunk of a live file) is posted to one more
+ *                     such thread, never waited for.
  *
  * Invariants (fd-gate.c says how each is kept):
- *  1. Every function here but rt_fd_private, rt_fd_thread_start and
- *     rt_fd_gate_after_fork is async-signal-safe.
+ *  1. Every function here but rt_fd_private, rt_fd_post_wait,
+ *     rt_fd_thread_start and rt_fd_gate_after_fork is async-signal-safe.
  *  2. A number is hpcrun's exactly between rt_fd_own and rt_fd_release
  *     (or a program call's rt_fd_close_begin); td->fd[idx] is that number
  *     or -1.
@@ -84,7 +87,22 @@ extern uint64_t rt_sampling_rearmed, rt_sampling_stopped;
  * the program's table (fd-gate.c, THE PRIVATE TABLE).  Callers on several
  * threads run at once, one per fd thread. */
 int rt_fd_private(int (*fn)(void *), void *arg);
-/* Makes the process's first fd thread if it has none, or one more when
+/* A job for the writer (fd-gate.c, THE WRITER), in its poster's memory,
+ * zeroed before its first post; fn is set once and runs on the writer,
+ * in its private fd table, every signal blocked. */
+struct rt_fd_post {
+	struct rt_fd_post *next;
+	void (*fn)(struct rt_fd_post *p);
+	unsigned state;		/* futex word: queued, running */
+};
+/* Has the writer run p->fn(p) soon, without waiting for it; 0, or
+ * -EAGAIN when the process has no writer.  Async-signal-safe. */
+int rt_fd_post(struct rt_fd_post *p);
+/* Waits until p is neither queued nor running: its memory may go.
+ * Outside handlers. */
+void rt_fd_post_wait(struct rt_fd_post *p);
+/* Makes the process's first fd thread (and its writer) if it has none,
+ * or one more when
  * callers found them all busy (outside handlers). */
 void rt_fd_thread_start(void);
 /* Fork child: the gate free, no fd owned or waiting to be re-opened, no
