@@ -52,10 +52,8 @@ int hpctrace_writer_flush(struct hpctrace_writer *w)
 	return w->err;
 }
 
-int hpctrace_append(struct hpctrace_writer *w, uint64_t time, uint32_t id)
+void hpctrace_store(struct hpctrace_writer *w, uint64_t time, uint32_t id)
 {
-	if (w->err)
-		return w->err;
 	if (time < w->last)
 		time = w->last;	/* hpctrace.h, invariant 2 */
 	w->last = time;
@@ -63,6 +61,13 @@ int hpctrace_append(struct hpctrace_writer *w, uint64_t time, uint32_t id)
 	put_be(w->buf + w->len + 8, id, 4);
 	w->len += HPCTRACE_REC_BYTES;
 	w->nrecords++;
+}
+
+int hpctrace_append(struct hpctrace_writer *w, uint64_t time, uint32_t id)
+{
+	if (w->err)
+		return w->err;
+	hpctrace_store(w, time, id);
 	if (w->len == w->cap)
 		return hpctrace_writer_flush(w);
 	return 0;

@@ -91,6 +91,12 @@ int hpctrace_writer_start(struct hpctrace_writer *w, int fd, void *buf,
  * full.  Returns 0, or the first error (negative errno) of any write.
  */
 int hpctrace_append(struct hpctrace_writer *w, uint64_t time, uint32_t id);
+/*
+ * Stores a record (invariants 1 and 2) in the buffer, which must have room
+ * (w->len < w->cap), and writes nothing: the caller takes the buffer away
+ * when w->len == w->cap.
+ */
+void hpctrace_store(struct hpctrace_writer *w, uint64_t time, uint32_t id);
 /* Writes what the buffer holds; 0 or the first error.  fd stays open. */
 int hpctrace_writer_flush(struct hpctrace_writer *w);
 
