@@ -5,20 +5,20 @@
  * A thread's trace is created at its beginning with the header alone
  * (OUTDIR/PROG-RANK-THREAD-HOSTID-PID-GEN.hpctrace) and renamed to its
  * profile's stem when the profile is written under another GEN.  Records
- * gather in the thread's buffer; the record that fills it is written out
- * with the rest (trace.h, invariant 4).  A gap of more than TRACE_GAP
- * periods between a record and the next sample is marked "no activity"
- * one period after the record: the thread did not run (blocked, or not
- * scheduled) for that long.
+ * gather in one of the thread's two buffers; the one that fills goes to
+ * hpcrun's writer while the other fills (trace.h, invariant 4).  A gap
+ * of more than TRACE_GAP periods between a record and the next sample is
+ * marked "no activity" one period after the record: the thread did not
+ * run (blocked, or not scheduled) for that long.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -30,20 +30,30 @@
 #include "source.h"
 #include "sync.h"
 #include "trace.h"
+#include "writeall.h"
 
-/* 8 KiB a thread: 682 records, 0.68 s of a thread at 1 kHz. */
+/* 8 KiB a buffer, two a thread: 682 records, 0.68 s of a thread at
+ * 1 kHz, each. */
 #define TRACE_BUF_RECORDS 682
+#define TRACE_BUF_BYTES (TRACE_BUF_RECORDS * HPCTRACE_REC_BYTES)
 /* Periods without a sample after which the thread is said idle. */
 #define TRACE_GAP 8
 
 struct rt_trace_thread {
-	struct hpctrace_writer w;
+	struct hpctrace_writer w;	/* records go into buf[fill] */
+	struct rt_fd_post post;		/* the writer's job: drain_post */
 	uint64_t period;		/* ns between two samples */
 	uint32_t last_id;		/* of the last record */
 	int waiting;			/* in a measured wait (invariant 5) */
 	int done;			/* closed: no more records */
+	int fill;			/* the buffer filled, -1: none free yet */
+	int last;			/* the buffer published last */
+	int next;			/* the writer's: the next one to write */
+	int err;			/* the writer's first error: the end */
+	size_t ready[2];		/* bytes published in each, 0: free */
+	uint64_t dropped;		/* records with no free buffer */
 	char path[4400];
-	unsigned char buf[TRACE_BUF_RECORDS * HPCTRACE_REC_BYTES];
+	unsigned char buf[2][TRACE_BUF_BYTES];
 };
 
 static struct {
@@ -52,66 +62,85 @@ static struct {
 	uint64_t period;		/* its period in ns */
 } trace_cfg = { 0, -1, 0 };
 
-static uint64_t traces, records, cut;
+static uint64_t traces, records, cut, dropped;
 
-/* ---- the writer (async-signal-safe: trace.h, invariants 3 and 4) ---- */
+/* ---- the handler's side (trace.h, invariants 3 and 4) ---- */
 
-/* Opens t's file for the writer's next write; 0, or the error kept in
- * t->w.err (the trace then ends there). */
-static int open_out(struct rt_trace_thread *t, struct rlimit *old)
+/* The buffer after the one published last becomes the one filled, when
+ * the writer has given it back; 0 when it has not. */
+static int take_buffer(struct rt_trace_thread *t)
 {
-	uint64_t end = HPCTRACE_HDR_BYTES + (t->w.nrecords + 1) * HPCTRACE_REC_BYTES;
-	int fd, err = rt_fsize_allow(end, old);
+	int b = t->last ^ 1;
 
-	if (err)
-		return t->w.err = err;
-	fd = (int)syscall(SYS_open, t->path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0) {
-		rt_fsize_restore(old);
-		return t->w.err = -errno;
-	}
-	t->w.fd = fd;
-	return 0;
+	if (__atomic_load_n(&t->ready[b], __ATOMIC_ACQUIRE))
+		return 0;
+	t->fill = b;
+	t->w.buf = t->buf[b];
+	t->w.len = 0;
+	return 1;
 }
 
-static void close_out(struct rt_trace_thread *t, const struct rlimit *old)
+/* The buffer filled goes to the writer's side. */
+static void publish(struct rt_trace_thread *t)
 {
-	rt_sys_close(t->w.fd);
-	t->w.fd = -1;
-	rt_fsize_restore(old);
+	__atomic_store_n(&t->ready[t->fill], t->w.len, __ATOMIC_RELEASE);
+	t->last = t->fill;
+	t->fill = -1;
 }
 
 static void put(struct rt_trace_thread *t, uint64_t time, uint32_t id)
 {
-	struct rlimit old;
 	int saved = errno;
 
-	if (t->w.err || t->done)
+	if (t->done || __atomic_load_n(&t->err, __ATOMIC_RELAXED))
 		return;
 	t->last_id = id;
-	if (t->w.len + HPCTRACE_REC_BYTES < t->w.cap) {
-		hpctrace_append(&t->w, time, id);
+	if (t->fill < 0 && !take_buffer(t)) {
+		t->dropped++;
 		return;
 	}
-	/* this record fills the buffer: the writer writes it out */
-	if (!open_out(t, &old)) {
-		hpctrace_append(&t->w, time, id);
-		close_out(t, &old);
+	hpctrace_store(&t->w, time, id);
+	if (t->w.len == t->w.cap) {
+		publish(t);
+		/* with no writer, the buffer waits for the thread's end */
+		rt_fd_post(&t->post);
 	}
 	errno = saved;
 }
 
-/* The writes of the buffer left: at the thread's end. */
-static int flush_job(void *arg)
+/* ---- the writer's side (fd-gate.c, THE WRITER) ---- */
+
+/* Appends the published buffers to t's file, oldest first, and gives
+ * them back; 0, or the first error, kept in t->err (the trace ends
+ * there).  In a private fd table, the program's limits lifted
+ * (rt_io_private). */
+static int drain(void *arg)
 {
 	struct rt_trace_thread *t = arg;
-	struct rlimit old;
+	int fd, err = 0;
+	size_t n;
 
-	if (!t->w.err && t->w.len && !open_out(t, &old)) {
-		hpctrace_writer_flush(&t->w);
-		close_out(t, &old);
+	if (!__atomic_load_n(&t->ready[t->next], __ATOMIC_ACQUIRE))
+		return t->err;
+	fd = (int)syscall(SYS_open, t->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		err = -errno;
+	while ((n = __atomic_load_n(&t->ready[t->next], __ATOMIC_ACQUIRE))) {
+		if (!err && !t->err)
+			err = hpc_write_all(fd, t->buf[t->next], n);
+		if (err && !t->err)
+			__atomic_store_n(&t->err, err, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->ready[t->next], 0, __ATOMIC_RELEASE);
+		t->next ^= 1;
 	}
-	return t->w.err;
+	if (fd >= 0)
+		rt_sys_close(fd);
+	return t->err;
+}
+
+static void drain_post(struct rt_fd_post *p)
+{
+	rt_io_private(drain, (char *)p - offsetof(struct rt_trace_thread, post));
 }
 
 void rt_trace_sample(struct rt_thread *td, int idx, uint64_t time,
@@ -226,7 +255,7 @@ static int create_job(void *arg)
 
 	if (fd < 0)
 		return fd;
-	err = hpctrace_writer_start(&t->w, fd, t->buf, sizeof(t->buf));
+	err = hpctrace_writer_start(&t->w, fd, t->buf[0], TRACE_BUF_BYTES);
 	rt_sys_close(fd);
 	t->w.fd = -1;
 	if (err)
@@ -250,6 +279,8 @@ static void trace_thread_begin(struct rt_thread *td)
 		return;
 	}
 	t->period = trace_cfg.period;
+	t->last = 1;
+	t->post.fn = drain_post;
 	job.t = t;
 	job.thread = td->index;
 	rt_io_begin(&io);
@@ -265,23 +296,25 @@ static void trace_thread_begin(struct rt_thread *td)
 	td->trace = t;
 }
 
-/* Ends td's trace: the closing "no activity" record, the buffer written
- * out (the program's limits lifted, on the fd thread), a loss said. */
+/* Ends td's trace: the closing "no activity" record, every buffer
+ * written out (after the writer's job, on a fd thread, the program's
+ * limits lifted), a loss said. */
 static void finish(struct rt_thread *td)
 {
 	struct rt_trace_thread *t = td->trace;
-	struct rt_io io;
 	int err;
 
 	if (!t || t->done)
 		return;
 	t->waiting = 0;
+	rt_fd_post_wait(&t->post);
 	put(t, sync_now(), HPCTRACE_ID_NONE);
-	rt_io_begin(&io);
-	err = rt_fd_private(flush_job, t);
-	rt_io_end(&io);
+	if (t->fill >= 0 && t->w.len)
+		publish(t);
+	err = rt_io_private(drain, t);
 	t->done = 1;
 	__atomic_add_fetch(&records, t->w.nrecords, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&dropped, t->dropped, __ATOMIC_RELAXED);
 	if (err) {
 		__atomic_add_fetch(&cut, 1, __ATOMIC_RELAXED);
 		rt_count_write_error();
@@ -321,6 +354,7 @@ static void trace_thread_release(struct rt_thread *td)
 {
 	if (!td->trace)
 		return;
+	rt_fd_post_wait(&td->trace->post);	/* W3 */
 	munmap(td->trace, sizeof(*td->trace));
 	td->trace = NULL;
 }
@@ -331,7 +365,7 @@ static void trace_fork_child(void)
 {
 	if (rt_self && rt_self->trace)
 		rt_self->trace->done = 1;
-	traces = records = cut = 0;
+	traces = records = cut = dropped = 0;
 }
 
 /* The child's thread measures on: its own trace, under its own pid. */
@@ -349,10 +383,12 @@ static void trace_log(int fd, void (*put_line)(int, const char *))
 		return;
 	snprintf(line, sizeof(line),
 		 "trace: event %s, a record after a gap of %d periods of %llu ns\n"
-		 "trace-threads: %llu\ntrace-records: %llu\ntrace-cut: %llu\n",
+		 "trace-threads: %llu\ntrace-records: %llu\ntrace-cut: %llu\n"
+		 "trace-records-dropped: %llu\n",
 		 rt_cfg.ev[trace_cfg.idx].metric, TRACE_GAP,
 		 (unsigned long long)trace_cfg.period, (unsigned long long)traces,
-		 (unsigned long long)records, (unsigned long long)cut);
+		 (unsigned long long)records, (unsigned long long)cut,
+		 (unsigned long long)dropped);
 	put_line(fd, line);
 }
 

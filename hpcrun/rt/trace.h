@@ -13,18 +13,22 @@
  *     (a wait, with HPCTRACE_ID_WAIT; its end, without).  Its time is
  *     CLOCK_MONOTONIC in nanoseconds (the perf ring's timestamps too).
  *  3. Appends hold td->busy (the handler, or rt_trace_wait and
- *     rt_trace_resume on td's own thread), so one writer at a time; they
- *     allocate nothing and take no lock.  A thread's memory is one fixed
- *     buffer whatever the run's length.
- *  4. The buffer goes to the file with write(2), a whole number of records
- *     at a time, when it is full (in the handler too: the file is opened,
- *     written and closed with system calls alone, the soft RLIMIT_FSIZE
- *     lifted around the write as cct.c lifts it; for that moment its
- *     number is one of the program's table, as a new chunk's is in
- *     cct.c) and when the thread's profile is written (on the fd thread,
- *     fd-gate.c, THE PRIVATE TABLE).  No fd is held between two writes,
- *     so 2000 threads hold none.  A SIGKILL loses the records still in the buffer
- *     (at most TRACE_BUF_RECORDS: 0.68 s of a thread at 1 kHz) and the
+ *     rt_trace_resume on td's own thread), so one appender at a time; they
+ *     allocate nothing, take no lock, open no fd and write nothing: a
+ *     record is stored in memory.  A thread's memory is two fixed
+ *     buffers whatever the run's length.
+ *  4. The buffer that fills is published (a release store) and posted to
+ *     hpcrun's writer (fd-gate.c, THE WRITER), which appends it to the
+ *     file from its own fd table, the program's limits lifted as for a
+ *     profile (rt_io_private), and gives it back; records go on into the
+ *     other buffer meanwhile.  With neither buffer given back, records
+ *     are dropped and counted ("trace-records-dropped" in the log), never
+ *     waited for.  The thread's end writes what is left (on a fd thread,
+ *     after the writer's job).  No fd is held between two writes, so
+ *     2000 threads hold none.  A SIGKILL loses the records not yet
+ *     written: the buffer being filled (at most TRACE_BUF_RECORDS, 0.68 s
+ *     of a thread at 1 kHz), a full one the writer had not written yet
+ *     (written within milliseconds unless the disk stalls) and the
  *     closing "no activity" record; the file ends on a record boundary.
  *  5. Samples taken while the thread waits in a measured barrier or lock
  *     (a spinning wait) make no record: the wait is one interval, from
