@@ -20,12 +20,18 @@
  *     the separate root "^Partial".
  *  5. A chunk's blocks are allocated (fallocate) before it is mapped: a
  *     shared mapping of a hole raises SIGBUS when the disk is full.  The
- *     handler adds chunks itself with system calls alone (open, fallocate,
- *     mmap, close of its own live file; RLIMIT_FSIZE lifted around the
- *     fallocate when the hard limit allows, so no SIGXFSZ).  When the file
- *     cannot grow, chunks come from anonymous memory (live_err says why;
- *     the profile written at the end still has everything), and when no
- *     memory can be had, samples are dropped as "arena-full".
+ *     handler opens no file and changes no limit: when the last chunk
+ *     passes half full, it asks hpcrun's writer (fd-gate.c, THE WRITER)
+ *     for the next one, which opens the live file in its own fd table,
+ *     allocates and maps the chunk (RLIMIT_FSIZE lifted as for a profile,
+ *     rt_io_private) and publishes the mapping (c->ahead); when the last
+ *     chunk is full, the handler takes that mapping.  When it is not
+ *     ready (the writer was slow: live_err EAGAIN) or the file cannot
+ *     grow, chunks come from anonymous memory from then on (live_err
+ *     says why; the profile written at the end still has everything, a
+ *     killed process's live file lacks those nodes), and when no memory
+ *     can be had, samples are dropped as "arena-full".  A chunk mapped
+ *     ahead that the tree never takes is unmapped by cct_release.
  *  6. A node is written whole, then its chunk's count takes it in (the
  *     commit, a release store); hdr->updates is odd while cct_insert runs.
  */
@@ -76,57 +82,124 @@ static size_t chunk_bytes(int i)
 }
 
 /*
- * Maps bytes of the live file at off, its blocks allocated first (a
+ * Maps bytes of the live file path at off, its blocks allocated first (a
  * shared mapping of a hole raises SIGBUS when the disk is full), or NULL
- * with c->live_err set.  System calls alone: the handler calls it.
+ * with *err set.  Outside the handler: the first chunk (cct_init), the
+ * next ones on hpcrun's writer (ahead_map).
  */
-static void *map_file(struct cct *c, uint64_t off, size_t bytes)
+static void *map_file(const char *path, uint64_t off, size_t bytes, int *err)
 {
 	struct rlimit old;
 	void *p = MAP_FAILED;
-	int fd, err;
+	int fd, e;
 
-	err = rt_fsize_allow(off + bytes, &old);
-	if (err) {
-		c->live_err = -err;
+	e = rt_fsize_allow(off + bytes, &old);
+	if (e) {
+		*err = -e;
 		return NULL;
 	}
-	fd = (int)syscall(SYS_open, c->path, O_RDWR | O_CLOEXEC);
+	fd = (int)syscall(SYS_open, path, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
-		c->live_err = errno;
+		*err = errno;
 	} else {
-		err = fallocate(fd, 0, (off_t)off, (off_t)bytes) ? errno : 0;
-		if (!err)
+		e = fallocate(fd, 0, (off_t)off, (off_t)bytes) ? errno : 0;
+		if (!e)
 			p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
 				 fd, (off_t)off);
-		c->live_err = err ? err : p == MAP_FAILED ? errno : 0;
+		*err = e ? e : p == MAP_FAILED ? errno : 0;
 		syscall(SYS_close, fd);
 	}
 	rt_fsize_restore(&old);
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* The next chunk, mapped ahead (invariant 5): c->ahead.state. */
+enum { AHEAD_NONE, AHEAD_ASKED, AHEAD_READY, AHEAD_FAILED, AHEAD_GIVEN_UP };
+
+/* On hpcrun's writer, in its fd table, the program's limits lifted: maps
+ * the chunk asked for, unless the handler gave up on it meanwhile. */
+static int ahead_map(void *arg)
+{
+	struct cct *c = arg;
+	unsigned asked = AHEAD_ASKED;
+	int err = 0;
+	void *p;
+
+	if (__atomic_load_n(&c->ahead.state, __ATOMIC_SEQ_CST) != AHEAD_ASKED)
+		return 0;
+	p = map_file(c->path, c->ahead.off, c->ahead.bytes, &err);
+	c->ahead.map = p;
+	c->ahead.err = err;
+	if (!__atomic_compare_exchange_n(&c->ahead.state, &asked,
+					 p ? AHEAD_READY : AHEAD_FAILED, 0,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) && p)
+		munmap(p, c->ahead.bytes);
+	return 0;
+}
+
+static void ahead_post(struct rt_fd_post *p)
+{
+	rt_io_private(ahead_map, (char *)p - offsetof(struct cct, ahead.post));
+}
+
+/* The last chunk is half full: the next one of the live file is asked
+ * of the writer. */
+static void ahead_ask(struct cct *c)
+{
+	const struct hpcrun_live_header *h = c->hdr;
+	uint64_t off = h->chunk[c->nmaps - 1].off + h->chunk[c->nmaps - 1].bytes;
+	size_t bytes = chunk_bytes(c->nmaps);
+
+	c->ahead.at = NULL;
+	if (c->nmaps == HPCRUN_LIVE_MAX_CHUNKS || off + bytes > CCT_MAX_BYTES)
+		return;
+	c->ahead.off = off;
+	c->ahead.bytes = bytes;
+	__atomic_store_n(&c->ahead.state, AHEAD_ASKED, __ATOMIC_SEQ_CST);
+	if (rt_fd_post(&c->ahead.post)) {
+		c->ahead.err = EAGAIN;
+		__atomic_store_n(&c->ahead.state, AHEAD_FAILED, __ATOMIC_SEQ_CST);
+	}
+}
+
+/* The chunk mapped ahead, or NULL with c->live_err set (EAGAIN: the
+ * writer has not mapped it yet, and need not any more). */
+static void *ahead_take(struct cct *c)
+{
+	unsigned s = AHEAD_ASKED;
+
+	if (__atomic_compare_exchange_n(&c->ahead.state, &s, AHEAD_GIVEN_UP, 0,
+					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		c->live_err = EAGAIN;
+		return NULL;
+	}
+	if (s == AHEAD_READY) {
+		__atomic_store_n(&c->ahead.state, AHEAD_NONE, __ATOMIC_SEQ_CST);
+		return c->ahead.map;
+	}
+	c->live_err = s == AHEAD_FAILED ? c->ahead.err : EAGAIN;
+	return NULL;
+}
+
+/* The writer is done with c, and the chunk it mapped ahead that the tree
+ * never took is unmapped. */
+static void ahead_drop(struct cct *c)
+{
+	rt_fd_post_wait(&c->ahead.post);
+	if (c->ahead.state == AHEAD_READY)
+		munmap(c->ahead.map, c->ahead.bytes);
+}
+
 /*
- * Adds chunk i of bytes: from the live file while it lasts, else
- * anonymous memory (a killed process then loses the nodes in it; the
- * profile written at the end has them).  0, or -1 when no memory.
+ * Makes p (bytes of the live file at off, or NULL) chunk c->nmaps; with
+ * NULL, anonymous memory is (a killed process then loses the nodes in
+ * it; the profile written at the end has them).  0, or -1 when no memory.
  */
-static int add_chunk(struct cct *c, size_t bytes)
+static int place_chunk(struct cct *c, size_t bytes, uint64_t off, void *p)
 {
 	struct hpcrun_live_header *h = c->hdr;
 	int i = c->nmaps;
-	uint64_t off = 0;
-	void *p = NULL;
 
-	if (i == HPCRUN_LIVE_MAX_CHUNKS)
-		return -1;
-	if (i) {
-		off = h->chunk[h->nchunks - 1].off + h->chunk[h->nchunks - 1].bytes;
-		if (off + bytes > CCT_MAX_BYTES)
-			return -1;
-	}
-	if (c->live)
-		p = map_file(c, off, bytes);
 	if (!p) {
 		c->live = 0;
 		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
@@ -143,6 +216,7 @@ static int add_chunk(struct cct *c, size_t bytes)
 		c->hdr = h = p;
 		c->cur += HPCRUN_LIVE_HEADER;
 	}
+	c->ahead.at = c->live ? c->cur + (c->end - c->cur) / 2 : NULL;
 	if (c->live) {
 		h->chunk[i].off = off;
 		h->chunk[i].bytes = bytes;
@@ -155,16 +229,43 @@ static int add_chunk(struct cct *c, size_t bytes)
 	return 0;
 }
 
+/* Adds the first chunk, of bytes, from the live file when there is one
+ * (cct_init, outside the handler); 0, or -1 when no memory. */
+static int add_chunk(struct cct *c, size_t bytes)
+{
+	void *p = NULL;
+
+	c->ahead.post.fn = ahead_post;
+	if (c->live)
+		p = map_file(c->path, 0, bytes, &c->live_err);
+	return place_chunk(c, bytes, 0, p);
+}
+
+/* Adds the next chunk, of bytes, in the handler: the one the writer
+ * mapped ahead while the file lasts, else anonymous memory.  0, or -1
+ * when the arena is full or no memory. */
+static int grow(struct cct *c, size_t bytes)
+{
+	const struct hpcrun_live_header *h = c->hdr;
+	uint64_t off = h->chunk[h->nchunks - 1].off + h->chunk[h->nchunks - 1].bytes;
+
+	if (c->nmaps == HPCRUN_LIVE_MAX_CHUNKS || off + bytes > CCT_MAX_BYTES)
+		return -1;
+	return place_chunk(c, bytes, off, c->live ? ahead_take(c) : NULL);
+}
+
 static struct cct_node *node_new(struct cct *c, struct cct_node *parent,
 				 uint16_t lm, uint64_t addr)
 {
 	struct cct_node *n;
 
 	if ((size_t)(c->end - c->cur) < c->node_size &&
-	    add_chunk(c, chunk_bytes(c->nmaps)))
+	    grow(c, chunk_bytes(c->nmaps)))
 		return NULL;
 	n = (struct cct_node *)(void *)c->cur;
 	c->cur += c->node_size;
+	if (c->ahead.at && c->cur >= c->ahead.at)
+		ahead_ask(c);
 	memset(n, 0, c->node_size);
 	n->addr = addr;
 	n->lm = lm;
@@ -252,6 +353,7 @@ void cct_release(struct cct *c)
 {
 	int i;
 
+	ahead_drop(c);
 	for (i = 0; i < c->nmaps; i++)
 		munmap(c->map[i], c->map_bytes[i]);
 	memset(c, 0, sizeof(*c));

@@ -9,8 +9,10 @@
  *  2. Everything that grows the tree (cct_insert, cct_path_node,
  *     cct_phase_node, cct_xroot, cct_child) is async-signal-safe: nodes
  *     are bump-allocated from the arena, never freed one by one, and a
- *     new chunk is mapped with system calls alone (cct.c, invariants 1
- *     and 5).  A node pointer stays valid until cct_release.
+ *     new chunk is one hpcrun's writer mapped ahead, or anonymous memory
+ *     (cct.c, invariants 1 and 5): no file is opened.  A node pointer
+ *     stays valid until cct_release, which waits for the writer to be
+ *     done with the tree.
  *  3. Node ids are even, from 12 up, parents before children; a node is
  *     written whole before its chunk's count takes it in, so a reader of
  *     the live file sees whole nodes only (cct.c, invariants 3 and 6).
@@ -21,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fd-gate.h"
 #include "hpcrun-live.h"
 
 /* Laid out as struct hpcrun_live_node: the arena is the live file. */
@@ -58,6 +61,15 @@ struct cct {
 	int nmaps;
 	void *map[HPCRUN_LIVE_MAX_CHUNKS];
 	size_t map_bytes[HPCRUN_LIVE_MAX_CHUNKS];
+	struct cct_ahead {		/* the next file chunk (cct.c, invariant 5) */
+		struct rt_fd_post post;	/* the writer's job: map it */
+		unsigned state;		/* asked, ready, failed (cct.c) */
+		int err;		/* why it failed (errno) */
+		uint64_t off;
+		size_t bytes;
+		void *map;
+		char *at;		/* asked for when cur passes it, or NULL */
+	} ahead;
 	int live;			/* chunks still come from the file */
 	int live_err;			/* why they stopped (errno), 0 */
 	char path[4400];		/* the live file */
@@ -67,7 +79,8 @@ struct cct {
  * memory when the file cannot be had (c->live_err says why); 0 or -errno
  * when no memory can be had either.  Outside the handler. */
 int cct_init(struct cct *c, size_t nvals, int thread);
-/* Unmaps the arena (the live file stays); accepts an unused c. */
+/* Unmaps the arena and a chunk mapped ahead, once hpcrun's writer is
+ * done with c (the live file stays); accepts an unused c. */
 void cct_release(struct cct *c);
 /* Removes the live file (after the profile is written). */
 void cct_unlink(struct cct *c);
@@ -75,7 +88,7 @@ void cct_unlink(struct cct *c);
  * (rt_module_at), under root and adds val to event idx of the leaf; 0,
  * -ENOSPC when the arena is full, -ENOENT when a frame lies in no module;
  * c->leaf is then the path's leaf, or NULL.  Async-signal-safe: a new
- * chunk is mapped with system calls alone. */
+ * chunk is the one mapped ahead, or anonymous memory (invariant 2). */
 int cct_insert(struct cct *c, struct cct_node *root, const uintptr_t *frames,
 	       int n, uint64_t time, int idx, double val);
 /* Inserts path (as cct_insert) with no value; its leaf, or NULL. */
