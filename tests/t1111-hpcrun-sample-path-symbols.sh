@@ -25,20 +25,16 @@ __sigsetjmp	sigsetjmp(buf, 0): registers only, no mask (the unwinder's fault rec
 clock_gettime	async-signal-safe (POSIX); the handler's own time
 cs_disasm_iter	Capstone decoding into the thread's cs_insn made beforehand: no allocation (datacentric-memop.c)
 cs_regs_access	Capstone: the registers an instruction reads, into the caller's arrays
-fallocate	system call: a new arena chunk's blocks (cct.c, invariant 5)
-getrlimit	system call: RLIMIT_FSIZE around a new chunk (cct.c, invariant 5) or a trace write (trace.h, invariant 4)
 memcmp	reads the caller's memory only (async-signal-safe, POSIX)
 memcpy	copies the caller's memory only (async-signal-safe, POSIX)
 memmove	copies the caller's memory only (async-signal-safe, POSIX): a kernel leaf put under the user path (sample.c)
 memset	writes the caller's memory only (async-signal-safe, POSIX)
-mmap	hpcrun's wrapper passes hpcrun's own calls to the real mmap untracked (datacentric-alloc.c, invariant 5); a system call: a new arena chunk (cct.c), a thread's Python state or code-arena chunk (python-frames.c, invariant 3)
+mmap	hpcrun's wrapper passes hpcrun's own calls to the real mmap untracked (datacentric-alloc.c, invariant 5); a system call: a new anonymous arena chunk (cct.c, invariant 5), a thread's Python state or code-arena chunk (python-frames.c, invariant 3)
 read	system call: a perf counter's value (async-signal-safe, POSIX)
 sched_getcpu	the vDSO or getcpu system call: the CPU of an access record (sharing.c)
-setrlimit	system call: RLIMIT_FSIZE around a new chunk (cct.c, invariant 5) or a trace write (trace.h, invariant 4)
 sigaltstack	system call: the alternate signal stack's bounds, read (unwind.c)
-syscall	raw system calls: open and close of the live file for a new chunk (cct.c, invariant 5) and of the trace for a full buffer (trace.h, invariant 4), gettid, arch_prctl(ARCH_GET_FS) (datacentric-memop.c), rt_sigpending (sample.c, THE BACKLOG)
+syscall	raw system calls: futex wake of hpcrun's writer (fd-gate.c, THE WRITER), gettid, arch_prctl(ARCH_GET_FS) (datacentric-memop.c), rt_sigpending (sample.c, THE BACKLOG)
 timer_getoverrun	async-signal-safe (POSIX): the overruns of a timer sample
-write	async-signal-safe (POSIX): a full trace buffer to the thread's .hpctrace (hpctrace.h, invariant 3; trace.h, invariant 4)
 ALLOWED
 
 # Not entered: functions the walk reaches through a path the handler

@@ -12,11 +12,16 @@
  *  - Memory: only this thread's struct rt_thread (arena, frame buffer), the
  *    immutable load-map snapshot, and stack/code the unwinder validated.
  *  - Only async-signal-safe system calls (read on a perf fd,
- *    timer_getoverrun, clock_gettime); errno is saved and restored.  The
- *    one exception is rare and made of system calls too: when the tree
- *    needs a new chunk, cct.c opens the thread's own live file, allocates
- *    and maps the chunk and closes the file (cct.c, invariant 5), lifting
- *    the soft RLIMIT_FSIZE around it (getrlimit/setrlimit).
+ *    timer_getoverrun, clock_gettime); errno is saved and restored.
+ *  - No fd is opened and no process-wide limit changed: a number the
+ *    handler took in the program's table, even for a moment, would make
+ *    the program's open() on another thread fail with EMFILE or return
+ *    another number, and a lifted RLIMIT_FSIZE would let the program's
+ *    own writes pass its limit.  File work is posted to hpcrun's writer
+ *    (fd-gate.c, THE WRITER: a compare-and-swap and a futex wake), which
+ *    does it in a fd table of its own: a full trace buffer (trace.h,
+ *    invariant 4), the tree's next live-file chunk, mapped ahead (cct.c,
+ *    invariant 5).
  *  - The drain timer's signal (RT_DRAIN_TIMER) takes the samples the
  *    kernel wrote into this thread's ring buffers (source-perf.c, THE
  *    RING) and records each as the handler records its own sample; one
@@ -27,9 +32,8 @@
  *    thread in a synchronization phase is also put under ^Phases
  *    (sync.c), with the same tree calls.
  *  - hpcrun -t: a recorded sample's leaf is also a trace record, stored
- *    into the thread's own buffer; the buffer that fills is written to
- *    the thread's trace file with open, write and close of that file
- *    alone (trace.h, invariant 4).
+ *    into the thread's own buffer; the buffer that fills is posted to
+ *    the writer and the other one filled (trace.h, invariant 4).
  *  - hpcrun --data: the data address of a sample and the object it falls
  *    in are found with the sample's registers, a Capstone decoder made for
  *    the thread beforehand and the object map's lock-free snapshots
