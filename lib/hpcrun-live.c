@@ -16,6 +16,9 @@
  *     several proc files of one process (an exec that failed) add up.
  *  4. A live file still mapped by a running process (its /proc/PID/maps
  *     names it) is that process's, not a leftover: not touched.
+ *  5. A live file whose magic is all zero bytes holds no tree (a free file
+ *     of hpcrun's pool, or one being made): removed without a word, never
+ *     recovered.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -399,6 +402,21 @@ static int have_profile(const char *path)
 	return p != NULL;
 }
 
+/* Does the file at path start with a magic of zero bytes (note 5)? */
+static int is_free(const char *path)
+{
+	static const char zero[16];
+	char magic[16];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, magic, sizeof(magic));
+	close(fd);
+	return n == (ssize_t)sizeof(magic) && !memcmp(magic, zero, sizeof(zero));
+}
+
 /* Recovers the live file path (thread thread) of pr; 1 written, 0 not
  * needed, -1 failed (hpc_lasterr). */
 static int recover_one(struct proc *pr, const char *path, long thread)
@@ -414,9 +432,9 @@ static int recover_one(struct proc *pr, const char *path, long thread)
 
 	strbuf_add(&out, path, n);
 	strbuf_addstr(&out, ".hpcrun");
-	if (have_profile(out.buf)) {
+	if (have_profile(out.buf) || is_free(path)) {
 		strbuf_release(&out);
-		unlink(path);		/* written before the process died */
+		unlink(path);		/* written before it died, or free */
 		return 0;
 	}
 	if (!pr->nfiles) {

@@ -10,9 +10,11 @@
  *   PROG-RANK-000-HOSTID-PID-GEN.hpcrun-proc       one per process: the
  *       profile header, the metric table and the load map, appended with
  *       write(2) as they become known.
- * When a thread's .hpcrun is written, its live file is removed; when the
- * process has written everything, its proc file too.  So what is left in
- * a measurement directory is what a process did not live to write.
+ * When a thread's .hpcrun is written, its live file is freed: removed, or
+ * kept by the process for a thread to come (a free file, below), removed
+ * at process end; when the process has written everything, its proc file
+ * is removed too.  So what is left in a measurement directory is what a
+ * process did not live to write.
  *
  * Layout (host byte order; byte_order tells a reader on another host):
  *  - A live file starts with struct hpcrun_live_header (HPCRUN_LIVE_HEADER
@@ -30,6 +32,13 @@
  *  - A proc file is HPCRUN_LIVE_PROC_MAGIC, then records: u32 type, u32
  *    payload bytes, payload.  Each record goes out in one write(2); a
  *    record cut short ends the file.
+ *  - A free file: a live file whose magic is 16 zero bytes holds no tree,
+ *    whatever its name (a finished thread's, cleared before the process
+ *    keeps it for reuse; or one a new thread is setting up, the magic
+ *    written last).  The magic is cleared before a file is kept, and a
+ *    reused file is renamed to its new thread's name only after its
+ *    header is cleared: so a free file is never taken for a thread's
+ *    tree.  Recovery removes free files without a word.
  */
 #ifndef HPC_HPCRUN_LIVE_H
 #define HPC_HPCRUN_LIVE_H
@@ -97,7 +106,7 @@ struct hpcrun_live_metric {
  * profiles: each THREAD's .hpcrun-live whose .hpcrun is missing (or cut
  * short) becomes that .hpcrun (header pair "hpcrun-recovered: killed"),
  * then its live file, and at the end its process's proc file, are
- * removed.  Calls say(fmt, ...) once per process recovered, and once per
+ * removed; a free live file is removed and not recovered.  Calls say(fmt, ...) once per process recovered, and once per
  * file that cannot be ("'FILE': ...: not recovered").  Returns the number
  * of profiles written, or -1 with hpc_lasterr() when dir cannot be read.
  */

@@ -2,8 +2,9 @@
  * u-hpcrun-live.c - unit tests for the recovery of live files
  * (lib/hpcrun-live.c): a live file and proc file made by hand, as
  * libhpcrun.so lays them out (hpcrun-live.h), become the profile they
- * describe; a torn tree ends at its first bad node; a bad header is said
- * and the files are left; a directory without live files is untouched.
+ * describe; a torn tree ends at its first bad node; a free file (zero
+ * magic) is removed unsaid; a bad header is said and the files are left;
+ * a directory without live files is untouched.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -195,6 +196,30 @@ static void test_torn(void)
 	hpcrun_profile_free(p);
 }
 
+/* A free file (its magic cleared, a finished thread's tree left behind
+ * it) beside a live one: removed, never recovered, not said. */
+static void test_free(void)
+{
+	static const char zero[16];
+	struct strbuf p = STRBUF_INIT;
+	int fd;
+
+	write_proc();
+	write_live(4, 2e6, 0);
+	write_live(5, 4e6, 0);
+	strbuf_addf(&p, "%s/" PREFIX HPCRUN_LIVE_SUFFIX, dir, 5);
+	fd = open(p.buf, O_WRONLY);
+	CHECK(pwrite(fd, zero, sizeof(zero), 0) == (ssize_t)sizeof(zero));
+	close(fd);
+	said[0] = '\0';
+	CHECK_INT(hpcrun_live_recover(dir, say), 1);
+	CHECK(strstr(said, "recovered 1 profile of killed process 4242 (prog)"));
+	CHECK(!strstr(said, "not recovered"));
+	CHECK(exists(".hpcrun", 4) && !exists(".hpcrun", 5));
+	CHECK(!exists(HPCRUN_LIVE_SUFFIX, 5) && !exists(HPCRUN_LIVE_PROC_SUFFIX, 0));
+	strbuf_release(&p);
+}
+
 static void test_bad_header(void)
 {
 	struct strbuf p = STRBUF_INIT;
@@ -220,6 +245,7 @@ int main(void)
 		return 1;
 	unit_run("a live file becomes the profile it describes", test_recovers);
 	unit_run("a torn tree ends at its first bad node", test_torn);
+	unit_run("a free file is removed, never recovered", test_free);
 	unit_run("a bad header is said, the files left", test_bad_header);
 	strbuf_addf(&cmd, "rm -rf %s", dir);
 	if (system(cmd.buf))
