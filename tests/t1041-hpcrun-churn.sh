@@ -2,6 +2,8 @@
 test_description='hpcrun: programs that churn threads (rounds of short-lived threads, a pool that grows and shrinks) keep their output, and every thread is measured, without hpcrun spinning'
 . "$(dirname "$0")/test-lib.sh"
 
+test_lazy_prereq STRACE 'command -v strace'
+
 # churn DIR OPTS ARGS...: runs "rt-churn ARGS" without, then with hpcrun
 # -o DIR OPTS and the sched_yield counter preloaded; the same stdout, exit
 # status 0; DIR.err holds the program's stderr and hpcrun's, DIR.yield the
@@ -108,6 +110,62 @@ test_expect_success STRACE '--sharing: threads that record nothing map no record
 	test_line_count = 101 records &&
 	grep -L "^dropped 0$" quietshare/*.hpcshare >dirty &&
 	test_line_count = 0 dirty
+'
+
+# live_creates TRACE: how many live files the traced run created.
+live_creates() {
+	grep -c "open.*\.hpcrun-live\", O_RDWR|O_CREAT|O_EXCL" $1
+}
+
+test_expect_success STRACE 'a thread takes a finished thread'"'"'s live file: live files made only for the threads alive at once' '
+	strace -f -qq -e trace=open,openat,unlink,unlinkat,rename,renameat2 -o pool.trace \
+		hpcrun -o pooled ./rt-churn rounds 5 20 100 >pooled.out 2>pooled.err &&
+	grep -q "^threads-made 100$" pooled.err &&
+	ls pooled/*.hpcrun >profiles &&
+	test_line_count = 101 profiles &&
+	! ls pooled/*.hpcrun-live 2>/dev/null &&
+	test "$(live_creates pool.trace)" -le 25 &&
+	test "$(grep -c "renameat2(.*\.hpcrun-live\", .*\.hpcrun-live\", RENAME_NOREPLACE" pool.trace)" -ge 75 &&
+	! grep "renameat2.*= -1" pool.trace &&
+	test "$(grep -c "unlink.*\.hpcrun-live\"" pool.trace)" -le 25
+'
+
+# free_file FILE: does FILE start with a magic of 16 zero bytes (a free
+# live file, hpcrun-live.h)?
+free_file() {
+	cmp -s -n 16 "$1" /dev/zero
+}
+
+test_expect_success 'kill -9 mid-churn: the running threads recovered, no free file taken for a thread' '
+	hpcrun -o k9 ./rt-churn rounds 1000000 20 200 >k9.out 2>k9.err &
+	pid=$! &&
+	_i=0 && while [ "$(ls k9 2>/dev/null | grep -c "\.hpcrun$")" -lt 100 ] && [ $_i -lt 300 ]; do
+		sleep 0.1; _i=$((_i + 1)); done &&
+	# stopped at a moment the pool holds a free file
+	_i=0 && while :; do
+		kill -STOP $pid &&
+		for f in k9/*.hpcrun-live; do
+			! free_file "$f" || echo "$f"; done >free &&
+		{ test -s free || test $_i -ge 200; } && break
+		kill -CONT $pid && sleep 0.02 && _i=$((_i + 1))
+	done &&
+	for f in k9/*.hpcrun-live; do
+		free_file "$f" || test -e "${f%-live}" || echo "${f%-live}"; done >trees &&
+	ls k9/*.hpcrun >before &&
+	{ kill -9 $pid; wait $pid; test $? = 137; } &&
+	test -s free && test -s trees &&
+	hpcprof -o k9db k9 2>err &&
+	n=$(wc -l <trees) &&
+	grep "recovered $n profiles\{0,1\} of killed process $pid (rt-churn)" err &&
+	! grep "not recovered" err &&
+	! ls k9/*.hpcrun-live k9/*.hpcrun-proc 2>/dev/null &&
+	ls k9/*.hpcrun >after &&
+	sort before trees >expect &&
+	test_cmp expect after &&
+	for p in $(cat trees); do
+		hpcprof --dump "$p" >dump &&
+		grep -q "hpcrun-recovered = \"killed\"" dump || exit 1
+	done
 '
 
 test_done

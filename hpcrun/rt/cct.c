@@ -34,16 +34,31 @@
  *     ahead that the tree never takes is unmapped by cct_release.
  *  6. A node is written whole, then its chunk's count takes it in (the
  *     commit, a release store); hdr->updates is odd while cct_insert runs.
+ *  7. Free files: a thread's live file whose profile is written
+ *     (cct_done) is not removed but kept, with its first chunk mapped, in
+ *     a pool of at most POOL_MAX files, when it never grew past that
+ *     chunk; the next cct_init takes one, clears its header, renames it
+ *     to its own thread's name (RENAME_NOREPLACE, the GEN rule of
+ *     create_live) and sets the magic last.  So a churning program
+ *     creates one file a thread (its profile), not two and a removal: on
+ *     an ext4 each create scans past the inodes freed lately.  A pooled
+ *     file's magic is all zero bytes, cleared before it is pooled and
+ *     until its new tree is made: hpcprof removes such a file and never
+ *     takes it for a tree (hpcrun-live.h).  The pool is a futex lock and
+ *     an array, used outside the handler only; rt_process_finish closes
+ *     it (its files removed), a fork child forgets the parent's.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cct.h"
+#include "futex.h"
 #include "kernel-time.h"
 #include "loadmap.h"
 #include "output.h"
@@ -55,6 +70,19 @@
 #define FIRST_CHUNK ((size_t)64 << 10)
 #define MAX_CHUNK ((size_t)16 << 20)
 #define CCT_MAX_BYTES ((size_t)256 << 20)
+/* Free live files kept for threads to come (invariant 7). */
+#define POOL_MAX 128
+
+static struct {
+	unsigned lock;			/* rt_lock */
+	int closed;
+	int n;
+	struct pooled {
+		void *map;		/* its first chunk */
+		int thread;		/* the name it has */
+		unsigned gen;
+	} file[POOL_MAX];
+} pool;
 
 _Static_assert(sizeof(struct cct_node) == sizeof(struct hpcrun_live_node) &&
 	       offsetof(struct cct_node, id) == offsetof(struct hpcrun_live_node, id) &&
@@ -190,23 +218,12 @@ static void ahead_drop(struct cct *c)
 		munmap(c->ahead.map, c->ahead.bytes);
 }
 
-/*
- * Makes p (bytes of the live file at off, or NULL) chunk c->nmaps; with
- * NULL, anonymous memory is (a killed process then loses the nodes in
- * it; the profile written at the end has them).  0, or -1 when no memory.
- */
-static int place_chunk(struct cct *c, size_t bytes, uint64_t off, void *p)
+/* Makes p (bytes at off of the file, or anonymous) chunk c->nmaps. */
+static void use_chunk(struct cct *c, void *p, uint64_t off, size_t bytes)
 {
 	struct hpcrun_live_header *h = c->hdr;
 	int i = c->nmaps;
 
-	if (!p) {
-		c->live = 0;
-		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED)
-			return -1;
-	}
 	c->map[i] = p;
 	c->map_bytes[i] = bytes;
 	c->nmaps = i + 1;
@@ -226,6 +243,23 @@ static int place_chunk(struct cct *c, size_t bytes, uint64_t off, void *p)
 	} else {
 		c->commit = &c->anon_commit;
 	}
+}
+
+/*
+ * Makes p (bytes of the live file at off, or NULL) chunk c->nmaps; with
+ * NULL, anonymous memory is (a killed process then loses the nodes in
+ * it; the profile written at the end has them).  0, or -1 when no memory.
+ */
+static int place_chunk(struct cct *c, size_t bytes, uint64_t off, void *p)
+{
+	if (!p) {
+		c->live = 0;
+		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return -1;
+	}
+	use_chunk(c, p, off, bytes);
 	return 0;
 }
 
@@ -235,7 +269,6 @@ static int add_chunk(struct cct *c, size_t bytes)
 {
 	void *p = NULL;
 
-	c->ahead.post.fn = ahead_post;
 	if (c->live)
 		p = map_file(c->path, 0, bytes, &c->live_err);
 	return place_chunk(c, bytes, 0, p);
@@ -299,31 +332,85 @@ static int create_live(struct cct *c, int thread)
 		if (!access(hp, F_OK))
 			continue;
 		fd = open(c->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			c->thread = thread;
+			c->gen = gen;
+		}
 		if (fd >= 0 || errno != EEXIST)
 			return fd >= 0 ? fd : -errno;
 	}
 	return -EEXIST;
 }
 
+/* Makes a free file of the pool c's live file, its header cleared and
+ * renamed to a name of thread's found as create_live finds one, its first
+ * chunk c's (invariant 7); 1, or 0 when the pool has none or the rename
+ * fails (the file is then removed; a file system that cannot rename
+ * without replacing closes the pool). */
+static int reuse_live(struct cct *c, int thread)
+{
+	char old[4400], hp[4400];
+	struct pooled f;
+	unsigned gen;
+	int err = 0;
+
+	rt_lock_take(&pool.lock);
+	if (__atomic_load_n(&pool.closed, __ATOMIC_SEQ_CST) || !pool.n) {
+		rt_lock_drop(&pool.lock);
+		return 0;
+	}
+	f = pool.file[--pool.n];
+	rt_lock_drop(&pool.lock);
+	memset(f.map, 0, HPCRUN_LIVE_HEADER);
+	if (!rt_file_path(old, f.thread, f.gen, HPCRUN_LIVE_SUFFIX)) {
+		munmap(f.map, FIRST_CHUNK);	/* no name: not a file of ours */
+		return 0;
+	}
+	for (gen = 0; gen < 1000 && !err; gen++) {
+		if (!rt_file_path(c->path, thread, gen, HPCRUN_LIVE_SUFFIX) ||
+		    !rt_file_path(hp, thread, gen, ".hpcrun"))
+			break;
+		if (!access(hp, F_OK))
+			continue;
+		if (!renameat2(AT_FDCWD, old, AT_FDCWD, c->path, RENAME_NOREPLACE)) {
+			c->thread = thread;
+			c->gen = gen;
+			c->live = 1;
+			use_chunk(c, f.map, 0, FIRST_CHUNK);
+			return 1;
+		}
+		if (errno != EEXIST)
+			err = errno;
+	}
+	c->path[0] = '\0';
+	unlink(old);
+	munmap(f.map, FIRST_CHUNK);
+	if (err == EINVAL || err == ENOSYS)
+		cct_pool_close(1);
+	return 0;
+}
+
 int cct_init(struct cct *c, size_t nvals, int thread)
 {
 	struct hpcrun_live_header *h;
 	struct rt_io io;
-	int fd;
+	int fd, reused;
 
 	memset(c, 0, sizeof(*c));
+	c->ahead.post.fn = ahead_post;
 	c->node_size = (sizeof(struct cct_node) + nvals * sizeof(double) + 7) & ~(size_t)7;
 	rt_io_begin(&io);
-	fd = create_live(c, thread);
+	reused = reuse_live(c, thread);	/* its first chunk mapped */
+	fd = reused ? -1 : create_live(c, thread);
 	rt_io_end(&io);
 	if (fd >= 0) {
 		syscall(SYS_close, fd);
 		c->live = 1;
-	} else {
+	} else if (!reused) {
 		c->live_err = -fd;
 		c->path[0] = '\0';
 	}
-	if (add_chunk(c, FIRST_CHUNK)) {
+	if (!reused && add_chunk(c, FIRST_CHUNK)) {
 		cct_unlink(c);
 		return -ENOMEM;
 	}
@@ -354,7 +441,7 @@ void cct_release(struct cct *c)
 	int i;
 
 	ahead_drop(c);
-	for (i = 0; i < c->nmaps; i++)
+	for (i = c->pooled ? 1 : 0; i < c->nmaps; i++)
 		munmap(c->map[i], c->map_bytes[i]);
 	memset(c, 0, sizeof(*c));
 }
@@ -363,6 +450,60 @@ void cct_unlink(struct cct *c)
 {
 	if (c->path[0])
 		unlink(c->path);
+}
+
+void cct_done(struct cct *c)
+{
+	if (!c->path[0])
+		return;
+	if (c->live && c->nmaps == 1) {
+		/* free before it is pooled: never taken for a tree */
+		memset(c->hdr->magic, 0, sizeof(c->hdr->magic));
+		rt_lock_take(&pool.lock);
+		if (!__atomic_load_n(&pool.closed, __ATOMIC_SEQ_CST) &&
+		    pool.n < POOL_MAX) {
+			pool.file[pool.n].map = c->map[0];
+			pool.file[pool.n].thread = c->thread;
+			pool.file[pool.n++].gen = c->gen;
+			c->pooled = 1;
+		}
+		rt_lock_drop(&pool.lock);
+	}
+	if (!c->pooled)
+		unlink(c->path);
+}
+
+void cct_pool_close(int wait)
+{
+	char path[4400];
+	unsigned free_lock = 0;
+
+	__atomic_store_n(&pool.closed, 1, __ATOMIC_SEQ_CST);
+	if (wait)
+		rt_lock_take(&pool.lock);
+	else if (!__atomic_compare_exchange_n(&pool.lock, &free_lock, 1, 0,
+					      __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return;
+	while (pool.n) {
+		struct pooled *f = &pool.file[--pool.n];
+
+		if (rt_file_path(path, f->thread, f->gen, HPCRUN_LIVE_SUFFIX))
+			unlink(path);
+		munmap(f->map, FIRST_CHUNK);
+	}
+	rt_lock_drop(&pool.lock);
+}
+
+void cct_pool_open(void)
+{
+	__atomic_store_n(&pool.closed, 0, __ATOMIC_SEQ_CST);
+}
+
+void cct_pool_after_fork(void)
+{
+	pool.lock = 0;
+	while (pool.n)			/* the parent's files */
+		munmap(pool.file[--pool.n].map, FIRST_CHUNK);
 }
 
 struct cct_node *cct_child(struct cct *c, struct cct_node *parent,

@@ -16,6 +16,10 @@
  *  3. Node ids are even, from 12 up, parents before children; a node is
  *     written whole before its chunk's count takes it in, so a reader of
  *     the live file sees whole nodes only (cct.c, invariants 3 and 6).
+ *  4. A live file no longer needed (cct_done) goes to the process's pool
+ *     of free files, its magic cleared, for the next cct_init to rename
+ *     and reuse, or is removed; the pool empties itself (its files
+ *     removed) at cct_pool_close (cct.c, invariant 7).
  */
 #ifndef HPCRUN_CCT_H
 #define HPCRUN_CCT_H
@@ -72,6 +76,9 @@ struct cct {
 	} ahead;
 	int live;			/* chunks still come from the file */
 	int live_err;			/* why they stopped (errno), 0 */
+	int pooled;			/* map[0] is the pool's now (cct_done) */
+	int thread;			/* the thread index in the file's name */
+	unsigned gen;			/* ... and its GEN */
 	char path[4400];		/* the live file */
 };
 
@@ -79,11 +86,25 @@ struct cct {
  * memory when the file cannot be had (c->live_err says why); 0 or -errno
  * when no memory can be had either.  Outside the handler. */
 int cct_init(struct cct *c, size_t nvals, int thread);
-/* Unmaps the arena and a chunk mapped ahead, once hpcrun's writer is
- * done with c (the live file stays); accepts an unused c. */
+/* Unmaps the arena (the live file stays, unless cct_done gave it away)
+ * and a chunk mapped ahead, once hpcrun's writer is done with c; accepts
+ * an unused c. */
 void cct_release(struct cct *c);
-/* Removes the live file (after the profile is written). */
+/* Removes the live file (a tree never used). */
 void cct_unlink(struct cct *c);
+/* The live file is no longer needed (its profile is written, the tree is
+ * not read or grown again before cct_release): its magic is cleared and
+ * it goes to the pool of free files, or is removed when the pool is
+ * closed or full or the file grew past its first chunk. */
+void cct_done(struct cct *c);
+/* Removes the pool's files and has cct_done remove from now on; wait 0
+ * (in a signal handler that may have interrupted a pool user): when the
+ * pool is in use, its files are left (their magic cleared: hpcprof
+ * removes them).  cct_pool_open takes files again (an exec that failed);
+ * cct_pool_after_fork, in a fork child, forgets the parent's files. */
+void cct_pool_close(int wait);
+void cct_pool_open(void);
+void cct_pool_after_fork(void);
 /* Inserts path (frames[n-1] outermost .. frames[0] leaf), taken at time
  * (rt_module_at), under root and adds val to event idx of the leaf; 0,
  * -ENOSPC when the arena is full, -ENOENT when a frame lies in no module;

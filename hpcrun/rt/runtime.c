@@ -27,14 +27,15 @@
  *
  * Files: each thread's tree lives in its live file while it runs, the
  * process's header, metrics and load map in its proc file (hpcrun-live.h,
- * cct.c, output.c); a profile written removes its live file, a process
- * that wrote everything its proc file.  Every write of ours, our messages
- * on stderr too (rt_say, the only writer of fd 2), goes as output.h's
- * invariants say: inside rt_io_begin and rt_io_end or, for the files of
- * threads, which begin and end many at once, rt_io_private (the limits
- * lifted, on a fd thread: no gate to wait for); a file that cannot be
- * written whole is said on stderr ("hpcrun: 'FILE': why: profile lost")
- * and removed, never left cut short.
+ * cct.c, output.c); a profile written frees its live file (to cct.c's pool
+ * of free files, removed when the process ends: cct.h, invariant 4), a
+ * process that wrote everything removes its proc file.  Every write of
+ * ours, our messages on stderr too (rt_say, the only writer of fd 2), goes
+ * as output.h's invariants say: inside rt_io_begin and rt_io_end or, for
+ * the files of threads, which begin and end many at once, rt_io_private
+ * (the limits lifted, on a fd thread: no gate to wait for); a file that
+ * cannot be written whole is said on stderr ("hpcrun: 'FILE': why:
+ * profile lost") and removed, never left cut short.
  *
  * Configuration comes from the environment the launcher sets (hpcrun(1)):
  * HPCRUN_OUT_PATH, HPCRUN_EVENT_LIST, HPCRUN_NO_UNWIND, HPCRUN_NO_PYTHON,
@@ -894,8 +895,6 @@ static void write_thread(struct rt_thread *td)
 	int err;
 
 	err = rt_io_private(write_profile, &job);
-	if (!err)
-		cct_unlink(&td->cct);
 	if (err) {
 		rt_count_write_error();
 		if (td->cct.live)
@@ -907,6 +906,8 @@ static void write_thread(struct rt_thread *td)
 	/* side files beside the profile, or where hpcprof recovers it */
 	if (!err || td->cct.live)
 		CAPS_CALL(thread_written, td, path);
+	if (!err)	/* after every reader of the tree */
+		cct_done(&td->cct);
 	note_live(&td->cct);
 	add_counts(&td->counts);
 	__atomic_add_fetch(&nthreads, 1, __ATOMIC_RELAXED);
@@ -1062,6 +1063,7 @@ void rt_process_finish(const char *why, int from_signal)
 	    __atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL))
 		return;
 	rt_active = 0;
+	cct_pool_close(!from_signal);	/* live files written from now on go */
 	locked = from_signal ? !pthread_mutex_trylock(&threads_lock) :
 		 !pthread_mutex_lock(&threads_lock);
 	for (td = threads; td; td = td->next) {
@@ -1099,6 +1101,7 @@ void rt_resume_after_failed_exec(int err)
 	nthreads = write_errors = blocked_attempts = live_left = 0;
 	rt_sampling_rearmed = rt_sampling_stopped = 0;
 	rt_live_proc_begin();
+	cct_pool_open();
 	for (td = threads; td; td = next) {
 		next = td->next;
 		if (td->tid != self && syscall(SYS_tgkill, rt_pid, td->tid, 0)) {
@@ -1135,6 +1138,7 @@ static void rt_after_fork_child(void)
 	memset(ended, 0, sizeof(ended));
 	rt_fd_gate_after_fork();
 	rt_io_after_fork();
+	cct_pool_after_fork();
 	rt_perf_after_fork(threads);
 	CAPS_CALL(fork_child);
 	if (!self || !rt_active)
