@@ -32,6 +32,24 @@
  *  3. The reader refuses a file that is not one (one line naming it and
  *     the line, hpc_lasterr()); a code defined twice with one id is kept
  *     once.
+ *
+ * The live code file, .hpcpy-live (hpcrun(5)): while a thread runs
+ * Python, hpcrun keeps its codes in a binary file beside its live tree
+ * (hpcrun-live.h), mapped MAP_SHARED, so that a killed process's codes are
+ * on disk; at a normal end the .hpcpy is written from the same records and
+ * the live file removed.  Host byte order (byte_order tells).
+ *  - struct hpcpy_live_header (HPCPY_LIVE_HEADER bytes), then chunk i at
+ *    HPCPY_LIVE_HEADER + i * HPCPY_LIVE_CHUNK, HPCPY_LIVE_CHUNK bytes,
+ *    holding used[i] bytes of records from its start; nchunks chunks.
+ *  - A record is struct hpcpy_live_rec, then the qualified name, the file
+ *    name and the line table, bytes long in all (a multiple of 8).
+ *  4. A record is written whole, then its chunk's used count takes it in
+ *     (the commit, a release store); a chunk is used only after nchunks
+ *     counts it.  So a killed process's file holds whole records only.
+ *     The magic is written last: a file without it holds no code.
+ *  5. hpcpy_live_read takes a record only when its id is hpcpy_id() of
+ *     its content (invariant 1): a torn or foreign file is refused, never
+ *     misnames a frame.
  */
 #ifndef HPC_HPCPY_H
 #define HPC_HPCPY_H
@@ -110,6 +128,31 @@ static inline uint64_t hpcpy_addr_id(uint64_t addr)
 	return addr >> HPCPY_OFFSET_BITS;
 }
 
+#define HPCPY_LIVE_SUFFIX ".hpcpy-live"
+#define HPCPY_LIVE_MAGIC "HPCPY-live______"	/* 16 bytes */
+#define HPCPY_LIVE_BYTE_ORDER 0x01020304u
+#define HPCPY_LIVE_HEADER 4096
+#define HPCPY_LIVE_CHUNK ((size_t)1 << 20)
+#define HPCPY_LIVE_MAX_CHUNKS 256
+
+struct hpcpy_live_header {
+	char magic[16];
+	uint32_t byte_order;
+	uint32_t major, minor;		/* the Python version */
+	uint32_t nchunks;		/* committed after used[i] is 0 */
+	uint64_t used[HPCPY_LIVE_MAX_CHUNKS];	/* committed bytes (inv. 4) */
+};
+
+struct hpcpy_live_rec {
+	uint64_t id;
+	uint32_t bytes;			/* of the record, a multiple of 8 */
+	uint32_t firstlineno;
+	uint32_t ncode;
+	uint32_t qualname_len;
+	uint32_t filename_len;
+	uint32_t linetable_len;
+};
+
 /* ---- writer (lib/hpcpy-write.c; invariant 2) ---- */
 void hpcpy_write_head(struct textrec_out *o, int major, int minor);
 void hpcpy_write_code(struct textrec_out *o, const struct hpcpy_code *c);
@@ -118,5 +161,9 @@ void hpcpy_write_code(struct textrec_out *o, const struct hpcpy_code *c);
 /* Reads path; NULL with hpc_lasterr() set.  Free with hpcpy_free. */
 struct hpcpy *hpcpy_read(const char *path);
 void hpcpy_free(struct hpcpy *p);
+/* Reads the live code file path (invariants 4 and 5; a code twice kept
+ * once, as invariant 3); NULL with hpc_lasterr() set, one line naming the
+ * file.  Free with hpcpy_free. */
+struct hpcpy *hpcpy_live_read(const char *path);
 
 #endif

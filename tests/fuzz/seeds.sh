@@ -233,6 +233,35 @@ seeds_hpcpy() {
 	printf 'hpcpy 01.00\npython 3 12\ncode 0x1 7 4 a%%20b%%25 %% -\n' >escapes
 	printf 'hpcpy 01.00\npython 3 11\ncode 0x2 1 0 f x.py f0ff7f\n' >varint-cut
 	printf 'hpcpy 01.00\npython 3 10\ncode 0x3 1 8 f x.py 0280047f\n' >pep626
+	live_hpcpy >live-3.12
+}
+
+# A live code file (hpcpy.h) of Python 3.12 holding two codes, cut after
+# its committed bytes as the reader allows.
+live_hpcpy() {
+	python3 - <<\PY
+import struct, sys
+def pid(q, f, t, first, n):
+    h = 0xcbf29ce484222325
+    for part in (q, f, t):
+        for b in part + b"\xff":
+            h = ((h ^ b) * 0x100000001b3) & (2**64 - 1)
+    for v in (first, n):
+        for b in struct.pack("<Q", v):
+            h = ((h ^ b) * 0x100000001b3) & (2**64 - 1)
+    h = (h ^ (h >> 38)) & ((1 << 38) - 1)
+    return h or 1
+recs = b""
+for q, f, t, first, n in ((b"f", b"x.py", bytes.fromhex("8000d80c"), 1, 4),
+                          (b"C.m", b"dir/y.py", b"", 7, 12)):
+    size = (32 + len(q) + len(f) + len(t) + 7) & ~7
+    r = struct.pack("<QIIIIII", pid(q, f, t, first, n), size, first, n,
+                    len(q), len(f), len(t)) + q + f + t
+    recs += r + b"\0" * (size - len(r))
+head = b"HPCPY-live______" + struct.pack("<IIII", 0x01020304, 3, 12, 1)
+head += struct.pack("<Q", len(recs))
+sys.stdout.buffer.write(head + b"\0" * (4096 - len(head)) + recs)
+PY
 }
 
 [ $# != 0 ] || set -- hpcstruct hpcrun-fmt structfile config experiment kallsyms formula tsv hpctrace hpcpy
