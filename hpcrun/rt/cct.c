@@ -109,13 +109,9 @@ static size_t chunk_bytes(int i)
 	return b < MAX_CHUNK ? b : MAX_CHUNK;
 }
 
-/*
- * Maps bytes of the live file path at off, its blocks allocated first (a
- * shared mapping of a hole raises SIGBUS when the disk is full), or NULL
- * with *err set.  Outside the handler: the first chunk (cct_init), the
- * next ones on hpcrun's writer (ahead_map).
- */
-static void *map_file(const char *path, uint64_t off, size_t bytes, int *err)
+/* Outside the handler: the first chunk (cct_init), the next ones on
+ * hpcrun's writer (ahead_map). */
+void *cct_map_file(const char *path, uint64_t off, size_t bytes, int *err)
 {
 	struct rlimit old;
 	void *p = MAP_FAILED;
@@ -155,7 +151,7 @@ static int ahead_map(void *arg)
 
 	if (__atomic_load_n(&c->ahead.state, __ATOMIC_SEQ_CST) != AHEAD_ASKED)
 		return 0;
-	p = map_file(c->path, c->ahead.off, c->ahead.bytes, &err);
+	p = cct_map_file(c->path, c->ahead.off, c->ahead.bytes, &err);
 	c->ahead.map = p;
 	c->ahead.err = err;
 	if (!__atomic_compare_exchange_n(&c->ahead.state, &asked,
@@ -270,7 +266,7 @@ static int add_chunk(struct cct *c, size_t bytes)
 	void *p = NULL;
 
 	if (c->live)
-		p = map_file(c->path, 0, bytes, &c->live_err);
+		p = cct_map_file(c->path, 0, bytes, &c->live_err);
 	return place_chunk(c, bytes, 0, p);
 }
 

@@ -90,6 +90,12 @@ int cct_init(struct cct *c, size_t nvals, int thread);
  * and a chunk mapped ahead, once hpcrun's writer is done with c; accepts
  * an unused c. */
 void cct_release(struct cct *c);
+/* Maps bytes of the existing file path at off MAP_SHARED, its blocks
+ * allocated first (a shared mapping of a hole raises SIGBUS when the disk
+ * is full) and RLIMIT_FSIZE lifted for it; NULL with *err set (errno).
+ * Outside the handler; opens its fd in the caller's fd table (hpcrun's
+ * writer's). */
+void *cct_map_file(const char *path, uint64_t off, size_t bytes, int *err);
 /* Removes the live file (a tree never used). */
 void cct_unlink(struct cct *c);
 /* The live file is no longer needed (its profile is written, the tree is
