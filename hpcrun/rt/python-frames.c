@@ -43,13 +43,34 @@
  *     reloaded module) is not copied again, as far as the table of ids
  *     seen (SEEN_SLOTS) remembers.  Both go at
  *     thread_release; the arena is written at thread_written first.
+ *  4. THE LIVE CODE FILE.  A thread whose tree has a live file (cct.c)
+ *     mirrors its arena into a live code file beside it (hpcpy.h,
+ *     .hpcpy-live), so that a killed process's codes survive as its
+ *     tree does: arena chunk i is the file's chunk i, byte for byte,
+ *     each record copied whole and then committed (the chunk's used
+ *     count, a release store; hpcpy.h invariant 4).  The handler opens
+ *     no file: on its first record, and when the arena has a chunk the
+ *     file has not mapped, it asks hpcrun's writer (fd-gate.c, THE
+ *     WRITER) to create the file and map the chunks (state ASKED), and
+ *     copies what the file lacks once they are (READY), at its next
+ *     Python sample.  So only a thread that runs Python has the file, and a
+ *     killed one lacks at most the codes copied since the writer last
+ *     lagged.  When the file cannot be had (FAILED, or no writer), the
+ *     arena alone goes on: the .hpcpy at the end still has everything.
+ *     thread_written writes the .hpcpy from the arena, then removes the
+ *     file (closed first, so the writer creates none after).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "capability.h"
+#include "cct.h"
+#include "fd-gate.h"
 #include "hpcpy.h"
 #include "loadmap.h"
 #include "output.h"
@@ -66,8 +87,8 @@
 #define CACHE_PROBES 4
 #define SEEN_SLOTS 16384		/* a power of 2 */
 #define SEEN_PROBES 8
-#define ARENA_CHUNK ((size_t)1 << 20)
-#define ARENA_MAX_CHUNKS 256
+#define ARENA_CHUNK HPCPY_LIVE_CHUNK	/* a chunk of the live file */
+#define ARENA_MAX_CHUNKS HPCPY_LIVE_MAX_CHUNKS
 #define MAX_FRAME_SLOTS 4096	/* co_framesize believed, searched */
 /* ob_type in PyObject's header: release builds (python-find.c refuses
  * Py_TRACE_REFS and free-threaded ones). */
@@ -80,10 +101,20 @@ struct code_key {
 	uint64_t id;			/* 0: free slot */
 };
 
-/* A code in the arena: the record, then its strings and line table. */
-struct code_rec {
-	size_t bytes;			/* of the record, aligned to 8 */
-	struct hpcpy_code c;
+/* The live code file's state (invariant 4). */
+enum { LIVE_NONE, LIVE_ASKED, LIVE_READY, LIVE_FAILED, LIVE_OFF };
+
+struct py_live {
+	struct rt_fd_post post;		/* the writer's job (live_post) */
+	unsigned state;			/* LIVE_*: the handler's and writer's */
+	int closed;			/* thread_written began: no new file */
+	int created;			/* the writer made the file */
+	int want;			/* chunks the handler asks for */
+	int nmapped;			/* chunk[0..nmapped) mapped */
+	const struct rt_thread *td;
+	struct hpcpy_live_header *hdr;
+	char *chunk[ARENA_MAX_CHUNKS];
+	char path[4400];
 };
 
 struct py_thread {
@@ -98,6 +129,7 @@ struct py_thread {
 	uintptr_t scratch[RT_MAX_FRAMES];
 	char name[HPCPY_MAX_NAME], file[HPCPY_MAX_NAME];
 	unsigned char table[HPCPY_MAX_LINETABLE];
+	struct py_live live;
 };
 
 uint16_t rt_py_lm;
@@ -228,6 +260,126 @@ static size_t read_str(const struct py_layout *l, uintptr_t s, char *out,
 	return k;
 }
 
+/* ---- the live code file (invariant 4) ---- */
+
+/* On hpcrun's writer, in its fd table, the program's limits lifted:
+ * creates the live code file if need be and maps the chunks asked for;
+ * READY, or FAILED. */
+static int live_map(void *arg)
+{
+	struct py_live *lv = arg;
+	const struct py_interp *in = rt_python_get();
+	size_t n = strlen(lv->td->cct.path);
+	size_t suf = sizeof(HPCRUN_LIVE_SUFFIX) - 1;
+	int err = 0, fd, want = lv->want;
+
+	if (__atomic_load_n(&lv->closed, __ATOMIC_SEQ_CST))
+		err = ECANCELED;
+	else if (n <= suf || n - suf + sizeof(HPCPY_LIVE_SUFFIX) > sizeof(lv->path))
+		err = ENAMETOOLONG;	/* the tree's file: PATH.hpcrun-live */
+	else if (!lv->hdr) {
+		memcpy(lv->path, lv->td->cct.path, n - suf);
+		memcpy(lv->path + n - suf, HPCPY_LIVE_SUFFIX,
+		       sizeof(HPCPY_LIVE_SUFFIX));
+		fd = (int)syscall(SYS_open, lv->path,
+				  O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0)
+			err = errno;
+		else {
+			syscall(SYS_close, fd);
+			lv->created = 1;
+			lv->hdr = cct_map_file(lv->path, 0, HPCPY_LIVE_HEADER, &err);
+		}
+		if (lv->hdr) {
+			lv->hdr->byte_order = HPCPY_LIVE_BYTE_ORDER;
+			lv->hdr->major = in ? (uint32_t)in->major : 3;
+			lv->hdr->minor = in ? (uint32_t)in->minor : 0;
+			/* the magic last: a file without it holds no code */
+			memcpy(lv->hdr->magic, HPCPY_LIVE_MAGIC,
+			       sizeof(lv->hdr->magic));
+		}
+	}
+	while (!err && lv->nmapped < want) {
+		char *p = cct_map_file(lv->path, HPCPY_LIVE_HEADER +
+				       (uint64_t)lv->nmapped * ARENA_CHUNK,
+				       ARENA_CHUNK, &err);
+
+		if (p)
+			lv->chunk[lv->nmapped++] = p;
+	}
+	__atomic_store_n(&lv->state, err ? LIVE_FAILED : LIVE_READY,
+			 __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+static void live_post(struct rt_fd_post *p)
+{
+	rt_io_private(live_map, (char *)p - offsetof(struct py_live, post));
+}
+
+/*
+ * In the handler, at each Python sample and record: copies to the live
+ * code file what it lacks, each chunk's new records whole, then commits
+ * them; asks the writer for the file or its next chunk when the arena has
+ * one the file has not mapped.
+ */
+static void live_sync(struct py_thread *pt)
+{
+	struct py_live *lv = &pt->live;
+	struct hpcpy_live_header *h = lv->hdr;
+	unsigned s = __atomic_load_n(&lv->state, __ATOMIC_SEQ_CST);
+	int i;
+
+	if ((s != LIVE_NONE && s != LIVE_READY) || !pt->nchunks)
+		return;
+	for (i = s == LIVE_READY && h->nchunks ? (int)h->nchunks - 1 : 0;
+	     s == LIVE_READY && i < pt->nchunks && i < lv->nmapped; i++) {
+		if ((uint32_t)i >= h->nchunks) {
+			h->used[i] = 0;
+			__atomic_store_n(&h->nchunks, (uint32_t)i + 1,
+					 __ATOMIC_RELEASE);
+		}
+		if (h->used[i] < pt->used[i]) {
+			memcpy(lv->chunk[i] + h->used[i],
+			       pt->chunk[i] + h->used[i],
+			       pt->used[i] - h->used[i]);
+			/* whole before the count takes it in (hpcpy.h) */
+			__atomic_store_n(&h->used[i], pt->used[i],
+					 __ATOMIC_RELEASE);
+		}
+	}
+	if ((s == LIVE_READY && lv->nmapped >= pt->nchunks) ||
+	    __atomic_load_n(&lv->closed, __ATOMIC_SEQ_CST))
+		return;
+	lv->want = pt->nchunks;
+	__atomic_store_n(&lv->state, LIVE_ASKED, __ATOMIC_SEQ_CST);
+	if (rt_fd_post(&lv->post))	/* no writer */
+		__atomic_store_n(&lv->state, LIVE_FAILED, __ATOMIC_SEQ_CST);
+}
+
+/* Outside the handler, td's sampling stopped: the writer done with the
+ * file, which is removed when remove is set (its codes are in the
+ * .hpcpy), and its mappings undone when unmap is. */
+static void live_close(struct py_live *lv, int remove, int unmap)
+{
+	int i;
+
+	__atomic_store_n(&lv->closed, 1, __ATOMIC_SEQ_CST);
+	rt_fd_post_wait(&lv->post);
+	if (remove && lv->created) {
+		unlink(lv->path);
+		lv->created = 0;
+	}
+	if (!unmap)
+		return;
+	for (i = 0; i < lv->nmapped; i++)
+		munmap(lv->chunk[i], ARENA_CHUNK);
+	if (lv->hdr)
+		munmap(lv->hdr, HPCPY_LIVE_HEADER);
+	lv->nmapped = 0;
+	lv->hdr = NULL;
+}
+
 /* ---- the thread's state and its code arena (invariant 3) ---- */
 
 static struct py_thread *thread_state(struct rt_thread *td)
@@ -243,6 +395,10 @@ static struct py_thread *thread_state(struct rt_thread *td)
 		return NULL;
 	pt = p;
 	pt->self = td->py_self;
+	pt->live.post.fn = live_post;
+	pt->live.td = td;
+	if (!td->cct.path[0])		/* no live tree: nothing to name */
+		pt->live.state = LIVE_OFF;
 	td->py = pt;
 	return pt;
 }
@@ -317,7 +473,7 @@ static uint64_t code_new(struct py_thread *pt, const struct py_layout *l,
 			 uintptr_t code, const struct code_key *k)
 {
 	struct hpcpy_code c;
-	struct code_rec *r;
+	struct hpcpy_live_rec *r;
 	uintptr_t qual = l->code.qualname >= 0 ? rd_ptr(code, l->code.qualname) :
 			 k->name;
 	uint32_t ncode = 0;
@@ -363,10 +519,16 @@ static uint64_t code_new(struct py_thread *pt, const struct py_layout *l,
 	p += c.filename_len;
 	memcpy(p, c.linetable, c.linetable_len);
 	c.linetable = (const unsigned char *)p;
-	r->bytes = bytes;
-	r->c = c;
+	r->id = c.id;
+	r->bytes = (uint32_t)bytes;
+	r->firstlineno = c.firstlineno;
+	r->ncode = c.ncode;
+	r->qualname_len = (uint32_t)c.qualname_len;
+	r->filename_len = (uint32_t)c.filename_len;
+	r->linetable_len = (uint32_t)c.linetable_len;
 	pt->used[pt->nchunks - 1] += bytes;
 	pt->codes++;
+	live_sync(pt);
 	return c.id;
 }
 
@@ -600,6 +762,7 @@ int rt_py_expand(struct rt_thread *td, int n)
 		any = py_is_eval_pc(in, td->frames[i]);
 	if (!any || !(pt = thread_state(td)))
 		return n;
+	live_sync(pt);		/* what the writer was late for */
 	l = in->layout;
 	ts = find_tstate(in, l, td, pt);
 	if (!ts)
@@ -660,10 +823,21 @@ static void fill_hpcpy(struct textrec_out *o, void *arg)
 		size_t off = 0;
 
 		while (off < pt->used[i]) {
-			const struct code_rec *r =
+			const struct hpcpy_live_rec *r =
 				(const void *)(pt->chunk[i] + off);
+			const char *q = (const char *)(r + 1);
+			struct hpcpy_code c = {
+				.id = r->id, .firstlineno = r->firstlineno,
+				.ncode = r->ncode,
+				.qualname = q, .qualname_len = r->qualname_len,
+				.filename = q + r->qualname_len,
+				.filename_len = r->filename_len,
+				.linetable = (const unsigned char *)q +
+					     r->qualname_len + r->filename_len,
+				.linetable_len = r->linetable_len,
+			};
 
-			hpcpy_write_code(o, &r->c);
+			hpcpy_write_code(o, &c);
 			off += r->bytes;
 		}
 	}
@@ -682,6 +856,7 @@ static void py_thread_written(struct rt_thread *td, const char *profile)
 	if (pt->codes)
 		rt_side_file(profile, HPCPY_SUFFIX, fill_hpcpy, pt,
 			     "Python frames keep their code ids only");
+	live_close(&pt->live, 1, 0);	/* invariant 4 */
 }
 
 static void py_thread_release(struct rt_thread *td)
@@ -692,6 +867,7 @@ static void py_thread_release(struct rt_thread *td)
 	if (!pt)
 		return;
 	td->py = NULL;
+	live_close(&pt->live, 0, 1);
 	for (i = 0; i < pt->nchunks; i++)
 		munmap(pt->chunk[i], ARENA_CHUNK);
 	munmap(pt, sizeof(*pt));

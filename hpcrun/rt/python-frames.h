@@ -15,14 +15,17 @@
  *     looks it up in the load map.
  *  2. rt_py_expand is async-signal-safe, allocates nothing but with mmap
  *     (its thread's state, on its first Python frame; its code arena's
- *     chunks), takes no lock, and reads the interpreter's memory only
+ *     chunks), takes no lock, opens no file (its live code file is made
+ *     by hpcrun's writer: python-frames.c, invariant 4), and reads the
+ *     interpreter's memory only
  *     under the caller's fault recovery (sample.c): a read that faults
  *     leaves the native path as it was.  Every walk is bounded.
  *  3. A code's id is hpcpy_id() of its content, computed once per code
  *     object and thread (a cache keyed by the code's address and the
  *     pointers and first line a reuse of the address would change); the
  *     content is copied into the thread's arena then, and the arena is
- *     written as the thread's .hpcpy at its end when it holds any code.
+ *     written as the thread's .hpcpy at its end when it holds any code;
+ *     until then it is mirrored in the thread's .hpcpy-live (hpcpy.h).
  *  4. With --no-python (HPCRUN_NO_PYTHON=1), or in a process with no
  *     interpreter of a known layout, nothing here changes a path.
  */
