@@ -19,6 +19,12 @@
  *  5. A live file whose magic is all zero bytes holds no tree (a free file
  *     of hpcrun's pool, or one being made): removed without a word, never
  *     recovered.
+ *  6. Beside a thread's live file, its live code file (hpcpy.h,
+ *     .hpcpy-live) names its Python frames: where the thread's profile
+ *     is recovered, or was written but not its .hpcpy, the codes become
+ *     its .hpcpy (written as note 2 says), and the live code file goes.
+ *     A bad one is said in one line naming it and left; the profile is
+ *     recovered all the same, its Python frames named by id.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -31,9 +37,11 @@
 
 #include "buildid.h"
 #include "error.h"
+#include "hpcpy.h"
 #include "hpcrun-fmt.h"
 #include "hpcrun-live.h"
 #include "strbuf.h"
+#include "textrec.h"
 
 /* A process's proc file(s), decoded. */
 struct proc {
@@ -417,9 +425,71 @@ static int is_free(const char *path)
 	return n == (ssize_t)sizeof(magic) && !memcmp(magic, zero, sizeof(zero));
 }
 
-/* Recovers the live file path (thread thread) of pr; 1 written, 0 not
- * needed, -1 failed (hpc_lasterr). */
-static int recover_one(struct proc *pr, const char *path, long thread)
+/* Writes codes p as the .hpcpy at path (note 2); 0, or an errno. */
+static int write_codes(const char *path, const struct hpcpy *p)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	struct textrec_out o;
+	size_t i;
+	int fd, err = 0;
+
+	strbuf_addf(&tmp, "%s.tmp", path);
+	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err = errno;
+	} else {
+		textrec_out_init(&o, fd);
+		hpcpy_write_head(&o, p->major, p->minor);
+		for (i = 0; i < p->ncodes; i++)
+			hpcpy_write_code(&o, &p->codes[i]);
+		err = -textrec_flush(&o);
+		if (close(fd) && !err)
+			err = errno;
+		if (!err && rename(tmp.buf, path))
+			err = errno;
+		if (err)
+			unlink(tmp.buf);
+	}
+	strbuf_release(&tmp);
+	return err;
+}
+
+/* The live code file of the thread whose files are stem.* (note 6): made
+ * its .hpcpy unless there is one, then removed; a bad one said and left. */
+static void recover_codes(const char *stem, size_t n,
+			  void (*say)(const char *fmt, ...))
+{
+	struct strbuf live = STRBUF_INIT, out = STRBUF_INIT;
+	struct hpcpy *p;
+	int err;
+
+	strbuf_add(&live, stem, n);
+	strbuf_addstr(&live, HPCPY_LIVE_SUFFIX);
+	strbuf_add(&out, stem, n);
+	strbuf_addstr(&out, HPCPY_SUFFIX);
+	if (access(live.buf, F_OK)) {
+		;
+	} else if (!access(out.buf, F_OK)) {
+		unlink(live.buf);
+	} else if (!(p = hpcpy_live_read(live.buf))) {
+		say("%s: Python frames named by id only", hpc_lasterr());
+	} else {
+		err = write_codes(out.buf, p);
+		if (err)
+			say("'%s': %s: Python frames named by id only", out.buf,
+			    strerror(err));
+		else
+			unlink(live.buf);
+		hpcpy_free(p);
+	}
+	strbuf_release(&live);
+	strbuf_release(&out);
+}
+
+/* Recovers the live file path (thread thread) of pr, and its live code
+ * file (note 6); 1 written, 0 not needed, -1 failed (hpc_lasterr). */
+static int recover_one(struct proc *pr, const char *path, long thread,
+		       void (*say)(const char *fmt, ...))
 {
 	size_t size, n = strlen(path) - strlen(HPCRUN_LIVE_SUFFIX);
 	struct hpcrun_live_header h;
@@ -428,12 +498,14 @@ static int recover_one(struct proc *pr, const char *path, long thread)
 	char tid[24];
 	const char *host;
 	unsigned char *d;
-	int fd, err = 0;
+	int fd, have, err = 0;
 
 	strbuf_add(&out, path, n);
 	strbuf_addstr(&out, ".hpcrun");
-	if (have_profile(out.buf) || is_free(path)) {
+	if ((have = have_profile(out.buf)) || is_free(path)) {
 		strbuf_release(&out);
+		if (have)
+			recover_codes(path, n, say);
 		unlink(path);		/* written before it died, or free */
 		return 0;
 	}
@@ -471,10 +543,12 @@ static int recover_one(struct proc *pr, const char *path, long thread)
 		if (err)
 			unlink(tmp.buf);
 	}
-	if (err)
+	if (err) {
 		hpc_seterr("'%s': %s", out.buf, strerror(err));
-	else
+	} else {
+		recover_codes(path, n, say);
 		unlink(path);
+	}
 	pr->pid = h.pid;
 	free_built(&p, pr);
 	free(d);
@@ -568,7 +642,7 @@ int hpcrun_live_recover(const char *dir, void (*say)(const char *fmt, ...))
 		long thread;
 		char *key = name_key(base, HPCRUN_LIVE_SUFFIX, &thread);
 		struct proc *pr = find_proc(&r, key);
-		int rc = in_use(key, base) ? -2 : recover_one(pr, live[i], thread);
+		int rc = in_use(key, base) ? -2 : recover_one(pr, live[i], thread, say);
 
 		if (rc == -2) {
 			pr->failed++;	/* running: keeps its proc file */
