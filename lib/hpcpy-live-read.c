@@ -76,7 +76,8 @@ static int take_codes(const char *path, const unsigned char *d, size_t size,
 		uint64_t at = HPCPY_LIVE_HEADER + (uint64_t)i * HPCPY_LIVE_CHUNK;
 		uint64_t off = 0;
 
-		if (h->used[i] > HPCPY_LIVE_CHUNK || at + h->used[i] > size) {
+		if (h->used[i] > HPCPY_LIVE_CHUNK ||
+		    (h->used[i] && at + h->used[i] > size)) {
 			rc = hpc_seterr("'%s': chunk %u cut short", path, i);
 			break;
 		}
