@@ -3,7 +3,9 @@
  * lib/hpcpy-read.c): known codes give exact bytes; read(write(x)) = x,
  * byte for byte, names with spaces, percent signs, non-ASCII and empty
  * ones included; a code defined twice is kept once; bad files are
- * refused with one line naming the file and the line.
+ * refused with one line naming the file and the line.  The live code
+ * file (hpcpy.h, invariants 4 and 5): only committed records are read,
+ * a record whose id is not its content's refuses the file.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,6 +198,104 @@ static void bad_files_refused(void)
 		"line 3: bytecode longer than 16 MB");
 }
 
+/* A live code file at path: codes[0..n) as records in chunk 0, the
+ * first ncommit committed; the byte at flip (when not 0) of the chunk
+ * inverted; the file cut at cut bytes (when not 0). */
+static void put_live(size_t n, size_t ncommit, size_t flip, size_t cut)
+{
+	static unsigned char buf[HPCPY_LIVE_HEADER + 4096];
+	struct hpcpy_live_header h;
+	size_t i, off = 0;
+	FILE *f;
+
+	memset(buf, 0, sizeof(buf));
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, HPCPY_LIVE_MAGIC, sizeof(h.magic));
+	h.byte_order = HPCPY_LIVE_BYTE_ORDER;
+	h.major = 3;
+	h.minor = 12;
+	h.nchunks = 1;
+	for (i = 0; i < n; i++) {
+		const struct hpcpy_code *c = &codes[i];
+		struct hpcpy_live_rec r = {
+			c->id, 0, c->firstlineno, c->ncode,
+			(uint32_t)c->qualname_len, (uint32_t)c->filename_len,
+			(uint32_t)c->linetable_len,
+		};
+		unsigned char *q = buf + HPCPY_LIVE_HEADER + off;
+
+		r.bytes = (uint32_t)((sizeof(r) + r.qualname_len +
+				      r.filename_len + r.linetable_len + 7) & ~7u);
+		memcpy(q, &r, sizeof(r));
+		memcpy(q + sizeof(r), c->qualname, c->qualname_len);
+		memcpy(q + sizeof(r) + c->qualname_len, c->filename,
+		       c->filename_len);
+		if (c->linetable_len)
+			memcpy(q + sizeof(r) + c->qualname_len + c->filename_len,
+			       c->linetable, c->linetable_len);
+		off += r.bytes;
+		if (i + 1 == ncommit)
+			h.used[0] = off;
+	}
+	if (flip)
+		buf[HPCPY_LIVE_HEADER + flip] ^= 0xff;
+	memcpy(buf, &h, sizeof(h));
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fwrite(buf, 1, cut ? cut : HPCPY_LIVE_HEADER + off, f);
+		fclose(f);
+	}
+}
+
+static void live_committed_only(void)
+{
+	struct hpcpy *p;
+	size_t i;
+
+	set_ids();
+	put_live(2, 2, 0, 0);	/* codes[2] has an empty name: never copied */
+	p = hpcpy_live_read(path);
+	CHECK(p && p->major == 3 && p->minor == 12 && p->ncodes == 2);
+	for (i = 0; p && i < p->ncodes; i++) {
+		CHECK_INT(p->codes[i].id, codes[i].id);
+		CHECK(!memcmp(p->codes[i].qualname, codes[i].qualname,
+			      codes[i].qualname_len + 1));
+		CHECK(!memcmp(p->codes[i].filename, codes[i].filename,
+			      codes[i].filename_len + 1));
+		CHECK_INT(p->codes[i].linetable_len, codes[i].linetable_len);
+	}
+	hpcpy_free(p);
+	put_live(2, 1, 0, 0);	/* the second written, not committed */
+	p = hpcpy_live_read(path);
+	CHECK(p && p->ncodes == 1 && p->codes[0].id == codes[0].id);
+	hpcpy_free(p);
+}
+
+static void live_refuses(const char *msg)
+{
+	char want[256];
+	struct hpcpy *p = hpcpy_live_read(path);
+
+	CHECK(p == NULL);
+	hpcpy_free(p);
+	snprintf(want, sizeof(want), "'%s': %s", path, msg);
+	CHECK_STR(hpc_lasterr(), want);
+}
+
+static void live_bad_files_refused(void)
+{
+	set_ids();
+	put_live(2, 2, 32 + 1, 0);	/* a byte of fib's name */
+	live_refuses("chunk 0: bad record at byte 0");
+	put_live(2, 2, 0, HPCPY_LIVE_HEADER + 40);
+	live_refuses("chunk 0 cut short");
+	put_live(2, 2, 0, 100);
+	live_refuses("shorter than a live code file's header");
+	put("hpcpy 01.00\npython 3 12\n");
+	live_refuses("shorter than a live code file's header");
+}
+
 int main(void)
 {
 	snprintf(path, sizeof(path), "u-hpcpy-%d.hpcpy", (int)getpid());
@@ -205,6 +305,8 @@ int main(void)
 	unit_run("a code defined twice is kept once", defined_twice_kept_once);
 	unit_run("bad files are refused naming the file and line",
 		 bad_files_refused);
+	unit_run("a live code file gives its committed records", live_committed_only);
+	unit_run("a bad live code file is refused naming it", live_bad_files_refused);
 	unlink(path);
 	return unit_done();
 }
