@@ -21,7 +21,7 @@
  *     recovered.
  *  6. Beside a thread's live file, its live code file (hpcpy.h,
  *     .hpcpy-live) names its Python frames: where the thread's profile
- *     is recovered, or was written but not its .hpcpy, the codes become
+ *     is recovered, or was written but not a whole .hpcpy, the codes become
  *     its .hpcpy (written as note 2 says), and the live code file goes.
  *     A bad one is said in one line naming it and left; the profile is
  *     recovered all the same, its Python frames named by id.
@@ -455,12 +455,13 @@ static int write_codes(const char *path, const struct hpcpy *p)
 }
 
 /* The live code file of the thread whose files are stem.* (note 6): made
- * its .hpcpy unless there is one, then removed; a bad one said and left. */
+ * its .hpcpy unless there is a whole one (the process may have died
+ * while writing it), then removed; a bad one said and left. */
 static void recover_codes(const char *stem, size_t n,
 			  void (*say)(const char *fmt, ...))
 {
 	struct strbuf live = STRBUF_INIT, out = STRBUF_INIT;
-	struct hpcpy *p;
+	struct hpcpy *p = NULL;
 	int err;
 
 	strbuf_add(&live, stem, n);
@@ -468,8 +469,12 @@ static void recover_codes(const char *stem, size_t n,
 	strbuf_add(&out, stem, n);
 	strbuf_addstr(&out, HPCPY_SUFFIX);
 	if (access(live.buf, F_OK)) {
-		;
-	} else if (!access(out.buf, F_OK)) {
+		strbuf_release(&live);
+		strbuf_release(&out);
+		return;
+	}
+	if (!access(out.buf, F_OK) && (p = hpcpy_read(out.buf))) {
+		hpcpy_free(p);
 		unlink(live.buf);
 	} else if (!(p = hpcpy_live_read(live.buf))) {
 		say("%s: Python frames named by id only", hpc_lasterr());

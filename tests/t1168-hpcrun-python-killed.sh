@@ -106,4 +106,18 @@ test_expect_success PYTHON3_12 'a cut live code file is said in one line; its pr
 	grep -q "<python code" folded
 '
 
+test_expect_success PYTHON3_12 'a .hpcpy the kill cut short is made again from the live code file' '
+	run_killed 3.12 half &&
+	f=$(ls half/*-001-*.hpcpy-live) &&
+	printf "hpcpy 01.00\npyth" >${f%-live} &&
+	hpcprof -o half.d half 2>err &&
+	grep "recovered 2 profiles of killed process" err &&
+	! grep hpcpy err &&
+	! ls half/*.hpcpy-live 2>/dev/null &&
+	hpcprof --dump ${f%-live} >/dev/null &&
+	hpcviewer-tui --folded - half.d >folded &&
+	grep -q "$(pyname 3.12 spin.py spin_b)" folded &&
+	! grep -q "<python code" folded
+'
+
 test_done
