@@ -36,7 +36,8 @@
  *  3. The thread's state (struct py_thread: the caches and the scratch
  *     array) is one anonymous mapping made on the thread's first Python
  *     sample; the code arena is a list of anonymous chunks added as it
- *     fills (ARENA_CHUNK bytes, at most ARENA_MAX_CHUNKS).  A code that
+ *     fills (ARENA_CHUNK bytes, at most ARENA_MAX_CHUNKS), of records
+ *     as the live code file holds them (hpcpy.h).  A code that
  *     finds no room still gets its id (from a copy in the state), and its
  *     frames are named by id alone after the run.  A code whose id the
  *     arena holds already (the same code in a new object: exec, a
@@ -53,9 +54,9 @@
  *     file has not mapped, it asks hpcrun's writer (fd-gate.c, THE
  *     WRITER) to create the file and map the chunks (state ASKED), and
  *     copies what the file lacks once they are (READY), at its next
- *     Python sample.  So only a thread that runs Python has the file, and a
- *     killed one lacks at most the codes copied since the writer last
- *     lagged.  When the file cannot be had (FAILED, or no writer), the
+ *     Python sample.  So only a thread that runs Python has the file,
+ *     and a killed one lacks at most the codes copied since the writer
+ *     last lagged.  When the file cannot be had (FAILED, or no writer), the
  *     arena alone goes on: the .hpcpy at the end still has everything.
  *     thread_written writes the .hpcpy from the arena, then removes the
  *     file (closed first, so the writer creates none after).
