@@ -790,6 +790,32 @@ int rt_py_expand(struct rt_thread *td, int n)
 	return k;
 }
 
+uint64_t rt_py_key(struct rt_thread *td)
+{
+	const struct py_interp *in = interp();
+	const struct py_layout *l;
+	struct py_thread *pt;
+	uintptr_t ts, f, one;
+	uint64_t h = 0;
+	int steps, k;
+
+	if (!in || !rt_py_lm || !(pt = thread_state(td)))
+		return 0;
+	l = in->layout;
+	ts = find_tstate(in, l, td, pt);
+	f = ts ? current_frame(l, ts) : 0;
+	for (steps = 0; f && steps < MAX_PY_STEPS; steps++) {
+		k = 0;
+		put_frame(l, pt, f, &one, &k);
+		if (k)
+			h = (h ^ one) * 0x100000001b3ull;
+		f = rd_ptr(f, l->frame.previous);
+		if (!ptr_ok(f))
+			f = 0;
+	}
+	return h;
+}
+
 void rt_py_fault(struct rt_thread *td)
 {
 	if (td->py)

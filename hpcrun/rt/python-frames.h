@@ -27,7 +27,12 @@
  *     written as the thread's .hpcpy at its end when it holds any code;
  *     until then it is mirrored in the thread's .hpcpy-live (hpcpy.h).
  *  4. With --no-python (HPCRUN_NO_PYTHON=1), or in a process with no
- *     interpreter of a known layout, nothing here changes a path.
+ *     interpreter of a known layout, nothing here changes a path, and
+ *     rt_py_key is 0.
+ *  5. The paths of synchronization sites (sync.c, sync-region.c) and of
+ *     the hang detector's probe are expanded as sampled ones are, on
+ *     their own thread; a sync site is also keyed by rt_py_key, so one
+ *     native call site reached from two Python paths is two sites.
  */
 #ifndef HPCRUN_PYTHON_FRAMES_H
 #define HPCRUN_PYTHON_FRAMES_H
@@ -61,6 +66,13 @@ int rt_py_is_on(void);
  * Python frames; the new count (n when nothing changed).  In the handler
  * (or with td->busy held), under fault recovery: see invariant 2. */
 int rt_py_expand(struct rt_thread *td, int n);
+
+/* A key of td's chain of Python frames, the calling thread's own: a hash
+ * of each frame's code id and instruction offset (invariant 1's frame),
+ * innermost outwards, so two calls get one key exactly when they run
+ * the same Python path; 0 when the thread runs no Python.  With td->busy
+ * held, under fault recovery, as rt_py_expand. */
+uint64_t rt_py_key(struct rt_thread *td);
 
 /* Counts a fault taken in rt_py_expand (sample.c's recovery). */
 void rt_py_fault(struct rt_thread *td);

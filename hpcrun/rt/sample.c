@@ -168,6 +168,23 @@ static int python_guarded(struct rt_thread *td, int n)
 	return k;
 }
 
+uint64_t rt_py_key_guarded(struct rt_thread *td)
+{
+	uint64_t k;
+
+	if (!rt_py_lm)
+		return 0;
+	if (sigsetjmp(td->unwind_jmp, 0)) {
+		td->in_unwind = 0;
+		rt_py_fault(td);
+		return 0;
+	}
+	td->in_unwind = 1;
+	k = rt_py_key(td);
+	td->in_unwind = 0;
+	return k;
+}
+
 /* Is the sample's own pc (uc's, or c's) in libhpcrun.so? */
 static int in_hpcrun(const void *uc, const struct rt_copy *c)
 {
@@ -246,12 +263,6 @@ static uintptr_t live_top(const struct rt_thread *td, uintptr_t sp,
 	    memcmp((const void *)(end - 64), stack + (end - 64 - sp), 64))
 		return 0;
 	return td->stack_hi;
-}
-
-int rt_unwind_here(struct rt_thread *td, const void *uc,
-		   enum rt_unwind_end *end)
-{
-	return unwind_guarded(td, td, uc, NULL, end);
 }
 
 void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,

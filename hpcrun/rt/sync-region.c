@@ -114,7 +114,7 @@ static void graft_take(struct sync_graft *g, uintptr_t cut)
 		return;
 	__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
 	if (!td->closed && rt_active) {
-		n = rt_unwind_here(td, &uc, &end);
+		n = rt_unwind_guarded(td, &uc, &end);
 		for (i = 0; i < n && td->frames[i] != cut; i++)
 			;
 		if (i < n && end != RT_UNWIND_IN_HANDLER &&

@@ -3,8 +3,11 @@
  * their exact aggregates, and the .hpcsync files (hpcrun(5)).
  *
  * Invariants (and sync.h's):
- *  1. A site is a (kind, call instruction, object key) triple with a
- *     process-wide id from 1 (0 is the thread's start).  The table only
+ *  1. A site is a (kind, call instruction, object key, Python path)
+ *     tuple with a process-wide id from 1 (0 is the thread's start); the
+ *     Python path is rt_py_key (python-frames.h, 0 for a thread running
+ *     no Python), so each Python call of one native site is a site of its
+ *     own, its call path holding the Python frames as a sample's would.  The table only
  *     grows; an id is published (release) after its entry is whole, so
  *     lookups take no lock.  Each thread keeps the node of the site's call
  *     path in its own tree, made at its first call there (the sample
@@ -55,6 +58,7 @@
 #include "capability.h"
 #include "cct.h"
 #include "output.h"
+#include "python-frames.h"
 #include "sync.h"
 #include "textrec.h"
 #include "trace.h"
@@ -67,6 +71,7 @@ _Static_assert(SYNC_ORDERS <= HPCSYNC_MAX_ORDERS,
 
 struct site {
 	uintptr_t ra, objkey;
+	uint64_t py;
 	uint32_t kind, n;
 };
 
@@ -154,11 +159,12 @@ static uint32_t mix(uintptr_t a, uintptr_t b, uint32_t c)
 	return (uint32_t)(h ^ (h >> 32));
 }
 
-/* The id of site (kind, ra, objkey), made when new; 0 when the table is
- * full (invariant 1). */
-static uint32_t site_id(int kind, uintptr_t ra, uintptr_t objkey, uint32_t n)
+/* The id of site (kind, ra, objkey, py), made when new; 0 when the table
+ * is full (invariant 1). */
+static uint32_t site_id(int kind, uintptr_t ra, uintptr_t objkey,
+			uint64_t py, uint32_t n)
 {
-	uint32_t h = mix(ra, objkey, (uint32_t)kind), i, id;
+	uint32_t h = mix(ra ^ py, objkey, (uint32_t)kind), i, id;
 	int locked = 0;
 
 	for (;;) {
@@ -176,13 +182,14 @@ static uint32_t site_id(int kind, uintptr_t ra, uintptr_t objkey, uint32_t n)
 					return 0;
 				}
 				id = ++nsites;
-				sites[id - 1] = (struct site){ ra, objkey, (uint32_t)kind, n };
+				sites[id - 1] = (struct site){ ra, objkey, py, (uint32_t)kind, n };
 				__atomic_store_n(&site_hash[slot], id, __ATOMIC_RELEASE);
 				spin_unlock(&table_lock);
 				return id;
 			}
 			s = &sites[id - 1];
-			if (s->ra == ra && s->objkey == objkey && s->kind == (uint32_t)kind) {
+			if (s->ra == ra && s->objkey == objkey && s->py == py &&
+			    s->kind == (uint32_t)kind) {
 				if (locked)
 					spin_unlock(&table_lock);
 				return id;
@@ -349,7 +356,8 @@ static struct sync_thread *thread_state(struct rt_thread *td)
 
 /*
  * The node of the calling thread's tree whose path is this call: unwound
- * here (getcontext), cut below the frame returning to cut, whose address
+ * here (getcontext), its eval frames replaced by their Python frames
+ * (python-frames.h), cut below the frame returning to cut, whose address
  * minus 1 is the leaf; placed by pl when it has a graft (sync.h): pl's
  * leaf, or the thread's frames from the leaf up to the first that returns
  * into the OpenMP runtime or hpcrun, then the graft.  0 when the path
@@ -377,7 +385,7 @@ static uint32_t call_node(struct rt_thread *td, uintptr_t cut,
 		td->frames[0] = pl->leaf + 1;
 		n = pl->leaf != SYNC_PLACE_CALL;
 	} else {
-		n = rt_unwind_here(td, &uc, &end);
+		n = rt_unwind_guarded(td, &uc, &end);
 		for (i = 0; i < n && td->frames[i] != cut; i++)
 			;
 		if (g && i < n) {
@@ -413,19 +421,36 @@ static uint32_t call_node(struct rt_thread *td, uintptr_t cut,
 	return leaf ? leaf->id : 0;
 }
 
-/* The thread's aggregates of site (kind, ra, objkey) (invariant 1). */
+/* The calling thread's Python path key (invariant 1), the handler held
+ * off while the interpreter's memory is read. */
+static uint64_t py_key(struct rt_thread *td)
+{
+	uint64_t k = 0;
+
+	if (!rt_py_is_on())
+		return 0;
+	__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
+	if (!td->closed && rt_active)
+		k = rt_py_key_guarded(td);
+	__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
+	return k;
+}
+
+/* The thread's aggregates of site (kind, ra, objkey, its Python path)
+ * (invariant 1). */
 static struct sync_agg *site_agg(struct rt_thread *td, struct sync_thread *st,
 				 int kind, uintptr_t ra, uintptr_t objkey,
 				 uint32_t n, uintptr_t cut,
 				 const struct sync_place *pl)
 {
-	unsigned c = mix(ra, objkey, (uint32_t)kind) & 63, i;
+	uint64_t py = py_key(td);
+	unsigned c = mix(ra ^ py, objkey, (uint32_t)kind) & 63, i;
 	uint32_t id;
 
 	if (st->cache[c].ra == ra && st->cache[c].objkey == objkey &&
-	    st->cache[c].kind == (uint32_t)kind)
+	    st->cache[c].py == py && st->cache[c].kind == (uint32_t)kind)
 		return st->cache[c].agg;
-	id = site_id(kind, ra, objkey, n);
+	id = site_id(kind, ra, objkey, py, n);
 	if (!id) {
 		st->lost_sites++;
 		return NULL;
@@ -440,6 +465,7 @@ static struct sync_agg *site_agg(struct rt_thread *td, struct sync_thread *st,
 			}
 			st->cache[c].ra = ra;
 			st->cache[c].objkey = objkey;
+			st->cache[c].py = py;
 			st->cache[c].kind = (uint32_t)kind;
 			st->cache[c].agg = a;
 			return a;

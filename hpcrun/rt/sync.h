@@ -99,6 +99,7 @@ struct sync_thread {
 	uint64_t nspans, lost_phase_samples;
 	struct {
 		uintptr_t ra, objkey;
+		uint64_t py;		/* rt_py_key */
 		uint32_t kind;
 		struct sync_agg *agg;
 	} cache[64];

@@ -9,7 +9,7 @@
  *     (unwind.c, invariant 1).
  *  2. A read that faults anyway comes back, through the fatal-signal
  *     handler, as a one-frame partial path in the guarded unwinds
- *     (rt_unwind_guarded, rt_unwind_here); the caller holds td->busy.
+ *     (rt_unwind_guarded); the caller holds td->busy.
  *  3. No path returned holds a frame of libhpcrun.so (unwind.c,
  *     invariant 4); a path ends at a stop function, the stack bottom, a
  *     frame that cannot be unwound, or max frames.
@@ -71,10 +71,9 @@ enum rt_unwind_end {
  * (python-frames.h); the frame count. */
 int rt_unwind_guarded(struct rt_thread *td, const void *uc,
 		      enum rt_unwind_end *end);
-/* The same for uc, a getcontext() of the calling thread td outside the
- * handler, td->busy set, with native frames only. */
-int rt_unwind_here(struct rt_thread *td, const void *uc,
-		   enum rt_unwind_end *end);
+/* sample.c: rt_py_key(td) (python-frames.h) on td's own thread, td->busy
+ * set, under the same recovery: a read that faults gives 0. */
+uint64_t rt_py_key_guarded(struct rt_thread *td);
 
 /* unwind.c: the path of uc, leaf first, with no frame in libhpcrun.so
  * (unwind.c, invariant 4): frames[0] is the innermost pc outside it;
