@@ -9,6 +9,7 @@
 #include "error.h"
 #include "experiment-wire.h"
 #include "hashmap.h"
+#include "hpcpy.h"
 #include "phases.h"
 #include "run.h"
 #include "strbuf.h"
@@ -227,6 +228,40 @@ static uint32_t site_of(struct phases *ph, const char *key,
 	return (uint32_t)(v - 1);
 }
 
+/* The profile's load-map id of HPCPY_MODULE, or 0. */
+static uint16_t py_lm(const struct hpcrun_profile *p)
+{
+	size_t k;
+
+	for (k = 0; k < p->nlms; k++)
+		if (!strcmp(p->lms[k].path, HPCPY_MODULE))
+			return p->lms[k].id;
+	return 0;
+}
+
+/* Appends the Python frames of node i's path, innermost first, to a
+ * site's key (invariant 1); where[] maps every node id to its index + 1
+ * when the profile has Python frames. */
+static void py_path_key(const struct hpcrun_profile *p, struct hmap *where,
+			size_t i, struct strbuf *key)
+{
+	uint16_t lm = py_lm(p);
+	uintptr_t v;
+	size_t steps;
+
+	if (!lm)
+		return;
+	for (steps = 0; steps < p->nnodes && p->nodes[i].parent; steps++) {
+		v = (uintptr_t)hmap_get(where, &p->nodes[i].parent,
+					sizeof(uint32_t));
+		if (!v)
+			return;
+		i = v - 1;
+		if (p->nodes[i].lm == lm)
+			strbuf_addf(key, " py%" PRIx64, p->nodes[i].addr);
+	}
+}
+
 /*
  * The global index of the thread's hpcrun site (invariant 1); where[] maps
  * the profile's node ids of the sites to their index in p->nodes + 1.
@@ -249,10 +284,11 @@ static uint32_t global_site(struct phases *ph, const struct hpcsync_site *st,
 			if (p->lms[k].id == p->nodes[v - 1].lm)
 				lm = p->lms[k].path;
 	}
-	if (lm)
+	if (lm) {
 		strbuf_addf(&key, "%s %s+%" PRIx64, hpcsync_kind_name(st->kind),
 			    lm, addr);
-	else
+		py_path_key(p, where, v - 1, &key);
+	} else
 		strbuf_addf(&key, "%s %s #%u", hpcsync_kind_name(st->kind),
 			    proc, st->id);
 	g = site_of(ph, key.buf, st->kind, st->object, st->nthreads);
@@ -260,13 +296,21 @@ static uint32_t global_site(struct phases *ph, const struct hpcsync_site *st,
 	return g;
 }
 
-/* Node id -> index in p->nodes + 1, for the nodes of s's sites: one pass
- * over the profile, whatever the number of sites. */
+/* Node id -> index in p->nodes + 1, for the nodes of s's sites (every
+ * node when the profile has Python frames: py_path_key walks the paths):
+ * one pass over the profile, whatever the number of sites. */
 static struct hmap *site_nodes(const struct hpcsync *s,
 			       const struct hpcrun_profile *p)
 {
 	struct hmap *want = hmap_new();
 	uint64_t i;
+
+	if (s && s->nsites && py_lm(p)) {
+		for (i = 0; i < p->nnodes; i++)
+			hmap_put(want, &p->nodes[i].id, sizeof(uint32_t),
+				 (void *)(uintptr_t)(i + 1));
+		return want;
+	}
 
 	for (i = 0; s && i < s->nsites; i++)
 		if (s->sites[i].node)
@@ -817,6 +861,25 @@ static const struct node *construct_call(enum hpcsync_kind kind,
 	return f && f->kind == NODE_CALL && f->line ? f : n;
 }
 
+/* The innermost Python call above n of the program's own code, else the
+ * innermost Python call; NULL when none (phases.h, invariant 1). */
+static const struct node *py_call(const struct experiment *e,
+				  const struct node *n)
+{
+	const struct node *f, *first = NULL;
+
+	for (f = n->parent; f; f = f->parent) {
+		if (f->kind != NODE_CALL || f->lm >= e->lms.n ||
+		    strcmp(e->lms.names[f->lm], HPCPY_MODULE))
+			continue;
+		if (!first)
+			first = f;
+		if (!strstr(e->files.names[f->file], "/lib/python"))
+			return f;
+	}
+	return first;
+}
+
 /* "f.c:12 [main]" for the call site n (a CALL node), or its procedure;
  * for a libgomp join, "f.c:11 [main._omp_fn.0]": the construct's line
  * and the outlined function. */
@@ -831,6 +894,8 @@ static char *site_label(const struct experiment *e, enum hpcsync_kind kind,
 		strbuf_addstr(&sb, "<unknown call path>");
 		return strbuf_detach(&sb, NULL);
 	}
+	if (py_call(e, n))
+		n = py_call(e, n);
 	at = construct_call(kind, n);
 	if (at != n && at->file == n->file) {
 		file = e->files.names[at->file];

@@ -10,6 +10,10 @@
  *     the profiles: the same call in every thread and process is one site,
  *     whatever hpcrun's process-wide ids were; a site without a call path
  *     (node 0) is one per (process, hpcrun id).  Site 0 is thread start.
+ *     A call reached through Python frames (HPCPY_MODULE nodes above it)
+ *     is one site per Python path, its label the innermost Python call of
+ *     the program's own code (not the interpreter's library, under a
+ *     ".../lib/pythonX.Y/" directory), or else the innermost.
  *  2. The waiting-site metrics (PHASES_METRICS below) are raw metrics
  *     registered before any profile is added, and enter the tree as values
  *     of the thread whose file measured them, below the call site in a
