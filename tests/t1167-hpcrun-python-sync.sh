@@ -3,9 +3,7 @@ test_description='hpcrun: the sync sites of threads running Python carry their P
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib/python-lib.sh"
 
-for v in 3.11 3.12 3.13; do
-	test_lazy_prereq PY${v#3.} "pypath $v >/dev/null"
-done
+pyenv_prereqs 3.11 3.12 3.13
 
 # A worker pool as people write one: main feeds a queue.Queue, workers
 # count items in a dict under a threading.Lock (held across a sleep, so
@@ -62,7 +60,7 @@ line() {
 }
 
 for v in 3.11 3.12 3.13; do
-	m=${v#3.}
+	m=$(echo "$v" | tr -d .)
 	test_expect_success PY$m "$v: the pool runs under hpcrun as without it" '
 		"$(pypath '$v')" pool.py >expect &&
 		hpcrun -o m'$m' "$(pypath '$v')" pool.py >out &&

@@ -19,6 +19,14 @@ pypath() {
 	return 1
 }
 
+# pyenv_prereqs V...: for each V (like 3.12) a lazy prerequisite PY312,
+# met when pyenv has that CPython (the tests only)
+pyenv_prereqs() {
+	for v in "$@"; do
+		test_lazy_prereq "PY$(echo "$v" | tr -d .)" "pypath $v >/dev/null"
+	done
+}
+
 # pyname V FILE.py QUALNAME: the name of FILE.py's function QUALNAME in a
 # profile of Python V ("kernels.py:21 kernel_a"), from the source
 # (tests/progs/py/pyquals.py)
