@@ -60,10 +60,15 @@
  *     arena alone goes on: the .hpcpy at the end still has everything.
  *     thread_written writes the .hpcpy from the arena, then removes the
  *     file (closed first, so the writer creates none after).
+ *  5. A record, once its chunk's used count (stored with release) covers
+ *     it, never changes, and chunks are only added (nchunks stored with
+ *     release after the chunk's pointer): the hang detector reads another
+ *     thread's codes (rt_py_frame_name) while that thread adds to them.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -400,7 +405,7 @@ static struct py_thread *thread_state(struct rt_thread *td)
 	pt->live.td = td;
 	if (!td->cct.path[0])		/* no live tree: nothing to name */
 		pt->live.state = LIVE_OFF;
-	td->py = pt;
+	__atomic_store_n(&td->py, pt, __ATOMIC_RELEASE);
 	return pt;
 }
 
@@ -417,9 +422,10 @@ static void *arena_room(struct py_thread *pt, size_t bytes)
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p == MAP_FAILED)
 			return NULL;
-		i = pt->nchunks++;
+		i = pt->nchunks;
 		pt->chunk[i] = p;
 		pt->used[i] = 0;
+		__atomic_store_n(&pt->nchunks, i + 1, __ATOMIC_RELEASE);
 	}
 	return pt->chunk[i] + pt->used[i];
 }
@@ -527,7 +533,8 @@ static uint64_t code_new(struct py_thread *pt, const struct py_layout *l,
 	r->qualname_len = (uint32_t)c.qualname_len;
 	r->filename_len = (uint32_t)c.filename_len;
 	r->linetable_len = (uint32_t)c.linetable_len;
-	pt->used[pt->nchunks - 1] += bytes;
+	__atomic_store_n(&pt->used[pt->nchunks - 1],
+			 pt->used[pt->nchunks - 1] + bytes, __ATOMIC_RELEASE);
 	pt->codes++;
 	live_sync(pt);
 	return c.id;
@@ -814,6 +821,41 @@ uint64_t rt_py_key(struct rt_thread *td)
 			f = 0;
 	}
 	return h;
+}
+
+int rt_py_frame_name(const struct rt_thread *td, uintptr_t frame, char *buf,
+		     size_t size)
+{
+	const struct py_thread *pt = __atomic_load_n(&td->py, __ATOMIC_ACQUIRE);
+	uint64_t id = hpcpy_addr_id(frame & ~RT_PY_FRAME);
+	int c, nc = pt ? __atomic_load_n(&pt->nchunks, __ATOMIC_ACQUIRE) : 0;
+
+	for (c = 0; c < nc; c++) {
+		size_t used = __atomic_load_n(&pt->used[c], __ATOMIC_ACQUIRE), at;
+		const struct hpcpy_live_rec *r;
+		const char *q, *file, *slash;
+		int flen;
+
+		for (at = 0; at + sizeof(*r) <= used; at += r->bytes) {
+			r = (const struct hpcpy_live_rec *)(const void *)(pt->chunk[c] + at);
+			if (!r->bytes)
+				break;
+			if (r->id != id)
+				continue;
+			q = (const char *)(r + 1);
+			file = q + r->qualname_len;
+			flen = (int)r->filename_len;
+			slash = memrchr(file, '/', r->filename_len);
+			if (slash) {
+				flen -= (int)(slash + 1 - file);
+				file = slash + 1;
+			}
+			snprintf(buf, size, "%.*s:%u %.*s", flen, file,
+				 r->firstlineno, (int)r->qualname_len, q);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 void rt_py_fault(struct rt_thread *td)

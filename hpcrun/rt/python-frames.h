@@ -37,6 +37,7 @@
 #ifndef HPCRUN_PYTHON_FRAMES_H
 #define HPCRUN_PYTHON_FRAMES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct rt_thread;
@@ -73,6 +74,14 @@ int rt_py_expand(struct rt_thread *td, int n);
  * the same Python path; 0 when the thread runs no Python.  With td->busy
  * held, under fault recovery, as rt_py_expand. */
 uint64_t rt_py_key(struct rt_thread *td);
+
+/* "FILE:FIRSTLINE QUALNAME" (FILE's base name), the name hpcprof gives
+ * its procedure, of Python frame frame of td's paths into buf: 1, or 0
+ * when td's codes lack it (its arena was full).  For the hang detector,
+ * while td cannot end (under rt_threads_apply); td may be adding codes
+ * meanwhile (python-frames.c, invariant 4).  Not in a handler. */
+int rt_py_frame_name(const struct rt_thread *td, uintptr_t frame, char *buf,
+		     size_t size);
 
 /* Counts a fault taken in rt_py_expand (sample.c's recovery). */
 void rt_py_fault(struct rt_thread *td);

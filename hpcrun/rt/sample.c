@@ -28,9 +28,9 @@
  *    taken in a system call gets its kernel ip as one more frame, the
  *    leaf (kernel-time.h, invariant 2).
  *  - The hang detector's path probe (RT_PATH_PROBE, sync-hang.c) unwinds the
- *    interrupted context into the thread's own sync state; a sample of a
- *    thread in a synchronization phase is also put under ^Phases
- *    (sync.c), with the same tree calls.
+ *    interrupted context, with its Python frames, into the thread's own
+ *    sync state; a sample of a thread in a synchronization phase is also
+ *    put under ^Phases (sync.c), with the same tree calls.
  *  - hpcrun -t: a recorded sample's leaf is also a trace record, stored
  *    into the thread's own buffer; the buffer that fills is posted to
  *    the writer and the other one filled (trace.h, invariant 4).
@@ -335,6 +335,8 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 		__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		n = unwind_guarded(td, td, uc, NULL, &end);
+		if (end != RT_UNWIND_IN_HANDLER)
+			n = python_guarded(td, n);
 		sync_probe_take(td, n);
 		goto done;
 	}

@@ -65,6 +65,18 @@
  *     tick: a tick in the microseconds a thread spends entering a call
  *     could still end that call.)  The detector gives a thread 200 ms to
  *     answer, three times, reading /proc again between the tries.
+ *  6. A probed thread that runs Python gives its Python frames where
+ *     samples have them: the probe's handler expands its path on its own
+ *     thread (sample.c), and under rt_threads_apply, while the thread
+ *     cannot end, the detector copies the names of their codes from the
+ *     thread's code records (rt_py_frame_name) into py_names, which the
+ *     report reads.  Its signature is its innermost Python frame's code
+ *     and the frames outside it, so a loop in one Python function keeps
+ *     one.  A blocked thread's path, read from another thread, stays
+ *     native: its Python frames are reached only through the
+ *     interpreter's thread state and the thread's own code cache, both
+ *     read and written by that thread's walk under its own fault
+ *     recovery, which the detector has neither of.
  */
 #include <elf.h>
 #include <errno.h>
@@ -84,6 +96,8 @@
 #include "loadmap.h"
 #include "output.h"
 #include "capability.h"
+#include "hpcpy.h"
+#include "python-frames.h"
 #include "source.h"
 #include "srcline.h"
 #include "sync.h"
@@ -233,16 +247,69 @@ static void sym_lock_drop(void)
 	rt_lock_drop(&sym_lock);
 }
 
-/* "FUNC+0xOFF[ at FILE:LINE] (MODULE+0xOFF)" of pc into buf; the line
+/* The names of the Python codes in probed paths (invariant 6), by code
+ * id, the oldest replaced when full: the detector's alone. */
+#define PY_NAMES 256
+static struct {
+	uint64_t id;			/* 0: free */
+	char name[240];
+} py_names[PY_NAMES];
+static unsigned py_next;
+
+/* The slot of code id in py_names, or -1. */
+static int py_name_slot(uint64_t id)
+{
+	int i;
+
+	for (i = 0; i < PY_NAMES; i++)
+		if (py_names[i].id == id)
+			return i;
+	return -1;
+}
+
+/* Notes the names of the Python frames of td's probed path (td cannot
+ * end meanwhile: under rt_threads_apply). */
+static void py_names_note(const struct rt_thread *td, const uintptr_t *frames,
+			  int n)
+{
+	unsigned k;
+	uint64_t id;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!rt_py_frame(frames[i]))
+			continue;
+		id = hpcpy_addr_id(frames[i] & ~RT_PY_FRAME);
+		if (py_name_slot(id) >= 0)
+			continue;
+		k = py_next++ % PY_NAMES;
+		if (rt_py_frame_name(td, frames[i], py_names[k].name,
+				     sizeof(py_names[k].name)))
+			py_names[k].id = id;
+		else
+			py_names[k].id = 0;
+	}
+}
+
+/* "FUNC+0xOFF[ at FILE:LINE] (MODULE+0xOFF)" of pc into buf, or for a
+ * Python frame "FILE:FIRSTLINE QUALNAME (python code 0xID)"; the line
  * only when with_line (srcline.h: never on a program thread). */
 static void describe(uintptr_t pc, char *buf, size_t size, int with_line)
 {
-	const struct rt_module *m = pc ? rt_module_find(pc) : NULL;
+	const struct rt_module *m = pc && !rt_py_frame(pc) ? rt_module_find(pc) : NULL;
 	const char *name = NULL, *base;
 	char line[300] = "", at[310] = "";
 	uint64_t off, start = 0;
 	struct symfile *f;
+	int k;
 
+	if (rt_py_frame(pc)) {
+		off = hpcpy_addr_id(pc & ~RT_PY_FRAME);
+		k = py_name_slot(off);
+		snprintf(buf, size, "%s (python code 0x%llx)",
+			 k >= 0 ? py_names[k].name : "??", (unsigned long long)off);
+		return;
+	}
 	if (!m) {
 		snprintf(buf, size, "?? (0x%lx)", (unsigned long)pc);
 		return;
@@ -541,6 +608,19 @@ static uint64_t path_sig(const uintptr_t *frames, int n)
 	uint64_t h;
 	int i, k = 0;
 
+	/* a thread running Python is where its innermost Python frame is: that
+	 * code, wherever in it (and in whichever C function it calls) the
+	 * probe landed, and the frames outside it */
+	for (k = 0; k < n && !rt_py_frame(frames[k]); k++)
+		;
+	if (k < n) {
+		h = hpcpy_addr_id(frames[k] & ~RT_PY_FRAME) * 0x9e3779b97f4a7c15ull;
+		for (i = k + 1; i < n; i++)
+			h = (h ^ frames[i]) * 0xbf58476d1ce4e5b9ull;
+		return h ^ (uint64_t)(n - k);
+	}
+	k = 0;
+
 	/* frames in another module than their caller's (a loop's call of
 	 * clock_gettime: the vdso, then libc) are where it is, not which
 	 * loop: the signature starts at the first frame in its caller's
@@ -586,6 +666,7 @@ static void probe_marked(struct rt_thread *td)
 	for (i = 0; i < nsnap; i++)
 		if (snaps[i].index == td->index && snaps[i].probe_n == -1) {
 			snaps[i].probe_n = probe_path(td, snaps[i].frames);
+			py_names_note(td, snaps[i].frames, snaps[i].probe_n);
 			if (watch_key && td->sync)
 				watch_update(td->sync, &snaps[i]);
 		}
