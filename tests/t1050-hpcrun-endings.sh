@@ -182,6 +182,51 @@ test_expect_success 'kill -9 while working, threads too: every thread recovered'
 	under "^\\^Primary;\\|Main;main;work " 0.95 k9m.f
 '
 
+# A library the program dlopens: its module is added to the process's
+# proc file at the dlopen, so the recovered tree keeps the nodes in it
+# (a node in a module the proc file lacks ends a recovered tree).
+test_expect_success 'kill -9 after a dlopen: the recovered tree keeps its nodes in the library' '
+	cat >libw.c <<-\EOF &&
+	double lib_work(long n)
+	{
+		volatile double x = 0;
+		long i;
+
+		for (i = 0; i < n; i++)
+			x = x * 0.5 + i;
+		return x;
+	}
+	EOF
+	cat >dlw.c <<-\EOF &&
+	#include <dlfcn.h>
+	#include <stdio.h>
+	#include <unistd.h>
+
+	int main(void)
+	{
+		void *h = dlopen("./libw.so", RTLD_NOW);
+		double (*w)(long) = h ? (double (*)(long))dlsym(h, "lib_work") : NULL;
+
+		if (!w)
+			return 1;
+		printf("%d\n", w(150000000) > 0);
+		printf("pid %d\n", (int)getpid());
+		fflush(stdout);
+		for (;;)
+			pause();
+	}
+	EOF
+	cc -O1 -g -fPIC -shared -o libw.so libw.c &&
+	cc -O1 -g -o dlw dlw.c -ldl &&
+	hpcrun -o k9d ./dlw >k9d.out &
+	pid=$! &&
+	killed $pid k9d.out &&
+	hpcprof -o k9ddb k9d 2>err &&
+	grep "recovered 1 profile of killed process $pid (dlw)" err &&
+	hpcviewer-tui --folded - k9ddb >k9d.f &&
+	under "lib_work" 0.5 k9d.f
+'
+
 test_expect_success 'kill -9: hpcstruct on the directory recovers the profiles too' '
 	hpcrun -o k9s ./rt-end pause 30 >k9s.out &
 	pid=$! &&

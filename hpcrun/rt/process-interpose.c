@@ -13,7 +13,9 @@
  *                       (and measure on, in new files, if exec fails)
  *   _exit, _Exit        write everything before the process ends
  *   dlopen, dlclose     refresh the load map (dlclose first takes the
- *                       samples waiting in the thread's ring buffers)
+ *                       samples waiting in the thread's ring buffers);
+ *                       dlopen adds the new modules to the proc file, so
+ *                       a killed process's trees keep their nodes in them
  *   close, close_range, closefrom, dup2, dup3   the program may close
  *                       hpcrun's perf fds: hpcrun forgets them first and
  *                       re-opens the events on new fds after (the fd gate,
@@ -36,6 +38,7 @@
 #include "fd-gate.h"
 #include "interpose.h"
 #include "loadmap.h"
+#include "output.h"
 #include "python-find.h"
 #include "python-frames.h"
 #include "runtime.h"
@@ -336,6 +339,7 @@ RT_API void *dlopen(const char *file, int flags)
 		rt_data_modules();
 		rt_python_modules();
 		rt_py_modules();
+		rt_live_proc_modules();	/* a killed process's trees name them */
 	}
 	return h;
 }
