@@ -51,7 +51,7 @@ static size_t take_rec(const unsigned char *d, uint64_t room,
 	c->filename_len = r.filename_len;
 	c->linetable = q + r.qualname_len + r.filename_len;
 	c->linetable_len = r.linetable_len;
-	if (r.id != hpcpy_id(c))	/* invariant 5 */
+	if (r.id != hpcpy_id(c))	/* hpcpy.h, invariant 5 */
 		return 0;
 	c->id = r.id;
 	c->qualname = dup_bytes(q, c->qualname_len);
