@@ -210,12 +210,21 @@ static void *own_start(void *p)
 int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack)
 {
 	struct own_start o = { fn, arg, 0 };
+	struct rt_thread *td = rt_self;
 	pthread_attr_t attr;
 	pthread_t t;
 	int err, quiet;
 
 	if ((err = pthread_attr_init(&attr)))
 		return -err;
+	/* Making the thread is hpcrun's work: the samples taken meanwhile
+	 * are said as hpcrun's, those of the rings drained before and after
+	 * (a sample in a constructor's thread start would otherwise be a
+	 * partial path of the program). */
+	if (td) {
+		rt_perf_drain_self();
+		td->own_work++;
+	}
 	pthread_attr_setstacksize(&attr, stack);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	/* on its way until it is in own_tids: the raw-thread watcher must
@@ -229,6 +238,10 @@ int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack)
 	while (!err && !__atomic_load_n(&o.ready, __ATOMIC_SEQ_CST))
 		rt_futex_wait(&o.ready, 0, 0);
 	rt_thread_starting(-1);
+	if (td) {
+		rt_perf_drain_self();
+		td->own_work--;
+	}
 	return -err;
 }
 

@@ -146,6 +146,8 @@ struct rt_thread {
 	int started[HPCRUN_MAX_EVENTS];
 	uint64_t *nsamples;		/* per event: in the live file's header */
 	volatile int busy;		/* inside the handler (set seq_cst) */
+	volatile int own_work;		/* in rt_own_thread: its samples are
+					 * hpcrun's (samples-in-hpcrun) */
 	int late;			/* perf samples in a row that ended with
 					 * the next one queued (sample.c) */
 	volatile int in_unwind;		/* unwinding: a fault jumps to unwind_jmp */

@@ -285,7 +285,8 @@ void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 			td->counts.copy_live++;
 	}
 	if (end != RT_UNWIND_IN_HANDLER &&
-	    (in_hpcrun(NULL, c) || (c->kip && rt_kernel_is_own_sigreturn(c)))) {
+	    ((td == self && td->own_work) || in_hpcrun(NULL, c) ||
+	     (c->kip && rt_kernel_is_own_sigreturn(c)))) {
 		/* hpcrun's work outside its handler (taken in the handler:
 		 * nested, as record() counts it) */
 		td->counts.in_hpcrun++;
@@ -367,7 +368,7 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 		goto done;
 	}
 	val = rt_cfg.ev[idx].src->value(td, idx, si);
-	if (in_hpcrun(uc, NULL)) {
+	if (td->own_work || in_hpcrun(uc, NULL)) {
 		td->counts.in_hpcrun++;
 		goto done;
 	}
