@@ -425,12 +425,12 @@ static int is_free(const char *path)
 	return n == (ssize_t)sizeof(magic) && !memcmp(magic, zero, sizeof(zero));
 }
 
-/* Writes codes p as the .hpcpy at path (note 2); 0, or an errno. */
-static int write_codes(const char *path, const struct hpcpy *p)
+/* Writes path through fill(fd, arg) (0 or a negative errno) into
+ * PATH.tmp, renamed into place when whole (note 2); 0, or an errno. */
+static int write_aside(const char *path, int (*fill)(int fd, const void *arg),
+		       const void *arg)
 {
 	struct strbuf tmp = STRBUF_INIT;
-	struct textrec_out o;
-	size_t i;
 	int fd, err = 0;
 
 	strbuf_addf(&tmp, "%s.tmp", path);
@@ -438,11 +438,7 @@ static int write_codes(const char *path, const struct hpcpy *p)
 	if (fd < 0) {
 		err = errno;
 	} else {
-		textrec_out_init(&o, fd);
-		hpcpy_write_head(&o, p->major, p->minor);
-		for (i = 0; i < p->ncodes; i++)
-			hpcpy_write_code(&o, &p->codes[i]);
-		err = -textrec_flush(&o);
+		err = -fill(fd, arg);
 		if (close(fd) && !err)
 			err = errno;
 		if (!err && rename(tmp.buf, path))
@@ -452,6 +448,26 @@ static int write_codes(const char *path, const struct hpcpy *p)
 	}
 	strbuf_release(&tmp);
 	return err;
+}
+
+/* Codes arg (a struct hpcpy) as a .hpcpy on fd. */
+static int fill_codes(int fd, const void *arg)
+{
+	const struct hpcpy *p = arg;
+	struct textrec_out o;
+	size_t i;
+
+	textrec_out_init(&o, fd);
+	hpcpy_write_head(&o, p->major, p->minor);
+	for (i = 0; i < p->ncodes; i++)
+		hpcpy_write_code(&o, &p->codes[i]);
+	return textrec_flush(&o);
+}
+
+/* Profile arg (a struct hpcrun_profile) as a .hpcrun on fd. */
+static int fill_profile(int fd, const void *arg)
+{
+	return hpcrun_fmt_write(fd, arg);
 }
 
 /* The live code file of the thread whose files are stem.* (note 6): made
@@ -479,7 +495,7 @@ static void recover_codes(const char *stem, size_t n,
 	} else if (!(p = hpcpy_live_read(live.buf))) {
 		say("%s: Python frames named by id only", hpc_lasterr());
 	} else {
-		err = write_codes(out.buf, p);
+		err = write_aside(out.buf, fill_codes, p);
 		if (err)
 			say("'%s': %s: Python frames named by id only", out.buf,
 			    strerror(err));
@@ -499,11 +515,11 @@ static int recover_one(struct proc *pr, const char *path, long thread,
 	size_t size, n = strlen(path) - strlen(HPCRUN_LIVE_SUFFIX);
 	struct hpcrun_live_header h;
 	struct hpcrun_profile p;
-	struct strbuf out = STRBUF_INIT, tmp = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT;
 	char tid[24];
 	const char *host;
 	unsigned char *d;
-	int fd, have, err = 0;
+	int have, err = 0;
 
 	strbuf_add(&out, path, n);
 	strbuf_addstr(&out, ".hpcrun");
@@ -533,21 +549,7 @@ static int recover_one(struct proc *pr, const char *path, long thread,
 	hpcrun_fmt_identity(&p, p.idkinds, p.idtuple,
 			    host ? (uint32_t)strtoul(host, NULL, 16) : 0,
 			    (uint64_t)thread);
-	strbuf_addf(&tmp, "%s.tmp", out.buf);
-	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		err = errno;
-	} else {
-		int w = hpcrun_fmt_write(fd, &p);
-
-		err = w ? -w : 0;
-		if (close(fd) && !err)
-			err = errno;
-		if (!err && rename(tmp.buf, out.buf))
-			err = errno;
-		if (err)
-			unlink(tmp.buf);
-	}
+	err = write_aside(out.buf, fill_profile, &p);
 	if (err) {
 		hpc_seterr("'%s': %s", out.buf, strerror(err));
 	} else {
@@ -558,7 +560,6 @@ static int recover_one(struct proc *pr, const char *path, long thread,
 	free_built(&p, pr);
 	free(d);
 	strbuf_release(&out);
-	strbuf_release(&tmp);
 	return err ? -1 : 1;
 }
 
