@@ -42,18 +42,9 @@ static size_t take_rec(const unsigned char *d, uint64_t room,
 	    r.ncode >= (1u << HPCPY_OFFSET_BITS) - 1)
 		return 0;
 	q = d + sizeof(r);
-	memset(c, 0, sizeof(*c));
-	c->firstlineno = r.firstlineno;
-	c->ncode = r.ncode;
-	c->qualname = (const char *)q;
-	c->qualname_len = r.qualname_len;
-	c->filename = (const char *)q + r.qualname_len;
-	c->filename_len = r.filename_len;
-	c->linetable = q + r.qualname_len + r.filename_len;
-	c->linetable_len = r.linetable_len;
+	*c = hpcpy_live_code(&r, q);
 	if (r.id != hpcpy_id(c))	/* hpcpy.h, invariant 5 */
 		return 0;
-	c->id = r.id;
 	c->qualname = dup_bytes(q, c->qualname_len);
 	c->filename = dup_bytes((const unsigned char *)c->filename,
 				c->filename_len);

@@ -153,6 +153,21 @@ struct hpcpy_live_rec {
 	uint32_t linetable_len;
 };
 
+/* The code record r of a live code file holds, its strings and table
+ * pointing into q, the bytes after r's fixed part. */
+static inline struct hpcpy_code hpcpy_live_code(const struct hpcpy_live_rec *r,
+						const unsigned char *q)
+{
+	return (struct hpcpy_code){
+		.id = r->id, .firstlineno = r->firstlineno, .ncode = r->ncode,
+		.qualname = (const char *)q, .qualname_len = r->qualname_len,
+		.filename = (const char *)q + r->qualname_len,
+		.filename_len = r->filename_len,
+		.linetable = q + r->qualname_len + r->filename_len,
+		.linetable_len = r->linetable_len,
+	};
+}
+
 /* ---- writer (lib/hpcpy-write.c; invariant 2) ---- */
 void hpcpy_write_head(struct textrec_out *o, int major, int minor);
 void hpcpy_write_code(struct textrec_out *o, const struct hpcpy_code *c);

@@ -833,7 +833,8 @@ int rt_py_frame_name(const struct rt_thread *td, uintptr_t frame, char *buf,
 	for (c = 0; c < nc; c++) {
 		size_t used = __atomic_load_n(&pt->used[c], __ATOMIC_ACQUIRE), at;
 		const struct hpcpy_live_rec *r;
-		const char *q, *file, *slash;
+		const char *file, *slash;
+		struct hpcpy_code k;
 		int flen;
 
 		for (at = 0; at + sizeof(*r) <= used; at += r->bytes) {
@@ -842,16 +843,16 @@ int rt_py_frame_name(const struct rt_thread *td, uintptr_t frame, char *buf,
 				break;
 			if (r->id != id)
 				continue;
-			q = (const char *)(r + 1);
-			file = q + r->qualname_len;
-			flen = (int)r->filename_len;
-			slash = memrchr(file, '/', r->filename_len);
+			k = hpcpy_live_code(r, (const unsigned char *)(r + 1));
+			file = k.filename;
+			flen = (int)k.filename_len;
+			slash = memrchr(file, '/', k.filename_len);
 			if (slash) {
 				flen -= (int)(slash + 1 - file);
 				file = slash + 1;
 			}
 			snprintf(buf, size, "%.*s:%u %.*s", flen, file,
-				 r->firstlineno, (int)r->qualname_len, q);
+				 k.firstlineno, (int)k.qualname_len, k.qualname);
 			return 1;
 		}
 	}
@@ -894,17 +895,8 @@ static void fill_hpcpy(struct textrec_out *o, void *arg)
 		while (off < pt->used[i]) {
 			const struct hpcpy_live_rec *r =
 				(const void *)(pt->chunk[i] + off);
-			const char *q = (const char *)(r + 1);
-			struct hpcpy_code c = {
-				.id = r->id, .firstlineno = r->firstlineno,
-				.ncode = r->ncode,
-				.qualname = q, .qualname_len = r->qualname_len,
-				.filename = q + r->qualname_len,
-				.filename_len = r->filename_len,
-				.linetable = (const unsigned char *)q +
-					     r->qualname_len + r->filename_len,
-				.linetable_len = r->linetable_len,
-			};
+			struct hpcpy_code c =
+				hpcpy_live_code(r, (const unsigned char *)(r + 1));
 
 			hpcpy_write_code(o, &c);
 			off += r->bytes;
