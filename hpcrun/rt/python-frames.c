@@ -84,6 +84,7 @@
 #include "python-frames.h"
 #include "python-layout.h"
 #include "runtime.h"
+#include "source.h"
 #include "textrec.h"
 
 #define MAX_PY_STEPS 4096
@@ -869,11 +870,17 @@ void rt_py_fault(struct rt_thread *td)
 
 void rt_py_modules(void)
 {
+	static int switched;
 	const struct rt_module *m;
 
-	if (interp() && !rt_py_lm &&
-	    (m = rt_module_add_unmapped(HPCPY_MODULE, 0, 0)))
+	if (!interp())
+		return;
+	if (!rt_py_lm && (m = rt_module_add_unmapped(HPCPY_MODULE, 0, 0)))
 		__atomic_store_n(&rt_py_lm, m->id, __ATOMIC_RELEASE);
+	/* threads sampling through rings since before (source-perf.c,
+	 * THE SWITCH) */
+	if (!__atomic_exchange_n(&switched, 1, __ATOMIC_ACQ_REL))
+		rt_perf_leave_rings();
 }
 
 static void py_thread_begin(struct rt_thread *td)
@@ -936,18 +943,19 @@ static void py_thread_release(struct rt_thread *td)
 
 static void py_log(int fd, void (*put)(int fd, const char *text))
 {
-	static const char *const key[4] = {
+	static const char *const key[6] = {
 		"python-threads: ", "python-codes: ", "python-codes-lost: ",
-		"python-faults: ",
+		"python-faults: ", "python-threads-switched: ",
+		"python-switch-unread: ",
 	};
-	const uint64_t v[4] = { total_threads, total_codes, total_lost,
-				total_faults };
+	const uint64_t v[6] = { total_threads, total_codes, total_lost,
+				total_faults, rt_perf_switched, rt_perf_switch_unread };
 	char num[24];
 	int i;
 
 	if (!rt_py_lm)
 		return;
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 6; i++) {
 		put(fd, key[i]);
 		rt_fmt_u64(num, v[i], 10, 0);
 		put(fd, num);

@@ -54,9 +54,11 @@ static inline int rt_py_frame(uintptr_t f)
  * no interpreter was found. */
 extern uint16_t rt_py_lm;
 
-/* Once an interpreter is found (python-find.h): rt_py_lm made.  At start
- * and after each dlopen, after the interpreter is looked for; outside the
- * handler. */
+/* Once an interpreter is found (python-find.h): rt_py_lm made, and the
+ * first time, every thread's rings left for a signal per sample
+ * (source-perf.c, THE SWITCH).  At start and after each dlopen, after
+ * the interpreter is looked for; outside the handler, the thread list's
+ * lock not held. */
 void rt_py_modules(void);
 
 /* 1 when Python frames are taken in this process: Python is on and an

@@ -51,6 +51,33 @@
  *      four times the size if it may, no drain timer and no count in td->nrings;
  *      raw-threads.c drains them every few milliseconds from its own
  *      thread (rt_perf_drain_task), td->busy set as the handler sets it.
+ *
+ * THE SWITCH.  An interpreter found after start (a dlopen of libpython:
+ * an embedding program, python-find.h) makes the ring events signal
+ * events (rt_perf_is_ring_event), but the threads already sampling have
+ * rings.  So the thread that found it moves them at once
+ * (rt_perf_leave_rings, under the thread list's lock): for each thread
+ * and each such event, its ring ends as at perf_stop (R2) and the event
+ * opens again with a signal per sample (rt_perf_arm, the gate held), so
+ * the main thread and the threads started before the dlopen that later
+ * run Python (PyGILState_Ensure) have their Python frames read at the
+ * sample.  The handler takes no part in it: it neither opens fds nor
+ * takes locks.
+ *  S1. A ring ends only under its thread's ev_lock, by whoever takes it
+ *      from td->ring[idx] (an exchange): the switch of a (thread, event)
+ *      is done once.  The thread that found the interpreter drains its
+ *      own rings; another thread's samples waiting in its ring (about
+ *      one drain period, RT_DRAIN_NS of its CPU time) are counted, not
+ *      taken (R3: only its own handler changes its tree), as
+ *      python-switch-unread in the log.
+ *  S2. A thread whose ring is being made while the interpreter is found
+ *      (perf_start) looks again once its ring is published and, when the
+ *      event is no ring event any more, switches itself: under ev_lock,
+ *      either the switch sees its ring or it sees the interpreter.
+ *  S3. Adopted threads (R6) keep their rings: they are never signalled.
+ *  S4. The ring ends before the event opens again, so no CPU time is
+ *      sampled by both.  An event that cannot open again stops on that
+ *      thread, said once in the log.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -72,6 +99,8 @@
 #include "runtime.h"
 #include "source.h"
 #include "unwind.h"
+
+uint64_t rt_perf_switched, rt_perf_switch_unread;
 
 /* The thread whose ev_lock the calling thread holds, and how deep: a
  * signal handler of ours that stops its sources (a fatal signal) nests
@@ -345,6 +374,8 @@ static int arm_ring(struct rt_thread *td, int idx)
 	return err;
 }
 
+static int to_signals(struct rt_thread *td, int idx);
+
 static int perf_start(struct rt_thread *td, int idx)
 {
 	static int warned;
@@ -357,6 +388,10 @@ static int perf_start(struct rt_thread *td, int idx)
 			arm_raw_ring(td, idx) : -EOPNOTSUPP;
 	if (rt_perf_is_ring_event(&rt_cfg.ev[idx].spec)) {
 		err = arm_ring(td, idx);
+		if (!err && !rt_perf_is_ring_event(&rt_cfg.ev[idx].spec)) {
+			err = to_signals(td, idx);	/* THE SWITCH, S2 */
+			return err < 0 ? err : 0;
+		}
 		if (err && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED)) {
 			char msg[256];
 
@@ -545,6 +580,27 @@ void rt_perf_resignal(struct rt_thread *td)
 	rt_fd_gate_unlock(&mask);
 }
 
+/* The samples waiting in ring, counted, not taken. */
+static uint64_t ring_waiting(void *ring)
+{
+	struct perf_event_mmap_page *mp = ring;
+	const unsigned char *data = (const unsigned char *)ring + mp->data_offset;
+	uint64_t size = mp->data_size, tail = mp->data_tail, n = 0, head;
+	struct perf_event_header h;
+
+	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	if (!size || (size & (size - 1)) || head - tail > size)
+		return 0;
+	while (tail + sizeof(h) <= head) {
+		memcpy(&h, data + (tail & (size - 1)), sizeof(h));
+		if (h.size < sizeof(h) || tail + h.size > head)
+			break;
+		n += h.type == PERF_RECORD_SAMPLE;
+		tail += h.size;
+	}
+	return n;
+}
+
 /* Ends td's ring of event idx (R2, R3); td->ev_lock is held.  Whether
  * it had one (then it had no fd). */
 static int stop_ring(struct rt_thread *td, int idx)
@@ -563,15 +619,74 @@ static int stop_ring(struct rt_thread *td, int idx)
 			drain_ring(td, td, idx, ring, NULL);
 			rt_self = self;
 		}
-	} else if (!rt_fd_wait_idle(td) && td->closed) {
+	} else if (!rt_fd_wait_idle(td)) {
 		/* No unwinding on a thread whose own handler was interrupted:
 		 * its fault recovery is in use; leaf addresses only. */
-		drain_ring(td, self && !self->busy ? self : NULL, idx, ring, NULL);
+		if (td->closed)
+			drain_ring(td, self && !self->busy ? self : NULL, idx, ring, NULL);
+		else		/* THE SWITCH, S1 */
+			__atomic_add_fetch(&rt_perf_switch_unread, ring_waiting(ring),
+					   __ATOMIC_RELAXED);
 	}
 	munmap(ring, td->ring_bytes[idx]);
 	if (!td->raw && --td->nrings == 0)
 		timer_delete(td->drain_timer);
 	return 1;
+}
+
+/* THE SWITCH: event idx of td, a thread not adopted, from its ring to a
+ * signal per sample, outside handlers, on td or while td cannot end (the
+ * thread list's lock); 1 when it was switched here, 0 when it had no
+ * ring (S1), or negative errno when it could not open again (S4).  Counts
+ * td as switched when this was the last of its rings to switch. */
+static int to_signals(struct rt_thread *td, int idx)
+{
+	static int warned;
+	sigset_t old;
+	int i, last = 1, err;
+
+	ev_lock(td, &old);
+	if (!stop_ring(td, idx)) {
+		ev_unlock(td, &old);
+		return 0;
+	}
+	for (i = 0; i < rt_cfg.nev; i++)
+		if (rt_cfg.ev[i].src == &perf_source &&
+		    !rt_perf_is_ring_event(&rt_cfg.ev[i].spec) &&
+		    __atomic_load_n(&td->ring[i], __ATOMIC_SEQ_CST))
+			last = 0;
+	ev_unlock(td, &old);
+	rt_fd_gate_lock(&old);
+	err = rt_perf_arm(td, idx);
+	rt_fd_gate_unlock(&old);
+	if (err && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED)) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "warning: event '%s' stops in thread %d: "
+			 "no signal per sample for Python frames (%s)",
+			 rt_cfg.ev[idx].metric, td->index, strerror(-err));
+		rt_note(msg);
+	}
+	if (last)
+		__atomic_add_fetch(&rt_perf_switched, 1, __ATOMIC_RELAXED);
+	return err ? err : 1;
+}
+
+static void leave_rings(struct rt_thread *td)
+{
+	int i;
+
+	if (td->raw)		/* S3 */
+		return;
+	for (i = 0; i < rt_cfg.nev; i++)
+		if (rt_cfg.ev[i].src == &perf_source &&
+		    !rt_perf_is_ring_event(&rt_cfg.ev[i].spec))
+			to_signals(td, i);
+}
+
+void rt_perf_leave_rings(void)
+{
+	rt_threads_apply(leave_rings);
 }
 
 static void perf_stop(struct rt_thread *td, int idx)

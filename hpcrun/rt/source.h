@@ -81,6 +81,12 @@ void rt_perf_drain_self(void);
 void rt_perf_drain_task(struct rt_thread *td, struct rt_thread *self);
 /* Is perf event s sampled through a ring buffer (source-perf.c, THE RING)? */
 int rt_perf_is_ring_event(const struct hpcrun_evspec *s);
+/* Moves every thread's rings of the events that are no ring events any
+ * more (an interpreter was found) to a signal per sample (source-perf.c,
+ * THE SWITCH); outside handlers, the thread list's lock not held. */
+void rt_perf_leave_rings(void);
+/* Threads THE SWITCH moved, and the ring samples it left unread (S1). */
+extern uint64_t rt_perf_switched, rt_perf_switch_unread;
 /* The CPU clock of thread tid of this process (as glibc's
  * pthread_getcpuclockid makes it), usable from any thread. */
 static inline clockid_t rt_thread_clock(pid_t tid)
