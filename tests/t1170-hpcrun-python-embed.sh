@@ -128,4 +128,17 @@ for v in 3.11 3.12 3.13; do
 	'
 done
 
+test_expect_success PY312 '--no-python: no interpreter, no switch, native frames only' '
+	hpcrun --no-python -o off ./embed "$(libpython 3.12)" >out &&
+	./embed "$(libpython 3.12)" >expect &&
+	test_cmp expect out &&
+	grep "^python" off/*.log >py.log &&
+	echo "python: off" >py.expect &&
+	test_cmp py.expect py.log &&
+	hpcprof -o off.d off >/dev/null 2>&1 &&
+	hpcviewer-tui --folded off.folded off.d &&
+	grep -q "^worker;" off.folded &&
+	! grep -q "prog\.py:" off.folded
+'
+
 test_done
