@@ -85,12 +85,17 @@ test_expect_success '--data: the same' '
 	no_spinning data
 '
 
-test_expect_success '--sharing: the same, a sharing record beside every profile' '
+test_expect_success '--sharing: the same, a sharing record beside main'"'"'s profile and each with records' '
 	churn share --sharing rounds 3 100 100 &&
 	measured_all share &&
 	no_spinning share &&
-	ls share/*.hpcshare >records &&
-	test_line_count = $(cat profiles | wc -l) records
+	grep -l "^thread 0$" share/*.hpcshare >main &&
+	test_line_count = 1 main &&
+	for f in share/*.hpcshare; do
+		test -f "${f%.hpcshare}.hpcrun" &&
+		grep -q -e "^thread 0$" -e "^access " -e "^dropped [1-9]" \
+			-e "^untracked [1-9]" "$f" || return 1
+	done
 '
 
 # sharing_buffers TRACE: how many --sharing record buffers (anonymous,
@@ -100,16 +105,18 @@ sharing_buffers() {
 	awk '$1 > 32 * 1048576 { n++ } END { print n + 0 }'
 }
 
-test_expect_success STRACE '--sharing: threads that record nothing map no record buffer, and each writes its record' '
-	strace -f -qq -e trace=mmap -o quietshare.trace \
+test_expect_success STRACE '--sharing: threads that record nothing map no record buffer and open no record file' '
+	strace -f -qq -e trace=mmap,openat -o quietshare.trace \
 		hpcrun -o quietshare --sharing -e cpu-clock@1000000000 \
 		./rt-churn rounds 5 20 100 >quietshare.out 2>quietshare.err &&
 	grep -q "^threads-made 100$" quietshare.err &&
 	test "$(sharing_buffers quietshare.trace)" = 0 &&
+	grep "open.*\.hpcshare\"" quietshare.trace >opens &&
+	test_line_count = 1 opens &&
 	ls quietshare/*.hpcshare >records &&
-	test_line_count = 101 records &&
-	grep -L "^dropped 0$" quietshare/*.hpcshare >dirty &&
-	test_line_count = 0 dirty
+	test_line_count = 1 records &&
+	grep -q "^thread 0$" quietshare/*.hpcshare &&
+	grep -q "^dropped 0$" quietshare/*.hpcshare
 '
 
 # live_creates TRACE: how many live files the traced run created.

@@ -504,7 +504,19 @@ static void sort_records(struct rt_share_thread *st)
 	}
 }
 
-/* Writes td's .hpcshare beside its profile (profile: its path). */
+/* Has td a .hpcshare to write: a record, a drop or an untracked sample
+ * to tell, or it is the main thread, whose file says the measurement is
+ * --sharing's even when no thread recorded anything?  A thread with
+ * nothing to tell has no file (hpcrun(5)): a churned thread that took no
+ * sample in an object costs no file, no open and no write. */
+static int has_share_file(const struct rt_thread *td,
+			  const struct rt_share_thread *st)
+{
+	return st->n || st->dropped || st->untracked || td->index == 0;
+}
+
+/* Writes td's .hpcshare beside its profile (profile: its path), if it
+ * has one. */
 static void sharing_thread_written(struct rt_thread *td, const char *profile)
 {
 	struct rt_share_thread *st = td->share;
@@ -518,6 +530,8 @@ static void sharing_thread_written(struct rt_thread *td, const char *profile)
 	__atomic_add_fetch(&records, st->n, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&dropped, st->dropped, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&untracked, st->untracked, __ATOMIC_RELAXED);
+	if (!has_share_file(td, st))
+		return;
 	if (st->n) {		/* objects to declare once: a bitmap by oid */
 		f.seen_bytes = __atomic_load_n(&next_oid, __ATOMIC_RELAXED) / 8 + 1;
 		m = mmap(NULL, f.seen_bytes, PROT_READ | PROT_WRITE,

@@ -2,7 +2,8 @@
  * sharing.h - hpcrun --sharing: which threads touch which bytes of the
  * program's data objects, when, reading or writing, from where; written
  * per thread into PROFILE-STEM.hpcshare (hpcrun(5), "Sharing files
- * (.hpcshare)").
+ * (.hpcshare)"): main's always, another thread's when it has a record,
+ * a drop or an untracked sample to tell.
  *
  * How it samples: it does nothing of its own to the program.  Every
  * sample --data places in a heap block or a static variable
