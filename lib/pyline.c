@@ -1,30 +1,51 @@
-/* pyline.c - see pyline.h. */
+/*
+ * pyline.c - see pyline.h.  Only libc's realloc and free: the file is
+ * also linked into libhpcrun.so (pyline_line, for hang reports).
+ */
 #include <stdlib.h>
 
-#include "error.h"
 #include "pyline.h"
-#include "strbuf.h"
 
+/* Where the decoders put the ranges: all of them into r (want < 0), or
+ * only the line of the one holding byte want. */
 struct ranges {
 	struct pyline_range *r;
 	size_t n, alloc;
 	uint32_t ncode;
+	int64_t want;
+	int32_t line;
 };
 
-/* Appends [start, end) at line, cut at the bytecode's end; 0, or -1 when
- * the range starts past it (nothing more to decode). */
+/* Takes [start, end) at line, cut at the bytecode's end; 0, or -1 to
+ * stop (the range starts past the end, want's range is found, or no
+ * memory is left). */
 static int add(struct ranges *rs, uint64_t start, uint64_t end, int64_t line)
 {
+	struct pyline_range *grown;
+
 	if (rs->ncode && end > rs->ncode)
 		end = rs->ncode;
 	if (end > UINT32_MAX || (rs->ncode && start >= rs->ncode))
 		return -1;
 	if (end <= start)
 		return 0;
-	HPC_GROW(rs->r, rs->n + 1, rs->alloc);
+	line = line < 0 || line > INT32_MAX ? -1 : line;
+	if (rs->want >= 0) {
+		if ((uint64_t)rs->want < start || (uint64_t)rs->want >= end)
+			return 0;
+		rs->line = (int32_t)line;
+		return -1;
+	}
+	if (rs->n == rs->alloc) {
+		rs->alloc = rs->alloc ? 2 * rs->alloc : 16;
+		grown = realloc(rs->r, rs->alloc * sizeof(*rs->r));
+		if (!grown)
+			return -1;
+		rs->r = grown;
+	}
 	rs->r[rs->n].start = (uint32_t)start;
 	rs->r[rs->n].end = (uint32_t)end;
-	rs->r[rs->n].line = line < 0 || line > INT32_MAX ? -1 : (int32_t)line;
+	rs->r[rs->n].line = (int32_t)line;
 	rs->n++;
 	return 0;
 }
@@ -101,21 +122,40 @@ static void decode_311(struct ranges *rs, const unsigned char *t, size_t len,
 	}
 }
 
+/* Decodes table into rs; 0, or -1 for a version of no known format. */
+static int decode(struct ranges *rs, int major, int minor,
+		  const unsigned char *table, size_t len, uint32_t firstlineno)
+{
+	if (major != 3 || minor < 10)
+		return -1;
+	if (minor == 10)
+		decode_310(rs, table, len, firstlineno);
+	else
+		decode_311(rs, table, len, firstlineno);
+	return 0;
+}
+
 long pyline_decode(int major, int minor, const unsigned char *table,
 		   size_t len, uint32_t firstlineno, uint32_t ncode,
 		   struct pyline_range **out)
 {
-	struct ranges rs = { NULL, 0, 0, ncode };
+	struct ranges rs = { NULL, 0, 0, ncode, -1, -1 };
 
 	*out = NULL;
-	if (major != 3 || minor < 10)
+	if (decode(&rs, major, minor, table, len, firstlineno))
 		return -1;
-	if (minor == 10)
-		decode_310(&rs, table, len, firstlineno);
-	else
-		decode_311(&rs, table, len, firstlineno);
 	*out = rs.r;
 	return (long)rs.n;
+}
+
+int32_t pyline_line(int major, int minor, const unsigned char *table,
+		    size_t len, uint32_t firstlineno, uint32_t ncode,
+		    uint32_t offset)
+{
+	struct ranges rs = { NULL, 0, 0, ncode, offset, -1 };
+
+	decode(&rs, major, minor, table, len, firstlineno);
+	return rs.line;
 }
 
 int32_t pyline_at(const struct pyline_range *r, size_t n, uint32_t offset)

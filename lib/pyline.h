@@ -44,8 +44,8 @@ struct pyline_range {
  * Python major.minor whose first line is firstlineno and whose bytecode
  * is ncode bytes (0: unknown, not bounded), into *out (malloc'd; the
  * caller frees it, also when it holds none).  Returns the number of
- * ranges, or -1 for a version whose table is neither format above
- * (before 3.10).
+ * ranges (out of memory, those it had room for), or -1 for a version
+ * whose table is neither format above (before 3.10).
  */
 long pyline_decode(int major, int minor, const unsigned char *table,
 		   size_t len, uint32_t firstlineno, uint32_t ncode,
@@ -54,5 +54,12 @@ long pyline_decode(int major, int minor, const unsigned char *table,
 /* The line of bytecode byte offset in the n ranges r, -1 when none
  * covers it or it has none. */
 int32_t pyline_at(const struct pyline_range *r, size_t n, uint32_t offset);
+
+/* The line of bytecode byte offset as pyline_at() of pyline_decode()'s
+ * ranges would give it, decoding only up to it; allocates nothing
+ * (async-signal-safe: hpcrun's hang reports name Python lines with it). */
+int32_t pyline_line(int major, int minor, const unsigned char *table,
+		    size_t len, uint32_t firstlineno, uint32_t ncode,
+		    uint32_t offset);
 
 #endif
