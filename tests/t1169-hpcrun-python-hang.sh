@@ -34,9 +34,14 @@ t.join()
 print("met")
 EOF
 
-# def NAME: the first line of spin.py's function NAME
+# def NAME [FILE]: the first line of function NAME of FILE (spin.py)
 def() {
-	grep -n "^def $1(" spin.py | cut -d: -f1
+	grep -n "^def $1(" "${2:-spin.py}" | cut -d: -f1
+}
+
+# at TEXT [FILE]: the line of FILE (spin.py) holding TEXT, once
+at() {
+	grep -nF "$1" "${2:-spin.py}" | cut -d: -f1
 }
 
 for v in 3.11 3.12 3.13; do
@@ -46,9 +51,9 @@ for v in 3.11 3.12 3.13; do
 		echo met >expect && test_cmp expect out &&
 		grep -q "^hang: late$" h'$m'/*.hang &&
 		grep "^  frame: " h'$m'/*.hang >frames &&
-		grep -q "^  frame: [0-9]* spin.py:$(def spin) spin (python code 0x[0-9a-f]*)$" frames &&
-		grep -q "^  frame: [0-9]* spin.py:$(def worker) worker (python code 0x[0-9a-f]*)$" frames &&
-		grep -q "^  frame: [0-9]* threading.py:[0-9]* Thread.run (python code" frames &&
+		grep -q "^  frame: [0-9]* spin.py:$(def spin) spin at spin.py:[0-9]* (python code 0x[0-9a-f]*)$" frames &&
+		grep -q "^  frame: [0-9]* spin.py:$(def worker) worker at spin.py:$(at "spin(2.5)") (python code 0x[0-9a-f]*)$" frames &&
+		grep -q "^  frame: [0-9]* threading.py:[0-9]* Thread.run at threading.py:[0-9]* (python code" frames &&
 		! grep -q "_PyEval_EvalFrameDefault" frames
 	'
 done

@@ -83,6 +83,7 @@
 #include "python-find.h"
 #include "python-frames.h"
 #include "python-layout.h"
+#include "pyline.h"
 #include "runtime.h"
 #include "source.h"
 #include "textrec.h"
@@ -828,8 +829,12 @@ int rt_py_frame_name(const struct rt_thread *td, uintptr_t frame, char *buf,
 		     size_t size)
 {
 	const struct py_thread *pt = __atomic_load_n(&td->py, __ATOMIC_ACQUIRE);
+	const struct py_interp *in = rt_python_get();
 	uint64_t id = hpcpy_addr_id(frame & ~RT_PY_FRAME);
+	/* hpcpy_frame_addr's offset */
+	uint32_t offset = (uint32_t)(frame & ((1u << HPCPY_OFFSET_BITS) - 1)) - 1;
 	int c, nc = pt ? __atomic_load_n(&pt->nchunks, __ATOMIC_ACQUIRE) : 0;
+	int32_t line;
 
 	for (c = 0; c < nc; c++) {
 		size_t used = __atomic_load_n(&pt->used[c], __ATOMIC_ACQUIRE), at;
@@ -852,8 +857,17 @@ int rt_py_frame_name(const struct rt_thread *td, uintptr_t frame, char *buf,
 				flen -= (int)(slash + 1 - file);
 				file = slash + 1;
 			}
-			snprintf(buf, size, "%.*s:%u %.*s", flen, file,
-				 k.firstlineno, (int)k.qualname_len, k.qualname);
+			line = in ? pyline_line(in->major, in->minor, k.linetable,
+						k.linetable_len, k.firstlineno,
+						k.ncode, offset) : -1;
+			if (line >= 0)
+				snprintf(buf, size, "%.*s:%u %.*s at %.*s:%d", flen,
+					 file, k.firstlineno, (int)k.qualname_len,
+					 k.qualname, flen, file, (int)line);
+			else
+				snprintf(buf, size, "%.*s:%u %.*s", flen, file,
+					 k.firstlineno, (int)k.qualname_len,
+					 k.qualname);
 			return 1;
 		}
 	}

@@ -78,8 +78,9 @@ int rt_py_expand(struct rt_thread *td, int n);
 uint64_t rt_py_key(struct rt_thread *td);
 
 /* "FILE:FIRSTLINE QUALNAME" (FILE's base name), the name hpcprof gives
- * its procedure, of Python frame frame of td's paths into buf: 1, or 0
- * when td's codes lack it (its arena was full).  For the hang detector,
+ * its procedure, of Python frame frame of td's paths into buf, then
+ * " at FILE:LINE", the line of the frame's instruction, when its line
+ * table has one: 1, or 0 when td's codes lack it (its arena was full).  For the hang detector,
  * while td cannot end (under rt_threads_apply); td may be adding codes
  * meanwhile (python-frames.c, invariant 4).  Not in a handler. */
 int rt_py_frame_name(const struct rt_thread *td, uintptr_t frame, char *buf,

@@ -247,22 +247,23 @@ static void sym_lock_drop(void)
 	rt_lock_drop(&sym_lock);
 }
 
-/* The names of the Python codes in probed paths (invariant 6), by code
- * id, the oldest replaced when full: the detector's alone. */
+/* The names of the Python frames in probed paths (invariant 6), by
+ * frame (code id and instruction), the oldest replaced when full: the
+ * detector's alone. */
 #define PY_NAMES 256
 static struct {
-	uint64_t id;			/* 0: free */
+	uintptr_t frame;		/* 0: free */
 	char name[240];
 } py_names[PY_NAMES];
 static unsigned py_next;
 
-/* The slot of code id in py_names, or -1. */
-static int py_name_slot(uint64_t id)
+/* The slot of Python frame frame in py_names, or -1. */
+static int py_name_slot(uintptr_t frame)
 {
 	int i;
 
 	for (i = 0; i < PY_NAMES; i++)
-		if (py_names[i].id == id)
+		if (py_names[i].frame == frame)
 			return i;
 	return -1;
 }
@@ -273,27 +274,24 @@ static void py_names_note(const struct rt_thread *td, const uintptr_t *frames,
 			  int n)
 {
 	unsigned k;
-	uint64_t id;
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if (!rt_py_frame(frames[i]))
-			continue;
-		id = hpcpy_addr_id(frames[i] & ~RT_PY_FRAME);
-		if (py_name_slot(id) >= 0)
+		if (!rt_py_frame(frames[i]) || py_name_slot(frames[i]) >= 0)
 			continue;
 		k = py_next++ % PY_NAMES;
 		if (rt_py_frame_name(td, frames[i], py_names[k].name,
 				     sizeof(py_names[k].name)))
-			py_names[k].id = id;
+			py_names[k].frame = frames[i];
 		else
-			py_names[k].id = 0;
+			py_names[k].frame = 0;
 	}
 }
 
 /* "FUNC+0xOFF[ at FILE:LINE] (MODULE+0xOFF)" of pc into buf, or for a
- * Python frame "FILE:FIRSTLINE QUALNAME (python code 0xID)"; the line
- * only when with_line (srcline.h: never on a program thread). */
+ * Python frame "FILE:FIRSTLINE QUALNAME[ at FILE:LINE] (python code
+ * 0xID)"; a native line only when with_line (srcline.h: never on a
+ * program thread). */
 static void describe(uintptr_t pc, char *buf, size_t size, int with_line)
 {
 	const struct rt_module *m = pc && !rt_py_frame(pc) ? rt_module_find(pc) : NULL;
@@ -305,7 +303,7 @@ static void describe(uintptr_t pc, char *buf, size_t size, int with_line)
 
 	if (rt_py_frame(pc)) {
 		off = hpcpy_addr_id(pc & ~RT_PY_FRAME);
-		k = py_name_slot(off);
+		k = py_name_slot(pc);
 		snprintf(buf, size, "%s (python code 0x%llx)",
 			 k >= 0 ? py_names[k].name : "??", (unsigned long long)off);
 		return;
@@ -716,7 +714,10 @@ static void put_frames(const struct snap *s)
 	if (s->probe_n <= 0)
 		put("  frame: none (the thread did not answer the probe)\n");
 	for (i = 0; i < s->probe_n; i++) {
-		describe(i ? s->frames[i] - 1 : s->frames[i], where, sizeof(where), 1);
+		/* a return address's call is the byte before it; a Python
+		 * frame names its instruction itself */
+		describe(i && !rt_py_frame(s->frames[i]) ? s->frames[i] - 1 :
+			 s->frames[i], where, sizeof(where), 1);
 		put("  frame: %d %s\n", i, where);
 	}
 }
