@@ -12,24 +12,6 @@ line_of() {
 	grep -n "$1" "$src" | head -n 1 | cut -d: -f1
 }
 
-# run_until_report DIR PROGRAM ARGS...: starts hpcrun -o DIR
-# --hang-timeout 0.5 on a program that hangs, waits (20 s at most) until
-# its report is complete, checks that the program still runs a second
-# later, then kills it.
-run_until_report() {
-	dir=$1
-	shift
-	hpcrun -o "$dir" --hang-timeout 0.5 "$@" >out 2>err &
-	pid=$!
-	n=0
-	while ! grep -q "^end$" "$dir"/*.hang 2>/dev/null && test $n -lt 200; do
-		sleep 0.1
-		n=$((n + 1))
-	done
-	sleep 1
-	kill -0 $pid && kill -9 $pid && ! wait $pid
-}
-
 test_expect_success 'setup: the test program, with and without frame pointers' '
 	cc -O2 -g -pthread -o rt-blocked "$src" &&
 	cc -O0 -g -pthread -o rt-blocked-O0 "$src"
@@ -48,7 +30,7 @@ test_expect_success 'a thread sleeping 4 s in nanosleep beside a barrier: the ha
 '
 
 test_expect_success 'a thread in pause() beside a barrier: a real hang, reported with the caller of pause at its line; the program still hangs' '
-	run_until_report p1 ./rt-blocked pause &&
+	run_until_report p1 0.5 ./rt-blocked pause &&
 	! grep -q "pause returned" out &&
 	grep -q "^hang: barrier$" p1/*.hang &&
 	grep -q "^missing: thread 1 tid [0-9]* stuck " p1/*.hang &&
@@ -58,7 +40,7 @@ test_expect_success 'a thread in pause() beside a barrier: a real hang, reported
 '
 
 test_expect_success 'the same built with frame pointers (-O0): the whole path, found without the registers of the call' '
-	run_until_report p2 ./rt-blocked-O0 pause &&
+	run_until_report p2 0.5 ./rt-blocked-O0 pause &&
 	! grep -q "pause returned" out &&
 	grep -q "^  frame: 1 waits_for_a_signal+0x[0-9a-f]* at rt-blocked.c:$(line_of "	pause()") (rt-blocked-O0+0x[0-9a-f]*)$" p2/*.hang &&
 	grep -q "^  frame: 2 thread+0x[0-9a-f]* at rt-blocked.c:$(line_of "waits_for_a_signal();") (rt-blocked-O0+0x[0-9a-f]*)$" p2/*.hang

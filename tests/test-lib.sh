@@ -179,6 +179,23 @@ test_must_fail() {
 	return 0
 }
 
+# run_until_report DIR TIMEOUT PROGRAM ARGS...: starts hpcrun -o DIR
+# --hang-timeout TIMEOUT on a program that hangs (its output in out and
+# err), waits (20 s at most) until its hang report is complete, checks
+# that the program still runs a second later, then kills it.
+run_until_report() {
+	local dir=$1 timeout=$2 pid n=0
+	shift 2
+	hpcrun -o "$dir" --hang-timeout "$timeout" "$@" >out 2>err &
+	pid=$!
+	while ! grep -q "^end$" "$dir"/*.hang 2>/dev/null && test $n -lt 200; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	sleep 1
+	kill -0 $pid && kill -9 $pid && ! wait $pid
+}
+
 # test_cmp EXPECTED ACTUAL: identical files, or a diff on stderr.
 test_cmp() {
 	diff -u "$1" "$2" >&2
