@@ -127,7 +127,6 @@ struct py_live {
 
 struct py_thread {
 	uintptr_t tstate;		/* the thread's PyThreadState, or 0 */
-	uintptr_t self;			/* pthread_self(): 3.10's thread_id */
 	uint64_t faults, codes, codes_lost;
 	int nchunks;
 	char *chunk[ARENA_MAX_CHUNKS];
@@ -402,7 +401,6 @@ static struct py_thread *thread_state(struct rt_thread *td)
 	if (p == MAP_FAILED)
 		return NULL;
 	pt = p;
-	pt->self = td->py_self;
 	pt->live.post.fn = live_post;
 	pt->live.td = td;
 	if (!td->cct.path[0])		/* no live tree: nothing to name */
@@ -579,32 +577,39 @@ static uint64_t code_id(struct py_thread *pt, const struct py_layout *l,
 
 /* ---- the walk ---- */
 
+/* A thread the walk reads: its kernel id, and its pthread_self() (3.10's
+ * thread_id). */
+struct py_target {
+	pid_t tid;
+	uintptr_t self;
+};
+
 /* Is tstate the thread's? */
-static int tstate_is(const struct py_layout *l, const struct rt_thread *td,
-		     const struct py_thread *pt, uintptr_t ts)
+static int tstate_is(const struct py_layout *l, const struct py_target *t,
+		     uintptr_t ts)
 {
 	if (l->tstate.native_thread_id >= 0)
-		return rd_i64(ts, l->tstate.native_thread_id) == (int64_t)td->tid;
+		return rd_i64(ts, l->tstate.native_thread_id) == (int64_t)t->tid;
 	return l->tstate.thread_id >= 0 &&
-	       rd_ptr(ts, l->tstate.thread_id) == pt->self;
+	       rd_ptr(ts, l->tstate.thread_id) == t->self;
 }
 
-/* The thread's PyThreadState, or 0. */
+/* Thread t's PyThreadState, or 0; pt->tstate caches it. */
 static uintptr_t find_tstate(const struct py_interp *in,
 			     const struct py_layout *l,
-			     const struct rt_thread *td, struct py_thread *pt)
+			     const struct py_target *t, struct py_thread *pt)
 {
 	uintptr_t is, ts;
 	int ni, nt = 0;
 
-	if (pt->tstate && tstate_is(l, td, pt, pt->tstate))
+	if (pt->tstate && tstate_is(l, t, pt->tstate))
 		return pt->tstate;
 	pt->tstate = 0;
 	is = rd_ptr(in->runtime, l->runtime.interpreters_head);
 	for (ni = 0; ptr_ok(is) && ni < MAX_INTERP; ni++) {
 		ts = rd_ptr(is, l->interp.threads_head);
 		for (; ptr_ok(ts) && nt < MAX_TSTATES; nt++) {
-			if (tstate_is(l, td, pt, ts))
+			if (tstate_is(l, t, ts))
 				return pt->tstate = ts;
 			ts = rd_ptr(ts, l->tstate.next);
 		}
@@ -758,51 +763,86 @@ static void call_frames(const struct py_layout *l, struct py_thread *pt,
 	}
 }
 
-int rt_py_expand(struct rt_thread *td, int n)
+/* Does the native path frames[0..n) run Python? */
+static int runs_python(const struct py_interp *in, const uintptr_t *frames,
+		       int n)
 {
-	const struct py_interp *in = interp();
-	const struct py_layout *l;
-	struct py_thread *pt;
-	uintptr_t ts, f;
-	int i, k = 0, steps = 0, any = 0;
+	int i;
 
-	if (!in || !rt_py_lm)
-		return n;
-	for (i = 0; i < n && !any; i++)
-		any = py_is_eval_pc(in, td->frames[i]);
-	if (!any || !(pt = thread_state(td)))
-		return n;
+	for (i = 0; i < n; i++)
+		if (py_is_eval_pc(in, frames[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * frames[0..n) (n <= max <= RT_MAX_FRAMES), a native path of thread t,
+ * each eval frame replaced by its Python frames, walked with pt's caches
+ * and arena; the new count.
+ */
+static int expand(const struct py_interp *in, struct py_thread *pt,
+		  const struct py_target *t, uintptr_t *frames, int n, int max)
+{
+	const struct py_layout *l = in->layout;
+	uintptr_t ts, f;
+	int i, k = 0, steps = 0;
+
 	live_sync(pt);		/* what the writer was late for */
-	l = in->layout;
-	ts = find_tstate(in, l, td, pt);
+	ts = find_tstate(in, l, t, pt);
 	if (!ts)
 		return n;
 	f = current_frame(l, ts);
-	/* k + n - i <= RT_MAX_FRAMES: Python frames never crowd out the
-	 * native frames outside them. */
+	/* k + n - i <= max: Python frames never crowd out the native
+	 * frames outside them. */
 	for (i = 0; i < n; i++) {
 		int k0 = k;
 
-		if (f && py_is_eval_pc(in, td->frames[i])) {
-			int cap = RT_MAX_FRAMES - (n - i - 1);
+		if (f && py_is_eval_pc(in, frames[i])) {
+			int cap = max - (n - i - 1);
 			uintptr_t d;
 
-			if (i > 0 && py_is_pop_pc(in, td->frames[i - 1]) &&
+			if (i > 0 && py_is_pop_pc(in, frames[i - 1]) &&
 			    k < cap && (d = dying_frame(l, ts, f)))
 				put_frame(l, pt, d, pt->scratch, &k);
 			call_frames(l, pt, &f, pt->scratch, &k, cap, &steps);
 		}
 		if (k == k0)
-			pt->scratch[k++] = td->frames[i];
+			pt->scratch[k++] = frames[i];
 	}
-	memcpy(td->frames, pt->scratch, (size_t)k * sizeof(uintptr_t));
+	memcpy(frames, pt->scratch, (size_t)k * sizeof(uintptr_t));
 	return k;
+}
+
+int rt_py_expand(struct rt_thread *td, int n)
+{
+	const struct py_interp *in = interp();
+	struct py_target t = { td->tid, td->py_self };
+	struct py_thread *pt;
+
+	if (!in || !rt_py_lm || !runs_python(in, td->frames, n) ||
+	    !(pt = thread_state(td)))
+		return n;
+	return expand(in, pt, &t, td->frames, n, RT_MAX_FRAMES);
+}
+
+int rt_py_expand_blocked(struct rt_thread *self, const struct rt_thread *td,
+			 uintptr_t *frames, int n, int max)
+{
+	const struct py_interp *in = interp();
+	struct py_target t = { td->tid, td->py_self };
+	struct py_thread *pt;
+
+	if (!in || !rt_py_lm || n > max || max > RT_MAX_FRAMES ||
+	    !runs_python(in, frames, n) || !(pt = thread_state(self)))
+		return n;
+	return expand(in, pt, &t, frames, n, max);
 }
 
 uint64_t rt_py_key(struct rt_thread *td)
 {
 	const struct py_interp *in = interp();
 	const struct py_layout *l;
+	struct py_target t = { td->tid, td->py_self };
 	struct py_thread *pt;
 	uintptr_t ts, f, one;
 	uint64_t h = 0;
@@ -811,7 +851,7 @@ uint64_t rt_py_key(struct rt_thread *td)
 	if (!in || !rt_py_lm || !(pt = thread_state(td)))
 		return 0;
 	l = in->layout;
-	ts = find_tstate(in, l, td, pt);
+	ts = find_tstate(in, l, &t, pt);
 	f = ts ? current_frame(l, ts) : 0;
 	for (steps = 0; f && steps < MAX_PY_STEPS; steps++) {
 		k = 0;

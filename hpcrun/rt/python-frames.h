@@ -33,6 +33,12 @@
  *     the hang detector's probe are expanded as sampled ones are, on
  *     their own thread; a sync site is also keyed by rt_py_key, so one
  *     native call site reached from two Python paths is two sites.
+ *  6. The one path expanded on another thread than its own is that of a
+ *     thread blocked in the kernel (rt_py_expand_blocked, for the hang
+ *     detector, sync-hang.c, invariant 6): read with every bound of the
+ *     sampled walk, under the reading thread's fault recovery, into the
+ *     reading thread's caches and arena; the blocked thread's own state
+ *     is neither read nor written.
  */
 #ifndef HPCRUN_PYTHON_FRAMES_H
 #define HPCRUN_PYTHON_FRAMES_H
@@ -69,6 +75,15 @@ int rt_py_is_on(void);
  * Python frames; the new count (n when nothing changed).  In the handler
  * (or with td->busy held), under fault recovery: see invariant 2. */
 int rt_py_expand(struct rt_thread *td, int n);
+
+/* rt_py_expand of frames[0..n) (n <= max <= RT_MAX_FRAMES), the native
+ * path of td, a thread blocked in the kernel, read on another thread,
+ * self: its Python state's caches and arena do the walk and hold the
+ * codes met (invariant 6); td may run meanwhile (the caller checks it did
+ * not).  self is rt_self, with self->in_unwind set: a read that faults
+ * jumps to self->unwind_jmp.  Not in a handler (it maps self's state). */
+int rt_py_expand_blocked(struct rt_thread *self, const struct rt_thread *td,
+			 uintptr_t *frames, int n, int max);
 
 /* A key of td's chain of Python frames, the calling thread's own: a hash
  * of each frame's code id and instruction offset (invariant 1's frame),

@@ -7,8 +7,9 @@
  *
  * Invariants:
  *  1. The detector thread is hpcrun's own: made with the real
- *     pthread_create (never measured), every signal blocked, one per
- *     process (remade lazily in a fork child).  It reads the threads only
+ *     pthread_create (never measured), every signal blocked but the
+ *     synchronous faults (invariant 6), one per process (remade lazily
+ *     in a fork child).  It reads the threads only
  *     inside rt_threads_apply (under the thread list's lock, so no
  *     struct rt_thread or sync state goes away meanwhile), copying what it
  *     needs into its snapshot.
@@ -72,15 +73,25 @@
  *     thread's code records (rt_py_frame_name) into py_names, which the
  *     report reads.  Its signature is its innermost Python frame's code
  *     and the frames outside it, so a loop in one Python function keeps
- *     one.  A blocked thread's path, read from another thread, stays
- *     native: its Python frames are reached only through the
- *     interpreter's thread state and the thread's own code cache, both
- *     read and written by that thread's walk under its own fault
- *     recovery, which the detector has neither of.
+ *     one.  A blocked thread's Python frames are read by the detector
+ *     itself (python-frames.h, invariant 6): it released the GIL before
+ *     blocking, so its thread state's frame chain stays as it is while
+ *     it stays blocked.  The detector walks the chain from that thread
+ *     state (found by the thread's id) with its own caches and code
+ *     arena, its rt_self set to its own struct rt_thread for the walk
+ *     alone (so a read that faults comes back through signals.c to a
+ *     native path: the detector blocks every signal but the synchronous
+ *     faults), and names the codes from its own arena.  After the walk
+ *     the thread must still be blocked at the same call (sp and pc in
+ *     /proc) with the same CPU time; else the path stays native and the
+ *     report says "(Python frames changed while read)".  Without fault
+ *     recovery (the program replaced hpcrun's SIGSEGV or SIGBUS handler)
+ *     a blocked thread's path stays native.
  */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -98,6 +109,7 @@
 #include "capability.h"
 #include "hpcpy.h"
 #include "python-frames.h"
+#include "signals.h"
 #include "source.h"
 #include "srcline.h"
 #include "sync.h"
@@ -122,6 +134,8 @@ struct snap {
 	uint64_t same_since;		/* its path's signature unchanged since */
 	unsigned same_probes;		/* over these probes; 0 not watched */
 	int moved;			/* its signature changed in this wait */
+	int py_changed;			/* blocked, its Python frames dropped
+					 * (invariant 6) */
 	uintptr_t frames[SYNC_PROBE_FRAMES];
 };
 
@@ -138,7 +152,10 @@ static size_t text_len;
 #define TEXT_SIZE (256 << 10)
 static unsigned char *copy_buf;		/* [COPY_SIZE]: a blocked thread's stack */
 static struct rt_thread unwinder;	/* lends its unwind cache to
-					 * rt_unwind_blocked */
+					 * rt_unwind_blocked, and is the
+					 * detector's rt_self and Python state
+					 * while it reads a blocked thread's
+					 * Python frames (invariant 6) */
 
 uint64_t sync_hang_reports(void)
 {
@@ -269,7 +286,8 @@ static int py_name_slot(uintptr_t frame)
 }
 
 /* Notes the names of the Python frames of td's probed path (td cannot
- * end meanwhile: under rt_threads_apply). */
+ * end meanwhile: under rt_threads_apply), from td's codes or, for a
+ * blocked thread's, the detector's own (invariant 6). */
 static void py_names_note(const struct rt_thread *td, const uintptr_t *frames,
 			  int n)
 {
@@ -281,6 +299,8 @@ static void py_names_note(const struct rt_thread *td, const uintptr_t *frames,
 			continue;
 		k = py_next++ % PY_NAMES;
 		if (rt_py_frame_name(td, frames[i], py_names[k].name,
+				     sizeof(py_names[k].name)) ||
+		    rt_py_frame_name(&unwinder, frames[i], py_names[k].name,
 				     sizeof(py_names[k].name)))
 			py_names[k].frame = frames[i];
 		else
@@ -426,13 +446,53 @@ static uint64_t cpu_ns(pid_t tid)
 }
 
 /*
+ * The native path frames[0..n) of td, blocked in the kernel at k, its
+ * CPU time cpu, with its Python frames (invariant 6); the new count, n
+ * with *changed set when td ran or moved while they were read.
+ */
+static int blocked_python(struct rt_thread *td, const struct kstate *k,
+			  uint64_t cpu, uintptr_t *frames, int n, int *changed)
+{
+	uintptr_t native[SYNC_PROBE_FRAMES];
+	struct kstate again = { td->tid, 0, 0, 0 };
+	int got;
+
+	if (!rt_py_is_on() || !rt_fault_recovery())
+		return n;
+	memcpy(native, frames, (size_t)n * sizeof(*frames));
+	if (sigsetjmp(unwinder.unwind_jmp, 0)) {
+		/* a read faulted (signals.c jumped here): frames untouched,
+		 * python-frames.c invariant 2 */
+		unwinder.in_unwind = 0;
+		rt_self = NULL;
+		return n;
+	}
+	rt_self = &unwinder;
+	unwinder.in_unwind = 1;
+	got = rt_py_expand_blocked(&unwinder, td, frames, n, SYNC_PROBE_FRAMES);
+	unwinder.in_unwind = 0;
+	rt_self = NULL;
+	if (got == n)
+		return n;
+	if (cpu_ns(td->tid) != cpu || rt_fd_private(read_kstate, &again) ||
+	    !again.blocked || again.sp != k->sp || again.pc != k->pc) {
+		memcpy(frames, native, (size_t)n * sizeof(*frames));
+		*changed = 1;
+		return n;
+	}
+	return got;
+}
+
+/*
  * The path of td when it is blocked in the kernel (invariant 5), from its
  * sp and pc and a copy of its stack made with process_vm_readv (a page
- * unmapped meanwhile, the thread gone, ends the copy: no fault); its
- * length, 0 when td is running, -1 when it ran while being read or was
- * in hpcrun's signal handler (to be read again).
+ * unmapped meanwhile, the thread gone, ends the copy: no fault), with its
+ * Python frames (invariant 6; *py_changed set when they were dropped);
+ * its length, 0 when td is running, -1 when it ran while being read or
+ * was in hpcrun's signal handler (to be read again).
  */
-static int blocked_path(struct rt_thread *td, uintptr_t *frames)
+static int blocked_path(struct rt_thread *td, uintptr_t *frames,
+			int *py_changed)
 {
 	struct kstate k = { td->tid, 0, 0, 0 };
 	struct iovec local, remote[COPY_SIZE / 4096 + 1];
@@ -475,6 +535,8 @@ static int blocked_path(struct rt_thread *td, uintptr_t *frames)
 		frames[0] = k.pc;
 		i = 1;
 	}
+	if (i > 0)
+		i = blocked_python(td, &k, cpu, frames, i, py_changed);
 	return i > 0 ? i : 0;
 }
 
@@ -508,15 +570,17 @@ static int running_path(struct rt_thread *td, uintptr_t *frames)
 	return n;
 }
 
-/* The path of td (invariant 5); its length. */
-static int probe_path(struct rt_thread *td, uintptr_t *frames)
+/* The path of td (invariant 5); its length.  *py_changed: see
+ * blocked_path. */
+static int probe_path(struct rt_thread *td, uintptr_t *frames, int *py_changed)
 {
 	int i, n;
 
+	*py_changed = 0;
 	if (!td->sync)
 		return 0;
 	for (i = 0; i < 3; i++) {
-		n = blocked_path(td, frames);
+		n = blocked_path(td, frames, py_changed);
 		if (!n)
 			n = running_path(td, frames);
 		if (n > 0)
@@ -663,7 +727,8 @@ static void probe_marked(struct rt_thread *td)
 
 	for (i = 0; i < nsnap; i++)
 		if (snaps[i].index == td->index && snaps[i].probe_n == -1) {
-			snaps[i].probe_n = probe_path(td, snaps[i].frames);
+			snaps[i].probe_n = probe_path(td, snaps[i].frames,
+						      &snaps[i].py_changed);
 			py_names_note(td, snaps[i].frames, snaps[i].probe_n);
 			if (watch_key && td->sync)
 				watch_update(td->sync, &snaps[i]);
@@ -713,6 +778,8 @@ static void put_frames(const struct snap *s)
 
 	if (s->probe_n <= 0)
 		put("  frame: none (the thread did not answer the probe)\n");
+	if (s->py_changed)
+		put("  frames: native only (Python frames changed while read)\n");
 	for (i = 0; i < s->probe_n; i++) {
 		/* a return address's call is the byte before it; a Python
 		 * frame names its instruction itself */
@@ -1049,8 +1116,7 @@ static void *detector(void *arg)
 	int i;
 
 	(void)arg;
-	sigfillset(&all);
-	rt_real_sigmask(SIG_SETMASK, &all, NULL);
+	rt_fd_block_signals(&all);	/* the faults reach signals.c */
 	for (;;) {
 		uint64_t timeout, med;
 
