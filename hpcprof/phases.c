@@ -883,17 +883,13 @@ static const struct node *py_call(const struct experiment *e,
 /* "f.c:12 [main]" for the call site n (a CALL node), or its procedure;
  * for a libgomp join, "f.c:11 [main._omp_fn.0]": the construct's line
  * and the outlined function. */
-static char *site_label(const struct experiment *e, enum hpcsync_kind kind,
+static char *call_label(const struct experiment *e, enum hpcsync_kind kind,
 			const struct node *n)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const struct node *f, *at;
 	const char *file, *slash;
 
-	if (!n || n->kind != NODE_CALL) {
-		strbuf_addstr(&sb, "<unknown call path>");
-		return strbuf_detach(&sb, NULL);
-	}
 	if (py_call(e, n))
 		n = py_call(e, n);
 	at = construct_call(kind, n);
@@ -922,6 +918,60 @@ static char *site_label(const struct experiment *e, enum hpcsync_kind kind,
 			    e->lms.names[n->lm], n->vma);
 	if (f)
 		strbuf_addf(&sb, " [%s]", e->procs.names[f->proc]);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* Is name the function name want, or a copy the compiler made of it
+ * ("take_gil.lto_priv.0")? */
+static int is_function(const char *name, const char *want)
+{
+	size_t n = strlen(want);
+
+	return !strncmp(name, want, n) && (!name[n] || name[n] == '.');
+}
+
+/* Is call site n a wait for CPython's GIL: made by the interpreter's
+ * take_gil or drop_gil (as itself or inlined in its caller) in a
+ * libpython or python module (phases.h, invariant 1)? */
+static int gil_wait(const struct experiment *e, const struct node *n)
+{
+	const struct node *f;
+	const char *lm, *slash;
+
+	for (f = n->parent; f && f->kind != NODE_CALL; f = f->parent) {
+		if ((f->kind == NODE_PF || f->kind == NODE_ALIEN) &&
+		    f->proc < e->procs.n && f->lm < e->lms.n &&
+		    (is_function(e->procs.names[f->proc], "take_gil") ||
+		     is_function(e->procs.names[f->proc], "drop_gil"))) {
+			lm = e->lms.names[f->lm];
+			slash = strrchr(lm, '/');
+			lm = slash ? slash + 1 : lm;
+			return !strncmp(lm, "libpython", 9) ||
+			       !strncmp(lm, "python", 6);
+		}
+		if (f->kind == NODE_PF)
+			break;
+	}
+	return 0;
+}
+
+/* The label of call site n (a CALL node): call_label's, and for a wait
+ * for the GIL " (GIL wait)" after it. */
+static char *site_label(const struct experiment *e, enum hpcsync_kind kind,
+			const struct node *n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *label;
+
+	if (!n || n->kind != NODE_CALL) {
+		strbuf_addstr(&sb, "<unknown call path>");
+		return strbuf_detach(&sb, NULL);
+	}
+	label = call_label(e, kind, n);
+	if (!gil_wait(e, n))
+		return label;
+	strbuf_addf(&sb, "%s (GIL wait)", label);
+	free(label);
 	return strbuf_detach(&sb, NULL);
 }
 

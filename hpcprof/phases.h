@@ -13,7 +13,9 @@
  *     A call reached through Python frames (HPCPY_MODULE nodes above it)
  *     is one site per Python path, its label the innermost Python call of
  *     the program's own code (not the interpreter's library, under a
- *     ".../lib/pythonX.Y/" directory), or else the innermost.
+ *     ".../lib/pythonX.Y/" directory), or else the innermost; a call the
+ *     interpreter's take_gil or drop_gil makes (a libpython or python
+ *     module's) is a wait for the GIL, its label ending in " (GIL wait)".
  *  2. The waiting-site metrics (PHASES_METRICS below) are raw metrics
  *     registered before any profile is added, and enter the tree as values
  *     of the thread whose file measured them, below the call site in a

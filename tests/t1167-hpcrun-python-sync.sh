@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='hpcrun: the sync sites of threads running Python carry their Python frames: hpcprof and the phases view name the Python lines that waited on a Lock, a Queue and a Barrier, one site per Python path'
+test_description='hpcrun: the sync sites of threads running Python carry their Python frames: hpcprof and the phases view name the Python lines that waited on a Lock, a Queue and a Barrier, one site per Python path, and say which waits are for the GIL'
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib/python-lib.sh"
 
@@ -89,6 +89,40 @@ for v in 3.11 3.12 3.13; do
 	test_expect_success PY$m "$v: the sync output of hpcprof --text names them too" '
 		grep -q "pool.py:$(line lock) \[pool.py:[0-9]* count\]" text'$m' &&
 		grep -q "pool.py:$(line barrier) \[pool.py:[0-9]* worker\]" text'$m'
+	'
+done
+
+# Two threads computing in Python at once take turns with the GIL: each
+# waits for it in the interpreter's take_gil while the other runs, and
+# the main thread joins them (a sem_wait, no GIL wait).
+cat >gil.py <<\EOF
+import threading
+
+def spin(n):
+    x = 0
+    for i in range(n):
+        x += i * i
+    return x
+
+threads = [threading.Thread(target=spin, args=(4000000,)) for _ in range(2)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()  # JOIN
+print("done")
+EOF
+
+for v in 3.11 3.12 3.13; do
+	m=$(echo "$v" | tr -d .)
+	test_expect_success PY$m "$v: a wait for the GIL is labelled so, a join is not" '
+		hpcrun -o g'$m' "$(pypath '$v')" gil.py >out &&
+		echo done >expect && test_cmp expect out &&
+		hpcprof -o gd'$m' --text gtext'$m' g'$m' >/dev/null 2>&1 &&
+		hpcviewer-tui --stdio --view phases --width 0 gd'$m' >gview'$m' &&
+		grep "^ *[0-9.]* *[0-9]* *[0-9]*  pthread_cond_wait at gil.py:[0-9]* \[gil.py:[0-9]* spin\] (GIL wait)$" gview'$m' &&
+		grep "^ *[0-9.]* *[0-9]* *[0-9]*  sem_wait at gil.py:$(grep -n "# JOIN" gil.py | cut -d: -f1) \[gil.py:1 <module>\]$" gview'$m' &&
+		! grep "sem_wait at .*(GIL wait)" gview'$m' &&
+		grep -q "gil.py:[0-9]* \[gil.py:[0-9]* spin\] (GIL wait)" gtext'$m'
 	'
 done
 
