@@ -1,8 +1,8 @@
 #!/bin/sh
 # hpcrun-thread-churn.sh - what hpcrun costs a program that churns threads
 # (issue #34, item 2): tests/progs/rt-churn.c natively and under hpcrun
-# (synchronization measured, the default), hpcrun --no-sync, --data and
-# --sharing, side by side in each round.
+# (synchronization measured, the default), hpcrun --no-sync, --data,
+# --sharing and -t (a trace per thread), side by side in each round.
 #
 #   bench/hpcrun-thread-churn.sh [BUILD [DIR]]
 #
@@ -28,10 +28,10 @@ cc -O2 -g -pthread -o rt-churn "$ROOT/tests/progs/rt-churn.c"
 
 echo "## hpcrun thread churn ($(date -u +%F), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), measurements on $(df -T . | awk 'NR == 2 { print $2 }'))"
 echo
-echo "| program | native s | hpcrun s (x) | --no-sync s (x) | --data s (x) | --sharing s (x) | within 3x + 0.5 s |"
-echo "|---|---|---|---|---|---|---|"
+echo "| program | native s | hpcrun s (x) | --no-sync s (x) | --data s (x) | --sharing s (x) | -t s (x) | within 3x + 0.5 s |"
+echo "|---|---|---|---|---|---|---|---|"
 for prog in "rounds 10 200 100" "rounds 1 2000 100" "pool 10 64 100"; do
-	for k in p s n d h; do : >$k.t; done
+	for k in p s n d h t; do : >$k.t; done
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		bench_run p ./rt-churn $prog
@@ -39,12 +39,13 @@ for prog in "rounds 10 200 100" "rounds 1 2000 100" "pool 10 64 100"; do
 		bench_run n "$HPCRUN" -q --no-sync -o m ./rt-churn $prog
 		bench_run d "$HPCRUN" -q --data -o m ./rt-churn $prog
 		bench_run h "$HPCRUN" -q --sharing -o m ./rt-churn $prog
+		bench_run t "$HPCRUN" -q -t -o m ./rt-churn $prog
 		i=$((i + 1))
 	done
 	p=$(bench_median p 1)
 	row="| rt-churn $prog | $p"
 	ok=yes
-	for k in s n d h; do
+	for k in s n d h t; do
 		v=$(bench_median $k 1)
 		row="$row | $v ($(awk -v a="$v" -v b="$p" 'BEGIN { printf "%.1f", a / b }'))"
 		awk -v a="$v" -v b="$p" 'BEGIN { exit !(a > 3 * b + 0.5) }' && ok=no
