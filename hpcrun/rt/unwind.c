@@ -28,10 +28,12 @@
  *     samples, ring-buffer copies, allocation sites, sync sites.  Whether
  *     a sample's own pc was hpcrun's is its caller's question (sample.c).
  *
- * A per-thread direct-mapped cache maps a lookup address to its FDE's
- * start and the rules found for it, so repeated frames (loops calling the
- * same functions, recursion) skip the table search and the CFA programs.
- * It is flushed when the load map changes (rt_loadmap_gen).
+ * A per-thread direct-mapped cache maps a lookup address to the rules
+ * found for it (struct uw_entry: a cache line), so repeated frames (loops
+ * calling the same functions, recursion) skip the table search and the
+ * CFA programs.  It is flushed when the load map changes (rt_loadmap_gen).
+ * A frame whose rules an entry cannot hold (more than UW_LIVE registers
+ * restored: hand-written code only) is unwound by frame pointer.
  *
  * Fallbacks, in order, when a pc has no FDE: the return address at [sp]
  * (leaf frames only: code without CFI, at its entry), then the frame
@@ -74,17 +76,39 @@ struct cfa_state {
 	struct reg_rule reg[NREGS];
 };
 
-#define CACHE_SIZE 256
+#define CACHE_SIZE 1024		/* a power of 2 */
+#define UW_LIVE 9		/* rules an entry holds: 64 bytes in all */
+
+/* An entry's flags. */
+#define UW_STOP 1		/* the FDE's function is a stop function */
+#define UW_RBP 2		/* rbp has a rule: it is known after the step */
+#define UW_CFA_EXPR 4		/* the CFA is the expression at m->lo + cfa */
+
+/*
+ * The rules at one lookup address, compact: the CFA's, then those of the
+ * registers the step changes, in register order (the return address's
+ * last), each rule's kind in the top 3 bits of reg[] above the register,
+ * its offset, register, or expression (as an offset from the module's
+ * lo) in off[].  One cache line, where a struct cfa_state takes seven:
+ * the handler runs about once a millisecond, after the program has
+ * evicted most of what it read the time before, so a step costs about
+ * the lines it reads; and CACHE_SIZE entries, 64 KiB a thread, leave
+ * fewer of a path's entries to be evicted by the leaves of other samples
+ * (a leaf's pc, in an interpreter, is seldom the same twice).
+ */
+struct uw_entry {
+	uintptr_t look;			/* 0 = empty */
+	int32_t cfa;			/* offset from cfa_reg, or UW_CFA_EXPR's */
+	uint8_t cfa_reg, flags, nlive, pad;
+	uint8_t reg[UW_LIVE];
+	int32_t off[UW_LIVE];
+};
+
+_Static_assert(sizeof(struct uw_entry) == 64, "an entry is a cache line");
 
 struct uw_cache {
 	unsigned gen;
-	struct {
-		uintptr_t look;		/* 0 = empty */
-		uintptr_t start;	/* FDE start (for the stop check) */
-		struct cfa_state st;
-		int nlive;		/* registers whose rule is not R_SAME */
-		uint8_t live[NREGS];
-	} e[CACHE_SIZE];
+	struct uw_entry e[CACHE_SIZE];
 };
 
 size_t rt_unwind_cache_size(void)
@@ -649,58 +673,109 @@ static int find_rules(const struct rt_module *m, uintptr_t look,
 	return run_cfa(p, end, &cie, start, look, st, &init);
 }
 
+/* An expression's offset from m->lo, in an entry's off[] or cfa. */
+static int expr_off(const struct rt_module *m, const unsigned char *expr,
+		    int32_t *off)
+{
+	uintptr_t d = (uintptr_t)expr - m->lo;
+
+	if ((uintptr_t)expr < m->lo || d > INT32_MAX)
+		return -1;
+	*off = (int32_t)d;
+	return 0;
+}
+
+/* st at look (its FDE's function starting at start) as entry e; -1 when
+ * it does not fit one (more than UW_LIVE registers change, an offset
+ * beyond 32 bits): no code a compiler makes. */
+static int compact(const struct rt_module *m, const struct cfa_state *st,
+		   uintptr_t look, uintptr_t start, struct uw_entry *e)
+{
+	int i;
+
+	memset(e, 0, sizeof(*e));
+	e->look = look;
+	if (rt_is_stop_function(start))
+		e->flags |= UW_STOP;
+	if (st->reg[REG_RBP_DW].how != R_SAME)
+		e->flags |= UW_RBP;
+	if (st->cfa_expr) {
+		e->flags |= UW_CFA_EXPR;
+		if (expr_off(m, st->cfa_expr, &e->cfa))
+			return -1;
+	} else {
+		if (st->cfa_reg < 0 || st->cfa_reg >= NREGS ||
+		    st->cfa_off < INT32_MIN || st->cfa_off > INT32_MAX)
+			return -1;
+		e->cfa_reg = (uint8_t)st->cfa_reg;
+		e->cfa = (int32_t)st->cfa_off;
+	}
+	for (i = 0; i < NREGS; i++) {
+		const struct reg_rule *r = &st->reg[i];
+		int32_t off;
+
+		/* R_UNDEF leaves a register as it is, but for the RA */
+		if (r->how == R_SAME || (r->how == R_UNDEF && i != REG_RA_DW))
+			continue;
+		if (e->nlive == UW_LIVE)
+			return -1;
+		if (r->how == R_EXPR || r->how == R_VAL_EXPR) {
+			if (expr_off(m, r->expr, &off))
+				return -1;
+		} else if (r->off < INT32_MIN || r->off > INT32_MAX) {
+			return -1;
+		} else {
+			off = (int32_t)r->off;
+		}
+		e->reg[e->nlive] = (uint8_t)(r->how << 5 | i);
+		e->off[e->nlive++] = off;
+	}
+	return 0;
+}
+
 /* One frame up by CFI.  leaf: the pc is the interrupted instruction. */
 static enum step step_cfi(struct frame *f, const struct rt_module *m, int leaf,
 			  struct uw_cache *uc)
 {
 	uintptr_t pc = f->r[REG_RA_DW], look = leaf ? pc : pc - 1;
-	unsigned slot = (unsigned)((look ^ (look >> 9)) % CACHE_SIZE);
-	const struct cfa_state *sp;
+	struct uw_entry *e = &uc->e[(look ^ (look >> 10)) & (CACHE_SIZE - 1)];
 	struct cfa_state st;
 	struct frame nf;
 	uintptr_t start, cfa;
-	int i, k;
+	int k, ra = 0;
 
-	if (uc->e[slot].look != look) {
+	if (e->look != look) {
 		if (find_rules(m, look, &st, &start))
 			return STEP_FAIL;
-		uc->e[slot].look = look;
-		uc->e[slot].start = start;
-		uc->e[slot].st = st;
-		uc->e[slot].nlive = 0;
-		for (i = 0; i < NREGS; i++)
-			if (st.reg[i].how != R_SAME)
-				uc->e[slot].live[uc->e[slot].nlive++] = (uint8_t)i;
+		if (compact(m, &st, look, start, e)) {
+			e->look = 0;
+			return STEP_FAIL;
+		}
 	}
-	sp = &uc->e[slot].st;
-	start = uc->e[slot].start;
-	if (rt_is_stop_function(start))
+	if (e->flags & UW_STOP)
 		return STEP_STOP;
-	if (sp->cfa_expr) {
-		if (eval_expr(sp->cfa_expr, f, 0, 0, &cfa))
+	if (e->flags & UW_CFA_EXPR) {
+		if (eval_expr((const unsigned char *)m->lo + e->cfa, f, 0, 0, &cfa))
 			return STEP_FAIL;
 	} else {
-		if (sp->cfa_reg < 0 || sp->cfa_reg >= NREGS)
-			return STEP_FAIL;
-		cfa = f->r[sp->cfa_reg] + (uintptr_t)sp->cfa_off;
+		cfa = f->r[e->cfa_reg] + (uintptr_t)(intptr_t)e->cfa;
 	}
 	if (cfa <= f->r[REG_RSP_DW] || cfa > f->hi)
 		return STEP_FAIL;
 	nf = *f;
-	for (k = 0; k < uc->e[slot].nlive; k++) {
-		const struct reg_rule *r = &sp->reg[uc->e[slot].live[k]];
+	for (k = 0; k < e->nlive; k++) {
+		int i = e->reg[k] & 31;
+		intptr_t off = e->off[k];
 		uintptr_t a;
 
-		i = uc->e[slot].live[k];
-		switch (r->how) {
+		ra |= i == REG_RA_DW;
+		switch ((enum rule)(e->reg[k] >> 5)) {
 		case R_SAME:
 			break;
 		case R_UNDEF:
-			if (i == REG_RA_DW)
-				return STEP_BOTTOM;
-			break;
+			return STEP_BOTTOM;	/* the RA's: compact() */
 		case R_OFFSET:
-			a = cfa + (uintptr_t)r->off;
+			a = cfa + (uintptr_t)off;
 			if (readable(f, a))
 				nf.r[i] = stack_word(f, a);
 			else if (i == REG_RA_DW)
@@ -709,29 +784,31 @@ static enum step step_cfi(struct frame *f, const struct rt_module *m, int leaf,
 			 * was already popped: it holds the caller's value. */
 			break;
 		case R_VAL_OFFSET:
-			nf.r[i] = cfa + (uintptr_t)r->off;
+			nf.r[i] = cfa + (uintptr_t)off;
 			break;
 		case R_REGISTER:
-			if (r->off >= NREGS)
+			if (off < 0 || off >= NREGS)
 				return STEP_FAIL;
-			nf.r[i] = f->r[r->off];
+			nf.r[i] = f->r[off];
 			break;
 		case R_EXPR:
-			if (eval_expr(r->expr, f, 1, cfa, &a) || !readable(f, a))
+			if (eval_expr((const unsigned char *)m->lo + off, f, 1,
+				      cfa, &a) || !readable(f, a))
 				return STEP_FAIL;
 			nf.r[i] = stack_word(f, a);
 			break;
 		case R_VAL_EXPR:
-			if (eval_expr(r->expr, f, 1, cfa, &a))
+			if (eval_expr((const unsigned char *)m->lo + off, f, 1,
+				      cfa, &a))
 				return STEP_FAIL;
 			nf.r[i] = a;
 			break;
 		}
 	}
 	/* The return address is always saved (x86-64 call pushes it). */
-	if (sp->reg[REG_RA_DW].how == R_SAME)
+	if (!ra)
 		return STEP_FAIL;
-	if (sp->reg[REG_RBP_DW].how != R_SAME)
+	if (e->flags & UW_RBP)
 		nf.rbp_unknown = 0;
 	nf.r[REG_RSP_DW] = cfa;
 	/* Usually the caller is in the same module: no lookup. */
