@@ -54,7 +54,8 @@
  *     file has not mapped, it asks hpcrun's writer (fd-gate.c, THE
  *     WRITER) to create the file and map the chunks (state ASKED), and
  *     copies what the file lacks once they are (READY), at its next
- *     Python sample.  So only a thread that runs Python has the file,
+ *     Python sample (only while it waits, live_behind: the other samples
+ *     read nothing of the file).  So only a thread that runs Python has the file,
  *     and a killed one lacks at most the codes copied since the writer
  *     last lagged.  When the file cannot be had (FAILED, or no writer), the
  *     arena alone goes on: the .hpcpy at the end still has everything.
@@ -127,6 +128,7 @@ struct py_live {
 
 struct py_thread {
 	uintptr_t tstate;		/* the thread's PyThreadState, or 0 */
+	int live_behind;		/* the live file lacks codes or chunks */
 	uint64_t faults, codes, codes_lost;
 	int nchunks;
 	char *chunk[ARENA_MAX_CHUNKS];
@@ -337,6 +339,7 @@ static void live_sync(struct py_thread *pt)
 	unsigned s = __atomic_load_n(&lv->state, __ATOMIC_SEQ_CST);
 	int i;
 
+	pt->live_behind = s == LIVE_ASKED;
 	if ((s != LIVE_NONE && s != LIVE_READY) || !pt->nchunks)
 		return;
 	for (i = s == LIVE_READY && h->nchunks ? (int)h->nchunks - 1 : 0;
@@ -360,8 +363,11 @@ static void live_sync(struct py_thread *pt)
 		return;
 	lv->want = pt->nchunks;
 	__atomic_store_n(&lv->state, LIVE_ASKED, __ATOMIC_SEQ_CST);
-	if (rt_fd_post(&lv->post))	/* no writer */
+	pt->live_behind = 1;
+	if (rt_fd_post(&lv->post)) {	/* no writer */
 		__atomic_store_n(&lv->state, LIVE_FAILED, __ATOMIC_SEQ_CST);
+		pt->live_behind = 0;
+	}
 }
 
 /* Outside the handler, td's sampling stopped: the writer done with the
@@ -787,7 +793,8 @@ static int expand(const struct py_interp *in, struct py_thread *pt,
 	uintptr_t ts, f;
 	int i, k = 0, steps = 0;
 
-	live_sync(pt);		/* what the writer was late for */
+	if (pt->live_behind)
+		live_sync(pt);	/* what the writer was late for */
 	ts = find_tstate(in, l, t, pt);
 	if (!ts)
 		return n;
