@@ -106,10 +106,19 @@ struct uw_entry {
 
 _Static_assert(sizeof(struct uw_entry) == 64, "an entry is a cache line");
 
+/* The entries start at the first 64-byte boundary of raw (uw_entries):
+ * the cache is placed after struct rt_thread, at no particular one, and
+ * an entry across two lines would cost the step a second miss. */
 struct uw_cache {
 	unsigned gen;
-	struct uw_entry e[CACHE_SIZE];
+	unsigned char raw[(CACHE_SIZE + 1) * sizeof(struct uw_entry)];
 };
+
+static struct uw_entry *uw_entries(struct uw_cache *uc)
+{
+	return (struct uw_entry *)(void *)(((uintptr_t)uc->raw + 63) &
+					   ~(uintptr_t)63);
+}
 
 size_t rt_unwind_cache_size(void)
 {
@@ -738,7 +747,8 @@ static enum step step_cfi(struct frame *f, const struct rt_module *m, int leaf,
 			  struct uw_cache *uc)
 {
 	uintptr_t pc = f->r[REG_RA_DW], look = leaf ? pc : pc - 1;
-	struct uw_entry *e = &uc->e[(look ^ (look >> 10)) & (CACHE_SIZE - 1)];
+	struct uw_entry *e = &uw_entries(uc)[(look ^ (look >> 10)) &
+					     (CACHE_SIZE - 1)];
 	struct cfa_state st;
 	struct frame nf;
 	uintptr_t start, cfa;
