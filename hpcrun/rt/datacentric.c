@@ -693,9 +693,11 @@ void rt_data_alloc(void *p, size_t n)
 	}
 	if (td->busy)
 		return;
+	rt_own_begin();		/* its path and site are hpcrun's work */
 	__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
 	if (td->closed) {
 		__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
+		rt_own_end();
 		return;
 	}
 	k = alloc_path(td, f);
@@ -703,6 +705,7 @@ void rt_data_alloc(void *p, size_t n)
 	if (small && !path_watched((const uint64_t (*)[2])f, k)) {
 		unlock();
 		__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
+		rt_own_end();
 		count_small(td->data, (uintptr_t)p, n);
 		return;
 	}
@@ -720,6 +723,7 @@ void rt_data_alloc(void *p, size_t n)
 		counts.untracked_full++;
 	}
 	__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
+	rt_own_end();
 }
 
 /* ---- the handler's side ---- */

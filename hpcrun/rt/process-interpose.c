@@ -335,11 +335,13 @@ RT_API void *dlopen(const char *file, int flags)
 
 	h = RT_REAL(dlopen)(file, flags);
 	if (h && rt_active) {
+		rt_own_begin();		/* the modules' bookkeeping */
 		rt_loadmap_refresh();
 		rt_data_modules();
 		rt_python_modules();
 		rt_py_modules();
 		rt_live_proc_modules();	/* a killed process's trees name them */
+		rt_own_end();
 	}
 	return h;
 }
@@ -351,8 +353,11 @@ RT_API int dlclose(void *h)
 	if (rt_active)
 		rt_perf_drain_self();	/* samples in h, while it is mapped */
 	r = RT_REAL(dlclose)(h);
-	if (rt_active)
+	if (rt_active) {
+		rt_own_begin();
 		rt_loadmap_refresh();
+		rt_own_end();
+	}
 	return r;
 }
 

@@ -54,6 +54,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capability.h"
@@ -210,21 +211,15 @@ static void *own_start(void *p)
 int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack)
 {
 	struct own_start o = { fn, arg, 0 };
-	struct rt_thread *td = rt_self;
 	pthread_attr_t attr;
 	pthread_t t;
 	int err, quiet;
 
 	if ((err = pthread_attr_init(&attr)))
 		return -err;
-	/* Making the thread is hpcrun's work: the samples taken meanwhile
-	 * are said as hpcrun's, those of the rings drained before and after
-	 * (a sample in a constructor's thread start would otherwise be a
-	 * partial path of the program). */
-	if (td) {
-		rt_perf_drain_self();
-		td->own_work++;
-	}
+	/* Making the thread is hpcrun's work (a sample in a constructor's
+	 * thread start would otherwise be a partial path of the program). */
+	rt_own_begin();
 	pthread_attr_setstacksize(&attr, stack);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	/* on its way until it is in own_tids: the raw-thread watcher must
@@ -238,11 +233,54 @@ int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack)
 	while (!err && !__atomic_load_n(&o.ready, __ATOMIC_SEQ_CST))
 		rt_futex_wait(&o.ready, 0, 0);
 	rt_thread_starting(-1);
-	if (td) {
-		rt_perf_drain_self();
-		td->own_work--;
-	}
+	rt_own_end();
 	return -err;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* own_since is stored before own_depth, own_lo and own_hi before
+ * own_depth drops (seq_cst): the thread's handler, nested anywhere in
+ * between, sees since or [lo, hi] cover the work.  The rings are
+ * drained inside the work, which covers the drain's own samples too. */
+void rt_own_begin(void)
+{
+	struct rt_thread *td = rt_self;
+
+	if (!td)
+		return;
+	if (!td->own_depth)
+		__atomic_store_n(&td->own_since, mono_ns(), __ATOMIC_RELAXED);
+	__atomic_store_n(&td->own_depth, td->own_depth + 1, __ATOMIC_SEQ_CST);
+}
+
+void rt_own_end(void)
+{
+	struct rt_thread *td = rt_self;
+
+	if (!td || !td->own_depth)
+		return;
+	if (td->own_depth == 1) {
+		rt_perf_drain_self();
+		__atomic_store_n(&td->own_lo, td->own_since, __ATOMIC_RELAXED);
+		__atomic_store_n(&td->own_hi, mono_ns(), __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&td->own_depth, td->own_depth - 1, __ATOMIC_SEQ_CST);
+}
+
+int rt_is_own_time(const struct rt_thread *td, uint64_t t)
+{
+	if (__atomic_load_n(&td->own_depth, __ATOMIC_SEQ_CST) &&
+	    t >= __atomic_load_n(&td->own_since, __ATOMIC_RELAXED))
+		return 1;
+	return t >= __atomic_load_n(&td->own_lo, __ATOMIC_RELAXED) &&
+	       t <= __atomic_load_n(&td->own_hi, __ATOMIC_RELAXED);
 }
 
 void rt_thread_starting(int delta)
@@ -804,6 +842,7 @@ struct rt_thread *rt_thread_begin(int index)
 	if (index)
 		pthread_setspecific(thread_key, td);
 	rt_self = td;
+	rt_own_begin();		/* the sources' start: perf_event_open, mmap */
 	CAPS_CALL(thread_begin, td);
 	for (i = 0; i < rt_cfg.nev; i++) {
 		err = rt_cfg.ev[i].src->start(td, i);
@@ -818,6 +857,7 @@ struct rt_thread *rt_thread_begin(int index)
 			rt_note(msg);
 		}
 	}
+	rt_own_end();
 	return td;
 }
 
@@ -957,8 +997,10 @@ static void thread_end(struct rt_thread *td, int own)
 
 static void rt_thread_end(struct rt_thread *td)
 {
-	if (td)
-		thread_end(td, 1);
+	if (!td)
+		return;
+	rt_own_begin();		/* never ended: td goes */
+	thread_end(td, 1);
 }
 
 void rt_thread_end_other(struct rt_thread *td)
@@ -1075,6 +1117,7 @@ void rt_process_finish(const char *why, int from_signal)
 	if (!rt_active || getpid() != rt_pid ||
 	    __atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL))
 		return;
+	rt_own_begin();
 	rt_active = 0;
 	cct_pool_close(!from_signal);	/* live files written from now on go */
 	locked = from_signal ? !pthread_mutex_trylock(&threads_lock) :
@@ -1097,6 +1140,7 @@ void rt_process_finish(const char *why, int from_signal)
 	rt_io_end(&io);
 	if (locked)
 		pthread_mutex_unlock(&threads_lock);
+	rt_own_end();	/* balanced, for a failed exec's resumption */
 }
 
 void rt_resume_after_failed_exec(int err)
@@ -1171,9 +1215,11 @@ static void rt_after_fork_child(void)
 	self->tid = (pid_t)syscall(SYS_gettid);
 	threads_add(self);
 	rt_self = self;
+	rt_own_begin();
 	for (i = 0; i < rt_cfg.nev; i++)
 		if (!rt_cfg.ev[i].src->start(self, i))
 			self->started[i] = 1;
+	rt_own_end();
 }
 
 __attribute__((destructor)) static void rt_fini(void)

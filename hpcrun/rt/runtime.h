@@ -146,8 +146,11 @@ struct rt_thread {
 	int started[HPCRUN_MAX_EVENTS];
 	uint64_t *nsamples;		/* per event: in the live file's header */
 	volatile int busy;		/* inside the handler (set seq_cst) */
-	volatile int own_work;		/* in rt_own_thread: its samples are
-					 * hpcrun's (samples-in-hpcrun) */
+	int own_depth;			/* in hpcrun's own work, how deep, and
+					 * since when (CLOCK_MONOTONIC ns); the
+					 * last such work, [own_lo, own_hi]:
+					 * rt_own_begin (sample.c) */
+	uint64_t own_since, own_lo, own_hi;
 	int late;			/* perf samples in a row that ended with
 					 * the next one queued (sample.c) */
 	volatile int in_unwind;		/* unwinding: a fault jumps to unwind_jmp */
@@ -202,6 +205,19 @@ void rt_count_write_error(void);
  * pthread_create, so never measured; detached; a stack of stack bytes);
  * 0 or negative errno.  Outside handlers. */
 int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack);
+/* HPCRUN'S OWN WORK on a program's thread (sample.c's rules say which):
+ * from rt_own_begin to its rt_own_end (they nest), the samples the
+ * calling thread takes, by signal or stamped in a ring, are hpcrun's
+ * (samples-in-hpcrun), not the program's.  rt_own_end drains the
+ * thread's rings when it can; the last work's bounds stay, for a ring
+ * drained later.  A thread ending does not end its own work: its
+ * measurement ends with it.  No-ops on a thread not measured.  Outside
+ * handlers; rt_is_own_time in them (a predicate). */
+void rt_own_begin(void);
+void rt_own_end(void);
+/* Was td in hpcrun's own work at time t (CLOCK_MONOTONIC ns, a ring
+ * sample's stamp)? */
+int rt_is_own_time(const struct rt_thread *td, uint64_t t);
 /* Calls fn for every thread still sampled, under the thread list's lock
  * (outside the handler). */
 void rt_threads_apply(void (*fn)(struct rt_thread *td));

@@ -51,9 +51,16 @@
  *    sync site, a wrapper's bookkeeping), or in the kernel returning from
  *    hpcrun's signal (kernel-time.h, invariant 2), is counted as
  *    in_hpcrun and kept out of the tree, and no recorded path holds a
- *    frame of libhpcrun.so (unwind.c, invariant 4).  Time in a library
- *    hpcrun calls for its own work (getcontext, a lock) is not told apart
- *    and stays with the path.
+ *    frame of libhpcrun.so (unwind.c, invariant 4).  So is a sample in a
+ *    library hpcrun calls for its own work, which would read as the
+ *    program's call of it, when the thread takes it between rt_own_begin
+ *    and rt_own_end (runtime.h), by signal or stamped in a ring: a
+ *    thread's start (its tree, its rings) and end (its profile, its side
+ *    files), the process's end, hpcrun's own threads, the load map after
+ *    dlopen and dlclose, an allocation's or a sync site's path.  A
+ *    wrapper's own calls on the program's behalf (a clock, a lock) are
+ *    not told apart and stay with the path; the program's call it
+ *    forwards (malloc, a lock, a wait) is the program's.
  *  - Never block or wait: a sample that cannot be recorded is dropped and
  *    counted by reason (busy = nested signal, nomodule = pc outside every
  *    module, full = arena exhausted, stopped = measurement ended,
@@ -285,7 +292,7 @@ void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 			td->counts.copy_live++;
 	}
 	if (end != RT_UNWIND_IN_HANDLER &&
-	    ((td == self && td->own_work) || in_hpcrun(NULL, c) ||
+	    (rt_is_own_time(td, c->time) || in_hpcrun(NULL, c) ||
 	     (c->kip && rt_kernel_is_own_sigreturn(c)))) {
 		/* hpcrun's work outside its handler (taken in the handler:
 		 * nested, as record() counts it) */
@@ -368,7 +375,7 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 		goto done;
 	}
 	val = rt_cfg.ev[idx].src->value(td, idx, si);
-	if (td->own_work || in_hpcrun(uc, NULL)) {
+	if (td->own_depth || in_hpcrun(uc, NULL)) {
 		td->counts.in_hpcrun++;
 		goto done;
 	}

@@ -144,12 +144,14 @@ static struct sync_graft *construct_graft(struct construct *c, uintptr_t cut)
 			__builtin_ia32_pause();
 		return c->graft;
 	}
+	rt_own_begin();		/* the graft: hpcrun's work */
 	p = mmap(NULL, sizeof(struct sync_graft), PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p != MAP_FAILED) {
 		graft_take(p, cut);
 		c->graft = p;
 	}
+	rt_own_end();
 	__atomic_store_n(&c->graft_state, 2, __ATOMIC_RELEASE);
 	return c->graft;
 }

@@ -461,7 +461,9 @@ static struct sync_agg *site_agg(struct rt_thread *td, struct sync_thread *st,
 		if (a->site == id || !a->site) {
 			if (!a->site) {
 				a->site = id;
+				rt_own_begin();	/* its path: hpcrun's work */
 				a->node = call_node(td, cut, pl);
+				rt_own_end();
 			}
 			st->cache[c].ra = ra;
 			st->cache[c].objkey = objkey;
