@@ -53,14 +53,15 @@
  *    in_hpcrun and kept out of the tree, and no recorded path holds a
  *    frame of libhpcrun.so (unwind.c, invariant 4).  So is a sample in a
  *    library hpcrun calls for its own work, which would read as the
- *    program's call of it, when the thread takes it between rt_own_begin
- *    and rt_own_end (runtime.h), by signal or stamped in a ring: a
- *    thread's start (its tree, its rings) and end (its profile, its side
- *    files), the process's end, hpcrun's own threads, the load map after
- *    dlopen and dlclose, an allocation's or a sync site's path.  A
- *    wrapper's own calls on the program's behalf (a clock, a lock) are
- *    not told apart and stay with the path; the program's call it
- *    forwards (malloc, a lock, a wait) is the program's.
+ *    program's call of it: one whose path the unwinder ends
+ *    RT_UNWIND_OWN_WORK (a library called by name from libhpcrun.so: a
+ *    wrapper's clock, lock or map; unwind.c, invariant 5), and one the
+ *    thread takes between rt_own_begin and rt_own_end (runtime.h), by
+ *    signal or stamped in a ring: a thread's start (its tree, its rings)
+ *    and end (its profile, its side files), the process's end, hpcrun's
+ *    own threads, the load map after dlopen and dlclose, an allocation's
+ *    or a sync site's path.  A wrapper forwarding the program's call
+ *    (malloc, a lock, a wait) charges the program's call.
  *  - Never block or wait: a sample that cannot be recorded is dropped and
  *    counted by reason (busy = nested signal, nomodule = pc outside every
  *    module, full = arena exhausted, stopped = measurement ended,
@@ -292,8 +293,8 @@ void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 			td->counts.copy_live++;
 	}
 	if (end != RT_UNWIND_IN_HANDLER &&
-	    (rt_is_own_time(td, c->time) || in_hpcrun(NULL, c) ||
-	     (c->kip && rt_kernel_is_own_sigreturn(c)))) {
+	    (end == RT_UNWIND_OWN_WORK || rt_is_own_time(td, c->time) ||
+	     in_hpcrun(NULL, c) || (c->kip && rt_kernel_is_own_sigreturn(c)))) {
 		/* hpcrun's work outside its handler (taken in the handler:
 		 * nested, as record() counts it) */
 		td->counts.in_hpcrun++;
@@ -379,7 +380,6 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 		td->counts.in_hpcrun++;
 		goto done;
 	}
-	td->nsamples[idx]++;
 	if (rt_cfg.no_unwind || td->late >= LATE_SAMPLES) {
 		td->frames[0] = (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
 		n = 1;
@@ -390,9 +390,14 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 		}
 	} else {
 		n = unwind_guarded(td, td, uc, NULL, &end);
+		if (end == RT_UNWIND_OWN_WORK) {
+			td->counts.in_hpcrun++;
+			goto done;
+		}
 		if (end != RT_UNWIND_IN_HANDLER)
 			n = python_guarded(td, n);
 	}
+	td->nsamples[idx]++;
 	now = (uint64_t)t0.tv_sec * 1000000000u + (uint64_t)t0.tv_nsec;
 	if (td->data) {
 		uintptr_t regs[RT_UNWIND_REGS];

@@ -529,8 +529,8 @@ static int blocked_path(struct rt_thread *td, uintptr_t *frames,
 	c.len = got > 0 ? (size_t)got & ~(size_t)7 : 0;
 	c.live_hi = k.sp + c.len;
 	i = rt_unwind_blocked(&unwinder, &c, frames, SYNC_PROBE_FRAMES, &end);
-	if (end == RT_UNWIND_IN_HANDLER)
-		return -1;	/* in hpcrun's handler, soon back */
+	if (end == RT_UNWIND_IN_HANDLER || end == RT_UNWIND_OWN_WORK)
+		return -1;	/* in hpcrun's handler or work, soon back */
 	if (i <= 0 && !rt_in_hpcrun(k.pc)) {
 		frames[0] = k.pc;
 		i = 1;

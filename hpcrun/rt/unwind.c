@@ -27,6 +27,17 @@
  *     Every path producer unwinds here, so none has hpcrun's frames:
  *     samples, ring-buffer copies, allocation sites, sync sites.  Whether
  *     a sample's own pc was hpcrun's is its caller's question (sample.c).
+ *  5. A path whose innermost frames are a library's (libc, ld.so, the
+ *     vDSO, the kernel), called from frames of libhpcrun.so of which one
+ *     made a call by name (through its PLT), ends RT_UNWIND_OWN_WORK:
+ *     hpcrun called the library for its own work (a clock, a lock,
+ *     getcontext, mmap -- through its own mmap wrapper too), and the path
+ *     would otherwise read as the program's call of it.  A wrapper
+ *     forwards the program's call through a pointer (interpose.h,
+ *     RT_REAL) and reaches its helpers, hidden, by direct calls that
+ *     are not by name: the path keeps the program's malloc, lock or
+ *     wait.  Only the first frames of libhpcrun.so from the leaf decide;
+ *     a path through hpcrun's handler stays RT_UNWIND_IN_HANDLER.
  *
  * A per-thread direct-mapped cache maps a lookup address to the rules
  * found for it (struct uw_entry: a cache line), so repeated frames (loops
@@ -135,6 +146,8 @@ struct frame {
 	uintptr_t copy_lo, copy_hi;
 	int rbp_unknown;		/* a blocked thread's walk until a
 					 * frame restores rbp (find_rbp) */
+	int own_call;			/* the path's innermost frames are a
+					 * library hpcrun called (invariant 5) */
 };
 
 struct cie {
@@ -1020,15 +1033,47 @@ static int leave_copy(const struct rt_thread *td, struct frame *f, uintptr_t at,
 }
 
 /*
+ * Does return address pc, in m (libhpcrun.so), follow a direct call (e8
+ * rel32) to one of m's PLT stubs (jmp *GOT, after endbr64 and bnd where
+ * present): a call by name, out of hpcrun's code (invariant 5)?  A call
+ * through a pointer (ff /2) has its ModRM byte (never e8) at pc - 5, or,
+ * shorter, its ff among the 4 bytes before pc, which as a displacement
+ * points far outside m; a byte of another instruction that happens to
+ * be e8 would also have to point at a stub.  A call of a function of m's
+ * own goes to it directly, not through a stub.
+ */
+static int is_plt_call(const struct rt_module *m, uintptr_t pc)
+{
+	const unsigned char *t;
+	int32_t rel;
+
+	if (pc < m->xlo + 5 || pc > m->xhi ||
+	    *(const unsigned char *)(pc - 5) != 0xe8)
+		return 0;
+	memcpy(&rel, (const void *)(pc - 4), sizeof(rel));
+	t = (const unsigned char *)(pc + (uintptr_t)(intptr_t)rel);
+	if ((uintptr_t)t < m->xlo || (uintptr_t)t + 7 > m->xhi)
+		return 0;
+	if (t[0] == 0xf3 && t[1] == 0x0f && t[2] == 0x1e && t[3] == 0xfa)
+		t += 4;			/* endbr64 */
+	if (t[0] == 0xf2)
+		t++;			/* bnd */
+	return t[0] == 0xff && t[1] == 0x25;
+}
+
+/*
  * Walks f up the stack into frames (see rt_unwind), leaving out every
  * frame whose pc is in libhpcrun.so (invariant 4); *near gets 1 when one
- * of the first two pcs walked was.
+ * of the first two pcs walked was; f->own_call 1 when the first frames
+ * in it above the leaf's (a library's) made a call by name (invariant 5).
  */
 static int walk(struct rt_thread *td, struct frame *f, uintptr_t *frames,
 		int max, enum rt_unwind_end *end, int *near)
 {
 	const struct rt_module *m = NULL;
-	int n = 0, walked = 0, leaf = 1, own = 0;
+	/* run: 0 before the first frame of libhpcrun.so, 1 in the first
+	 * ones above a library's, 2 past them */
+	int n = 0, walked = 0, leaf = 1, own = 0, run = 0;
 
 	*near = 0;
 	while (n < max && walked < 2 * max) {
@@ -1077,6 +1122,12 @@ static int walk(struct rt_thread *td, struct frame *f, uintptr_t *frames,
 		own = rt_in_hpcrun(pc);
 		if (own && walked < 2)
 			*near = 1;
+		if (!run && own)
+			run = n > 0 && !leaf ? 1 : 2;
+		if (run == 1 && (!own || is_plt_call(m, pc))) {
+			f->own_call = own;
+			run = 2;
+		}
 		walked++;
 		if (!own)
 			frames[n++] = pc;
@@ -1101,11 +1152,20 @@ static int walk(struct rt_thread *td, struct frame *f, uintptr_t *frames,
 	return n;
 }
 
+/* n, the walk of f's frames, *end made RT_UNWIND_OWN_WORK when they are
+ * hpcrun's work (invariant 5) and not its handler's. */
+static int own_work(const struct frame *f, enum rt_unwind_end *end, int n)
+{
+	if (f->own_call && *end != RT_UNWIND_IN_HANDLER)
+		*end = RT_UNWIND_OWN_WORK;
+	return n;
+}
+
 int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
 	      int max, enum rt_unwind_end *end)
 {
 	struct frame f;
-	int near;
+	int n, near;
 
 	cache_check(td);
 	memset(&f, 0, sizeof(f));
@@ -1118,7 +1178,8 @@ int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
 		frames[0] = f.r[REG_RA_DW];
 		return 1;
 	}
-	return walk(td, &f, frames, max, end, &near);
+	n = walk(td, &f, frames, max, end, &near);
+	return own_work(&f, end, n);
 }
 
 /* rt_unwind_copy, or rt_unwind_blocked when rbp_unknown. */
@@ -1152,7 +1213,7 @@ static int unwind_copy(struct rt_thread *td, const struct rt_copy *c,
 	 * when it finds that frame. */
 	if (*end == RT_UNWIND_FAILED && near)
 		*end = RT_UNWIND_IN_HANDLER;
-	return n;
+	return own_work(&f, end, n);
 }
 
 int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,

@@ -63,6 +63,9 @@ enum rt_unwind_end {
 	RT_UNWIND_IN_HANDLER = 3,	/* the path runs through hpcrun's own
 					 * signal handler: a sample the kernel
 					 * took while it ran, hpcrun's work */
+	RT_UNWIND_OWN_WORK = 4,		/* its innermost frames are a library
+					 * libhpcrun.so called directly for its
+					 * own work (unwind.c, invariant 5) */
 };
 
 /* sample.c: rt_unwind of uc into td->frames on td's own thread, a faulting
