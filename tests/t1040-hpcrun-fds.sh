@@ -69,11 +69,16 @@ test_expect_success PERF_EVENTS 'threads: every thread re-armed, each samples on
 	done
 '
 
+# No sample is lost to the re-arming; a signal of a closed event still
+# queued when its thread has ended arrives after the end (dropped-after-end),
+# as at any thread's end.
 test_expect_success PERF_EVENTS '500 close_range calls while three threads are sampled' '
 	same_as_without churn churn &&
 	test ! -s churn.err &&
 	grep -q "^sampling-rearmed: 1500$" churn/*.log &&
-	grep -q "^samples-dropped: 0$" churn/*.log &&
+	dropped=$(sed -n "s/^samples-dropped: //p" churn/*.log) &&
+	after=$(sed -n "s/^dropped-after-end: //p" churn/*.log) &&
+	test "$dropped" = "$after" &&
 	folded churn "*-000-*.hpcrun" >cf &&
 	test_within "$(share after cf)" 70 20
 '
