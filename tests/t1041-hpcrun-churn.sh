@@ -143,6 +143,13 @@ free_file() {
 	cmp -s -n 16 "$1" /dev/zero
 }
 
+# all_stopped PID: waits until every thread of PID has stopped or ended (a
+# SIGSTOP reaches each thread on its way, after kill has returned).
+all_stopped() {
+	_w=0 && while grep -qv "^[0-9]* ([^)]*) [tTZX]" /proc/$1/task/*/stat 2>/dev/null &&
+		[ $_w -lt 500 ]; do sleep 0.01; _w=$((_w + 1)); done
+}
+
 test_expect_success 'kill -9 mid-churn: the running threads recovered, no free file taken for a thread' '
 	hpcrun -o k9 ./rt-churn rounds 1000000 20 200 >k9.out 2>k9.err &
 	pid=$! &&
@@ -150,7 +157,7 @@ test_expect_success 'kill -9 mid-churn: the running threads recovered, no free f
 		sleep 0.1; _i=$((_i + 1)); done &&
 	# stopped at a moment the pool holds a free file
 	_i=0 && while :; do
-		kill -STOP $pid &&
+		kill -STOP $pid && all_stopped $pid &&
 		for f in k9/*.hpcrun-live; do
 			! free_file "$f" || echo "$f"; done >free &&
 		{ test -s free || test $_i -ge 200; } && break
