@@ -69,18 +69,16 @@ static int has_tid(const struct scan *s, pid_t tid)
 	return bsearch(&tid, s->tid, s->n, sizeof(pid_t), cmp_tid) != NULL;
 }
 
-/* Lists /proc/self/task into the struct scan at p, sorted (on a fd
- * thread); 0 or negative errno. */
-static int list_tasks(void *p)
+int rt_list_tasks(void *p)
 {
-	struct scan *s = p;
+	struct rt_task_list *l = p;
 	char buf[4096];
 	long n, off;
 	int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;
-	s->n = 0;
+	l->n = 0;
 	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
 		for (off = 0; off < n;) {
 			/* struct linux_dirent64: ino, off, reclen, type, name */
@@ -88,13 +86,25 @@ static int list_tasks(void *p)
 			const char *name = buf + off + 19;
 
 			memcpy(&reclen, buf + off + 16, sizeof(reclen));
-			if (name[0] >= '1' && name[0] <= '9' && s->n < SCAN_MAX)
-				s->tid[s->n++] = (pid_t)atoi(name);
+			if (name[0] >= '1' && name[0] <= '9' && l->n < l->max)
+				l->tid[l->n++] = (pid_t)atoi(name);
 			off += reclen;
 		}
 	close(fd);
-	qsort(s->tid, s->n, sizeof(pid_t), cmp_tid);
+	qsort(l->tid, l->n, sizeof(pid_t), cmp_tid);
 	return n < 0 ? -errno : 0;
+}
+
+/* Lists /proc/self/task into the struct scan at p, sorted (on a fd
+ * thread); 0 or negative errno. */
+static int list_tasks(void *p)
+{
+	struct scan *s = p;
+	struct rt_task_list l = { s->tid, SCAN_MAX, 0 };
+	int err = rt_list_tasks(&l);
+
+	s->n = l.n;
+	return err;
 }
 
 /* CPU ticks (utime + stime) of task tid, asked for by the struct at p. */

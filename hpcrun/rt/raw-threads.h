@@ -46,6 +46,9 @@
 #ifndef HPCRUN_RAW_THREADS_H
 #define HPCRUN_RAW_THREADS_H
 
+#include <stddef.h>
+#include <sys/types.h>
+
 /* Between two scans of /proc/self/task (and drains of the raw tasks'
  * rings, which are four times a thread's size for this). */
 #define RT_RAW_SCAN_NS 10000000L
@@ -55,5 +58,16 @@
  * (raw-threads.c, idle()): a raw task that takes an ended task's place is
  * found within this many RT_RAW_SCAN_NS. */
 #define RT_RAW_IDLE_SCANS 16
+
+/* A listing of /proc/self/task: its first max tasks' ids, sorted, in
+ * tid[0..n) (the others left out). */
+struct rt_task_list {
+	pid_t *tid;
+	size_t max, n;
+};
+/* Lists /proc/self/task into the struct rt_task_list at p; run on a fd
+ * thread (rt_fd_private(rt_list_tasks, &list), invariant 4); 0 or
+ * negative errno. */
+int rt_list_tasks(void *p);
 
 #endif
