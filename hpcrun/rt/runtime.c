@@ -326,6 +326,16 @@ void rt_threads_known(const pid_t *tids, unsigned char *known, size_t n)
 		mark_known(tids, known, n, __atomic_load_n(&own_tids[i], __ATOMIC_SEQ_CST));
 }
 
+int rt_is_own_tid(pid_t tid)
+{
+	int i;
+
+	for (i = 0; i < OWN_MAX; i++)
+		if (tid && __atomic_load_n(&own_tids[i], __ATOMIC_SEQ_CST) == tid)
+			return 1;
+	return 0;
+}
+
 void rt_count_unmeasured(void)
 {
 	__atomic_add_fetch(&threads_unmeasured, 1, __ATOMIC_RELAXED);

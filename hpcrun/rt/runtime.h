@@ -236,6 +236,8 @@ int rt_threads_starting(void);
  * one of pthread_create's that had no memory to be measured; leaves the
  * others alone. */
 void rt_threads_known(const pid_t *tids, unsigned char *known, size_t n);
+/* Is task tid one of hpcrun's own threads (rt_own_thread)? */
+int rt_is_own_tid(pid_t tid);
 /* A struct rt_thread for task tid of this process, which never passed
  * through rt_thread_begin: td->raw set, registered, its tree made, the
  * sources that can measure it without a signal started (source.h,
