@@ -14,6 +14,13 @@
  *   pthread_mutex_lock, pthread_cond_wait,           lock waits
  *   pthread_cond_timedwait, sem_wait
  *
+ * A lock wait says how it waits (sync.h, SYNC_WAIT_*), for the stall
+ * report (sync-hang.c invariant 7): timed (pthread_cond_timedwait), and
+ * shared with other processes as glibc marks the object: a mutex's kind
+ * has PTHREAD_MUTEX_PSHARED_BIT (128), a condition's __wrefs bit 0, a
+ * semaphore's `private` word (struct new_sem, after its 64-bit value) is
+ * FUTEX_SHARED (128) for sem_init pshared 1 and sem_open, 0 private.
+ *
  * Invariants:
  *  1. With --no-sync, before hpcrun's start and after its end, and for
  *     hpcrun's own calls (rt_in_hpcrun), a wrapper is the real function.
@@ -456,6 +463,23 @@ RT_API int MPI_Barrier(void *comm)
 
 /* ---- lock waits (invariant 2) ---- */
 
+static unsigned mutex_how(const pthread_mutex_t *m)
+{
+	return m->__data.__kind & 128 ? SYNC_WAIT_SHARED : 0;
+}
+
+static unsigned cond_how(const pthread_cond_t *c)
+{
+	return c->__data.__wrefs & 1 ? SYNC_WAIT_SHARED : 0;
+}
+
+static unsigned sem_how(const sem_t *s)
+{
+	const struct { uint64_t value; int private_flag; } *ns = (const void *)s;
+
+	return ns->private_flag ? SYNC_WAIT_SHARED : 0;
+}
+
 RT_API int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
@@ -467,7 +491,7 @@ RT_API int pthread_mutex_lock(pthread_mutex_t *m)
 	r = pthread_mutex_trylock(m);
 	if (r != EBUSY || rt_in_hpcrun(ra))
 		return r != EBUSY ? r : RT_REAL(pthread_mutex_lock)(m);
-	sync_lock_begin(&w, HPCSYNC_MUTEX, ra, (uintptr_t)m, ra);
+	sync_lock_begin(&w, HPCSYNC_MUTEX, mutex_how(m), ra, (uintptr_t)m, ra);
 	r = RT_REAL(pthread_mutex_lock)(m);
 	sync_lock_end(&w);
 	return r;
@@ -481,7 +505,7 @@ RT_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 
 	if (!on(ra))
 		return RT_REAL(pthread_cond_wait)(c, m);
-	sync_lock_begin(&w, HPCSYNC_COND, ra, (uintptr_t)c, ra);
+	sync_lock_begin(&w, HPCSYNC_COND, cond_how(c), ra, (uintptr_t)c, ra);
 	r = RT_REAL(pthread_cond_wait)(c, m);
 	sync_lock_end(&w);
 	return r;
@@ -496,7 +520,8 @@ RT_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 
 	if (!on(ra))
 		return RT_REAL(pthread_cond_timedwait)(c, m, t);
-	sync_lock_begin(&w, HPCSYNC_COND, ra, (uintptr_t)c, ra);
+	sync_lock_begin(&w, HPCSYNC_COND, SYNC_WAIT_TIMED | cond_how(c), ra,
+			(uintptr_t)c, ra);
 	r = RT_REAL(pthread_cond_timedwait)(c, m, t);
 	sync_lock_end(&w);
 	return r;
@@ -516,7 +541,7 @@ RT_API int sem_wait(sem_t *s)
 	if (errno != EAGAIN)
 		return -1;
 	errno = err;
-	sync_lock_begin(&w, HPCSYNC_SEM, ra, (uintptr_t)s, ra);
+	sync_lock_begin(&w, HPCSYNC_SEM, sem_how(s), ra, (uintptr_t)s, ra);
 	r = RT_REAL(sem_wait)(s);
 	err = errno;
 	sync_lock_end(&w);

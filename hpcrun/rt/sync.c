@@ -617,12 +617,14 @@ static void phase_close(struct rt_thread *td, struct sync_thread *st,
 
 /* The wait the detector reads, under the sequence count (sync.h). */
 static void publish_wait(struct sync_thread *st, uint32_t site, int kind,
-			 struct sync_obj *o, uintptr_t lock, uint64_t e, uint64_t since)
+			 unsigned how, struct sync_obj *o, uintptr_t lock,
+			 uint64_t e, uint64_t since)
 {
 	__atomic_store_n(&st->wait.seq, st->wait.seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	st->wait.site = site;
 	st->wait.kind = (uint32_t)kind;
+	st->wait.how = how;
 	st->wait.obj = o;
 	st->wait.lock = lock;
 	st->wait.episode = e;
@@ -704,7 +706,7 @@ int sync_barrier_begin_at(struct sync_episode *ep, int kind, uintptr_t ra,
 	st->in_barrier = 1;
 	phase_close(ep->td, st, a->site, new_kind);
 	ep->e = e;
-	publish_wait(st, ep->site, kind, o, 0, e, ep->arrive);
+	publish_wait(st, ep->site, kind, 0, o, 0, e, ep->arrive);
 	rt_trace_wait(ep->td, ep->arrive, a->node);
 	return 0;
 }
@@ -841,8 +843,8 @@ void sync_barrier_end_for(struct sync_episode *ep, uint64_t depart,
 	st->phase_wall = depart;
 }
 
-void sync_lock_begin(struct sync_lockwait *w, int kind, uintptr_t ra,
-		     uintptr_t obj, uintptr_t cut)
+void sync_lock_begin(struct sync_lockwait *w, int kind, unsigned how,
+		     uintptr_t ra, uintptr_t obj, uintptr_t cut)
 {
 	struct sync_thread *st = measured(&w->td);
 	struct sync_agg *a;
@@ -854,7 +856,7 @@ void sync_lock_begin(struct sync_lockwait *w, int kind, uintptr_t ra,
 		return;
 	w->site = a->site;
 	w->since = sync_now();
-	publish_wait(st, w->site, kind, NULL, obj, 0, w->since);
+	publish_wait(st, w->site, kind, how, NULL, obj, 0, w->since);
 	rt_trace_wait(w->td, w->since, a->node);
 }
 

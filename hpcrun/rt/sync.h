@@ -49,11 +49,18 @@ struct sync_wait {
 	uint64_t seq;
 	uint32_t site;			/* 0: not waiting */
 	uint32_t kind;
+	uint32_t how;			/* SYNC_WAIT_* */
 	struct sync_obj *obj;		/* barrier kinds */
 	uintptr_t lock;			/* mutex kind: the mutex */
 	uint64_t episode;
 	uint64_t since;			/* CLOCK_MONOTONIC ns */
 };
+
+/* How a lock wait waits (sync_wait.how), for the stall report
+ * (sync-hang.c invariant 7): with a timeout, or on an object another
+ * process may share. */
+#define SYNC_WAIT_TIMED 1u
+#define SYNC_WAIT_SHARED 2u
 
 /* A thread's aggregates of one site (exact; invariant 3). */
 struct sync_agg {
@@ -211,14 +218,15 @@ void sync_barrier_end_for(struct sync_episode *ep, uint64_t depart,
 void sync_phase_restart(void);
 
 /* A lock wait of the calling thread: begin when the try failed (publishes
- * the wait for the detector), end when it got the lock. */
+ * the wait for the detector, how its SYNC_WAIT_* bits), end when it got
+ * the lock. */
 struct sync_lockwait {
 	struct rt_thread *td;
 	uint32_t site;
 	uint64_t since;
 };
-void sync_lock_begin(struct sync_lockwait *w, int kind, uintptr_t ra,
-		     uintptr_t obj, uintptr_t cut);
+void sync_lock_begin(struct sync_lockwait *w, int kind, unsigned how,
+		     uintptr_t ra, uintptr_t obj, uintptr_t cut);
 void sync_lock_end(struct sync_lockwait *w);
 
 /* In the sample handler: records the sample's path td->frames[0..n)
