@@ -844,14 +844,33 @@ static int was_reported(uint64_t key)
 	return 0;
 }
 
+/* A report's first lines: what was found (hang: what), when, at which
+ * effective timeout. */
+static void put_head(const char *what, uint64_t timeout)
+{
+	text_len = 0;
+	put("hpcrun-hang: 1\nhang: %s\ntime: %.3f\ntimeout: %.3f\n", what,
+	    (double)(now_ns - sync_cfg.start_ns) / 1e9, (double)timeout / 1e9);
+}
+
+/* WHERE (describe) of site's call into where, its kind and object in
+ * *kind and *obj (left as they are when the site is unknown). */
+static void site_where(uint32_t site, int *kind, uintptr_t *obj, char *where,
+		       size_t size)
+{
+	uintptr_t ra = 0;
+
+	sync_site_info(site, kind, obj, &ra);
+	describe(ra ? ra - 1 : 0, where, size, 1);
+}
+
 static void put_site(uint32_t site)
 {
 	char where[600];
-	uintptr_t obj = 0, ra = 0;
+	uintptr_t obj = 0;
 	int kind = -1;		/* "?" when the site is unknown */
 
-	sync_site_info(site, &kind, &obj, &ra);
-	describe(ra ? ra - 1 : 0, where, sizeof(where), 1);
+	site_where(site, &kind, &obj, where, sizeof(where));
 	put("site: %u %s 0x%lx %s\n", site,
 	    hpcsync_kind_name((enum hpcsync_kind)kind),
 	    (unsigned long)obj, where);
@@ -920,10 +939,7 @@ static void report_barrier(const struct snap *ws, uint64_t timeout,
 		if (!snaps[miss.snap[i]].probe_n)
 			snaps[miss.snap[i]].probe_n = -1;
 	rt_threads_apply(probe_marked);
-	text_len = 0;
-	put("hpcrun-hang: 1\nhang: %s\ntime: %.3f\ntimeout: %.3f\n",
-	    late ? "late" : "barrier", (double)(now_ns - sync_cfg.start_ns) / 1e9,
-	    (double)timeout / 1e9);
+	put_head(late ? "late" : "barrier", timeout);
 	put_site(ws->wait.site);
 	put("episode: %llu\n", (unsigned long long)ws->wait.episode);
 	for (i = 0; i < nsnap; i++)
@@ -1082,17 +1098,14 @@ static void check_deadlock(int w, uint64_t timeout)
 	for (i = 0; i < n; i++)
 		snaps[chain[i]].probe_n = -1;
 	rt_threads_apply(probe_marked);
-	text_len = 0;
-	put("hpcrun-hang: 1\nhang: deadlock\ntime: %.3f\ntimeout: %.3f\n",
-	    (double)(now_ns - sync_cfg.start_ns) / 1e9, (double)timeout / 1e9);
+	put_head("deadlock", timeout);
 	for (i = 0; i < n; i++) {
 		const struct snap *s = &snaps[chain[i]], *o = &snaps[chain[(i + 1) % n]];
 		char where[600];
-		uintptr_t obj = 0, ra = 0;
+		uintptr_t obj = 0;
 		int kind = 0;
 
-		sync_site_info(s->wait.site, &kind, &obj, &ra);
-		describe(ra ? ra - 1 : 0, where, sizeof(where), 1);
+		site_where(s->wait.site, &kind, &obj, where, sizeof(where));
 		put("cycle: thread %d waits for mutex 0x%lx held by thread %d at %s\n",
 		    s->index, (unsigned long)s->wait.lock, o->index, where);
 	}
