@@ -51,7 +51,7 @@
  *     __kmpc_barrier, MPI_Barrier,                        real call (invariant
  *     pthread_mutex_lock,                                 1 there)
  *     pthread_cond_wait, _timedwait,
- *     sem_wait
+ *     sem_wait, pthread_join
  *   __kmpc_fork_call (a trampoline   sync-ompt.c          the real call
  *     that notes the call)
  *

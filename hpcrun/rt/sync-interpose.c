@@ -13,6 +13,8 @@
  *   MPI_Init, MPI_Init_thread                        the rank's clock offset
  *   pthread_mutex_lock, pthread_cond_wait,           lock waits
  *   pthread_cond_timedwait, sem_wait
+ *   pthread_join                                     a wait the hang
+ *                                                    detector sees (no site)
  *
  * A lock wait says how it waits (sync.h, SYNC_WAIT_*), for the stall
  * report (sync-hang.c invariant 7): timed (pthread_cond_timedwait), and
@@ -97,6 +99,7 @@ RT_REAL_DEFINE(pthread_mutex_lock);
 RT_REAL_DEFINE_VERSION(pthread_cond_wait, "GLIBC_2.3.2");
 RT_REAL_DEFINE_VERSION(pthread_cond_timedwait, "GLIBC_2.3.2");
 RT_REAL_DEFINE(sem_wait);
+RT_REAL_DEFINE(pthread_join);
 RT_REAL_DEFINE(GOMP_barrier);
 RT_REAL_DEFINE(GOMP_loop_end);
 RT_REAL_DEFINE(GOMP_sections_end);
@@ -546,5 +549,23 @@ RT_API int sem_wait(sem_t *s)
 	err = errno;
 	sync_lock_end(&w);
 	errno = err;
+	return r;
+}
+
+/* Only a join that blocks is published (sync.h), after the try. */
+RT_API int pthread_join(pthread_t t, void **ret)
+{
+	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+	struct sync_lockwait w;
+	int r;
+
+	if (!on(ra))
+		return RT_REAL(pthread_join)(t, ret);
+	r = pthread_tryjoin_np(t, ret);
+	if (r != EBUSY)
+		return r;
+	sync_join_begin(&w, ra, (uintptr_t)t);
+	r = RT_REAL(pthread_join)(t, ret);
+	sync_join_end(&w);
 	return r;
 }

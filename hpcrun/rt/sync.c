@@ -618,7 +618,7 @@ static void phase_close(struct rt_thread *td, struct sync_thread *st,
 /* The wait the detector reads, under the sequence count (sync.h). */
 static void publish_wait(struct sync_thread *st, uint32_t site, int kind,
 			 unsigned how, struct sync_obj *o, uintptr_t lock,
-			 uint64_t e, uint64_t since)
+			 uintptr_t ra, uint64_t e, uint64_t since)
 {
 	__atomic_store_n(&st->wait.seq, st->wait.seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -627,6 +627,7 @@ static void publish_wait(struct sync_thread *st, uint32_t site, int kind,
 	st->wait.how = how;
 	st->wait.obj = o;
 	st->wait.lock = lock;
+	st->wait.ra = ra;
 	st->wait.episode = e;
 	st->wait.since = since;
 	__atomic_store_n(&st->wait.seq, st->wait.seq + 1, __ATOMIC_RELEASE);
@@ -706,7 +707,7 @@ int sync_barrier_begin_at(struct sync_episode *ep, int kind, uintptr_t ra,
 	st->in_barrier = 1;
 	phase_close(ep->td, st, a->site, new_kind);
 	ep->e = e;
-	publish_wait(st, ep->site, kind, 0, o, 0, e, ep->arrive);
+	publish_wait(st, ep->site, kind, 0, o, 0, 0, e, ep->arrive);
 	rt_trace_wait(ep->td, ep->arrive, a->node);
 	return 0;
 }
@@ -856,7 +857,7 @@ void sync_lock_begin(struct sync_lockwait *w, int kind, unsigned how,
 		return;
 	w->site = a->site;
 	w->since = sync_now();
-	publish_wait(st, w->site, kind, how, NULL, obj, 0, w->since);
+	publish_wait(st, w->site, kind, how, NULL, obj, 0, 0, w->since);
 	rt_trace_wait(w->td, w->since, a->node);
 }
 
@@ -882,6 +883,25 @@ void sync_lock_end(struct sync_lockwait *w)
 			return;
 		}
 	}
+}
+
+void sync_join_begin(struct sync_lockwait *w, uintptr_t ra, uintptr_t thread)
+{
+	struct sync_thread *st = measured(&w->td);
+
+	w->site = 0;
+	if (!st || st->wait.site)
+		return;
+	w->site = SYNC_JOIN_SITE;
+	w->since = sync_now();
+	publish_wait(st, w->site, SYNC_KIND_JOIN, 0, NULL, thread, ra, 0,
+		     w->since);
+}
+
+void sync_join_end(struct sync_lockwait *w)
+{
+	if (w->site)
+		end_wait(w->td->sync);
 }
 
 void sync_phase_sample(struct rt_thread *td, int n, uint64_t time, int idx,

@@ -51,7 +51,10 @@ struct sync_wait {
 	uint32_t kind;
 	uint32_t how;			/* SYNC_WAIT_* */
 	struct sync_obj *obj;		/* barrier kinds */
-	uintptr_t lock;			/* mutex kind: the mutex */
+	uintptr_t lock;			/* lock kinds: the lock; join: the
+					 * pthread_t joined */
+	uintptr_t ra;			/* join: its call's return address
+					 * (it has no site) */
 	uint64_t episode;
 	uint64_t since;			/* CLOCK_MONOTONIC ns */
 };
@@ -228,6 +231,15 @@ struct sync_lockwait {
 void sync_lock_begin(struct sync_lockwait *w, int kind, unsigned how,
 		     uintptr_t ra, uintptr_t obj, uintptr_t cut);
 void sync_lock_end(struct sync_lockwait *w);
+
+/* A pthread_join of the calling thread that blocks (its thread still
+ * runs), from ra, of thread: published for the detector alone, kind
+ * SYNC_KIND_JOIN at site SYNC_JOIN_SITE (none: a join is not measured),
+ * until sync_join_end. */
+#define SYNC_KIND_JOIN HPCSYNC_NKINDS
+#define SYNC_JOIN_SITE UINT32_MAX
+void sync_join_begin(struct sync_lockwait *w, uintptr_t ra, uintptr_t thread);
+void sync_join_end(struct sync_lockwait *w);
 
 /* In the sample handler: records the sample's path td->frames[0..n)
  * under ^Phases for the thread's current phase, below its start until
