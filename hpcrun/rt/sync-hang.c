@@ -1,8 +1,9 @@
 /*
  * sync-hang.c - the hang detector: a thread of hpcrun's that looks, four times
  * a second (every T/8 when that is shorter, 20 ms at least; T below), for
- * barrier episodes that wait too long and for lock-order
- * deadlocks among the interposed mutexes, and reports them (hpcrun(5),
+ * barrier episodes that wait too long, for lock-order deadlocks among
+ * the interposed mutexes and for a process whose every thread waits for
+ * another (a stall), and reports them (hpcrun(5),
  * "Hang reports"; --hang-timeout and --hang-action in hpcrun(1)).
  *
  * Invariants:
@@ -44,8 +45,9 @@
  *  3. A deadlock: a cycle of threads each blocked in pthread_mutex_lock on
  *     a mutex whose owner (glibc keeps the owner's tid in the mutex) is the
  *     next, every one blocked longer than T.
- *  4. Each hang is reported once: its key (object and episode, or the
- *     cycle's lowest thread and mutex) is remembered.
+ *  4. Each hang is reported once: its key (object and episode, the
+ *     cycle's lowest thread and mutex, or the stall's threads and
+ *     objects) is remembered.
  *  5. No signal is ever sent to a thread blocked in the kernel: it would
  *     end calls such as nanosleep, pause, poll, select and sigsuspend
  *     with EINTR (after a handler ran they are not restarted, SA_RESTART
@@ -87,6 +89,23 @@
  *     report says "(Python frames changed while read)".  Without fault
  *     recovery (the program replaced hpcrun's SIGSEGV or SIGBUS handler)
  *     a blocked thread's path stays native.
+ *  7. A stall: EVERY measured thread waits longer than T in an
+ *     interposed wait (pthread_mutex_lock not on a cycle of invariant 3,
+ *     pthread_cond_wait, sem_wait: a Python lock's untimed acquire and
+ *     Thread.join; pthread_join) with no timeout on an object private to
+ *     the process (sync.h, SYNC_WAIT_*: sync-interpose.c reads glibc's
+ *     shared marks at the wrapper's entry), each one is blocked in futex
+ *     (/proc/self/task/TID/syscall) and its CPU time has not moved since
+ *     the middle of its wait nor while its path was read, and every task
+ *     of /proc/self/task is such a thread or one of hpcrun's own (a task
+ *     hpcrun does not measure, a thread running, sleeping, reading, in a
+ *     timed wait, at a barrier or in a call not interposed: no report).
+ *     Then nothing inside the process can wake any thread: a "stalled"
+ *     report naming each thread's wait and path (invariants 5 and 6),
+ *     once per set of threads and objects (invariant 4); a report only,
+ *     which --hang-action=abort does not act on, since a signal handler
+ *     or another process (through memory it shares unmarked) may still
+ *     release one.  Barrier waits are the barrier report's (invariant 2).
  */
 #include <elf.h>
 #include <errno.h>
@@ -99,6 +118,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -109,6 +129,7 @@
 #include "capability.h"
 #include "hpcpy.h"
 #include "python-frames.h"
+#include "raw-threads.h"
 #include "signals.h"
 #include "source.h"
 #include "srcline.h"
@@ -136,6 +157,8 @@ struct snap {
 	int moved;			/* its signature changed in this wait */
 	int py_changed;			/* blocked, its Python frames dropped
 					 * (invariant 6) */
+	int in_cycle;			/* its mutex wait is on a cycle
+					 * (invariant 3) */
 	uintptr_t frames[SYNC_PROBE_FRAMES];
 };
 
@@ -391,11 +414,13 @@ void sync_probe_take(struct rt_thread *td, int n)
 }
 
 /* A thread as /proc/self/task/TID/syscall shows it (read on the fd
- * thread, rt_fd_private): blocked 1 with its sp and pc, or 0 running. */
+ * thread, rt_fd_private): blocked 1 with its sp and pc, and its call's
+ * number nr (-1 blocked outside a call), or 0 running. */
 struct kstate {
 	pid_t tid;
 	int blocked;
 	uintptr_t sp, pc;
+	long nr;
 };
 
 static int read_kstate(void *p)
@@ -432,6 +457,7 @@ static int read_kstate(void *p)
 		return -EINVAL;
 	k->sp = (uintptr_t)v[n - 2];
 	k->pc = (uintptr_t)v[n - 1];
+	k->nr = n == 9 ? (long)v[0] : -1;
 	k->blocked = 1;
 	return 0;
 }
@@ -454,7 +480,7 @@ static int blocked_python(struct rt_thread *td, const struct kstate *k,
 			  uint64_t cpu, uintptr_t *frames, int n, int *changed)
 {
 	uintptr_t native[SYNC_PROBE_FRAMES];
-	struct kstate again = { td->tid, 0, 0, 0 };
+	struct kstate again = { td->tid, 0, 0, 0, 0 };
 	int got;
 
 	if (!rt_py_is_on() || !rt_fault_recovery())
@@ -494,7 +520,7 @@ static int blocked_python(struct rt_thread *td, const struct kstate *k,
 static int blocked_path(struct rt_thread *td, uintptr_t *frames,
 			int *py_changed)
 {
-	struct kstate k = { td->tid, 0, 0, 0 };
+	struct kstate k = { td->tid, 0, 0, 0, 0 };
 	struct iovec local, remote[COPY_SIZE / 4096 + 1];
 	struct rt_copy c;
 	enum rt_unwind_end end;
@@ -611,8 +637,10 @@ static void snap_thread(struct rt_thread *td)
 			continue;
 		s->wait.site = st->wait.site;
 		s->wait.kind = st->wait.kind;
+		s->wait.how = st->wait.how;
 		s->wait.obj = st->wait.obj;
 		s->wait.lock = st->wait.lock;
+		s->wait.ra = st->wait.ra;
 		s->wait.episode = st->wait.episode;
 		s->wait.since = st->wait.since;
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
@@ -812,7 +840,8 @@ static int append_hang(void *p)
 }
 
 /* Shows the report on stderr, appends it to the .hang file, and, for a
- * hang (not a late thread), ends the process when --hang-action=abort. */
+ * hang (not a late thread nor a stall), ends the process when
+ * --hang-action=abort. */
 static void emit(int hang)
 {
 	struct rt_io io;
@@ -832,13 +861,20 @@ static void emit(int hang)
 	}
 }
 
-static int was_reported(uint64_t key)
+static int is_reported(uint64_t key)
 {
 	int i;
 
 	for (i = 0; i < nreported; i++)
 		if (reported[i] == key)
 			return 1;
+	return 0;
+}
+
+static int was_reported(uint64_t key)
+{
+	if (is_reported(key))
+		return 1;
 	if (nreported < MAX_REPORTED)
 		reported[nreported++] = key;
 	return 0;
@@ -1086,6 +1122,7 @@ static void check_deadlock(int w, uint64_t timeout)
 	}
 	if (!closed)
 		return;
+	snaps[w].in_cycle = 1;
 	for (i = 0; i < n; i++)
 		if (snaps[chain[i]].index < snaps[lowest].index)
 			lowest = chain[i];
@@ -1118,6 +1155,100 @@ static void check_deadlock(int w, uint64_t timeout)
 	}
 	put("end\n");
 	emit(1);
+}
+
+/* Does s wait as a stall's threads do (invariant 7): a lock kind with
+ * no timeout on a private object, for timeout or longer? */
+static int stall_waits(const struct snap *s, uint64_t timeout)
+{
+	return s->wait.site && !s->wait.obj && !s->in_cycle &&
+	       (s->wait.kind == HPCSYNC_MUTEX || s->wait.kind == HPCSYNC_COND ||
+		s->wait.kind == HPCSYNC_SEM || s->wait.kind == SYNC_KIND_JOIN) &&
+	       !(s->wait.how & (SYNC_WAIT_TIMED | SYNC_WAIT_SHARED)) &&
+	       now_ns - s->wait.since >= timeout;
+}
+
+/* Is s's thread blocked in futex, its CPU time the same since a tick in
+ * the second half of its wait (invariant 7)? */
+static int stall_blocked(const struct snap *s)
+{
+	struct kstate k = { s->tid, 0, 0, 0, 0 };
+
+	cq.index = s->index;
+	cq.t = s->wait.since + (now_ns - s->wait.since) / 2;
+	cq.found = 0;
+	rt_threads_apply(cpu_at);
+	if (!cq.found || cq.at >= now_ns || cq.cpu != s->cpu)
+		return 0;
+	if (rt_fd_private(read_kstate, &k) || !k.blocked || k.nr != SYS_futex)
+		return 0;
+	return cpu_ns(s->tid) == s->cpu;
+}
+
+#define STALL_TASKS 1024
+static pid_t stall_tids[STALL_TASKS];
+
+/* Reports a stall (invariant 7) the first time it sees one. */
+static void check_stall(uint64_t timeout)
+{
+	struct rt_task_list l = { stall_tids, STALL_TASKS, 0 };
+	uint64_t key = 0x57a1100000000000ull;
+	size_t t;
+	int i, n = 0;
+
+	if (!nsnap)
+		return;
+	for (i = 0; i < nsnap; i++) {
+		if (!stall_waits(&snaps[i], timeout))
+			return;
+		/* a sum: the key of the set, whatever the threads' order */
+		key += ((uint64_t)snaps[i].tid * 0x9e3779b97f4a7c15ull) ^
+		       ((uint64_t)snaps[i].wait.lock * 0xbf58476d1ce4e5b9ull);
+	}
+	if (is_reported(key) || rt_fd_private(rt_list_tasks, &l) ||
+	    l.n == STALL_TASKS)
+		return;
+	for (t = 0; t < l.n; t++) {
+		if (by_tid(l.tid[t]) >= 0)
+			n++;
+		else if (!rt_is_own_tid(l.tid[t]))
+			return;		/* a task not measured */
+	}
+	if (n != nsnap)
+		return;
+	for (i = 0; i < nsnap; i++)
+		if (!stall_blocked(&snaps[i]))
+			return;
+	for (i = 0; i < nsnap; i++)
+		snaps[i].probe_n = -1;
+	rt_threads_apply(probe_marked);
+	for (i = 0; i < nsnap; i++)
+		if (cpu_ns(snaps[i].tid) != snaps[i].cpu)
+			return;		/* it ran meanwhile: woken */
+	was_reported(key);
+	put_head("stalled", timeout);
+	put("note: every thread waits for another: a deadlock, unless a signal "
+	    "handler or another process releases one\n");
+	for (i = 0; i < nsnap; i++) {
+		const struct snap *s = &snaps[i];
+		char where[600];
+		uintptr_t obj = 0;
+		int kind = 0;
+
+		if (s->wait.kind == SYNC_KIND_JOIN)
+			describe(s->wait.ra - 1, where, sizeof(where), 1);
+		else
+			site_where(s->wait.site, &kind, &obj, where, sizeof(where));
+		put("stalled: thread %d tid %d in %s 0x%lx for %.3f s at %s\n",
+		    s->index, (int)s->tid, s->wait.kind == SYNC_KIND_JOIN ?
+		    "pthread_join" :
+		    hpcsync_kind_function((enum hpcsync_kind)s->wait.kind),
+		    (unsigned long)s->wait.lock,
+		    (double)(now_ns - s->wait.since) / 1e9, where);
+		put_frames(s);
+	}
+	put("end\n");
+	emit(0);
 }
 
 static void *detector(void *arg)
@@ -1161,6 +1292,7 @@ static void *detector(void *arg)
 			else if (snaps[i].wait.kind == HPCSYNC_MUTEX)
 				check_deadlock(i, timeout);
 		}
+		check_stall(timeout);
 	}
 	return NULL;
 }
