@@ -29,6 +29,9 @@
  *   fork child        fork_child; then, when the child goes on measuring,
  *                     thread_release of the forking thread (its state is
  *                     the parent's) and fork_child_measuring
+ *   rt_own_resume     own_resume: the own threads were stopped around a
+ *                     call that needs a single-threaded process (unshare,
+ *                     setns): make again those that left their loops
  *
  * Invariants:
  *  1. At each point runtime.c calls the hook of every capability in the
@@ -74,6 +77,8 @@ struct rt_capability {
 	void (*fork_child)(void);
 	/* In a fork child that goes on measuring, its state started over. */
 	void (*fork_child_measuring)(void);
+	/* After rt_own_pause stopped hpcrun's own threads: its own again. */
+	void (*own_resume)(void);
 };
 
 extern const struct rt_capability sync_capability;

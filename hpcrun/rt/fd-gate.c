@@ -93,8 +93,10 @@
  *      blocked; a job's fn sees everything its poster stored before it.
  *  W3. A job's memory stays alive until rt_fd_post_wait(job) has returned
  *      (outside handlers): the writer no longer holds it.
- *  W4. No writer (it could not be made, or a fork child before its first
- *      source starts): rt_fd_post fails and the caller does without.
+ *  W4. No writer (it could not be made, a fork child before its first
+ *      source starts, or ended by rt_fd_threads_stop after its queue
+ *      until rt_fd_thread_start makes it again): rt_fd_post fails and the
+ *      caller does without.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -168,6 +170,8 @@ static struct {
 	struct rt_fd_post *head;
 	unsigned seq;		/* futex word */
 	unsigned ready;		/* futex word: 1 serving, 2 failed */
+	unsigned stop;		/* leave once the queue is empty */
+	unsigned live;		/* it runs */
 } writer;
 
 /* The calling hpcrun thread leaves the program's fd table for one of its
@@ -202,6 +206,8 @@ static void *writer_thread(void *arg)
 		seq = __atomic_load_n(&writer.seq, __ATOMIC_SEQ_CST);
 		p = __atomic_exchange_n(&writer.head, NULL, __ATOMIC_SEQ_CST);
 		if (!p) {
+			if (__atomic_load_n(&writer.stop, __ATOMIC_SEQ_CST))
+				break;		/* its queue empty (rt_fd_threads_stop) */
 			rt_futex_wait(&writer.seq, seq, 0);
 			continue;
 		}
@@ -229,13 +235,15 @@ static void writer_make(void)
 	unsigned r;
 
 	writer.head = NULL;
-	writer.ready = 0;
+	writer.ready = writer.stop = 0;
 	if (rt_own_thread(writer_thread, NULL, 65536))
 		return;
 	while (!(r = __atomic_load_n(&writer.ready, __ATOMIC_SEQ_CST)))
 		rt_futex_wait(&writer.ready, 0, 0);
-	if (r == 1)
+	if (r == 1) {
+		writer.live = 1;
 		__atomic_store_n(&writer.pid, rt_pid, __ATOMIC_SEQ_CST);
+	}
 }
 
 int rt_fd_post(struct rt_fd_post *p)
@@ -284,6 +292,8 @@ static void *fd_thread(void *p)
 	for (;;) {
 		while ((r = __atomic_load_n(&f->req, __ATOMIC_SEQ_CST)) == seen)
 			rt_futex_wait(&f->req, seen, 0);
+		if (!f->fn)
+			break;		/* rt_fd_threads_stop */
 		f->result = f->fn(f->arg);
 		seen = r;
 		__atomic_store_n(&f->done, r, __ATOMIC_SEQ_CST);
@@ -331,6 +341,38 @@ void rt_fd_thread_start(void)
 		__atomic_store_n(&pool.n, n + 1, __ATOMIC_SEQ_CST);
 	}
 	__atomic_store_n(&pool.making, 0, __ATOMIC_SEQ_CST);
+}
+
+int rt_fd_threads_live(void)
+{
+	if (__atomic_load_n(&pool.pid, __ATOMIC_SEQ_CST) != rt_pid)
+		return 0;
+	return (int)__atomic_load_n(&pool.n, __ATOMIC_SEQ_CST) +
+		(int)writer.live;
+}
+
+void rt_fd_threads_stop(void)
+{
+	unsigned i, n = (unsigned)rt_fd_threads_live() - writer.live;
+
+	if (__atomic_load_n(&pool.pid, __ATOMIC_SEQ_CST) != rt_pid)
+		return;
+	/* no new turn nor post from here on: no job can be in progress, the
+	 * only caller being this thread */
+	__atomic_store_n(&pool.pid, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&writer.pid, 0, __ATOMIC_SEQ_CST);
+	for (i = 0; i < n; i++) {
+		fdts[i].fn = NULL;
+		__atomic_add_fetch(&fdts[i].req, 1, __ATOMIC_SEQ_CST);
+		rt_futex_wake(&fdts[i].req, 1);
+	}
+	pool.n = 0;
+	if (writer.live) {
+		writer.live = 0;
+		__atomic_store_n(&writer.stop, 1, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&writer.seq, 1, __ATOMIC_SEQ_CST);
+		rt_futex_wake(&writer.seq, 1);
+	}
 }
 
 /* fn(arg) on the caller, its fds in the program's table: under the gate

@@ -105,6 +105,13 @@ void rt_fd_post_wait(struct rt_fd_post *p);
  * or one more when
  * callers found them all busy (outside handlers). */
 void rt_fd_thread_start(void);
+/* The fd threads and the writer alive. */
+int rt_fd_threads_live(void);
+/* Ends the fd threads (each after its job) and the writer (after its
+ * queue): callers run their functions themselves (P2), posts fail (W4)
+ * until rt_fd_thread_start makes them again.  Only the calling thread
+ * may use them meanwhile, its signals blocked (rt_own_pause). */
+void rt_fd_threads_stop(void);
 /* Fork child: the gate free, no fd owned or waiting to be re-opened, no
  * turn taken on the fd thread (the child makes its own). */
 void rt_fd_gate_after_fork(void);

@@ -56,6 +56,7 @@ static struct scan now, prev_unknown, before;
 static unsigned char known[SCAN_MAX];
 static struct rt_thread *scratch;	/* the watcher's rt_self (invariant 3) */
 static int ring_events;			/* events that can follow a raw task */
+static int watching;			/* the watcher runs (atomic) */
 
 static int cmp_tid(const void *a, const void *b)
 {
@@ -276,7 +277,6 @@ static int idle(void)
 static void *watcher(void *arg)
 {
 	sigset_t old;
-	unsigned never = 0;
 	int quick = 0;
 
 	(void)arg;
@@ -284,7 +284,9 @@ static void *watcher(void *arg)
 	for (;;) {
 		/* one quick scan after one that found unknown tasks */
 		quick = prev_unknown.n && !quick;
-		rt_futex_wait(&never, 0, quick ? RT_RAW_RESCAN_NS : RT_RAW_SCAN_NS);
+		rt_futex_wait(&rt_own_stop, 0, quick ? RT_RAW_RESCAN_NS : RT_RAW_SCAN_NS);
+		if (__atomic_load_n(&rt_own_stop, __ATOMIC_SEQ_CST))
+			break;		/* standing aside (rt_own_pause) */
 		if (!rt_active || (!quick && idle()))
 			continue;
 		if (rt_fd_private(list_tasks, &now))
@@ -292,6 +294,7 @@ static void *watcher(void *arg)
 		tend();
 		find_new();
 	}
+	__atomic_store_n(&watching, 0, __ATOMIC_SEQ_CST);
 	return NULL;
 }
 
@@ -314,12 +317,25 @@ static void raw_start(void)
 	    rt_own_thread(watcher, NULL, 256 << 10)) {
 		rt_note("warning: no watcher of the threads made without "
 			"pthread_create: they are not measured nor counted");
+		return;
 	}
+	watching = 1;
+}
+
+/* The watcher left its loop for rt_own_pause: a new one, the tasks it
+ * knew being the same (the process had no other but the caller). */
+static void raw_own_resume(void)
+{
+	if (!__atomic_load_n(&watching, __ATOMIC_SEQ_CST) &&
+	    scratch && !rt_fd_private(list_tasks, &before) &&
+	    !rt_own_thread(watcher, NULL, 256 << 10))
+		watching = 1;
 }
 
 /* In the fork child: only the forking thread, no watcher, no raw task. */
 static void raw_fork_child(void)
 {
+	watching = 0;
 	ntasks = 0;
 	nraw = nraw_unmeasured = gone_ticks = 0;
 	prev_unknown.n = 0;
@@ -366,4 +382,5 @@ const struct rt_capability raw_capability = {
 	.log = raw_log,
 	.fork_child = raw_fork_child,
 	.fork_child_measuring = raw_fork_child_measuring,
+	.own_resume = raw_own_resume,
 };

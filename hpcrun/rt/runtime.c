@@ -11,6 +11,8 @@
  *   empty tree written to new files (rt_resume_after_failed_exec)
  *   ACTIVE --fork--> the child resets to ACTIVE with only the forking
  *   thread, an empty tree and fresh counters (rt_after_fork_child).
+ *   ACTIVE --unshare, setns needing one thread--> hpcrun's own threads end
+ *   and are made again after the call (rt_own_pause, rt_own_resume).
  *
  * Lifecycle of a thread: rt_thread_begin() (arena, tree, sources, then
  * registered) ... samples ... rt_thread_end() at thread exit, or
@@ -47,12 +49,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -92,7 +96,11 @@ static uint64_t nthreads, write_errors, start_failures, blocked_attempts,
 /* Threads on their way from pthread_create to rt_thread_begin, and own
  * threads to own_tids. */
 static int starting;
-/* hpcrun's own threads (rt_own_thread), slots taken once each. */
+/* Own threads were made to stand aside this many times (rt_own_pause). */
+static uint64_t own_paused;
+unsigned rt_own_stop;
+/* hpcrun's own threads (rt_own_thread), a slot freed when its thread
+ * leaves its function (rt_own_pause). */
 #define OWN_MAX 64
 static pid_t own_tids[OWN_MAX];
 /* The threads whose profiles were written last, which may still run
@@ -205,7 +213,11 @@ static void *own_start(void *p)
 	}
 	__atomic_store_n(&o->ready, 1, __ATOMIC_SEQ_CST);
 	rt_futex_wake(&o->ready, 1);
-	return fn(arg);
+	fn(arg);
+	/* a thread that left its loop (rt_own_pause) frees its slot */
+	if (i < OWN_MAX)
+		__atomic_store_n(&own_tids[i], 0, __ATOMIC_SEQ_CST);
+	return NULL;
 }
 
 int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack)
@@ -235,6 +247,82 @@ int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack)
 	rt_thread_starting(-1);
 	rt_own_end();
 	return -err;
+}
+
+/* The own threads alive (in own_tids). */
+static int own_live(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < OWN_MAX; i++)
+		if (__atomic_load_n(&own_tids[i], __ATOMIC_SEQ_CST))
+			n++;
+	return n;
+}
+
+/* The process's tasks: the link count of /proc/self/task less 2. */
+static long task_count(void)
+{
+	struct stat st;
+
+	if (stat("/proc/self/task", &st))
+		return -1;
+	return (long)st.st_nlink - 2;
+}
+
+/* Sleeps until ready() or about 2 s went by; ready() then. */
+static int own_wait(int (*ready)(void))
+{
+	struct timespec us = { 0, 100000 };
+	int i;
+
+	for (i = 0; i < 20000 && !ready(); i++)
+		nanosleep(&us, NULL);
+	return ready();
+}
+
+static int loops_gone(void)
+{
+	return own_live() <= rt_fd_threads_live();
+}
+
+static int all_gone(void)
+{
+	return !own_live() && task_count() == 1;
+}
+
+int rt_own_pause(sigset_t *old)
+{
+	long tasks;
+
+	rt_fd_block_signals(old);
+	tasks = task_count();
+	if (!rt_active || !own_live() ||
+	    __atomic_load_n(&starting, __ATOMIC_SEQ_CST) ||
+	    tasks < 0 || tasks - own_live() != 1)
+		return 0;
+	/* the watcher and the detector first: they use the fd threads */
+	__atomic_store_n(&rt_own_stop, 1, __ATOMIC_SEQ_CST);
+	rt_futex_wake(&rt_own_stop, INT_MAX);
+	if (own_wait(loops_gone)) {
+		rt_fd_threads_stop();
+		own_wait(all_gone);
+	}
+	__atomic_add_fetch(&own_paused, 1, __ATOMIC_RELAXED);
+	return 1;
+}
+
+void rt_own_resume(int paused, const sigset_t *old)
+{
+	int err = errno;
+
+	if (paused) {
+		__atomic_store_n(&rt_own_stop, 0, __ATOMIC_SEQ_CST);
+		rt_fd_thread_start();
+		CAPS_CALL(own_resume);
+	}
+	rt_real_sigmask(SIG_SETMASK, old, NULL);
+	errno = err;
 }
 
 static uint64_t mono_ns(void)
@@ -1084,6 +1172,7 @@ static void write_log(const char *why)
 	log_put(fd, notes);
 	log_line(fd, "threads", nthreads);
 	log_line(fd, "threads-unmeasured", threads_unmeasured);
+	log_line(fd, "own-threads-paused", own_paused);
 	log_line(fd, "samples-taken", totals.taken);
 	log_line(fd, "samples-recorded", totals.recorded);
 	log_line(fd, "samples-in-hpcrun", totals.in_hpcrun);
@@ -1202,6 +1291,7 @@ static void rt_after_fork_child(void)
 	rt_pid = getpid();
 	starting = 0;		/* none of the parent's come here */
 	memset(own_tids, 0, sizeof(own_tids));
+	own_paused = 0;
 	memset(ended, 0, sizeof(ended));
 	rt_fd_gate_after_fork();
 	rt_io_after_fork();

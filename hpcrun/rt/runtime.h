@@ -205,6 +205,19 @@ void rt_count_write_error(void);
  * pthread_create, so never measured; detached; a stack of stack bytes);
  * 0 or negative errno.  Outside handlers. */
 int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack);
+/* STANDING ASIDE.  Some system calls (unshare with CLONE_NEWUSER, setns
+ * into a user namespace) fail while the process has more than one
+ * thread.  rt_own_pause, on the program's only thread (no other task but
+ * hpcrun's own), blocks its signals, sets rt_own_stop (a futex word the
+ * own threads' loops wait on and leave when set), ends the fd threads
+ * and the writer after their work, and waits (up to about 2 s each) until
+ * the kernel shows none left; 1 if it did so (counted in the log's
+ * own-threads-paused), else 0 and nothing stopped but the signals.
+ * rt_own_resume(paused, old) makes them again if paused, restores the
+ * mask, and keeps errno.  Outside handlers. */
+extern unsigned rt_own_stop;
+int rt_own_pause(sigset_t *old);
+void rt_own_resume(int paused, const sigset_t *old);
 /* HPCRUN'S OWN WORK on a program's thread (sample.c's rules say which):
  * from rt_own_begin to its rt_own_end (they nest), the samples the
  * calling thread takes, by signal or stamped in a ring, are hpcrun's

@@ -163,6 +163,7 @@ struct snap {
 };
 
 static pid_t detector_pid;
+static int detector_live;		/* its thread runs (atomic) */
 static uint64_t reports;
 static struct snap *snaps;		/* [MAX_SNAP], the detector's */
 static int nsnap;
@@ -1254,7 +1255,7 @@ static void check_stall(uint64_t timeout)
 static void *detector(void *arg)
 {
 	sigset_t all;
-	struct timespec tick = { 0, TICK_NS };
+	uint64_t tick;
 	uint64_t rnd = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull | 1;
 	uint64_t every = TICK_NS;
 	int i;
@@ -1269,8 +1270,10 @@ static void *detector(void *arg)
 		rnd ^= rnd << 13;
 		rnd ^= rnd >> 7;
 		rnd ^= rnd << 17;
-		tick.tv_nsec = (long)(every - every / 5 + rnd % (2 * every / 5 + 1));
-		nanosleep(&tick, NULL);
+		tick = every - every / 5 + rnd % (2 * every / 5 + 1);
+		rt_futex_wait(&rt_own_stop, 0, tick);
+		if (__atomic_load_n(&rt_own_stop, __ATOMIC_SEQ_CST))
+			break;		/* standing aside (rt_own_pause) */
 		if (!rt_active || detector_pid != getpid())
 			continue;
 		now_ns = sync_now();
@@ -1294,7 +1297,16 @@ static void *detector(void *arg)
 		}
 		check_stall(timeout);
 	}
+	__atomic_store_n(&detector_live, 0, __ATOMIC_SEQ_CST);
 	return NULL;
+}
+
+static void detector_make(void)
+{
+	if (rt_own_thread(detector, NULL, 256 << 10))
+		rt_note("warning: no thread for the hang detector: no hang reports");
+	else
+		detector_live = 1;
 }
 
 void sync_hang_start(void)
@@ -1315,13 +1327,21 @@ void sync_hang_start(void)
 	text = (char *)(snaps + MAX_SNAP);
 	copy_buf = (unsigned char *)text + TEXT_SIZE;
 	unwinder.uwc = (struct uw_cache *)(void *)(copy_buf + COPY_SIZE);
-	if (rt_own_thread(detector, NULL, 256 << 10))
-		rt_note("warning: no thread for the hang detector: no hang reports");
+	detector_make();
+}
+
+/* After rt_own_pause: the detector left its loop, a new one goes on. */
+static void hang_own_resume(void)
+{
+	if (!__atomic_load_n(&detector_live, __ATOMIC_SEQ_CST) &&
+	    __atomic_load_n(&detector_pid, __ATOMIC_ACQUIRE) == getpid())
+		detector_make();
 }
 
 /* After fork in the child: no detector thread there yet. */
 static void sync_hang_after_fork(void)
 {
+	detector_live = 0;
 	nreported = 0;
 	hang_path[0] = '\0';
 	reports = 0;
@@ -1330,4 +1350,5 @@ static void sync_hang_after_fork(void)
 const struct rt_capability hang_capability = {
 	.name = "hang",
 	.fork_child_measuring = sync_hang_after_fork,
+	.own_resume = hang_own_resume,
 };
