@@ -21,6 +21,12 @@
  *                       re-opens the events on new fds after (the fd gate,
  *                       fd-gate.c); closing one of ours with close()
  *                       fails with EBADF, as it would without hpcrun
+ *   unshare, setns      a call the kernel allows only a single-threaded
+ *                       process (CLONE_NEWUSER, CLONE_THREAD, CLONE_SIGHAND,
+ *                       CLONE_VM; setns into a user namespace) made by the
+ *                       program's only thread: hpcrun's own threads stand
+ *                       aside around it (rt_own_pause), so it succeeds
+ *                       as without hpcrun
  *
  * fork is handled with pthread_atfork (runtime.c); sigaction, signal,
  * the masks and abort by signals.c, with every signal hpcrun handles.
@@ -28,6 +34,9 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <linux/close_range.h>
+#include <linux/nsfs.h>
+#include <sched.h>
+#include <sys/ioctl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -67,6 +76,8 @@ RT_REAL_DEFINE(close_range);
 RT_REAL_DEFINE(closefrom);
 RT_REAL_DEFINE(dup2);
 RT_REAL_DEFINE(dup3);
+RT_REAL_DEFINE(unshare);
+RT_REAL_DEFINE(setns);
 
 static main_fn program_main;
 
@@ -446,4 +457,43 @@ RT_API int dup3(int oldfd, int newfd, int flags)
 __attribute__((constructor)) static void rt_constructor(void)
 {
 	rt_init();
+}
+
+/* The unshare flags the kernel refuses in a process of several threads
+ * (kernel/fork.c, check_unshare_flags: CLONE_THREAD, CLONE_SIGHAND and
+ * CLONE_VM; CLONE_NEWUSER implies CLONE_THREAD). */
+#define SINGLE_THREADED_UNSHARE \
+	(CLONE_NEWUSER | CLONE_THREAD | CLONE_SIGHAND | CLONE_VM)
+
+RT_API int unshare(int flags)
+{
+	sigset_t old;
+	int paused, r;
+
+	if (!(flags & SINGLE_THREADED_UNSHARE))
+		return RT_REAL(unshare)(flags);
+	paused = rt_own_pause(&old);
+	r = RT_REAL(unshare)(flags);
+	rt_own_resume(paused, &old);
+	return r;
+}
+
+/* setns into a user namespace needs a single-threaded caller
+ * (kernel/user_namespace.c, userns_install): nstype CLONE_NEWUSER, or 0
+ * with a fd of a user namespace. */
+RT_API int setns(int fd, int nstype)
+{
+	sigset_t old;
+	int paused, r, err = errno;
+
+	if (nstype != CLONE_NEWUSER &&
+	    (nstype || ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWUSER)) {
+		errno = err;
+		return RT_REAL(setns)(fd, nstype);
+	}
+	errno = err;
+	paused = rt_own_pause(&old);
+	r = RT_REAL(setns)(fd, nstype);
+	rt_own_resume(paused, &old);
+	return r;
 }
