@@ -92,6 +92,17 @@ static int64_t svarint(const unsigned char *t, size_t len, size_t *i)
 	return v & 1 ? -(int64_t)(v >> 1) : (int64_t)(v >> 1);
 }
 
+/* line + d, held at the int64_t range: a table that steps that far is
+ * corrupt, and add() takes a line out of int32_t's range for none. */
+static int64_t line_step(int64_t line, int64_t d)
+{
+	if (d > 0 && line > INT64_MAX - d)
+		return INT64_MAX;
+	if (d < 0 && line < INT64_MIN - d)
+		return INT64_MIN;
+	return line + d;
+}
+
 /* The location table (3.11+). */
 static void decode_311(struct ranges *rs, const unsigned char *t, size_t len,
 		       int64_t line)
@@ -111,7 +122,7 @@ static void decode_311(struct ranges *rs, const unsigned char *t, size_t len,
 		if (code == 15)
 			none = 1;
 		else if (code == 13 || code == 14)
-			line += svarint(t, len, &i);
+			line = line_step(line, svarint(t, len, &i));
 		else if (code >= 10)
 			line += code - 10;
 		/* the rest of the entry: columns, end line */

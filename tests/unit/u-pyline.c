@@ -182,6 +182,24 @@ static void damaged_tables(void)
 	CHECK_INT(pyline_line(3, 9, t, sizeof(t), 1, 0, 0), -1);
 }
 
+/* A 3.11 table whose long entries step the line by INT64_MAX twice (found
+ * by fuzz-hpcpy): no overflow (UBSan builds), every line none. */
+static void huge_steps(void)
+{
+#define HUGE_STEP 0xf0, 0x7e, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, \
+	0x7f, 0x7f, 0x3f
+	static const unsigned char t[] = { HUGE_STEP, HUGE_STEP };
+#undef HUGE_STEP
+	struct pyline_range *r;
+	long n = pyline_decode(3, 11, t, sizeof(t), 1, 0, &r);
+
+	CHECK_INT(n, 2);
+	CHECK_INT(r[0].line, -1);
+	CHECK_INT(r[1].line, -1);
+	CHECK_INT(pyline_line(3, 11, t, sizeof(t), 1, 0, 3), -1);
+	free(r);
+}
+
 int main(int argc, char **argv)
 {
 	files = (const char *const *)argv + 1;
@@ -191,5 +209,6 @@ int main(int argc, char **argv)
 	unit_run("hand-made tables of both formats", hand_made_tables);
 	unit_run("damaged tables end cleanly, one line found as in the ranges",
 		 damaged_tables);
+	unit_run("a line stepped past int64_t's range is none", huge_steps);
 	return unit_done();
 }
