@@ -124,7 +124,7 @@ static void decode_311(struct ranges *rs, const unsigned char *t, size_t len,
 		else if (code == 13 || code == 14)
 			line = line_step(line, svarint(t, len, &i));
 		else if (code >= 10)
-			line += code - 10;
+			line = line_step(line, code - 10);
 		/* the rest of the entry: columns, end line */
 		while (i < len && !(t[i] & 0x80))
 			i++;

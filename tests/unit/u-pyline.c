@@ -182,20 +182,22 @@ static void damaged_tables(void)
 	CHECK_INT(pyline_line(3, 9, t, sizeof(t), 1, 0, 0), -1);
 }
 
-/* A 3.11 table whose long entries step the line by INT64_MAX twice (found
- * by fuzz-hpcpy): no overflow (UBSan builds), every line none. */
+/* A 3.11 table whose long entries step the line by INT64_MAX twice, then
+ * a short one by 1 (found by fuzz-hpcpy): no overflow (UBSan builds),
+ * every line none. */
 static void huge_steps(void)
 {
 #define HUGE_STEP 0xf0, 0x7e, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, \
 	0x7f, 0x7f, 0x3f
-	static const unsigned char t[] = { HUGE_STEP, HUGE_STEP };
+	static const unsigned char t[] = { HUGE_STEP, HUGE_STEP, 0xd8 };
 #undef HUGE_STEP
 	struct pyline_range *r;
 	long n = pyline_decode(3, 11, t, sizeof(t), 1, 0, &r);
 
-	CHECK_INT(n, 2);
+	CHECK_INT(n, 3);
 	CHECK_INT(r[0].line, -1);
 	CHECK_INT(r[1].line, -1);
+	CHECK_INT(r[2].line, -1);
 	CHECK_INT(pyline_line(3, 11, t, sizeof(t), 1, 0, 3), -1);
 	free(r);
 }
