@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -253,23 +252,22 @@ static int tending(void)
 
 /*
  * Whether a scan may be skipped: no raw task alive, and the number of the
- * process's tasks (the link count of /proc/self/task is that number + 2,
- * had without a fd) is the last scan's; every RT_RAW_IDLE_SCANS-th time
+ * process's tasks (rt_task_count) is the last scan's; every RT_RAW_IDLE_SCANS-th time
  * the listing is made anyway, for a raw task that took an ended one's
  * place.  A program of many threads pays the listing, O(threads), when
  * they come and go, not 100 times a second.
  */
 static int idle(void)
 {
-	static nlink_t last;
+	static long last;
 	static unsigned skipped;
-	struct stat st;
+	long n;
 
-	if (tending() || stat("/proc/self/task", &st))
+	if (tending() || (n = rt_task_count()) < 0)
 		return 0;
-	if (st.st_nlink == last && ++skipped < RT_RAW_IDLE_SCANS)
+	if (n == last && ++skipped < RT_RAW_IDLE_SCANS)
 		return 1;
-	last = st.st_nlink;
+	last = n;
 	skipped = 0;
 	return 0;
 }

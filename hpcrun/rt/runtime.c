@@ -260,8 +260,7 @@ static int own_live(void)
 	return n;
 }
 
-/* The process's tasks: the link count of /proc/self/task less 2. */
-static long task_count(void)
+long rt_task_count(void)
 {
 	struct stat st;
 
@@ -288,7 +287,7 @@ static int loops_gone(void)
 
 static int all_gone(void)
 {
-	return !own_live() && task_count() == 1;
+	return !own_live() && rt_task_count() == 1;
 }
 
 int rt_own_pause(sigset_t *old)
@@ -296,7 +295,7 @@ int rt_own_pause(sigset_t *old)
 	long tasks;
 
 	rt_fd_block_signals(old);
-	tasks = task_count();
+	tasks = rt_task_count();
 	if (!rt_active || !own_live() ||
 	    __atomic_load_n(&starting, __ATOMIC_SEQ_CST) ||
 	    tasks < 0 || tasks - own_live() != 1)

@@ -231,6 +231,9 @@ void rt_own_end(void);
 /* Was td in hpcrun's own work at time t (CLOCK_MONOTONIC ns, a ring
  * sample's stamp)? */
 int rt_is_own_time(const struct rt_thread *td, uint64_t t);
+/* The process's tasks, had without a fd: the link count of
+ * /proc/self/task less 2; -1 if it cannot be read. */
+long rt_task_count(void);
 /* Calls fn for every thread still sampled, under the thread list's lock
  * (outside the handler). */
 void rt_threads_apply(void (*fn)(struct rt_thread *td));
