@@ -15,12 +15,20 @@
  *  2. Walking thread t's profile checks its trace against the profile
  *     (hpctrace_check: an id no node of the profile has ends the kept
  *     records) and keeps, per thread, how many records are kept and, for
- *     each distinct profile node id of those, the tree node its sample
- *     lands at: the node's code leaf, else where its children go, else its
- *     parent's.  So a trace costs its distinct ids in memory, not its
- *     records.  What is wrong with a trace is said in one line by
- *     thread_end (capability.h, invariant 4) and makes the exit status 1;
- *     the records before it are kept.
+ *     each distinct profile node id of those, the tree node its records
+ *     land at: the node's code leaf, else where its children go (but
+ *     the program's root, which is no scope: the children of a node of
+ *     a module not found), else the node placed as the call it is (a
+ *     placeholder's leaf for such a module), below where its parent's
+ *     children go.  That last is a wait's call site no sample passed
+ *     through (sync.c, invariant 6): a lock or barrier call whose callee
+ *     was never sampled, or an OpenMP worker's join, whose path is the
+ *     master's call of the region (sync-region.c), alone below the
+ *     worker's root.  So every record names a scope of the code tree,
+ *     and a trace costs its distinct ids in memory, not its records.
+ *     What is wrong with a trace is said in one line by thread_end
+ *     (capability.h, invariant 4) and makes the exit status 1; the
+ *     records before it are kept.
  *  3. Those nodes are node ids of the experiment holding the state: a
  *     worker's until merged (map) or sent (its tree's ids travel as they
  *     are, experiment-wire.h invariant 3), then the run's, which are the
@@ -195,16 +203,22 @@ static int known_id(uint32_t id, void *arg)
 	return hpcrun_node_position(w->ids, id) >= 0;
 }
 
-/* The tree node the samples of profile node i land at (invariant 2). */
-static uint32_t node_of(const struct profile_walk *w, long i)
+/* The tree node the records of profile node i land at (invariant 2). */
+static uint32_t node_of(struct profile_walk *w, long i)
 {
-	for (; i >= 0; i = w->parent[i]) {
-		if (w->leaves[i])
-			return w->leaves[i]->id;
-		if (w->attach[i])
-			return w->attach[i]->id;
-	}
-	return w->top->id;
+	const struct hpcrun_node *nd = &w->p->nodes[i];
+	long k = w->parent[i];
+	struct node *x = k >= 0 && w->attach[k] ? w->attach[k] : w->top;
+
+	if (w->leaves[i])
+		return w->leaves[i]->id;
+	if (w->attach[i] && w->attach[i] != w->top)
+		return w->attach[i]->id;
+	if (nd->lm && nd->lm < w->nmods && w->mods[nd->lm])
+		return experiment_place_addr(w->e, x, w->mods[nd->lm],
+					     nd->addr ? nd->addr - 1 : 0,
+					     NODE_CALL)->id;
+	return experiment_placeholder_leaf(w->e, x, nd->addr)->id;
 }
 
 static int by_id(const void *a, const void *b)

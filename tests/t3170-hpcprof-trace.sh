@@ -209,4 +209,47 @@ test_expect_success 'hpcprof --dump of a cut trace: the records kept, then what 
 	grep "^hpcprof: .*record 3: cut short" err
 '
 
+# An OpenMP worker's join wait (libomp through OMPT): its path is the
+# master's call of the region, alone below the worker's root, and no
+# sample of the worker passed through it.
+test_expect_success 'a wait at a call no sample passed: the call site, in every trace' '
+	rm -rf lone && mkdir lone &&
+	cp $P0.hpcrun $P0.hpctrace lone/ &&
+	./mkprofile lone/${P1#meas/}.hpcrun <<-\EOT &&
+	header program-name phases
+	header process-id 4242
+	lm 1 /nonexistent/phases
+	metric CPUTIME int
+	thread 1
+	node 2 0 0 ^Primary
+	node 3 2 0 |_Thread
+	node 4 3 1 1005
+	node 6 3 1 5005
+	node 8 6 1 6005
+	value 8 0 50
+	EOT
+	{
+		echo "1001000000000 w4" && trace_samples 1010 1500 8 &&
+		echo "1001500000000 w4" && echo "1001600000000 -"
+	} >tracew &&
+	./mktrace lone/${P1#meas/}.hpctrace <tracew &&
+	hpcprof -S prog.hpcstruct -o dbw lone 2>err &&
+	test_must_fail grep -v "^hpcprof: wrote" err &&
+	call=$(sed -n "/<SecCallPathProfileData>/,\$s/^<C i=\"\([0-9]*\)\" s=\"[0-9]*\" l=\"32\".*/\1/p" dbw/experiment.xml) &&
+	test $(echo $call | wc -w) = 1 &&
+	hpcprof --dump dbw/traces/1.hpctrace >got &&
+	{ echo "trace 01.01 records 52" && expected dbw tracew 8=x | sed "s/ w$/ w$call/"; } >want &&
+	test_cmp want got &&
+	hpcprof -j 2 -S prog.hpcstruct -o dbw2 lone 2>/dev/null &&
+	diff -r dbw dbw2 &&
+	hpcviewer-tui --stdio --view trace dbw >view 2>err &&
+	! test -s err &&
+	sed -n "s/^thread 1 |\(.*\)|$/\1/p" view | tr -s " =x." >row1 &&
+	echo " =x=." >want && test_cmp want row1
+'
+
+test_expect_success HPCPROF_MPI 'a wait at a call no sample passed, with hpcprof-mpi: the same database' '
+	mpi_as_hpcprof -S prog.hpcstruct lone
+'
+
 test_done
