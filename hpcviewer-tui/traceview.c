@@ -1,6 +1,7 @@
 /* traceview.c - see traceview.h. */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,9 +33,21 @@ uint32_t traceview_scope(const struct traceview *tv, uint32_t id)
 	return MODEL_NONE;
 }
 
-static int known_id(uint32_t id, void *arg)
+/* A trace's records that name no scope of the model (invariant 2). */
+struct unknown_ids {
+	const struct traceview *tv;
+	uint64_t n;
+	uint32_t first;
+};
+
+/* Counts id when it names no scope; never ends the kept records. */
+static int count_unknown(uint32_t id, void *arg)
 {
-	return traceview_scope(arg, id) != MODEL_NONE;
+	struct unknown_ids *u = arg;
+
+	if (traceview_scope(u->tv, id) == MODEL_NONE && !u->n++)
+		u->first = id;
+	return 1;
 }
 
 /* The table of ids (invariant 2) and the longest path in frames: the
@@ -117,8 +130,17 @@ static void add_row(struct traceview *tv, size_t thread, size_t *alloc,
 		return;
 	}
 	if (*checked + t->map_len <= TRACEVIEW_CHECK_BYTES) {
+		struct unknown_ids u = { tv, 0, 0 };
+
 		*checked += t->map_len;
-		hpctrace_check(t, known_id, tv);
+		hpctrace_check(t, count_unknown, &u);
+		if (u.n)
+			strbuf_addf(&tv->problems, "'%s': %" PRIu64 " record%s "
+				    "name%s no scope of the database (the "
+				    "first: id %" PRIu32 "), shown as no "
+				    "activity\n", t->path, u.n,
+				    u.n == 1 ? "" : "s", u.n == 1 ? "s" : "",
+				    u.first);
 	}
 	if (t->problem)
 		strbuf_addf(&tv->problems, "%s\n", t->problem);

@@ -17,7 +17,9 @@
  *     unchecked (hpcprof checks the traces it writes), so that loading
  *     takes a bounded time however large the traces are.  A
  *     record whose id names no code scope is shown as no activity
- *     (traceview_record): a lookup never fails.
+ *     (traceview_record): a lookup never fails, and such a record ends
+ *     nothing, so a row keeps its records after it; a checked trace
+ *     that has any is said in one line (how many, the first id).
  *  3. A picture costs one binary search per cell (rows x columns x log of
  *     the records, Tallent et al., ICS'11), whatever the traces' length;
  *     the cell shows the sample at or before the middle of its column.

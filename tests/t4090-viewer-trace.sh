@@ -219,14 +219,15 @@ test_expect_success 'a bad trace is named in one line, the rest is shown, exit 1
 
 test_expect_success 'unknown context ids, times out of order and a file that is no trace' '
 	cp -r db bad2 &&
-	{ echo "1000000000000 5" && echo "1000500000000 99"; } | ./mktrace bad2/traces/0.hpctrace &&
+	{ echo "1000000000000 5" && echo "1000500000000 99" && echo "1000600000000 2147483647" &&
+	  echo "1001000000000 8" && echo "1001500000000 -"; } | ./mktrace bad2/traces/0.hpctrace &&
 	{ echo "1000000000000 15" && echo "999000000000 18"; } | ./mktrace bad2/traces/1.hpctrace &&
 	echo "not a trace" >bad2/traces/2.hpctrace &&
-	{ hpcviewer-tui --stdio --view trace bad2 >out 2>err; echo $? >rc; } && test $(cat rc) = 1 &&
-	grep -q "0.hpctrace.: record 2: unknown context id 99; the 1 records before it are kept" err &&
+	{ hpcviewer-tui --stdio --view trace --width 41 bad2 >out 2>err; echo $? >rc; } && test $(cat rc) = 1 &&
+	grep -q "0.hpctrace.: 2 records name no scope of the database (the first: id 99), shown as no activity\$" err &&
 	grep -q "2.hpctrace.: not a trace file (12 bytes, shorter than its header)" err &&
 	test $(wc -l <err) = 2 &&
-	grep -q "^thread 0 |aaaa" out
+	grep -x "thread 0 |aaaaaaaaaa..........bbbbbbbbbb|" out
 '
 
 test_expect_success 'no traces: said, exit 1; --csv and other views refused' '
