@@ -211,7 +211,8 @@ test_expect_success 'hpcprof --dump of a cut trace: the records kept, then what 
 
 # An OpenMP worker's join wait (libomp through OMPT): its path is the
 # master's call of the region, alone below the worker's root, and no
-# sample of the worker passed through it.
+# sample of the worker passed through it (node 4).  A lock wait in y,
+# which no sample was in, called by the worker (node 12).
 test_expect_success 'a wait at a call no sample passed: the call site, in every trace' '
 	rm -rf lone && mkdir lone &&
 	cp $P0.hpcrun $P0.hpctrace lone/ &&
@@ -226,19 +227,27 @@ test_expect_success 'a wait at a call no sample passed: the call site, in every 
 	node 4 3 1 1005
 	node 6 3 1 5005
 	node 8 6 1 6005
+	node 12 6 1 7011
 	value 8 0 50
 	EOT
 	{
 		echo "1001000000000 w4" && trace_samples 1010 1500 8 &&
-		echo "1001500000000 w4" && echo "1001600000000 -"
+		echo "1001500000000 w12" && echo "1001550000000 w4" &&
+		echo "1001600000000 -"
 	} >tracew &&
 	./mktrace lone/${P1#meas/}.hpctrace <tracew &&
 	hpcprof -S prog.hpcstruct -o dbw lone 2>err &&
 	test_must_fail grep -v "^hpcprof: wrote" err &&
-	call=$(sed -n "/<SecCallPathProfileData>/,\$s/^<C i=\"\([0-9]*\)\" s=\"[0-9]*\" l=\"32\".*/\1/p" dbw/experiment.xml) &&
-	test $(echo $call | wc -w) = 1 &&
+	call_at() {
+		sed -n "/<SecCallPathProfileData>/,\$s/^<C i=\"\([0-9]*\)\" s=\"[0-9]*\" l=\"$1\".*/\1/p" dbw/experiment.xml
+	} &&
+	main_call=$(call_at 32) && y_call=$(call_at 27) &&
+	test $(echo $main_call $y_call | wc -w) = 2 &&
 	hpcprof --dump dbw/traces/1.hpctrace >got &&
-	{ echo "trace 01.01 records 52" && expected dbw tracew 8=x | sed "s/ w$/ w$call/"; } >want &&
+	{
+		echo "trace 01.01 records 53" &&
+		expected dbw tracew 8=x | sed "s/ w$/ w$main_call/; 51s/ w.*/ w$y_call/"
+	} >want &&
 	test_cmp want got &&
 	hpcprof -j 2 -S prog.hpcstruct -o dbw2 lone 2>/dev/null &&
 	diff -r dbw dbw2 &&
