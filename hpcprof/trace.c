@@ -20,12 +20,16 @@
  *     the program's root, which is no scope: the children of a node of
  *     a module not found), else the node placed as the call it is (a
  *     placeholder's leaf for such a module), below where its parent's
- *     children go.  That last is a wait's call site no sample passed
- *     through (sync.c, invariant 6): a lock or barrier call whose callee
- *     was never sampled, or an OpenMP worker's join, whose path is the
- *     master's call of the region (sync-region.c), alone below the
- *     worker's root.  So every record names a scope of the code tree,
- *     and a trace costs its distinct ids in memory, not its records.
+ *     children go.  That last is a wait's site no sample passed through
+ *     (sync.c, invariants 1 and 6), whose leaf is a call's return
+ *     address (an OpenMP worker's join through OMPT: the master's call
+ *     of the region, alone below the worker's root when the region is
+ *     in main) or an address in it (a lock or barrier called from a
+ *     function never sampled), both placed at the address before, or a
+ *     procedure's entry (libgomp's join: the outlined function,
+ *     sync-region.c), placed at it as phases.c places the site's call.
+ *     So every record names a scope of the code tree, and a trace costs
+ *     its distinct ids in memory, not its records.
  *     What is wrong with a trace is said in one line by thread_end
  *     (capability.h, invariant 4) and makes the exit status 1; the
  *     records before it are kept.
@@ -214,10 +218,14 @@ static uint32_t node_of(struct profile_walk *w, long i)
 		return w->leaves[i]->id;
 	if (w->attach[i] && w->attach[i] != w->top)
 		return w->attach[i]->id;
-	if (nd->lm && nd->lm < w->nmods && w->mods[nd->lm])
-		return experiment_place_addr(w->e, x, w->mods[nd->lm],
-					     nd->addr ? nd->addr - 1 : 0,
-					     NODE_CALL)->id;
+	if (nd->lm && nd->lm < w->nmods && w->mods[nd->lm]) {
+		const struct module *m = w->mods[nd->lm];
+		uint64_t at = nd->addr;
+
+		if (at && !experiment_addr_is_entry(w->e, m, at))
+			at--;
+		return experiment_place_addr(w->e, x, m, at, NODE_CALL)->id;
+	}
 	return experiment_placeholder_leaf(w->e, x, nd->addr)->id;
 }
 

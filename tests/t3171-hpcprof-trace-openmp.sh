@@ -1,8 +1,9 @@
 #!/bin/sh
-test_description='hpcrun -t of an OpenMP program (clang, libomp through OMPT): every thread in the database'"'"'s traces, views and exports, a worker'"'"'s waits at the master'"'"'s calls of the regions'
+test_description='hpcrun -t of an OpenMP program (clang, libomp through OMPT; gcc, libgomp): every thread in the database'"'"'s traces, views and exports, the waits at the regions'"'"' calls or in their outlined functions'
 . "$(dirname "$0")/test-lib.sh"
 
 test_lazy_prereq LIBOMP 'echo "int main(void){return 0;}" >omp.c && clang -fopenmp=libomp -o omp omp.c'
+test_lazy_prereq GOMP 'echo "int main(void){return 0;}" >gomp.c && cc -fopenmp -o gomp gomp.c'
 test_lazy_prereq PYTHON3 'command -v python3'
 
 # rt-omp-trace (tests/progs/rt-omp-trace.c): main initializes, then 40
@@ -11,9 +12,9 @@ test_lazy_prereq PYTHON3 'command -v python3'
 # from each join to the next region.
 test_expect_success LIBOMP 'setup: measured with -t on 2 threads, the output as without hpcrun' '
 	clang -O2 -g -fopenmp=libomp -o rt-omp-trace "$TEST_PROGS/rt-omp-trace.c" &&
-	OMP_NUM_THREADS=2 ./rt-omp-trace >want &&
+	OMP_NUM_THREADS=2 ./rt-omp-trace >truth &&
 	OMP_NUM_THREADS=2 hpcrun -t --no-kernel -o m ./rt-omp-trace >out 2>/dev/null &&
-	test_cmp want out &&
+	test_cmp truth out &&
 	ls m/*.hpctrace >traces && test_line_count = 2 traces &&
 	hpcstruct m 2>/dev/null
 '
@@ -88,6 +89,30 @@ test_expect_success LIBOMP,PYTHON3 'the Perfetto and Firefox exports hold both t
 	for t in f["threads"]:
 	    assert any(s[0] is not None for s in t["samples"]["data"]), t["name"]
 	EOT
+'
+
+# libgomp has no OMPT: its joins are measured around GOMP_parallel
+# (sync-interpose.c), each thread's wait with the outlined function as
+# its leaf, below the master's call (sync-region.c).
+test_expect_success GOMP,PYTHON3 'gcc, libgomp: both threads, every wait in the outlined function at its #pragma line' '
+	cc -O2 -g -fopenmp -o rt-omp-trace-g "$TEST_PROGS/rt-omp-trace.c" &&
+	OMP_NUM_THREADS=2 ./rt-omp-trace-g >truth-g &&
+	OMP_NUM_THREADS=2 hpcrun -t --no-kernel -o mg ./rt-omp-trace-g >out 2>/dev/null &&
+	test_cmp truth-g out &&
+	hpcstruct mg 2>/dev/null &&
+	hpcprof -o dbg mg 2>err &&
+	test_must_fail grep -v "^hpcprof: wrote" err &&
+	hpcviewer-tui --stdio --view trace dbg >view 2>err &&
+	! test -s err &&
+	grep "^trace: 2 threads, " view &&
+	grep -n "^#pragma omp parallel for" "$TEST_PROGS/rt-omp-trace.c" |
+		sed "s/^\([0-9]*\):.*/\1/" >lines &&
+	for t in 0 1; do
+		wait_scopes dbg $t | sort -k3 >got &&
+		awk "{ print \$1, (\$2 ~ /^main\\._omp_fn\\./), \$3 }" got >kinds &&
+		sed "s/.*/C 1 &/" lines >want-kinds &&
+		test_cmp want-kinds kinds || return 1
+	done
 '
 
 test_done
