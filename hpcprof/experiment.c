@@ -749,14 +749,16 @@ struct node *experiment_place_addr(struct experiment *e, struct node *x,
 	return place_addr(e, x, m, addr, kind);
 }
 
-int experiment_addr_is_entry(struct experiment *e, const struct module *m,
-			     uint64_t addr)
+struct node *experiment_place_call(struct experiment *e, struct node *x,
+				   const struct module *m, uint64_t addr)
 {
 	struct structure *st;
 	uint32_t s = resolve(e, m, addr, &st);
 	long p = structure_proc_of(st, s);
 
-	return p >= 0 && st->scopes[p].vma == addr;
+	if (addr && !(p >= 0 && st->scopes[p].vma == addr))
+		addr--;
+	return place_addr(e, x, m, addr, NODE_CALL);
 }
 
 static struct node *place_addr_new(struct experiment *e, struct node *x,

@@ -393,10 +393,12 @@ double *experiment_row(struct experiment *e, struct node *n);
 struct node *experiment_place_addr(struct experiment *e, struct node *x,
 				   const struct module *m, uint64_t addr,
 				   enum node_kind kind);
-/* 1 when addr is the entry of the procedure experiment_place_addr
- * places it in (module m), else 0. */
-int experiment_addr_is_entry(struct experiment *e, const struct module *m,
-			     uint64_t addr);
+/* The call a profile node at addr names, below x in module m: the
+ * instruction before addr (a return address) unless addr is the entry
+ * of its procedure (a wait's leaf that is an outlined function), where
+ * the call is placed at addr itself. */
+struct node *experiment_place_call(struct experiment *e, struct node *x,
+				   const struct module *m, uint64_t addr);
 /*
  * Places profile node i below x: a call site where it has children (into
  * *attach), a statement where it has values (into *leaf); a placeholder

@@ -677,8 +677,8 @@ static void phases_end(void *state, struct profile_walk *w)
 		 * a return address) is the call the tree walk placed */
 		if (nd && nd->lm && nd->lm < w->nmods && w->mods[nd->lm])
 			at = w->has_child[k] && w->attach[k] ? w->attach[k] :
-			     experiment_place_addr(e, at, w->mods[nd->lm],
-						   nd->addr, NODE_CALL);
+			     experiment_place_call(e, at, w->mods[nd->lm],
+						   nd->addr);
 		x->at = at;
 		if (x->v != 0 && x->v == x->v)
 			experiment_add_sample(e, experiment_named_leaf(

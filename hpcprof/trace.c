@@ -218,14 +218,9 @@ static uint32_t node_of(struct profile_walk *w, long i)
 		return w->leaves[i]->id;
 	if (w->attach[i] && w->attach[i] != w->top)
 		return w->attach[i]->id;
-	if (nd->lm && nd->lm < w->nmods && w->mods[nd->lm]) {
-		const struct module *m = w->mods[nd->lm];
-		uint64_t at = nd->addr;
-
-		if (at && !experiment_addr_is_entry(w->e, m, at))
-			at--;
-		return experiment_place_addr(w->e, x, m, at, NODE_CALL)->id;
-	}
+	if (nd->lm && nd->lm < w->nmods && w->mods[nd->lm])
+		return experiment_place_call(w->e, x, w->mods[nd->lm],
+					     nd->addr)->id;
 	return experiment_placeholder_leaf(w->e, x, nd->addr)->id;
 }
 

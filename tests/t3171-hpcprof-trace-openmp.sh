@@ -74,6 +74,31 @@ test_expect_success LIBOMP,PYTHON3 'the worker waits at the calls of the regions
 	test_cmp want got0
 '
 
+# The wait hpcprof adds below a region's call (phases.c) is at that call,
+# the instruction before its return address, as the trace's records are.
+test_expect_success LIBOMP,PYTHON3 'each wait below main is at the call of a region, not the next line' '
+	grep -n "^#pragma omp parallel for" "$TEST_PROGS/rt-omp-trace.c" |
+		sed "s/^\([0-9]*\):.*/\1/" >lines &&
+	python3 - db/experiment.xml lines <<-\EOT
+	import sys, xml.etree.ElementTree as ET
+	root = ET.parse(sys.argv[1]).getroot()
+	procs = {p.get("i"): p.get("n") for p in root.iter("Procedure")}
+	want = set(open(sys.argv[2]).read().split())
+	found = []
+	def walk(n, pf, call):
+	    for c in n:
+	        if c.tag == "PF":
+	            name = procs[c.get("n")]
+	            if name.startswith("<wait in") and pf == "main":
+	                found.append(call)
+	            walk(c, name, None)
+	        else:
+	            walk(c, pf, c.get("l") if c.tag == "C" else call)
+	walk(root.find(".//SecCallPathProfileData"), None, None)
+	assert found and set(found) <= want, (found, want)
+	EOT
+'
+
 test_expect_success LIBOMP,PYTHON3 'the Perfetto and Firefox exports hold both threads, the worker waiting' '
 	hpcviewer-tui --perfetto p.json --firefox f.json db 2>err &&
 	! test -s err &&
