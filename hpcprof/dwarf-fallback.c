@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "addrsearch.h"
+#include "demangle.h"
 #include "dwarf-fallback.h"
 #include "error.h"
 #include "hashmap.h"
@@ -170,7 +171,8 @@ const char *fallback_error(const struct fallback *fb)
 	return fb->error;
 }
 
-/* The scope (parent, kind, name, file, line), made when new. */
+/* The scope (parent, kind, name, file, line), made when new, a C++ name
+ * demangled as hpcstruct does (lib/demangle.h). */
 static uint32_t scope_get(struct fallback *fb, struct structure *st,
 			  uint32_t parent, enum scope_kind kind,
 			  const char *name, const char *file, uint32_t line,
@@ -185,7 +187,11 @@ static uint32_t scope_get(struct fallback *fb, struct structure *st,
 		strbuf_addf(&key, "/%" PRIx64, vma);
 	v = (uintptr_t)hmap_get_str(fb->scopes, key.buf);
 	if (!v) {
-		v = structure_add(st, kind, parent, name, file, line, vma) + 1;
+		char *d = hpc_demangle(name);
+
+		v = structure_add(st, kind, parent, d ? d : name, file, line,
+				  vma) + 1;
+		free(d);
 		hmap_put_str(fb->scopes, key.buf, (void *)v);
 	}
 	strbuf_release(&key);

@@ -18,8 +18,8 @@
  * out of NAME) becomes the cold part of the procedure at NAME's address
  * when NAME, the procedure's name or an alias, names one address only;
  * binary_find_proc finds procedures by their main part only.  C++ names
- * are demangled with the C++ runtime's __cxa_demangle when libstdc++ can be
- * loaded (else they stay mangled), PLT stubs' too (DEMANGLED@plt); linkname
+ * are demangled (lib/demangle.h: the C++ runtime's demangler, else they
+ * stay mangled), PLT stubs' too (DEMANGLED@plt); linkname
  * keeps the mangled name.  binary_open_mangled() leaves that to
  * binary_demangle(), procedure by procedure.
  */
@@ -93,7 +93,7 @@ struct binary *binary_open_mangled(const char *path);
 /*
  * Gives procs[i] the name binary_open() gives it: a mangled C++ name
  * demangled, the mangled one kept in linkname.  Once is enough; again does
- * nothing.  Not thread-safe (the demangler is loaded on first use).
+ * nothing.  Not thread-safe for one b.
  */
 void binary_demangle(struct binary *b, size_t i);
 /* Accepts NULL. */

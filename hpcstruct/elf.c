@@ -1,5 +1,4 @@
 /* elf.c - open an ELF binary, find its procedures and its DWARF. */
-#include <dlfcn.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 
 #include "addrsearch.h"
 #include "binary.h"
+#include "demangle.h"
 #include "error.h"
 #include "hashmap.h"
 #include "infile.h"
@@ -692,39 +692,19 @@ static void merge_cold_parts(struct procs *p)
 	hmap_free(bylo);
 }
 
-typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len,
-			     int *status);
-
-/* The C++ runtime's demangler, loaded on first use; NULL without one. */
-static demangle_fn demangler(void)
-{
-	static int tried;
-	static demangle_fn fn;
-	void *h;
-
-	if (tried)
-		return fn;
-	tried = 1;
-	h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-	if (h)
-		*(void **)&fn = dlsym(h, "__cxa_demangle");
-	return fn;
-}
-
 void binary_demangle(struct binary *b, size_t i)
 {
 	struct proc *p = &b->procs[i];
-	int status = -1, plt = p->origin == PROC_PLT;
+	int plt = p->origin == PROC_PLT;
 	struct strbuf sb = STRBUF_INIT;
-	demangle_fn fn;
 	char *d;
 
-	if (p->linkname || strncmp(p->name, "_Z", 2) || !(fn = demangler()))
+	if (p->linkname || strncmp(p->name, "_Z", 2))
 		return;
 	/* NAME@plt: plt_procs added the suffix */
 	strbuf_add(&sb, p->name, strlen(p->name) - (plt ? 4 : 0));
-	d = fn(sb.buf, NULL, NULL, &status);
-	if (status == 0 && d) {
+	d = hpc_demangle(sb.buf);
+	if (d) {
 		strbuf_reset(&sb);
 		strbuf_addf(&sb, "%s%s", d, plt ? "@plt" : "");
 		p->linkname = p->name;

@@ -100,4 +100,34 @@ test_expect_success 'a procedure is named by its global symbol; a sizeless one i
 	test_cmp expect actual
 '
 
+# C++: a procedure named from DWARF or from the symbol table gets the
+# name hpcstruct gives it, demangled (lib/demangle.h); a stripped copy
+# names it from its symbols alone.
+test_expect_success 'C++: procedures demangled as hpcstruct names them, with or without DWARF' '
+	cat >cxx.cc <<-\EOF &&
+	namespace ns {
+	struct Grid {
+		__attribute__((noinline)) void relax(int n);
+		int v = 0;
+	};
+	void Grid::relax(int n) { for (int i = 0; i < n; i++) v += i; }
+	}
+	int main() { ns::Grid g; g.relax(10); return g.v == 45 ? 0 : 1; }
+	EOF
+	g++ -O1 -g -o cxx cxx.cc &&
+	cp cxx cxx-nodebug && strip --strip-debug cxx-nodebug &&
+	m=$(nm cxx | awk "/ T _ZN2ns4Grid5relaxEi\$/ { print \$3 }") &&
+	test "$m" = _ZN2ns4Grid5relaxEi &&
+	meas mx cxx "$m" && meas mxs cxx-nodebug "$m" &&
+	hpcprof -o dbx mx 2>/dev/null && hpcprof -o dbxs mxs 2>/dev/null &&
+	hpcstruct -o cxx.hpcstruct cxx &&
+	grep -q "n=\"ns::Grid::relax(int)\"" cxx.hpcstruct &&
+	for db in dbx dbxs; do
+		sed -n "s/^<P i=\"[0-9]*\" n=\"\([^\"]*\)\".*/\1/p" $db/experiment.xml |
+			sort >actual &&
+		printf "%s\n" main "ns::Grid::relax(int)" >expect &&
+		test_cmp expect actual || return 1
+	done
+'
+
 test_done

@@ -1,0 +1,38 @@
+/* demangle.c - see demangle.h. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "demangle.h"
+
+typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len,
+			     int *status);
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static demangle_fn demangler;
+
+static void load(void)
+{
+	void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+
+	if (h)
+		*(void **)&demangler = dlsym(h, "__cxa_demangle");
+}
+
+char *hpc_demangle(const char *name)
+{
+	int status = -1;
+	char *d;
+
+	if (!name || strncmp(name, "_Z", 2))
+		return NULL;
+	pthread_once(&once, load);
+	if (!demangler)
+		return NULL;
+	d = demangler(name, NULL, NULL, &status);
+	if (status == 0 && d)
+		return d;
+	free(d);
+	return NULL;
+}
