@@ -140,6 +140,23 @@ test_expect_success 'threads killed with their process: each thread written' '
 	under "^\\^Primary;\\|Thread;spin_thread;work " 0.95 thr.f
 '
 
+# A pool's terminate() (Python's multiprocessing, C pools alike) sends
+# SIGTERM to a worker that has answered and is exiting: under hpcrun it is
+# writing its profiles then, and the signal waits for that to end.
+test_expect_success 'SIGTERM to a worker writing its end: every process whole, its log too' '
+	for r in 1 2 3; do
+		rm -rf pool && hpcrun -o pool ./rt-end terminate 5 3 >pool.out &&
+		echo "sum 6" >want && test_cmp want pool.out &&
+		ls pool/*.log >logs && test_line_count = 4 logs &&
+		ls pool/*-000-*.hpcrun >files && test_line_count = 4 files &&
+		! ls pool/*.hpcrun-live pool/*.hpcrun-proc 2>/dev/null &&
+		grep -h "^end: " pool/*.log | sort -u >ends &&
+		! grep -v -e "^end: exit$" -e "^end: signal 15$" ends &&
+		hpcprof -o pooldb$r pool 2>err &&
+		! grep -i "recover\|killed" err || return 1
+	done
+'
+
 test_expect_success 'the program reads back the actions it set, as without hpcrun' '
 	./rt-end query >native &&
 	hpcrun -o query ./rt-end query >measured &&

@@ -86,6 +86,11 @@ static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rt_thread *threads;
 static int next_index = 1;
 static int inited, finished;
+/* rt_process_finish's end: a futex word, 1 once it wrote everything, on
+ * which a fatal signal arriving meanwhile on another thread waits
+ * (rt_process_finish_wait); finisher, the thread writing. */
+static unsigned finish_done;
+static pid_t finisher;
 /* Threads writing their profiles in rt_thread_end: a futex word, on which
  * rt_process_finish sleeps. */
 static unsigned writers;
@@ -1205,16 +1210,49 @@ static void write_log(const char *why)
 	}
 }
 
+/* The signals a thread keeps blocked while it writes the process's end:
+ * every one another process can send, so that a SIGTERM arriving then
+ * (multiprocessing's terminate() of a worker that is exiting) waits for
+ * the writing to end instead of cutting it short.  A fault of the
+ * thread's own stays deliverable. */
+static void finish_block(sigset_t *old)
+{
+	static const int own[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP,
+				   SIGSYS };
+	sigset_t set;
+	size_t i;
+
+	sigfillset(&set);
+	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		sigdelset(&set, own[i]);
+	rt_real_sigmask(SIG_BLOCK, &set, old);
+}
+
+void rt_process_finish_wait(void)
+{
+	int i;
+
+	if (!__atomic_load_n(&finished, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&finisher, __ATOMIC_ACQUIRE) ==
+	    (pid_t)syscall(SYS_gettid))
+		return;
+	for (i = 0; i < 1000 && !__atomic_load_n(&finish_done, __ATOMIC_ACQUIRE); i++)
+		rt_futex_wait(&finish_done, 0, 10000000);
+}
+
 void rt_process_finish(const char *why, int from_signal)
 {
 	struct rt_thread *td;
 	int locked, spins, i;
 	unsigned w;
 	struct rt_io io;
+	sigset_t mask;
 
 	if (!rt_active || getpid() != rt_pid ||
 	    __atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL))
 		return;
+	__atomic_store_n(&finisher, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	finish_block(&mask);
 	rt_own_begin();
 	rt_active = 0;
 	cct_pool_close(!from_signal);	/* live files written from now on go */
@@ -1239,6 +1277,9 @@ void rt_process_finish(const char *why, int from_signal)
 	if (locked)
 		pthread_mutex_unlock(&threads_lock);
 	rt_own_end();	/* balanced, for a failed exec's resumption */
+	__atomic_store_n(&finish_done, 1, __ATOMIC_RELEASE);
+	rt_futex_wake(&finish_done, INT32_MAX);
+	rt_real_sigmask(SIG_SETMASK, &mask, NULL);
 }
 
 void rt_resume_after_failed_exec(int err)
@@ -1276,6 +1317,7 @@ void rt_resume_after_failed_exec(int err)
 	snprintf(msg, sizeof(msg), "exec failed (%s): measurement goes on in new files",
 		 strerror(err));
 	rt_note(msg);
+	__atomic_store_n(&finish_done, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&finished, 0, __ATOMIC_RELEASE);
 	rt_active = 1;
 	pthread_mutex_unlock(&threads_lock);

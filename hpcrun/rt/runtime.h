@@ -192,8 +192,14 @@ extern __thread struct rt_thread *rt_self
 /* runtime.c */
 void rt_init(void);
 struct rt_thread *rt_thread_begin(int index);
-/* Writes every thread and the log; why: "exit", "exec", "signal N". */
+/* Writes every thread and the log; why: "exit", "exec", "signal N".
+ * The writing thread blocks every signal but its own faults meanwhile. */
 void rt_process_finish(const char *why, int from_signal);
+/* Called by a fatal signal's end of the process after rt_process_finish:
+ * while another thread still writes the process's end, waits for it (10 s
+ * at most), so that the signal ends the process after its files are
+ * whole. */
+void rt_process_finish_wait(void);
 /* After an exec that returned (failed, errno err): measure on. */
 void rt_resume_after_failed_exec(int err);
 int rt_next_thread_index(void);

@@ -80,6 +80,11 @@
  *     (sample.c) while fatal_handler holds SIGSEGV and SIGBUS
  *     (rt_fault_recovery; without it the unwinder reads no stack of
  *     unknown bounds).
+ *  4. One end.  The thread writing the process's end (rt_process_finish)
+ *     blocks every signal but its own faults meanwhile, and a fatal
+ *     signal that reaches another thread then waits (10 s at most) for the
+ *     writing to end before it ends the process: a pool's SIGTERM to a
+ *     worker that is exiting never leaves its files cut short.
  * What no handler sees (SIGKILL, the OOM killer, glibc's internal reset
  * of SIGABRT past a handler that returns in assert) leaves the live files
  * (hpcrun-live.h) for hpcprof to recover.
@@ -548,6 +553,7 @@ void rt_die_of_signal(int sig)
 
 	rt_fmt_u64(why + 7, (uint64_t)sig, 10, 0);
 	rt_process_finish(why, 1);
+	rt_process_finish_wait();
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	rt_real_sigaction(sig, &dfl, NULL);

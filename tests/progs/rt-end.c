@@ -40,6 +40,10 @@
  *                     thread must work; prints "memory ok" or what failed
  *   threads-as T      creates T threads that wait; prints how many it could
  *                     once they all run
+ *   terminate N C     C worker processes, as multiprocessing's pool: each
+ *                     does N units, sends its answer up a pipe and exits;
+ *                     main kills each with SIGTERM as soon as it has the
+ *                     answer (terminate()), reaps them and prints the sum
  */
 #include <pthread.h>
 #include <signal.h>
@@ -47,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -210,6 +215,40 @@ static void limit(int res, rlim_t cur, int hard)
 		perror("setrlimit");
 }
 
+/* Mode terminate: C workers, each answering once and exiting; each
+ * killed as soon as its answer is in, as a pool's terminate() does. */
+static int terminate_pool(int c)
+{
+	long sum = 0, v;
+	int fd[2], i;
+	pid_t pid[16];
+
+	if (c < 1 || c > 16 || pipe(fd))
+		return 1;
+	for (i = 0; i < c; i++) {
+		pid[i] = fork();
+		if (pid[i] < 0)
+			return 1;
+		if (pid[i] == 0) {
+			work(units);
+			v = i + 1;
+			if (write(fd[1], &v, sizeof(v)) != sizeof(v))
+				_exit(1);
+			exit(0);
+		}
+	}
+	for (i = 0; i < c; i++) {
+		if (read(fd[0], &v, sizeof(v)) != sizeof(v))
+			return 1;
+		sum += v;
+		kill(pid[v - 1], SIGTERM);
+	}
+	for (i = 0; i < c; i++)
+		waitpid(pid[i], NULL, 0);
+	printf("sum %ld\n", sum);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "exit";
@@ -229,6 +268,8 @@ int main(int argc, char **argv)
 		query();
 		return 0;
 	}
+	if (!strcmp(mode, "terminate"))
+		return terminate_pool(argc > 3 ? atoi(argv[3]) : 2);
 	if (!strcmp(mode, "inhandler")) {
 		signal(sig, on_work);
 		raise(sig);
