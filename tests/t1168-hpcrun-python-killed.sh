@@ -120,4 +120,35 @@ test_expect_success PYTHON3_12 'a .hpcpy the kill cut short is made again from t
 	! grep -q "<python code" folded
 '
 
+# multiprocessing's pool: "with Pool(2)" ends in terminate(), which sends
+# SIGTERM to each worker still alive; under hpcrun a worker is then writing
+# its end, which the signal waits for (signals.c, THE FATAL SIGNALS 4).
+cat >pool.py <<\EOF
+import multiprocessing as mp
+def f(x):
+    s = 0
+    for i in range(200_000):
+        s += i * x
+    return s % 97
+if __name__ == "__main__":
+    with mp.Pool(2) as p:
+        print(sum(p.map(f, range(16))))
+EOF
+
+test_expect_success PYTHON3_12 'multiprocessing.Pool terminated: each worker whole, nothing recovered' '
+	py=$(pypath 3.12) &&
+	"$py" pool.py >native &&
+	for r in 1 2 3; do
+		rm -rf pool && hpcrun -o pool "$py" pool.py >measured 2>err &&
+		test_cmp native measured &&
+		! test -s err &&
+		ls pool/*.log >logs && test_line_count = 3 logs &&
+		! ls pool/*.hpcrun-live pool/*.hpcrun-proc 2>/dev/null &&
+		hpcprof -o pool$r.d pool 2>err &&
+		! grep -i "recover" err &&
+		hpcviewer-tui --folded - pool$r.d >folded &&
+		grep -q "$(pyname 3.12 pool.py f)" folded || return 1
+	done
+'
+
 test_done
