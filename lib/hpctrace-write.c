@@ -22,25 +22,36 @@ static void put_be(unsigned char *p, uint64_t v, int bytes)
 		p[i] = (unsigned char)(v >> (8 * (bytes - 1 - i)));
 }
 
-int hpctrace_writer_start(struct hpctrace_writer *w, int fd, void *buf,
-			  size_t size)
+int hpctrace_writer_init(struct hpctrace_writer *w, void *buf, size_t size)
 {
-	unsigned char hdr[HPCTRACE_HDR_BYTES];
-
-	w->fd = fd;
+	w->fd = -1;
 	w->buf = buf;
 	w->cap = size / HPCTRACE_REC_BYTES * HPCTRACE_REC_BYTES;
 	w->len = 0;
 	w->last = 0;
 	w->nrecords = 0;
 	w->err = w->cap ? 0 : -EINVAL;
-	if (w->err)
-		return w->err;
+	return w->err;
+}
+
+int hpctrace_write_header(int fd)
+{
+	unsigned char hdr[HPCTRACE_HDR_BYTES];
+
 	memcpy(hdr, HPCTRACE_MAGIC, 18);
 	memcpy(hdr + 18, HPCTRACE_VERSION, 5);
 	hdr[23] = 'b';
 	put_be(hdr + 24, 0, 8);
-	w->err = hpc_write_all(fd, hdr, sizeof(hdr));
+	return hpc_write_all(fd, hdr, sizeof(hdr));
+}
+
+int hpctrace_writer_start(struct hpctrace_writer *w, int fd, void *buf,
+			  size_t size)
+{
+	if (hpctrace_writer_init(w, buf, size))
+		return w->err;
+	w->fd = fd;
+	w->err = hpctrace_write_header(fd);
 	return w->err;
 }
 

@@ -87,6 +87,15 @@ struct hpctrace_writer {
 int hpctrace_writer_start(struct hpctrace_writer *w, int fd, void *buf,
 			  size_t size);
 /*
+ * The two halves of hpctrace_writer_start, for a writer whose file is made
+ * later, or never when no record comes: hpctrace_writer_init readies w
+ * with no file (w->fd -1; records go into buf as above) and returns 0 or
+ * -EINVAL (buf holds no record); hpctrace_write_header writes the header
+ * to fd, an empty file, and returns 0 or a negative errno.
+ */
+int hpctrace_writer_init(struct hpctrace_writer *w, void *buf, size_t size);
+int hpctrace_write_header(int fd);
+/*
  * Appends a record (invariants 1 and 2); the buffer is written out when
  * full.  Returns 0, or the first error (negative errno) of any write.
  */
