@@ -119,6 +119,65 @@ test_expect_success STRACE '--sharing: threads that record nothing map no record
 	grep -q "^dropped 0$" quietshare/*.hpcshare
 '
 
+# trace_records DIR: the records of DIR's traces (32 header bytes, then
+# 12 a record), one number.
+trace_records() {
+	stat -c %s $1/*.hpctrace | awk '{ n += ($1 - 32) / 12 } END { print n }'
+}
+
+test_expect_success '-t: the same, a trace beside main'"'"'s profile and each thread'"'"'s with records' '
+	churn trace -t rounds 3 100 100 &&
+	measured_all trace &&
+	no_spinning trace &&
+	ls trace/*.hpctrace >traces &&
+	ls trace/rt-churn-*-000-*.hpctrace >main &&
+	test_line_count = 1 main &&
+	for f in $(cat traces); do
+		test -f "${f%.hpctrace}.hpcrun" || return 1
+	done &&
+	for f in $(grep -v -e -000- traces); do
+		test $(stat -c %s "$f") -ge $((32 + 2 * 12)) ||
+		{ echo "$f: no record but the closing one" >&2; return 1; }
+	done &&
+	echo "trace-threads: $(wc -l <traces)" >expect &&
+	grep "^trace-threads: " trace/*.log >actual &&
+	test_cmp expect actual &&
+	grep -q "^trace-cut: 0$" trace/*.log &&
+	sed -n "s/^trace-records: //p" trace/*.log >expect &&
+	trace_records trace >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success '-t: hpcprof and the trace view take threads without a trace as empty, saying nothing' '
+	hpcprof -o trace.db trace >/dev/null 2>err &&
+	! grep -e "\.hpctrace" -e "\.hpcrun" -e "trace of" err &&
+	grep -q "(1 process, 301 threads," err &&
+	ls trace.db/traces >files &&
+	test $(wc -l <files) = $(wc -l <traces) &&
+	hpcviewer-tui --stdio --view trace --width 0 trace.db >view 2>err &&
+	! test -s err &&
+	grep -c "^thread [0-9]* |" view >rows &&
+	echo $(wc -l <traces) >expect &&
+	test_cmp expect rows &&
+	hpcviewer-tui --perfetto p.json trace.db 2>err &&
+	! test -s err &&
+	hpcviewer-tui --firefox f.json trace.db 2>err &&
+	! test -s err
+'
+
+test_expect_success STRACE '-t: threads that record nothing create no trace file' '
+	strace -f -qq -e trace=open,openat -o quiettrace.trace \
+		hpcrun -o quiettrace -t -e cpu-clock@1000000000 \
+		./rt-churn rounds 5 20 100 >quiettrace.out 2>quiettrace.err &&
+	grep -q "^threads-made 100$" quiettrace.err &&
+	grep "open.*\.hpctrace\"" quiettrace.trace >opens &&
+	test $(wc -l <opens) -ge 1 &&
+	! grep -v -e "-000-[^\"]*\.hpctrace\"" opens &&
+	ls quiettrace/*.hpctrace >traces &&
+	test_line_count = 1 traces &&
+	grep -q "^trace-threads: 1$" quiettrace/*.log
+'
+
 # live_creates TRACE: how many live files the traced run created.
 live_creates() {
 	grep -c "open.*\.hpcrun-live\", O_RDWR|O_CREAT|O_EXCL" $1

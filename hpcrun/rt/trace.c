@@ -2,11 +2,14 @@
  * trace.c - hpcrun -t (trace.h): the trace capability and the per-thread
  * .hpctrace writer around lib/hpctrace-write.c.
  *
- * A thread's trace is created at its beginning with the header alone
- * (OUTDIR/PROG-RANK-THREAD-HOSTID-PID-GEN.hpctrace) and renamed to its
- * profile's stem when the profile is written under another GEN.  Records
- * gather in one of the thread's two buffers; the one that fills goes to
- * hpcrun's writer while the other fills (trace.h, invariant 4).  A gap
+ * Main's trace is created at its beginning with the header alone
+ * (OUTDIR/PROG-RANK-THREAD-HOSTID-PID-GEN.hpctrace); another thread's
+ * when its first buffer is written, under its profile's stem when that is
+ * at its end, and never when it recorded nothing (trace.h, invariant 6).
+ * A trace made before the profile is renamed to the profile's stem when
+ * the profile is written under another GEN.  Records gather in one of the
+ * thread's two buffers; the one that fills goes to hpcrun's writer while
+ * the other fills (trace.h, invariant 4).  A gap
  * of more than TRACE_GAP periods between a record and the next sample is
  * marked "no activity" one period after the record: the thread did not
  * run (blocked, or not scheduled) for that long.
@@ -46,13 +49,15 @@ struct rt_trace_thread {
 	uint32_t last_id;		/* of the last record */
 	int waiting;			/* in a measured wait (invariant 5) */
 	int done;			/* closed: no more records */
+	int made;			/* path names its file (invariant 6) */
+	int thread;			/* its thread's index */
 	int fill;			/* the buffer filled, -1: none free yet */
 	int last;			/* the buffer published last */
 	int next;			/* the writer's: the next one to write */
 	int err;			/* the writer's first error: the end */
 	size_t ready[2];		/* bytes published in each, 0: free */
 	uint64_t dropped;		/* records with no free buffer */
-	char path[4400];
+	char path[4400];		/* with made, or the name wanted */
 	unsigned char buf[2][TRACE_BUF_BYTES];
 };
 
@@ -110,6 +115,34 @@ static void put(struct rt_trace_thread *t, uint64_t time, uint32_t id)
 
 /* ---- the writer's side (fd-gate.c, THE WRITER) ---- */
 
+/* Creates t's file with its header on a fd thread (fd-gate.c, THE
+ * PRIVATE TABLE): at t->path when the thread's end named it (its
+ * profile's stem), else, or when that name is taken, under the thread's
+ * first free GEN.  The fd, open for writing at the header's end, or
+ * -errno (the file removed). */
+static int make_file(struct rt_trace_thread *t)
+{
+	int fd = -1, err;
+
+	if (t->path[0])
+		fd = (int)syscall(SYS_open, t->path,
+				  O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		fd = rt_create_file(t->thread, HPCTRACE_SUFFIX, t->path,
+				    sizeof(t->path));
+	if (fd < 0)
+		return fd;
+	err = hpctrace_write_header(fd);
+	if (err) {
+		rt_sys_close(fd);
+		unlink(t->path);
+		return err;
+	}
+	t->made = 1;
+	__atomic_add_fetch(&traces, 1, __ATOMIC_RELAXED);
+	return fd;
+}
+
 /* Appends the published buffers to t's file, oldest first, and gives
  * them back; 0, or the first error, kept in t->err (the trace ends
  * there).  In a private fd table, the program's limits lifted
@@ -122,9 +155,11 @@ static int drain(void *arg)
 
 	if (!__atomic_load_n(&t->ready[t->next], __ATOMIC_ACQUIRE))
 		return t->err;
-	fd = (int)syscall(SYS_open, t->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	fd = t->made ? (int)syscall(SYS_open, t->path,
+				    O_WRONLY | O_APPEND | O_CLOEXEC)
+		     : make_file(t);
 	if (fd < 0)
-		err = -errno;
+		err = t->made ? -errno : fd;
 	while ((n = __atomic_load_n(&t->ready[t->next], __ATOMIC_ACQUIRE))) {
 		if (!err && !t->err)
 			err = hpc_write_all(fd, t->buf[t->next], n);
@@ -239,34 +274,20 @@ static void trace_modules(void)
 	}
 }
 
-/* Creates t's file with its header on the fd thread (fd-gate.c, THE
- * PRIVATE TABLE); 0 or -errno. */
-struct create_job {
-	struct rt_trace_thread *t;
-	int thread;
-};
-
+/* Creates main's file at its beginning (invariant 6); 0 or -errno. */
 static int create_job(void *arg)
 {
-	struct create_job *j = arg;
-	struct rt_trace_thread *t = j->t;
-	int fd = rt_create_file(j->thread, HPCTRACE_SUFFIX, t->path, sizeof(t->path));
-	int err;
+	int fd = make_file(arg);
 
 	if (fd < 0)
 		return fd;
-	err = hpctrace_writer_start(&t->w, fd, t->buf[0], TRACE_BUF_BYTES);
 	rt_sys_close(fd);
-	t->w.fd = -1;
-	if (err)
-		unlink(t->path);
-	return err;
+	return 0;
 }
 
 static void trace_thread_begin(struct rt_thread *td)
 {
 	struct rt_trace_thread *t;
-	struct create_job job;
 	struct rt_io io;
 	int err;
 
@@ -281,25 +302,43 @@ static void trace_thread_begin(struct rt_thread *td)
 	t->period = trace_cfg.period;
 	t->last = 1;
 	t->post.fn = drain_post;
-	job.t = t;
-	job.thread = td->index;
-	rt_io_begin(&io);
-	err = rt_fd_private(create_job, &job);
-	rt_io_end(&io);
+	t->thread = td->index;
+	hpctrace_writer_init(&t->w, t->buf[0], TRACE_BUF_BYTES);
+	err = 0;
+	if (td->index == 0) {
+		rt_io_begin(&io);
+		err = rt_fd_private(create_job, t);
+		rt_io_end(&io);
+	}
 	if (err) {
 		rt_say_lost(t->path[0] ? t->path : rt_cfg.outdir, -err, "trace lost");
 		rt_count_write_error();
 		munmap(t, sizeof(*t));
 		return;
 	}
-	__atomic_add_fetch(&traces, 1, __ATOMIC_RELAXED);
 	td->trace = t;
 }
 
-/* Ends td's trace: the closing "no activity" record, every buffer
- * written out (after the writer's job, on a fd thread, the program's
- * limits lifted), a loss said. */
-static void finish(struct rt_thread *td)
+/* The trace beside profile (a path ending in ".hpcrun") in path (4400
+ * bytes); 0, or -1 when profile is none such or the name too long. */
+static int stem_path(const char *profile, char *path)
+{
+	size_t n = profile ? strlen(profile) : 0;
+
+	if (n <= 7 || strcmp(profile + n - 7, ".hpcrun") ||
+	    n - 7 + sizeof(HPCTRACE_SUFFIX) > 4400)
+		return -1;
+	memcpy(path, profile, n - 7);
+	memcpy(path + n - 7, HPCTRACE_SUFFIX, sizeof(HPCTRACE_SUFFIX));
+	return 0;
+}
+
+/* Ends td's trace: with no file and no record, nothing (invariant 6);
+ * else the closing "no activity" record, every buffer written out (after
+ * the writer's job, on a fd thread, the program's limits lifted), into a
+ * file made at profile's stem (NULL: none written) when there is none
+ * yet, a loss said. */
+static void finish(struct rt_thread *td, const char *profile)
 {
 	struct rt_trace_thread *t = td->trace;
 	int err;
@@ -308,6 +347,12 @@ static void finish(struct rt_thread *td)
 		return;
 	t->waiting = 0;
 	rt_fd_post_wait(&t->post);
+	if (!t->made && !t->w.nrecords) {
+		t->done = 1;
+		return;
+	}
+	if (!t->made && stem_path(profile, t->path))
+		t->path[0] = '\0';
 	put(t, sync_now(), HPCTRACE_ID_NONE);
 	if (t->fill >= 0 && t->w.len)
 		publish(t);
@@ -318,27 +363,24 @@ static void finish(struct rt_thread *td)
 	if (err) {
 		__atomic_add_fetch(&cut, 1, __ATOMIC_RELAXED);
 		rt_count_write_error();
-		rt_say_lost(t->path, -err, "trace cut short");
+		rt_say_lost(t->path[0] ? t->path : rt_cfg.outdir, -err,
+			    t->made ? "trace cut short" : "trace lost");
 	}
 }
 
-/* The profile is written as profile: the trace is closed and takes its
- * stem when it has another. */
+/* The profile is written as profile: the trace is closed, and takes the
+ * profile's stem when it was made under another. */
 static void trace_thread_written(struct rt_thread *td, const char *profile)
 {
 	struct rt_trace_thread *t = td->trace;
-	size_t n = profile ? strlen(profile) : 0;
 	char path[4400];
 
 	if (!t)
 		return;
-	finish(td);
-	if (n <= 7 || strcmp(profile + n - 7, ".hpcrun") ||
-	    n - 7 + sizeof(HPCTRACE_SUFFIX) > sizeof(path))
+	finish(td, profile);
+	if (!t->made || stem_path(profile, path) || !strcmp(path, t->path))
 		return;
-	memcpy(path, profile, n - 7);
-	memcpy(path + n - 7, HPCTRACE_SUFFIX, sizeof(HPCTRACE_SUFFIX));
-	if (strcmp(path, t->path) && !link(t->path, path)) {
+	if (!link(t->path, path)) {
 		unlink(t->path);
 		memcpy(t->path, path, sizeof(path));
 	}
@@ -347,7 +389,7 @@ static void trace_thread_written(struct rt_thread *td, const char *profile)
 /* Without its profile written, the trace still ends whole. */
 static void trace_thread_end(struct rt_thread *td)
 {
-	finish(td);
+	finish(td, NULL);
 }
 
 static void trace_thread_release(struct rt_thread *td)

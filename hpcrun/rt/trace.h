@@ -33,6 +33,12 @@
  *  5. Samples taken while the thread waits in a measured barrier or lock
  *     (a spinning wait) make no record: the wait is one interval, from
  *     its begin to a record back to the call's context at its end.
+ *  6. Main's file is made at its beginning, so a traced measurement has
+ *     one whatever its threads did; another thread's only once it made a
+ *     record: when its first buffer is written, else at its end under its
+ *     profile's stem.  A thread without a record has no file (an empty
+ *     trace, hpcrun(5)) and costs no create, write or close: most short
+ *     threads of a churning program take no sample.
  */
 #ifndef HPCRUN_TRACE_H
 #define HPCRUN_TRACE_H
