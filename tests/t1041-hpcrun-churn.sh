@@ -165,8 +165,15 @@ test_expect_success '-t: hpcprof and the trace view take threads without a trace
 	! test -s err
 '
 
-test_expect_success STRACE '-t: threads that record nothing create no trace file' '
-	strace -f -qq -e trace=open,openat -o quiettrace.trace \
+# trace_states TRACE: how many -t thread states (two 8 KiB buffers and
+# a path, 20-24 KiB) the traced run mapped.
+trace_states() {
+	sed -n "s/.*mmap(NULL, \([0-9]*\),.*/\1/p" $1 |
+	awk '$1 > 20480 && $1 < 24576 { n++ } END { print n + 0 }'
+}
+
+test_expect_success STRACE '-t: threads that record nothing create no trace file; the states of threads that ended are reused' '
+	strace -f -qq -e trace=open,openat,mmap -o quiettrace.trace \
 		hpcrun -o quiettrace -t -e cpu-clock@1000000000 \
 		./rt-churn rounds 5 20 100 >quiettrace.out 2>quiettrace.err &&
 	grep -q "^threads-made 100$" quiettrace.err &&
@@ -175,7 +182,10 @@ test_expect_success STRACE '-t: threads that record nothing create no trace file
 	! grep -v -e "-000-[^\"]*\.hpctrace\"" opens &&
 	ls quiettrace/*.hpctrace >traces &&
 	test_line_count = 1 traces &&
-	grep -q "^trace-threads: 1$" quiettrace/*.log
+	grep -q "^trace-threads: 1$" quiettrace/*.log &&
+	n=$(trace_states quiettrace.trace) &&
+	test "$n" -ge 2 &&
+	test "$n" -le 21
 '
 
 # live_creates TRACE: how many live files the traced run created.

@@ -9,7 +9,11 @@
  * A trace made before the profile is renamed to the profile's stem when
  * the profile is written under another GEN.  Records gather in one of the
  * thread's two buffers; the one that fills goes to hpcrun's writer while
- * the other fills (trace.h, invariant 4).  A gap
+ * the other fills (trace.h, invariant 4).  A thread's state goes back to
+ * a pool at its end, from which the next thread to start takes it, so a
+ * program that churns short threads maps and unmaps no state per thread
+ * (each munmap of a touched page flushes the TLB of every CPU running the
+ * program); at most POOL_MAX states wait there.  A gap
  * of more than TRACE_GAP periods between a record and the next sample is
  * marked "no activity" one period after the record: the thread did not
  * run (blocked, or not scheduled) for that long.
@@ -27,6 +31,7 @@
 
 #include "capability.h"
 #include "fd-gate.h"
+#include "futex.h"
 #include "hpctrace.h"
 #include "output.h"
 #include "runtime.h"
@@ -41,6 +46,8 @@
 #define TRACE_BUF_BYTES (TRACE_BUF_RECORDS * HPCTRACE_REC_BYTES)
 /* Periods without a sample after which the thread is said idle. */
 #define TRACE_GAP 8
+/* Thread states the pool keeps: 256 of 21 KiB. */
+#define POOL_MAX 256
 
 struct rt_trace_thread {
 	struct hpctrace_writer w;	/* records go into buf[fill] */
@@ -57,6 +64,7 @@ struct rt_trace_thread {
 	int err;			/* the writer's first error: the end */
 	size_t ready[2];		/* bytes published in each, 0: free */
 	uint64_t dropped;		/* records with no free buffer */
+	struct rt_trace_thread *pooled;	/* the next in the pool */
 	char path[4400];		/* with made, or the name wanted */
 	unsigned char buf[2][TRACE_BUF_BYTES];
 };
@@ -68,6 +76,9 @@ static struct {
 } trace_cfg = { 0, -1, 0 };
 
 static uint64_t traces, records, cut, dropped;
+/* Taken at thread start and end only, never in the handler. */
+static struct rt_trace_thread *pool;
+static unsigned pool_lock, pool_n;
 
 /* ---- the handler's side (trace.h, invariants 3 and 4) ---- */
 
@@ -285,6 +296,47 @@ static int create_job(void *arg)
 	return 0;
 }
 
+/* A thread's state from the pool, else a new mapping (NULL: no
+ * memory); zeroed but for its buffers. */
+static struct rt_trace_thread *state_get(void)
+{
+	struct rt_trace_thread *t;
+
+	rt_lock_take(&pool_lock);
+	t = pool;
+	if (t) {
+		pool = t->pooled;
+		pool_n--;
+	}
+	rt_lock_drop(&pool_lock);
+	if (t) {
+		memset(t, 0, offsetof(struct rt_trace_thread, path));
+		t->path[0] = '\0';
+		return t;
+	}
+	t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return t == MAP_FAILED ? NULL : t;
+}
+
+/* t, no job of the writer's queued or running, back to the pool, or
+ * unmapped when that is full. */
+static void state_put(struct rt_trace_thread *t)
+{
+	int keep;
+
+	rt_lock_take(&pool_lock);
+	keep = pool_n < POOL_MAX;
+	if (keep) {
+		t->pooled = pool;
+		pool = t;
+		pool_n++;
+	}
+	rt_lock_drop(&pool_lock);
+	if (!keep)
+		munmap(t, sizeof(*t));
+}
+
 static void trace_thread_begin(struct rt_thread *td)
 {
 	struct rt_trace_thread *t;
@@ -293,9 +345,8 @@ static void trace_thread_begin(struct rt_thread *td)
 
 	if (!trace_cfg.on)
 		return;
-	t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (t == MAP_FAILED) {
+	t = state_get();
+	if (!t) {
 		__atomic_add_fetch(&cut, 1, __ATOMIC_RELAXED);
 		return;
 	}
@@ -313,7 +364,7 @@ static void trace_thread_begin(struct rt_thread *td)
 	if (err) {
 		rt_say_lost(t->path[0] ? t->path : rt_cfg.outdir, -err, "trace lost");
 		rt_count_write_error();
-		munmap(t, sizeof(*t));
+		state_put(t);
 		return;
 	}
 	td->trace = t;
@@ -397,7 +448,7 @@ static void trace_thread_release(struct rt_thread *td)
 	if (!td->trace)
 		return;
 	rt_fd_post_wait(&td->trace->post);	/* W3 */
-	munmap(td->trace, sizeof(*td->trace));
+	state_put(td->trace);
 	td->trace = NULL;
 }
 
@@ -408,6 +459,7 @@ static void trace_fork_child(void)
 	if (rt_self && rt_self->trace)
 		rt_self->trace->done = 1;
 	traces = records = cut = dropped = 0;
+	pool_lock = 0;		/* its holder, if any, is not in the child */
 }
 
 /* The child's thread measures on: its own trace, under its own pid. */
