@@ -165,6 +165,12 @@ test_expect_success '-t: hpcprof and the trace view take threads without a trace
 	! test -s err
 '
 
+test_expect_success HPCPROF_MPI '-t: hpcprof-mpi writes the same database, the same traces' '
+	mpi_as_hpcprof trace &&
+	ls dbm/traces >mpifiles &&
+	test_cmp files mpifiles
+'
+
 # trace_states TRACE: how many -t thread states (two 8 KiB buffers and
 # a path, 20-24 KiB) the traced run mapped.
 trace_states() {
