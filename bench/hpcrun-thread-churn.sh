@@ -15,7 +15,9 @@
 # of at most 64 threads growing and shrinking over 10 bursts).
 # Prints a Markdown table: median wall seconds of ROUNDS interleaved
 # rounds (default 3), each mode's ratio to native, and whether it is within
-# the goal of 3x native + 0.5 s.
+# the goal of 3x native + 0.5 s.  BASE=BUILD2 runs every mode with
+# BUILD2's hpcrun too, in the same rounds, each hpcrun run of BUILD
+# followed by BUILD2's, and prints its row under BUILD's, labelled "(base)".
 set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
@@ -30,25 +32,42 @@ echo "## hpcrun thread churn ($(date -u +%F), $(nproc) CPUs, load $(cut -d' ' -f
 echo
 echo "| program | native s | hpcrun s (x) | --no-sync s (x) | --data s (x) | --sharing s (x) | -t s (x) | within 3x + 0.5 s |"
 echo "|---|---|---|---|---|---|---|---|"
-for prog in "rounds 10 200 100" "rounds 1 2000 100" "pool 10 64 100"; do
-	for k in p s n d h t; do : >$k.t; done
-	i=0
-	while [ $i -lt "$RUNS" ]; do
-		bench_run p ./rt-churn $prog
-		bench_run s "$HPCRUN" -q -o m ./rt-churn $prog
-		bench_run n "$HPCRUN" -q --no-sync -o m ./rt-churn $prog
-		bench_run d "$HPCRUN" -q --data -o m ./rt-churn $prog
-		bench_run h "$HPCRUN" -q --sharing -o m ./rt-churn $prog
-		bench_run t "$HPCRUN" -q -t -o m ./rt-churn $prog
-		i=$((i + 1))
-	done
-	p=$(bench_median p 1)
-	row="| rt-churn $prog | $p"
+BASERUN=${BASE:+$(cd "$BASE" && pwd)/bin/hpcrun}
+
+# mode KEY OPTS...: one run of each hpcrun (BUILD's as KEY, BASE's as
+# KEY-base) with OPTS.
+mode() {
+	k=$1
+	shift
+	bench_run $k "$HPCRUN" -q "$@" -o m ./rt-churn $prog
+	[ -z "$BASERUN" ] || bench_run $k-base "$BASERUN" -q "$@" -o m ./rt-churn $prog
+}
+
+# row SUFFIX LABEL: the table row of the keys ending in SUFFIX.
+row() {
+	row="| rt-churn $prog$2 | $p"
 	ok=yes
 	for k in s n d h t; do
-		v=$(bench_median $k 1)
+		v=$(bench_median $k$1 1)
 		row="$row | $v ($(awk -v a="$v" -v b="$p" 'BEGIN { printf "%.1f", a / b }'))"
 		awk -v a="$v" -v b="$p" 'BEGIN { exit !(a > 3 * b + 0.5) }' && ok=no
 	done
 	echo "$row | $ok |"
+}
+
+for prog in "rounds 10 200 100" "rounds 1 2000 100" "pool 10 64 100"; do
+	for k in p s n d h t s-base n-base d-base h-base t-base; do : >$k.t; done
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		bench_run p ./rt-churn $prog
+		mode s
+		mode n --no-sync
+		mode d --data
+		mode h --sharing
+		mode t -t
+		i=$((i + 1))
+	done
+	p=$(bench_median p 1)
+	row "" ""
+	[ -z "$BASERUN" ] || row -base " (base)"
 done
