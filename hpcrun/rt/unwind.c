@@ -42,7 +42,16 @@
  * A per-thread direct-mapped cache maps a lookup address to the rules
  * found for it (struct uw_entry: a cache line), so repeated frames (loops
  * calling the same functions, recursion) skip the table search and the
- * CFA programs.  It is flushed when the load map changes (rt_loadmap_gen).
+ * CFA programs.  An entry holds the rules of a whole row of the FDE's
+ * table (the addresses between two advances of its CFA program share
+ * them), so a lookup anywhere in the row may use it.  The leaves, whose
+ * pcs seldom repeat (an interpreter's eval loop), have a second table
+ * indexed by the pc's block of 2^LEAF_SHIFT bytes, not by the pc: a
+ * leaf in a row seen before, however large (the body of CPython's
+ * _PyEval_EvalFrameDefault is one row of 13 to 31 KiB), skips the
+ * table search and the CFA program too, and a return address missing
+ * from its own table is looked for there.  Both are flushed when the
+ * load map changes (rt_loadmap_gen).
  * A frame whose rules an entry cannot hold (more than UW_LIVE registers
  * restored: hand-written code only) is unwound by frame pointer.
  *
@@ -88,6 +97,8 @@ struct cfa_state {
 };
 
 #define CACHE_SIZE 1024		/* a power of 2 */
+#define LEAF_SLOTS 512		/* the leaves' table: a power of 2 */
+#define LEAF_SHIFT 8		/* ... indexed by the pc's 256-byte block */
 #define UW_LIVE 9		/* rules an entry holds: 64 bytes in all */
 
 /* An entry's flags. */
@@ -108,9 +119,10 @@ struct cfa_state {
  * (a leaf's pc, in an interpreter, is seldom the same twice).
  */
 struct uw_entry {
-	uintptr_t look;			/* 0 = empty */
+	uintptr_t look;			/* the row's first address; 0 = empty */
 	int32_t cfa;			/* offset from cfa_reg, or UW_CFA_EXPR's */
-	uint8_t cfa_reg, flags, nlive, pad;
+	uint32_t len;			/* the row: [look, look + len) */
+	uint8_t cfa_reg, flags, nlive;
 	uint8_t reg[UW_LIVE];
 	int32_t off[UW_LIVE];
 };
@@ -119,10 +131,12 @@ _Static_assert(sizeof(struct uw_entry) == 64, "an entry is a cache line");
 
 /* The entries start at the first 64-byte boundary of raw (uw_entries):
  * the cache is placed after struct rt_thread, at no particular one, and
- * an entry across two lines would cost the step a second miss. */
+ * an entry across two lines would cost the step a second miss.  The
+ * first CACHE_SIZE are the return addresses', the LEAF_SLOTS after them
+ * the leaves'. */
 struct uw_cache {
 	unsigned gen;
-	unsigned char raw[(CACHE_SIZE + 1) * sizeof(struct uw_entry)];
+	unsigned char raw[(CACHE_SIZE + LEAF_SLOTS + 1) * sizeof(struct uw_entry)];
 };
 
 static struct uw_entry *uw_entries(struct uw_cache *uc)
@@ -361,13 +375,18 @@ static int parse_cie(const unsigned char *c, struct cie *cie)
 
 /*
  * Runs CFA instructions [p, end) until the location passes pc.  init holds
- * the rules after the CIE program (for DW_CFA_restore).
+ * the rules after the CIE program (for DW_CFA_restore).  row, when not
+ * NULL, gets the row holding pc: from the last location the program
+ * reached at or below pc to the one past it (UINTPTR_MAX when the
+ * program ended first), the addresses whose rules are pc's.
  */
 static int run_cfa(const unsigned char *p, const unsigned char *end,
 		   const struct cie *cie, uintptr_t loc, uintptr_t pc,
-		   struct cfa_state *st, const struct cfa_state *init)
+		   struct cfa_state *st, const struct cfa_state *init,
+		   uintptr_t row[2])
 {
 	struct cfa_state stack[8];
+	uintptr_t row_lo = loc;
 	int depth = 0;
 
 	while (p < end && loc <= pc) {
@@ -375,6 +394,7 @@ static int run_cfa(const unsigned char *p, const unsigned char *end,
 		uint64_t r;
 		int64_t off;
 
+		row_lo = loc;
 		if (hi == 0x40) {			/* advance_loc */
 			loc += lo6 * cie->code_align;
 			continue;
@@ -521,6 +541,10 @@ static int run_cfa(const unsigned char *p, const unsigned char *end,
 			return -1;
 		}
 	}
+	if (row) {
+		row[0] = row_lo;
+		row[1] = loc > pc ? loc : UINTPTR_MAX;
+	}
 	return 0;
 }
 
@@ -660,9 +684,10 @@ static int is_code(const struct frame *f, uintptr_t pc)
 
 enum step { STEP_OK, STEP_STOP, STEP_BOTTOM, STEP_FAIL };
 
-/* The CFA rules at look from the FDE covering it; 0 or -1. */
+/* The CFA rules at look from the FDE covering it, and the row of them
+ * holding look (row[0] <= look < row[1], within the function); 0 or -1. */
 static int find_rules(const struct rt_module *m, uintptr_t look,
-		      struct cfa_state *st, uintptr_t *fn_start)
+		      struct cfa_state *st, uintptr_t *fn_start, uintptr_t row[2])
 {
 	const unsigned char *fde = find_fde(m, look), *p, *end;
 	struct cfa_state init;
@@ -689,10 +714,17 @@ static int find_rules(const struct rt_module *m, uintptr_t look,
 	if (cie.has_z)
 		p += uleb(&p, end);
 	memset(st, 0, sizeof(*st));
-	if (run_cfa(cie.insns, cie.end, &cie, 0, UINTPTR_MAX, st, NULL))
+	if (run_cfa(cie.insns, cie.end, &cie, 0, UINTPTR_MAX, st, NULL, NULL))
 		return -1;
 	init = *st;
-	return run_cfa(p, end, &cie, start, look, st, &init);
+	if (run_cfa(p, end, &cie, start, look, st, &init, row))
+		return -1;
+	/* a set_loc may have gone anywhere: the row stays in the function */
+	if (row[0] < start || row[0] > look)
+		row[0] = look;
+	if (row[1] > start + range || row[1] <= look)
+		row[1] = row[1] <= look ? look + 1 : start + range;
+	return 0;
 }
 
 /* An expression's offset from m->lo, in an entry's off[] or cfa. */
@@ -707,16 +739,19 @@ static int expr_off(const struct rt_module *m, const unsigned char *expr,
 	return 0;
 }
 
-/* st at look (its FDE's function starting at start) as entry e; -1 when
- * it does not fit one (more than UW_LIVE registers change, an offset
- * beyond 32 bits): no code a compiler makes. */
+/* st, the rules of the row [row[0], row[1]) (its FDE's function starting
+ * at start), as entry e; -1 when it does not fit one (more than UW_LIVE
+ * registers change, an offset beyond 32 bits): no code a compiler
+ * makes.  A row longer than 4 GiB keeps its first 4 GiB. */
 static int compact(const struct rt_module *m, const struct cfa_state *st,
-		   uintptr_t look, uintptr_t start, struct uw_entry *e)
+		   const uintptr_t row[2], uintptr_t start, struct uw_entry *e)
 {
 	int i;
 
 	memset(e, 0, sizeof(*e));
-	e->look = look;
+	e->look = row[0];
+	e->len = row[1] - row[0] > UINT32_MAX ? UINT32_MAX :
+		 (uint32_t)(row[1] - row[0]);
 	if (rt_is_stop_function(start))
 		e->flags |= UW_STOP;
 	if (st->reg[REG_RBP_DW].how != R_SAME)
@@ -755,22 +790,42 @@ static int compact(const struct rt_module *m, const struct cfa_state *st,
 	return 0;
 }
 
+/* Does e hold the rules at look? */
+static int holds(const struct uw_entry *e, uintptr_t look)
+{
+	return e->look && look - e->look < e->len;
+}
+
+/* The entry holding the rules at look, or the one to fill with them: a
+ * leaf's in the leaves' table; a return address's in its own slot, else
+ * in the leaves' table (its row may be one a leaf filled: the call sites
+ * of an eval loop), else its own slot to fill. */
+static struct uw_entry *cache_slot(struct uw_cache *uc, uintptr_t look, int leaf)
+{
+	struct uw_entry *e = uw_entries(uc), *own, *block;
+
+	block = &e[CACHE_SIZE + ((look >> LEAF_SHIFT) & (LEAF_SLOTS - 1))];
+	if (leaf)
+		return block;
+	own = &e[(look ^ (look >> 10)) & (CACHE_SIZE - 1)];
+	return holds(own, look) || !holds(block, look) ? own : block;
+}
+
 /* One frame up by CFI.  leaf: the pc is the interrupted instruction. */
 static enum step step_cfi(struct frame *f, const struct rt_module *m, int leaf,
 			  struct uw_cache *uc)
 {
 	uintptr_t pc = f->r[REG_RA_DW], look = leaf ? pc : pc - 1;
-	struct uw_entry *e = &uw_entries(uc)[(look ^ (look >> 10)) &
-					     (CACHE_SIZE - 1)];
+	struct uw_entry *e = cache_slot(uc, look, leaf);
 	struct cfa_state st;
 	struct frame nf;
-	uintptr_t start, cfa;
+	uintptr_t start, cfa, row[2];
 	int k, ra = 0;
 
-	if (e->look != look) {
-		if (find_rules(m, look, &st, &start))
+	if (!holds(e, look)) {
+		if (find_rules(m, look, &st, &start, row))
 			return STEP_FAIL;
-		if (compact(m, &st, look, start, e)) {
+		if (compact(m, &st, row, start, e)) {
 			e->look = 0;
 			return STEP_FAIL;
 		}
@@ -916,10 +971,10 @@ static int call_before(const struct frame *f, uintptr_t ra, uintptr_t start)
  */
 static int find_rbp(struct frame *f, const struct rt_module *m, int leaf)
 {
-	uintptr_t pc = f->r[REG_RA_DW], start, a, weak = 0;
+	uintptr_t pc = f->r[REG_RA_DW], start, a, weak = 0, row[2];
 	struct cfa_state st;
 
-	if (find_rules(m, leaf ? pc : pc - 1, &st, &start) || st.cfa_expr ||
+	if (find_rules(m, leaf ? pc : pc - 1, &st, &start, row) || st.cfa_expr ||
 	    st.cfa_reg != REG_RBP_DW || st.cfa_off != 16)
 		return -1;
 	for (a = (f->r[REG_RSP_DW] + 15) & ~(uintptr_t)15; readable(f, a + 8); a += 16) {
