@@ -629,13 +629,19 @@ static int eval_expr(const unsigned char *p, const struct frame *f,
 	return 0;
 }
 
-/* Is pc at glibc's __restore_rt (mov $0xf,%rax; syscall)? */
+/* Is pc at glibc's __restore_rt (mov $0xf,%rax; syscall), on either of
+ * its instructions?  A sample can land on the syscall, the mov done: the
+ * stack is still the signal frame's. */
 static int is_sigreturn(const struct rt_module *m, uintptr_t pc)
 {
 	static const unsigned char code[] = {
 		0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05
 	};
+	const uintptr_t mov = 7;	/* the syscall's offset in code */
 
+	if (pc >= m->xlo + mov && pc + sizeof(code) - mov <= m->xhi &&
+	    !memcmp((const void *)(pc - mov), code, sizeof(code)))
+		return 1;
 	return pc >= m->xlo && pc + sizeof(code) <= m->xhi &&
 	       !memcmp((const void *)pc, code, sizeof(code));
 }
