@@ -20,7 +20,9 @@
  *     are the participants seen at the object's earlier episodes that are
  *     not waiting there, or, when there are none, every other measured
  *     thread not waiting there.  A missing thread is "stuck" when its CPU
- *     time advanced less than max(10 ms, 2%) over the wait, else it
+ *     time advanced less than min(10 ms, 2%) over the wait and
+ *     /proc/self/task/TID/syscall shows it blocked (a thread waiting for
+ *     a CPU of a busy machine is runnable, not stuck), else it
  *     computes.  Some missing thread stuck (or none found): a hang at T.
  *     All computing: the detector probes each one's path at every tick
  *     (ticks jittered by 20%, so that no periodic loop aliases them); its
@@ -923,6 +925,7 @@ static int waits_at(const struct snap *s, const struct snap *w)
  * known yet (no earlier tick of the thread). */
 static int stuck(const struct snap *s, uint64_t since, double *cpu_s, double *win_s)
 {
+	struct kstate k = { s->tid, 0, 0, 0, 0 };
 	uint64_t dc, dt;
 
 	cq.index = s->index;
@@ -935,7 +938,10 @@ static int stuck(const struct snap *s, uint64_t since, double *cpu_s, double *wi
 	dt = now_ns - cq.at;
 	*cpu_s = (double)dc / 1e9;
 	*win_s = (double)dt / 1e9;
-	return dc < 10000000u && dc * 50 < dt;
+	if (dc >= 10000000u || dc * 50 >= dt)
+		return 0;
+	/* runnable, the machine busy with other work: not stuck */
+	return rt_fd_private(read_kstate, &k) || k.blocked;
 }
 
 /* The key of ws's episode for was_reported (invariant 4). */
