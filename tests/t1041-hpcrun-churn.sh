@@ -219,10 +219,14 @@ free_file() {
 }
 
 # all_stopped PID: waits until every thread of PID has stopped or ended (a
-# SIGSTOP reaches each thread on its way, after kill has returned).
+# SIGSTOP reaches each thread on its way, after kill has returned; one in
+# a disk write takes it when the write ends); fails when one still runs
+# after 20 s, so that no listing is made of a process still running.
 all_stopped() {
-	_w=0 && while grep -qv "^[0-9]* ([^)]*) [tTZX]" /proc/$1/task/*/stat 2>/dev/null &&
-		[ $_w -lt 500 ]; do sleep 0.01; _w=$((_w + 1)); done
+	_w=0 && while grep -qv "^[0-9]* ([^)]*) [tTZX]" /proc/$1/task/*/stat 2>/dev/null; do
+		test $_w -lt 2000 || { echo "threads of $1 still running after 20 s" >&2; return 1; }
+		sleep 0.01; _w=$((_w + 1))
+	done
 }
 
 test_expect_success 'kill -9 mid-churn: the running threads recovered, no free file taken for a thread' '
@@ -232,11 +236,12 @@ test_expect_success 'kill -9 mid-churn: the running threads recovered, no free f
 		sleep 0.1; _i=$((_i + 1)); done &&
 	# stopped at a moment the pool holds a free file
 	_i=0 && while :; do
-		kill -STOP $pid && all_stopped $pid &&
+		kill -STOP $pid || return 1
+		all_stopped $pid || { kill -9 $pid; return 1; }
 		for f in k9/*.hpcrun-live; do
-			! free_file "$f" || echo "$f"; done >free &&
+			! free_file "$f" || echo "$f"; done >free
 		{ test -s free || test $_i -ge 200; } && break
-		kill -CONT $pid && sleep 0.02 && _i=$((_i + 1))
+		kill -CONT $pid && sleep 0.02 && _i=$((_i + 1)) || return 1
 	done &&
 	for f in k9/*.hpcrun-live; do
 		free_file "$f" || test -e "${f%-live}" || echo "${f%-live}"; done >trees &&
@@ -245,8 +250,9 @@ test_expect_success 'kill -9 mid-churn: the running threads recovered, no free f
 	test -s free && test -s trees &&
 	hpcprof -o k9db k9 2>err &&
 	n=$(wc -l <trees) &&
-	grep "recovered $n profiles\{0,1\} of killed process $pid (rt-churn)" err &&
-	! grep "not recovered" err &&
+	{ grep "recovered $n profiles\{0,1\} of killed process $pid (rt-churn)" err &&
+	  ! grep "not recovered" err ||
+	  { echo "listed trees:"; cat trees; echo "hpcprof:"; cat err; false; }; } &&
 	! ls k9/*.hpcrun-live k9/*.hpcrun-proc 2>/dev/null &&
 	ls k9/*.hpcrun >after &&
 	sort before trees >expect &&
