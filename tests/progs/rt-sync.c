@@ -31,9 +31,9 @@
  *   serial T MS      T threads meet at a barrier twice; between, thread 0
  *                   alone spins MS ms of its CPU time in one loop (a serial
  *                   phase that stays in one place)
- *   serialsteps T MS STEP  the same, the MS ms done in steps of STEP ms,
- *                   alternately in serial_step_a() and serial_step_b()
- *                   (a serial phase whose path moves)
+ *   serialsteps T MS STEP  the same in steps of STEP ms of CPU or of wall
+ *                   time, whichever ends first, alternately in serial_step_a()
+ *                   and serial_step_b() (a path that moves on any machine)
  *   ompserial MS     two OpenMP regions, between them the main thread
  *                   alone sleeps MS ms
  *   contend R        two threads take one mutex R times, holding it 1 ms
@@ -223,33 +223,55 @@ static void *serial_thread(void *arg)
 
 static volatile int steps_done[2];
 
-/* Two steps of a serial phase: distinct functions, neither a tail call
- * (each returns through its own frame). */
-__attribute__((noinline)) static void serial_step_a(double msec)
+static double wall_now(void)
 {
-	work(msec);
-	steps_done[0]++;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-__attribute__((noinline)) static void serial_step_b(double msec)
+/* Spins until msec ms of the thread's CPU time or of wall time have
+ * passed, whichever first; the CPU time it used, in ms. */
+static double work_step(double msec)
 {
-	work(msec);
+	double cpu_end = cpu_now() + msec / 1e3, wall_end = wall_now() + msec / 1e3;
+	double start = cpu_now();
+	volatile unsigned x = 0;
+
+	while (cpu_now() < cpu_end && wall_now() < wall_end)
+		x++;
+	return (cpu_now() - start) * 1e3;
+}
+
+/* Two steps of a serial phase: distinct functions, neither a tail call
+ * (each returns through its own frame); the CPU time each used, in ms. */
+__attribute__((noinline)) static double serial_step_a(double msec)
+{
+	double used = work_step(msec);
+
+	steps_done[0]++;
+	return used;
+}
+
+__attribute__((noinline)) static double serial_step_b(double msec)
+{
+	double used = work_step(msec);
+
 	steps_done[1]++;
+	return used;
 }
 
 static int step_ms;
 
 static void *serialsteps_thread(void *arg)
 {
-	int done;
+	double done;
+	long k;
 
 	round_end();
-	for (done = 0; (long)arg == 0 && done < ms; done += step_ms) {
-		if ((done / step_ms) % 2)
-			serial_step_b(step_ms);
-		else
-			serial_step_a(step_ms);
-	}
+	for (done = 0, k = 0; (long)arg == 0 && done < ms; k++)
+		done += k % 2 ? serial_step_b(step_ms) : serial_step_a(step_ms);
 	round_end();
 	return NULL;
 }
