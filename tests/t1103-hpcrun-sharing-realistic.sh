@@ -38,7 +38,8 @@ label() {
 # or share-queues) under plain hpcrun --sharing, each thread working
 # retry_budget 400 ms of its CPU time; its output is the native one (one
 # line that depends only on MODE and THREADS, as the program says) and
-# hpcprof labels OBJECT (the start of its name) LABEL.
+# hpcprof labels OBJECT (the start of its name) LABEL, or its threads
+# seldom ran at once (share_unproven).
 measured() {
 	ms=$(retry_budget 400) &&
 	rm -rf m-$1-$4 db-$1-$4 &&
@@ -48,7 +49,7 @@ measured() {
 	hpcprof -o db-$1-$4 m-$1-$4 >/dev/null &&
 	label db-$1-$4 "$2" >got &&
 	echo $3 >want &&
-	test_cmp want got
+	{ test_cmp want got || share_unproven m-$1-$4 got; }
 }
 
 # expect MODE OBJECT LABEL THREADS: measured, in up to three runs, each
