@@ -21,6 +21,8 @@
  *                   alternate signal stack and does heavy(N)
  *   coro N          light(N) on a makecontext stack (a coroutine)
  *   blockall N      blocks every signal with sigprocmask, then heavy(N)
+ *                   again and again until the thread used 0.3 s of CPU
+ *                   (so many samples on any CPU, however fast)
  *   spawn N         posix_spawn itself as "split N", N units, wait
  *   vfork N         vfork + exec itself as "split N", N units, wait
  *   sigprof         own SIGPROF handler with ITIMER_PROF; prints what it saw
@@ -233,7 +235,9 @@ int main(int argc, char **argv)
 
 		sigfillset(&all);
 		sigprocmask(SIG_BLOCK, &all, NULL);
-		heavy(n);
+		do
+			heavy(n);
+		while (cpu_seconds() < 0.3);
 	} else if (!strcmp(mode, "coro")) {
 		coro_units = n;
 		getcontext(&coro_ctx);
