@@ -68,9 +68,13 @@ only_calls() {
 
 # none_of_ours DIR: no stack goes on below hpcrun's key destructor
 # (glibc's __nptl_deallocate_tsd, for a program with no keys of its own)
-# or its destructor at exit into a library.
+# or its destructor at exit into a library.  A library's own destructor
+# that the program's dlclose runs (__do_global_dtors_aux of lib3.so) is
+# the program's.
 none_of_ours() {
-	! grep -e "deallocate_tsd_\[i\];" -e "_dl_call_fini \[[^;]*;[^;]* \[lib" $1.folded
+	! grep -e "deallocate_tsd_\[i\];" $1.folded &&
+	! grep -v ";dlclose[@A-Z_.0-9]* \[" $1.folded |
+		grep -e "_dl_call_fini \[[^;]*;[^;]* \[lib"
 }
 
 # adds_up DIR: the log's samples add up, and the profiles hold what the
