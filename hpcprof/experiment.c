@@ -742,13 +742,6 @@ static struct node *place_addr(struct experiment *e, struct node *x,
 	return n;
 }
 
-struct node *experiment_place_addr(struct experiment *e, struct node *x,
-				   const struct module *m, uint64_t addr,
-				   enum node_kind kind)
-{
-	return place_addr(e, x, m, addr, kind);
-}
-
 struct node *experiment_place_call(struct experiment *e, struct node *x,
 				   const struct module *m, uint64_t addr)
 {

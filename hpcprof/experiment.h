@@ -385,14 +385,6 @@ void experiment_add_sample(struct experiment *e, struct node *leaf,
  * at [2 * r + 1]), n counted as touched by it; valid until the next node
  * is touched. */
 double *experiment_row(struct experiment *e, struct node *n);
-/*
- * The context of addr in module m below the canonical node x: PF ->
- * aliens and loops -> a STMT (kind NODE_STMT) or CALL leaf, with its flat
- * counterparts; the same arguments give the same leaf.
- */
-struct node *experiment_place_addr(struct experiment *e, struct node *x,
-				   const struct module *m, uint64_t addr,
-				   enum node_kind kind);
 /* The call a profile node at addr names, below x in module m: the
  * instruction before addr (a return address) unless addr is the entry
  * of its procedure (a wait's leaf that is an outlined function), where
