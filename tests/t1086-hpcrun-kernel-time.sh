@@ -29,7 +29,7 @@ test_expect_success 'setup: the program' '
 '
 
 # counted DIR [OPTION...]: syscall-loop measured into DIR (hpcrun given
-# the options); io(), the function making the calls, holds the system
+# the options); io(), the function making the calls, holds the thread's system
 # time's share of the samples and the user time of the libc wrappers
 # (within 12 points above it, 5 below).
 counted() {
@@ -38,20 +38,25 @@ counted() {
 	hpcrun -o $d "$@" ./syscall-loop $(retry_budget 1000) . >truth-$d 2>err-$d &&
 	grep -x "kernel-mode: counted" $d/*.log &&
 	hpcprof -o db-$d --text report-$d $d 2>/dev/null &&
-	sys=$(true_share system-share truth-$d) &&
+	sys=$(true_share thread-system-share truth-$d) &&
 	io=$(csv_share functions "io [syscall-loop]" db-$d) &&
 	test_within "$io" "$(awk -v s=$sys "BEGIN { print s + 3.5 }")" 8.5
 }
 
-# kernel_share DIR: the kernel's module holds the system time's share of
-# DIR's samples within 5 points.
+# kernel_share DIR: the kernel's module holds the system time of the
+# program's thread (not hpcrun's), within 5 points above it and 10 below:
+# the system time also holds the faults and interrupts the kernel charged
+# to the thread, which count at the instruction they interrupted, not as
+# kernel leaves (kernel-time.h, invariant 2); 7-9 points on one CI
+# machine.
 kernel_share() {
 	lm=$(hpcviewer-tui --csv --view flat --depth 1 db-$1 |
 	     awk -F, "\$3 ~ /^vmlinux\\./ { print \$7 }") &&
-	test_within "$lm" "$(true_share system-share truth-$1)" 5
+	sys=$(true_share thread-system-share truth-$1) &&
+	test_within "$lm" "$(awk -v s=$sys "BEGIN { print s - 2.5 }")" 7.5
 }
 
-test_expect_success KERNEL_MODE 'counted: io() holds the system time, the kernel leaves within 5 points of it' '
+test_expect_success KERNEL_MODE 'counted: io() holds the system time, the kernel leaves 10 points below it to 5 above' '
 	retry 2 eval "counted k && kernel_share k" &&
 	! grep "in the kernel" err-k &&
 	grep "^kernel time: [0-9]*% of CPU time was in the kernel (.* s of system time), measured under the calls that entered it ([0-9]* samples with a kernel leaf)$" report-k &&

@@ -8,9 +8,12 @@
  * Build: cc -O2 -g -o syscall-loop syscall-loop.c
  * Usage: syscall-loop MS [DIR]
  *
- * Prints the truth as getrusage gives it for the whole process:
- * "user U system S system-share P" (seconds, and 100 * S / (U + S)).
+ * Prints the truth as getrusage gives it for the whole process, then
+ * the system share of the main thread alone (hpcrun's threads left out):
+ * "user U system S system-share P thread-system-share T" (seconds, and
+ * 100 * S / (U + S)).
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,7 +80,11 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru);
 	user = seconds(ru.ru_utime);
 	sys = seconds(ru.ru_stime);
-	printf("user %.3f system %.3f system-share %.2f\n", user, sys,
+	printf("user %.3f system %.3f system-share %.2f", user, sys,
 	       100 * sys / (user + sys));
+	getrusage(RUSAGE_THREAD, &ru);
+	user = seconds(ru.ru_utime);
+	sys = seconds(ru.ru_stime);
+	printf(" thread-system-share %.2f\n", 100 * sys / (user + sys));
 	return 0;
 }
