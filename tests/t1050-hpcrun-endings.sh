@@ -157,6 +157,19 @@ test_expect_success 'SIGTERM to a worker writing its end: every process whole, i
 	done
 '
 
+# The same, sixteen workers killed the moment they answer: a SIGTERM
+# taken as the process end begins (about 1 run in 100 before the end
+# blocked signals first) once waited 10 s for itself and left no log.
+test_expect_success 'SIGTERM as a worker begins its end: 16 workers, 10 runs, every log' '
+	for r in 1 2 3 4 5 6 7 8 9 10; do
+		rm -rf pool16 && hpcrun -o pool16 ./rt-end terminate 0 16 >pool16.out &&
+		echo "sum 136" >want && test_cmp want pool16.out &&
+		ls pool16/*.log >logs && test_line_count = 17 logs &&
+		ls pool16/*-000-*.hpcrun >files && test_line_count = 17 files &&
+		! ls pool16/*.hpcrun-live pool16/*.hpcrun-proc 2>/dev/null || return 1
+	done
+'
+
 test_expect_success 'the program reads back the actions it set, as without hpcrun' '
 	./rt-end query >native &&
 	hpcrun -o query ./rt-end query >measured &&

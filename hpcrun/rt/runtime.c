@@ -1248,11 +1248,17 @@ void rt_process_finish(const char *why, int from_signal)
 	struct rt_io io;
 	sigset_t mask;
 
-	if (!rt_active || getpid() != rt_pid ||
-	    __atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL))
+	if (!rt_active || getpid() != rt_pid)
 		return;
-	__atomic_store_n(&finisher, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	/* Blocked before finished is set: a fatal signal taken on this
+	 * thread between the two would wait in rt_process_finish_wait for
+	 * the end it interrupted (finisher not yet this thread). */
 	finish_block(&mask);
+	if (__atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL)) {
+		rt_real_sigmask(SIG_SETMASK, &mask, NULL);
+		return;
+	}
+	__atomic_store_n(&finisher, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	rt_own_begin();
 	rt_active = 0;
 	cct_pool_close(!from_signal);	/* live files written from now on go */
