@@ -202,6 +202,26 @@ struct own_start {
 	unsigned ready;
 };
 
+/* Blocks every signal another process can send (the caller's mask before
+ * into old); a fault of the thread's own stays deliverable.  The thread
+ * writing the process's end keeps them blocked, so that a SIGTERM
+ * arriving then (multiprocessing's terminate() of a worker that is
+ * exiting) waits for the writing to end instead of cutting it short;
+ * hpcrun's own threads are made with them blocked, so that none is ever
+ * taken on one. */
+static void block_async(sigset_t *old)
+{
+	static const int own[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP,
+				   SIGSYS };
+	sigset_t set;
+	size_t i;
+
+	sigfillset(&set);
+	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		sigdelset(&set, own[i]);
+	rt_real_sigmask(SIG_BLOCK, &set, old);
+}
+
 static void *own_start(void *p)
 {
 	struct own_start *o = p;
@@ -229,6 +249,7 @@ int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack)
 {
 	struct own_start o = { fn, arg, 0 };
 	pthread_attr_t attr;
+	sigset_t mask;
 	pthread_t t;
 	int err, quiet;
 
@@ -243,7 +264,9 @@ int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack)
 	 * not take the new task for a raw one meanwhile (raw-threads.h) */
 	rt_thread_starting(1);
 	quiet = rt_data_own_begin();
+	block_async(&mask);		/* the thread's mask from its start */
 	err = RT_REAL(pthread_create)(&t, &attr, own_start, &o);
+	rt_real_sigmask(SIG_SETMASK, &mask, NULL);
 	rt_data_own_end(quiet);
 	pthread_attr_destroy(&attr);
 	/* o lives on this stack: the thread has copied it once ready */
@@ -1210,24 +1233,6 @@ static void write_log(const char *why)
 	}
 }
 
-/* The signals a thread keeps blocked while it writes the process's end:
- * every one another process can send, so that a SIGTERM arriving then
- * (multiprocessing's terminate() of a worker that is exiting) waits for
- * the writing to end instead of cutting it short.  A fault of the
- * thread's own stays deliverable. */
-static void finish_block(sigset_t *old)
-{
-	static const int own[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP,
-				   SIGSYS };
-	sigset_t set;
-	size_t i;
-
-	sigfillset(&set);
-	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
-		sigdelset(&set, own[i]);
-	rt_real_sigmask(SIG_BLOCK, &set, old);
-}
-
 void rt_process_finish_wait(void)
 {
 	int i;
@@ -1253,7 +1258,7 @@ void rt_process_finish(const char *why, int from_signal)
 	/* Blocked before finished is set: a fatal signal taken on this
 	 * thread between the two would wait in rt_process_finish_wait for
 	 * the end it interrupted (finisher not yet this thread). */
-	finish_block(&mask);
+	block_async(&mask);
 	if (__atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL)) {
 		rt_real_sigmask(SIG_SETMASK, &mask, NULL);
 		return;
