@@ -12,7 +12,10 @@
 #   (seq, the default, or pair), CONFS (the configurations measured
 #   against native, default "hpcrun nopy perf"; also f4000: hpcrun at
 #   -e cpu-clock@f4000, the check of the method below; base: the hpcrun
-#   of the build BASE, to compare two builds in the same rounds).
+#   of the build BASE, to compare two builds in the same rounds; floor:
+#   bench/sampling-floor.c preloaded, hpcrun's event with a handler that
+#   does nothing -- the kernel's part of a sample, which no sampler at
+#   this rate avoids).
 #
 # CPU time is the whole process's, user + system, from GNU time around
 # it (perf's own process included): the runtime's start, every sample, the
@@ -57,6 +60,9 @@ seq)	;;
 *)	echo "$0: MODE '$MODE': not pair or seq" >&2; exit 2 ;;
 esac
 case " $CONFS " in
+*" floor "*) cc -O2 -shared -fPIC -o floor.so "$SRC_ROOT/bench/sampling-floor.c" ;;
+esac
+case " $CONFS " in
 *" base "*) [ -x "${BASE:-}/bin/hpcrun" ] ||
 	{ echo "$0: CONFS has base, and BASE '${BASE:-}' has no bin/hpcrun" >&2; exit 2; } ;;
 esac
@@ -78,6 +84,8 @@ cpu() {
 			-e cpu-clock@f4000 "$2" work.py 1 "$WORK" ;;
 	nopy)	$pin /usr/bin/time -f '%U %S' -o t.$3 "$BIN/hpcrun" -q -o m.$3 \
 			--no-python "$2" work.py 1 "$WORK" ;;
+	floor)	LD_PRELOAD=$dir/floor.so $pin /usr/bin/time -f '%U %S' -o t.$3 \
+			"$2" work.py 1 "$WORK" ;;
 	perf)	$pin /usr/bin/time -f '%U %S' -o t.$3 perf record -q -e cpu-clock \
 			-F 1000 -g -o p.$3.data "$2" work.py 1 "$WORK" ;;
 	esac >/dev/null 2>>run.err
@@ -151,6 +159,7 @@ for m in $MINORS; do
 		base)	name="hpcrun of $BASE" ;;
 		f4000)	name="hpcrun -e cpu-clock@f4000" ;;
 		nopy)	name="hpcrun --no-python" ;;
+		floor)	name="the sampling floor (bench/sampling-floor.c)" ;;
 		perf)	name="perf record -e cpu-clock -F 1000 -g" ;;
 		esac
 		h=
