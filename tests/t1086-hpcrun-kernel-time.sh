@@ -29,9 +29,9 @@ test_expect_success 'setup: the program' '
 '
 
 # counted DIR [OPTION...]: syscall-loop measured into DIR (hpcrun given
-# the options); io(), the function making the calls, holds the thread's system
-# time's share of the samples and the user time of the libc wrappers
-# (within 12 points above it, 5 below).
+# the options); io(), the function making the calls, holds the share of
+# the samples its thread spent in the kernel and the user time of the
+# libc wrappers (within 12 points above the system share, 5 below).
 counted() {
 	d=$1 && shift &&
 	rm -rf $d db-$d &&
