@@ -54,4 +54,32 @@ test_expect_success 'a churn of a million small blocks: the same output' '
 	grep "addr \"^Small  \"" cdump
 '
 
+# Capstone decodes the sampled instruction under --data only; dlopened
+# then, it is never in the address space of a process measured without.
+test_expect_success 'Capstone is loaded by --data alone' '
+	hpcrun -q -o nomaps sh -c "cat /proc/\$\$/maps" >maps &&
+	grep -q libhpcrun maps &&
+	! grep libcapstone maps &&
+	hpcrun -q --data -o datamaps sh -c "cat /proc/\$\$/maps" >maps &&
+	grep -q libcapstone maps
+'
+
+# Where the library cannot be loaded (hidden here by an empty file mounted
+# over it, in a mount namespace of the test's own), --data says so in one
+# line and measures on: the program's output is the same, the profile
+# whole (its samples have no data address: datacentric-memop.c).
+test_lazy_prereq MOUNT_NS 'test "$(id -u)" = 0 && unshare -m true'
+test_expect_success MOUNT_NS 'without Capstone: one line says so, the program runs the same' '
+	lib=$(ldd "$HPC_BUILD/bin/hpcstruct" | sed -n "s/.*libcapstone[^ ]* => \([^ ]*\) .*/\1/p") &&
+	test -f "$lib" &&
+	unshare -m sh -c "mount --bind /dev/null $lib &&
+		hpcrun --data -o nocs ./rt-data safety" >out-nocs 2>err-nocs &&
+	test_cmp plain out-nocs &&
+	grep "capstone" err-nocs >line &&
+	grep -q "^hpcrun: warning: --data: no libcapstone.so.[0-9]* to decode instructions with" line &&
+	test_line_count = 1 line &&
+	grep -q "^warning: --data: no libcapstone" nocs/*-000-*.log &&
+	hpcprof --dump nocs/*-000-*.hpcrun >nodump
+'
+
 test_done

@@ -13,7 +13,10 @@ test_description='hpcrun: the sampling handler reaches no function outside the a
 # through a pointer (the value() functions are roots for that reason),
 # and which branch a call is on (a call made only outside the handler
 # still counts: move it out of the sample path's functions).  A
-# function's address taken (compared, stored) is not a call.
+# function's address taken (compared, stored) is not a call.  A call
+# through a pointer in a global variable names the variable when the
+# call reads it from memory (call *rt_capstone+8(%rip)): such tables are
+# below too, with the functions they hold.
 #
 # Every name the walk leaves the runtime for -- a library function, or a
 # wrapper libhpcrun.so exports (a call of malloc reaches hpcrun's own
@@ -23,14 +26,13 @@ cat >allowed <<\ALLOWED
 __errno_location	errno's address: the handler saves and restores errno
 __sigsetjmp	sigsetjmp(buf, 0): registers only, no mask (the unwinder's fault recovery)
 clock_gettime	async-signal-safe (POSIX); the handler's own time
-cs_disasm_iter	Capstone decoding into the thread's cs_insn made beforehand: no allocation (datacentric-memop.c)
-cs_regs_access	Capstone: the registers an instruction reads, into the caller's arrays
 memcmp	reads the caller's memory only (async-signal-safe, POSIX)
 memcpy	copies the caller's memory only (async-signal-safe, POSIX)
 memmove	copies the caller's memory only (async-signal-safe, POSIX): a kernel leaf put under the user path (sample.c)
 memset	writes the caller's memory only (async-signal-safe, POSIX)
 mmap	hpcrun's wrapper passes hpcrun's own calls to the real mmap untracked (datacentric-alloc.c, invariant 5); a system call: a new anonymous arena chunk (cct.c, invariant 5), a thread's Python state or code-arena chunk (python-frames.c, invariant 3)
 read	system call: a perf counter's value (async-signal-safe, POSIX)
+rt_capstone	a call through the table of the dlopened Capstone (datacentric-memop.c, invariant 5): cs_disasm_iter decodes into the thread's cs_insn made beforehand, no allocation (invariant 1 there); cs_regs_access writes the registers an instruction reads into the caller's arrays
 sched_getcpu	the vDSO or getcpu system call: the CPU of an access record (sharing.c)
 sigaltstack	system call: the alternate signal stack's bounds, read (unwind.c)
 syscall	raw system calls: futex wake of hpcrun's writer (fd-gate.c, THE WRITER), gettid, arch_prctl(ARCH_GET_FS) (datacentric-memop.c), rt_sigpending (sample.c, THE BACKLOG)

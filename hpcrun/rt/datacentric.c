@@ -198,6 +198,7 @@ static void data_init(void)
 		rt_data.min_bytes = HPCRUN_DATA_MIN_BYTES;
 	}
 	rt_data.on = 1;
+	rt_memop_load();
 }
 
 /* After fork in the child: the writers' lock is free again. */

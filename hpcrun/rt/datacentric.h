@@ -102,6 +102,8 @@ const char *rt_elf_sym_name(const struct rt_elf_syms *s, size_t i);
 /* datacentric-memop.c */
 enum memop { MEMOP_NONE, MEMOP_ADDR, MEMOP_NOADDR };
 struct rt_memop;
+/* Loads Capstone, once per process (datacentric-memop.c, invariant 5). */
+void rt_memop_load(void);
 /* A decoder for the calling thread (outside the handler), or NULL. */
 struct rt_memop *rt_memop_new(void);
 void rt_memop_free(struct rt_memop *m);
