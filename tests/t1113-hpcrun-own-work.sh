@@ -92,7 +92,10 @@ adds_up() {
 	test "$sum" -eq "$recorded"
 }
 
-CHURN_CALLS='dl_runtime_resolve[a-z_]*|pthread_(create|join|clockjoin_ex|attr_[a-z]*)|(pthread_)?mutex_(lock|unlock)(_usercnt)?|pthread_cond_[a-z0-9]*|(libc_)?(calloc|malloc|free)|f?printf|(clock_)?nanosleep|clock_gettime|strcmp|ato[lf]|strto[a-z_]*|libc_start_main'
+# glibc's calloc ends in a tail call of memset (through its PLT): a sample
+# there has no calloc frame and reads as the program's call of memset, as
+# it does natively (perf record); a run of the suite met one.
+CHURN_CALLS='memset(_[a-z0-9_]+)?|dl_runtime_resolve[a-z_]*|pthread_(create|join|clockjoin_ex|attr_[a-z]*)|(pthread_)?mutex_(lock|unlock)(_usercnt)?|pthread_cond_[a-z0-9]*|(libc_)?(calloc|malloc|free)|f?printf|(clock_)?nanosleep|clock_gettime|strcmp|ato[lf]|strto[a-z_]*|libc_start_main'
 
 for prog in "rounds 10 200 100" "pool 10 64 100"
 do
