@@ -655,7 +655,9 @@ static int shared_object_name(const char *s)
  * the length of NAME, or 0 when the name has no such suffix.  LIBNAME is
  * the module's file name, or a shared object's name without spaces (a
  * module measured through a symbolic link: libc.so.6 for libc-2.31.so);
- * demangled suffixes such as " [clone .cold]" are kept.
+ * demangled suffixes such as " [clone .cold]" are kept, and so are the
+ * suffixes of hpcprof's names of code without a symbol ("<unknown>
+ * 0x1026 [prog]"), which name the module whatever it is.
  */
 static size_t library_suffix(const char *name, const char *lmfile)
 {
@@ -664,7 +666,8 @@ static size_t library_suffix(const char *name, const char *lmfile)
 	char *lib;
 	int ok;
 
-	if (!open || open < name + 2 || open[-1] != ' ' || name[len - 1] != ']')
+	if (!open || open < name + 2 || open[-1] != ' ' || name[len - 1] != ']' ||
+	    name[0] == '<')
 		return 0;
 	lib = xstrndup(open + 1, (size_t)(name + len - 1 - (open + 1)));
 	ok = !strcmp(lib, lmfile) || (!strchr(lib, ' ') && shared_object_name(lib));

@@ -27,7 +27,9 @@
  *  6. A procedure frame's name is bare: HPCToolkit names a shared
  *     library's procedures "NAME [LIBNAME]" (hpcstruct(5)), others do not,
  *     so the suffix is taken off when LIBNAME is the frame's module file
- *     (or a shared object's name), and the module is marked a library.
+ *     (or a shared object's name), and the module is marked a library;
+ *     hpcprof's names of code without a symbol ("<unknown> 0x1026
+ *     [prog]", any module's) keep theirs and mark nothing.
  *     Modules whose file name is a shared object's ("libc.so.6",
  *     "libm-2.31.so") are libraries too; views add " [LIBNAME]" back.
  *  7. A data tree (hpcprof-database(5): the top-level PF whose Procedure

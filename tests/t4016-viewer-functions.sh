@@ -138,4 +138,21 @@ test_expect_success TMUX 'screen: f shows procedures, p the functions by exclusi
 '
 
 screen_done
+# hpcprof names code without a symbol "<unknown> 0xADDR [MODULE]", the
+# executable's too: such a name marks no library, so the executable's
+# procedures stay bare in the top-down view (the folded stacks' frames).
+test_expect_success 'an unknown address of the executable does not make it a library' '
+	mkdir unk-db &&
+	sed -e "s|^<Procedure i=\"6\" n=\"memcpy\"/>|&<Procedure i=\"7\" n=\"\&lt;unknown\&gt; 0x1026 [app]\"/>|" \
+		-e "/^<PF i=\"1\" /{n;s/<M n=\"1\" v=\"10\"\/>/<M n=\"1\" v=\"6\"\/>/;}" \
+		-e "s|^<S i=\"2\" l=\"4\"><M n=\"0\" v=\"10\"/><M n=\"1\" v=\"10\"/>|<PF i=\"13\" n=\"7\" lm=\"1\" f=\"1\" l=\"0\"><M n=\"0\" v=\"4\"/><M n=\"1\" v=\"4\"/></PF>\n<S i=\"2\" l=\"4\"><M n=\"0\" v=\"6\"/><M n=\"1\" v=\"6\"/>|" \
+		"$DB/experiment.xml" >unk-db/experiment.xml &&
+	grep -q "0x1026" unk-db/experiment.xml &&
+	hpcviewer-tui --csv --depth 2 unk-db | cut -d, -f1,3 >td &&
+	grep -q "^1,main\$" td &&
+	grep -q "^2,<unknown> 0x1026 \[app\]\$" td &&
+	hpcviewer-tui --folded unk.folded unk-db &&
+	grep -q "^main;<unknown> 0x1026 \[app\] 4\$" unk.folded
+'
+
 test_done
