@@ -80,6 +80,13 @@ test_expect_success PERF_EVENTS 'a raw thread ending with SYS_exit while the oth
 	grep -q "^raw_work=0\.[1-4][0-9] \$" exit.threads
 '
 
+# After a second with the same threads hpcrun's watcher looks every 50 ms,
+# not 10 (raw-threads.h): a raw thread made then is found all the same,
+# its first 51 ms at most unsampled (5% of its 1.5 s).
+test_expect_success PERF_EVENTS 'a raw thread made after 1.5 s of the same threads: measured' '
+	retry 2 measured late 1 1.5
+'
+
 test_expect_success PERF_EVENTS 'threads of pthread_create are never taken for raw ones' '
 	cc -O2 -pthread -o rt-work "$TEST_PROGS/rt-work.c" &&
 	hpcrun -o pt ./rt-work many 40 >/dev/null &&

@@ -251,23 +251,32 @@ static int tending(void)
 }
 
 /*
- * Whether a scan may be skipped: no raw task alive, and the number of the
- * process's tasks (rt_task_count) is the last scan's; every RT_RAW_IDLE_SCANS-th time
- * the listing is made anyway, for a raw task that took an ended one's
- * place.  A program of many threads pays the listing, O(threads), when
- * they come and go, not 100 times a second.
+ * Whether a scan may be skipped after a wait of waited ns: no raw task
+ * alive, and the number of the process's tasks (rt_task_count) is the
+ * last scan's; once RT_RAW_IDLE_NS have gone by so, the listing is made
+ * anyway, for a raw task that took an ended one's place.  A program of
+ * many threads pays the listing, O(threads), when they come and go, not
+ * 100 times a second.  calm counts the waits in a row that found
+ * nothing changed (the watcher's pace, raw-threads.h).
  */
-static int idle(void)
-{
-	static long last;
-	static unsigned skipped;
-	long n;
+static unsigned calm;
 
-	if (tending() || (n = rt_task_count()) < 0)
+static int idle(long waited)
+{
+	static long last, skipped;
+	long n = tending() ? -1 : rt_task_count();
+
+	if (n < 0 || n != last) {
+		calm = 0;
+		last = n;
+		skipped = 0;
 		return 0;
-	if (n == last && ++skipped < RT_RAW_IDLE_SCANS)
+	}
+	if (calm < RT_RAW_CALM_SCANS)
+		calm++;
+	skipped += waited;
+	if (skipped < RT_RAW_IDLE_NS)
 		return 1;
-	last = n;
 	skipped = 0;
 	return 0;
 }
@@ -276,21 +285,26 @@ static void *watcher(void *arg)
 {
 	sigset_t old;
 	int quick = 0;
+	long wait;
 
 	(void)arg;
 	rt_fd_block_signals(&old);
 	for (;;) {
 		/* one quick scan after one that found unknown tasks */
 		quick = prev_unknown.n && !quick;
-		rt_futex_wait(&rt_own_stop, 0, quick ? RT_RAW_RESCAN_NS : RT_RAW_SCAN_NS);
+		wait = quick ? RT_RAW_RESCAN_NS :
+		       calm >= RT_RAW_CALM_SCANS ? RT_RAW_CALM_NS : RT_RAW_SCAN_NS;
+		rt_futex_wait(&rt_own_stop, 0, wait);
 		if (__atomic_load_n(&rt_own_stop, __ATOMIC_SEQ_CST))
 			break;		/* standing aside (rt_own_pause) */
-		if (!rt_active || (!quick && idle()))
+		if (!rt_active || (!quick && idle(wait)))
 			continue;
 		if (rt_fd_private(list_tasks, &now))
 			continue;
 		tend();
 		find_new();
+		if (prev_unknown.n)
+			calm = 0;	/* a raw task, maybe: drain at pace */
 	}
 	__atomic_store_n(&watching, 0, __ATOMIC_SEQ_CST);
 	return NULL;

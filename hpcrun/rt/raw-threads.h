@@ -39,9 +39,12 @@
  *  4. /proc is read on a fd thread (fd-gate.c, THE PRIVATE TABLE): no fd
  *     of the watcher ever takes a number of the program's table.
  *  5. The first RT_RAW_SCAN_NS + RT_RAW_RESCAN_NS of a raw task's time is
- *     not sampled: it is found by scans, not when it is made (a task that
+ *     not sampled: it is found by scans, not when it is made.  Once the
+ *     number of tasks has stayed the same for RT_RAW_CALM_SCANS scans with
+ *     no raw task alive, the watcher wakes every RT_RAW_CALM_NS instead,
+ *     and a raw task then made goes that long unsampled; a task that
  *     takes the place of one that ended as the count of tasks stays the
- *     same, up to RT_RAW_IDLE_SCANS times RT_RAW_SCAN_NS).
+ *     same, up to RT_RAW_IDLE_NS and a wait more.
  */
 #ifndef HPCRUN_RAW_THREADS_H
 #define HPCRUN_RAW_THREADS_H
@@ -54,10 +57,16 @@
 #define RT_RAW_SCAN_NS 10000000L
 /* Between a scan that found unknown tasks and the one that tells. */
 #define RT_RAW_RESCAN_NS 1000000L
-/* Scans skipped at most in a row while the number of tasks stays the same
- * (raw-threads.c, idle()): a raw task that takes an ended task's place is
- * found within this many RT_RAW_SCAN_NS. */
-#define RT_RAW_IDLE_SCANS 16
+/* Between two scans once the number of tasks has stayed the same for
+ * RT_RAW_CALM_SCANS scans (a second) with no raw task alive: a process
+ * whose threads are all made, asleep or computing, is woken into 20 times
+ * a second, not 100. */
+#define RT_RAW_CALM_NS 50000000L
+#define RT_RAW_CALM_SCANS 100
+/* The longest the listing is skipped while the number of tasks stays the
+ * same (raw-threads.c, idle()): a raw task that takes an ended task's
+ * place is found within this and a wait more. */
+#define RT_RAW_IDLE_NS 160000000L
 
 /* A listing of /proc/self/task: its first max tasks' ids, sorted, in
  * tid[0..n) (the others left out). */

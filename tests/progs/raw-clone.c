@@ -15,8 +15,11 @@
  *                   own, no glibc code run on it
  *          exit     as clone3, the first thread ends with SYS_exit after
  *                   half its work while the others go on
+ *          late     as clone3, made once main has spun: a process whose
+ *                   threads stayed the same for SECONDS makes one
  *   N raw threads each spin SECONDS of their own CPU time in raw_work;
- *   main spins SECONDS in main_work meanwhile, then waits for them.
+ *   main spins SECONDS in main_work meanwhile (late: before it makes
+ *   them), then waits for them.
  *
  * A raw thread calls no libc function: its clock and its exit are
  * system calls of its own (raw_syscall).  The truth it prints, from each
@@ -147,16 +150,20 @@ static void *tls_block(void)
 int main(int argc, char **argv)
 {
 	struct job jobs[MAX_THREADS], mj = { 0 };
-	int n = argc > 2 ? atoi(argv[2]) : 1, i, tls;
+	int n = argc > 2 ? atoi(argv[2]) : 1, i, tls, late;
 	double secs = argc > 3 ? atof(argv[3]) : 1, raw_cpu = 0;
 	const char *how = argc > 1 ? argv[1] : "clone";
 	uint64_t raw_it = 0;
 
 	if (n < 1 || n > MAX_THREADS || secs <= 0) {
-		fprintf(stderr, "usage: raw-clone clone|clone3|go|exit N SECONDS\n");
+		fprintf(stderr, "usage: raw-clone clone|clone3|go|exit|late N SECONDS\n");
 		return 2;
 	}
 	tls = !strcmp(how, "go");
+	late = !strcmp(how, "late");
+	mj.seconds = secs;
+	if (late)
+		main_work(&mj);
 	for (i = 0; i < n; i++) {
 		char *stack = mmap(NULL, STACK, PROT_READ | PROT_WRITE,
 				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -192,8 +199,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	mj.seconds = secs;
-	main_work(&mj);
+	if (!late)
+		main_work(&mj);
 	for (i = 0; i < n; i++) {
 		int t;
 
