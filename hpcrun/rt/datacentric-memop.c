@@ -39,9 +39,11 @@
  *     pop, call and ret (their stack accesses are implicit).  An operand
  *     that cannot be computed from the registers we have (a vector index,
  *     %gs, a 32-bit address register) is MEMOP_NOADDR.
- *  5. Capstone is dlopened (RTLD_LOCAL, on the fd thread) once, when
- *     --data starts (rt_memop_load), outside the handler; a process
- *     without --data never loads it.  Without it rt_memop_new gives NULL
+ *  5. Capstone is dlopened (RTLD_LOCAL, through rt_fd_private) once,
+ *     when --data starts (rt_memop_load, from data_init: rt_init's
+ *     capabilities start before any fd thread, so the loader runs on the
+ *     thread running rt_init, under the fd gate); a process without
+ *     --data never loads it.  Without it rt_memop_new gives NULL
  *     and every sample's data address is MEMOP_NOADDR, said once on
  *     stderr and in the log.  The handler calls Capstone's functions
  *     through the table filled then (rt_capstone).
@@ -87,7 +89,8 @@ struct rt_capstone {
 } rt_capstone;
 static pthread_once_t capstone_once = PTHREAD_ONCE_INIT;
 
-/* On the fd thread: the loader opens the library's file there. */
+/* Through rt_fd_private: the library's file opened outside the
+ * program's sight (invariant 5). */
 static int capstone_job(void *arg)
 {
 	void *h;
