@@ -182,13 +182,24 @@ test_expect_success 'ulimit -v 1 GiB: 20 threads created as natively, each measu
 	grep -q "^threads-unmeasured: 0$" as/*.log
 '
 
-test_expect_success 'RLIMIT_AS at 64 MiB: malloc(1 MiB) and pthread_create work as natively' '
-	./rt-end memory 5 >native &&
+# memory_measured: rt-end memory 5 under hpcrun as natively ("memory ok"),
+# and sampled: at least 20 samples of its 5 units (35-45 ms of CPU).  On a
+# VM the kernel's cpu-clock timer misses its periods while the host holds
+# the CPU (t1050: CI once lost 89 ms of 418), which can take a run this
+# short under the floor: retry 2 (test-lib.sh).
+memory_measured() {
+	rm -rf mem &&
 	hpcrun -o mem ./rt-end memory 5 >measured &&
-	echo "memory ok" >expect &&
-	test_cmp expect native && test_cmp expect measured &&
+	test_cmp expect measured &&
 	./rt-folded mem/*-000-*.hpcrun >f &&
 	test "$(sed -n "s/^# metric perf::cpu-clock period 1 samples //p" f)" -ge 20
+}
+
+test_expect_success 'RLIMIT_AS at 64 MiB: malloc(1 MiB) and pthread_create work as natively' '
+	./rt-end memory 5 >native &&
+	echo "memory ok" >expect &&
+	test_cmp expect native &&
+	retry 2 memory_measured
 '
 
 # refused ARGS...: hpcrun ARGS exits 2 with one line on stderr (err),
