@@ -211,6 +211,15 @@ test_line_count() {
 	fi
 }
 
+# only_hpcrun_said FILE: FILE, the stderr of a measured run, holds no line
+# but hpcrun's own: where the measurements went, and where kernel time is
+# not counted (a user perf_event_paranoid >= 2 refuses it, or --no-kernel:
+# hpcrun(1)), the share of CPU time in the kernel it did not measure.
+only_hpcrun_said() {
+	! grep -v -e "^hpcrun: measurements in " \
+		-e "^hpcrun: [0-9]*% of CPU time was in the kernel (.*), not measured: " "$1"
+}
+
 # test_within VALUE EXPECTED TOLERANCE: |VALUE - EXPECTED| <= TOLERANCE.
 test_within() {
 	if ! awk -v v="$1" -v e="$2" -v t="$3" \
