@@ -33,8 +33,16 @@ test_expect_success PERF_EVENTS 'under hpcrun -t: the same output, no trace cut,
 
 # The live file grows by chunks the writer maps ahead: after SIGKILL the
 # recovered tree holds more nodes (56 bytes each) than the first three
-# chunks (64 + 128 + 256 KiB) could.
-test_expect_success PERF_EVENTS 'SIGKILL: the live file holds the tree, grown by the writer'\''s chunks' '
+# chunks (64 + 128 + 256 KiB) could.  A writer late with a chunk (a busy
+# machine: the program's two threads spin on two CPUs) leaves the tree's
+# later chunks in anonymous memory (hpcrun/rt/cct.c, invariant 5), which
+# a killed process loses: once in some 40 runs at a load of 4-7, the first
+# two chunks alone were recovered.  So retry 2: a live file that cannot
+# grow fails both runs.
+# killed_tree: rt-fdfull killed under hpcrun -t into k9, its main
+# thread's tree recovered past the first three chunks.
+killed_tree() {
+	rm -rf k9 k9db &&
 	{ hpcrun -t -o k9 ./rt-fdfull kill >k9.out 2>k9.err; echo $? >rc; } &&
 	echo 137 >rc.expect &&
 	test_cmp rc.expect rc &&
@@ -42,7 +50,12 @@ test_expect_success PERF_EVENTS 'SIGKILL: the live file holds the tree, grown by
 	hpcprof -o k9db k9 2>err &&
 	grep -q "recovered 1 profile of killed process" err &&
 	n=$(hpcprof --dump k9/*-000-*.hpcrun | sed -n "s/^cct //p") &&
+	echo "$n nodes recovered" &&
 	test "$n" -gt 8300
+}
+
+test_expect_success PERF_EVENTS 'SIGKILL: the live file holds the tree, grown by the writer'\''s chunks' '
+	retry 2 killed_tree
 '
 
 # The program's threads are those that open /dev/null; hpcrun's fd thread
