@@ -58,9 +58,9 @@
 /* Between a scan that found unknown tasks and the one that tells. */
 #define RT_RAW_RESCAN_NS 1000000L
 /* Between two scans once the number of tasks has stayed the same for
- * RT_RAW_CALM_SCANS scans (a second) with no raw task alive: a process
- * whose threads are all made, asleep or computing, is woken into 20 times
- * a second, not 100. */
+ * RT_RAW_CALM_SCANS scans (a second) with no raw task alive: in a process
+ * whose threads are all made, asleep or computing, the watcher wakes 20
+ * times a second, not 100. */
 #define RT_RAW_CALM_NS 50000000L
 #define RT_RAW_CALM_SCANS 100
 /* The longest the listing is skipped while the number of tasks stays the
