@@ -32,7 +32,7 @@ memmove	copies the caller's memory only (async-signal-safe, POSIX): a kernel lea
 memset	writes the caller's memory only (async-signal-safe, POSIX)
 mmap	hpcrun's wrapper passes hpcrun's own calls to the real mmap untracked (datacentric-alloc.c, invariant 5); a system call: a new anonymous arena chunk (cct.c, invariant 5), a thread's Python state or code-arena chunk (python-frames.c, invariant 3)
 read	system call: a perf counter's value (async-signal-safe, POSIX)
-rt_capstone	a call through the table of the dlopened Capstone (datacentric-memop.c, invariant 5): cs_disasm_iter decodes into the thread's cs_insn made beforehand, no allocation (invariant 1 there); cs_regs_access writes the registers an instruction reads into the caller's arrays
+rt_capstone	a call through the table of the dlopened Capstone (datacentric-memop.c, invariant 5): cs_disasm_iter decodes into the thread's cs_insn made beforehand, no allocation (datacentric-memop.c, invariant 1); cs_regs_access writes the registers an instruction reads into the caller's arrays
 sched_getcpu	the vDSO or getcpu system call: the CPU of an access record (sharing.c)
 sigaltstack	system call: the alternate signal stack's bounds, read (unwind.c)
 syscall	raw system calls: futex wake of hpcrun's writer (fd-gate.c, THE WRITER), gettid, arch_prctl(ARCH_GET_FS) (datacentric-memop.c), rt_sigpending (sample.c, THE BACKLOG)
