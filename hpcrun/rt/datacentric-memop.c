@@ -39,14 +39,14 @@
  *     pop, call and ret (their stack accesses are implicit).  An operand
  *     that cannot be computed from the registers we have (a vector index,
  *     %gs, a 32-bit address register) is MEMOP_NOADDR.
- *  5. Capstone is dlopened (RTLD_LOCAL, through rt_fd_private) once,
- *     when --data starts (rt_memop_load, from data_init: rt_init's
- *     capabilities start before any fd thread, so the loader runs on the
- *     thread running rt_init, under the fd gate); a process without
- *     --data never loads it.  Without it rt_memop_new gives NULL
- *     and every sample's data address is MEMOP_NOADDR, said once on
- *     stderr and in the log.  The handler calls Capstone's functions
- *     through the table filled then (rt_capstone).
+ *  5. Capstone is dlopened (rt_dlopen_own) once, when --data starts
+ *     (rt_memop_load, from data_init: rt_init's capabilities start before
+ *     any fd thread, so the loader runs on rt_init's thread, under the fd
+ *     gate); a process without --data never loads it.  Without it
+ *     rt_memop_new gives NULL and every sample's data address is
+ *     MEMOP_NOADDR, said once on stderr and in the log.  The handler
+ *     calls Capstone's functions through the table filled then
+ *     (rt_capstone).
  */
 #include <asm/prctl.h>
 #include <capstone/capstone.h>
@@ -59,12 +59,9 @@
 #include <unistd.h>
 
 #include "datacentric.h"
-#include "fd-gate.h"
 #include "interpose.h"
 #include "loadmap.h"
 #include "runtime.h"
-
-RT_REAL_DEFINE(dlopen);
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -89,37 +86,27 @@ struct rt_capstone {
 } rt_capstone;
 static pthread_once_t capstone_once = PTHREAD_ONCE_INIT;
 
-/* Through rt_fd_private: the library's file opened outside the
- * program's sight (invariant 5). */
-static int capstone_job(void *arg)
+static void load_capstone(void)
 {
-	void *h;
+	void *h = rt_dlopen_own(CAPSTONE_SONAME, RTLD_NOW);
 
-	(void)arg;
-	h = RT_REAL(dlopen)(CAPSTONE_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return -1;
-#define FIND(name) rt_capstone.name = (__typeof__(rt_capstone.name))rt_optional_symbol(h, #name)
+#define FIND(name) rt_capstone.name = (__typeof__(rt_capstone.name)) \
+		(h ? rt_optional_symbol(h, #name) : NULL)
 	FIND(cs_option);
+	FIND(cs_open);
 	FIND(cs_close);
 	FIND(cs_malloc);
 	FIND(cs_free);
 	FIND(cs_disasm_iter);
 	FIND(cs_regs_access);
 #undef FIND
-	if (!rt_capstone.cs_option || !rt_capstone.cs_close || !rt_capstone.cs_malloc ||
-	    !rt_capstone.cs_free || !rt_capstone.cs_disasm_iter || !rt_capstone.cs_regs_access)
-		return -1;
-	/* last: the sign that the others are there */
-	rt_capstone.cs_open = (__typeof__(rt_capstone.cs_open))rt_optional_symbol(h, "cs_open");
-	return rt_capstone.cs_open ? 0 : -1;
-}
-
-static void load_capstone(void)
-{
-	if (rt_fd_private(capstone_job, NULL))
-		rt_note("warning: --data: no " CAPSTONE_SONAME " to decode instructions "
-			"with: samples' data addresses are not known");
+	if (rt_capstone.cs_option && rt_capstone.cs_open && rt_capstone.cs_close &&
+	    rt_capstone.cs_malloc && rt_capstone.cs_free &&
+	    rt_capstone.cs_disasm_iter && rt_capstone.cs_regs_access)
+		return;
+	rt_capstone.cs_open = NULL;	/* rt_memop_new's sign: no Capstone */
+	rt_note("warning: --data: no " CAPSTONE_SONAME " to decode instructions "
+		"with: samples' data addresses are not known");
 }
 
 void rt_memop_load(void)

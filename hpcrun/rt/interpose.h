@@ -104,4 +104,10 @@ void rt_interpose_init(void);
  * (invariant 4). */
 void *rt_optional_symbol(void *handle, const char *name);
 
+/* A library for hpcrun's own use (libdw, Capstone): the real dlopen with
+ * flags | RTLD_LOCAL, its file opened on a fd thread (rt_fd_private), and
+ * none of the dlopen wrapper's bookkeeping; the handle, or NULL.  Outside
+ * handlers (process-interpose.c). */
+void *rt_dlopen_own(const char *file, int flags);
+
 #endif

@@ -357,6 +357,28 @@ RT_API void *dlopen(const char *file, int flags)
 	return h;
 }
 
+struct own_dlopen {
+	const char *file;
+	int flags;
+	void *h;
+};
+
+static int own_dlopen_job(void *p)
+{
+	struct own_dlopen *j = p;
+
+	j->h = RT_REAL(dlopen)(j->file, j->flags | RTLD_LOCAL);
+	return j->h ? 0 : -ENOENT;
+}
+
+void *rt_dlopen_own(const char *file, int flags)
+{
+	struct own_dlopen j = { file, flags, NULL };
+
+	rt_fd_private(own_dlopen_job, &j);
+	return j.h;
+}
+
 RT_API int dlclose(void *h)
 {
 	int r;

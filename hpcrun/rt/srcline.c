@@ -6,7 +6,8 @@
  * names under /usr/lib/debug/.build-id (where Debian's -dbgsym packages
  * put it).  libelf reads a mapping, never a descriptor (elf_memory), so
  * everything that opens a file runs on hpcrun's fd thread
- * (rt_fd_private): the loader's open of libdw.so, and the mappings.
+ * (rt_fd_private): the loader's open of libdw.so (rt_dlopen_own), and the
+ * mappings.
  */
 #include <dlfcn.h>
 #include <elfutils/libdw.h>
@@ -25,8 +26,6 @@
 #include "loadmap.h"
 #include "runtime.h"
 #include "srcline.h"
-
-RT_REAL_DEFINE(dlopen);
 
 /* The libdw and libelf functions used, found in the dlopened libdw. */
 static struct {
@@ -55,14 +54,12 @@ struct dwfile {
 static struct dwfile files[MAX_FILES];
 static unsigned lock;
 
-static int load_libdw(void *arg)
+static void load_libdw(void)
 {
-	void *h;
+	void *h = rt_dlopen_own("libdw.so.1", RTLD_LAZY);
 
-	(void)arg;
-	h = RT_REAL(dlopen)("libdw.so.1", RTLD_LAZY | RTLD_LOCAL);
 	if (!h)
-		return -ENOENT;
+		return;
 #define FIND(name) dw.name = (__typeof__(dw.name))rt_optional_symbol(h, #name)
 	FIND(elf_version);
 	FIND(elf_memory);
@@ -77,9 +74,7 @@ static int load_libdw(void *arg)
 	    !dw.dwarf_addrdie || !dw.dwarf_getsrc_die || !dw.dwarf_lineno ||
 	    !dw.dwarf_linesrc || dw.elf_version(EV_CURRENT) == EV_NONE) {
 		dw.dwarf_addrdie = NULL;
-		return -ENOENT;
 	}
-	return 0;
 }
 
 struct map_job {
@@ -182,7 +177,7 @@ int rt_srcline(const struct rt_module *m, uint64_t off, char *buf, size_t size)
 	rt_lock_take(&lock);
 	if (!dw.tried) {
 		dw.tried = 1;
-		rt_fd_private(load_libdw, NULL);
+		load_libdw();
 	}
 	if (dw.dwarf_addrdie && m) {
 		f = dwfile_of(m);
