@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "cct.h"
@@ -28,6 +31,9 @@
 /* The process's live proc file (hpcrun-live.h) and the modules in it. */
 static char proc_path[4400];
 static size_t proc_modules;
+
+/* The most pieces of a message written in one writev. */
+#define SAY_PIECES 16
 
 size_t rt_fmt_u64(char *buf, uint64_t v, int base, int width)
 {
@@ -51,35 +57,91 @@ int rt_write_str(int fd, const char *s)
 	return hpc_write_all(fd, s, strlen(s));
 }
 
+/* Writes the n pieces of one message to stderr in one writev, so no write
+ * of the program's own threads lands inside the line.  On a regular file,
+ * a message that the hard RLIMIT_FSIZE (the soft one is lifted now) would
+ * cut short is left out whole.  errno as found. */
+static void say_pieces(struct iovec *iov, int n)
+{
+	struct rlimit lim;
+	struct stat st;
+	size_t len = 0;
+	off_t at;
+	int i, saved = errno;
+
+	for (i = 0; i < n; i++)
+		len += iov[i].iov_len;
+	if (!fstat(2, &st) && S_ISREG(st.st_mode) &&
+	    !getrlimit(RLIMIT_FSIZE, &lim) && lim.rlim_cur != RLIM_INFINITY) {
+		i = fcntl(2, F_GETFL);
+		at = i >= 0 && (i & O_APPEND) ? st.st_size : lseek(2, 0, SEEK_CUR);
+		if (at >= 0 && (rlim_t)at + len > lim.rlim_cur)
+			n = 0;
+	}
+	while (n) {
+		ssize_t k = writev(2, iov, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		for (; n && (size_t)k >= iov->iov_len; iov++, n--)
+			k -= (ssize_t)iov->iov_len;
+		if (n) {
+			iov->iov_base = (char *)iov->iov_base + k;
+			iov->iov_len -= (size_t)k;
+		}
+	}
+	errno = saved;
+}
+
+static void piece(struct iovec *iov, int *n, const char *s, size_t len)
+{
+	iov[*n].iov_base = (void *)s;
+	iov[(*n)++].iov_len = len;
+}
+
 /* Every message on the program's stderr is written here, inside rt_io:
  * the program's soft RLIMIT_FSIZE does not cut it, and a SIGXFSZ or
  * SIGPIPE it raises is taken away, as for a profile.  One rt_io a
  * message, so messages of two threads never interleave. */
 void rt_say(const char *s, ...)
 {
+	struct iovec iov[SAY_PIECES];
 	struct rt_io io;
 	va_list ap;
+	int n = 0;
 
 	rt_io_begin(&io);
-	rt_write_str(2, "hpcrun: ");
+	piece(iov, &n, "hpcrun: ", 8);
 	va_start(ap, s);
-	for (; s; s = va_arg(ap, const char *))
-		rt_write_str(2, s);
+	for (; s; s = va_arg(ap, const char *)) {
+		if (n == SAY_PIECES - 1) {	/* a message of more pieces */
+			say_pieces(iov, n);
+			n = 0;
+		}
+		piece(iov, &n, s, strlen(s));
+	}
 	va_end(ap);
-	rt_write_str(2, "\n");
+	piece(iov, &n, "\n", 1);
+	say_pieces(iov, n);
 	rt_io_end(&io);
 }
 
 void rt_say_lines(const char *text, size_t len)
 {
+	struct iovec iov[2];
 	struct rt_io io;
 	size_t i, start = 0;
+	int n;
 
 	rt_io_begin(&io);
 	for (i = 0; i < len; i++)
 		if (text[i] == '\n') {
-			rt_write_str(2, "hpcrun: ");
-			hpc_write_all(2, text + start, i + 1 - start);
+			n = 0;
+			piece(iov, &n, "hpcrun: ", 8);
+			piece(iov, &n, text + start, i + 1 - start);
+			say_pieces(iov, n);
 			start = i + 1;
 		}
 	rt_io_end(&io);

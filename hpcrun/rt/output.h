@@ -116,8 +116,10 @@ int rt_write_str(int fd, const char *s);
  * hpcrun's messages on the program's stderr, the only writes of hpcrun to
  * it: each goes through rt_io_begin/rt_io_end, so the program's
  * RLIMIT_FSIZE neither cuts it short (below the hard limit) nor lets it
- * raise SIGXFSZ in the program (a message the hard limit stops is lost),
- * and a stderr pipe nobody reads raises no SIGPIPE in it.
+ * raise SIGXFSZ in the program (a message the hard limit would cut is
+ * left out whole), and a stderr pipe nobody reads raises no SIGPIPE in
+ * it.  Each line is one writev: the program's own writes never land
+ * inside it.
  * Async-signal-safe.
  * rt_say: "hpcrun: " then the strings up to NULL, then a newline.
  * rt_say_lines: every whole line of text[0, len) after "hpcrun: ".
