@@ -134,8 +134,8 @@ test_expect_success 'files are named by their own path; the copy is in the datab
 	test "$(X "string(//File[@i=0]/Info/NV[@n=\"copy\"]/@v)")" = "./src$PWD/src/app.c" &&
 	test "$(X "string(//SecFlatProfileData/LM/F/@n)")" = "$PWD/src/app.c" &&
 	test_cmp src/app.c "dba/src$PWD/src/app.c" &&
-	hpcviewer-tui --stdio --view flat dba >flat &&
-	grep "$PWD/src/app.c" flat &&
+	hpcviewer-tui --stdio --csv --view flat dba >flat &&
+	grep -F ",file,$PWD/src/app.c," flat &&
 	! grep "\./src" flat
 '
 
