@@ -40,6 +40,7 @@ dwarf_layout() {
 	ts='((struct _ts *)0)'
 	if [ $minor = 10 ]; then
 		threads=tstate_head native=-1 tsframe="&$ts->frame" indirect=-1
+		cfprev=-1
 		frame='((struct _frame *)0)'
 		previous=f_back code=f_code instr=f_lasti entry=-1
 		qualname=-1 cocode="&$co->co_code" adaptive=-1 size=-1
@@ -58,6 +59,8 @@ dwarf_layout() {
 		*)	tsframe="&$ts->current_frame" indirect=-1
 			code=f_executable instr=instr_ptr ;;
 		esac
+		cfprev=-1
+		[ $minor = 11 ] && cfprev='&((struct _PyCFrame *)0)->previous'
 		case $minor in
 		11)	entry="&$frame->is_entry" kinds='prev is_entry'
 			framesize=-1 chunk=-1 top=-1 ;;
@@ -78,6 +81,7 @@ dwarf_layout() {
 	tstate.native_thread_id $native
 	tstate.frame $tsframe
 	tstate.frame_indirect $indirect
+	tstate.cframe_previous $cfprev
 	tstate.datastack_chunk $chunk
 	tstate.datastack_top $top
 	frame.previous &$frame->$previous

@@ -199,13 +199,93 @@ for m in 12 13; do
 	'
 done
 
+# folded_of MINOR NAME: NAME.py run natively and under hpcrun on CPython
+# 3.MINOR, the same output, its folded stacks in folded.
+folded_of() {
+	"$(python $1)" $2.py >expect &&
+	hpcrun -o $2$1 "$(python $1)" $2.py >out &&
+	test_cmp expect out &&
+	hpcprof -o $2$1.d $2$1 >/dev/null &&
+	hpcviewer-tui --folded - $2$1.d >folded
+}
+
+# A generator resumed from C (sum): each eval frame takes the C call
+# anchored in its own stack frame, so a sample taken while the generator's
+# call starts or ends never hands the caller's frames to the generator's
+# eval frame (a caller shown twice, or below gen_iternext).
+cat >gen.py <<\EOF
+def numbers(n):
+    for i in range(n):
+        yield i * 3 % 7
+def consume():
+    total = 0
+    for _ in range(400):
+        total += sum(numbers(10000))
+    return total
+print(consume())
+EOF
+for m in 11 12 13; do
+	test_expect_success PY3$m "3.$m: a generator resumed from C holds its own frames only" '
+		folded_of '$m' gen &&
+		grep -q "gen.py:[0-9]* consume;.*gen_iternext[^;]*;.*gen.py:1 numbers" folded &&
+		! grep "gen_iternext.*gen.py:[0-9]* \(<module>\|consume\)" folded &&
+		! grep "gen.py:1 <module>.*gen.py:1 <module>" folded
+	'
+done
+
+# Sub-interpreters: a thread runs in one interpreter at a time, with a
+# thread state in each; the frames of both are in its paths, each under
+# its own eval frame.
+cat >sub.py <<\EOF
+import threading
+try:
+    import _interpreters as interps
+except ImportError:
+    import _xxsubinterpreters as interps
+CODE = """
+def sub_work(n):
+    s = 0
+    for i in range(n):
+        s += i % 9
+    return s
+sub_work(1500000)
+"""
+def run_sub():
+    iid = interps.create()
+    interps.run_string(iid, CODE)
+    interps.destroy(iid)
+def in_thread():
+    run_sub()
+t = threading.Thread(target=in_thread)
+t.start()
+run_sub()
+t.join()
+print("ok")
+EOF
+for m in 12 13; do
+	test_expect_success PY3$m "3.$m: a sub-interpreter's frames sit under the call that runs them" '
+		folded_of '$m' sub &&
+		grep -q "sub.py:1 <module>;sub.py:[0-9]* run_sub;.*;<string>:[0-9]* sub_work" folded &&
+		grep -q "sub.py:[0-9]* in_thread;sub.py:[0-9]* run_sub;.*;<string>:[0-9]* sub_work" folded &&
+		! grep "sub_work" folded | grep -v "run_sub;"
+	'
+done
+
 test_expect_success PY312 '--data: a block allocated in Python hangs under its Python path' '
 	hpcrun --data -o data "$(python 12)" alloc.py &&
 	paths data >p &&
 	grep -q "^root native py:<module> py:main py:make" p
 '
 
-test_expect_success PY312 'a chain deeper than the walk goes is cut, the program unharmed' '
+# deep_most: the most frames of deep() a path of p has, and of those, the
+# paths that reach <module>.
+deep_most() {
+	awk "{ n = gsub(/py:deep( |\$)/, \"\"); if (n > most) { most = n; m = 0 }
+	       if (n == most && /py:<module>/) m++ }
+	     END { print most, m + 0 }" p
+}
+
+test_expect_success PY312 'a chain of 6000 Python frames is whole, the program unharmed' '
 	cat >deep.py <<-\EOF &&
 	import sys
 	sys.setrecursionlimit(20000)
@@ -219,8 +299,20 @@ test_expect_success PY312 'a chain deeper than the walk goes is cut, the program
 	hpcrun -q -o deep "$(python 12)" deep.py >out &&
 	test_cmp expect out &&
 	paths deep >p &&
-	awk "{ n = gsub(/py:deep/, \"\"); if (n > most) most = n } END { print most }" p >most &&
-	test "$(cat most)" -ge 4000 && test "$(cat most)" -le 4096
+	set -- $(deep_most) && test $1 = 6001 && test $2 -ge 1
+'
+
+# Past RT_MAX_FRAMES (8192) a path keeps its innermost frames and is
+# partial: no cut path pretends to reach <module>.
+test_expect_success PY312 'a chain longer than a path can be is cut and partial' '
+	sed "s/deep(6000)/deep(9000)/" deep.py >deep9.py &&
+	"$(python 12)" deep9.py >expect &&
+	hpcrun -q -o deep9 "$(python 12)" deep9.py >out &&
+	test_cmp expect out &&
+	paths deep9 >p &&
+	set -- $(deep_most) && test $1 -ge 8000 && test $1 -le 8192 &&
+	test $2 = 0 &&
+	grep "^samples-partial: [1-9]" deep9/*.log
 '
 
 test_expect_success PY310 'a handler slower than its samples come records leaves alone, the program unharmed' '

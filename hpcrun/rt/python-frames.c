@@ -5,27 +5,40 @@
  * in the interpreter's eval function, the thread's PyThreadState is found
  * (interpreters, then their threads, matched by the thread's id; the
  * pointer is kept per thread and checked again at each use) and its chain
- * of interpreter frames read from the current one outwards.  The eval
- * frames of the native path, leaf first, take the chain's frames in turn:
+ * of interpreter frames read from the current one outwards.  The chain
+ * falls into the C calls of the eval function:
  *   3.10      one PyFrameObject per C call;
  *   3.11      frames up to and including the one marked is_entry;
  *   3.12+     frames up to the shim frame (owner PY_OWNED_BY_CSTACK)
  *             each C call pushes below its first one, the shim skipped.
+ * 3.11 on, each call has an anchor on the C stack, in the eval function's
+ * own stack frame: its _PyCFrame (3.11, the chain of cframes) or its shim
+ * (3.12 on).  With the native frames' sps (unwind.h), each eval frame of
+ * the path takes the call anchored between its sp and its caller's: a
+ * call in its first or last instructions (its anchor not yet linked, or
+ * unlinked) is no call's frames, and a thread that runs a sub-interpreter
+ * has its calls in each interpreter's thread state, all placed by anchor.
+ * 3.10 has no anchor: its eval frames, leaf first, take the calls in
+ * turn (a call in its first or last instructions shifts them by one).
  * A frame not yet started (its instruction before the code's first) is
- * left out; an eval frame that gets no Python frame stays native.
+ * left out; an eval frame that gets no Python frame stays native.  A path
+ * longer than RT_MAX_FRAMES keeps its innermost frames and is partial.
  *
  * THE DYING FRAME.  3.12 on, a returning (or unwinding) frame is
  * unlinked from the chain before the frame-popping function
  * (python-find.h: pop_lo) frees its locals (cpython GH-99729), so the
- * chain names the caller while the callee's lists and dicts are freed;
- * 3.11 clears before it unlinks.  When the native frame just inside an
- * eval frame is in that function, the frame being freed (dying_frame)
- * goes innermost for that eval frame, as the callee's work it is.
+ * chain names the caller while the callee's lists and dicts are freed.
+ * When the native frame just inside an eval frame is in that function,
+ * the frame being freed (dying_frame) goes innermost for that eval
+ * frame, as the callee's work it is.  3.11 unlinks first too, but in a
+ * function inlined into the eval function: there, as in 3.10, the
+ * freeing is the caller's.
  *
  * Invariants (python-frames.h gives the module's):
  *  1. Every read of the interpreter's memory is a plain load or memcpy
  *     under the caller's fault recovery; pointers are checked to be
  *     user-space and aligned first, counts bounded (MAX_PY_STEPS frames,
+ *     MAX_SEGS C calls, MAX_THREAD_TSTATES thread states of one thread,
  *     MAX_FRAME_SLOTS slots searched for a dying frame, within the
  *     thread's data stack chunk, MAX_INTERP interpreters, MAX_TSTATES
  *     thread states, HPCPY_MAX_NAME and HPCPY_MAX_LINETABLE bytes of
@@ -89,9 +102,11 @@
 #include "source.h"
 #include "textrec.h"
 
-#define MAX_PY_STEPS 4096
+#define MAX_PY_STEPS RT_MAX_FRAMES
 #define MAX_INTERP 64
 #define MAX_TSTATES 4096
+#define MAX_SEGS 1024			/* C calls of the eval function */
+#define MAX_THREAD_TSTATES 8		/* a thread's, one per interpreter */
 #define CACHE_SLOTS 4096		/* a power of 2 */
 #define CACHE_PROBES 4
 #define SEEN_SLOTS 16384		/* a power of 2 */
@@ -126,6 +141,13 @@ struct py_live {
 	char path[4400];
 };
 
+/* One C call of the eval function (THE WALK): its frames from start
+ * outwards, of thread state ts; anchor, an address in the call's own
+ * stack frame. */
+struct py_seg {
+	uintptr_t anchor, start, ts;
+};
+
 struct py_thread {
 	uintptr_t tstate;		/* the thread's PyThreadState, or 0 */
 	int live_behind;		/* the live file lacks codes or chunks */
@@ -136,6 +158,7 @@ struct py_thread {
 	struct code_key cache[CACHE_SLOTS];
 	uint64_t seen[SEEN_SLOTS];	/* ids in the arena (0: free) */
 	uintptr_t scratch[RT_MAX_FRAMES];
+	struct py_seg segs[MAX_SEGS];	/* THE WALK: the path's C calls */
 	char name[HPCPY_MAX_NAME], file[HPCPY_MAX_NAME];
 	unsigned char table[HPCPY_MAX_LINETABLE];
 	struct py_live live;
@@ -734,12 +757,12 @@ found:
 /*
  * The Python frames of one C call of the eval function, from *fp outwards,
  * appended to out[*k..cap); *fp then is the first frame of the next C
- * call, or 0 when there is none or the call's boundary lies beyond the
- * bounds (cap, MAX_PY_STEPS): the next frames cannot be told apart.
+ * call, or 0 when there is none.  1 when the call's boundary lies beyond
+ * the bounds (cap, MAX_PY_STEPS): its outer frames are not there.
  */
-static void call_frames(const struct py_layout *l, struct py_thread *pt,
-			uintptr_t *fp, uintptr_t *out, int *k, int cap,
-			int *steps)
+static int call_frames(const struct py_layout *l, struct py_thread *pt,
+		       uintptr_t *fp, uintptr_t *out, int *k, int cap,
+		       int *steps)
 {
 	uintptr_t f = *fp;
 
@@ -749,24 +772,137 @@ static void call_frames(const struct py_layout *l, struct py_thread *pt,
 		int entry = l->frame.entry_kind == PY_ENTRY_NONE;
 
 		if (*k >= cap || (*steps)++ >= MAX_PY_STEPS)
-			return;
+			return 1;
 		prev = rd_ptr(f, l->frame.previous);
 		if (!ptr_ok(prev))
 			prev = 0;
 		if (l->frame.entry_kind == PY_ENTRY_OWNER &&
 		    rd_u8(f, l->frame.entry) == PY_OWNED_BY_CSTACK) {
 			*fp = prev;	/* the shim: the call's boundary */
-			return;
+			return 0;
 		}
 		if (l->frame.entry_kind == PY_ENTRY_IS_ENTRY)
 			entry = rd_u8(f, l->frame.entry) != 0;
 		put_frame(l, pt, f, out, k);
 		if (entry) {
 			*fp = prev;
-			return;
+			return 0;
 		}
 		f = prev;
 	}
+	return 0;
+}
+
+/*
+ * Appends the C calls of the eval function of thread state ts to
+ * segs[*n..MAX_SEGS), innermost first, so anchors rise: 3.12 on, a
+ * call's anchor is its shim frame (the eval function's local
+ * entry_frame) and its frames are those before the shim (none when the
+ * shim is current: its first frame returned or yielded); 3.11, the
+ * anchor is the call's _PyCFrame (the eval function's local cframe) and
+ * its first frame the cframe's current one.  A call in its first or last
+ * instructions, before its anchor is linked or after it is unlinked, is
+ * not there.  A call whose shim lies beyond MAX_PY_STEPS frames ends the
+ * list with anchor 0: the innermost eval frame not yet matched takes it,
+ * and the path is cut in it (expand).
+ */
+static void thread_segs(const struct py_layout *l, uintptr_t ts,
+			struct py_seg *segs, int *n)
+{
+	uintptr_t f, start, next;
+	int steps = 0;
+
+	if (l->frame.entry_kind == PY_ENTRY_IS_ENTRY) {
+		f = rd_ptr(ts, l->tstate.frame);
+		for (; ptr_ok(f) && *n < MAX_SEGS && steps < MAX_SEGS; steps++) {
+			next = rd_ptr(f, l->tstate.cframe_previous);
+			if (!ptr_ok(next))
+				return;	/* the root _PyCFrame, in ts */
+			start = rd_ptr(f, l->tstate.frame_indirect);
+			if (ptr_ok(start))
+				segs[(*n)++] = (struct py_seg){ f, start, ts };
+			f = next;
+		}
+		return;
+	}
+	start = f = current_frame(l, ts);
+	for (; f && *n < MAX_SEGS; steps++) {
+		if (steps == MAX_PY_STEPS) {
+			/* a call longer than a path can be: cut anyway */
+			segs[(*n)++] = (struct py_seg){ 0, start, ts };
+			return;
+		}
+		next = rd_ptr(f, l->frame.previous);
+		if (!ptr_ok(next))
+			next = 0;
+		if (rd_u8(f, l->frame.entry) == PY_OWNED_BY_CSTACK) {
+			/* start == f: the call's frame returned, or yielded
+			 * (the shim's is current until the call returns; the
+			 * dying frame may be above it) */
+			segs[(*n)++] = (struct py_seg){ f, start, ts };
+			start = next;
+		}
+		f = next;
+	}
+}
+
+/*
+ * The C calls of the eval function of thread t, anchors rising, in
+ * pt->segs; their count.  ts is t's thread state; in a process with
+ * sub-interpreters, t's states in the other interpreters are added (a
+ * thread runs in one at a time, the others' calls below it on its
+ * stack).
+ */
+static int collect_segs(const struct py_interp *in, const struct py_layout *l,
+			const struct py_target *t, struct py_thread *pt,
+			uintptr_t ts)
+{
+	struct py_seg *segs = pt->segs, one;
+	uintptr_t is, o;
+	int n = 0, ni, nt = 0, states = 1, a, b;
+
+	thread_segs(l, ts, segs, &n);
+	is = rd_ptr(in->runtime, l->runtime.interpreters_head);
+	if (!ptr_ok(is) || !ptr_ok(rd_ptr(is, l->interp.next)))
+		return n;
+	for (ni = 0; ptr_ok(is) && ni < MAX_INTERP; ni++) {
+		o = rd_ptr(is, l->interp.threads_head);
+		for (; ptr_ok(o) && nt < MAX_TSTATES; nt++) {
+			if (o != ts && tstate_is(l, t, o) &&
+			    states++ < MAX_THREAD_TSTATES)
+				thread_segs(l, o, segs, &n);
+			o = rd_ptr(o, l->tstate.next);
+		}
+		is = rd_ptr(is, l->interp.next);
+	}
+	for (a = 1; a < n; a++) {	/* runs of rising anchors: few moves */
+		one = segs[a];
+		for (b = a; b > 0 && segs[b - 1].anchor > one.anchor; b--)
+			segs[b] = segs[b - 1];
+		segs[b] = one;
+	}
+	return n;
+}
+
+/*
+ * The first frame of the C call whose anchor lies in native frame i's
+ * own stack frame, [sps[i], sps[i + 1]) (up to the stack's top when
+ * frame i + 1 is not above it), its thread state in *ts; 0 when there is
+ * none (the call is in its first or last instructions).  Calls whose
+ * anchors lie below are passed over: *j counts the calls taken or passed.
+ */
+static uintptr_t seg_of(const struct py_seg *segs, int nseg, int *j,
+			const uintptr_t *sps, int i, int n, uintptr_t *ts)
+{
+	uintptr_t lo = sps[i];
+	uintptr_t hi = i + 1 < n && sps[i + 1] > lo ? sps[i + 1] : UINTPTR_MAX;
+
+	while (*j < nseg && segs[*j].anchor && segs[*j].anchor < lo)
+		(*j)++;
+	if (*j >= nseg || segs[*j].anchor >= hi)
+		return 0;
+	*ts = segs[*j].ts;
+	return segs[(*j)++].start;
 }
 
 /* Does the native path frames[0..n) run Python? */
@@ -784,34 +920,49 @@ static int runs_python(const struct py_interp *in, const uintptr_t *frames,
 /*
  * frames[0..n) (n <= max <= RT_MAX_FRAMES), a native path of thread t,
  * each eval frame replaced by its Python frames, walked with pt's caches
- * and arena; the new count.
+ * and arena; the new count.  With sps (each frame's sp, unwind.h) and a
+ * layout that anchors its C calls (3.11 on), an eval frame takes the
+ * call anchored in its own stack frame; else (3.10) the eval frames take
+ * the chain's calls in turn.  A path longer than max is cut to its
+ * innermost max frames, *cut set.
  */
 static int expand(const struct py_interp *in, struct py_thread *pt,
-		  const struct py_target *t, uintptr_t *frames, int n, int max)
+		  const struct py_target *t, uintptr_t *frames,
+		  const uintptr_t *sps, int n, int max, int *cut)
 {
 	const struct py_layout *l = in->layout;
-	uintptr_t ts, f;
-	int i, k = 0, steps = 0;
+	uintptr_t ts, f = 0, fts, d;
+	int i, j = 0, k = 0, steps = 0, nseg = -1;
 
+	*cut = 0;
 	if (pt->live_behind)
 		live_sync(pt);	/* what the writer was late for */
 	ts = find_tstate(in, l, t, pt);
 	if (!ts)
 		return n;
-	f = current_frame(l, ts);
-	/* k + n - i <= max: Python frames never crowd out the native
-	 * frames outside them. */
+	if (sps && l->frame.entry_kind != PY_ENTRY_NONE)
+		nseg = collect_segs(in, l, t, pt, ts);
+	else
+		f = current_frame(l, ts);
 	for (i = 0; i < n; i++) {
 		int k0 = k;
 
-		if (f && py_is_eval_pc(in, frames[i])) {
-			int cap = max - (n - i - 1);
-			uintptr_t d;
-
+		if (k >= max) {
+			*cut = 1;
+			break;
+		}
+		fts = ts;
+		if (py_is_eval_pc(in, frames[i]) &&
+		    (nseg < 0 || (f = seg_of(pt->segs, nseg, &j, sps, i, n,
+					     &fts)))) {
 			if (i > 0 && py_is_pop_pc(in, frames[i - 1]) &&
-			    k < cap && (d = dying_frame(l, ts, f)))
+			    f && (d = dying_frame(l, fts, f)))
 				put_frame(l, pt, d, pt->scratch, &k);
-			call_frames(l, pt, &f, pt->scratch, &k, cap, &steps);
+			if (call_frames(l, pt, &f, pt->scratch, &k, max,
+					&steps)) {
+				*cut = 1;
+				break;
+			}
 		}
 		if (k == k0)
 			pt->scratch[k++] = frames[i];
@@ -820,29 +971,32 @@ static int expand(const struct py_interp *in, struct py_thread *pt,
 	return k;
 }
 
-int rt_py_expand(struct rt_thread *td, int n)
+int rt_py_expand(struct rt_thread *td, const uintptr_t *sps, int n, int *cut)
 {
 	const struct py_interp *in = interp();
 	struct py_target t = { td->tid, td->py_self };
 	struct py_thread *pt;
 
+	*cut = 0;
 	if (!in || !rt_py_lm || !runs_python(in, td->frames, n) ||
 	    !(pt = thread_state(td)))
 		return n;
-	return expand(in, pt, &t, td->frames, n, RT_MAX_FRAMES);
+	return expand(in, pt, &t, td->frames, sps, n, RT_MAX_FRAMES, cut);
 }
 
 int rt_py_expand_blocked(struct rt_thread *self, const struct rt_thread *td,
-			 uintptr_t *frames, int n, int max)
+			 uintptr_t *frames, const uintptr_t *sps, int n,
+			 int max)
 {
 	const struct py_interp *in = interp();
 	struct py_target t = { td->tid, td->py_self };
 	struct py_thread *pt;
+	int cut;
 
 	if (!in || !rt_py_lm || n > max || max > RT_MAX_FRAMES ||
 	    !runs_python(in, frames, n) || !(pt = thread_state(self)))
 		return n;
-	return expand(in, pt, &t, frames, n, max);
+	return expand(in, pt, &t, frames, sps, n, max, &cut);
 }
 
 uint64_t rt_py_key(struct rt_thread *td)

@@ -72,18 +72,26 @@ void rt_py_modules(void);
 int rt_py_is_on(void);
 
 /* Rewrites td->frames[0..n), leaf first, each eval frame replaced by its
- * Python frames; the new count (n when nothing changed).  In the handler
- * (or with td->busy held), under fault recovery: see invariant 2. */
-int rt_py_expand(struct rt_thread *td, int n);
+ * Python frames; the new count (n when nothing changed).  sps[0..n) is
+ * each frame's sp (unwind.h, rt_unwind), or NULL: with it an eval frame
+ * gets the Python frames of its own C call, found by address (3.11 on),
+ * without it the eval frames take the calls in turn.  A path that would
+ * be longer than RT_MAX_FRAMES is cut to its innermost frames and *cut
+ * set: it is partial.  In the handler (or with td->busy held), under
+ * fault recovery: see invariant 2. */
+int rt_py_expand(struct rt_thread *td, const uintptr_t *sps, int n,
+		 int *cut);
 
-/* rt_py_expand of frames[0..n) (n <= max <= RT_MAX_FRAMES), the native
- * path of td, a thread blocked in the kernel, read on another thread,
- * self: its Python state's caches and arena do the walk and hold the
- * codes met (invariant 6); td may run meanwhile (the caller checks it did
- * not).  self is rt_self, with self->in_unwind set: a read that faults
- * jumps to self->unwind_jmp.  Not in a handler (it maps self's state). */
+/* rt_py_expand of frames[0..n) (n <= max <= RT_MAX_FRAMES) with their
+ * sps (or NULL), the native path of td, a thread blocked in the kernel,
+ * read on another thread, self: its Python state's caches and arena do
+ * the walk and hold the codes met (invariant 6); td may run meanwhile
+ * (the caller checks it did not).  self is rt_self, with self->in_unwind
+ * set: a read that faults jumps to self->unwind_jmp.  Not in a handler
+ * (it maps self's state). */
 int rt_py_expand_blocked(struct rt_thread *self, const struct rt_thread *td,
-			 uintptr_t *frames, int n, int max);
+			 uintptr_t *frames, const uintptr_t *sps, int n,
+			 int max);
 
 /* A key of td's chain of Python frames, the calling thread's own: a hash
  * of each frame's code id and instruction offset (invariant 1's frame),

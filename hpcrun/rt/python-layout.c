@@ -32,7 +32,8 @@ static const struct py_layout layout_310 = {
 	.runtime = { .interpreters_head = 32 },
 	.interp = { .threads_head = 8, .next = 0 },	/* tstate_head */
 	.tstate = { .next = 8, .thread_id = 176, .native_thread_id = -1,
-		    .frame = 24, .frame_indirect = -1, .datastack_chunk = -1,
+		    .frame = 24, .frame_indirect = -1, .cframe_previous = -1,
+		    .datastack_chunk = -1,
 		    .datastack_top = -1 },
 	.frame = { .previous = 24, .code = 32, .instr = 96, .entry = -1,
 		   .instr_kind = PY_INSTR_LASTI, .entry_kind = PY_ENTRY_NONE },
@@ -51,6 +52,7 @@ static const struct py_layout layout_311 = {
 	.interp = { .threads_head = 16, .next = 0 },
 	.tstate = { .next = 8, .thread_id = 152, .native_thread_id = 160,
 		    .frame = 56, .frame_indirect = 8,	/* cframe */
+		    .cframe_previous = 16,
 		    .datastack_chunk = -1, .datastack_top = -1 },
 	.frame = { .previous = 48, .code = 32, .instr = 56, .entry = 68,
 		   .instr_kind = PY_INSTR_PREV,
@@ -70,7 +72,8 @@ static const struct py_layout layout_312 = {
 	.interp = { .threads_head = 72, .next = 0 },
 	.tstate = { .next = 8, .thread_id = 136, .native_thread_id = 144,
 		    .frame = 56, .frame_indirect = 0,	/* cframe */
-		    .datastack_chunk = 232, .datastack_top = 240 },
+		    .cframe_previous = -1, .datastack_chunk = 232,
+		    .datastack_top = 240 },
 	.frame = { .previous = 8, .code = 0, .instr = 56, .entry = 70,
 		   .instr_kind = PY_INSTR_PREV, .entry_kind = PY_ENTRY_OWNER },
 	.code = { .filename = 112, .name = 120, .qualname = 128,
@@ -202,6 +205,7 @@ int py_layout_from_debug(const unsigned char *d, size_t len,
 	bad |= field(d, f->native_thread_id, ts, 8, &l->tstate.native_thread_id);
 	bad |= field(d, f->current_frame, ts, 8, &l->tstate.frame);
 	l->tstate.frame_indirect = -1;
+	l->tstate.cframe_previous = -1;
 	bad |= field(d, f->datastack_chunk, ts, 8, &l->tstate.datastack_chunk);
 	l->tstate.datastack_top = f->datastack_top;
 	bad |= field(d, f->previous, fr, 8, &l->frame.previous);
@@ -259,7 +263,8 @@ int py_layout_check(const struct py_layout *l)
 			return -EINVAL;
 	/* 3.10 has no native thread id, and no qualified name. */
 	if ((l->minor >= 11) != (l->tstate.native_thread_id >= 0) ||
-	    (l->minor >= 11) != (l->code.qualname >= 0))
+	    (l->minor >= 11) != (l->code.qualname >= 0) ||
+	    (l->minor == 11) != (l->tstate.cframe_previous >= 0))
 		return -EINVAL;
 	/* The bytecode: a bytes object (3.10), or inline with its length
 	 * (3.11 on). */

@@ -16,7 +16,7 @@
  *   interp + interp.next -> the next interpreter
  *   tstate + tstate.frame -> frame, or when tstate.frame_indirect >= 0
  *       (3.11, 3.12: the _PyCFrame) -> p, p + tstate.frame_indirect
- *       -> frame
+ *       -> frame; 3.11: p + tstate.cframe_previous -> the next _PyCFrame
  *   frame + frame.previous -> the caller's frame
  *   frame + frame.code -> code object
  *
@@ -80,6 +80,9 @@ struct py_layout {
 		int frame_indirect;	/* 3.11/3.12: current_frame in the
 					 * _PyCFrame tstate.frame points to;
 					 * else -1 */
+		int cframe_previous;	/* 3.11: previous in that _PyCFrame,
+					 * the caller's C call's (the walk's
+					 * anchors: python-frames.c); else -1 */
 		int datastack_chunk;	/* 3.12 on: _PyStackChunk *, the data
 					 * stack's chunk in use; else -1 */
 		int datastack_top;	/* 3.12 on: PyObject **, its first

@@ -170,6 +170,11 @@ struct rt_thread {
 					 * NULL before the thread's first */
 	uintptr_t py_self;		/* pthread_self(), for the above */
 	uintptr_t frames[RT_MAX_FRAMES];
+	/* with Python frames on, each frame's sp (unwind.h, rt_unwind): the
+	 * eval calls' frames are told apart by it (python-frames.c); sps_ok
+	 * when they are those of frames */
+	uintptr_t sps[RT_MAX_FRAMES];
+	int sps_ok;
 	unsigned char rec[65536];	/* a ring record that wraps around */
 	struct rt_thread *next, **pprev;	/* runtime.c's list of threads */
 };

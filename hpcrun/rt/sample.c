@@ -137,19 +137,24 @@ static int unwind_guarded(struct rt_thread *td, struct rt_thread *self,
 {
 	uintptr_t pc = c ? c->regs[RT_UNWIND_REGS - 1] :
 		(uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+	uintptr_t *sps;
 	int n;
 
 	if (sigsetjmp(self->unwind_jmp, 0)) {
 		/* A read faulted despite the checks (signals.c jumped here). */
 		self->in_unwind = 0;
+		td->sps_ok = 0;
 		td->counts.unwind_faults++;
 		td->frames[0] = pc;
 		*end = RT_UNWIND_FAILED;
 		return 1;
 	}
 	self->in_unwind = 1;
-	n = c ? rt_unwind_copy(td, c, td->frames, RT_MAX_FRAMES, end) :
-		rt_unwind(uc, td, td->frames, RT_MAX_FRAMES, end);
+	td->sps_ok = 0;
+	sps = rt_py_lm ? td->sps : NULL;
+	n = c ? rt_unwind_copy(td, c, td->frames, sps, RT_MAX_FRAMES, end) :
+		rt_unwind(uc, td, td->frames, sps, RT_MAX_FRAMES, end);
+	td->sps_ok = sps != NULL;
 	self->in_unwind = 0;
 	return n;
 }
@@ -158,10 +163,13 @@ static int unwind_guarded(struct rt_thread *td, struct rt_thread *self,
  * td->frames[0..n) of td's own live stack with its eval frames replaced
  * by their Python frames (python-frames.h), under the same recovery as
  * unwind_guarded: a read that faults leaves the native path as it was.
+ * A path the Python frames make longer than a path can be is cut to its
+ * innermost frames and *end made RT_UNWIND_FAILED: partial.
  */
-static int python_guarded(struct rt_thread *td, int n)
+static int python_guarded(struct rt_thread *td, int n,
+			  enum rt_unwind_end *end)
 {
-	int k;
+	int k, cut = 0;
 
 	if (!rt_py_lm || n <= 0)
 		return n;
@@ -171,8 +179,10 @@ static int python_guarded(struct rt_thread *td, int n)
 		return n;
 	}
 	td->in_unwind = 1;
-	k = rt_py_expand(td, n);
+	k = rt_py_expand(td, td->sps_ok ? td->sps : NULL, n, &cut);
 	td->in_unwind = 0;
+	if (cut)
+		*end = RT_UNWIND_FAILED;
 	return k;
 }
 
@@ -345,7 +355,7 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		n = unwind_guarded(td, td, uc, NULL, &end);
 		if (end != RT_UNWIND_IN_HANDLER)
-			n = python_guarded(td, n);
+			n = python_guarded(td, n, &end);
 		sync_probe_take(td, n);
 		goto done;
 	}
@@ -395,7 +405,7 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 			goto done;
 		}
 		if (end != RT_UNWIND_IN_HANDLER)
-			n = python_guarded(td, n);
+			n = python_guarded(td, n, &end);
 	}
 	td->nsamples[idx]++;
 	now = (uint64_t)t0.tv_sec * 1000000000u + (uint64_t)t0.tv_nsec;
@@ -423,5 +433,5 @@ int rt_unwind_guarded(struct rt_thread *td, const void *uc,
 {
 	int n = unwind_guarded(td, td, uc, NULL, end);
 
-	return *end == RT_UNWIND_IN_HANDLER ? n : python_guarded(td, n);
+	return *end == RT_UNWIND_IN_HANDLER ? n : python_guarded(td, n, end);
 }

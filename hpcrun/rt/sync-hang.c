@@ -177,8 +177,8 @@ static char *text;			/* the report being built */
 static size_t text_len;
 #define TEXT_SIZE (256 << 10)
 static unsigned char *copy_buf;		/* [COPY_SIZE]: a blocked thread's stack */
-static struct rt_thread unwinder;	/* lends its unwind cache to
-					 * rt_unwind_blocked, and is the
+static struct rt_thread unwinder;	/* lends its unwind cache and sps
+					 * to rt_unwind_blocked, and is the
 					 * detector's rt_self and Python state
 					 * while it reads a blocked thread's
 					 * Python frames (invariant 6) */
@@ -498,7 +498,8 @@ static int blocked_python(struct rt_thread *td, const struct kstate *k,
 	}
 	rt_self = &unwinder;
 	unwinder.in_unwind = 1;
-	got = rt_py_expand_blocked(&unwinder, td, frames, n, SYNC_PROBE_FRAMES);
+	got = rt_py_expand_blocked(&unwinder, td, frames, unwinder.sps, n,
+				   SYNC_PROBE_FRAMES);
 	unwinder.in_unwind = 0;
 	rt_self = NULL;
 	if (got == n)
@@ -557,11 +558,13 @@ static int blocked_path(struct rt_thread *td, uintptr_t *frames,
 	c.stack = copy_buf;
 	c.len = got > 0 ? (size_t)got & ~(size_t)7 : 0;
 	c.live_hi = k.sp + c.len;
-	i = rt_unwind_blocked(&unwinder, &c, frames, SYNC_PROBE_FRAMES, &end);
+	i = rt_unwind_blocked(&unwinder, &c, frames, unwinder.sps,
+			      SYNC_PROBE_FRAMES, &end);
 	if (end == RT_UNWIND_IN_HANDLER || end == RT_UNWIND_OWN_WORK)
 		return -1;	/* in hpcrun's handler or work, soon back */
 	if (i <= 0 && !rt_in_hpcrun(k.pc)) {
 		frames[0] = k.pc;
+		unwinder.sps[0] = k.sp;
 		i = 1;
 	}
 	if (i > 0)

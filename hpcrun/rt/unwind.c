@@ -162,6 +162,7 @@ struct frame {
 					 * frame restores rbp (find_rbp) */
 	int own_call;			/* the path's innermost frames are a
 					 * library hpcrun called (invariant 5) */
+	uintptr_t *sps;			/* each recorded frame's sp, or NULL */
 };
 
 struct cie {
@@ -1122,6 +1123,15 @@ static int is_plt_call(const struct rt_module *m, uintptr_t pc)
 	return t[0] == 0xff && t[1] == 0x25;
 }
 
+/* Records frame i of the path: its pc, and its sp when asked. */
+static void record(const struct frame *f, uintptr_t *frames, int i,
+		   uintptr_t pc)
+{
+	frames[i] = pc;
+	if (f->sps)
+		f->sps[i] = f->r[REG_RSP_DW];
+}
+
 /*
  * Walks f up the stack into frames (see rt_unwind), leaving out every
  * frame whose pc is in libhpcrun.so (invariant 4); *near gets 1 when one
@@ -1149,7 +1159,7 @@ static int walk(struct rt_thread *td, struct frame *f, uintptr_t *frames,
 			/* A sample from a copy may lie in a library dlclosed
 			 * since: kept as the path's last frame, its memory
 			 * (code, unwind tables) no longer there to read. */
-			frames[n++] = pc;
+			record(f, frames, n++, pc);
 			return n;
 		}
 		if (is_sigreturn(m, pc)) {
@@ -1191,7 +1201,7 @@ static int walk(struct rt_thread *td, struct frame *f, uintptr_t *frames,
 		}
 		walked++;
 		if (!own)
-			frames[n++] = pc;
+			record(f, frames, n++, pc);
 		s = step_cfi(f, m, leaf, td->uwc);
 		if (s == STEP_FAIL)
 			s = step_fp(f, leaf);
@@ -1223,7 +1233,7 @@ static int own_work(const struct frame *f, enum rt_unwind_end *end, int n)
 }
 
 int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
-	      int max, enum rt_unwind_end *end)
+	      uintptr_t *sps, int max, enum rt_unwind_end *end)
 {
 	struct frame f;
 	int n, near;
@@ -1231,12 +1241,13 @@ int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
 	cache_check(td);
 	memset(&f, 0, sizeof(f));
 	load_ucontext(&f, ucontext);
+	f.sps = sps;
 	*end = RT_UNWIND_FAILED;
 	if (stack_of(td, &f)) {
 		/* unknown stack: the leaf only */
 		if (rt_in_hpcrun(f.r[REG_RA_DW]))
 			return 0;
-		frames[0] = f.r[REG_RA_DW];
+		record(&f, frames, 0, f.r[REG_RA_DW]);
 		return 1;
 	}
 	n = walk(td, &f, frames, max, end, &near);
@@ -1245,8 +1256,8 @@ int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
 
 /* rt_unwind_copy, or rt_unwind_blocked when rbp_unknown. */
 static int unwind_copy(struct rt_thread *td, const struct rt_copy *c,
-		       uintptr_t *frames, int max, enum rt_unwind_end *end,
-		       int rbp_unknown)
+		       uintptr_t *frames, uintptr_t *sps, int max,
+		       enum rt_unwind_end *end, int rbp_unknown)
 {
 	struct frame f;
 	int n, near;
@@ -1255,6 +1266,7 @@ static int unwind_copy(struct rt_thread *td, const struct rt_copy *c,
 	memset(&f, 0, sizeof(f));
 	memcpy(f.r, c->regs, sizeof(f.r));
 	f.rbp_unknown = rbp_unknown;
+	f.sps = sps;
 	*end = RT_UNWIND_FAILED;
 	f.lo = f.copy_lo = f.r[REG_RSP_DW];
 	f.copy_hi = f.copy_lo + (c->len & ~(size_t)7);
@@ -1263,7 +1275,7 @@ static int unwind_copy(struct rt_thread *td, const struct rt_copy *c,
 	if ((f.lo & 7) || f.copy_hi < f.copy_lo) {
 		if (rt_in_hpcrun(f.r[REG_RA_DW]))
 			return 0;
-		frames[0] = f.r[REG_RA_DW];
+		record(&f, frames, 0, f.r[REG_RA_DW]);
 		return 1;
 	}
 	n = walk(td, &f, frames, max, end, &near);
@@ -1278,13 +1290,15 @@ static int unwind_copy(struct rt_thread *td, const struct rt_copy *c,
 }
 
 int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
-		   uintptr_t *frames, int max, enum rt_unwind_end *end)
+		   uintptr_t *frames, uintptr_t *sps, int max,
+		   enum rt_unwind_end *end)
 {
-	return unwind_copy(td, c, frames, max, end, 0);
+	return unwind_copy(td, c, frames, sps, max, end, 0);
 }
 
 int rt_unwind_blocked(struct rt_thread *td, const struct rt_copy *c,
-		      uintptr_t *frames, int max, enum rt_unwind_end *end)
+		      uintptr_t *frames, uintptr_t *sps, int max,
+		      enum rt_unwind_end *end)
 {
-	return unwind_copy(td, c, frames, max, end, 1);
+	return unwind_copy(td, c, frames, sps, max, end, 1);
 }

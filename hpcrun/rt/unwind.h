@@ -80,21 +80,25 @@ uint64_t rt_py_key_guarded(struct rt_thread *td);
 
 /* unwind.c: the path of uc, leaf first, with no frame in libhpcrun.so
  * (unwind.c, invariant 4): frames[0] is the innermost pc outside it;
- * returns count; *end: how it ended. */
+ * returns count; *end: how it ended.  Unless sps is NULL, sps[i] is the
+ * stack pointer in frame i (for a caller, its callee's CFA): frame i's
+ * locals lie in [sps[i], sps[i + 1]) when frame i + 1 is its caller. */
 int rt_unwind(const void *ucontext, struct rt_thread *td, uintptr_t *frames,
-	      int max, enum rt_unwind_end *end);
+	      uintptr_t *sps, int max, enum rt_unwind_end *end);
 /* The same from a ring buffer's sample c; its modules are those of the
  * load map when it was taken (rt_module_at): a frame in a module
  * dlclosed since ends the path. */
 int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
-		   uintptr_t *frames, int max, enum rt_unwind_end *end);
+		   uintptr_t *frames, uintptr_t *sps, int max,
+		   enum rt_unwind_end *end);
 /* The same for a thread blocked in the kernel, of which only sp and pc
  * (c->regs[7], c->regs[16]) are known (/proc/PID/task/TID/syscall): a
  * frame that needs rbp finds it on the stack (unwind.c, find_rbp).  td
  * only lends its unwind cache.  Called outside handlers, on the hang
  * detector's thread (sync-hang.c, invariant 5). */
 int rt_unwind_blocked(struct rt_thread *td, const struct rt_copy *c,
-		      uintptr_t *frames, int max, enum rt_unwind_end *end);
+		      uintptr_t *frames, uintptr_t *sps, int max,
+		      enum rt_unwind_end *end);
 /* The registers of a ucontext, DWARF numbering (16 = the pc). */
 void rt_regs_from_ucontext(uintptr_t *regs, const void *ucontext);
 

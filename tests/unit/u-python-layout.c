@@ -34,6 +34,7 @@ static void print_layout(const struct py_layout *l)
 		{ "tstate.native_thread_id", l->tstate.native_thread_id },
 		{ "tstate.frame", l->tstate.frame },
 		{ "tstate.frame_indirect", l->tstate.frame_indirect },
+		{ "tstate.cframe_previous", l->tstate.cframe_previous },
 		{ "tstate.datastack_chunk", l->tstate.datastack_chunk },
 		{ "tstate.datastack_top", l->tstate.datastack_top },
 		{ "frame.previous", l->frame.previous },
@@ -144,6 +145,9 @@ static void test_check_refuses(void)
 	l = *py_layout_table(3, 11);
 	l.tstate.frame_indirect = -1;
 	CHECK_INT(py_layout_check(&l), -EINVAL);
+	l = *py_layout_table(3, 11);
+	l.tstate.cframe_previous = -1;
+	CHECK_INT(py_layout_check(&l), -EINVAL);
 	l = *py_layout_table(3, 10);
 	l.minor = 9;
 	CHECK_INT(py_layout_check(&l), -EINVAL);
@@ -202,6 +206,7 @@ static void test_debug_313(void)
 	CHECK_INT(l.tstate.next, 8);
 	CHECK_INT(l.tstate.frame, 72);
 	CHECK_INT(l.tstate.frame_indirect, -1);
+	CHECK_INT(l.tstate.cframe_previous, -1);
 	CHECK_INT(l.tstate.native_thread_id, 160);
 	CHECK_INT(l.tstate.datastack_chunk, 232);
 	CHECK_INT(l.tstate.datastack_top, 240);
