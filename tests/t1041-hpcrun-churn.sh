@@ -271,4 +271,69 @@ test_expect_success 'kill -9 mid-churn: the running threads recovered, no free f
 	done
 '
 
+# A thread per small task, as a program that starts one for each job:
+# each of main's 500 threads runs about 0.4 ms, shorter than a sample
+# period, then main does the same work itself.  The threads take no
+# sample, and the end says what share of the process's CPU time they had
+# (under half: the work is split in two, but the system time of each
+# thread's start and end under hpcrun is the process's too).  Threads that run 50 ms each
+# all take samples: none is counted.
+cat >task-threads.c <<\EOF
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+static volatile double sink;
+static long iters;
+static void work(long n)
+{
+	double x = 0;
+
+	for (long i = 0; i < n; i++)
+		x += i * 0.5;
+	sink = x;
+}
+static void *task(void *a)
+{
+	(void)a;
+	work(iters);
+	return NULL;
+}
+int main(int argc, char **argv)
+{
+	int n = atoi(argv[1]);
+
+	iters = atol(argv[2]);
+	for (int i = 0; i < n; i++) {
+		pthread_t t;
+
+		pthread_create(&t, NULL, task, NULL);
+		pthread_join(t, NULL);
+	}
+	work(iters * n);
+	puts("done");
+	return 0;
+}
+EOF
+
+test_expect_success 'a thread per small task: their unsampled share of CPU time is said' '
+	cc -O1 -pthread -o task-threads task-threads.c &&
+	hpcrun -o tasks ./task-threads 500 300000 >out 2>err &&
+	echo done >expect && test_cmp expect out &&
+	only_hpcrun_said err &&
+	sed -n "s/^hpcrun: \([0-9]*\)% of CPU time was in \([0-9]*\) threads that ended before their first sample (.* s), not measured; see hpcrun(1)$/\1 \2/p" err >said &&
+	test_line_count = 1 said &&
+	read pct n <said &&
+	test "$n" -ge 490 && test "$n" -le 500 &&
+	test "$pct" -ge 5 && test "$pct" -le 70 &&
+	grep -q "^threads-unsampled: $n$" tasks/*.log &&
+	grep -q "^warning: $pct% of CPU time was in $n threads" tasks/*.log
+'
+
+test_expect_success 'threads of 50 ms each: none ends unsampled, nothing said' '
+	hpcrun -o long-tasks ./task-threads 4 50000000 >out 2>err &&
+	echo done >expect && test_cmp expect out &&
+	! grep "first sample" err &&
+	grep -q "^threads-unsampled: 0$" long-tasks/*.log
+'
+
 test_done

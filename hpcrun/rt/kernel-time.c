@@ -263,22 +263,6 @@ static void save_symbols(void)
 			    "their addresses)");
 }
 
-/* Is this the launch's first process to say its kernel time (invariant
- * 4)?  It makes OUTDIR/.hpcrun-kernel-said; one that cannot is first. */
-static int first_to_say(void)
-{
-	char path[4400];
-	int fd;
-
-	if (strlen(rt_cfg.outdir) + 32 > sizeof(path))
-		return 1;
-	append(append(path, rt_cfg.outdir), "/.hpcrun-kernel-said");
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd >= 0)
-		rt_sys_close(fd);
-	return fd >= 0 || errno != EEXIST;
-}
-
 /* "N\n" after key, through put. */
 static void put_u64(int fd, void (*put)(int, const char *), const char *key,
 		    uint64_t v)
@@ -299,16 +283,11 @@ static void put_u64(int fd, void (*put)(int, const char *), const char *key,
  */
 static void unmeasured_text(char *buf, uint64_t sys, uint64_t all)
 {
-	int two = sys < 995000000;
-	uint64_t unit = two ? 10000000 : 100000000;
-	uint64_t n = (sys + unit / 2) / unit;
 	char *p = buf;
 
 	p += rt_fmt_u64(p, (sys * 100 + all / 2) / all, 10, 0);
 	p = append(p, "% of CPU time was in the kernel (");
-	p += rt_fmt_u64(p, n / (two ? 100 : 10), 10, 0);
-	p = append(p, ".");
-	p += rt_fmt_u64(p, n % (two ? 100 : 10), 10, two ? 2 : 1);
+	p += rt_fmt_seconds(p, sys);
 	p = append(p, " s of system time), not measured: ");
 	append(append(p, why_not), "; see hpcrun(1)");
 }
@@ -344,7 +323,7 @@ static void kernel_log(int fd, void (*put)(int, const char *))
 		put(fd, "warning: ");
 		put(fd, line);
 		put(fd, "\n");
-		if (first_to_say())
+		if (rt_first_to_say("kernel"))	/* invariant 4 */
 			rt_say(line, NULL);
 	}
 	if (samples && rt_kernel.mod)

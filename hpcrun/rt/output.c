@@ -52,6 +52,35 @@ size_t rt_fmt_u64(char *buf, uint64_t v, int base, int width)
 	return n;
 }
 
+size_t rt_fmt_seconds(char *buf, uint64_t ns)
+{
+	int two = ns < 995000000;
+	uint64_t unit = two ? 10000000 : 100000000;
+	uint64_t n = (ns + unit / 2) / unit;
+	size_t k = rt_fmt_u64(buf, n / (two ? 100 : 10), 10, 0);
+
+	buf[k++] = '.';
+	return k + rt_fmt_u64(buf + k, n % (two ? 100 : 10), 10, two ? 2 : 1);
+}
+
+int rt_first_to_say(const char *marker)
+{
+	char path[4400];
+	size_t d = strlen(rt_cfg.outdir), m = strlen(marker);
+	int fd;
+
+	if (d + m + 16 > sizeof(path))
+		return 1;
+	memcpy(path, rt_cfg.outdir, d);
+	memcpy(path + d, "/.hpcrun-", 9);
+	memcpy(path + d + 9, marker, m);
+	memcpy(path + d + 9 + m, "-said", 6);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		rt_sys_close(fd);
+	return fd >= 0 || errno != EEXIST;
+}
+
 int rt_write_str(int fd, const char *s)
 {
 	return hpc_write_all(fd, s, strlen(s));

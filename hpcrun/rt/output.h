@@ -110,6 +110,13 @@ void rt_side_file(const char *profile, const char *suffix,
 
 /* Async-signal-safe text helpers. */
 size_t rt_fmt_u64(char *buf, uint64_t v, int base, int width);
+/* ns as seconds into buf, "0.45" (two decimals below 0.995 s, then one),
+ * NUL-terminated; its length. */
+size_t rt_fmt_seconds(char *buf, uint64_t ns);
+/* Is this the launch's first process to say what marker names?  Creates
+ * the empty file .hpcrun-MARKER-said in the measurement directory: 1
+ * when it did (or cannot tell), 0 when another process had. */
+int rt_first_to_say(const char *marker);
 /* hpc_write_all (writeall.h) of the string s. */
 int rt_write_str(int fd, const char *s);
 /*

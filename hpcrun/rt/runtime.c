@@ -56,6 +56,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -98,6 +99,12 @@ static pthread_key_t thread_key;
 static struct rt_counts totals;
 static uint64_t nthreads, write_errors, start_failures, blocked_attempts,
 	live_left, threads_unmeasured;
+/* Threads that ended before their first sample, and their CPU time: a
+ * thread's sampling starts from zero, so one shorter than a period never
+ * takes a sample (said at the end: unsampled_say). */
+static uint64_t unsampled_threads, unsampled_ns;
+#define UNSAMPLED_SAY_PERCENT 5
+#define UNSAMPLED_SAY_NS 10000000ULL
 /* Threads on their way from pthread_create to rt_thread_begin, and own
  * threads to own_tids. */
 static int starting;
@@ -1094,6 +1101,19 @@ static void write_thread(struct rt_thread *td)
 /* Ends td (sources stopped, profile written, memory freed) on its own
  * thread (own: thread_end hooks run there, capability.h invariant 2) or
  * on another (an adopted task). */
+/* The calling thread, ending without a sample, counted with its CPU
+ * time. */
+static void unsampled_add(void)
+{
+	struct timespec t;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t))
+		return;
+	__atomic_add_fetch(&unsampled_threads, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&unsampled_ns, (uint64_t)t.tv_sec * 1000000000u +
+			   (uint64_t)t.tv_nsec, __ATOMIC_RELAXED);
+}
+
 static void thread_end(struct rt_thread *td, int own)
 {
 	pthread_mutex_lock(&threads_lock);
@@ -1109,6 +1129,8 @@ static void thread_end(struct rt_thread *td, int own)
 	if (own)
 		rt_self = NULL;
 	stop_sources(td);
+	if (own && !td->counts.taken)
+		unsampled_add();
 	write_thread(td);
 	if (!__atomic_sub_fetch(&writers, 1, __ATOMIC_SEQ_CST) &&
 	    __atomic_load_n(&finished, __ATOMIC_SEQ_CST))
@@ -1156,6 +1178,49 @@ static void log_line(int fd, const char *key, uint64_t v)
 	log_put(fd, "\n");
 }
 
+/* s copied to line + k with its NUL; the new length. */
+static size_t put_str(char *line, size_t k, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(line + k, s, n + 1);
+	return k + n;
+}
+
+/* At the end: when the threads that took no sample had at least
+ * UNSAMPLED_SAY_PERCENT of the process's CPU time and UNSAMPLED_SAY_NS,
+ * a line in the log and, once a launch, on stderr (hpcrun(1), Threads,
+ * processes and signals). */
+static void unsampled_say(int fd)
+{
+	char line[256];
+	size_t k;
+	struct rusage ru;
+	uint64_t all;
+
+	if (unsampled_ns < UNSAMPLED_SAY_NS || getrusage(RUSAGE_SELF, &ru))
+		return;
+	all = ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) *
+	      1000000000u + ((uint64_t)ru.ru_utime.tv_usec +
+			     (uint64_t)ru.ru_stime.tv_usec) * 1000u;
+	if (!all || unsampled_ns * 100 < all * UNSAMPLED_SAY_PERCENT)
+		return;
+	/* no stdio: the end may come in a fatal signal's handler */
+	k = rt_fmt_u64(line, (unsampled_ns * 100 + all / 2) / all, 10, 0);
+	k = put_str(line, k, "% of CPU time was in ");
+	k += rt_fmt_u64(line + k, unsampled_threads, 10, 0);
+	k = put_str(line, k, unsampled_threads == 1 ?
+		    " thread that ended before its first sample (" :
+		    " threads that ended before their first sample (");
+	k += rt_fmt_seconds(line + k, unsampled_ns);
+	put_str(line, k, " s), not measured; see hpcrun(1)");
+	log_put(fd, "warning: ");
+	log_put(fd, line);
+	log_put(fd, "\n");
+	if (rt_first_to_say("threads"))
+		rt_say(line, NULL);
+}
+
 static void write_log(const char *why)
 {
 	char num[24], path[4400];
@@ -1199,6 +1264,9 @@ static void write_log(const char *why)
 	log_put(fd, notes);
 	log_line(fd, "threads", nthreads);
 	log_line(fd, "threads-unmeasured", threads_unmeasured);
+	log_line(fd, "threads-unsampled", unsampled_threads);
+	log_line(fd, "threads-unsampled-cpu-ns", unsampled_ns);
+	unsampled_say(fd);
 	log_line(fd, "own-threads-paused", own_paused);
 	log_line(fd, "samples-taken", totals.taken);
 	log_line(fd, "samples-recorded", totals.recorded);
