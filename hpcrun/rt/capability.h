@@ -29,6 +29,9 @@
  *   fork child        fork_child; then, when the child goes on measuring,
  *                     thread_release of the forking thread (its state is
  *                     the parent's) and fork_child_measuring
+ *   failed exec       exec_failed, then exec_failed_thread of every
+ *                     live thread (rt_resume_after_failed_exec: each
+ *                     measures on in new files, its sources stopped)
  *   rt_own_resume     own_resume: the own threads were stopped around a
  *                     call that needs a single-threaded process (unshare,
  *                     setns): make again those that left their loops
@@ -43,7 +46,8 @@
  *  2. Hooks run outside signal handlers.  thread_begin and thread_end run
  *     on td's own thread; thread_written on the thread writing td's
  *     profile (td's own, or the one ending the process); fork_child and
- *     fork_child_measuring on the fork child's only thread.
+ *     fork_child_measuring on the fork child's only thread; exec_failed
+ *     and exec_failed_thread on the thread whose exec failed.
  *  3. A capability that is off (its configuration says so) changes
  *     nothing the program sees; its hooks at most say so in the log.
  *  4. Adding a capability adds a table here and an entry in capabilities[],
@@ -77,6 +81,12 @@ struct rt_capability {
 	void (*fork_child)(void);
 	/* In a fork child that goes on measuring, its state started over. */
 	void (*fork_child_measuring)(void);
+	/* An exec failed and the process measures on: its counts for the
+	 * next log started over ... */
+	void (*exec_failed)(void);
+	/* ... and each live thread's state, with new files: its last ones
+	 * are the old generation's, written whole. */
+	void (*exec_failed_thread)(struct rt_thread *td);
 	/* After rt_own_pause stopped hpcrun's own threads: its own again. */
 	void (*own_resume)(void);
 };

@@ -1377,6 +1377,7 @@ void rt_resume_after_failed_exec(int err)
 	rt_sampling_rearmed = rt_sampling_stopped = 0;
 	rt_live_proc_begin();
 	cct_pool_open();
+	CAPS_CALL(exec_failed);
 	for (td = threads; td; td = next) {
 		next = td->next;
 		if (td->tid != self && syscall(SYS_tgkill, rt_pid, td->tid, 0)) {
@@ -1389,6 +1390,7 @@ void rt_resume_after_failed_exec(int err)
 			continue;
 		}
 		memset(&td->counts, 0, sizeof(td->counts));
+		CAPS_CALL(exec_failed_thread, td);	/* before appends resume */
 		td->closed = 0;
 		for (i = 0; i < rt_cfg.nev; i++)
 			td->started[i] = !rt_cfg.ev[i].src->start(td, i);

@@ -7,16 +7,18 @@
  * when its first buffer is written, under its profile's stem when that is
  * at its end, and never when it recorded nothing (trace.h, invariant 6).
  * A trace made before the profile is renamed to the profile's stem when
- * the profile is written under another GEN.  Records gather in one of the
- * thread's two buffers; the one that fills goes to hpcrun's writer while
- * the other fills (trace.h, invariant 4).  A thread's state goes back to
- * a pool at its end, from which the next thread to start takes it, so a
- * program that churns short threads maps and unmaps no state per thread
- * (each munmap of a touched page flushes the TLB of every CPU running the
- * program); at most POOL_MAX states wait there.  A gap
- * of more than TRACE_GAP periods between a record and the next sample is
- * marked "no activity" one period after the record: the thread did not
- * run (blocked, or not scheduled) for that long.
+ * the profile is written under another GEN.  After a failed exec each
+ * live thread's trace, closed at the exec, starts over as at its
+ * beginning, so the new profile's trace holds the new records only.
+ * Records gather in one of the thread's two buffers; the one that fills
+ * goes to hpcrun's writer while the other fills (trace.h, invariant 4).
+ * A thread's state goes back to a pool at its end, from which the next
+ * thread to start takes it, so a program that churns short threads maps
+ * and unmaps no state per thread (each munmap of a touched page flushes
+ * the TLB of every CPU running the program); at most POOL_MAX states wait
+ * there.  A gap of more than TRACE_GAP periods between a record and the
+ * next sample is marked "no activity" one period after the record: the
+ * thread did not run (blocked, or not scheduled) for that long.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -337,25 +339,18 @@ static void state_put(struct rt_trace_thread *t)
 		munmap(t, sizeof(*t));
 }
 
-static void trace_thread_begin(struct rt_thread *td)
+/* t, zeroed, starts td's trace: no record, no file but main's, made here
+ * (invariant 6); 0, or -errno with the loss said. */
+static int state_start(struct rt_thread *td, struct rt_trace_thread *t)
 {
-	struct rt_trace_thread *t;
 	struct rt_io io;
-	int err;
+	int err = 0;
 
-	if (!trace_cfg.on)
-		return;
-	t = state_get();
-	if (!t) {
-		__atomic_add_fetch(&cut, 1, __ATOMIC_RELAXED);
-		return;
-	}
 	t->period = trace_cfg.period;
 	t->last = 1;
 	t->post.fn = drain_post;
 	t->thread = td->index;
 	hpctrace_writer_init(&t->w, t->buf[0], TRACE_BUF_BYTES);
-	err = 0;
 	if (td->index == 0) {
 		rt_io_begin(&io);
 		err = rt_fd_private(create_job, t);
@@ -364,6 +359,22 @@ static void trace_thread_begin(struct rt_thread *td)
 	if (err) {
 		rt_say_lost(t->path[0] ? t->path : rt_cfg.outdir, -err, "trace lost");
 		rt_count_write_error();
+	}
+	return err;
+}
+
+static void trace_thread_begin(struct rt_thread *td)
+{
+	struct rt_trace_thread *t;
+
+	if (!trace_cfg.on)
+		return;
+	t = state_get();
+	if (!t) {
+		__atomic_add_fetch(&cut, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (state_start(td, t)) {
 		state_put(t);
 		return;
 	}
@@ -452,6 +463,35 @@ static void trace_thread_release(struct rt_thread *td)
 	td->trace = NULL;
 }
 
+/* The exec failed: the log of the new generation counts its own traces. */
+static void trace_exec_failed(void)
+{
+	traces = records = cut = dropped = 0;
+}
+
+/* td measures on after a failed exec, its sources stopped: its trace,
+ * closed and written under the old generation's stem by
+ * rt_process_finish, starts over in the same state (its pointer may be
+ * held by td's own thread, whose appends wait for td->closed to be
+ * cleared after this), so that the old file is never renamed to the new
+ * profile's stem and the new records, ids of td's new tree, go to a new
+ * file (invariants 2 and 6).  A state that cannot start stays closed:
+ * no records. */
+static void trace_exec_failed_thread(struct rt_thread *td)
+{
+	struct rt_trace_thread *t = td->trace;
+
+	if (!t) {
+		trace_thread_begin(td);
+		return;
+	}
+	rt_fd_post_wait(&t->post);
+	memset(t, 0, offsetof(struct rt_trace_thread, path));
+	t->path[0] = '\0';
+	if (state_start(td, t))
+		t->done = 1;
+}
+
 /* In the fork child the forking thread's records are the parent's: they
  * never go to the parent's file from here. */
 static void trace_fork_child(void)
@@ -497,4 +537,6 @@ const struct rt_capability trace_capability = {
 	.log = trace_log,
 	.fork_child = trace_fork_child,
 	.fork_child_measuring = trace_fork_child_measuring,
+	.exec_failed = trace_exec_failed,
+	.exec_failed_thread = trace_exec_failed_thread,
 };
