@@ -200,6 +200,90 @@ test_expect_success 'exec: the trace of the old image is closed whole, the new i
 	done
 '
 
+# phases_of DIR THREAD GEN: the phases (a b c x y) of that trace in their
+# order, one line; fails unless every id is a node of its profile and the
+# trace ends with no activity (closed whole).
+phases_of() {
+	t=$(ls "$1"/rt-trace-*-"$2"-*-"$3".hpctrace) &&
+	test -f "${t%.hpctrace}.hpcrun" &&
+	hpcprof --dump "$t" >d && tail -n 1 d | grep -q " -$" &&
+	labels "${t%.hpctrace}" >l &&
+	runs <l | cut -d" " -f1 | tr "\n" " " && echo
+}
+
+# hpcprof's warnings but for the missing structure files and kernel
+# lines, which every database of these tests has.
+other_warnings() {
+	grep warning "$1" |
+	{ grep -v -e "no structure file" -e "without a structure file" \
+		-e "kernel symbols only" || :; }
+}
+
+# rows VIEW: the phases of each row of the trace view, in its order, then
+# "ordered" when each row of a thread ends before the next one of it
+# begins (a generation's rows in the order the process ran them).
+rows() {
+	sed -n "s/^thread \([0-9]*\) |\(.*\)|$/\1 \2/p" "$1" | awk '
+		{
+			r = substr($0, length($1) + 2); s = ""
+			for (i = 1; i <= length(r); i++) {
+				ch = substr(r, i, 1)
+				if (ch ~ /[abcxy]/ && ch != substr(s, length(s)))
+					s = s ch
+			}
+			if (s == "") next
+			print $1, s
+			match(r, /[abcxy]/); first = RSTART
+			match(r, /[abcxy][^abcxy]*$/); last = RSTART
+			if ($1 in end && first <= end[$1]) bad = 1
+			end[$1] = last
+		}
+		END { if (!bad) print "ordered" }'
+}
+
+test_expect_success 'a failed exec: the trace before it kept whole, the one after new' '
+	hpcrun -t -o xf ./rt-trace execfail >/dev/null &&
+	ls xf/*.hpctrace >traces && test_line_count = 2 traces &&
+	phases_of xf 000 0 >seq &&
+	echo "a " >expect && test_cmp expect seq &&
+	phases_of xf 000 1 >seq &&
+	echo "c " >expect && test_cmp expect seq &&
+	grep -q "^trace-threads: 1$" xf/*-0.log &&
+	grep -q "^trace-threads: 1$" xf/*-1.log
+'
+
+test_expect_success 'a failed exec: hpcprof keeps both traces, the view shows a, then c' '
+	hpcprof -o xfdb xf 2>err &&
+	other_warnings err >warn && test_line_count = 0 warn &&
+	ls xfdb/traces >files && test_line_count = 2 files &&
+	hpcviewer-tui --stdio --view trace --depth 3 --width 0 xfdb >view &&
+	rows view >actual &&
+	printf "0 a\n0 c\nordered\n" >expect && test_cmp expect actual
+'
+
+test_expect_success 'a failed exec in a thread: every generation of each thread traced apart' '
+	hpcrun -t -o xt ./rt-trace execfail-thread >/dev/null &&
+	ls xt/rt-trace-*.hpctrace >traces && test_line_count = 4 traces &&
+	phases_of xt 000 0 >seq &&
+	echo "a b " >expect && test_cmp expect seq &&
+	phases_of xt 000 1 >seq &&
+	echo "b " >expect && test_cmp expect seq &&
+	phases_of xt 001 0 >seq &&
+	echo "x " >expect && test_cmp expect seq &&
+	phases_of xt 001 1 >seq &&
+	echo "y " >expect && test_cmp expect seq
+'
+
+# The database holds two programs (rt-trace, then true): a program's
+# level comes first, the phases one deeper.
+test_expect_success 'a failed exec in a thread: hpcprof says nothing of the traces' '
+	hpcprof -o xtdb xt 2>err &&
+	other_warnings err >warn && test_line_count = 0 warn &&
+	hpcviewer-tui --stdio --view trace --depth 4 --width 0 xtdb >view &&
+	rows view >actual &&
+	printf "0 ab\n0 b\n1 x\n1 y\nordered\n" >expect && test_cmp expect actual
+'
+
 test_expect_success 'a count event is not traced, and says so in one line' '
 	hpcrun -t -e page-faults -o pf ./rt-trace phases >/dev/null 2>err &&
 	grep "no time-based event" err >line && test_line_count = 1 line &&

@@ -8,6 +8,10 @@
  *   rt-trace phases   the above
  *   rt-trace kill     the above, then SIGKILL before main returns
  *   rt-trace fork     a in a fork child (which exits), then the above
+ *   rt-trace execfail a, an exec that fails, c; no truth printed
+ *   rt-trace execfail-thread   main: a, starts the worker, b, joins
+ *                     it; the worker: x, an exec that fails, y, then the
+ *                     exec of /bin/true, which ends it all; no truth
  * Build: cc -O0 -g -pthread -o rt-trace rt-trace.c (no inlining, no tail
  * calls, no folding of x and y: each phase is its own frame).
  */
@@ -56,6 +60,16 @@ static void x(void) { spin(0.2); }
 static void y(void) { spin(0.2); }
 static void wait_all(void) { pthread_barrier_wait(&barrier); }
 
+static void *exec_worker(void *arg)
+{
+	(void)arg;
+	phase("x", 1, x);
+	execl("/nonexistent", "nonexistent", (char *)NULL);
+	phase("y", 1, y);
+	execl("/bin/true", "true", (char *)NULL);
+	_exit(1);
+}
+
 static void *worker(void *arg)
 {
 	(void)arg;
@@ -71,6 +85,19 @@ int main(int argc, char **argv)
 	pthread_t t;
 	int i;
 
+	if (!strcmp(mode, "execfail")) {
+		phase("a", 0, a);
+		execl("/nonexistent", "nonexistent", (char *)NULL);
+		phase("c", 0, c);
+		return 0;
+	}
+	if (!strcmp(mode, "execfail-thread")) {
+		phase("a", 0, a);
+		pthread_create(&t, NULL, exec_worker, NULL);
+		phase("b", 0, b);
+		pthread_join(t, NULL);	/* the worker's exec ends it */
+		return 1;
+	}
 	if (!strcmp(mode, "fork")) {
 		pid_t pid = fork();
 
