@@ -221,6 +221,16 @@ int hpcrun_fmt_write(int fd, const struct hpcrun_profile *p)
 	return o.err;
 }
 
+uint64_t hpcrun_value_bits(const struct hpcrun_metric *m, double v)
+{
+	uint64_t bits;
+
+	if (m->flags[2] == 1)
+		return (uint64_t)v;
+	memcpy(&bits, &v, sizeof(bits));
+	return bits;
+}
+
 void hpcrun_fmt_identity(struct hpcrun_profile *p,
 			 struct hpcrun_idkind_name idk[HPCRUN_NIDKINDS],
 			 struct hpcrun_id_elem tuple[3], uint32_t hostid,

@@ -107,6 +107,13 @@ struct hpcrun_profile {
  */
 int hpcrun_fmt_write(int fd, const struct hpcrun_profile *p);
 
+/*
+ * The bits a profile stores for value v of metric m: for a metric of
+ * integer values (flags[2] == 1, as hpcrun --data's), v as an integer;
+ * else v's IEEE-754 bits.  Async-signal-safe.
+ */
+uint64_t hpcrun_value_bits(const struct hpcrun_metric *m, double v);
+
 /* HPCToolkit's identifier dictionary has this many kinds. */
 #define HPCRUN_NIDKINDS 8
 /*

@@ -25,6 +25,11 @@
  *     its .hpcpy (written as note 2 says), and the live code file goes.
  *     A bad one is said in one line naming it and left; the profile is
  *     recovered all the same, its Python frames named by id.
+ *  7. The profile is what hpcrun writes from the same tree: a live node
+ *     holds a double per metric, and a metric of integer values (the
+ *     data-centric ones, hpcrun(5)) is stored as the integer
+ *     (hpcrun_value_bits); a child of the root "^Static " is a variable
+ *     node (HPCRUN_NODE_VARIABLE), the others unwound.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -282,17 +287,21 @@ static int check_header(const char *path, const unsigned char *d, size_t size,
 	return 0;
 }
 
-/* Builds p from the live file d (whose header h checked) of process pr;
- * arrays malloc'ed into p (freed by free_built). */
+/* Builds p from the live file d (whose header h checked) of process pr,
+ * as hpcrun writes it (note 7); arrays malloc'ed into p (freed by
+ * free_built). */
 static void build(struct hpcrun_profile *p, const unsigned char *d,
 		  const struct hpcrun_live_header *h, const struct proc *pr,
 		  char *thread_id)
 {
 	size_t nnodes = 0, i, nvals = 0, n = 0, k;
-	uint32_t c, partial_id = 0;
+	uint32_t c, partial_id = 0, static_id = 0;
 	unsigned char *used = xcalloc(pr->nlms + 1, 1);
+	uint64_t static_root = 0;
 	int have_partial_child = 0;
 
+	for (c = 0; c < 8; c++)		/* placeholder text, first byte high */
+		static_root = static_root << 8 | (unsigned char)"^Static "[c];
 	for (c = 0; c < h->nchunks; c++)
 		nnodes += h->chunk[c].nodes;
 	p->nodes = xcalloc(nnodes + 1, sizeof(*p->nodes));
@@ -317,11 +326,14 @@ static void build(struct hpcrun_profile *p, const unsigned char *d,
 				partial_id = ln.id;
 			else if (ln.parent == partial_id && partial_id)
 				have_partial_child = 1;
+			if (!ln.parent && !ln.lm && ln.addr == static_root)
+				static_id = ln.id;
 			o->id = ln.id;
 			o->parent = ln.parent;
 			o->lm = ln.lm;
 			o->addr = ln.addr;
-			o->flags = HPCRUN_NODE_UNWOUND;
+			o->flags = ln.parent == static_id && static_id ?
+				   HPCRUN_NODE_VARIABLE : HPCRUN_NODE_UNWOUND;
 			if (ln.lm)
 				used[lm] = 1;
 			for (m = 0; m < h->nmetrics; m++) {
@@ -336,7 +348,8 @@ static void build(struct hpcrun_profile *p, const unsigned char *d,
 					any = 1;
 				}
 				p->values[nvals].metric = (uint16_t)m;
-				memcpy(&p->values[nvals++].bits, &v, 8);
+				p->values[nvals++].bits =
+					hpcrun_value_bits(&pr->met[m], v);
 			}
 			n++;
 		}

@@ -257,6 +257,64 @@ test_expect_success 'kill -9 after a dlopen: the recovered tree keeps its nodes 
 	under "lib_work" 0.5 k9d.f
 '
 
+# hpcrun --data: the recovered data-centric tree is the one an exit
+# writes, its variable nodes flagged and its DATA:* values integers (the
+# live file holds doubles), so hpcprof names the objects as at an exit.
+test_expect_success 'kill -9 with --data: the recovered data tree is the one an exit writes' '
+	cat >datak9.c <<-\EOF &&
+	#include <signal.h>
+	#include <stdio.h>
+	#include <stdlib.h>
+	#include <string.h>
+	#include <time.h>
+	#include <unistd.h>
+
+	static double table[1 << 16];
+
+	int main(int argc, char **argv)
+	{
+		double *heap = malloc(sizeof(double) << 20), s = 0;
+		struct timespec a, b;
+		long i, k = 0;
+
+		for (i = 0; i < 1 << 20; i++)
+			heap[i] = (double)i;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		do {
+			for (i = 0; i < 100000; i++) {
+				k = (k * 1103515245 + 12345) & ((1 << 20) - 1);
+				s += heap[k];
+				table[k & ((1 << 16) - 1)] += s;
+			}
+			clock_gettime(CLOCK_MONOTONIC, &b);
+		} while ((b.tv_sec - a.tv_sec) * 1000000000L + b.tv_nsec - a.tv_nsec < 400000000L);
+		printf("%d\n", s > 0);
+		fflush(stdout);
+		if (argc > 1 && !strcmp(argv[1], "kill"))
+			kill(getpid(), SIGKILL);
+		return 0;
+	}
+	EOF
+	cc -O1 -g -o datak9 datak9.c &&
+	nm -S --defined-only datak9 >datak9.nm &&
+	hpcrun -q --data -o dexit ./datak9 >dexit.out &&
+	{ hpcrun -q --data -o dkill ./datak9 kill >dkill.out; test $? = 137; } &&
+	for how in exit kill; do
+		hpcprof -o "d${how}db" "d$how" 2>"d$how.err" &&
+		! grep "data-centric tree" "d$how.err" &&
+		./rt-folded "d$how"/*.hpcrun "$TRASH/datak9" datak9.nm |
+			grep " DATA:b" | sort >"d$how.objects" &&
+		hpcviewer-tui --csv --view data --depth 1 "d${how}db" >"d$how.csv" &&
+		grep "^1,heap,\"main datak9.c:[0-9]* (8388608 bytes in 1 block, 1 thread," "d$how.csv" &&
+		grep "^1,static,\"table \\[datak9\\] (524288 bytes in 1 block, 1 thread," "d$how.csv" ||
+		exit 1
+	done &&
+	grep "recovered 1 profile of killed process [0-9]* (datak9)" dkill.err &&
+	grep "^\\^Heap;main DATA:bytes 8388608$" dkill.objects &&
+	grep "^\\^Static;table DATA:bytes 524288$" dkill.objects &&
+	test_cmp dexit.objects dkill.objects
+'
+
 test_expect_success 'kill -9: hpcstruct on the directory recovers the profiles too' '
 	hpcrun -o k9s ./rt-end pause 30 >k9s.out &
 	pid=$! &&

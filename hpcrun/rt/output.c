@@ -651,6 +651,7 @@ int rt_profile_write(struct rt_thread *td, char *path, size_t size)
 	hdr = (struct hpcrun_kv *)(void *)(p.lms + nmods);
 	used = (unsigned char *)(hdr + RT_NHEADER + 3 + nmods);
 	names = (char *)used + nmods + 2;
+	rt_profile_metrics(met, td->nsamples);	/* the data metrics are integers */
 	nvals = 0;
 	for (i = 0; i < nroots; i++) {
 		for (n = roots[i]; n; n = next_preorder(n)) {
@@ -666,8 +667,6 @@ int rt_profile_write(struct rt_thread *td, char *path, size_t size)
 			if (n->lm && n->lm <= nmods)
 				used[n->lm] = 1;
 			for (e = 0; e < nm; e++) {
-				uint64_t bits;
-
 				if (n->val[e] == 0)
 					continue;
 				if (!any) {
@@ -676,11 +675,8 @@ int rt_profile_write(struct rt_thread *td, char *path, size_t size)
 					any = 1;
 				}
 				p.values[nvals].metric = (uint16_t)e;
-				if (e < rt_cfg.nev)
-					memcpy(&bits, &n->val[e], 8);
-				else	/* the data metrics are integers */
-					bits = (uint64_t)n->val[e];
-				p.values[nvals++].bits = bits;
+				p.values[nvals++].bits =
+					hpcrun_value_bits(&met[e], n->val[e]);
 			}
 		}
 	}
@@ -707,7 +703,6 @@ int rt_profile_write(struct rt_thread *td, char *path, size_t size)
 			   10, 0);
 		hdr[p.nheader++] = (struct hpcrun_kv){ name, mods[i]->buildid };
 	}
-	rt_profile_metrics(met, td->nsamples);
 	p.metrics = met;
 	p.nmetrics = (uint32_t)nm;
 	hpcrun_fmt_identity(&p, idk, tuple, rt_cfg.hostid, (uint64_t)td->index);

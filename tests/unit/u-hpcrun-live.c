@@ -3,7 +3,8 @@
  * (lib/hpcrun-live.c): a live file and proc file made by hand, as
  * libhpcrun.so lays them out (hpcrun-live.h), become the profile they
  * describe; a torn tree ends at its first bad node; a free file (zero
- * magic) is removed unsaid; a bad header is said and the files are left;
+ * magic) is removed unsaid; a data-centric tree keeps its variable nodes
+ * and integer metrics; a bad header is said and the files are left;
  * a directory without live files is untouched.
  */
 #include <errno.h>
@@ -49,7 +50,9 @@ static void put_record(FILE *f, uint32_t type, const void *a, size_t alen,
 	fwrite(s2, 1, strlen(s2) + 1, f);
 }
 
-static void write_proc(void)
+/* The process's proc file: the header, cpu-clock, with data the integer
+ * metric DATA:bytes after it (hpcrun --data's), module 1. */
+static void write_proc_of(int data)
 {
 	struct hpcrun_live_metric m;
 	struct strbuf p = STRBUF_INIT;
@@ -67,10 +70,24 @@ static void write_proc(void)
 	m.threshold = 1e6;
 	m.is_frequency = 1;
 	put_record(f, HPCRUN_LIVE_REC_METRIC, &m, sizeof(m), "perf::cpu-clock", "CPU");
+	if (data) {
+		static const uint8_t flags[16] = { 1, 0, 1, 0, 0, 0, 1, 0 };
+
+		memset(&m, 0, sizeof(m));
+		m.period = 1;
+		memcpy(m.flags, flags, sizeof(flags));
+		put_record(f, HPCRUN_LIVE_REC_METRIC, &m, sizeof(m), "DATA:bytes",
+			   "bytes");
+	}
 	put_record(f, HPCRUN_LIVE_REC_MODULE, &id, 2, "/bin/prog", "abcdef");
 	fputs("cut short", f);
 	fclose(f);
 	strbuf_release(&p);
+}
+
+static void write_proc(void)
+{
+	write_proc_of(0);
 }
 
 /* A live file of thread t: ^Primary, | Main, ^Partial, then a path of
@@ -220,6 +237,81 @@ static void test_free(void)
 	strbuf_release(&p);
 }
 
+/* hpcrun --data's tree: a variable under "^Static " with its bytes, an
+ * access path below it.  The live file holds doubles; the profile is
+ * what hpcrun writes from the tree: the variable node flagged, DATA:bytes
+ * an integer. */
+static void test_data(void)
+{
+	static unsigned char buf[HPCRUN_LIVE_HEADER + 8 * (NODE_BYTES + 8)];
+	struct hpcrun_live_header *h = (void *)buf;
+	struct hpcrun_profile *p;
+	struct strbuf path = STRBUF_INIT;
+	static const struct {
+		uint64_t addr; uint32_t parent; uint16_t lm; double v[2];
+	} n[] = {
+		{ 0x5e5072696d617279ULL, 0, 0, { 0, 0 } },	/* "^Primary" */
+		{ 0x7c204d61696e2020ULL, 12, 0, { 0, 0 } },	/* "| Main  " */
+		{ 0x5e5061727469616cULL, 0, 0, { 0, 0 } },	/* "^Partial" */
+		{ 0x5e53746174696320ULL, 0, 0, { 0, 0 } },	/* "^Static " */
+		{ 0x4060, 18, 1, { 0, 524288 } },		/* a variable */
+		{ 0x5e41636365737320ULL, 20, 0, { 0, 0 } },	/* "^Access " */
+		{ 0x1223, 22, 1, { 2e6, 0 } },
+	};
+	size_t i;
+	double v;
+	int fd;
+
+	write_proc_of(1);
+	memset(buf, 0, sizeof(buf));
+	memcpy(h->magic, HPCRUN_LIVE_MAGIC, 16);
+	h->version = HPCRUN_LIVE_VERSION;
+	h->byte_order = HPCRUN_LIVE_BYTE_ORDER;
+	h->header_bytes = HPCRUN_LIVE_HEADER;
+	h->node_bytes = NODE_BYTES + 8;
+	h->nmetrics = 2;
+	h->thread = 6;
+	h->pid = 4242;
+	h->nchunks = 1;
+	h->chunk[0].bytes = sizeof(buf);
+	h->chunk[0].nodes = 7;
+	for (i = 0; i < 7; i++) {
+		unsigned char *q = buf + HPCRUN_LIVE_HEADER + i * (NODE_BYTES + 8);
+		struct hpcrun_live_node ln;
+
+		memset(&ln, 0, sizeof(ln));
+		ln.addr = n[i].addr;
+		ln.id = (uint32_t)(12 + 2 * i);
+		ln.parent = n[i].parent;
+		ln.lm = n[i].lm;
+		memcpy(q, &ln, sizeof(ln));
+		memcpy(q + sizeof(ln), n[i].v, sizeof(n[i].v));
+	}
+	strbuf_addf(&path, "%s/" PREFIX HPCRUN_LIVE_SUFFIX, dir, 6);
+	fd = open(path.buf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK(write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf));
+	close(fd);
+	strbuf_release(&path);
+	CHECK_INT(hpcrun_live_recover(dir, say), 1);
+	p = read_thread(6);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	CHECK_INT(p->nnodes, 6);		/* no "^Partial" */
+	for (i = 0; i < p->nnodes; i++)
+		CHECK_INT(p->nodes[i].flags, p->nodes[i].id == 20 ?
+			  HPCRUN_NODE_VARIABLE : HPCRUN_NODE_UNWOUND);
+	CHECK_INT(p->nctxs, 2);
+	CHECK_INT(p->ctxs[0].ctx, 20);
+	CHECK_INT(p->values[0].metric, 1);
+	CHECK_INT(p->values[0].bits, 524288);
+	CHECK_INT(p->ctxs[1].ctx, 24);
+	CHECK_INT(p->values[1].metric, 0);
+	memcpy(&v, &p->values[1].bits, 8);
+	CHECK(v == 2e6);
+	hpcrun_profile_free(p);
+}
+
 static void test_bad_header(void)
 {
 	struct strbuf p = STRBUF_INIT;
@@ -246,6 +338,7 @@ int main(void)
 	unit_run("a live file becomes the profile it describes", test_recovers);
 	unit_run("a torn tree ends at its first bad node", test_torn);
 	unit_run("a free file is removed, never recovered", test_free);
+	unit_run("a data-centric tree becomes the profile hpcrun writes", test_data);
 	unit_run("a bad header is said, the files left", test_bad_header);
 	strbuf_addf(&cmd, "rm -rf %s", dir);
 	if (system(cmd.buf))
