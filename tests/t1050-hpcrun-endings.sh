@@ -315,6 +315,75 @@ test_expect_success 'kill -9 with --data: the recovered data tree is the one an 
 	test_cmp dexit.objects dkill.objects
 '
 
+# The same with threads working when the process dies, under --data and
+# --sharing: every thread's objects as at an exit, and with --data the
+# small blocks main allocated (ten of 100 bytes, the threads' TLS) on
+# "^Small", counted into the live file as they are allocated.
+test_expect_success 'kill -9 with --data, --sharing and threads: the data trees of an exit' '
+	cat >datak9t.c <<-\EOF &&
+	#include <pthread.h>
+	#include <signal.h>
+	#include <stdio.h>
+	#include <stdlib.h>
+	#include <string.h>
+	#include <unistd.h>
+
+	static double table[1 << 16];
+
+	static void *work(void *arg)
+	{
+		long i, k = (long)arg;
+		double s = 0;
+
+		for (;;)
+			for (i = 0; i < 100000; i++) {
+				k = (k * 1103515245 + 12345) & ((1 << 16) - 1);
+				s += table[k];
+				table[(k + 1) & ((1 << 16) - 1)] = s;
+			}
+		return NULL;
+	}
+
+	int main(int argc, char **argv)
+	{
+		pthread_t t[3];
+		void *small[10];
+		long i;
+
+		for (i = 0; i < 10; i++)
+			small[i] = malloc(100);
+		for (i = 0; i < 3; i++)
+			pthread_create(&t[i], NULL, work, (void *)i);
+		usleep(300000);
+		printf("%d\n", small[9] != NULL);
+		fflush(stdout);
+		if (argc > 1 && !strcmp(argv[1], "kill"))
+			kill(getpid(), SIGKILL);
+		_exit(0);
+	}
+	EOF
+	cc -O1 -g -pthread -o datak9t datak9t.c &&
+	nm -S --defined-only datak9t >datak9t.nm &&
+	for opt in data sharing; do
+		hpcrun -q --$opt -o "t$opt-exit" ./datak9t >"t$opt-exit.out" &&
+		{ hpcrun -q --$opt -o "t$opt-kill" ./datak9t kill >"t$opt-kill.out"; test $? = 137; } &&
+		for how in exit kill; do
+			hpcprof -o "t$opt-${how}db" "t$opt-$how" 2>"t$opt-$how.err" &&
+			! grep "data-centric tree" "t$opt-$how.err" &&
+			for f in "t$opt-$how"/*.hpcrun; do
+				./rt-folded "$f" "$TRASH/datak9t" datak9t.nm || exit 1
+			done | grep "^[^#].* DATA:b" | sort >"t$opt-$how.objects" || exit 1
+		done &&
+		grep "recovered 4 profiles of killed process [0-9]* (datak9t)" "t$opt-kill.err" &&
+		test "$(grep -c "^\\^Static;table DATA:bytes 524288$" "t$opt-kill.objects")" = 3 &&
+		test_cmp "t$opt-exit.objects" "t$opt-kill.objects" || exit 1
+	done &&
+	blocks=$(sed -n "s/^\\^Small DATA:blocks //p" tdata-kill.objects) &&
+	test "$blocks" -ge 10 &&
+	grep "^\\^Heap;main DATA:blocks 10$" tsharing-kill.objects &&
+	grep "^\\^Heap;main DATA:bytes 1000$" tsharing-kill.objects
+'
+
 test_expect_success 'kill -9: hpcstruct on the directory recovers the profiles too' '
 	hpcrun -o k9s ./rt-end pause 30 >k9s.out &
 	pid=$! &&

@@ -5,7 +5,10 @@
  * Invariants:
  *  1. One writer at a time per tree: whoever holds its thread's td->busy
  *     (the handler, or code outside it that sets busy); cct_init,
- *     cct_release and cct_unlink run outside the handler.
+ *     cct_release and cct_unlink run outside the handler.  One exception:
+ *     the small blocks' counts, values of "^Small  " that the handler
+ *     never writes, are added to by their thread alone (datacentric.c,
+ *     invariant 8).
  *  2. Everything that grows the tree (cct_insert, cct_path_node,
  *     cct_phase_node, cct_xroot, cct_child) is async-signal-safe: nodes
  *     are bump-allocated from the arena, never freed one by one, and a

@@ -41,6 +41,16 @@
  *     with their bytes and blocks (hpcrun(5)), under td->busy as the
  *     handler's own work is: a sample arriving meanwhile is counted as
  *     nested, never recorded into a half-made path.
+ *  8. The small blocks' counts go on "^Small  " of the allocating
+ *     thread's tree as they are allocated, in its live file, so a killed
+ *     process keeps them.  Making that root grows the tree: under
+ *     td->busy, as in 7.  Its DATA:bytes and DATA:blocks values are
+ *     then added to by its thread alone, without td->busy: the handler
+ *     never writes them (its samples go below "^Access "), and a sample
+ *     arriving meanwhile is not lost as nested, as it would be at every
+ *     small allocation.  Blocks allocated before the root could be made
+ *     (the tree busy or closed) wait in td->data for the next one or for
+ *     the profile (rt_data_profile).
  */
 #include <elf.h>
 #include <errno.h>
@@ -616,14 +626,35 @@ static struct cct_node *site_node(struct cct *c, const struct site *s)
 
 /* ---- allocation ---- */
 
-/* Records that a small block p was allocated by the calling thread. */
-static void count_small(struct rt_data_thread *d, uintptr_t p, size_t n)
+/* Adds the small blocks' counts waiting in d to small ("^Small  "). */
+static void small_add(struct rt_data_thread *d, struct cct_node *small)
 {
+	small->val[rt_cfg.nev + RT_DATA_BYTES] += (double)d->small_bytes;
+	small->val[rt_cfg.nev + RT_DATA_BLOCKS] += (double)d->small_blocks;
+	d->small_bytes = d->small_blocks = 0;
+}
+
+/* Records that a small block p of n bytes was allocated by the calling
+ * thread td: on its "^Small  " at once (invariant 8), or waiting in
+ * td->data until the root can be made. */
+static void count_small(struct rt_thread *td, uintptr_t p, size_t n)
+{
+	struct rt_data_thread *d = td->data;
+	struct cct_node *small = td->cct.xroot[CCT_SMALL];
 	uintptr_t g = p >> GRANULE_SHIFT;
 	unsigned i, k;
 
 	d->small_bytes += n;
 	d->small_blocks++;
+	if (!small && !td->busy && !td->closed) {
+		/* a new root grows the tree: under busy (cct.h, invariant 1) */
+		__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
+		if (!td->closed)
+			small = cct_xroot(&td->cct, CCT_SMALL);
+		__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
+	}
+	if (small && !td->closed)
+		small_add(d, small);
 	if (g == d->last_granule)
 		return;
 	d->last_granule = g;
@@ -689,7 +720,7 @@ void rt_data_alloc(void *p, size_t n)
 	 * is unwound */
 	small = n < rt_data.min_bytes;
 	if (small && (td->busy || !__atomic_load_n(&nwatch_funcs, __ATOMIC_RELAXED))) {
-		count_small(td->data, (uintptr_t)p, n);
+		count_small(td, (uintptr_t)p, n);
 		return;
 	}
 	if (td->busy)
@@ -707,7 +738,7 @@ void rt_data_alloc(void *p, size_t n)
 		unlock();
 		__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
 		rt_own_end();
-		count_small(td->data, (uintptr_t)p, n);
+		count_small(td, (uintptr_t)p, n);
 		return;
 	}
 	s = site_get((const uint64_t (*)[2])f, k);
@@ -895,11 +926,8 @@ size_t rt_data_profile(struct rt_thread *td, struct hpcrun_kv *kv, char num[3][2
 	struct rt_data_thread *d = td->data;
 	struct cct_node *small;
 
-	if (d->small_blocks && (small = cct_xroot(&td->cct, CCT_SMALL))) {
-		small->val[rt_cfg.nev + RT_DATA_BYTES] += (double)d->small_bytes;
-		small->val[rt_cfg.nev + RT_DATA_BLOCKS] += (double)d->small_blocks;
-		d->small_bytes = d->small_blocks = 0;
-	}
+	if (d->small_blocks && (small = cct_xroot(&td->cct, CCT_SMALL)))
+		small_add(d, small);	/* those that waited */
 	rt_fmt_u64(num[0], rt_data.min_bytes, 10, 0);
 	rt_fmt_u64(num[1], d->nomem, 10, 0);
 	kv[0] = (struct hpcrun_kv){ "data-centric", "1" };

@@ -40,7 +40,9 @@ extern struct rt_data_config rt_data;
 /* Per-thread state (mmap'ed at thread start, freed at its end). */
 struct rt_data_thread {
 	struct rt_memop *memop;
-	uint64_t small_bytes, small_blocks;	/* untracked blocks allocated */
+	uint64_t small_bytes, small_blocks;	/* untracked blocks allocated,
+					 * not yet on "^Small  " (datacentric.c,
+					 * invariant 8) */
 	uint64_t nomem;			/* samples without a memory operand */
 	uintptr_t last_granule;		/* of the last small block */
 	int stack_slot;			/* in the stack table, or -1 */
@@ -64,7 +66,8 @@ int rt_data_tracking(void);
  * start): not tracked.  begin returns what end restores. */
 int rt_data_own_begin(void);
 void rt_data_own_end(int was);
-/* Before td's profile is written: the small blocks' counts on "^Small  ";
+/* Before td's profile is written: the small blocks' counts still waiting
+ * on "^Small  ";
  * the header pairs into kv (at most 3) with numbers in num; returns how
  * many. */
 struct hpcrun_kv;
