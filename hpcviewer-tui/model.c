@@ -655,9 +655,11 @@ static int shared_object_name(const char *s)
  * the length of NAME, or 0 when the name has no such suffix.  LIBNAME is
  * the module's file name, or a shared object's name without spaces (a
  * module measured through a symbolic link: libc.so.6 for libc-2.31.so);
- * demangled suffixes such as " [clone .cold]" are kept, and so are the
- * suffixes of hpcprof's names of code without a symbol ("<unknown>
- * 0x1026 [prog]"), which name the module whatever it is.
+ * demangled suffixes such as " [clone .cold]" are kept.  hpcprof's
+ * names of code without a symbol ("<unknown> 0x1026 [prog]") name their
+ * module whatever it is: their suffix goes only where the module is a
+ * library by its file name, whose label shows it anyway, and marks
+ * nothing.
  */
 static size_t library_suffix(const char *name, const char *lmfile)
 {
@@ -666,11 +668,14 @@ static size_t library_suffix(const char *name, const char *lmfile)
 	char *lib;
 	int ok;
 
-	if (!open || open < name + 2 || open[-1] != ' ' || name[len - 1] != ']' ||
-	    name[0] == '<')
+	if (!open || open < name + 2 || open[-1] != ' ' || name[len - 1] != ']')
 		return 0;
 	lib = xstrndup(open + 1, (size_t)(name + len - 1 - (open + 1)));
-	ok = !strcmp(lib, lmfile) || (!strchr(lib, ' ') && shared_object_name(lib));
+	if (name[0] == '<')
+		ok = !strcmp(lib, lmfile) && shared_object_name(lmfile);
+	else
+		ok = !strcmp(lib, lmfile) ||
+		     (!strchr(lib, ' ') && shared_object_name(lib));
 	free(lib);
 	return ok ? (size_t)(open - 1 - name) : 0;
 }

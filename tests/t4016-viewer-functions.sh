@@ -155,4 +155,20 @@ test_expect_success 'an unknown address of the executable does not make it a lib
 	grep -q "^main;<unknown> 0x1026 \[app\] 4\$" unk.folded
 '
 
+# In a library (a module named as a shared object), such a name's suffix
+# is the module's label: shown once, not twice.
+test_expect_success 'an unknown address of a library is labelled with it once' '
+	mkdir unk-lib-db &&
+	sed -e "s|^<Procedure i=\"6\" n=\"memcpy\"/>|&<Procedure i=\"7\" n=\"\&lt;unknown\&gt; 0x2a [libc.so.6]\"/>|" \
+		-e "/^<PF i=\"1\" /{n;s/<M n=\"1\" v=\"10\"\/>/<M n=\"1\" v=\"6\"\/>/;}" \
+		-e "s|^<S i=\"2\" l=\"4\"><M n=\"0\" v=\"10\"/><M n=\"1\" v=\"10\"/>|<PF i=\"13\" n=\"7\" lm=\"2\" f=\"1\" l=\"0\"><M n=\"0\" v=\"4\"/><M n=\"1\" v=\"4\"/></PF>\n<S i=\"2\" l=\"4\"><M n=\"0\" v=\"6\"/><M n=\"1\" v=\"6\"/>|" \
+		"$DB/experiment.xml" >unk-lib-db/experiment.xml &&
+	grep -q "0x2a" unk-lib-db/experiment.xml &&
+	hpcviewer-tui --csv --depth 2 unk-lib-db | cut -d, -f1,3 >td &&
+	grep -q "^1,main\$" td &&
+	grep -q "^2,<unknown> 0x2a \[libc.so.6\]\$" td &&
+	hpcviewer-tui --folded unk-lib.folded unk-lib-db &&
+	grep -q "^main;<unknown> 0x2a \[libc.so.6\] 4\$" unk-lib.folded
+'
+
 test_done
