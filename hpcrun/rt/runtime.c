@@ -1098,9 +1098,6 @@ static void write_thread(struct rt_thread *td)
 	__atomic_add_fetch(&nthreads, 1, __ATOMIC_RELAXED);
 }
 
-/* Ends td (sources stopped, profile written, memory freed) on its own
- * thread (own: thread_end hooks run there, capability.h invariant 2) or
- * on another (an adopted task). */
 /* The calling thread, ending without a sample, counted with its CPU
  * time. */
 static void unsampled_add(void)
@@ -1114,6 +1111,9 @@ static void unsampled_add(void)
 			   (uint64_t)t.tv_nsec, __ATOMIC_RELAXED);
 }
 
+/* Ends td (sources stopped, profile written, memory freed) on its own
+ * thread (own: thread_end hooks run there, capability.h invariant 2) or
+ * on another (an adopted task). */
 static void thread_end(struct rt_thread *td, int own)
 {
 	pthread_mutex_lock(&threads_lock);
