@@ -101,26 +101,43 @@ test_expect_success 'main runs a, b, the barrier, c in that order; the worker x,
 	echo "x y wait " >expect && test_cmp expect seq
 '
 
-test_expect_success 'each phase begins and lasts as it did, within max(80 ms, 15%)' '
-	cat main.runs worker.runs >all.runs &&
+# phases_within: the runs of the traces (main.runs, worker.runs) begin
+# and last as the program's truth says, within max(80 ms, 15%).  A thread
+# kept off its CPU at a phase's edge for longer than that moves the edge
+# in the trace (the first sample comes after 1 ms of its CPU time): on a
+# busy machine the program is measured again, into its own files.
+phases_within() {
+	t=truth mr=main.runs wr=worker.runs
+	if [ "$retry_run" -gt 1 ]; then
+		t=truth$retry_run mr=main$retry_run.runs wr=worker$retry_run.runs
+		rm -rf m$retry_run &&
+		hpcrun -t -o m$retry_run ./rt-trace phases >$t &&
+		labels "$(trace_of m$retry_run 000)" | runs >$mr &&
+		labels "$(trace_of m$retry_run 001)" | runs >$wr || return 1
+	fi
 	awk "
-		FILENAME == \"truth\" { th = \$2 == 0 ? \"m\" : \"w\"; b[th \$1] = \$3; e[th \$1] = \$4; next }
-		FILENAME == \"main.runs\" { k = \"m\" \$1 }
-		FILENAME == \"worker.runs\" { k = \"w\" \$1 }
+		FILENAME == \"$t\" { th = \$2 == 0 ? \"m\" : \"w\"; b[th \$1] = \$3; e[th \$1] = \$4; next }
+		FILENAME == \"$mr\" { k = \"m\" \$1 }
+		FILENAME == \"$wr\" { k = \"w\" \$1 }
 		{
 			if (\$3 == \"open\") { print k, \"never ends\"; bad = 1; next }
 			d = \$3 - \$2; t = e[k] - b[k]
 			tol = t * 0.15 > 80e6 ? t * 0.15 : 80e6
-			printf \"%s: trace %.0f ms at %.0f ms, truth %.0f ms at %.0f ms\n\", k, d / 1e6, (\$2 - b[\"ma\"]) / 1e6, t / 1e6, (b[k] - b[\"ma\"]) / 1e6
+			printf \"%s: trace %.0f ms at %.0f ms, truth %.0f ms at %.0f ms\\n\", k, d / 1e6, (\$2 - b[\"ma\"]) / 1e6, t / 1e6, (b[k] - b[\"ma\"]) / 1e6
 			if (d - t > tol || t - d > tol || \$2 - b[k] > tol || b[k] - \$2 > tol) bad = 1
 		}
-		END { exit bad }" truth main.runs worker.runs
+		END { exit bad }" $t $mr $wr
+}
+
+test_expect_success 'each phase begins and lasts as it did, within max(80 ms, 15%)' '
+	retry 3 phases_within
 '
 
 # The whole pipeline: hpcprof keeps the traces (traces/N.hpctrace, ids
 # mapped to experiment.xml's scopes) and the trace view at the phases'
-# depth (main > phase > a) shows each thread's phases in their order
-# (main waits at the barrier too when a loaded machine slows the worker).
+# depth (main > phase > a) shows each thread's phases in their order, and
+# the one that waited at the barrier waiting: the worker, or main when a
+# loaded machine slows the worker.
 test_expect_success 'hpcprof and the trace view: main a, b, c; the worker x, y, then waits' '
 	hpcprof -o db m 2>err &&
 	ls db/traces >files && printf "0.hpctrace\n1.hpctrace\n" >expect &&
@@ -130,8 +147,8 @@ test_expect_success 'hpcprof and the trace view: main a, b, c; the worker x, y, 
 		sed -n "s/^thread $th |\(.*\)|$/\1/p" view |
 		sed "s/[^abcxy=]//g; s/\(.\)\1*/\1/g" >row.$th || return 1
 	done &&
-	grep -qx "ab=\{0,1\}c" row.0 &&
-	echo "xy=" >expect && test_cmp expect row.1
+	grep -qx "ab=\{0,1\}c" row.0 && grep -qx "xy=\{0,1\}" row.1 &&
+	cat row.0 row.1 | grep -q "="
 '
 
 # The Perfetto export of the same database: each phase's slices, from the
