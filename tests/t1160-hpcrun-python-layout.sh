@@ -63,7 +63,7 @@ dwarf_layout() {
 		[ $minor = 11 ] && cfprev='&((struct _PyCFrame *)0)->previous'
 		case $minor in
 		11)	entry="&$frame->is_entry" kinds='prev is_entry'
-			framesize=-1 chunk=-1 top=-1 ;;
+			framesize=-1 ;;
 		12)	entry="&$frame->owner" kinds='prev owner' ;;
 		*)	entry="&$frame->owner" kinds='next owner' ;;
 		esac

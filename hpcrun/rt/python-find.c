@@ -43,6 +43,7 @@ static char ignored[4200];		/* a second interpreter's line */
 struct py_syms {
 	uint64_t runtime, eval, eval_size, cold, cold_size, version;
 	uint64_t pop, pop_size;		/* the frame-popping function */
+	uint64_t clear, clear_size;	/* 3.11's, where that is inlined */
 	int has_runtime, has_eval, has_cold, has_version;
 	int trace_refs;			/* a Py_TRACE_REFS build */
 };
@@ -88,6 +89,9 @@ static int syms_job(void *p)
 			   !strcmp(name, "_PyEval_FrameClearAndPop")) {
 			j->y.pop = e->st_value;
 			j->y.pop_size = e->st_size;
+		} else if (!strcmp(name, "_PyFrame_Clear")) {
+			j->y.clear = e->st_value;
+			j->y.clear_size = e->st_size;
 		} else if (!strcmp(name, "Py_Version") && e->st_size >= 4) {
 			j->y.version = e->st_value;
 			j->y.has_version = 1;
@@ -165,14 +169,23 @@ static void version_from_name(const char *path, int *major, int *minor)
 	*minor = mi;
 }
 
-/* The frame-popping function's range, when the layout can use it. */
+/* The frame-popping function's range, when the layout can use it: the
+ * function the eval function calls to clear a frame it has unlinked
+ * (3.11's _PyEvalFrameClearAndPop is inlined into it, and calls
+ * _PyFrame_Clear). */
 static void find_pop(struct py_interp *py, const struct rt_module *m,
 		     const struct py_syms *y)
 {
-	if (py->layout->code.framesize < 0 || !y->pop || !y->pop_size)
+	uint64_t at = y->pop, size = y->pop_size;
+
+	if (!at && py->layout->minor == 11) {
+		at = y->clear;
+		size = y->clear_size;
+	}
+	if (py->layout->tstate.datastack_top < 0 || !at || !size)
 		return;
-	py->pop_lo = m->bias + y->pop;
-	py->pop_hi = py->pop_lo + y->pop_size;
+	py->pop_lo = m->bias + at;
+	py->pop_hi = py->pop_lo + size;
 }
 
 int py_find(const struct rt_module *m, struct py_interp *py)

@@ -56,8 +56,9 @@ struct py_interp {
 	int neval;
 	/* The function the eval function calls to clear and pop a frame
 	 * that returns or unwinds: 3.12 _PyEvalFrameClearAndPop, 3.13
-	 * _PyEval_FrameClearAndPop; both 0 when the symbols have none or
-	 * the layout has no code.framesize. */
+	 * _PyEval_FrameClearAndPop, 3.11 _PyFrame_Clear (the other
+	 * inlined); both 0 when the symbols have none or the layout has no
+	 * tstate.datastack_top. */
 	uintptr_t pop_lo, pop_hi;
 	const struct py_layout *layout;	/* a table, or &debug_layout */
 	struct py_layout debug_layout;	/* 3.13 on: from _Py_DebugOffsets */

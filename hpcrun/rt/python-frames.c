@@ -24,15 +24,13 @@
  * left out; an eval frame that gets no Python frame stays native.  A path
  * longer than RT_MAX_FRAMES keeps its innermost frames and is partial.
  *
- * THE DYING FRAME.  3.12 on, a returning (or unwinding) frame is
+ * THE DYING FRAME.  3.11 on, a returning (or unwinding) frame is
  * unlinked from the chain before the frame-popping function
  * (python-find.h: pop_lo) frees its locals (cpython GH-99729), so the
  * chain names the caller while the callee's lists and dicts are freed.
  * When the native frame just inside an eval frame is in that function,
  * the frame being freed (dying_frame) goes innermost for that eval
- * frame, as the callee's work it is.  3.11 unlinks first too, but in a
- * function inlined into the eval function: there, as in 3.10, the
- * freeing is the caller's.
+ * frame, as the callee's work it is.
  *
  * Invariants (python-frames.h gives the module's):
  *  1. Every read of the interpreter's memory is a plain load or memcpy
@@ -707,15 +705,16 @@ static int frame_above(const struct py_layout *l, uintptr_t d, uintptr_t cur,
 
 /*
  * The frame being cleared and popped while cur is its C call's current
- * frame (3.12 on: a returning frame is unlinked before its locals are
+ * frame (3.11 on: a returning frame is unlinked before its locals are
  * freed), or 0 when it cannot be told for sure.  Pushed right after
  * cur, it lies co_framesize slots of cur's code above cur on the data
  * stack, unless it opened a new chunk.  Else, and when cur is the shim
  * of its C call (whose first frame returns), it is the top of the data
  * stack: the frame s slots below the thread's datastack_top whose code's
- * co_framesize is s, for the least such s.  Either way its previous is
- * cur, and its code has the type of cur's code when cur is no shim.  It
- * is looked for only within the chunk in use, below its top, so no read
+ * co_framesize is s, for the least such s (3.11, which has no
+ * co_framesize: the least s at all).  Either way its previous is cur,
+ * and its code has the type of cur's code when cur is no shim.  It is
+ * looked for only within the chunk in use, below its top, so no read
  * leaves the chunk.  A generator's frame (not on the data stack) fails
  * the checks.
  */
@@ -727,10 +726,11 @@ static uintptr_t dying_frame(const struct py_layout *l, uintptr_t ts,
 	uintptr_t head = (uintptr_t)(l->frame.previous > l->frame.code ?
 				     l->frame.previous : l->frame.code) + 8;
 	int32_t slots = 0, s;
+	int sized = l->code.framesize >= 0;
 
 	if (rd_u8(cur, l->frame.entry) == PY_OWNED_BY_CSTACK || !ptr_ok(code))
 		code = 0;
-	else
+	else if (sized)
 		slots = rd_i32(code, l->code.framesize);
 	top = rd_ptr(ts, l->tstate.datastack_top);
 	chunk = rd_ptr(ts, l->tstate.datastack_chunk);
@@ -744,7 +744,8 @@ static uintptr_t dying_frame(const struct py_layout *l, uintptr_t ts,
 		d = top - (uintptr_t)s * sizeof(void *);
 		if (d < chunk)
 			return 0;
-		if (top - d >= head && frame_above(l, d, cur, s, &dcode))
+		if (top - d >= head &&
+		    frame_above(l, d, cur, sized ? s : 0, &dcode))
 			goto found;
 	}
 	return 0;

@@ -53,7 +53,7 @@ static const struct py_layout layout_311 = {
 	.tstate = { .next = 8, .thread_id = 152, .native_thread_id = 160,
 		    .frame = 56, .frame_indirect = 8,	/* cframe */
 		    .cframe_previous = 16,
-		    .datastack_chunk = -1, .datastack_top = -1 },
+		    .datastack_chunk = 296, .datastack_top = 304 },
 	.frame = { .previous = 48, .code = 32, .instr = 56, .entry = 68,
 		   .instr_kind = PY_INSTR_PREV,
 		   .entry_kind = PY_ENTRY_IS_ENTRY },

@@ -83,9 +83,9 @@ struct py_layout {
 		int cframe_previous;	/* 3.11: previous in that _PyCFrame,
 					 * the caller's C call's (the walk's
 					 * anchors: python-frames.c); else -1 */
-		int datastack_chunk;	/* 3.12 on: _PyStackChunk *, the data
+		int datastack_chunk;	/* 3.11 on: _PyStackChunk *, the data
 					 * stack's chunk in use; else -1 */
-		int datastack_top;	/* 3.12 on: PyObject **, its first
+		int datastack_top;	/* 3.11 on: PyObject **, its first
 					 * free slot; else -1 */
 	} tstate;			/* PyThreadState */
 	struct {
