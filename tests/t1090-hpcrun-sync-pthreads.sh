@@ -74,4 +74,62 @@ test_expect_success '--no-sync: no .hpcsync, no ^Phases, and the log says sync: 
 	! grep -q Phases dump
 '
 
+# A failed exec between rounds: the process measures on in new files, and
+# each generation's .hpcsync holds its own episodes (before the fix the
+# new one held the old one's again, its aggregates on the old tree's
+# nodes).
+cat >efs.c <<\EOF
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+static pthread_barrier_t b;
+static volatile double sink;
+static void work(long n)
+{
+	double x = 0;
+
+	for (long i = 0; i < n; i++)
+		x += i;
+	sink = x;
+}
+static void *th(void *a)
+{
+	(void)a;
+	for (int r = 0; r < 40; r++) {
+		work(300000);
+		pthread_barrier_wait(&b);
+	}
+	return 0;
+}
+int main(void)
+{
+	pthread_t t;
+
+	pthread_barrier_init(&b, 0, 2);
+	pthread_create(&t, 0, th, 0);
+	for (int r = 0; r < 40; r++) {
+		work(600000);
+		pthread_barrier_wait(&b);
+		if (r == 20)
+			execl("/nonexistent", "x", (char *)0);
+	}
+	pthread_join(t, 0);
+	puts("ok");
+	return 0;
+}
+EOF
+
+test_expect_success 'a failed exec: each generation keeps its own episodes' '
+	cc -O2 -pthread -o efs efs.c &&
+	hpcrun -o ef ./efs >out &&
+	echo ok >expect && test_cmp expect out &&
+	for th in 000 001; do
+		a=$(sed -n "s/^episodes: \([0-9]*\) .*/\1/p" ef/*-$th-*-0.hpcsync) &&
+		b=$(sed -n "s/^episodes: \([0-9]*\) .*/\1/p" ef/*-$th-*-1.hpcsync) &&
+		test "$a" -ge 20 && test "$a" -le 22 &&
+		test $((a + b)) -ge 39 && test $((a + b)) -le 40 || return 1
+	done &&
+	grep -q "^sync-episodes: 4[0-4]$" ef/*-0.log
+'
+
 test_done

@@ -1070,10 +1070,32 @@ static void sync_log(int fd, void (*put)(int, const char *))
 	}
 }
 
+/* An exec failed and the process measures on: the next log counts its
+ * own episodes and warnings. */
+static void sync_exec_failed(void)
+{
+	all_episodes = lost_phase_samples = warnings = 0;
+	warn_log_len = 0;
+}
+
+/* td measures on after a failed exec, in a new tree: its state, whose
+ * aggregates and phase name nodes of the old tree and whose episodes went
+ * with the old profile, starts over as at the thread's first call.  No
+ * wrapper or sample of td is in its tree work now: td is closed, and the
+ * end of the old generation waited for td->busy (capability.h,
+ * invariant 2). */
+static void sync_exec_failed_thread(struct rt_thread *td)
+{
+	if (td->sync)
+		memset(td->sync, 0, sizeof(*td->sync));
+}
+
 const struct rt_capability sync_capability = {
 	.name = "sync",
 	.init = sync_init,
 	.thread_written = sync_thread_write,
 	.thread_release = sync_thread_free,
 	.log = sync_log,
+	.exec_failed = sync_exec_failed,
+	.exec_failed_thread = sync_exec_failed_thread,
 };
