@@ -282,6 +282,9 @@ cat >task-threads.c <<\EOF
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 static volatile double sink;
 static long iters;
 static void work(long n)
@@ -309,6 +312,15 @@ int main(int argc, char **argv)
 		pthread_create(&t, NULL, task, NULL);
 		pthread_join(t, NULL);
 	}
+	if (argc > 3 && !strcmp(argv[3], "fork")) {	/* a child, no threads */
+		pid_t c = fork();
+
+		if (c == 0) {
+			work(iters * 10);
+			_exit(0);
+		}
+		waitpid(c, NULL, 0);
+	}
 	work(iters * n);
 	puts("done");
 	return 0;
@@ -327,6 +339,19 @@ test_expect_success 'a thread per small task: their unsampled share of CPU time 
 	test "$pct" -ge 5 && test "$pct" -le 70 &&
 	grep -q "^threads-unsampled: $n$" tasks/*.log &&
 	grep -q "^warning: $pct% of CPU time was in $n threads" tasks/*.log
+'
+
+# A fork child starts its counts afresh: the parent's short threads are
+# the parent's, said once, with the parent's share.
+test_expect_success 'a fork child after short threads: its log counts none of them' '
+	hpcrun -o fork-tasks ./task-threads 500 300000 fork >out 2>err &&
+	echo done >expect && test_cmp expect out &&
+	ls fork-tasks/*.log >logs && test_line_count = 2 logs &&
+	grep -l "^threads-unsampled: 0$" fork-tasks/*.log >child &&
+	test_line_count = 1 child &&
+	grep "first sample" err >said &&
+	test_line_count = 1 said &&
+	grep -q "% of CPU time was in 50[0-9] threads\|% of CPU time was in 49[0-9] threads" said
 '
 
 test_expect_success 'threads of 50 ms each: none ends unsampled, nothing said' '

@@ -1374,6 +1374,7 @@ void rt_resume_after_failed_exec(int err)
 	pthread_mutex_lock(&threads_lock);
 	memset(&totals, 0, sizeof(totals));
 	nthreads = write_errors = blocked_attempts = live_left = 0;
+	unsampled_threads = unsampled_ns = 0;
 	rt_sampling_rearmed = rt_sampling_stopped = 0;
 	rt_live_proc_begin();
 	cct_pool_open();
@@ -1425,6 +1426,7 @@ static void rt_after_fork_child(void)
 	threads = NULL;
 	memset(&totals, 0, sizeof(totals));
 	nthreads = write_errors = blocked_attempts = live_left = 0;
+	unsampled_threads = unsampled_ns = 0;
 	rt_live_proc_begin();		/* a proc file of the child's own */
 	cct_release(&self->cct);	/* the parent's file stays the parent's */
 	CAPS_CALL(thread_release, self);	/* the parent's state */
