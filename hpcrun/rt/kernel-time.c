@@ -59,15 +59,6 @@ int rt_kernel_is_counted(const struct hpcrun_evspec *s)
 	       s->ev->config == PERF_COUNT_SW_TASK_CLOCK;
 }
 
-/* s copied to p with its NUL; the end of the copy (at the NUL). */
-static char *append(char *p, const char *s)
-{
-	size_t n = strlen(s);
-
-	memcpy(p, s, n + 1);
-	return p + n;
-}
-
 int rt_kernel_is_own_sigreturn(const struct rt_copy *c)
 {
 	siginfo_t si;
@@ -110,11 +101,11 @@ static void why_paranoid(void)
 	while (n > 0 && (v[n - 1] == '\n' || v[n - 1] == ' '))
 		n--;
 	if (n <= 0) {
-		append(why_not, "not permitted");
+		rt_append(why_not, "not permitted");
 		return;
 	}
 	v[n] = '\0';
-	append(append(why_not, key), v);
+	rt_append(rt_append(why_not, key), v);
 }
 
 /* Does the list show addresses to this process (not zeros, not empty)? */
@@ -139,9 +130,9 @@ static void kernel_init(void)
 
 	cpu_time(&user0, &sys0);
 	if (list && *list && strlen(list) < sizeof(symbols))
-		append(symbols, list);
+		rt_append(symbols, list);
 	if (v && *v == '1') {
-		append(why_not, "--no-kernel");
+		rt_append(why_not, "--no-kernel");
 		return;
 	}
 	memset(&a, 0, sizeof(a));
@@ -160,7 +151,7 @@ static void kernel_init(void)
 	} else if (errno == EACCES || errno == EPERM) {
 		why_paranoid();
 	} else {
-		append(why_not, "no perf events");
+		rt_append(why_not, "no perf events");
 	}
 }
 
@@ -173,8 +164,8 @@ static char *module_path(char *path)
 
 	if (strlen(rt_cfg.outdir) + 64 > 4400)
 		return NULL;
-	dir = append(append(path, rt_cfg.outdir), "/kernel_symbols");
-	rt_fmt_u64(append(dir, "/vmlinux."), rt_cfg.hostid, 16, 8);
+	dir = rt_append(rt_append(path, rt_cfg.outdir), "/kernel_symbols");
+	rt_fmt_u64(rt_append(dir, "/vmlinux."), rt_cfg.hostid, 16, 8);
 	return dir;
 }
 
@@ -236,8 +227,8 @@ static void save_symbols(void)
 	*dir = '/';
 	if (!access(path, F_OK))
 		return;
-	rt_fmt_u64(append(append(tmp, path), "."), (uint64_t)rt_pid, 10, 0);
-	append(tmp + strlen(tmp), ".tmp");
+	rt_fmt_u64(rt_append(rt_append(tmp, path), "."), (uint64_t)rt_pid, 10, 0);
+	rt_append(tmp + strlen(tmp), ".tmp");
 	buf = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		   -1, 0);
 	if (buf == MAP_FAILED)
@@ -286,10 +277,10 @@ static void unmeasured_text(char *buf, uint64_t sys, uint64_t all)
 	char *p = buf;
 
 	p += rt_fmt_u64(p, (sys * 100 + all / 2) / all, 10, 0);
-	p = append(p, "% of CPU time was in the kernel (");
+	p = rt_append(p, "% of CPU time was in the kernel (");
 	p += rt_fmt_seconds(p, sys);
-	p = append(p, " s of system time), not measured: ");
-	append(append(p, why_not), "; see hpcrun(1)");
+	p = rt_append(p, " s of system time), not measured: ");
+	rt_append(rt_append(p, why_not), "; see hpcrun(1)");
 }
 
 static void kernel_log(int fd, void (*put)(int, const char *))
@@ -304,7 +295,7 @@ static void kernel_log(int fd, void (*put)(int, const char *))
 	for (i = 0; i < rt_cfg.nev; i++)
 		counted |= rt_kernel_is_counted(&rt_cfg.ev[i].spec);
 	if (!counted && !why_not[0])
-		append(why_not, "the events count user mode only");
+		rt_append(why_not, "the events count user mode only");
 	lost = counted ? 0 : sys;
 	put(fd, "kernel-mode: ");
 	put(fd, counted ? "counted" : "not counted (");

@@ -52,6 +52,14 @@ size_t rt_fmt_u64(char *buf, uint64_t v, int base, int width)
 	return n;
 }
 
+char *rt_append(char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n + 1);
+	return p + n;
+}
+
 size_t rt_fmt_seconds(char *buf, uint64_t ns)
 {
 	int two = ns < 995000000;
@@ -66,15 +74,12 @@ size_t rt_fmt_seconds(char *buf, uint64_t ns)
 int rt_first_to_say(const char *marker)
 {
 	char path[4400];
-	size_t d = strlen(rt_cfg.outdir), m = strlen(marker);
 	int fd;
 
-	if (d + m + 16 > sizeof(path))
+	if (strlen(rt_cfg.outdir) + strlen(marker) + 16 > sizeof(path))
 		return 1;
-	memcpy(path, rt_cfg.outdir, d);
-	memcpy(path + d, "/.hpcrun-", 9);
-	memcpy(path + d + 9, marker, m);
-	memcpy(path + d + 9 + m, "-said", 6);
+	rt_append(rt_append(rt_append(rt_append(path, rt_cfg.outdir),
+				      "/.hpcrun-"), marker), "-said");
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd >= 0)
 		rt_sys_close(fd);

@@ -110,6 +110,8 @@ void rt_side_file(const char *profile, const char *suffix,
 
 /* Async-signal-safe text helpers. */
 size_t rt_fmt_u64(char *buf, uint64_t v, int base, int width);
+/* s copied to p with its NUL; the end of the copy (at the NUL). */
+char *rt_append(char *p, const char *s);
 /* ns as seconds into buf, "0.45" (two decimals below 0.995 s, then one),
  * NUL-terminated; its length. */
 size_t rt_fmt_seconds(char *buf, uint64_t ns);

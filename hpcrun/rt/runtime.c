@@ -1178,23 +1178,13 @@ static void log_line(int fd, const char *key, uint64_t v)
 	log_put(fd, "\n");
 }
 
-/* s copied to line + k with its NUL; the new length. */
-static size_t put_str(char *line, size_t k, const char *s)
-{
-	size_t n = strlen(s);
-
-	memcpy(line + k, s, n + 1);
-	return k + n;
-}
-
 /* At the end: when the threads that took no sample had at least
  * UNSAMPLED_SAY_PERCENT of the process's CPU time and UNSAMPLED_SAY_NS,
  * a line in the log and, once a launch, on stderr (hpcrun(1), Threads,
  * processes and signals). */
 static void unsampled_say(int fd)
 {
-	char line[256];
-	size_t k;
+	char line[256], *p = line;
 	struct rusage ru;
 	uint64_t all;
 
@@ -1206,14 +1196,14 @@ static void unsampled_say(int fd)
 	if (!all || unsampled_ns * 100 < all * UNSAMPLED_SAY_PERCENT)
 		return;
 	/* no stdio: the end may come in a fatal signal's handler */
-	k = rt_fmt_u64(line, (unsampled_ns * 100 + all / 2) / all, 10, 0);
-	k = put_str(line, k, "% of CPU time was in ");
-	k += rt_fmt_u64(line + k, unsampled_threads, 10, 0);
-	k = put_str(line, k, unsampled_threads == 1 ?
-		    " thread that ended before its first sample (" :
-		    " threads that ended before their first sample (");
-	k += rt_fmt_seconds(line + k, unsampled_ns);
-	put_str(line, k, " s), not measured; see hpcrun(1)");
+	p += rt_fmt_u64(p, (unsampled_ns * 100 + all / 2) / all, 10, 0);
+	p = rt_append(p, "% of CPU time was in ");
+	p += rt_fmt_u64(p, unsampled_threads, 10, 0);
+	p = rt_append(p, unsampled_threads == 1 ?
+		      " thread that ended before its first sample (" :
+		      " threads that ended before their first sample (");
+	p += rt_fmt_seconds(p, unsampled_ns);
+	rt_append(p, " s), not measured; see hpcrun(1)");
 	log_put(fd, "warning: ");
 	log_put(fd, line);
 	log_put(fd, "\n");
