@@ -14,6 +14,10 @@
 #
 # Each test body runs in a subshell with 'set -e' inside the trash directory
 # $TRASH (fresh per script, under the build directory).  Output is TAP.
+# A script whose tests all pass removes its trash directory at the end, so
+# the suite's disk use stays that of one script (some leave hundreds of
+# megabytes); a failing script's stays for a look, as does every script's
+# with HPC_KEEP_TRASH=1.
 # Every program runs from $HPC_BUILD/bin (PATH is set); set HPC_WRAPPER
 # (e.g. "valgrind -q --error-exitcode=99") to run the tools under a checker:
 # hpcstruct, hpcprof, hpcprof-mpi and hpcviewer-tui found through PATH then
@@ -160,6 +164,9 @@ test_done() {
 	test_check_views
 	say "1..$test_count"
 	[ $test_failed = 0 ] || exit 1
+	if [ -z "$HPC_KEEP_TRASH" ]; then
+		cd "$HPC_BUILD" && rm -rf "$TRASH" ${wrapped:+"$wrapped"}
+	fi
 	exit 0
 }
 
