@@ -318,7 +318,10 @@ test_expect_success 'kill -9 with --data: the recovered data tree is the one an 
 # The same with threads working when the process dies, under --data and
 # --sharing: every thread's objects as at an exit, and with --data the
 # small blocks main allocated (ten of 100 bytes, the threads' TLS) on
-# "^Small", counted into the live file as they are allocated.
+# "^Small", counted into the live file as they are allocated.  A
+# library's unnamed static variable is left out of the comparison: with
+# --sharing it is in the tree only if one of its accesses was sampled
+# (a byte of libc's, touched by main, in one run and not the other).
 test_expect_success 'kill -9 with --data, --sharing and threads: the data trees of an exit' '
 	cat >datak9t.c <<-\EOF &&
 	#include <pthread.h>
@@ -372,7 +375,9 @@ test_expect_success 'kill -9 with --data, --sharing and threads: the data trees 
 			! grep "data-centric tree" "t$opt-$how.err" &&
 			for f in "t$opt-$how"/*.hpcrun; do
 				./rt-folded "$f" "$TRASH/datak9t" datak9t.nm || exit 1
-			done | grep "^[^#].* DATA:b" | sort >"t$opt-$how.objects" || exit 1
+			done | grep "^[^#].* DATA:b" |
+			grep -v "^\\^Static;[^;]*\\.so[.0-9]*+0x" |
+			sort >"t$opt-$how.objects" || exit 1
 		done &&
 		grep "recovered 4 profiles of killed process [0-9]* (datak9t)" "t$opt-kill.err" &&
 		test "$(grep -c "^\\^Static;table DATA:bytes 524288$" "t$opt-kill.objects")" = 3 &&
