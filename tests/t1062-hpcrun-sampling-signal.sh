@@ -69,4 +69,28 @@ test_expect_success 'a program that blocks SIGRTMAX and takes it with sigwaitinf
 	test "$(recorded wait)" -gt 20
 '
 
+# Kernel mode may be counted, and with a signal per sample then comes
+# through perf's trap, SIGTRAP (kernel-time.h, invariant 6).
+test_lazy_prereq KERNEL_MODE 'test "$(id -u)" = 0 ||
+	test "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 1'
+
+test_expect_success KERNEL_MODE 'perf'\''s trap: the program'\''s SIGTRAP handler gets its raises and breakpoints, its mask reads back' '
+	same trap 20 trap --no-stack-copy &&
+	echo "trap handler: 20 raised, 20 breakpoints, none else; blocked reads back 1, action kept" >expect &&
+	test_cmp expect trap.out &&
+	grep -q "^kernel-mode: counted$" trap/*.log &&
+	grep -q "^foreign-signals: 0$" trap/*.log &&
+	test "$(recorded trap)" -gt 50
+'
+
+test_expect_success KERNEL_MODE 'perf'\''s trap: a SIGTRAP with the default action ends the program as without hpcrun, written' '
+	{ ./rt-signals trapdie 5 >plain.out; echo $? >plain.status; } &&
+	{ hpcrun -o trapdie --no-stack-copy ./rt-signals trapdie 5 >trapdie.out; echo $? >trapdie.status; } &&
+	test_cmp plain.status trapdie.status &&
+	test "$(cat trapdie.status)" -gt 128 &&
+	test_cmp plain.out trapdie.out &&
+	grep -q "^end: signal 5$" trapdie/*.log &&
+	test "$(recorded trapdie)" -gt 20
+'
+
 test_done

@@ -9,6 +9,14 @@ test_lazy_prereq KERNEL_MODE 'test "$(id -u)" = 0 ||
 test_lazy_prereq AS_NOBODY 'test "$(id -u)" = 0 && command -v setpriv &&
 	test "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2'
 
+. "$TEST_DIRECTORY/lib/python-lib.sh"
+# any_python: the newest of pyenv's CPythons 3.10-3.13.
+any_python() {
+	for v in 3.13 3.12 3.11 3.10; do pypath $v && return 0; done
+	return 1
+}
+test_lazy_prereq CPYTHON 'any_python >/dev/null'
+
 # csv_share VIEW SCOPE DB: the inclusive % of the first row of
 # hpcviewer-tui's VIEW whose scope is SCOPE.
 csv_share() {
@@ -83,6 +91,55 @@ test_expect_success KERNEL_MODE 'the kernel leaves are named from kallsyms, each
 test_expect_success KERNEL_MODE '--no-stack-copy: the kernel samples land at the calls, io() holds the system time' '
 	retry 2 counted sig --no-stack-copy &&
 	grep -x "samples-kernel: 0" sig/*.log
+'
+
+# measured_share DIR DB: the share (percent) of the CPU time in DIR's log
+# (user and system) that DB's samples measured.
+measured_share() {
+	cpu=$(sed -n "s/^cpu-\(user\|system\)-ns: //p" $1/*.log | awk "{ s += \$1 } END { print s }") &&
+	hpcviewer-tui --csv $2 |
+	awk -F, -v cpu=$cpu "NR == 2 { print 100 * \$6 * 1e9 / cpu }"
+}
+
+# A signal per sample that counts kernel mode comes through perf's trap,
+# as the thread returns to user mode (kernel-time.h, invariant 6): a call
+# that blocks after the kernel work a sample fell in is never cut short,
+# and the samples of one long call arrive as one signal worth them all.
+test_expect_success KERNEL_MODE 'a signal per sample cuts no call short: an event loop that does not retry' '
+	cc -O2 -g -o idle-poll "$TEST_PROGS/idle-poll.c" &&
+	echo "interrupted 0" >expect &&
+	./idle-poll >native && test_cmp expect native &&
+	for m in --no-stack-copy --no-unwind; do
+		hpcrun -o "ip$m" $m ./idle-poll >"ip$m.out" &&
+		test_cmp expect "ip$m.out" &&
+		grep -x "kernel-mode: counted" "ip$m"/*.log || exit 1
+	done
+'
+
+# dd reading /dev/urandom in four calls of 64 MiB, each some 0.2 s in the
+# kernel: with a signal per sample, one signal worth the call's samples;
+# with ring buffers, the ring fills in the call and the samples the kernel
+# loses are the call's (source-perf.c, R4).  Measured whole both ways.
+test_expect_success KERNEL_MODE 'four 64 MiB reads of /dev/urandom (dd): each read whole, measured whole' '
+	for m in sig ring; do
+		opt= && test $m = ring || opt=--no-stack-copy &&
+		hpcrun -o dd-$m $opt dd if=/dev/urandom of=/dev/null bs=64M count=4 2>dd-$m.err &&
+		grep "^4+0 records in" dd-$m.err &&
+		hpcprof -o db-dd-$m dd-$m 2>/dev/null &&
+		test_within "$(measured_share dd-$m db-dd-$m)" 92 8 || exit 1
+	done &&
+	n=$(sed -n "s/^ring-full-in-call: //p" dd-ring/*.log) &&
+	test "$n" -gt 100 &&
+	grep -x "dropped-ring-full: 0" dd-ring/*.log
+'
+
+test_expect_success KERNEL_MODE,CPYTHON 'a signal per sample in CPython: its C calls that do not retry cut no call short' '
+	py=$(any_python) &&
+	echo "interrupted 0" >expect &&
+	hpcrun -o ippy "$py" "$TEST_PROGS/py/idle_poll.py" >ippy.out &&
+	test_cmp expect ippy.out &&
+	grep -x "kernel-mode: counted" ippy/*.log &&
+	ls ippy/*.hpcpy
 '
 
 test_expect_success KERNEL_MODE 'kernel addresses hidden (kptr_restrict): one <kernel> below each call' '

@@ -29,6 +29,7 @@
 #include "loadmap.h"
 #include "output.h"
 #include "runtime.h"
+#include "source.h"
 #include "unwind.h"
 
 struct rt_kernel rt_kernel;
@@ -52,8 +53,8 @@ int rt_kernel_is_counted(const struct hpcrun_evspec *s)
 {
 	if (s->ev->kind == HPCRUN_EV_TIMER)
 		return 1;
-	if (!rt_kernel.on)
-		return 0;
+	if (!rt_kernel.on || (!rt_kernel.trap && !rt_perf_is_ring_event(s)))
+		return 0;	/* invariants 1 and 6 */
 	return s->ev->type != PERF_TYPE_SOFTWARE ||
 	       s->ev->config == PERF_COUNT_SW_CPU_CLOCK ||
 	       s->ev->config == PERF_COUNT_SW_TASK_CLOCK;
@@ -66,6 +67,8 @@ int rt_kernel_is_own_sigreturn(const struct rt_copy *c)
 	if (c->len < UCONTEXT_BYTES + sizeof(si))
 		return 0;
 	memcpy(&si, c->stack + UCONTEXT_BYTES, sizeof(si));
+	if (si.si_signo == SIGTRAP)
+		return rt_signal_is_own(&si);
 	return si.si_signo == rt_cfg.signo &&
 	       (si.si_code != SI_TIMER ||
 		(uintptr_t)si.si_value.sival_ptr >> 32 == RT_SIGVAL_TAG);
@@ -120,8 +123,9 @@ static int symbols_shown(const char *path)
 	return n >= 16 && strncmp(buf, "0000000000000000", 16);
 }
 
-/* Does the kernel let this process count kernel mode?  A cpu-clock event
- * of the calling thread that does, opened and closed again. */
+/* Does the kernel let this process count kernel mode, and with perf's
+ * trap (invariant 6)?  A cpu-clock event of the calling thread that does,
+ * opened and closed again. */
 static void kernel_init(void)
 {
 	struct perf_event_attr a;
@@ -148,6 +152,13 @@ static void kernel_init(void)
 		rt_kernel.on = 1;
 		rt_kernel.hidden = !symbols_shown(symbols);
 		why_not[0] = '\0';
+		a.sigtrap = 1;		/* invariant 6 */
+		a.remove_on_exec = 1;
+		fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0) {
+			rt_sys_close((int)fd);
+			rt_kernel.trap = 1;
+		}
 	} else if (errno == EACCES || errno == EPERM) {
 		why_paranoid();
 	} else {

@@ -25,8 +25,9 @@
  *     the instruction it interrupted, as CPUTIME counts it: no kernel leaf,
  *     so a loaded machine's scheduling and other tasks' interrupts do not
  *     show as the program's kernel functions.  A kernel sample of a
- *     signal-per-sample event arrives on the return to user mode: it lands
- *     at the system call's return address, the user leaf.
+ *     signal-per-sample event arrives on the return to user mode
+ *     (invariant 6): it lands at the system call's return address, the
+ *     user leaf.
  *     A kernel sample taken in the return from hpcrun's own signal
  *     (rt_sigreturn of the sampling signal: its siginfo lies in the
  *     sample's stack copy above the ucontext) is hpcrun's cost
@@ -49,6 +50,14 @@
  *     every kernel leaf is the one address RT_KERNEL_LO and the file one
  *     symbol there, "<kernel>": one node per call, not a scatter of
  *     unnamed addresses.
+ *  6. A perf event with a signal per sample (not a ring) counts kernel
+ *     mode only through perf's trap (attr.sigtrap, Linux 5.13; rt_kernel.trap,
+ *     probed at init): the kernel sends its signal, SIGTRAP, as the thread
+ *     returns to user mode, after the system call it sampled has returned,
+ *     so no blocking call is ever cut short (EINTR).  The overflows of one
+ *     stretch in the kernel arrive as one signal, whose value is the
+ *     count's increase since the thread's previous sample.  Without the
+ *     trap such an event counts user mode only.
  */
 #ifndef HPCRUN_KERNEL_TIME_H
 #define HPCRUN_KERNEL_TIME_H
@@ -69,6 +78,7 @@ struct rt_module;
 struct rt_kernel {
 	int on;				/* kernel mode counted (invariant 1) */
 	int hidden;			/* the symbols hide their addresses */
+	int trap;			/* perf's trap for signal events (6) */
 	const struct rt_module *mod;	/* the kernel's module, or NULL */
 };
 extern struct rt_kernel rt_kernel;

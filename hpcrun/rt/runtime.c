@@ -68,6 +68,7 @@
 #include "fd-gate.h"
 #include "futex.h"
 #include "interpose.h"
+#include "kernel-time.h"
 #include "loadmap.h"
 #include "output.h"
 #include "runtime.h"
@@ -745,6 +746,8 @@ void rt_init(void)
 		rt_note("no free real-time signal to sample with; not measuring");
 		return;
 	}
+	if (rt_kernel.trap && rt_signal_take_trap())
+		rt_kernel.trap = 0;	/* kernel-time.h, invariant 6 */
 
 	configure_events();
 	rt_loadmap_refresh();
@@ -899,6 +902,7 @@ static int tree_new(struct rt_thread *td)
 	if (err)
 		return err;
 	td->nsamples = td->cct.hdr->nsamples;
+	memset(td->ring_call, 0, sizeof(td->ring_call));
 	note_live(&td->cct);
 	return 0;
 }
@@ -1271,6 +1275,7 @@ static void write_log(const char *why)
 	log_line(fd, "dropped-arena-full", totals.dropped_full);
 	log_line(fd, "dropped-after-end", totals.dropped_stopped);
 	log_line(fd, "dropped-ring-full", totals.dropped_ring);
+	log_line(fd, "ring-full-in-call", totals.ring_in_call);
 	log_line(fd, "stack-copy-continued", totals.copy_live);
 	log_line(fd, "samples-behind", totals.behind);
 	log_line(fd, "foreign-signals", totals.dropped_foreign);

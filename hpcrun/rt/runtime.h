@@ -123,6 +123,7 @@ struct rt_counts {
 		dropped_full, dropped_stopped, dropped_foreign, unwind_faults,
 		handler_ns,	/* time spent in the handler (clock_gettime) */
 		dropped_ring,	/* lost by the kernel: a ring buffer was full */
+		ring_in_call,	/* ... in a system call: counted there */
 		in_hpcrun,	/* taken in libhpcrun.so's code: hpcrun's cost */
 		copy_live,	/* copies continued on the live stack */
 		kernel,		/* recorded with a kernel leaf (kernel-time.h) */
@@ -140,6 +141,12 @@ struct rt_thread {
 	void *ring[HPCRUN_MAX_EVENTS];	/* perf ring buffers, or NULL; atomic
 					 * (source-perf.c, THE RING) */
 	size_t ring_bytes[HPCRUN_MAX_EVENTS];
+	/* the node and value of a ring's last sample when it was taken in a
+	 * system call, else NULL: the samples the kernel then lost to a full
+	 * ring were that call's (source-perf.c, R4) */
+	struct cct_node *ring_call[HPCRUN_MAX_EVENTS];
+	double ring_call_val[HPCRUN_MAX_EVENTS];
+	unsigned char ring_full[HPCRUN_MAX_EVENTS];	/* at its last drain */
 	int nrings;			/* rings, and rings being made */
 	timer_t drain_timer;		/* while nrings > 0 */
 	unsigned ev_lock;		/* nrings, drain_timer (source-perf.c) */

@@ -76,7 +76,9 @@
  * slower than the samples come (a deep stack at a high rate, each sample's
  * own time counting towards the next) would queue them without end, until
  * the kernel's queue of real-time signals is full and it sends SIGIO
- * instead, whose default action ends the program.  So when LATE_SAMPLES
+ * instead, whose default action ends the program; perf's trap does not
+ * queue, but its next signal waits at the handler's end and the program
+ * never runs between them.  So when LATE_SAMPLES
  * perf samples in a row end with the next one already queued, the next
  * samples record their leaf alone (under ^Partial, counted as
  * samples-behind), cheap enough to drain the queue, until one ends with
@@ -114,15 +116,15 @@ static uint64_t elapsed_ns(const struct timespec *a, const struct timespec *b)
 			  (b->tv_nsec - a->tv_nsec));
 }
 
-/* Is the sampling signal queued for this thread (blocked while its
- * handler runs)?  The raw system call: the kernel's sigset is 8 bytes. */
-static int signal_queued(void)
+/* Is signal sig queued for this thread (blocked while its handler
+ * runs)?  The raw system call: the kernel's sigset is 8 bytes. */
+static int signal_queued(int sig)
 {
 	uint64_t set = 0;
 
 	if (syscall(SYS_rt_sigpending, &set, sizeof(set)))
 		return 0;
-	return (int)((set >> (rt_cfg.signo - 1)) & 1);
+	return (int)((set >> (sig - 1)) & 1);
 }
 
 /*
@@ -213,23 +215,25 @@ static int in_hpcrun(const void *uc, const struct rt_copy *c)
 /* Inserts the path in td->frames[0..n) of a sample of event idx taken at
  * time (0: now); with hpcrun --data under the data root its registers
  * regs (or its data address fault) lead to (datacentric.c).  With
- * hpcrun -t its leaf is the trace's record at trace_time (trace.h). */
-static void record(struct rt_thread *td, int idx, int n,
-		   enum rt_unwind_end end, uint64_t time, uint64_t trace_time,
-		   double val, const uintptr_t *regs, const uintptr_t *fault)
+ * hpcrun -t its leaf is the trace's record at trace_time (trace.h).
+ * Returns the path's leaf node, or NULL when the sample was dropped. */
+static struct cct_node *record(struct rt_thread *td, int idx, int n,
+			       enum rt_unwind_end end, uint64_t time,
+			       uint64_t trace_time, double val,
+			       const uintptr_t *regs, const uintptr_t *fault)
 {
-	struct cct_node *root, *place;
+	struct cct_node *root, *place, *leaf;
 	int rc;
 
 	if (end == RT_UNWIND_IN_HANDLER) {
 		/* taken in hpcrun's handler, which one signal per sample
 		 * never interrupts: counted as nested */
 		td->counts.dropped_busy++;
-		return;
+		return NULL;
 	}
 	if (n == 0 && end != RT_UNWIND_STOP_FRAME) {
 		td->counts.dropped_nomodule++;
-		return;
+		return NULL;
 	}
 	root = end == RT_UNWIND_STOP_FRAME ? td->cct.top :
 	       end == RT_UNWIND_STACK_BOTTOM ? td->cct.primary :
@@ -240,25 +244,29 @@ static void record(struct rt_thread *td, int idx, int n,
 		       cct_child(&td->cct, place, 0, td->cct.top->addr);
 		if (!root) {
 			td->counts.dropped_full++;
-			return;
+			return NULL;
 		}
 	}
 	rc = cct_insert(&td->cct, root, td->frames, n, time, idx, val);
 	if (rc == -ENOSPC) {
 		td->counts.dropped_full++;
-	} else if (rc == -ENOENT) {
-		td->counts.dropped_nomodule++;
-	} else {
-		td->counts.recorded++;
-		if (td->trace)
-			rt_trace_sample(td, idx, trace_time, td->cct.leaf->id);
-		if (td->share)
-			rt_sharing_commit(td, td->cct.leaf);
-		if (end == RT_UNWIND_FAILED)
-			td->counts.partial++;
-		else if (end == RT_UNWIND_STOP_FRAME && td->sync)
-			sync_phase_sample(td, n, time, idx, val);
+		return NULL;
 	}
+	if (rc == -ENOENT) {
+		td->counts.dropped_nomodule++;
+		return NULL;
+	}
+	leaf = td->cct.leaf;
+	td->counts.recorded++;
+	if (td->trace)
+		rt_trace_sample(td, idx, trace_time, leaf->id);
+	if (td->share)
+		rt_sharing_commit(td, leaf);
+	if (end == RT_UNWIND_FAILED)
+		td->counts.partial++;
+	else if (end == RT_UNWIND_STOP_FRAME && td->sync)
+		sync_phase_sample(td, n, time, idx, val);
+	return leaf;
 }
 
 /*
@@ -290,6 +298,7 @@ void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 	int n;
 
 	td->counts.taken++;
+	td->ring_call[idx] = NULL;	/* set again below for a call's sample */
 	c->own = uc && td == rt_self;
 	c->live_hi = 0;
 	if (!self) {
@@ -320,7 +329,11 @@ void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 		td->frames[0] = c->kip;
 		if (end != RT_UNWIND_IN_HANDLER)
 			td->counts.kernel++;
-		record(td, idx, n + 1, end, c->time, c->time, val, NULL, NULL);
+		/* the call the samples a full ring loses next are counted
+		 * at (source-perf.c, R4) */
+		td->ring_call[idx] = record(td, idx, n + 1, end, c->time, c->time,
+					    val, NULL, NULL);
+		td->ring_call_val[idx] = val;
 		return;
 	}
 	record(td, idx, n, end, c->time, c->time, val, c->regs,
@@ -336,7 +349,6 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 	uint64_t now;
 	double val;
 
-	(void)sig;
 	if (!td)
 		goto out;
 	if (si->si_code == SI_TIMER && si->si_value.sival_int == RT_DRAIN_TIMER) {
@@ -361,6 +373,8 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 	}
 	if (si->si_code == SI_TIMER) {
 		idx = si->si_value.sival_int;
+	} else if (si->si_signo == SIGTRAP) {	/* perf's trap */
+		idx = (int)(uint32_t)rt_signal_trap_data(si);
 	} else {
 		for (i = 0; i < rt_cfg.nev; i++) {
 			int fd = __atomic_load_n(&td->fd[i], __ATOMIC_RELAXED);
@@ -421,7 +435,7 @@ done:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (si->si_code != SI_TIMER &&
 	    (td->late || elapsed_ns(&t0, &t1) >= LATE_CHECK_NS))
-		td->late = signal_queued() ? td->late + 1 : 0;
+		td->late = signal_queued(sig) ? td->late + 1 : 0;
 	td->counts.handler_ns += elapsed_ns(&t0, &t1);
 	__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
 out:

@@ -16,9 +16,9 @@
  * rules apply to what rt_signal_entry reaches).
  *
  * THE SAMPLING SIGNAL.  Every sample and every drain of a ring buffer
- * arrives as one real-time signal, rt_cfg.signo.  The program may want
- * that very signal, block it or read its masks back; it must see what it
- * would see without hpcrun.
+ * arrives as one real-time signal, rt_cfg.signo, but those of perf's trap
+ * (6).  The program may want that very signal, block it or read its masks
+ * back; it must see what it would see without hpcrun.
  *
  *  1. The choice.  At start the highest real-time signal whose action is
  *     the default and which the starting thread does not block (programs
@@ -26,7 +26,8 @@
  *  2. Ours or the program's.  hpcrun's signals are told apart by their
  *     origin, never by their number: its timers carry RT_SIGVAL_TAG in the
  *     high half of their value (SI_TIMER), its perf fds raise theirs
- *     through fasync (si_code POLL_IN..POLL_HUP).  Every other arrival
+ *     through fasync (si_code POLL_IN..POLL_HUP), perf's trap with the tag
+ *     in the high half of its data (TRAP_PERF, 6).  Every other arrival
  *     (raise, kill, sigqueue, the program's own timers) is the program's and
  *     gets the program's action: its handler (sa_mask and flags as it set
  *     them, SA_RESETHAND emulated), nothing for SIG_IGN, and for the
@@ -53,9 +54,21 @@
  *     becomes the program's own: a later mask call makes it real, and
  *     until then one of the program's arriving on a thread that hides it is
  *     blocked there (its uc_sigmask) and queued again for the process.
+ *  6. Perf's trap.  A perf event with a signal per sample that counts
+ *     kernel mode signals through perf's trap (kernel-time.h, invariant
+ *     6), whose signal is always SIGTRAP.  Where the kernel has it,
+ *     rt_signal_take_trap makes SIGTRAP managed from the start, before the
+ *     fatal signals are installed (its act is the program's, 3), and masks
+ *     hide it as they hide the sampling signal (5); the program's own
+ *     SIGTRAP (a breakpoint, raise, kill) gets the program's action as in
+ *     2, the default one ending the process by it after every profile is
+ *     written.  It never moves (4): it is the only signal the trap sends.
  * Not covered: a program's signal of the current sampling signal sent while
  * it believes it blocked is not kept pending (counted as foreign-signals);
- * the hidden bits and ignored managed signals do not survive exec.
+ * the hidden bits and ignored managed signals do not survive exec; a
+ * program's SIGTRAP raised while it believes SIGTRAP blocked leaves it
+ * really blocked on that thread, whose trap samples wait until the program
+ * unblocks it.
  *
  * THE FATAL SIGNALS (roles FATAL, FAULT and ABORT: every signal whose
  * default action ends the process, but SIGPROF, SIGIO and the real-time
@@ -171,7 +184,8 @@ static struct sig sigs[_NSIG] = {
 	[SIGINT]    = { FATAL },
 	[SIGQUIT]   = { FATAL },
 	[SIGILL]    = { FATAL },
-	[SIGTRAP]   = { FATAL },
+	[SIGTRAP]   = { FATAL },	/* managed for perf's trap, where the
+				 * kernel has it (THE SAMPLING SIGNAL, 6) */
 	[SIGABRT]   = { ABORT },
 	[SIGBUS]    = { FAULT },
 	[SIGFPE]    = { FATAL },
@@ -281,6 +295,11 @@ int rt_signal_take(void)
 	return manage(sig);
 }
 
+int rt_signal_take_trap(void)
+{
+	return manage(SIGTRAP);
+}
+
 static void resignal(struct rt_thread *td)
 {
 	rt_perf_resignal(td);
@@ -376,17 +395,21 @@ static int program_mask(int (*fn)(int, const sigset_t *, sigset_t *), int how,
 		cur = __atomic_load_n(&rt_cfg.signo, __ATOMIC_SEQ_CST);
 	}
 	for (s = 1; s < _NSIG; s++) {
+		int ours = s == cur || (s == SIGTRAP && is_managed(SIGTRAP));
+
 		bit = BIT(s);
-		if (s != cur && !(before & bit))
+		if (!ours && !(before & bit))
 			continue;
 		if (how == SIG_SETMASK || sigismember(set, s))
 			after &= ~bit;		/* said explicitly: real from now */
-		if (s == cur && how != SIG_UNBLOCK && sigismember(set, s)) {
+		if (ours && how != SIG_UNBLOCK && sigismember(set, s)) {
 			after |= bit;		/* never really blocked */
-			copy = *set;
+			if (req != &copy) {	/* one attempt per call */
+				copy = *set;
+				rt_count_blocked_signal();
+			}
 			sigdelset(&copy, s);
 			req = &copy;
-			rt_count_blocked_signal();
 		}
 	}
 call:
@@ -411,9 +434,25 @@ void rt_signal_inherit(uint64_t bits)
 	hidden = bits;
 }
 
-/* Only hpcrun's timers and perf fds send these (2). */
-static int from_hpcrun(const siginfo_t *si)
+#ifndef TRAP_PERF
+#define TRAP_PERF 6
+#endif
+
+uint64_t rt_signal_trap_data(const siginfo_t *si)
 {
+	/* the kernel's _sigfault._perf._data, after si_addr (x86-64) */
+	uint64_t data;
+
+	memcpy(&data, (const char *)&si->si_addr + sizeof(void *), sizeof(data));
+	return data;
+}
+
+/* Only hpcrun's timers, perf fds and perf's trap send these (2, 6). */
+int rt_signal_is_own(const siginfo_t *si)
+{
+	if (si->si_signo == SIGTRAP)
+		return si->si_code == TRAP_PERF &&
+		       rt_signal_trap_data(si) >> 32 == RT_SIGVAL_TAG;
 	if (si->si_code == SI_TIMER)
 		return ((uintptr_t)si->si_value.sival_ptr >> 32) == RT_SIGVAL_TAG;
 	return si->si_code >= POLL_IN && si->si_code <= POLL_HUP;
@@ -456,7 +495,7 @@ static void program_signal(int sig, siginfo_t *si, ucontext_t *uc)
 
 void rt_signal_entry(int sig, siginfo_t *si, void *uc)
 {
-	if (from_hpcrun(si))
+	if (rt_signal_is_own(si))
 		rt_sample_handler(sig, si, uc);
 	else
 		program_signal(sig, si, uc);
@@ -580,7 +619,8 @@ void rt_install_fatal_handlers(void)
 	int sig;
 
 	for (sig = 1; sig < _NSIG; sig++)
-		if (is_fatal(sig) && !rt_real_sigaction(sig, NULL, &sigs[sig].act) &&
+		if (is_fatal(sig) && !is_managed(sig) &&
+		    !rt_real_sigaction(sig, NULL, &sigs[sig].act) &&
 		    is_default(&sigs[sig].act))
 			install_fatal(sig, &sigs[sig].act);
 }

@@ -7,7 +7,8 @@
  * sections: THE SAMPLING SIGNAL and THE FATAL SIGNALS.
  *
  * Masks: sigprocmask and pthread_sigmask block what the program asks but
- * the sampling signal, which reads back as blocked (hidden).
+ * the sampling signal (and SIGTRAP while perf's trap samples), which reads
+ * back as blocked (hidden).
  */
 #ifndef HPCRUN_SIGNALS_H
 #define HPCRUN_SIGNALS_H
@@ -21,6 +22,19 @@
 #define RT_SIGVAL_TAG 0x48504352u
 /* Chooses and installs rt_cfg.signo; 0, or -1 when no signal is free. */
 int rt_signal_take(void);
+/* The sig_data of hpcrun's perf events that signal through perf's trap
+ * (SIGTRAP, si_code TRAP_PERF; kernel-time.h, invariant 6): the tag, then
+ * the event's index. */
+#define RT_TRAP_DATA(idx) ((uint64_t)RT_SIGVAL_TAG << 32 | (uint32_t)(idx))
+/* Takes SIGTRAP for perf's trap (signals.c, THE SAMPLING SIGNAL, 6); 0
+ * or -1. */
+int rt_signal_take_trap(void);
+/* Is si one of hpcrun's own signals (signals.c, THE SAMPLING SIGNAL,
+ * 2)? */
+int rt_signal_is_own(const siginfo_t *si);
+/* The sig_data of a signal from perf's trap (si_code TRAP_PERF), which
+ * glibc's siginfo_t does not name. */
+uint64_t rt_signal_trap_data(const siginfo_t *si);
 /* The kernel's handler of every managed signal (signals.c, THE TABLE: REALTIME). */
 void rt_signal_entry(int sig, siginfo_t *si, void *uc);
 /* The calling thread's hidden bits, handed to the threads it creates. */

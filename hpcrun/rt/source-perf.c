@@ -5,7 +5,10 @@
  * One counter per event per thread (pid = the thread; user mode only, or
  * kernel mode too as kernel-time.h, invariant 1, says),
  * with no ring buffer: each overflow raises the sampling signal through
- * fasync, routed to the owning thread with F_SETOWN_EX.  With a period the
+ * fasync, routed to the owning thread with F_SETOWN_EX -- or, for an event
+ * that counts kernel mode, SIGTRAP through perf's trap on the thread's
+ * return to user mode (kernel-time.h, invariant 6), whose value is always
+ * the counter's increase (read(2)).  With a period the
  * value of a sample is 1 (hpcprof multiplies by the period, as HPCToolkit
  * does); in frequency mode the kernel varies the period, so the value is
  * the counter's increase since the previous sample (read(2) in the
@@ -37,8 +40,14 @@
  *      perf_stop on the thread itself or once the thread is closed (its
  *      handler then records nothing), so a thread's tree is only ever
  *      changed by one party at a time.
- *  R4. A ring the kernel finds full loses samples: PERF_RECORD_LOST, counted
- *      ("dropped-ring-full").  When the ring cannot be mapped (unprivileged
+ *  R4. A ring the kernel finds full loses samples: PERF_RECORD_LOST.  The
+ *      drain cannot run while its thread is in the kernel (its signal
+ *      waits for the return to user mode), so a ring fills in one long
+ *      system call, and the drain runs as the call returns: samples lost
+ *      right after one taken in a system call are that call's, added to
+ *      its node with the kernel leaf of the last one the ring kept
+ *      ("ring-full-in-call"); others are counted ("dropped-ring-full").
+ *      When the ring cannot be mapped (unprivileged
  *      users are limited by perf_event_mlock_kb), that thread's event takes
  *      one signal per sample as above, said once.
  *  R5. A thread's drain timer and its count of rings (td->nrings, which
@@ -195,8 +204,15 @@ static size_t ring_data_bytes(const struct hpcrun_evspec *s)
 	return bytes;
 }
 
+/* Does event s, with a signal per sample, signal through perf's trap? */
+static int is_trap(const struct hpcrun_evspec *s)
+{
+	return rt_kernel.trap && rt_kernel_is_counted(s);
+}
+
+/* The attributes of event idx (s), with a ring or a signal per sample. */
 static void fill_attr(struct perf_event_attr *a, const struct hpcrun_evspec *s,
-		      int ring)
+		      int ring, int idx)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -227,19 +243,26 @@ static void fill_attr(struct perf_event_attr *a, const struct hpcrun_evspec *s,
 		a->wakeup_events = 0;
 	}
 	a->disabled = 1;
-	a->exclude_kernel = !rt_kernel_is_counted(s);
+	/* a signal per sample in kernel mode only through the trap
+	 * (kernel-time.h, invariant 6), even where a ring was meant */
+	a->exclude_kernel = !rt_kernel_is_counted(s) || (!ring && !is_trap(s));
 	a->exclude_hv = 1;
 	if (ring && !a->exclude_kernel)
 		a->sample_type |= PERF_SAMPLE_IP;	/* the kernel leaf */
+	if (!ring && !a->exclude_kernel) {
+		a->sigtrap = 1;
+		a->remove_on_exec = 1;
+		a->sig_data = RT_TRAP_DATA(idx);
+	}
 }
 
-/* The event for thread tid (0: the calling thread), disabled. */
-static int perf_open(const struct hpcrun_evspec *s, pid_t tid, int ring)
+/* Event idx (s) for thread tid (0: the calling thread), disabled. */
+static int perf_open(const struct hpcrun_evspec *s, pid_t tid, int ring, int idx)
 {
 	struct perf_event_attr a;
 	long fd;
 
-	fill_attr(&a, s, ring);
+	fill_attr(&a, s, ring, idx);
 	fd = syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : (int)fd;
 }
@@ -247,7 +270,7 @@ static int perf_open(const struct hpcrun_evspec *s, pid_t tid, int ring)
 static int perf_probe(const struct hpcrun_evspec *s)
 {
 	rt_fd_thread_start();
-	int fd = perf_open(s, 0, 0);
+	int fd = perf_open(s, 0, 0, 0);
 
 	if (fd < 0)
 		return fd;
@@ -260,13 +283,15 @@ static int perf_probe(const struct hpcrun_evspec *s)
 int rt_perf_arm(struct rt_thread *td, int idx)
 {
 	struct f_owner_ex own = { F_OWNER_TID, td->tid };
-	int fd = perf_open(&rt_cfg.ev[idx].spec, td->tid, 0), err;
+	const struct hpcrun_evspec *s = &rt_cfg.ev[idx].spec;
+	int fd = perf_open(s, td->tid, 0, idx), err;
 
 	if (fd < 0 || (fd = rt_fd_move_high(fd)) < 0)
 		return fd;
-	if (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) ||
-	    fcntl(fd, F_SETSIG, rt_cfg.signo) ||
-	    fcntl(fd, F_SETOWN_EX, &own)) {
+	if (!is_trap(s) &&	/* the trap signals by itself */
+	    (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) ||
+	     fcntl(fd, F_SETSIG, rt_cfg.signo) ||
+	     fcntl(fd, F_SETOWN_EX, &own))) {
 		err = -errno;
 		rt_sys_close(fd);
 		return err;
@@ -297,7 +322,7 @@ struct ring_job {
 static int open_ring(void *p)
 {
 	struct ring_job *j = p;
-	int fd = perf_open(j->s, j->tid, 1), err = 0;
+	int fd = perf_open(j->s, j->tid, 1, -1), err = 0;	/* no signal */
 
 	if (fd < 0)
 		return fd;
@@ -477,6 +502,24 @@ static void take_sample(struct rt_thread *td, struct rt_thread *self, int idx,
 	rt_sample_copy(td, self, idx, &c, uc, val);
 }
 
+/* The n samples of event idx that the kernel lost to td's full ring (R4):
+ * after a sample in a system call, that call's; else dropped. */
+static void lost(struct rt_thread *td, int idx, uint64_t n)
+{
+	struct cct_node *call = td->ring_call[idx];
+
+	td->counts.taken += n;
+	if (!call) {
+		td->counts.dropped_ring += n;
+		return;
+	}
+	call->val[idx] += (double)n * td->ring_call_val[idx];
+	td->nsamples[idx] += n;
+	td->counts.recorded += n;
+	td->counts.ring_in_call += n;
+	td->ring_call[idx] = NULL;
+}
+
 /* Takes the samples waiting in ring (event idx of td), and counts those
  * the kernel lost. */
 static void drain_ring(struct rt_thread *td, struct rt_thread *self, int idx,
@@ -485,10 +528,17 @@ static void drain_ring(struct rt_thread *td, struct rt_thread *self, int idx,
 	struct perf_event_mmap_page *mp = ring;
 	const unsigned char *data = (const unsigned char *)ring + mp->data_offset;
 	uint64_t size = mp->data_size, tail = mp->data_tail, head;
+	int full;
 
 	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
 	if (!size || (size & (size - 1)) || head - tail > size)
 		tail = head;		/* not a ring we understand: skip it */
+	/* No room for one more sample: the kernel may be losing them, as
+	 * the next record says (a PERF_RECORD_LOST or not); an empty ring
+	 * leaves the question open. */
+	full = size - (head - tail) < rt_cfg.stack_copy + 512;
+	if (head != tail || full)
+		td->ring_full[idx] = full;
 	while (tail + sizeof(struct perf_event_header) <= head) {
 		struct perf_event_header h;
 		uint64_t off = tail & (size - 1), nlost[2];
@@ -509,8 +559,7 @@ static void drain_ring(struct rt_thread *td, struct rt_thread *self, int idx,
 			take_sample(td, self, idx, h.misc, r + sizeof(h), r + h.size, uc);
 		} else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16) {
 			memcpy(nlost, r + sizeof(h), 16);	/* id, lost */
-			td->counts.taken += nlost[1];
-			td->counts.dropped_ring += nlost[1];
+			lost(td, idx, nlost[1]);
 		}
 	}
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
@@ -601,6 +650,35 @@ static uint64_t ring_waiting(void *ring)
 	return n;
 }
 
+/*
+ * The calling thread's ring, drained full after a sample in a system call
+ * (R4): how many the kernel lost is in the PERF_RECORD_LOST it writes
+ * before its next sample.  Waits for that sample, in hpcrun's own code
+ * (so counted as hpcrun's), up to 5 ms of the thread's CPU time; 1 when
+ * it came.
+ */
+static int next_record(void *ring)
+{
+	struct perf_event_mmap_page *mp = ring;
+	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	struct timespec t0, t;
+	volatile unsigned spin = 0;
+	int i;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0))
+		return 0;
+	do {
+		for (i = 0; i < 10000; i++)
+			spin++;
+		if (__atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE) != head)
+			return 1;
+		if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t))
+			return 0;
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec <
+		 5000000L);
+	return 0;
+}
+
 /* Ends td's ring of event idx (R2, R3); td->ev_lock is held.  Whether
  * it had one (then it had no fd). */
 static int stop_ring(struct rt_thread *td, int idx)
@@ -617,6 +695,9 @@ static int stop_ring(struct rt_thread *td, int idx)
 		if (!td->busy) {
 			rt_self = td;
 			drain_ring(td, td, idx, ring, NULL);
+			if (td->ring_call[idx] && td->ring_full[idx] &&
+			    next_record(ring))
+				drain_ring(td, td, idx, ring, NULL);
 			rt_self = self;
 		}
 	} else if (!rt_fd_wait_idle(td)) {
@@ -713,21 +794,20 @@ static double perf_value(struct rt_thread *td, int idx, const siginfo_t *si)
 {
 	const struct hpcrun_evspec *s = &rt_cfg.ev[idx].spec;
 	int fd = __atomic_load_n(&td->fd[idx], __ATOMIC_SEQ_CST);
-	uint64_t count;
+	/* the trap's overflows in one stretch of kernel mode come as one
+	 * signal (kernel-time.h, invariant 6): its value is the increase */
+	int trap = si->si_signo == SIGTRAP;
+	uint64_t count, d;
 
-	(void)si;
-	if (s->period)
+	if (s->period && !trap)
 		return 1.0;
-	if (clock_period(s))
+	if (clock_period(s) && !trap)
 		return (double)clock_period(s);
 	if (fd < 0 || read(fd, &count, sizeof(count)) != sizeof(count))
 		return 0;
-	{
-		uint64_t d = count - td->last_count[idx];
-
-		td->last_count[idx] = count;
-		return (double)d;
-	}
+	d = count - td->last_count[idx];
+	td->last_count[idx] = count;
+	return s->period ? (double)d / (double)s->period : (double)d;
 }
 
 const struct sample_source perf_source = {

@@ -19,6 +19,14 @@
  *   range        prints SIGRTMIN and SIGRTMAX: "34 64"
  *   sigwait N    blocks SIGRTMAX alone and takes N of it with sigwaitinfo,
  *                sent with sigqueue: "sigwait got N of N, values ok"
+ *   trap N       a handler for SIGTRAP (which hpcrun takes for perf's
+ *                trap), which raise and a breakpoint instruction (int3)
+ *                each reach N times between units of work; then SIGTRAP
+ *                blocked for N units and read back: "trap handler: N
+ *                raised, N breakpoints, none else; blocked reads back 1,
+ *                action kept"
+ *   trapdie N    N units of work, then raise(SIGTRAP) with the default
+ *                action: the process dies of it
  */
 #include <pthread.h>
 #include <signal.h>
@@ -45,6 +53,20 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	if (si->si_code == SI_QUEUE && si->si_value.sival_int != sig * 10)
 		bad_value = 1;
 	hits[sig]++;
+}
+
+static volatile sig_atomic_t traps_raised, traps_int3, traps_else;
+
+static void on_trap(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	if (si->si_code == SI_TKILL)
+		traps_raised++;
+	else if (si->si_code == SI_KERNEL)
+		traps_int3++;
+	else
+		traps_else++;
 }
 
 static void set_handler(int sig)
@@ -141,6 +163,37 @@ int main(int argc, char **argv)
 		sigaddset(&cur, SIGRTMIN + 8);
 		pthread_sigmask(SIG_UNBLOCK, &cur, NULL);
 		printf("after unblock the handler ran %d times\n", (int)hits[SIGRTMIN + 8]);
+	} else if (!strcmp(mode, "trap")) {
+		struct sigaction sa, old;
+		sigset_t set, cur;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_trap;
+		sa.sa_flags = SA_SIGINFO;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGTRAP, &sa, NULL);
+		for (i = 0; i < n; i++) {
+			work(2);
+			raise(SIGTRAP);
+			__asm__ volatile("int3");
+		}
+		sigemptyset(&set);
+		sigaddset(&set, SIGTRAP);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+		work(n);
+		sigprocmask(SIG_BLOCK, NULL, &cur);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		sigaction(SIGTRAP, NULL, &old);
+		printf("trap handler: %d raised, %d breakpoints, %s else; "
+		       "blocked reads back %d, action %s\n", (int)traps_raised,
+		       (int)traps_int3, traps_else ? "some" : "none",
+		       sigismember(&cur, SIGTRAP),
+		       old.sa_sigaction == on_trap ? "kept" : "changed");
+	} else if (!strcmp(mode, "trapdie")) {
+		work(n);
+		fflush(stdout);
+		raise(SIGTRAP);
+		printf("still alive\n");
 	} else if (!strcmp(mode, "sigwait")) {
 		sigset_t set;
 		siginfo_t si;
@@ -162,7 +215,7 @@ int main(int argc, char **argv)
 		printf("sigwait got %ld of %ld, values %s\n", got, n,
 		       ok == n ? "ok" : "wrong");
 	} else {
-		fprintf(stderr, "usage: rt-signals range|rtmin8|claimall|blockall|sigwait N\n");
+		fprintf(stderr, "usage: rt-signals range|rtmin8|claimall|blockall|sigwait|trap|trapdie N\n");
 		return 2;
 	}
 	return 0;
