@@ -84,8 +84,8 @@ test_expect_success KERNEL_MODE 'perf'\''s trap: the program'\''s SIGTRAP handle
 '
 
 test_expect_success KERNEL_MODE 'perf'\''s trap: a SIGTRAP with the default action ends the program as without hpcrun, written' '
-	{ ./rt-signals trapdie 5 >plain.out; echo $? >plain.status; } &&
-	{ hpcrun -o trapdie --no-stack-copy ./rt-signals trapdie 5 >trapdie.out; echo $? >trapdie.status; } &&
+	{ ./rt-signals trapdie 20 >plain.out; echo $? >plain.status; } &&
+	{ hpcrun -o trapdie --no-stack-copy ./rt-signals trapdie 20 >trapdie.out; echo $? >trapdie.status; } &&
 	test_cmp plain.status trapdie.status &&
 	test "$(cat trapdie.status)" -gt 128 &&
 	test_cmp plain.out trapdie.out &&
