@@ -64,6 +64,18 @@ test_expect_success 'sem_wait, and the main thread sleeping: not cut short' '
 	test_cmp expect out
 '
 
+# libc.so.6 has no .symtab: its internal functions (the futex wait under
+# sem_wait) are named from its detached debug file, found by build ID
+# where Debian's libc6-dbg puts it.
+test_lazy_prereq LIBC_DBG 'test -d /usr/lib/debug/.build-id && dpkg -s libc6-dbg'
+
+test_expect_success LIBC_DBG 'with libc6-dbg, the frames in libc under sem_wait are named' '
+	grep "^  frame: [0-9]* .* (libc.so.6+0x[0-9a-f]*)$" s1/*.hang >libc &&
+	test -s libc &&
+	! grep "^  frame: [0-9]* ??" libc &&
+	grep -q "^  frame: 0 [_a-z]*futex[_a-z]*+0x[0-9a-f]* at futex-internal.c:[0-9]* " libc
+'
+
 # Computing half of the time, thread 1 is probed at every tick of the
 # detector; a probe that interrupted one of its sleeps would count it.
 test_expect_success 'a thread alternating computing and sleeping, probed all along: no sleep cut short' '

@@ -188,11 +188,9 @@ uint64_t sync_hang_reports(void)
 	return reports;
 }
 
-/* ---- symbols: FUNC of a code address, from the module's own file ---- */
+/* ---- symbols: FUNC of a code address, from the module's files ---- */
 
-struct symfile {
-	uint16_t id;
-	int tried;
+struct symtab {
 	const unsigned char *map;
 	size_t size;
 	const Elf64_Sym *sym;
@@ -200,11 +198,21 @@ struct symfile {
 	const char *str;
 	size_t strsize;
 };
+/* A module's symbols: its own file's .symtab, else its .dynsym (the
+ * exported names, as users know them) and its detached debug file's
+ * .symtab by build ID (where Debian's -dbgsym packages put it: libc's
+ * internal functions). */
+struct symfile {
+	uint16_t id;
+	int tried;
+	struct symtab own, debug;
+};
 static struct symfile symfiles[64];
 static unsigned sym_lock;
 
-/* The symbol table of f's file: .symtab, else .dynsym. */
-static void sym_load(struct symfile *f, const char *path)
+/* The symbol table of the file at path: .symtab, else .dynsym; 1 when
+ * .symtab. */
+static int sym_load(struct symtab *f, const char *path)
 {
 	void *map;
 	size_t size;
@@ -213,18 +221,17 @@ static void sym_load(struct symfile *f, const char *path)
 	const Elf64_Shdr *sh;
 	int pass, i;
 
-	f->tried = 1;
 	if (rt_map_file(path, &map, &size))
-		return;
+		return 0;
 	f->map = base = map;
 	f->size = size;
 	eh = (const Elf64_Ehdr *)map;
 	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(*sh) > size)
-		return;
+		return 0;
 	sh = (const Elf64_Shdr *)(const void *)(base + eh->e_shoff);
-	for (pass = 0; pass < 2 && !f->sym; pass++)
+	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < eh->e_shnum; i++) {
 			const Elf64_Shdr *s = &sh[i], *l;
 
@@ -238,12 +245,22 @@ static void sym_load(struct symfile *f, const char *path)
 			f->nsym = s->sh_size / sizeof(Elf64_Sym);
 			f->str = (const char *)base + l->sh_offset;
 			f->strsize = l->sh_size;
-			break;
+			return !pass;
 		}
+	return 0;
 }
 
-/* The function holding module offset off in f, its start in *start. */
-static const char *sym_find(const struct symfile *f, uint64_t off, uint64_t *start)
+static void sym_unload(struct symtab *f)
+{
+	if (f->map)
+		munmap((void *)f->map, f->size);
+	memset(f, 0, sizeof(*f));
+}
+
+/* The function of table f holding module offset off, its start in
+ * *start. */
+static const char *sym_find_in(const struct symtab *f, uint64_t off,
+			       uint64_t *start)
 {
 	const Elf64_Sym *best = NULL;
 	size_t i;
@@ -265,18 +282,33 @@ static const char *sym_find(const struct symfile *f, uint64_t off, uint64_t *sta
 	return f->str + best->st_name;
 }
 
+/* The function holding module offset off in f, its start in *start:
+ * the own file's name, else the debug file's. */
+static const char *sym_find(const struct symfile *f, uint64_t off, uint64_t *start)
+{
+	const char *name = sym_find_in(&f->own, off, start);
+
+	return name ? name : sym_find_in(&f->debug, off, start);
+}
+
 /* The symbols of module m, loaded at the first call (sym_lock held). */
 static struct symfile *sym_file(const struct rt_module *m)
 {
 	struct symfile *f = &symfiles[m->id % 64];
+	char debug[64 + HPC_BUILDID_HEX_SIZE];
 
-	if (f->id != m->id || !f->tried) {
-		if (f->map)
-			munmap((void *)f->map, f->size);
-		memset(f, 0, sizeof(*f));
-		f->id = m->id;
-		sym_load(f, m->path);
-	}
+	if (f->id == m->id && f->tried)
+		return f;
+	sym_unload(&f->own);
+	sym_unload(&f->debug);
+	f->id = m->id;
+	f->tried = 1;
+	if (sym_load(&f->own, m->path) || strlen(m->buildid) <= 2)
+		return f;
+	snprintf(debug, sizeof(debug), "/usr/lib/debug/.build-id/%.2s/%s.debug",
+		 m->buildid, m->buildid + 2);
+	if (!sym_load(&f->debug, debug))
+		sym_unload(&f->debug);
 	return f;
 }
 
@@ -365,8 +397,7 @@ static void describe(uintptr_t pc, char *buf, size_t size, int with_line)
 		snprintf(at, sizeof(at), " at %s", line);
 	sym_lock_take();
 	f = sym_file(m);
-	if (f->sym)
-		name = sym_find(f, off, &start);
+	name = sym_find(f, off, &start);
 	if (name)
 		snprintf(buf, size, "%s+0x%lx%s (%s+0x%lx)", name,
 			 (unsigned long)(off - start), at, base, (unsigned long)off);
@@ -393,7 +424,7 @@ static uintptr_t func_start(uintptr_t pc)
 		return pc;
 	sym_lock_take();
 	f = sym_file(m);
-	if (f->sym && sym_find(f, pc - m->bias, &start))
+	if (sym_find(f, pc - m->bias, &start))
 		r = m->bias + start;
 	sym_lock_drop();
 	return r;
