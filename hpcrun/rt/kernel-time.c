@@ -306,7 +306,9 @@ static void kernel_log(int fd, void (*put)(int, const char *))
 	for (i = 0; i < rt_cfg.nev; i++)
 		counted |= rt_kernel_is_counted(&rt_cfg.ev[i].spec);
 	if (!counted && !why_not[0])
-		rt_append(why_not, "the events count user mode only");
+		rt_append(why_not, rt_kernel.on && !rt_kernel.trap ?
+			  "no perf trap for a signal per sample (Linux 5.13)" :
+			  "the events count user mode only");
 	lost = counted ? 0 : sys;
 	put(fd, "kernel-mode: ");
 	put(fd, counted ? "counted" : "not counted (");
