@@ -67,11 +67,8 @@ int rt_kernel_is_own_sigreturn(const struct rt_copy *c)
 	if (c->len < UCONTEXT_BYTES + sizeof(si))
 		return 0;
 	memcpy(&si, c->stack + UCONTEXT_BYTES, sizeof(si));
-	if (si.si_signo == SIGTRAP)
-		return rt_signal_is_own(&si);
-	return si.si_signo == rt_cfg.signo &&
-	       (si.si_code != SI_TIMER ||
-		(uintptr_t)si.si_value.sival_ptr >> 32 == RT_SIGVAL_TAG);
+	return (si.si_signo == SIGTRAP || si.si_signo == rt_cfg.signo) &&
+	       rt_signal_is_own(&si);
 }
 
 static uint64_t tv_ns(const struct timeval *tv)
