@@ -20,9 +20,10 @@
  *   threads N T       T threads spin in spin_thread; raise(SIGTERM)
  *   exec N            exec's itself as "exit N"
  *   pause N           then prints "pid PID" and waits to be killed
- *   spin T            T threads spin in spin_thread; main does 40 units,
- *                     prints "pid PID" a second later and works until
- *                     killed
+ *   spin T            T threads (at most 16) spin in spin_thread; main
+ *                     does 40 units, prints "pid PID" once each thread
+ *                     has used 0.4 s of CPU time (a second at least) and
+ *                     works until killed
  *   query             no work: sets and reads back actions of fatal
  *                     signals, printing what it reads (must match a run
  *                     without hpcrun)
@@ -112,6 +113,17 @@ static void on_abrt(int sig)
 {
 	(void)sig;
 	seen = 1;
+}
+
+/* The CPU time thread t has used (s). */
+static double thread_cpu(pthread_t t)
+{
+	struct timespec ts;
+	clockid_t c;
+
+	if (pthread_getcpuclockid(t, &c) || clock_gettime(c, &ts))
+		return 1e9;
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static void *spin_thread(void *arg)
@@ -321,11 +333,18 @@ int main(int argc, char **argv)
 		for (i = 0; i < (argc > 3 ? atol(argv[3]) : 2); i++)
 			pthread_create(&t, NULL, spin_thread, NULL);
 	if (!strcmp(mode, "spin")) {
-		/* T threads and main, each past 40 units of work */
-		for (i = 0; i < units; i++)
-			pthread_create(&t, NULL, spin_thread, NULL);
+		/* T threads and main, each past 40 units of work: the
+		 * threads' CPU clocks say when, however busy the machine */
+		pthread_t ts[16];
+		int n = units < 16 ? (int)units : 16, k;
+
+		for (k = 0; k < n; k++)
+			pthread_create(&ts[k], NULL, spin_thread, NULL);
 		work(40);
 		sleep(1);
+		for (k = 0; k < n; k++)
+			while (thread_cpu(ts[k]) < 0.4)
+				usleep(10000);
 		printf("pid %d\n", (int)getpid());
 		fflush(stdout);
 		for (;;)
