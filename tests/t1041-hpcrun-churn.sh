@@ -331,7 +331,7 @@ EOF
 
 test_expect_success 'a thread per small task: their unsampled share of CPU time is said' '
 	cc -O1 -pthread -o task-threads task-threads.c &&
-	hpcrun -o tasks ./task-threads 500 300000 >out 2>err &&
+	hpcrun -o tasks ./task-threads 500 100000 >out 2>err &&
 	echo done >expect && test_cmp expect out &&
 	only_hpcrun_said err &&
 	sed -n "s/^hpcrun: \([0-9]*\)% of CPU time was in \([0-9]*\) threads that ended before their first sample (.* s), not measured; see hpcrun(1)$/\1 \2/p" err >said &&
