@@ -131,6 +131,65 @@ test_expect_success 'the hard limit lowered, stderr a file: the messages that fi
 	! grep -v "^hpcrun: .*/$d/rt-end-[-0-9a-f]*\.hpc[a-z]*.: File too large: [a-z ]*\( (hpcprof recovers it from its .hpcrun-live file)\)\{0,1\}$" err
 '
 
+# A daemon-style program closes fd 2 and opens its log, which becomes fd
+# 2; or makes fd 2 a copy of fd 1.  hpcrun writes its messages (here a
+# hang report: a thread 1.5 s late at a barrier) only to the file fd 2
+# held when the process started: the program's log stays its own.
+test_expect_success 'setup: a program whose own file takes fd 2' '
+	cat >own-fd2.c <<-\EOF &&
+	#include <fcntl.h>
+	#include <pthread.h>
+	#include <stdio.h>
+	#include <string.h>
+	#include <unistd.h>
+	static pthread_barrier_t b;
+	static void *late(void *a)
+	{
+		(void)a;
+		usleep(1500000);
+		pthread_barrier_wait(&b);
+		return NULL;
+	}
+	int main(int argc, char **argv)
+	{
+		pthread_t t;
+
+		if (argc > 1 && !strcmp(argv[1], "log")) {
+			close(2);
+			if (open("app.log", O_WRONLY | O_CREAT | O_TRUNC, 0644) != 2)
+				return 1;
+		} else {
+			dup2(1, 2);
+		}
+		fprintf(stderr, "app: start\n");
+		pthread_barrier_init(&b, NULL, 2);
+		pthread_create(&t, NULL, late, NULL);
+		pthread_barrier_wait(&b);
+		pthread_join(t, NULL);
+		fprintf(stderr, "app: done\n");
+		return 0;
+	}
+	EOF
+	cc -O2 -pthread -o own-fd2 own-fd2.c &&
+	./own-fd2 log && cp app.log app.native &&
+	printf "app: start\napp: done\n" >expect && test_cmp expect app.native
+'
+
+test_expect_success 'the program'\''s log at fd 2 gets none of hpcrun'\''s messages; the log counts them' '
+	hpcrun -o fd2log --hang-timeout 0.5 ./own-fd2 log 2>err &&
+	test_cmp app.native app.log &&
+	test ! -s err &&
+	grep -q "^hang: barrier$" fd2log/*.hang &&
+	grep -q "^stderr-withheld: [1-9][0-9]*$" fd2log/*.log
+'
+
+test_expect_success 'fd 2 made a copy of fd 1, the file stderr started as: the messages still come' '
+	hpcrun -o fd2dup --hang-timeout 0.5 ./own-fd2 dup >out 2>&1 &&
+	grep -q "^app: start$" out &&
+	grep -q "^hpcrun: hang: barrier$" out &&
+	grep -q "^stderr-withheld: 0$" fd2dup/*.log
+'
+
 test_expect_success 'RLIMIT_NOFILE lowered: soft, the profile and log are written' '
 	s=0 && hpcrun -o nf ./rt-end nofile 5 >out 2>err || s=$? &&
 	test $s = 4 &&

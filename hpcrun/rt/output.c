@@ -91,10 +91,35 @@ int rt_write_str(int fd, const char *s)
 	return hpc_write_all(fd, s, strlen(s));
 }
 
+/* The file at fd 2 when the process started (rt_say_init), if open. */
+static int say_open;
+static dev_t say_dev;
+static ino_t say_ino;
+static uint64_t say_withheld;
+
+void rt_say_init(void)
+{
+	struct stat st;
+
+	say_open = !fstat(2, &st);
+	if (say_open) {
+		say_dev = st.st_dev;
+		say_ino = st.st_ino;
+	}
+}
+
+uint64_t rt_say_withheld(void)
+{
+	return __atomic_load_n(&say_withheld, __ATOMIC_RELAXED);
+}
+
 /* Writes the n pieces of one message to stderr in one writev, so no write
- * of the program's own threads lands inside the line.  On a regular file,
- * a message that the hard RLIMIT_FSIZE (the soft one is lifted now) would
- * cut short is left out whole.  errno as found. */
+ * of the program's own threads lands inside the line.  Only to the file
+ * the process started with there: one the program has put at fd 2 since
+ * (its own log, /dev/null) is the program's, and the message is withheld
+ * (counted).  On a regular file, a message that the hard RLIMIT_FSIZE
+ * (the soft one is lifted now) would cut short is left out whole.  errno
+ * as found. */
 static void say_pieces(struct iovec *iov, int n)
 {
 	struct rlimit lim;
@@ -105,8 +130,12 @@ static void say_pieces(struct iovec *iov, int n)
 
 	for (i = 0; i < n; i++)
 		len += iov[i].iov_len;
-	if (!fstat(2, &st) && S_ISREG(st.st_mode) &&
-	    !getrlimit(RLIMIT_FSIZE, &lim) && lim.rlim_cur != RLIM_INFINITY) {
+	if (!say_open || fstat(2, &st) || st.st_dev != say_dev ||
+	    st.st_ino != say_ino) {
+		__atomic_add_fetch(&say_withheld, 1, __ATOMIC_RELAXED);
+		n = 0;
+	} else if (S_ISREG(st.st_mode) && !getrlimit(RLIMIT_FSIZE, &lim) &&
+		   lim.rlim_cur != RLIM_INFINITY) {
 		i = fcntl(2, F_GETFL);
 		at = i >= 0 && (i & O_APPEND) ? st.st_size : lseek(2, 0, SEEK_CUR);
 		if (at >= 0 && (rlim_t)at + len > lim.rlim_cur)
@@ -356,6 +385,7 @@ static void limits_restore(void)
 
 void rt_io_after_fork(void)
 {
+	say_withheld = 0;	/* the stderr of the start stays the one */
 	io_lock = 0;		/* the parent's writers are not here */
 	if (io_writers) {
 		io_writers = 1;

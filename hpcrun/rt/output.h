@@ -77,7 +77,8 @@ void rt_io_end(struct rt_io *io);
  * on several threads go on at once; fn's result.  What the fd thread's
  * writes raise stays pending there, blocked (fd-gate.c). */
 int rt_io_private(int (*fn)(void *), void *arg);
-/* In a fork child: the parent's writers are gone, their limits put back. */
+/* In a fork child: the parent's writers are gone, their limits put back,
+ * no message withheld yet. */
 void rt_io_after_fork(void);
 /* Lets bytes of a file end at offset end under RLIMIT_FSIZE (in the
  * handler: no signal is raised); 0, or -EFBIG when the hard limit is
@@ -123,9 +124,12 @@ int rt_first_to_say(const char *marker);
 int rt_write_str(int fd, const char *s);
 /*
  * hpcrun's messages on the program's stderr, the only writes of hpcrun to
- * it: each goes through rt_io_begin/rt_io_end, so the program's
- * RLIMIT_FSIZE neither cuts it short (below the hard limit) nor lets it
- * raise SIGXFSZ in the program (a message the hard limit would cut is
+ * it, and only while fd 2 holds the file it held when the process started
+ * (rt_say_init, at start): one the program put there since is its own,
+ * and a message is then withheld, counted (rt_say_withheld, the log's
+ * stderr-withheld).  Each goes through rt_io_begin/rt_io_end, so the
+ * program's RLIMIT_FSIZE neither cuts it short (below the hard limit) nor
+ * lets it raise SIGXFSZ in the program (a message the hard limit would cut is
  * left out whole), and a stderr pipe nobody reads raises no SIGPIPE in
  * it.  Each line is one writev: the program's own writes never land
  * inside it.
@@ -134,6 +138,8 @@ int rt_write_str(int fd, const char *s);
  * rt_say_lines: every whole line of text[0, len) after "hpcrun: ".
  * rt_say_lost: "hpcrun: 'PATH': strerror(err): what" (what was lost).
  */
+void rt_say_init(void);
+uint64_t rt_say_withheld(void);
 void rt_say(const char *s, ...) __attribute__((sentinel));
 void rt_say_lines(const char *text, size_t len);
 void rt_say_lost(const char *path, int err, const char *what);

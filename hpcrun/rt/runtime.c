@@ -722,6 +722,7 @@ void rt_init(void)
 	rt_interpose_init();
 	if (!out || !*out || strlen(out) >= sizeof(rt_cfg.outdir))
 		return;		/* preloaded without the launcher: stay out */
+	rt_say_init();
 	show_notes = !getenv("HPCRUN_NOTICES_SHOWN");
 	rt_pid = getpid();
 	snprintf(rt_cfg.outdir, sizeof(rt_cfg.outdir), "%s", out);
@@ -1283,6 +1284,7 @@ static void write_log(const char *why)
 	log_line(fd, "sampling-rearmed", rt_sampling_rearmed);
 	log_line(fd, "sampling-stopped", rt_sampling_stopped);
 	log_line(fd, "write-errors", write_errors);
+	log_line(fd, "stderr-withheld", rt_say_withheld());
 	log_line(fd, "live-files-left", live_left);
 	log_line(fd, "handler-ns", totals.handler_ns);
 	CAPS_CALL(log, fd, log_put);
