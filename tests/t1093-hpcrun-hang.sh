@@ -101,6 +101,55 @@ test_expect_success '--hang-action=report: the program runs on, the hang reporte
 	grep -c "^hpcrun: hpcrun-hang: 1$" err >n && test_cmp one n
 '
 
+# A pool's barrier of 3: main and one worker wait, the other worker blocks
+# in a read for good, and a fourth thread (a logger, no party to the
+# barrier) sleeps in its loop.  Both not at the barrier are listed; the
+# report says the barrier waits for one of them.
+test_expect_success 'a barrier of 3 and 4 threads: both threads not at it listed, the note says it waits for one' '
+	cat >party.c <<-\EOF &&
+	#include <pthread.h>
+	#include <unistd.h>
+	static pthread_barrier_t b;
+	static int fds[2];
+	static void *worker(void *a)
+	{
+		char c;
+
+		if (a && read(fds[0], &c, 1) < 0)
+			return NULL;
+		pthread_barrier_wait(&b);
+		return NULL;
+	}
+	static void *logger(void *a)
+	{
+		(void)a;
+		for (;;)
+			usleep(100000);
+		return NULL;
+	}
+	int main(void)
+	{
+		pthread_t t[3];
+
+		if (pipe(fds))
+			return 1;
+		pthread_barrier_init(&b, NULL, 3);
+		pthread_create(&t[0], NULL, logger, NULL);
+		pthread_create(&t[1], NULL, worker, NULL);
+		pthread_create(&t[2], NULL, worker, &b);
+		pthread_barrier_wait(&b);
+		return 0;
+	}
+	EOF
+	cc -O2 -g -pthread -o party party.c &&
+	until_reported 60 0 "pa/*.hang" hpcrun -o pa --hang-timeout 1 ./party >out 2>err &&
+	test $st = 137 &&
+	grep "^waiting: thread" pa/*.hang >waiting && test_line_count = 2 waiting &&
+	grep "^missing: thread [0-9]* tid [0-9]* stuck " pa/*.hang >missing &&
+	test_line_count = 2 missing &&
+	grep -qx "note: the barrier waits for 1 more of its 3 threads, among the 2 listed" pa/*.hang
+'
+
 test_expect_success 'a lock-order deadlock of two threads: the cycle, each thread holding the other one' '
 	st=0 && hpcrun -o d1 --hang-timeout 1 --hang-action=abort ./rt-sync deadlock \
 		>out 2>err || st=$? &&

@@ -1006,9 +1006,9 @@ static struct {
 } miss;
 
 /* The report of a barrier hang, or (late) of threads late and still
- * computing in one place. */
+ * computing in one place; nwaiting threads wait at it. */
 static void report_barrier(const struct snap *ws, uint64_t timeout,
-			   uint64_t waited, int late)
+			   uint64_t waited, int late, int nwaiting)
 {
 	int i;
 
@@ -1041,6 +1041,10 @@ static void report_barrier(const struct snap *ws, uint64_t timeout,
 			put("\n");
 		put_frames(s);
 	}
+	if (ws->obj_n && (int)ws->obj_n - nwaiting < miss.n)
+		put("note: the barrier waits for %d more of its %u threads, "
+		    "among the %d listed\n",
+		    (int)ws->obj_n - nwaiting, ws->obj_n, miss.n);
 	if (late)
 		put("note: not arrived after the timeout and still computing in "
 		    "one place (the frames): a livelock, or a long loop before the "
@@ -1114,12 +1118,13 @@ static void check_barrier(int w, uint64_t timeout)
 			return;		/* their paths move: a serial phase */
 		if (most_cpu < 10 * (double)timeout / 1e9) {
 			if (!was_reported(key ^ LATE_KEY))
-				report_barrier(ws, timeout, waited, 1);
+				report_barrier(ws, timeout, waited, 1,
+					       nwaiting);
 			return;
 		}
 	}
 	if (!was_reported(key))
-		report_barrier(ws, timeout, waited, 0);
+		report_barrier(ws, timeout, waited, 0, nwaiting);
 }
 
 /* The snapshot of the thread with tid, or -1. */
