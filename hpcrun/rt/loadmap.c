@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -404,6 +405,16 @@ static const struct rt_module *search(const struct snapshot *s, uintptr_t addr)
 	n = addrsearch_partition(s->mod, s->n, sizeof(s->mod[0]),
 				 module_starts_le, &addr);
 	return n && addr < s->mod[n - 1]->hi ? s->mod[n - 1] : NULL;
+}
+
+int rt_module_debug_path(const struct rt_module *m,
+			 char buf[RT_DEBUG_PATH_SIZE])
+{
+	if (strlen(m->buildid) <= 2)
+		return 0;
+	snprintf(buf, RT_DEBUG_PATH_SIZE, "/usr/lib/debug/.build-id/%.2s/%s.debug",
+		 m->buildid, m->buildid + 2);
+	return 1;
 }
 
 const struct rt_module *rt_module_find(uintptr_t addr)

@@ -53,6 +53,12 @@ const struct rt_module *rt_module_at(uintptr_t addr, uint64_t time);
  * the handler. */
 const struct rt_module *rt_module_add_unmapped(const char *path, uintptr_t lo,
 					       uintptr_t hi);
+/* The path of m's detached debug file by its build ID, where Debian's
+ * -dbgsym packages put it (/usr/lib/debug/.build-id/XX/REST.debug), into
+ * buf; 0 when m has no build ID. */
+#define RT_DEBUG_PATH_SIZE (64 + HPC_BUILDID_HEX_SIZE)
+int rt_module_debug_path(const struct rt_module *m,
+			 char buf[RT_DEBUG_PATH_SIZE]);
 /* Every module ever seen, in id order: *n of them, the array valid
  * until the process ends (any thread; async-signal-safe). */
 const struct rt_module *const *rt_module_all(size_t *n);

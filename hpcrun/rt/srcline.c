@@ -143,7 +143,7 @@ static int open_dwarf(struct dwfile *f, const char *path)
 static struct dwfile *dwfile_of(const struct rt_module *m)
 {
 	struct dwfile *f = &files[m->id % MAX_FILES];
-	char debug[64 + HPC_BUILDID_HEX_SIZE];
+	char debug[RT_DEBUG_PATH_SIZE];
 
 	if (f->tried && f->id == m->id)
 		return f;
@@ -156,11 +156,8 @@ static struct dwfile *dwfile_of(const struct rt_module *m)
 	memset(f, 0, sizeof(*f));
 	f->id = m->id;
 	f->tried = 1;
-	if (open_dwarf(f, m->path) && strlen(m->buildid) > 2) {
-		snprintf(debug, sizeof(debug), "/usr/lib/debug/.build-id/%.2s/%s.debug",
-			 m->buildid, m->buildid + 2);
+	if (open_dwarf(f, m->path) && rt_module_debug_path(m, debug))
 		open_dwarf(f, debug);
-	}
 	return f;
 }
 

@@ -295,7 +295,7 @@ static const char *sym_find(const struct symfile *f, uint64_t off, uint64_t *sta
 static struct symfile *sym_file(const struct rt_module *m)
 {
 	struct symfile *f = &symfiles[m->id % 64];
-	char debug[64 + HPC_BUILDID_HEX_SIZE];
+	char debug[RT_DEBUG_PATH_SIZE];
 
 	if (f->id == m->id && f->tried)
 		return f;
@@ -303,10 +303,8 @@ static struct symfile *sym_file(const struct rt_module *m)
 	sym_unload(&f->debug);
 	f->id = m->id;
 	f->tried = 1;
-	if (sym_load(&f->own, m->path) || strlen(m->buildid) <= 2)
+	if (sym_load(&f->own, m->path) || !rt_module_debug_path(m, debug))
 		return f;
-	snprintf(debug, sizeof(debug), "/usr/lib/debug/.build-id/%.2s/%s.debug",
-		 m->buildid, m->buildid + 2);
 	if (!sym_load(&f->debug, debug))
 		sym_unload(&f->debug);
 	return f;
