@@ -41,6 +41,7 @@
  *   dlopen, dlclose                  process-interpose.c  the real call
  *   close, close_range, closefrom,   process-interpose.c  the real call (no
  *     dup2, dup3                                          fd of hpcrun's open)
+ *   fclose                           process-interpose.c  the real call
  *   unshare, setns                   process-interpose.c  the real call
  *   sigaction, signal, sigprocmask,  signals.c            the real call
  *     pthread_sigmask, abort

@@ -16,6 +16,9 @@
  *                       samples waiting in the thread's ring buffers);
  *                       dlopen adds the new modules to the proc file, so
  *                       a killed process's trees keep their nodes in them
+ *   fclose              after CPython's os.fork() read /proc/self/stat,
+ *                       brings hpcrun's own threads back (runtime.h, A
+ *                       FORK IN CPYTHON)
  *   close, close_range, closefrom, dup2, dup3   the program may close
  *                       hpcrun's perf fds: hpcrun forgets them first and
  *                       re-opens the events on new fds after (the fd gate,
@@ -72,6 +75,7 @@ RT_REAL_DEFINE(_Exit);
 RT_REAL_DEFINE(dlopen);
 RT_REAL_DEFINE(dlclose);
 RT_REAL_DEFINE(close);
+RT_REAL_DEFINE(fclose);
 RT_REAL_DEFINE(close_range);
 RT_REAL_DEFINE(closefrom);
 RT_REAL_DEFINE(dup2);
@@ -178,6 +182,7 @@ RT_API int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 	struct start_arg *a;
 	int r;
 
+	rt_own_back();
 	if (!rt_active || !(a = start_arg_new()))
 		return RT_REAL(pthread_create)(t, attr, fn, arg);
 	a->fn = fn;
@@ -198,6 +203,7 @@ RT_API int thrd_create(thrd_t *t, thrd_start_t fn, void *arg)
 	struct start_arg *a;
 	int r;
 
+	rt_own_back();
 	if (!rt_active || !(a = start_arg_new()))
 		return RT_REAL(thrd_create)(t, fn, arg);
 	a->c11_fn = fn;
@@ -344,6 +350,7 @@ RT_API void *dlopen(const char *file, int flags)
 {
 	void *h;
 
+	rt_own_back();
 	h = RT_REAL(dlopen)(file, flags);
 	if (h && rt_active) {
 		rt_own_begin();		/* the modules' bookkeeping */
@@ -418,6 +425,24 @@ RT_API int close(int fd)
 	pthread_cleanup_pop(0);
 	rt_fd_close_end(&c, 0);
 	errno = err;
+	return r;
+}
+
+/* CPython's os.fork() reads /proc/self/stat in the parent and closes it
+ * with fclose: then hpcrun's own threads, away since the fork, come back
+ * (runtime.h, A FORK IN CPYTHON). */
+RT_API int fclose(FILE *f)
+{
+	int back = 0, r, err;
+
+	if (f && __atomic_load_n(&rt_own_away, __ATOMIC_RELAXED))
+		back = rt_own_away_stat(fileno(f));
+	r = RT_REAL(fclose)(f);
+	if (back) {
+		err = errno;
+		rt_own_back();
+		errno = err;
+	}
 	return r;
 }
 

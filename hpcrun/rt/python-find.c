@@ -15,6 +15,7 @@
  * loader's lock keeps it mapped (loadmap.h, invariant 3), and only
  * inside one of its PT_LOAD segments.
  */
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
@@ -319,6 +320,13 @@ void rt_python_modules(void)
 		if (is_candidate(m[i]) &&
 		    !__atomic_exchange_n(&checked[m[i]->id], 1, __ATOMIC_ACQ_REL))
 			check(m[i]);
+}
+
+int rt_python_counts_threads(void)
+{
+	const unsigned long *v = dlsym(RTLD_DEFAULT, "Py_Version");
+
+	return v && *v >= 0x030c0000;
 }
 
 static void python_log(int fd, void (*put_line)(int, const char *))

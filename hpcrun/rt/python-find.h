@@ -105,4 +105,10 @@ int py_find(const struct rt_module *m, struct py_interp *py);
  * each dlopen; outside handlers. */
 void rt_python_modules(void);
 
+/* 1 when the process holds a CPython of 3.12 or later, whose os.fork()
+ * counts the process's threads (runtime.h, A FORK IN CPYTHON): its
+ * exported Py_Version says so, whatever --no-python and the layouts
+ * known.  Outside handlers. */
+int rt_python_counts_threads(void);
+
 #endif

@@ -71,6 +71,7 @@
 #include "kernel-time.h"
 #include "loadmap.h"
 #include "output.h"
+#include "python-find.h"
 #include "runtime.h"
 #include "source.h"
 #include "unwind.h"
@@ -345,6 +346,34 @@ int rt_own_pause(sigset_t *old)
 	}
 	__atomic_add_fetch(&own_paused, 1, __ATOMIC_RELAXED);
 	return 1;
+}
+
+unsigned rt_own_away;
+
+int rt_own_away_stat(int fd)
+{
+	char path[64], link[64], stat_path[64];
+	ssize_t n;
+	int err = errno;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	snprintf(stat_path, sizeof(stat_path), "/proc/%d/stat", (int)getpid());
+	n = readlink(path, link, sizeof(link) - 1);
+	errno = err;
+	if (n <= 0)
+		return 0;
+	link[n] = '\0';
+	return !strcmp(link, stat_path);
+}
+
+void rt_own_back_now(void)
+{
+	sigset_t old;
+
+	if (!__atomic_exchange_n(&rt_own_away, 0, __ATOMIC_ACQ_REL))
+		return;
+	rt_fd_block_signals(&old);
+	rt_own_resume(1, &old);
 }
 
 void rt_own_resume(int paused, const sigset_t *old)
@@ -622,10 +651,19 @@ static void key_destructor(void *arg)
 	rt_thread_end(arg);
 }
 
+/* The forking thread's mask before its fork, and whether its fork made
+ * hpcrun's own threads stand aside (runtime.h, A FORK IN CPYTHON): -1
+ * when it did not try. */
+static __thread sigset_t fork_mask __attribute__((tls_model("initial-exec")));
+static __thread int fork_paused __attribute__((tls_model("initial-exec")));
+
 static void atfork_prepare(void)
 {
 	sigset_t s;
 
+	fork_paused = -1;
+	if (rt_active && rt_python_counts_threads())
+		fork_paused = rt_own_pause(&fork_mask);
 	sigemptyset(&s);
 	sigaddset(&s, rt_cfg.signo);
 	rt_real_sigmask(SIG_BLOCK, &s, NULL);
@@ -637,6 +675,10 @@ static void atfork_parent(void)
 	sigset_t s;
 
 	pthread_mutex_unlock(&threads_lock);
+	if (fork_paused == 1)
+		__atomic_store_n(&rt_own_away, 1, __ATOMIC_SEQ_CST);
+	if (fork_paused >= 0)
+		rt_real_sigmask(SIG_SETMASK, &fork_mask, NULL);
 	sigemptyset(&s);
 	sigaddset(&s, rt_cfg.signo);
 	rt_real_sigmask(SIG_UNBLOCK, &s, NULL);
@@ -648,6 +690,8 @@ static void atfork_child(void)
 
 	pthread_mutex_init(&threads_lock, NULL);
 	rt_after_fork_child();
+	if (fork_paused >= 0)
+		rt_real_sigmask(SIG_SETMASK, &fork_mask, NULL);
 	sigemptyset(&s);
 	sigaddset(&s, rt_cfg.signo);
 	rt_real_sigmask(SIG_UNBLOCK, &s, NULL);
@@ -1412,6 +1456,8 @@ static void rt_after_fork_child(void)
 	starting = 0;		/* none of the parent's come here */
 	memset(own_tids, 0, sizeof(own_tids));
 	own_paused = 0;
+	rt_own_stop = 0;	/* a parent standing aside (rt_own_pause) */
+	rt_own_away = 0;
 	memset(ended, 0, sizeof(ended));
 	rt_fd_gate_after_fork();
 	rt_io_after_fork();

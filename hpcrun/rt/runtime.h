@@ -236,6 +236,27 @@ int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack);
 extern unsigned rt_own_stop;
 int rt_own_pause(sigset_t *old);
 void rt_own_resume(int paused, const sigset_t *old);
+/* A FORK IN CPYTHON 3.12 OR LATER.  Its os.fork() counts the process's
+ * threads (/proc/self/stat) as fork returns in the parent and warns
+ * "multi-threaded" when there are several (a DeprecationWarning on
+ * stderr; an error under -W error).  So when the program's only thread
+ * forks there (rt_python_counts_threads), hpcrun's own threads stand
+ * aside in the fork's prepare handler (rt_own_pause) and stay away in
+ * the parent, rt_own_away set, until rt_own_back makes them again: on
+ * the program's fclose() of the /proc/self/stat it read, or its next
+ * pthread_create, dlopen or blocking wait, whichever comes first (never
+ * in a handler, which cannot make threads).  Meanwhile the handler does
+ * without the writer (fd-gate.c, W4) and files are written on the
+ * caller (fd-gate.c, P2).  The child starts as after any fork. */
+extern unsigned rt_own_away;
+void rt_own_back_now(void);
+/* Is fd the process's /proc/self/stat?  (keeps errno) */
+int rt_own_away_stat(int fd);
+static inline void rt_own_back(void)
+{
+	if (__builtin_expect(__atomic_load_n(&rt_own_away, __ATOMIC_RELAXED), 0))
+		rt_own_back_now();
+}
 /* HPCRUN'S OWN WORK on a program's thread (sample.c's rules say which):
  * from rt_own_begin to its rt_own_end (they nest), the samples the
  * calling thread takes, by signal or stamped in a ring, are hpcrun's

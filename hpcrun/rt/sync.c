@@ -681,6 +681,7 @@ int sync_barrier_begin_at(struct sync_episode *ep, int kind, uintptr_t ra,
 	uint32_t i;
 	int new_kind;
 
+	rt_own_back();	/* the detector, for this wait */
 	if (st)
 		a = site_agg(ep->td, st, kind, ra, objkey, o ? o->n : 0, cut,
 			     pl);
@@ -850,6 +851,7 @@ void sync_lock_begin(struct sync_lockwait *w, int kind, unsigned how,
 	struct sync_thread *st = measured(&w->td);
 	struct sync_agg *a;
 
+	rt_own_back();	/* the detector, for this wait */
 	w->site = 0;
 	if (!st || (st->wait.site && st->wait.obj))
 		return;		/* inside a barrier (libomp's own waits): its wait */
@@ -889,6 +891,7 @@ void sync_join_begin(struct sync_lockwait *w, uintptr_t ra, uintptr_t thread)
 {
 	struct sync_thread *st = measured(&w->td);
 
+	rt_own_back();	/* the detector, for this wait */
 	w->site = 0;
 	if (!st || st->wait.site)
 		return;
