@@ -3,7 +3,7 @@ test_description='hpcrun: a CPython 3.12+ program whose only thread forks sees o
 . "$(dirname "$0")/test-lib.sh"
 . "$TEST_DIRECTORY/lib/python-lib.sh"
 
-pyenv_prereqs 3.11 3.12 3.13
+pyenv_prereqs 3.10 3.11 3.12 3.13
 
 # A pre-fork server as people write one: the parent forks its workers,
 # each works and exits with its number, the parent reaps them; then it
@@ -72,5 +72,43 @@ test_expect_success PY311 "3.11, which counts no threads at a fork: hpcrun does 
 	test_cmp expect out &&
 	! grep -l "^own-threads-paused: [1-9]" m311/*.log
 '
+
+# A thread, then a fork right after its join: CPython's join returns once
+# the thread's Python work is over, while the thread may still be writing
+# its profile as it ends.  The child, which has no such thread, must not
+# wait for it at its end (it waited a second before).
+cat >joinfork.py <<\EOF
+import os, threading
+
+def work():
+    s = 0
+    for i in range(300000):
+        s += i
+    return s
+
+for round in range(6):
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+print("forked 6")
+EOF
+
+for v in 3.10 3.11 3.12 3.13; do
+	m=$(echo "$v" | tr -d .)
+	test_expect_success PY$m "$v: a child forked right after a join waits for none of the parent's threads at its end" '
+		hpcrun -o j'$m' "$(pypath '$v')" joinfork.py >out &&
+		echo "forked 6" >expect &&
+		test_cmp expect out &&
+		test $(ls j'$m'/*.log | wc -l) = 7 &&
+		test $(grep -l "^threads: 7\$" j'$m'/*.log | wc -l) = 1 &&
+		for f in $(grep -L "^threads: 7\$" j'$m'/*.log); do
+			grep -q "^end-wait-ms: 0\$" "$f" || return 1
+		done
+	'
+done
 
 test_done

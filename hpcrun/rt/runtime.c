@@ -95,8 +95,9 @@ static int inited, finished;
 static unsigned finish_done;
 static pid_t finisher;
 /* Threads writing their profiles in rt_thread_end: a futex word, on which
- * rt_process_finish sleeps. */
+ * rt_process_finish sleeps (how long, end_wait_ms, for the log). */
 static unsigned writers;
+static uint64_t end_wait_ms;
 static pthread_key_t thread_key;
 static struct rt_counts totals;
 static uint64_t nthreads, write_errors, start_failures, blocked_attempts,
@@ -1307,6 +1308,7 @@ static void write_log(const char *why)
 	log_line(fd, "threads-unsampled-cpu-ns", unsampled_ns);
 	unsampled_say(fd);
 	log_line(fd, "own-threads-paused", own_paused);
+	log_line(fd, "end-wait-ms", end_wait_ms);
 	log_line(fd, "samples-taken", totals.taken);
 	log_line(fd, "samples-recorded", totals.recorded);
 	log_line(fd, "samples-in-hpcrun", totals.in_hpcrun);
@@ -1390,6 +1392,7 @@ void rt_process_finish(const char *why, int from_signal)
 	/* threads ending meanwhile: a second at most */
 	for (i = 0; (w = __atomic_load_n(&writers, __ATOMIC_SEQ_CST)) && i < 1000; i++)
 		rt_futex_wait(&writers, w, 1000000);
+	end_wait_ms = (uint64_t)i;
 	rt_io_begin(&io);		/* as in write_thread */
 	write_log(why);
 	rt_live_proc_end(!live_left);	/* removed: nothing left to recover */
@@ -1454,6 +1457,7 @@ static void rt_after_fork_child(void)
 
 	rt_pid = getpid();
 	starting = 0;		/* none of the parent's come here */
+	writers = 0;		/* nor do those writing their profiles */
 	memset(own_tids, 0, sizeof(own_tids));
 	own_paused = 0;
 	rt_own_stop = 0;	/* a parent standing aside (rt_own_pause) */
