@@ -116,14 +116,16 @@ static void add_code(struct structure *st, const struct hpcpy_code *c,
 	hmap_free(by_line);
 }
 
-/* 1 when profile p recorded Python frames: [python] is in its load map. */
+/* 1 when profile p recorded Python frames: a node of its tree is in
+ * [python].  The load map is the process's, so [python] is in every
+ * thread's, frames or none. */
 static int has_python(const struct hpcrun_profile *p)
 {
 	size_t i;
 
 	for (i = 0; p && i < p->nlms; i++)
 		if (!strcmp(p->lms[i].path, HPCPY_MODULE))
-			return 1;
+			return p->lms[i].used;
 	return 0;
 }
 

@@ -400,6 +400,19 @@ long hpcrun_node_position(const struct hpcrun_node_index *x, uint32_t id)
 						   : -1;
 }
 
+/* Sets each load module's used: some node is in it (ids checked). */
+static void mark_used(struct hpcrun_profile *p)
+{
+	unsigned char *used = xcalloc(65536 / 8, 1);
+	uint64_t i;
+
+	for (i = 0; i < p->nnodes; i++)
+		used[p->nodes[i].lm / 8] |= (unsigned char)(1u << (p->nodes[i].lm % 8));
+	for (i = 0; i < p->nlms; i++)
+		p->lms[i].used = !!(used[p->lms[i].id / 8] & (1u << (p->lms[i].id % 8)));
+	free(used);
+}
+
 /* The consistency checks of design note 3 (nodes indexed by id). */
 static int check_profile(const char *path, const struct hpcrun_profile *p)
 {
@@ -522,7 +535,10 @@ static int decode(const char *path, const unsigned char *d, size_t size,
 	if (!have_footer)
 		return hpc_seterr("'%s': truncated file: footer missing or "
 				  "corrupt", path);
-	return check_profile(path, p);
+	if (check_profile(path, p))
+		return -1;
+	mark_used(p);
+	return 0;
 }
 
 struct hpcrun_profile *hpcrun_fmt_read(const char *path)

@@ -43,6 +43,8 @@ struct hpcrun_lm {		/* load map entry */
 	uint16_t id;		/* > 0; 0 is reserved for placeholder nodes */
 	const char *path;
 	uint64_t flags;		/* HPCRUN_LM_* */
+	int used;		/* on reading: some node of the tree is in it
+				 * (kept by hpcrun_profile_shed); not written */
 };
 
 struct hpcrun_node {		/* CCT node, preorder (parents first) */

@@ -185,6 +185,21 @@ test_expect_success XMLLINT 'a missing .hpcpy: <python code 0xID>, said in one l
 	hpcviewer-tui --check-views dbk
 '
 
+test_expect_success XMLLINT 'a thread with no Python frame needs no .hpcpy: nothing said' '
+	cp -r m e &&
+	cat >e.spec <<-EOT &&
+	lm 1 /no/such/bin/python3.12
+	lm 2 [python]
+	metric cpu-clock int
+	thread 2
+	node 1 0 1 1010
+	value 1 0 3
+	EOT
+	./mkprofile e/py-000000-002-a8c00101-100-0.hpcrun <e.spec &&
+	hpcprof -o dbe e 2>err &&
+	test_must_fail grep "Python code file" err
+'
+
 test_expect_success 'a bad .hpcpy is named with its line and set aside' '
 	cp -r m b &&
 	printf "hpcpy 01.00\npython 3 12\ncode 0x0 1 2 a b -\n" >b/py-000000-001-a8c00101-100-0.hpcpy &&

@@ -23,7 +23,7 @@ static struct hpcrun_kv hdr[] = {
 	{ "data-centric", "1" }, { "data-min-bytes", "1024" },
 	{ "data-samples-nomem", "7" },
 };
-static struct hpcrun_lm lms[] = { { 1, "/bin/a.out", HPCRUN_LM_ANALYZE } };
+static struct hpcrun_lm lms[] = { { 1, "/bin/a.out", HPCRUN_LM_ANALYZE, 0 } };
 static struct hpcrun_node nodes[] = {
 	{ 12, 0, 0, 0x5e5072696d617279ULL, 1 },		/* "^Primary" */
 	{ 14, 12, 0, 0x7c204d61696e2020ULL, 1 },	/* "| Main  " */

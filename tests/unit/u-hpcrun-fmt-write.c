@@ -89,7 +89,7 @@ static struct hpcrun_kv hdr[] = {
 	{ "program-name", "a.out" }, { "thread-id", "3" }, { "env-path", "" },
 };
 static struct hpcrun_lm lms[] = {
-	{ 1, "/bin/a.out", HPCRUN_LM_ANALYZE }, { 2, "/lib/libc.so.6", 0 },
+	{ 1, "/bin/a.out", HPCRUN_LM_ANALYZE, 0 }, { 2, "/lib/libc.so.6", 0, 0 },
 };
 static struct hpcrun_node nodes[] = {
 	{ 12, 0, 0, 0x5e5072696d617279ULL, 1 },		/* "^Primary" */

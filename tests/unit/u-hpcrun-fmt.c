@@ -311,7 +311,7 @@ static void write_read_round_trip(void)
 		{ "program-name", "round trip" }, { "empty", "" },
 	};
 	static const struct hpcrun_lm lms[] = {
-		{ 1, "/bin/prog", HPCRUN_LM_ANALYZE }, { 7, "/lib/x.so", 0 },
+		{ 1, "/bin/prog", HPCRUN_LM_ANALYZE, 0 }, { 7, "/lib/x.so", 0, 0 },
 	};
 	static const struct hpcrun_node nodes[] = {
 		{ 12, 0, 0, 0x5e5072696d617279ULL, 1 },	/* "^Primary" */
@@ -407,7 +407,7 @@ static void write_read_round_trip(void)
 static struct hpcrun_profile *nodes_profile(const struct hpcrun_node *nodes,
 					    uint64_t n)
 {
-	static const struct hpcrun_lm lm = { 1, "/bin/prog", 0 };
+	static const struct hpcrun_lm lm = { 1, "/bin/prog", 0, 0 };
 	struct hpcrun_profile p = { 0 };
 	FILE *f = fopen(tmpfile_path, "wb");
 

@@ -18,7 +18,7 @@
 
 static struct hpcrun_kv header[] = { { "program-name", "prog" } };
 static struct hpcrun_lm lms[] = {
-	{ 1, "/nonexistent/prog", 0 }, { 2, "/nonexistent/libgone.so", 0 },
+	{ 1, "/nonexistent/prog", 0, 0 }, { 2, "/nonexistent/libgone.so", 0, 0 },
 };
 static struct hpcrun_metric metric = { .name = "cycles",
 				       .description = "cycles",
