@@ -163,6 +163,13 @@ static void kernel_init(void)
 	}
 }
 
+const char *rt_kernel_why_no_trap(void)
+{
+	if (why_not[0])
+		return why_not;
+	return rt_kernel.trap ? "" : "no perf trap for a signal per sample (Linux 5.13)";
+}
+
 /* OUTDIR/kernel_symbols/vmlinux.HOSTID, the kernel's module (absolute,
  * as the vDSO's copy), into path (4400 bytes); the end of its directory,
  * or NULL when it does not fit. */

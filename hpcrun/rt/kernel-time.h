@@ -82,6 +82,9 @@ struct rt_kernel {
 	const struct rt_module *mod;	/* the kernel's module, or NULL */
 };
 extern struct rt_kernel rt_kernel;
+/* Why rt_kernel.trap is 0 ("--no-kernel", "perf_event_paranoid=2",
+ * ...), or "" when it is 1. */
+const char *rt_kernel_why_no_trap(void);
 
 /* The leaf frame of a sample in a system call at kernel ip (invariant 5). */
 static inline uintptr_t rt_kernel_leaf(uint64_t ip)

@@ -164,6 +164,9 @@ struct rt_thread {
 	sigjmp_buf unwind_jmp;
 	volatile int closed;		/* written or being written */
 	struct rt_counts counts;
+	/* REALTIME's clocks at its last off-CPU sample, and how long before
+	 * the handler that sample's context began (source-timer.c, O2) */
+	uint64_t off_wall, off_cpu, sample_back_ns;
 	struct cct cct;
 	struct uw_cache *uwc;		/* unwinder's cache, after the struct */
 	struct sync_thread *sync;	/* sync.h; NULL until its first sync */

@@ -346,7 +346,8 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 	enum rt_unwind_end end;
 	int saved = errno, idx = -1, n, i;
 	struct timespec t0, t1;
-	uint64_t now;
+	struct cct_node *leaf;
+	uint64_t now, back;
 	double val;
 
 	if (!td)
@@ -400,6 +401,10 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 		goto done;
 	}
 	val = rt_cfg.ev[idx].src->value(td, idx, si);
+	back = td->sample_back_ns;	/* REALTIME off the CPU (source-timer.c) */
+	td->sample_back_ns = 0;
+	if (back > (uint64_t)t0.tv_sec * 1000000000u)
+		back = 0;
 	if (td->own_depth || in_hpcrun(uc, NULL)) {
 		td->counts.in_hpcrun++;
 		goto done;
@@ -427,10 +432,14 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 		uintptr_t regs[RT_UNWIND_REGS];
 
 		rt_regs_from_ucontext(regs, uc);
-		record(td, idx, n, end, 0, now, val, regs, NULL);
+		leaf = record(td, idx, n, end, 0, now - back, val, regs, NULL);
 	} else {
-		record(td, idx, n, end, 0, now, val, NULL, NULL);
+		leaf = record(td, idx, n, end, 0, now - back, val, NULL, NULL);
 	}
+	/* a sample dated back (REALTIME off the CPU): its context lasted
+	 * until now */
+	if (back && leaf && td->trace)
+		rt_trace_until(td, idx, now, leaf->id);
 done:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (si->si_code != SI_TIMER &&

@@ -204,10 +204,18 @@ static size_t ring_data_bytes(const struct hpcrun_evspec *s)
 	return bytes;
 }
 
+/* REALTIME, whose perf event is its off-CPU half (source-timer.c): every
+ * context switch of the thread, counted in the kernel where switches
+ * are, its signal through perf's trap. */
+static int offcpu_event(const struct hpcrun_evspec *s)
+{
+	return s->ev->kind == HPCRUN_EV_TIMER;
+}
+
 /* Does event s, with a signal per sample, signal through perf's trap? */
 static int is_trap(const struct hpcrun_evspec *s)
 {
-	return rt_kernel.trap && rt_kernel_is_counted(s);
+	return offcpu_event(s) || (rt_kernel.trap && rt_kernel_is_counted(s));
 }
 
 /* The attributes of event idx (s), with a ring or a signal per sample. */
@@ -216,6 +224,17 @@ static void fill_attr(struct perf_event_attr *a, const struct hpcrun_evspec *s,
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
+	if (offcpu_event(s)) {
+		a->type = PERF_TYPE_SOFTWARE;
+		a->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+		a->sample_period = 1;
+		a->disabled = 1;
+		a->exclude_hv = 1;
+		a->sigtrap = 1;
+		a->remove_on_exec = 1;
+		a->sig_data = RT_TRAP_DATA(idx);
+		return;
+	}
 	a->type = s->ev->type;
 	a->config = s->ev->kind == HPCRUN_EV_RAW ? s->raw_config : s->ev->config;
 	if (s->period) {
@@ -770,16 +789,11 @@ void rt_perf_leave_rings(void)
 	rt_threads_apply(leave_rings);
 }
 
-static void perf_stop(struct rt_thread *td, int idx)
+void rt_perf_disarm(struct rt_thread *td, int idx)
 {
 	sigset_t old;
-	int fd, ring;
+	int fd;
 
-	ev_lock(td, &old);
-	ring = stop_ring(td, idx);
-	ev_unlock(td, &old);
-	if (ring)
-		return;
 	rt_fd_gate_lock(&old);
 	fd = rt_fd_release(td, idx);
 	if (fd >= 0) {
@@ -788,6 +802,30 @@ static void perf_stop(struct rt_thread *td, int idx)
 	}
 	rt_fd_drop_lost(td, idx);
 	rt_fd_gate_unlock(&old);
+}
+
+static void perf_stop(struct rt_thread *td, int idx)
+{
+	sigset_t old;
+	int ring;
+
+	ev_lock(td, &old);
+	ring = stop_ring(td, idx);
+	ev_unlock(td, &old);
+	if (!ring)
+		rt_perf_disarm(td, idx);
+}
+
+int rt_perf_offcpu_probe(const struct hpcrun_evspec *s)
+{
+	int fd;
+
+	rt_fd_thread_start();
+	fd = perf_open(s, 0, 0, 0);
+	if (fd < 0)
+		return fd;
+	rt_sys_close(fd);
+	return 0;
 }
 
 static double perf_value(struct rt_thread *td, int idx, const siginfo_t *si)

@@ -10,7 +10,9 @@
  *  2. Every signal a source raises is the sampling signal (rt_cfg.signo),
  *     sent to the thread it measures and told apart by its origin: the
  *     si_value of a timer (an event's index, RT_DRAIN_TIMER,
- *     RT_PATH_PROBE) or the si_fd of a perf event.
+ *     RT_PATH_PROBE) or the si_fd of a perf event; or perf's trap,
+ *     SIGTRAP with the event's index in its data (kernel-time.h,
+ *     invariant 6; REALTIME's time off the CPU, source-timer.c).
  *  3. A thread's ring buffers are drained by its own handler, or outside
  *     it by the thread itself or once the thread is closed (source-perf.c,
  *     THE RING), so its tree has one writer at a time.
@@ -79,6 +81,13 @@ void rt_perf_drain_self(void);
  * outside handlers whose rt_self is self (the unwinder's faults come back
  * to self; NULL: leaf addresses only). */
 void rt_perf_drain_task(struct rt_thread *td, struct rt_thread *self);
+/* REALTIME's off-CPU half (source-timer.c, OFF-CPU): a context-switch
+ * event of the calling thread that signals through perf's trap, opened
+ * and closed again; 0 or negative errno. */
+int rt_perf_offcpu_probe(const struct hpcrun_evspec *s);
+/* Closes event idx of td opened by rt_perf_arm (its fd released under
+ * the gate); also perf_stop's end for an event with no ring. */
+void rt_perf_disarm(struct rt_thread *td, int idx);
 /* Is perf event s sampled through a ring buffer (source-perf.c, THE RING)? */
 int rt_perf_is_ring_event(const struct hpcrun_evspec *s);
 /* Moves every thread's rings of the events that are no ring events any

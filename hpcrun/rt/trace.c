@@ -204,6 +204,15 @@ void rt_trace_sample(struct rt_thread *td, int idx, uint64_t time,
 	put(t, time, id);
 }
 
+void rt_trace_until(struct rt_thread *td, int idx, uint64_t time, uint32_t id)
+{
+	struct rt_trace_thread *t = td->trace;
+
+	if (t && idx == trace_cfg.idx && !t->waiting && t->w.nrecords &&
+	    t->last_id == id && time > t->w.last)
+		put(t, time, id);
+}
+
 /* Appends (time, id) for td, the calling thread, outside the handler,
  * busy held (invariant 3). */
 static void put_outside(struct rt_thread *td, uint64_t time, uint32_t id,

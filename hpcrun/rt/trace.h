@@ -52,6 +52,11 @@ struct rt_thread;
  * traced event.  In the handler, busy held (invariant 3). */
 void rt_trace_sample(struct rt_thread *td, int idx, uint64_t time,
 		     uint32_t id);
+/* The sample just recorded (leaf node id), dated back to when its
+ * context began, lasted until time: the same record again at time, so
+ * the time in between is that context's, not "no activity" (REALTIME's
+ * time off the CPU, source-timer.c).  In the handler, busy held. */
+void rt_trace_until(struct rt_thread *td, int idx, uint64_t time, uint32_t id);
 /* td (the calling thread) waits in the call of node id from time on, and
  * is back in that context at time (rt_trace_resume); nothing when td is
  * not the calling thread, or for a wait when id is 0.  rt_trace_resume
