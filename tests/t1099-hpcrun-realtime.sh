@@ -68,10 +68,46 @@ test_expect_success OFFCPU 'with -t the I/O thread'"'"'s trace shows its waits w
 	hpcprof -o t.d t >/dev/null 2>&1 &&
 	hpcviewer-tui --stdio --view trace t.d >trace &&
 	grep "^thread 1 | *[a-z]*|\$" trace &&
-	grep "^thread 0 |\([a-z]\)\1*|\$" trace &&
+	grep "^thread 0 | *\([a-z]\)\1*|\$" trace &&
 	for leaf in __select __poll epoll_wait clock_nanosleep; do
 		grep -q "^  [a-z] .*  $leaf" trace || return 1
 	done
+'
+
+# under ROOT DB FOLDED: the REALTIME (ms) of the paths of FOLDED whose first
+# frame is ROOT (a thread's start function, or main).
+under() {
+	awk -v r="$1" '{ f = $0; sub(/;.*/, "", f); sub(/ .*/, "", f);
+		if (f == r) s += $NF } END { printf "%.1f\n", s / 1e6 }' "$2"
+}
+
+# threads_add_up NAME MODE...: rt-wall MODE on one CPU (taskset -c 0) under
+# hpcrun -e REALTIME into NAME: main'"'"'s REALTIME is its wall time and the
+# threads'"'"' (first frame $ROOT) the sum of theirs, within 10% and 10 ms.
+threads_add_up() {
+	name=$1
+	shift
+	rm -rf "$name" "$name.d" &&
+	taskset -c 0 hpcrun -o "$name" -e REALTIME ./rt-wall "$@" >"$name.out" 2>"$name.err" &&
+	hpcprof -o "$name.d" "$name" >/dev/null 2>&1 &&
+	hpcviewer-tui --folded "$name.f" "$name.d" &&
+	sed "s/^thread ms: //" "$name.err" | tr " " "\n" | paste - - >"$name.walls" &&
+	main=$(awk "\$1 == 0 { print \$2 }" "$name.walls") &&
+	rest=$(awk "\$1 > 0 { s += \$2 } END { print s }" "$name.walls") &&
+	got=$(under main "$name.f") && echo "main: $got ms, wall $main ms" &&
+	test_within "$got" "$main" "$(awk -v w="$main" "BEGIN { print w / 10 + 10 }")" &&
+	got=$(under "$ROOT" "$name.f") && echo "$ROOT: $got ms, wall $rest ms" &&
+	test_within "$got" "$rest" "$(awk -v w="$rest" "BEGIN { print w / 10 + 10 }")"
+}
+
+test_lazy_prereq TASKSET 'command -v taskset'
+
+test_expect_success OFFCPU,TASKSET 'three threads spinning on one CPU: each is charged its time preempted too' '
+	ROOT=spinner retry 2 threads_add_up spin spin 3 300
+'
+
+test_expect_success OFFCPU,TASKSET 'a ping-pong through a condition variable on one CPU: both sides add up' '
+	ROOT=ponger retry 2 threads_add_up pp pingpong 20000
 '
 
 test_expect_success NO_OFFCPU 'without perf'"'"'s trap of context switches, REALTIME says once that it cuts calls short' '

@@ -63,6 +63,9 @@
  *     SIGTRAP (a breakpoint, raise, kill) gets the program's action as in
  *     2, the default one ending the process by it after every profile is
  *     written.  It never moves (4): it is the only signal the trap sends.
+ *     It and the sampling signal block each other while either is
+ *     handled (install), so neither's sample finds the other's handler
+ *     as its context.
  * Not covered: a program's signal of the current sampling signal sent while
  * it believes it blocked is not kept pending (counted as foreign-signals);
  * the hidden bits and ignored managed signals do not survive exec; a
@@ -258,9 +261,15 @@ static int pick_free(const sigset_t *skip)
 	return 0;
 }
 
+static int is_managed(int sig);
+
 /* Puts rt_signal_entry in the kernel for managed signal sig, with the
  * program's mask and flags (no SA_RESETHAND: emulated); a signal that still
- * carries samples restarts the program's system calls. */
+ * carries samples restarts the program's system calls.  The sampling
+ * signal and perf's trap (6) block each other while one is handled: both
+ * can be pending at one return to user mode (a CPU timer's sample and a
+ * context switch's), and the one delivered second would otherwise run
+ * first, its context the other's handler, its sample lost as hpcrun's. */
 static int install(int sig)
 {
 	const struct sigaction *p = &sigs[sig].act;
@@ -271,8 +280,13 @@ static int install(int sig)
 	k.sa_mask = p->sa_mask;
 	k.sa_flags = (p->sa_flags & (SA_ONSTACK | SA_NODEFER | SA_RESTART)) |
 		     SA_SIGINFO;
-	if (sig == rt_cfg.signo)
+	if (sig == rt_cfg.signo) {
 		k.sa_flags |= SA_RESTART;
+		if (is_managed(SIGTRAP))
+			sigaddset(&k.sa_mask, SIGTRAP);
+	}
+	if (sig == SIGTRAP && rt_cfg.signo > 0)
+		sigaddset(&k.sa_mask, rt_cfg.signo);
 	return rt_real_sigaction(sig, &k, NULL);
 }
 
@@ -297,7 +311,10 @@ int rt_signal_take(void)
 
 int rt_signal_take_trap(void)
 {
-	return manage(SIGTRAP);
+	if (manage(SIGTRAP))
+		return -1;
+	install(rt_cfg.signo);		/* masking SIGTRAP now */
+	return 0;
 }
 
 static void resignal(struct rt_thread *td)
@@ -323,6 +340,9 @@ static void move(const sigset_t *skip, const char *why)
 	}
 	__atomic_store_n(&rt_cfg.signo, to, __ATOMIC_SEQ_CST);
 	install(from);		/* the program's flags from now on */
+	install(to);		/* the sampling signal's */
+	if (is_managed(SIGTRAP))
+		install(SIGTRAP);	/* masking the new one */
 	rt_threads_apply(resignal);
 	snprintf(msg, sizeof(msg), "the program %s signal %d: hpcrun samples with "
 		 "signal %d from now on", why, from, to);

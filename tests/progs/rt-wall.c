@@ -15,10 +15,19 @@
  *                  nanosleep, each in its own function); the worker
  *                  computes meanwhile in compute() until the I/O thread
  *                  is done, and main joins both
+ *   rt-wall spin T MS        T threads each compute in spin() for MS ms
+ *                            of wall time (more threads than CPUs: each
+ *                            is preempted as much as it runs)
+ *   rt-wall pingpong N       main and a thread hand a turn back and forth
+ *                            N times through a mutex and a condition
+ *                            variable (a context switch per hand-over)
+ * The last two say each thread's wall time on stderr ("thread ms: 0 W0
+ * 1 W1 ..."), main's (0) from its start to its last join.
  *
  * Ground truth: each wait function blocks about N * MS ms in all (what
  * stderr says, late wake-ups on a busy machine included); compute() runs
- * for the whole of the I/O thread's work.
+ * for the whole of the I/O thread's work; every thread's wall time is its
+ * time on the CPU and off it.
  */
 #include <errno.h>
 #include <poll.h>
@@ -26,6 +35,7 @@
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <time.h>
@@ -138,10 +148,105 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+#define MAX_THREADS 16
+
+static double thread_ms[MAX_THREADS + 1];
+static pthread_mutex_t turn_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t turn_cond = PTHREAD_COND_INITIALIZER;
+static int turn;
+
+__attribute__((noinline)) static double spin(double until)
+{
+	double x = 0;
+	long i = 0;
+
+	while (now_ms() < until)
+		for (int k = 0; k < 1000; k++)
+			x += (double)(++i % 7) * 0.5;
+	return x;
+}
+
+static void *spinner(void *arg)
+{
+	long k = (long)arg;
+	double t0 = now_ms();
+
+	if (spin(t0 + ms) < 0)
+		puts("negative");
+	thread_ms[k] = now_ms() - t0;
+	return NULL;
+}
+
+/* Hands the turn to the other side (want: the turn it waits for). */
+__attribute__((noinline)) static void hand_over(int mine, int want)
+{
+	pthread_mutex_lock(&turn_lock);
+	turn = mine;
+	pthread_cond_signal(&turn_cond);
+	while (turn != want)
+		pthread_cond_wait(&turn_cond, &turn_lock);
+	pthread_mutex_unlock(&turn_lock);
+}
+
+static void *ponger(void *arg)
+{
+	double t0 = now_ms();
+	int i;
+
+	(void)arg;
+	hand_over(2, 1);
+	for (i = 0; i < rounds; i++)
+		hand_over(0, i + 1 < rounds ? 1 : 0);
+	thread_ms[1] = now_ms() - t0;
+	return NULL;
+}
+
+/* rt-wall spin T MS, rt-wall pingpong N: threads' wall times on stderr. */
+static int threads_mode(int argc, char **argv)
+{
+	pthread_t t[MAX_THREADS];
+	double t0 = now_ms();
+	int n, i;
+
+	if (!strcmp(argv[1], "spin") && argc == 4) {
+		n = atoi(argv[2]);
+		ms = atoi(argv[3]);
+		if (n < 1 || n > MAX_THREADS)
+			return 2;
+		for (i = 0; i < n; i++)
+			pthread_create(&t[i], NULL, spinner, (void *)(long)(i + 1));
+		for (i = 0; i < n; i++)
+			pthread_join(t[i], NULL);
+		printf("%d threads spun\n", n);
+	} else if (!strcmp(argv[1], "pingpong") && argc == 3) {
+		n = 1;
+		rounds = atoi(argv[2]);
+		pthread_create(&t[0], NULL, ponger, NULL);
+		pthread_mutex_lock(&turn_lock);
+		while (turn != 2)
+			pthread_cond_wait(&turn_cond, &turn_lock);
+		pthread_mutex_unlock(&turn_lock);
+		for (i = 0; i < rounds; i++)
+			hand_over(1, 0);
+		pthread_join(t[0], NULL);
+		printf("%d round trips\n", rounds);
+	} else {
+		return 2;
+	}
+	thread_ms[0] = now_ms() - t0;
+	fprintf(stderr, "thread ms:");
+	for (i = 0; i <= n; i++)
+		fprintf(stderr, " %d %.1f", i, thread_ms[i]);
+	fprintf(stderr, "\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t a, b;
 
+	if (argc >= 3 && (!strcmp(argv[1], "spin") || !strcmp(argv[1], "pingpong")))
+		return threads_mode(argc, argv);
 	if (argc != 3)
 		return 2;
 	rounds = atoi(argv[1]);
