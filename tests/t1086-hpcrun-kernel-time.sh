@@ -120,14 +120,17 @@ test_expect_success KERNEL_MODE 'a signal per sample cuts no call short: an even
 # kernel here (0.1 s where urandom is six times as fast): with a signal
 # per sample, one signal worth the call's samples; with ring buffers, the
 # ring fills in the call (some 15 samples) and the samples the kernel
-# loses are the call's (source-perf.c, R4).  Measured whole both ways.
+# loses are the call's (source-perf.c, R4).  Measured whole both ways:
+# 99.5% of the CPU time getrusage says here, and 101% once while another
+# suite ran beside it (the perf clock and getrusage are two clocks), so
+# 87-103%.
 test_expect_success KERNEL_MODE 'two 256 MiB reads of /dev/urandom (dd): each read whole, measured whole' '
 	for m in sig ring; do
 		opt= && test $m = ring || opt=--no-stack-copy &&
 		hpcrun -o dd-$m $opt dd if=/dev/urandom of=/dev/null bs=256M count=2 2>dd-$m.err &&
 		grep "^2+0 records in" dd-$m.err &&
 		hpcprof -o db-dd-$m dd-$m 2>/dev/null &&
-		test_within "$(measured_share dd-$m db-dd-$m)" 92 8 || exit 1
+		test_within "$(measured_share dd-$m db-dd-$m)" 95 8 || exit 1
 	done &&
 	n=$(sed -n "s/^ring-full-in-call: //p" dd-ring/*.log) &&
 	test "$n" -gt 100 &&
