@@ -110,6 +110,17 @@ test_expect_success OFFCPU,TASKSET 'a ping-pong through a condition variable on 
 	ROOT=ponger retry 2 threads_add_up pp pingpong 20000
 '
 
+test_expect_success OFFCPU 'a parent waiting in vfork: the wait under main, at __vfork (the return address in a register)' '
+	hpcrun -o vf -e REALTIME ./rt-wall vfork 3 100 >out 2>vf.err &&
+	echo "3 children" >want && test_cmp want out &&
+	hpcprof -o vf.d vf >/dev/null 2>&1 &&
+	hpcviewer-tui --folded vf.f vf.d &&
+	waited=$(awk "/^main;.*__vfork / { s += \$NF } END { printf \"%.1f\", s / 1e6 }" vf.f) &&
+	echo "__vfork under main: $waited ms" &&
+	test_within "$waited" 300 40 &&
+	! grep "partial" vf.f
+'
+
 test_expect_success NO_OFFCPU 'without perf'"'"'s trap of context switches, REALTIME says once that it cuts calls short' '
 	hpcrun -o w -e REALTIME ./rt-wall 2 20 >out 2>err &&
 	test $(grep -c "REALTIME signals threads while they are blocked" err) = 1

@@ -818,6 +818,20 @@ static struct uw_entry *cache_slot(struct uw_cache *uc, uintptr_t look, int leaf
 	return holds(own, look) || !holds(block, look) ? own : block;
 }
 
+/* Is the return address in a register at e?  Only an interrupted
+ * instruction can be there, its call's push undone: glibc's __vfork holds
+ * it in %rdi across the system call, where the frame's CFA is its sp. */
+static int ra_in_register(const struct uw_entry *e)
+{
+	int k;
+
+	for (k = 0; k < e->nlive; k++)
+		if ((e->reg[k] & 31) == REG_RA_DW &&
+		    (enum rule)(e->reg[k] >> 5) == R_REGISTER)
+			return 1;
+	return 0;
+}
+
 /* One frame up by CFI.  leaf: the pc is the interrupted instruction. */
 static enum step step_cfi(struct frame *f, const struct rt_module *m, int leaf,
 			  struct uw_cache *uc)
@@ -845,7 +859,8 @@ static enum step step_cfi(struct frame *f, const struct rt_module *m, int leaf,
 	} else {
 		cfa = f->r[e->cfa_reg] + (uintptr_t)(intptr_t)e->cfa;
 	}
-	if (cfa <= f->r[REG_RSP_DW] || cfa > f->hi)
+	if (cfa < f->r[REG_RSP_DW] || cfa > f->hi ||
+	    (cfa == f->r[REG_RSP_DW] && !(leaf && ra_in_register(e))))
 		return STEP_FAIL;
 	nf = *f;
 	for (k = 0; k < e->nlive; k++) {
