@@ -352,7 +352,6 @@ void rt_loadmap_refresh(void)
 	struct collect *c = calloc(1, sizeof(*c));
 	struct object *objs = NULL, **tail = &objs, *o;
 	struct snapshot *s;
-	struct timespec now;
 	size_t i;
 
 	if (!c)
@@ -371,9 +370,8 @@ void rt_loadmap_refresh(void)
 		if (c->n)
 			memcpy(s->mod, c->v, c->n * sizeof(s->mod[0]));
 		qsort(s->mod, s->n, sizeof(s->mod[0]), by_lo);
-		clock_gettime(CLOCK_MONOTONIC, &now);
 		s->prev = published;
-		s->time = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+		s->time = rt_clock_ns(CLOCK_MONOTONIC);
 		__atomic_store_n(&published, s, __ATOMIC_RELEASE);
 		__atomic_add_fetch(&rt_loadmap_gen, 1, __ATOMIC_RELEASE);
 	}

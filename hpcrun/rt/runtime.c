@@ -390,14 +390,6 @@ void rt_own_resume(int paused, const sigset_t *old)
 	errno = err;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* own_since is stored before own_depth, own_lo and own_hi before
  * own_depth drops (seq_cst): the thread's handler, nested anywhere in
  * between, sees since or [lo, hi] cover the work.  The rings are
@@ -409,7 +401,8 @@ void rt_own_begin(void)
 	if (!td)
 		return;
 	if (!td->own_depth)
-		__atomic_store_n(&td->own_since, mono_ns(), __ATOMIC_RELAXED);
+		__atomic_store_n(&td->own_since, rt_clock_ns(CLOCK_MONOTONIC),
+				 __ATOMIC_RELAXED);
 	__atomic_store_n(&td->own_depth, td->own_depth + 1, __ATOMIC_SEQ_CST);
 }
 
@@ -422,7 +415,7 @@ void rt_own_end(void)
 	if (td->own_depth == 1) {
 		rt_perf_drain_self();
 		__atomic_store_n(&td->own_lo, td->own_since, __ATOMIC_RELAXED);
-		__atomic_store_n(&td->own_hi, mono_ns(), __ATOMIC_RELAXED);
+		__atomic_store_n(&td->own_hi, rt_clock_ns(CLOCK_MONOTONIC), __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&td->own_depth, td->own_depth - 1, __ATOMIC_SEQ_CST);
 }
@@ -1152,13 +1145,12 @@ static void write_thread(struct rt_thread *td)
  * time. */
 static void unsampled_add(void)
 {
-	struct timespec t;
+	uint64_t t = rt_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t))
+	if (t == UINT64_MAX)
 		return;
 	__atomic_add_fetch(&unsampled_threads, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&unsampled_ns, (uint64_t)t.tv_sec * 1000000000u +
-			   (uint64_t)t.tv_nsec, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&unsampled_ns, t, __ATOMIC_RELAXED);
 }
 
 /* Ends td (sources stopped, profile written, memory freed) on its own

@@ -117,6 +117,17 @@ extern char rt_env_path[];		/* PATH at start, for the header */
 extern volatile int rt_active;		/* 0 before init and after finish */
 extern pid_t rt_pid;
 
+/* Clock clk in ns; UINT64_MAX when it cannot be read (the CPU clock of a
+ * thread that has ended).  Async-signal-safe. */
+static inline uint64_t rt_clock_ns(clockid_t clk)
+{
+	struct timespec t;
+
+	if (clock_gettime(clk, &t))
+		return UINT64_MAX;
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 /* Per-thread sample accounting. */
 struct rt_counts {
 	uint64_t taken, recorded, partial, dropped_busy, dropped_nomodule,

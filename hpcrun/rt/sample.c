@@ -110,12 +110,6 @@
  * most 100 kHz): it does not look for a queued signal, a system call. */
 #define LATE_CHECK_NS 10000
 
-static uint64_t elapsed_ns(const struct timespec *a, const struct timespec *b)
-{
-	return (uint64_t)((b->tv_sec - a->tv_sec) * 1000000000L +
-			  (b->tv_nsec - a->tv_nsec));
-}
-
 /* Is signal sig queued for this thread (blocked while its handler
  * runs)?  The raw system call: the kernel's sigset is 8 bytes. */
 static int signal_queued(int sig)
@@ -345,9 +339,8 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 	struct rt_thread *td = rt_self;
 	enum rt_unwind_end end;
 	int saved = errno, idx = -1, n, i;
-	struct timespec t0, t1;
 	struct cct_node *leaf;
-	uint64_t now, back;
+	uint64_t now, back, spent;
 	double val;
 
 	if (!td)
@@ -356,7 +349,7 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 		if (td->busy)
 			goto out;	/* the next drain takes them */
 		__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		now = rt_clock_ns(CLOCK_MONOTONIC);
 		if (!td->closed && rt_active)
 			rt_perf_drain(td, uc);
 		goto done;
@@ -365,7 +358,7 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 		if (td->busy || td->closed)
 			goto out;	/* the detector asks again */
 		__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		now = rt_clock_ns(CLOCK_MONOTONIC);
 		n = unwind_guarded(td, td, uc, NULL, &end);
 		if (end != RT_UNWIND_IN_HANDLER)
 			n = python_guarded(td, n, &end);
@@ -395,7 +388,7 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 	}
 	/* Before value() loads td->fd: see fd-gate.c, invariant 4. */
 	__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	now = rt_clock_ns(CLOCK_MONOTONIC);
 	if (td->closed || !rt_active) {
 		td->counts.dropped_stopped++;
 		goto done;
@@ -403,7 +396,7 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 	val = rt_cfg.ev[idx].src->value(td, idx, si);
 	back = td->sample_back_ns;	/* REALTIME off the CPU (source-timer.c) */
 	td->sample_back_ns = 0;
-	if (back > (uint64_t)t0.tv_sec * 1000000000u)
+	if (back > now)
 		back = 0;
 	if (td->own_depth || in_hpcrun(uc, NULL)) {
 		td->counts.in_hpcrun++;
@@ -427,7 +420,6 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 			n = python_guarded(td, n, &end);
 	}
 	td->nsamples[idx]++;
-	now = (uint64_t)t0.tv_sec * 1000000000u + (uint64_t)t0.tv_nsec;
 	if (td->data) {
 		uintptr_t regs[RT_UNWIND_REGS];
 
@@ -441,11 +433,10 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 	if (back && leaf && td->trace)
 		rt_trace_until(td, idx, now, leaf->id);
 done:
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (si->si_code != SI_TIMER &&
-	    (td->late || elapsed_ns(&t0, &t1) >= LATE_CHECK_NS))
+	spent = rt_clock_ns(CLOCK_MONOTONIC) - now;
+	if (si->si_code != SI_TIMER && (td->late || spent >= LATE_CHECK_NS))
 		td->late = signal_queued(sig) ? td->late + 1 : 0;
-	td->counts.handler_ns += elapsed_ns(&t0, &t1);
+	td->counts.handler_ns += spent;
 	__atomic_store_n(&td->busy, 0, __ATOMIC_RELEASE);
 out:
 	errno = saved;

@@ -168,14 +168,6 @@ static void read_nodes(void)
 	}
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 
 /* sharing_capability's init: HPCRUN_SHARING and HPCRUN_NUMA_NODES (after
  * data's init). */
@@ -280,7 +272,7 @@ void rt_sharing_access(struct rt_thread *td, int kind, uintptr_t start,
 		return;
 	}
 	r = &st->rec[st->n];
-	r->time = time ? time : now_ns();
+	r->time = time ? time : rt_clock_ns(CLOCK_MONOTONIC);
 	r->cpu = (uint32_t)sched_getcpu();
 	r->oid = w->oid;
 	r->kind = (uint8_t)kind;
@@ -376,7 +368,7 @@ static void sharing_thread_begin(struct rt_thread *td)
 	st->n = st->dropped = st->untracked = 0;
 	st->end = 0;
 	st->pending = 0;
-	st->begin = now_ns();
+	st->begin = rt_clock_ns(CLOCK_MONOTONIC);
 	td->share = st;
 }
 
@@ -525,7 +517,7 @@ static void sharing_thread_written(struct rt_thread *td, const char *profile)
 
 	if (!st)
 		return;
-	st->end = now_ns();
+	st->end = rt_clock_ns(CLOCK_MONOTONIC);
 	sort_records(st);
 	__atomic_add_fetch(&records, st->n, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&dropped, st->dropped, __ATOMIC_RELAXED);

@@ -69,15 +69,6 @@ static clockid_t clock_of(const struct hpcrun_evspec *s, pid_t tid)
 	return (clockid_t)s->ev->type;
 }
 
-static uint64_t clock_ns(clockid_t clk)
-{
-	struct timespec t;
-
-	if (clock_gettime(clk, &t))
-		return 0;
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 int rt_timer_create(pid_t tid, clockid_t clk, int value, uint64_t period_ns,
 		    timer_t *out)
 {
@@ -159,8 +150,8 @@ static int timer_start(struct rt_thread *td, int idx)
 		return err;
 	if (!is_realtime(&rt_cfg.ev[idx].spec) || !offcpu_on)
 		return 0;
-	td->off_wall = clock_ns(CLOCK_MONOTONIC);	/* O2 */
-	td->off_cpu = clock_ns(rt_thread_clock(td->tid));
+	td->off_wall = rt_clock_ns(CLOCK_MONOTONIC);	/* O2 */
+	td->off_cpu = rt_clock_ns(rt_thread_clock(td->tid));
 	rt_fd_gate_lock(&old);
 	err = rt_perf_arm(td, idx);
 	rt_fd_gate_unlock(&old);
@@ -201,7 +192,8 @@ void rt_timer_resignal(struct rt_thread *td)
  * not on the CPU, in seconds. */
 static double offcpu_value(struct rt_thread *td)
 {
-	uint64_t wall = clock_ns(CLOCK_MONOTONIC), cpu = clock_ns(rt_thread_clock(td->tid));
+	uint64_t wall = rt_clock_ns(CLOCK_MONOTONIC);
+	uint64_t cpu = rt_clock_ns(rt_thread_clock(td->tid));
 	uint64_t dw = wall - td->off_wall, dc = cpu - td->off_cpu;
 
 	td->off_wall = wall;

@@ -494,13 +494,10 @@ static int read_kstate(void *p)
 	return 0;
 }
 
+/* The CPU time of thread tid; UINT64_MAX once it is gone. */
 static uint64_t cpu_ns(pid_t tid)
 {
-	struct timespec ts;
-
-	if (clock_gettime(rt_thread_clock(tid), &ts))
-		return UINT64_MAX;	/* the thread is gone */
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return rt_clock_ns(rt_thread_clock(tid));
 }
 
 /*
@@ -656,7 +653,7 @@ static void snap_thread(struct rt_thread *td)
 {
 	struct sync_thread *st = sync_thread_state(td);
 	struct snap *s;
-	struct timespec ts;
+	uint64_t cpu;
 	unsigned i;
 
 	if (!st || nsnap == MAX_SNAP)
@@ -689,8 +686,8 @@ static void snap_thread(struct rt_thread *td)
 		s->obj_gen = s->wait.obj->gen;
 		s->obj_n = s->wait.obj->n;
 	}
-	if (!clock_gettime(rt_thread_clock(td->tid), &ts))
-		s->cpu = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if ((cpu = cpu_ns(td->tid)) != UINT64_MAX)
+		s->cpu = cpu;
 	st->cpu_hist[st->cpu_pos++ % 128].t = now_ns;
 	st->cpu_hist[(st->cpu_pos - 1) % 128].cpu = s->cpu;
 	for (i = 0; i < 64; i++)

@@ -102,19 +102,7 @@ static void spin_unlock(int *l)
 
 uint64_t sync_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* The calling thread's CPU time (ns). */
-static uint64_t sync_cpu(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return rt_clock_ns(CLOCK_MONOTONIC);
 }
 
 static void *map_zero(size_t bytes)
@@ -347,7 +335,7 @@ static struct sync_thread *thread_state(struct rt_thread *td)
 	/* the first phase runs from the thread's start, when its CPU clock
 	 * was 0; when that was is not known: its wall time is its CPU time */
 	st->phase_cpu = 0;
-	st->cpu_last = sync_cpu();
+	st->cpu_last = rt_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	st->cpu_wall = sync_now();
 	st->phase_wall = st->cpu_wall - st->cpu_last;
 	sync_hang_start();
@@ -487,7 +475,7 @@ static struct sync_agg *site_agg(struct rt_thread *td, struct sync_thread *st,
 static uint64_t thread_cpu(struct sync_thread *st, uint64_t now)
 {
 	if (now - st->cpu_wall >= CPU_READ_NS) {
-		st->cpu_last = sync_cpu();
+		st->cpu_last = rt_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		st->cpu_wall = now;
 		return st->cpu_last;
 	}
@@ -787,7 +775,7 @@ void sync_phase_restart(void)
 		return;
 	st->in_barrier = 0;
 	st->phase_wall = sync_now();
-	st->phase_cpu = st->cpu_last = sync_cpu();
+	st->phase_cpu = st->cpu_last = rt_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	st->cpu_wall = st->phase_wall;
 }
 
