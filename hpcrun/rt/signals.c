@@ -128,7 +128,20 @@ int rt_real_sigaction(int sig, const struct sigaction *sa, struct sigaction *old
 
 int rt_real_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
-	return RT_REAL(pthread_sigmask)(how, set, old);
+	int err = errno, ret = 0;
+	sigset_t s;
+
+	if (set && how != SIG_UNBLOCK) {
+		/* glibc's own signals (SIGCANCEL 32, SIGSETXID 33: bits 31
+		 * and 32) stay unblocked, as pthread_sigmask keeps them */
+		s = *set;
+		((unsigned long *)(void *)&s)[0] &= ~(3UL << 31);
+		set = &s;
+	}
+	if (syscall(SYS_rt_sigprocmask, how, set, old, (size_t)(_NSIG / 8)))
+		ret = errno;
+	errno = err;
+	return ret;
 }
 
 /* The kernel's flag glibc adds to every action (x86-64). */

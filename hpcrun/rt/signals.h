@@ -57,8 +57,11 @@ int rt_fault_recovery(void);
 
 /* ---- the real calls, for hpcrun's own use ---- */
 
-/* libc's sigaction and pthread_sigmask, past the wrappers (any thread,
- * async-signal-safe). */
+/* libc's sigaction, and pthread_sigmask's system call, past the wrappers
+ * (any thread, async-signal-safe).  The mask is changed through libc's
+ * syscall(), a call by name: a sample that the change unblocks is taken
+ * in hpcrun's own work (unwind.c, invariant 5), not in the program's
+ * pthread_sigmask. */
 int rt_real_sigaction(int sig, const struct sigaction *sa, struct sigaction *old);
 int rt_real_sigmask(int how, const sigset_t *set, sigset_t *old);
 
