@@ -18,6 +18,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <dirent.h>
 #include <elf.h>
@@ -61,6 +62,30 @@ static int perf_available(const struct hpcrun_event *ev)
 	return 1;
 }
 
+/* 1 when perf can trap every context switch of this process in kernel
+ * mode, REALTIME's time off the CPU (hpcrun(1)); else it is a wall-clock
+ * timer. */
+static int offcpu_available(void)
+{
+	struct perf_event_attr attr;
+	long fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	attr.sample_period = 1;
+	attr.disabled = 1;
+	attr.exclude_hv = 1;
+	attr.sigtrap = 1;
+	attr.remove_on_exec = 1;
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	if (fd < 0)
+		return 0;
+	close((int)fd);
+	return 1;
+}
+
 static void list_events(void)
 {
 	const struct hpcrun_event *e;
@@ -79,7 +104,16 @@ static void list_events(void)
 			here = "-";
 		else
 			here = perf_available(e) ? "available" : "NOT AVAILABLE";
-		if (e->kind == HPCRUN_EV_TIMER)
+		if (e->kind == HPCRUN_EV_TIMER && e->type == CLOCK_REALTIME &&
+		    offcpu_available())
+			printf("%-26s %-14s %-13s every %d us on the CPU, and at "
+			       "each context switch\n", e->name, "timer + perf",
+			       here, HPCRUN_DEFAULT_TIMER_US);
+		else if (e->kind == HPCRUN_EV_TIMER && e->type == CLOCK_REALTIME)
+			printf("%-26s %-14s %-13s every %d us of wall-clock time "
+			       "(no perf trap of context switches)\n", e->name,
+			       kind[e->kind], here, HPCRUN_DEFAULT_TIMER_US);
+		else if (e->kind == HPCRUN_EV_TIMER)
 			printf("%-26s %-14s %-13s every %d us\n", e->name,
 			       kind[e->kind], here, HPCRUN_DEFAULT_TIMER_US);
 		else

@@ -122,6 +122,16 @@ test_expect_success OFFCPU 'a parent waiting in vfork: the wait under main, at _
 	! grep "partial" vf.f
 '
 
+test_expect_success OFFCPU 'hpcrun -L lists REALTIME as a timer and perf'"'"'s context switches' '
+	hpcrun -L >list &&
+	grep -q "^REALTIME  *timer + perf  *available  *every 4000 us on the CPU, and at each context switch$" list
+'
+
+test_expect_success NO_OFFCPU 'hpcrun -L lists REALTIME as a wall-clock timer, and why' '
+	hpcrun -L >list &&
+	grep -q "^REALTIME  *POSIX timer  *available  *every 4000 us of wall-clock time (no perf trap of context switches)$" list
+'
+
 test_expect_success NO_OFFCPU 'without perf'"'"'s trap of context switches, REALTIME says once that it cuts calls short' '
 	hpcrun -o w -e REALTIME ./rt-wall 2 20 >out 2>err &&
 	test $(grep -c "REALTIME signals threads while they are blocked" err) = 1
@@ -140,7 +150,10 @@ test_expect_success AS_NOBODY 'an ordinary user gets the wall-clock timer, said 
 		"$HPC_BUILD/bin/hpcrun" -o m -e REALTIME ./rt-wall 2 20 >out 2>err) &&
 	test $(grep -c "REALTIME signals threads while they are blocked" nobody/err) = 1 &&
 	grep -q "no perf trap of context switches here (perf_event_paranoid=[0-9]*)" nobody/err &&
-	grep -q "^cut short: select [0-9]* poll" nobody/out
+	grep -q "^cut short: select [0-9]* poll" nobody/out &&
+	(cd nobody && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$HPC_BUILD/bin/hpcrun" -L >list) &&
+	grep -q "^REALTIME  *POSIX timer .* (no perf trap of context switches)$" nobody/list
 '
 
 test_done
