@@ -127,6 +127,15 @@ paths() {
 	}' | sed "s/\(native \)*native/native/g"
 }
 
+# eval_outside FOLDED: the paths of FOLDED with a native frame of the eval
+# function outside (before) their first Python frame: an eval frame that
+# took an outer call's frames, shifting them.
+eval_outside() {
+	awk -F";" '{ for (p = 1; p <= NF && $p !~ /\.py:[0-9]/; p++) ;
+		for (i = 1; i < p && p <= NF; i++)
+			if ($i ~ /^_PyEval_EvalFrameDefault /) { print; next } }' "$1"
+}
+
 for m in 10 11 12 13; do
 	qual=C.m
 	test $m = 10 && qual=m
@@ -149,6 +158,14 @@ for m in 10 11 12 13; do
 		grep "^root root native py:<module>" p | grep -v -q "py:worker" &&
 		! grep -q "py: \|py:$" p &&
 		grep -q "^python-threads: 2$" fib'$m'/*.log
+	'
+	test_expect_success PY3$m "3.$m: a call in its first or last instructions shifts no frame" '
+		hpcrun -e cpu-clock@f5000 -o edge$m "$(python '$m')" fib.py &&
+		hpcprof -o edge$m.d edge$m >/dev/null 2>&1 &&
+		hpcviewer-tui --folded edge$m.f edge$m.d &&
+		grep -q "fib.py:[0-9]* fib" edge$m.f &&
+		eval_outside edge$m.f >outside &&
+		test_line_count = 0 outside
 	'
 	test_expect_success PY3$m "3.$m: qsort sits between the Python caller and the Python comparator" '
 		hpcrun -o sort$m "$(python '$m')" sortcb.py &&

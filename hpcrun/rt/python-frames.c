@@ -19,7 +19,10 @@
  * unlinked) is no call's frames, and a thread that runs a sub-interpreter
  * has its calls in each interpreter's thread state, all placed by anchor.
  * 3.10 has no anchor: its eval frames, leaf first, take the calls in
- * turn (a call in its first or last instructions shifts them by one).
+ * turn, one frame each.  A call in its first or last instructions, its
+ * frame not yet or no longer the thread's current one, leaves the chain
+ * one frame shorter than the path's eval frames: then the innermost eval
+ * frame takes none (leaf_unlinked), so the others take their own.
  * A frame not yet started (its instruction before the code's first) is
  * left out; an eval frame that gets no Python frame stays native.  A path
  * longer than RT_MAX_FRAMES keeps its innermost frames and is partial.
@@ -906,6 +909,24 @@ static uintptr_t seg_of(const struct py_seg *segs, int nseg, int *j,
 	return segs[(*j)++].start;
 }
 
+/*
+ * 3.10: with the path's eval frames nev, is the chain from the thread's
+ * current frame f one call shorter (its innermost call in its first or
+ * last instructions)?  Bounded by nev steps.
+ */
+static int leaf_unlinked(const struct py_layout *l, uintptr_t f, int nev)
+{
+	int calls = 0;
+
+	while (f && calls < nev && calls < MAX_PY_STEPS) {
+		calls++;
+		f = rd_ptr(f, l->frame.previous);
+		if (!ptr_ok(f))
+			f = 0;
+	}
+	return calls == nev - 1;
+}
+
 /* Does the native path frames[0..n) run Python? */
 static int runs_python(const struct py_interp *in, const uintptr_t *frames,
 		       int n)
@@ -924,8 +945,9 @@ static int runs_python(const struct py_interp *in, const uintptr_t *frames,
  * and arena; the new count.  With sps (each frame's sp, unwind.h) and a
  * layout that anchors its C calls (3.11 on), an eval frame takes the
  * call anchored in its own stack frame; else (3.10) the eval frames take
- * the chain's calls in turn.  A path longer than max is cut to its
- * innermost max frames, *cut set.
+ * the chain's calls in turn, but for an innermost call not linked yet or
+ * any more.  A path longer than max is cut to its innermost max frames,
+ * *cut set.
  */
 static int expand(const struct py_interp *in, struct py_thread *pt,
 		  const struct py_target *t, uintptr_t *frames,
@@ -933,7 +955,7 @@ static int expand(const struct py_interp *in, struct py_thread *pt,
 {
 	const struct py_layout *l = in->layout;
 	uintptr_t ts, f = 0, fts, d;
-	int i, j = 0, k = 0, steps = 0, nseg = -1;
+	int i, j = 0, k = 0, steps = 0, nseg = -1, skip = -1, nev = 0;
 
 	*cut = 0;
 	if (pt->live_behind)
@@ -945,6 +967,15 @@ static int expand(const struct py_interp *in, struct py_thread *pt,
 		nseg = collect_segs(in, l, t, pt, ts);
 	else
 		f = current_frame(l, ts);
+	if (nseg < 0 && l->frame.entry_kind == PY_ENTRY_NONE) {
+		for (i = n - 1; i >= 0; i--)
+			if (py_is_eval_pc(in, frames[i])) {
+				nev++;
+				skip = i;	/* the innermost, in the end */
+			}
+		if (!leaf_unlinked(l, f, nev))
+			skip = -1;
+	}
 	for (i = 0; i < n; i++) {
 		int k0 = k;
 
@@ -953,7 +984,7 @@ static int expand(const struct py_interp *in, struct py_thread *pt,
 			break;
 		}
 		fts = ts;
-		if (py_is_eval_pc(in, frames[i]) &&
+		if (py_is_eval_pc(in, frames[i]) && i != skip &&
 		    (nseg < 0 || (f = seg_of(pt->segs, nseg, &j, sps, i, n,
 					     &fts)))) {
 			if (i > 0 && py_is_pop_pc(in, frames[i - 1]) &&
