@@ -98,6 +98,8 @@ static pid_t finisher;
  * rt_process_finish sleeps (how long, end_wait_ms, for the log). */
 static unsigned writers;
 static uint64_t end_wait_ms;
+/* Threads the end held still (THE PARK AT EXIT), for the log. */
+static uint64_t parked;
 static pthread_key_t thread_key;
 static struct rt_counts totals;
 static uint64_t nthreads, write_errors, start_failures, blocked_attempts,
@@ -418,6 +420,8 @@ void rt_own_end(void)
 		__atomic_store_n(&td->own_hi, rt_clock_ns(CLOCK_MONOTONIC), __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&td->own_depth, td->own_depth - 1, __ATOMIC_SEQ_CST);
+	if (!td->own_depth && __atomic_load_n(&td->park_due, __ATOMIC_SEQ_CST))
+		rt_exit_park(td);
 }
 
 int rt_is_own_time(const struct rt_thread *td, uint64_t t)
@@ -1301,6 +1305,7 @@ static void write_log(const char *why)
 	unsampled_say(fd);
 	log_line(fd, "own-threads-paused", own_paused);
 	log_line(fd, "end-wait-ms", end_wait_ms);
+	log_line(fd, "end-parked", parked);
 	log_line(fd, "samples-taken", totals.taken);
 	log_line(fd, "samples-recorded", totals.recorded);
 	log_line(fd, "samples-in-hpcrun", totals.in_hpcrun);
@@ -1348,6 +1353,65 @@ void rt_process_finish_wait(void)
 		rt_futex_wait(&finish_done, 0, 10000000);
 }
 
+/*
+ * THE PARK AT EXIT.  Writing the process's end takes milliseconds in
+ * which, natively, the program's other threads would have had the
+ * microseconds before exit_group.  A program whose threads touch what its
+ * exit has freed then fails in them: CPython 3.10's daemon threads, whose
+ * wait for the interpreter lock wakes every 5 ms and reads the
+ * interpreter Py_FinalizeEx freed, crashed 4-6 runs in 20 (17 in 20 with
+ * --no-python, whose rings take longer to drain).  So at exit, _exit and
+ * quick_exit the finisher first sends each other thread of the program
+ * the sampling signal with RT_EXIT_PARK; its handler waits there, running
+ * nothing, until the process is gone.  A thread in hpcrun's own work (a sync
+ * wrapper's path, a drain, its own end) parks when that work ends, its
+ * locks let go.  A parked thread may hold a lock the rest of the exit
+ * wants (a malloc arena, a stream): after PARK_NS it goes on, as it
+ * would have natively.  Not at exec (a failed one measures on) nor at a
+ * fatal signal.
+ */
+#define PARK_NS 250000000u
+static unsigned park_word;
+
+void rt_exit_park(struct rt_thread *td)
+{
+	uint64_t t0, t;
+
+	if (!td)
+		return;
+	if (td->own_depth) {
+		__atomic_store_n(&td->park_due, 1, __ATOMIC_SEQ_CST);
+		return;		/* rt_own_end parks it */
+	}
+	__atomic_store_n(&td->park_due, 0, __ATOMIC_SEQ_CST);
+	t0 = rt_clock_ns(CLOCK_MONOTONIC);
+	while ((t = rt_clock_ns(CLOCK_MONOTONIC) - t0) < PARK_NS)
+		rt_futex_wait(&park_word, 0, PARK_NS - t);
+}
+
+/* Parks every other thread of the program (threads_lock held). */
+static void park_others(void)
+{
+	pid_t self = (pid_t)syscall(SYS_gettid);
+	struct rt_thread *td;
+	siginfo_t si;
+
+	for (td = threads; td; td = td->next) {
+		if (td->closed || td->raw || td->tid == self)
+			continue;
+		memset(&si, 0, sizeof(si));
+		si.si_signo = rt_cfg.signo;
+		si.si_code = SI_QUEUE;
+		si.si_pid = rt_pid;
+		si.si_uid = getuid();
+		si.si_value.sival_ptr = (void *)(((uintptr_t)RT_SIGVAL_TAG << 32) |
+						 (uint32_t)RT_EXIT_PARK);
+		if (!syscall(SYS_rt_tgsigqueueinfo, rt_pid, td->tid,
+			     rt_cfg.signo, &si))
+			parked++;
+	}
+}
+
 void rt_process_finish(const char *why, int from_signal)
 {
 	struct rt_thread *td;
@@ -1372,6 +1436,8 @@ void rt_process_finish(const char *why, int from_signal)
 	cct_pool_close(!from_signal);	/* live files written from now on go */
 	locked = from_signal ? !pthread_mutex_trylock(&threads_lock) :
 		 !pthread_mutex_lock(&threads_lock);
+	if (locked && !from_signal && (!strcmp(why, "exit") || !strcmp(why, "_exit")))
+		park_others();
 	for (td = threads; td; td = td->next) {
 		if (td->closed)
 			continue;

@@ -169,6 +169,8 @@ struct rt_thread {
 					 * last such work, [own_lo, own_hi]:
 					 * rt_own_begin (sample.c) */
 	uint64_t own_since, own_lo, own_hi;
+	int park_due;			/* parked at own work's end (runtime.c,
+					 * THE PARK AT EXIT) */
 	int late;			/* perf samples in a row that ended with
 					 * the next one queued (sample.c) */
 	volatile int in_unwind;		/* unwinding: a fault jumps to unwind_jmp */
@@ -226,6 +228,9 @@ void rt_process_finish(const char *why, int from_signal);
  * at most), so that the signal ends the process after its files are
  * whole. */
 void rt_process_finish_wait(void);
+/* In the sample handler: the finisher's RT_EXIT_PARK (runtime.c, THE PARK
+ * AT EXIT); td may be NULL. */
+void rt_exit_park(struct rt_thread *td);
 /* After an exec that returned (failed, errno err): measure on. */
 void rt_resume_after_failed_exec(int err);
 int rt_next_thread_index(void);

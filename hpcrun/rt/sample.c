@@ -62,7 +62,10 @@
  *    own threads, the load map after dlopen and dlclose, an allocation's
  *    or a sync site's path.  A wrapper forwarding the program's call
  *    (malloc, a lock, a wait) charges the program's call.
- *  - Never block or wait: a sample that cannot be recorded is dropped and
+ *  - Never block or wait, but for the one signal that parks a thread
+ *    while the process's end is written (RT_EXIT_PARK, runtime.c, THE
+ *    PARK AT EXIT): a futex wait with a timeout, nothing else.  A sample
+ *    that cannot be recorded is dropped and
  *    counted by reason (busy = nested signal, nomodule = pc outside every
  *    module, full = arena exhausted, stopped = measurement ended,
  *    foreign = the signal did not come from one of our events).
@@ -343,6 +346,11 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 	uint64_t now, back, spent;
 	double val;
 
+	if (si->si_code == SI_QUEUE && si->si_value.sival_int == RT_EXIT_PARK &&
+	    si->si_pid == rt_pid) {
+		rt_exit_park(td);
+		goto out;
+	}
 	if (!td)
 		goto out;
 	if (si->si_code == SI_TIMER && si->si_value.sival_int == RT_DRAIN_TIMER) {

@@ -27,7 +27,9 @@
  *     origin, never by their number: its timers carry RT_SIGVAL_TAG in the
  *     high half of their value (SI_TIMER), its perf fds raise theirs
  *     through fasync (si_code POLL_IN..POLL_HUP), perf's trap with the tag
- *     in the high half of its data (TRAP_PERF, 6).  Every other arrival
+ *     in the high half of its data (TRAP_PERF, 6), and the process's end
+ *     queues its park (runtime.c, THE PARK AT EXIT) from its own pid with
+ *     the tag in its value (SI_QUEUE).  Every other arrival
  *     (raise, kill, sigqueue, the program's own timers) is the program's and
  *     gets the program's action: its handler (sa_mask and flags as it set
  *     them, SA_RESETHAND emulated), nothing for SIG_IGN, and for the
@@ -480,13 +482,14 @@ uint64_t rt_signal_trap_data(const siginfo_t *si)
 	return data;
 }
 
-/* Only hpcrun's timers, perf fds and perf's trap send these (2, 6). */
+/* Only hpcrun's timers, perf fds, perf's trap and its end's park send
+ * these (2, 6). */
 int rt_signal_is_own(const siginfo_t *si)
 {
 	if (si->si_signo == SIGTRAP)
 		return si->si_code == TRAP_PERF &&
 		       rt_signal_trap_data(si) >> 32 == RT_SIGVAL_TAG;
-	if (si->si_code == SI_TIMER)
+	if (si->si_code == SI_TIMER || (si->si_code == SI_QUEUE && si->si_pid == rt_pid))
 		return ((uintptr_t)si->si_value.sival_ptr >> 32) == RT_SIGVAL_TAG;
 	return si->si_code >= POLL_IN && si->si_code <= POLL_HUP;
 }

@@ -10,7 +10,8 @@
  *  2. Every signal a source raises is the sampling signal (rt_cfg.signo),
  *     sent to the thread it measures and told apart by its origin: the
  *     si_value of a timer (an event's index, RT_DRAIN_TIMER,
- *     RT_PATH_PROBE) or the si_fd of a perf event; or perf's trap,
+ *     RT_PATH_PROBE) or the si_fd of a perf event, or RT_EXIT_PARK sent by
+ *     the process's end (runtime.c); or perf's trap,
  *     SIGTRAP with the event's index in its data (kernel-time.h,
  *     invariant 6; REALTIME's time off the CPU, source-timer.c).
  *  3. A thread's ring buffers are drained by its own handler, or outside
@@ -38,6 +39,9 @@ struct rt_thread;
 #define RT_DRAIN_TIMER (-2)
 /* si_value of the hang detector's signal asking a thread for its path. */
 #define RT_PATH_PROBE (-3)
+/* si_value of the signal (SI_QUEUE, from the process itself) that parks a
+ * thread while the process's end is written (runtime.c). */
+#define RT_EXIT_PARK (-4)
 /* Thread CPU time between two drains (ns): 250/s. */
 #define RT_DRAIN_NS 4000000L
 
