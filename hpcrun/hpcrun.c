@@ -739,7 +739,7 @@ int main(int argc, char **argv)
 			 "list the events and whether this machine has them"),
 		OPT_COUNT('v', "verbose", &verbose, "say what is set up"),
 		OPT_FLAG('q', "quiet", &quiet,
-			 "do not say where the measurements go"),
+			 "say neither where measurements go nor notices"),
 		OPT_END(),
 	};
 	struct strbuf evlist = STRBUF_INIT, runtime = STRBUF_INIT;
@@ -847,6 +847,10 @@ int main(int argc, char **argv)
 		set_env("HPCRUN_NO_PYTHON", "1", verbose);
 	else
 		unsetenv("HPCRUN_NO_PYTHON");
+	if (quiet)
+		set_env("HPCRUN_QUIET", "1", verbose);
+	else
+		unsetenv("HPCRUN_QUIET");
 	if (stack_copy)
 		set_env("HPCRUN_STACK_COPY", stack_copy, verbose);
 	else

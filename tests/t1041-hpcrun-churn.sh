@@ -61,6 +61,18 @@ test_expect_success '400 threads at once: every thread measured, no spinning' '
 	no_spinning once
 '
 
+# A child whose stderr its parent reads (subprocess with capture_output,
+# a test harness): under -q, threads too short to sample are said in the
+# log alone, and the child's stderr is what it wrote itself.
+test_expect_success '-q: the unsampled threads in the log only, stderr the program'"'"'s' '
+	./rt-churn rounds 5 200 100 >/dev/null 2>native.err &&
+	hpcrun -o loud ./rt-churn rounds 5 200 100 >/dev/null 2>loud.err &&
+	grep -q "^hpcrun: [0-9]*% of CPU time was in [0-9]* threads that ended before their first sample" loud.err &&
+	hpcrun -q -o quiet ./rt-churn rounds 5 200 100 >/dev/null 2>quiet.err &&
+	test_cmp native.err quiet.err &&
+	grep -q "^warning: [0-9]*% of CPU time was in [0-9]* threads that ended before their first sample" quiet/*.log
+'
+
 test_expect_success 'a pool that grows and shrinks: output the same, every thread measured' '
 	churn pool "" pool 4 32 100 &&
 	measured_all pool &&

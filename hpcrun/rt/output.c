@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -76,6 +77,8 @@ int rt_first_to_say(const char *marker)
 	char path[4400];
 	int fd;
 
+	if (rt_quiet)
+		return 0;
 	if (strlen(rt_cfg.outdir) + strlen(marker) + 16 > sizeof(path))
 		return 1;
 	rt_append(rt_append(rt_append(rt_append(path, rt_cfg.outdir),
@@ -97,10 +100,20 @@ static dev_t say_dev;
 static ino_t say_ino;
 static uint64_t say_withheld;
 
+int rt_quiet;
+
+void rt_say_notice(const char *line)
+{
+	if (!rt_quiet)
+		rt_say(line, NULL);
+}
+
 void rt_say_init(void)
 {
+	const char *q = getenv("HPCRUN_QUIET");
 	struct stat st;
 
+	rt_quiet = q && *q == '1';
 	say_open = !fstat(2, &st);
 	if (say_open) {
 		say_dev = st.st_dev;

@@ -118,7 +118,8 @@ char *rt_append(char *p, const char *s);
 size_t rt_fmt_seconds(char *buf, uint64_t ns);
 /* Is this the launch's first process to say what marker names?  Creates
  * the empty file .hpcrun-MARKER-said in the measurement directory: 1
- * when it did (or cannot tell), 0 when another process had. */
+ * when it did (or cannot tell), 0 when another process had, and 0 under
+ * hpcrun -q (rt_quiet). */
 int rt_first_to_say(const char *marker);
 /* hpc_write_all (writeall.h) of the string s. */
 int rt_write_str(int fd, const char *s);
@@ -141,6 +142,10 @@ int rt_write_str(int fd, const char *s);
 void rt_say_init(void);
 uint64_t rt_say_withheld(void);
 void rt_say(const char *s, ...) __attribute__((sentinel));
+/* hpcrun -q (HPCRUN_QUIET): notices and warnings go to the log alone;
+ * rt_say_notice says line unless so (the caller logs it). */
+extern int rt_quiet;
+void rt_say_notice(const char *line);
 void rt_say_lines(const char *text, size_t len);
 void rt_say_lost(const char *path, int err, const char *what);
 

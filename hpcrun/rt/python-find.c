@@ -266,9 +266,9 @@ static int is_candidate(const struct rt_module *m)
 }
 
 /* Says the line of invariant 3, once: on stderr in every process that
- * has such an interpreter (rt_note shows its notices once per run, and
- * the pyenv shim's shell processes would have shown theirs), in the log
- * by python_log. */
+ * has such an interpreter, unless hpcrun -q (rt_note shows its notices
+ * once per run, and the pyenv shim's shell processes would have shown
+ * theirs), in the log by python_log. */
 static void say_native_only(const struct py_interp *py)
 {
 	if (__atomic_exchange_n(&said_once, 1, __ATOMIC_ACQ_REL))
@@ -279,7 +279,7 @@ static void say_native_only(const struct py_interp *py)
 	else
 		snprintf(said, sizeof(said),
 			 "Python (version unknown): native frames only");
-	rt_say(said, NULL);
+	rt_say_notice(said);
 }
 
 /* Checks candidate m: publishes its interpreter, or says why not.  No

@@ -384,7 +384,7 @@ static void raw_log(int fd, void (*put)(int fd, const char *text))
 		snprintf(line, sizeof(line), "%llu thread%s made without pthread_create: "
 			 "%.2f s of CPU not measured", (unsigned long long)unmeasured,
 			 unmeasured == 1 ? "" : "s", sec);
-		rt_say(line, NULL);
+		rt_say_notice(line);
 	}
 }
 

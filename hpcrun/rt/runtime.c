@@ -765,7 +765,7 @@ void rt_init(void)
 	if (!out || !*out || strlen(out) >= sizeof(rt_cfg.outdir))
 		return;		/* preloaded without the launcher: stay out */
 	rt_say_init();
-	show_notes = !getenv("HPCRUN_NOTICES_SHOWN");
+	show_notes = !getenv("HPCRUN_NOTICES_SHOWN") && !rt_quiet;
 	rt_pid = getpid();
 	snprintf(rt_cfg.outdir, sizeof(rt_cfg.outdir), "%s", out);
 	n = readlink("/proc/self/exe", rt_cfg.exe, sizeof(rt_cfg.exe) - 1);

@@ -417,8 +417,9 @@ static void sharing_log(int fd, void (*put)(int, const char *))
 		put(fd, line);
 		if (glob_used[k])
 			continue;
-		/* the one line the user sees: the notices are shown at
-		 * start only, and which symbols exist is known at the end */
+		/* the one line the user sees, -q or not (it is about the
+		 * command line): the notices are shown at start only, and
+		 * which symbols exist is known at the end */
 		snprintf(line, sizeof(line), "warning: --watch '%.200s': "
 			 "no variable or function of %.200s matches", globs[k],
 			 rt_cfg.progname ? rt_cfg.progname : "the program");

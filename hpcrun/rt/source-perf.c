@@ -444,7 +444,7 @@ static int perf_start(struct rt_thread *td, int idx)
 				 rt_cfg.ev[idx].metric, td->index, strerror(-err),
 				 err == -EPERM ? ": see /proc/sys/kernel/perf_event_mlock_kb" : "");
 			rt_note(msg);	/* the log; stderr only during start-up */
-			rt_say(msg, NULL);
+			rt_say_notice(msg);
 		}
 	}
 	if (err) {
