@@ -321,6 +321,25 @@ test_expect_success 'cycles falls back to cpu-clock, said once on stderr and in 
 	grep -q "^event: perf::cpu-clock" cyc/*.log
 '
 
+# Code made at run time (a JIT's) lies in no file: its samples are
+# dropped, and when they are many, said once with their share.
+test_expect_success 'samples in code made at run time: their share said once, on stderr and in the log' '
+	cc -O2 -g -o rt-jit "$TEST_PROGS/rt-jit.c" &&
+	hpcrun -o jit ./rt-jit 6 6 >jit.out 2>jit.err &&
+	truth=$(sed -n "s/^jit //p" jit.out) &&
+	said=$(sed -n "s/^hpcrun: \([0-9]*\)% of samples ([0-9]*) were in code outside every file mapped (made at run time: a JIT.s), not in the profile; see hpcrun(1)\$/\1/p" jit.err) &&
+	echo "said $said%, the program'"'"'s clock $truth%" &&
+	test_within "$said" "$truth" 10 &&
+	test_line_count = 1 jit.err &&
+	grep -q "^warning: $said% of samples" jit/*.log
+'
+
+test_expect_success 'a few such samples: nothing said' '
+	hpcrun -o jit1 ./rt-jit 0 20 >/dev/null 2>jit1.err &&
+	test_line_count = 0 jit1.err &&
+	grep -q "^dropped-outside-modules: 0\$" jit1/*.log
+'
+
 test_expect_success 'no -e samples cpu-clock at about 1 kHz' '
 	grep -q "^event: perf::cpu-clock frequency 1000$" split/*.log
 '

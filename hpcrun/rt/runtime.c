@@ -1257,6 +1257,32 @@ static void unsampled_say(int fd)
 		rt_say(line, NULL);
 }
 
+/* At the end: when the samples whose pc lay in no file the process
+ * mapped (code made at run time: a JIT's) were at least
+ * OUTSIDE_SAY_PERCENT of the samples and OUTSIDE_SAY_MIN, a line in the
+ * log and, once a launch, on stderr: the profile's shares leave them out
+ * (hpcrun(1), How samples are taken). */
+#define OUTSIDE_SAY_PERCENT 5
+#define OUTSIDE_SAY_MIN 10
+static void outside_say(int fd)
+{
+	uint64_t out = totals.dropped_nomodule, all = out + totals.recorded;
+	char line[256], *p = line;
+
+	if (out < OUTSIDE_SAY_MIN || out * 100 < all * OUTSIDE_SAY_PERCENT)
+		return;
+	p += rt_fmt_u64(p, (out * 100 + all / 2) / all, 10, 0);
+	p = rt_append(p, "% of samples (");
+	p += rt_fmt_u64(p, out, 10, 0);
+	rt_append(p, ") were in code outside every file mapped (made at run "
+		  "time: a JIT's), not in the profile; see hpcrun(1)");
+	log_put(fd, "warning: ");
+	log_put(fd, line);
+	log_put(fd, "\n");
+	if (rt_first_to_say("outside"))
+		rt_say(line, NULL);
+}
+
 static void write_log(const char *why)
 {
 	char num[24], path[4400];
@@ -1316,6 +1342,7 @@ static void write_log(const char *why)
 	log_line(fd, "samples-dropped", dropped);
 	log_line(fd, "dropped-nested", totals.dropped_busy);
 	log_line(fd, "dropped-outside-modules", totals.dropped_nomodule);
+	outside_say(fd);
 	log_line(fd, "dropped-arena-full", totals.dropped_full);
 	log_line(fd, "dropped-after-end", totals.dropped_stopped);
 	log_line(fd, "dropped-ring-full", totals.dropped_ring);
