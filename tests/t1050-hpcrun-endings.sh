@@ -93,6 +93,12 @@ test_expect_success 'exit, _exit and return from main: written, status kept' '
 	grep -q "^end: exit$" return/*.log
 '
 
+test_expect_success 'quick_exit: written after the program'"'"'s at_quick_exit handler, status kept' '
+	retry 2 ran quick 3 quick_exit $UNITS &&
+	grep -q "^end: quick_exit$" quick/*.log &&
+	tail -n 1 quick.out >last && echo at_quick_exit >expect && test_cmp expect last
+'
+
 test_expect_success 'a fatal signal with the default action, never a handler' '
 	retry 2 ran term 143 default 15 $UNITS &&
 	grep -q "^end: signal 15$" term/*.log &&

@@ -4,9 +4,9 @@
  *
  * Lifecycle of the process (state in rt_active / finished):
  *
- *   load --constructor rt_init()--> ACTIVE --exit, _exit, exec, fatal
- *   signal: rt_process_finish()--> FINISHED (every thread's profile and
- *   the log written; later samples are dropped as "stopped")
+ *   load --constructor rt_init()--> ACTIVE --exit, _exit, quick_exit,
+ *   exec, fatal signal: rt_process_finish()--> FINISHED (every thread's
+ *   profile and the log written; later samples are dropped as "stopped")
  *   FINISHED --exec failed--> ACTIVE again, every live thread with a new,
  *   empty tree written to new files (rt_resume_after_failed_exec)
  *   ACTIVE --fork--> the child resets to ACTIVE with only the forking
@@ -417,7 +417,8 @@ void rt_own_end(void)
 	if (td->own_depth == 1) {
 		rt_perf_drain_self();
 		__atomic_store_n(&td->own_lo, td->own_since, __ATOMIC_RELAXED);
-		__atomic_store_n(&td->own_hi, rt_clock_ns(CLOCK_MONOTONIC), __ATOMIC_RELAXED);
+		__atomic_store_n(&td->own_hi, rt_clock_ns(CLOCK_MONOTONIC),
+				 __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&td->own_depth, td->own_depth - 1, __ATOMIC_SEQ_CST);
 	if (!td->own_depth && __atomic_load_n(&td->park_due, __ATOMIC_SEQ_CST))
@@ -753,6 +754,13 @@ static void launched_name(void)
 	rt_cfg.progname = name;
 }
 
+/* quick_exit(3) runs no destructor: registered first, this runs after
+ * the program's at_quick_exit handlers, before the process ends. */
+static void rt_quick_fini(void)
+{
+	rt_process_finish("quick_exit", 0);
+}
+
 void rt_init(void)
 {
 	const char *out = getenv("HPCRUN_OUT_PATH"), *v, *slash;
@@ -802,6 +810,7 @@ void rt_init(void)
 	rt_live_proc_begin();
 	pthread_key_create(&thread_key, key_destructor);
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	at_quick_exit(rt_quick_fini);
 	rt_install_fatal_handlers();
 	rt_active = 1;
 	rt_thread_begin(0);
@@ -1463,7 +1472,9 @@ void rt_process_finish(const char *why, int from_signal)
 	cct_pool_close(!from_signal);	/* live files written from now on go */
 	locked = from_signal ? !pthread_mutex_trylock(&threads_lock) :
 		 !pthread_mutex_lock(&threads_lock);
-	if (locked && !from_signal && (!strcmp(why, "exit") || !strcmp(why, "_exit")))
+	if (locked && !from_signal &&
+	    (!strcmp(why, "exit") || !strcmp(why, "_exit") ||
+	     !strcmp(why, "quick_exit")))
 		park_others();
 	for (td = threads; td; td = td->next) {
 		if (td->closed)

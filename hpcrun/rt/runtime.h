@@ -220,7 +220,8 @@ extern __thread struct rt_thread *rt_self
 /* runtime.c */
 void rt_init(void);
 struct rt_thread *rt_thread_begin(int index);
-/* Writes every thread and the log; why: "exit", "exec", "signal N".
+/* Writes every thread and the log; why: "exit", "_exit", "quick_exit",
+ * "exec", "signal N".
  * The writing thread blocks every signal but its own faults meanwhile. */
 void rt_process_finish(const char *why, int from_signal);
 /* Called by a fatal signal's end of the process after rt_process_finish:

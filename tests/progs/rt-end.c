@@ -8,6 +8,8 @@
  * unit), prints "cpu MS" (the main thread's CPU time since main began)
  * and then ends:
  *   exit N, _exit N, return N   with status 3
+ *   quick_exit N      quick_exit(3) with status 3, after an at_quick_exit
+ *                     handler that prints "at_quick_exit"
  *   default SIG N     raise(SIG), no handler ever set (SIG by number)
  *   reraise SIG N     a handler (signal()) notes SIG; after it ran, main
  *                     does signal(SIG, SIG_DFL); raise(SIG), as xz and
@@ -261,6 +263,12 @@ static int terminate_pool(int c)
 	return 0;
 }
 
+static void said_quick(void)
+{
+	puts("at_quick_exit");
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "exit";
@@ -356,6 +364,10 @@ int main(int argc, char **argv)
 		exit(3);
 	if (!strcmp(mode, "_exit"))
 		_exit(3);
+	if (!strcmp(mode, "quick_exit")) {
+		at_quick_exit(said_quick);
+		quick_exit(3);
+	}
 	if (!strcmp(mode, "return"))
 		return 3;
 	if (!strcmp(mode, "default"))
