@@ -156,6 +156,25 @@ for v in $PY_MINORS; do
 	'
 done
 
+# Two modules of one base name (a/utils.py, b/utils.py; every package
+# has its __init__.py): each procedure is named by as much of its path as
+# tells it apart, and keeps its own share in the folded stacks.
+test_expect_success PYTHON3_12 'files of one base name: named apart, each with its own share' '
+	mkdir -p pa/a pa/b && : >pa/a/__init__.py && : >pa/b/__init__.py &&
+	printf "def helper(n):\n    s = 0\n    for i in range(n):\n        s += i * i %% 7\n    return s\n" >pa/a/utils.py &&
+	cp pa/a/utils.py pa/b/utils.py &&
+	printf "import a.utils, b.utils\ndef main():\n    a.utils.helper(1000000)\n    b.utils.helper(3000000)\nmain()\n" >pa/dup.py &&
+	(cd pa && hpcrun -q -o m "$(pypath 3.12)" dup.py) &&
+	hpcprof -o pa.d pa/m 2>/dev/null &&
+	hpcviewer-tui --folded pa.f pa.d &&
+	frame_share pa.f "a/utils.py:1 helper" "b/utils.py:1 helper" >shares &&
+	cat shares &&
+	test_within "$(awk "NR == 1 { print \$NF }" shares)" 25 8 &&
+	test_within "$(awk "NR == 2 { print \$NF }" shares)" 75 8 &&
+	grep -q ";dup.py:2 main;" pa.f &&
+	! grep -q ";utils.py:" pa.f
+'
+
 test_expect_success UNKNOWN_PYTHON 'a CPython without a layout: one line, native frames, the program unharmed' '
 	py=$(other_python) && V=${py##*/python} &&
 	"$py" kernels.py 300 >plain.out &&
