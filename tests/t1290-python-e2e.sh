@@ -189,4 +189,16 @@ test_expect_success UNKNOWN_PYTHON 'a CPython without a layout: one line, native
 	no_python other.folded && test -s other.folded
 '
 
+# Python 2, whose eval function is PyEval_EvalFrameEx: said as well.
+test_lazy_prereq PYTHON2 'pypath 2.7'
+test_expect_success PYTHON2 'Python 2.7: one line, native frames, the program unharmed' '
+	printf "s = 0\nfor i in range(3000000):\n    s += i\nprint(s)\n" >two.py &&
+	"$(pypath 2.7)" two.py >expect &&
+	hpcrun -o m-two "$(pypath 2.7)" two.py >two.out 2>two.err &&
+	test_cmp expect two.out &&
+	echo "hpcrun: Python 2.7: native frames only" >expect &&
+	test_cmp expect two.err &&
+	! ls m-two/*.hpcpy 2>/dev/null
+'
+
 test_done

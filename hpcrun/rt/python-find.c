@@ -6,7 +6,9 @@
  * program embedding it statically) and each module whose file name
  * begins with "libpython"; the other modules' symbol tables are never
  * read, so a process without Python pays for one look at its main
- * program's symbols.
+ * program's symbols.  An interpreter is one with _PyEval_EvalFrameDefault
+ * (3.6 on); one with PyEval_EvalFrameEx alone (2.7) is said, as any
+ * version without a layout is, and keeps its native frames.
  *
  * The version, most reliable first: _Py_DebugOffsets.version at
  * &_PyRuntime (3.13 on; its offsets are the layout), Py_Version (3.11
@@ -46,6 +48,7 @@ struct py_syms {
 	uint64_t pop, pop_size;		/* the frame-popping function */
 	uint64_t clear, clear_size;	/* 3.11's, where that is inlined */
 	int has_runtime, has_eval, has_cold, has_version;
+	int has_eval_ex;	/* PyEval_EvalFrameEx: before 3.6 (2.7) */
 	int trace_refs;			/* a Py_TRACE_REFS build */
 };
 
@@ -82,6 +85,8 @@ static int syms_job(void *p)
 			j->y.eval = e->st_value;
 			j->y.eval_size = e->st_size;
 			j->y.has_eval = 1;
+		} else if (!strcmp(name, "PyEval_EvalFrameEx")) {
+			j->y.has_eval_ex = 1;
 		} else if (!strcmp(name, "_PyEval_EvalFrameDefault.cold")) {
 			j->y.cold = e->st_value;
 			j->y.cold_size = e->st_size;
@@ -198,8 +203,13 @@ int py_find(const struct rt_module *m, struct py_interp *py)
 
 	memset(py, 0, sizeof(*py));
 	rt_fd_private(syms_job, &sj);
-	if (sj.err || !sj.y.has_eval)
+	if (sj.err || !(sj.y.has_eval || sj.y.has_eval_ex))
 		return -ENOENT;
+	if (!sj.y.has_eval) {
+		/* before 3.6 (2.7): said, its frames native */
+		version_from_name(m->path, &py->major, &py->minor);
+		return -ENOTSUP;
+	}
 	py->module = m->id;
 	py->path = m->path;
 	py->runtime = m->bias + sj.y.runtime;
