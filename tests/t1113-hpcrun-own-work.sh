@@ -138,4 +138,15 @@ test_expect_success PERF_EVENTS 'barrier episodes: the sync wrappers'\'' own cal
 	adds_up many
 '
 
+# Barrier rounds of spinning threads under -t --sharing: at each wait's
+# trace record the thread drains its rings first, decoding each data
+# sample's instruction (Capstone, called through a pointer); that drain,
+# and what it samples, is hpcrun's work too.
+test_expect_success PERF_EVENTS 'barrier episodes with -t --sharing: the drains at trace records are hpcrun'"'"'s' '
+	measure manyts "-t --sharing" ./rt-sync barrier 3 60 spin 4 &&
+	only_calls manyts "clock_gettime|dl_runtime_resolve[a-z_]*|pthread_(barrier_wait|barrier_init|create|join|clockjoin_ex)|f?printf|(IO_)?puts|strcmp[a-z0-9_]*|strto[a-z_]*|libc_start_main" &&
+	none_of_ours manyts &&
+	adds_up manyts
+'
+
 test_done

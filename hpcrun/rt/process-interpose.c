@@ -391,7 +391,7 @@ RT_API int dlclose(void *h)
 	int r;
 
 	if (rt_active)
-		rt_perf_drain_self();	/* samples in h, while it is mapped */
+		rt_own_drain();	/* samples in h, while it is mapped */
 	r = RT_REAL(dlclose)(h);
 	if (rt_active) {
 		rt_own_begin();

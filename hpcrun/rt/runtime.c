@@ -425,6 +425,18 @@ void rt_own_end(void)
 		rt_exit_park(td);
 }
 
+void rt_own_drain(void)
+{
+	struct rt_thread *td = rt_self;
+
+	if (td && td->own_depth) {
+		rt_perf_drain_self();	/* inside the work already */
+		return;
+	}
+	rt_own_begin();
+	rt_own_end();		/* which drains, inside the work */
+}
+
 int rt_is_own_time(const struct rt_thread *td, uint64_t t)
 {
 	if (__atomic_load_n(&td->own_depth, __ATOMIC_SEQ_CST) &&

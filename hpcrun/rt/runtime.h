@@ -287,6 +287,11 @@ static inline void rt_own_back(void)
  * handlers; rt_is_own_time in them (a predicate). */
 void rt_own_begin(void);
 void rt_own_end(void);
+/* The calling thread's rings drained now, as hpcrun's own work: the
+ * drain decodes and unwinds (Capstone, called through a pointer, would
+ * read as the program's call), and the samples it takes meanwhile are
+ * hpcrun's.  Outside handlers. */
+void rt_own_drain(void);
 /* Was td in hpcrun's own work at time t (CLOCK_MONOTONIC ns, a ring
  * sample's stamp)? */
 int rt_is_own_time(const struct rt_thread *td, uint64_t t);

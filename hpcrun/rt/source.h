@@ -79,7 +79,8 @@ void rt_perf_after_fork(struct rt_thread *threads);
 /* Takes the samples waiting in td's ring buffers (in td's handler, busy
  * set; uc: the interrupted context). */
 void rt_perf_drain(struct rt_thread *td, const void *uc);
-/* The same for the calling thread outside the handler (before dlclose). */
+/* The same for the calling thread outside the handler, in its own work
+ * (rt_own_end; others call rt_own_drain). */
 void rt_perf_drain_self(void);
 /* The same for td, an adopted thread (invariant 4), from another thread
  * outside handlers whose rt_self is self (the unwinder's faults come back

@@ -222,7 +222,7 @@ static void put_outside(struct rt_thread *td, uint64_t time, uint32_t id,
 
 	/* the samples the ring holds come first (or, inside the wait,
 	 * make no record) */
-	rt_perf_drain_self();
+	rt_own_drain();
 	__atomic_store_n(&td->busy, 1, __ATOMIC_SEQ_CST);
 	if (!td->closed) {
 		if (waiting || id)
