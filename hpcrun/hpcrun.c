@@ -41,25 +41,32 @@ static const struct opts_program prog = {
 	"thread (CPUTIME every 4 ms where perf events are not allowed).",
 };
 
-/* 1 when perf_event_open accepts the event for this process. */
-static int perf_available(const struct hpcrun_event *ev)
+/* 1 when perf_event_open accepts attr for this process (opened, closed). */
+static int perf_opens(struct perf_event_attr *attr)
 {
-	struct perf_event_attr attr;
 	long fd;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = ev->type;
-	attr.config = ev->config;
-	attr.sample_period = 1000000;
-	attr.disabled = 1;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	attr->size = sizeof(*attr);
+	attr->disabled = 1;
+	attr->exclude_hv = 1;
+	fd = syscall(SYS_perf_event_open, attr, 0, -1, -1, 0);
 	if (fd < 0)
 		return 0;
 	close((int)fd);
 	return 1;
+}
+
+/* 1 when perf_event_open accepts the event for this process. */
+static int perf_available(const struct hpcrun_event *ev)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.type = ev->type;
+	attr.config = ev->config;
+	attr.sample_period = 1000000;
+	attr.exclude_kernel = 1;
+	return perf_opens(&attr);
 }
 
 /* 1 when perf can trap every context switch of this process in kernel
@@ -68,22 +75,14 @@ static int perf_available(const struct hpcrun_event *ev)
 static int offcpu_available(void)
 {
 	struct perf_event_attr attr;
-	long fd;
 
 	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
 	attr.sample_period = 1;
-	attr.disabled = 1;
-	attr.exclude_hv = 1;
 	attr.sigtrap = 1;
 	attr.remove_on_exec = 1;
-	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-	if (fd < 0)
-		return 0;
-	close((int)fd);
-	return 1;
+	return perf_opens(&attr);
 }
 
 static void list_events(void)
