@@ -30,7 +30,7 @@
  *                     thread_release of the forking thread (its state is
  *                     the parent's) and fork_child_measuring
  *   failed exec       exec_failed, then exec_failed_thread of every
- *                     live thread (rt_resume_after_failed_exec: each
+ *                     live thread (rt_resume_after_failed: each
  *                     measures on in new files, its sources stopped)
  *   rt_own_resume     own_resume: the own threads were stopped around a
  *                     call that needs a single-threaded process (unshare,

@@ -43,6 +43,7 @@
  *     dup2, dup3                                          fd of hpcrun's open)
  *   fclose                           process-interpose.c  the real call
  *   unshare, setns                   process-interpose.c  the real call
+ *   prctl, syscall                   process-interpose.c  the real call
  *   sigaction, signal, sigprocmask,  signals.c            the real call
  *     pthread_sigmask, abort
  *   malloc, calloc, realloc, free,   datacentric-alloc.c  without --data: the

@@ -30,6 +30,11 @@
  *                       program's only thread: hpcrun's own threads stand
  *                       aside around it (rt_own_pause), so it succeeds
  *                       as without hpcrun
+ *   prctl, syscall      PR_SET_SECCOMP, and the seccomp and prctl system
+ *                       calls through syscall(), that install a filter
+ *                       or strict mode: the measurement ends first
+ *                       (runtime.h, THE SANDBOX); every other call is
+ *                       the real one at once
  *
  * fork is handled with pthread_atfork (runtime.c); sigaction, signal,
  * the masks and abort by signals.c, with every signal hpcrun handles.
@@ -38,8 +43,10 @@
 #include <errno.h>
 #include <linux/close_range.h>
 #include <linux/nsfs.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -82,6 +89,8 @@ RT_REAL_DEFINE(dup2);
 RT_REAL_DEFINE(dup3);
 RT_REAL_DEFINE(unshare);
 RT_REAL_DEFINE(setns);
+RT_REAL_DEFINE(prctl);
+RT_REAL_DEFINE(syscall);
 
 static main_fn program_main;
 
@@ -224,7 +233,7 @@ static int exec_failed(int r)
 {
 	int err = errno;
 
-	rt_resume_after_failed_exec(err);
+	rt_resume_after_failed("exec", err);
 	errno = err;
 	return r;
 }
@@ -543,4 +552,65 @@ RT_API int setns(int fd, int nstype)
 	r = RT_REAL(setns)(fd, nstype);
 	rt_own_resume(paused, &old);
 	return r;
+}
+
+/* prctl(2) options and seccomp(2) operations that put a filter or strict
+ * mode in place (runtime.h, THE SANDBOX). */
+static int installs_prctl(long option, unsigned long mode)
+{
+	return option == PR_SET_SECCOMP &&
+	       (mode == SECCOMP_MODE_STRICT || mode == SECCOMP_MODE_FILTER);
+}
+
+static int installs_seccomp(unsigned long op)
+{
+	return op == SECCOMP_SET_MODE_STRICT || op == SECCOMP_SET_MODE_FILTER;
+}
+
+/* The end of a call that installs a filter, r its result. */
+static long sandbox_after(int ended, long r)
+{
+	int err = errno;
+
+	if (ended && r < 0)
+		rt_sandbox_failed(err);
+	errno = err;
+	return r;
+}
+
+RT_API int prctl(int option, ...)
+{
+	unsigned long a[4];
+	va_list ap;
+	int i, ended;
+
+	va_start(ap, option);
+	for (i = 0; i < 4; i++)
+		a[i] = va_arg(ap, unsigned long);
+	va_end(ap);
+	if (!installs_prctl(option, a[0]))
+		return RT_REAL(prctl)(option, a[0], a[1], a[2], a[3]);
+	ended = rt_sandbox_enter();
+	return (int)sandbox_after(ended, RT_REAL(prctl)(option, a[0], a[1],
+							 a[2], a[3]));
+}
+
+/* libc's syscall(): six arguments are passed on whatever the call, as
+ * libc's own reads six registers. */
+RT_API long syscall(long nr, ...)
+{
+	unsigned long a[6];
+	va_list ap;
+	int i, ended;
+
+	va_start(ap, nr);
+	for (i = 0; i < 6; i++)
+		a[i] = va_arg(ap, unsigned long);
+	va_end(ap);
+	if (!(nr == SYS_seccomp && installs_seccomp(a[0])) &&
+	    !(nr == SYS_prctl && installs_prctl((long)a[0], a[1])))
+		return RT_REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	ended = rt_sandbox_enter();
+	return sandbox_after(ended, RT_REAL(syscall)(nr, a[0], a[1], a[2], a[3],
+						     a[4], a[5]));
 }

@@ -8,7 +8,10 @@
  *   exec, fatal signal: rt_process_finish()--> FINISHED (every thread's
  *   profile and the log written; later samples are dropped as "stopped")
  *   FINISHED --exec failed--> ACTIVE again, every live thread with a new,
- *   empty tree written to new files (rt_resume_after_failed_exec)
+ *   empty tree written to new files (rt_resume_after_failed)
+ *   ACTIVE --seccomp filter--> FINISHED and sealed for good: no system
+ *   call of hpcrun's from then on (runtime.h, THE SANDBOX), unless the
+ *   call fails (then ACTIVE again as after a failed exec)
  *   ACTIVE --fork--> the child resets to ACTIVE with only the forking
  *   thread, an empty tree and fresh counters (rt_after_fork_child).
  *   ACTIVE --unshare, setns needing one thread--> hpcrun's own threads end
@@ -89,6 +92,8 @@ static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rt_thread *threads;
 static int next_index = 1;
 static int inited, finished;
+/* THE SANDBOX (runtime.h): 1 once a seccomp filter is in place. */
+static int sealed;
 /* rt_process_finish's end: a futex word, 1 once it wrote everything, on
  * which a fatal signal arriving meanwhile on another thread waits
  * (rt_process_finish_wait); finisher, the thread writing. */
@@ -330,6 +335,18 @@ static int all_gone(void)
 	return !own_live() && rt_task_count() == 1;
 }
 
+/* Ends hpcrun's own threads, the watcher and the detector first (they
+ * use the fd threads), and waits until gone() or about 2 s each. */
+static void own_stop(int (*gone)(void))
+{
+	__atomic_store_n(&rt_own_stop, 1, __ATOMIC_SEQ_CST);
+	rt_futex_wake(&rt_own_stop, INT_MAX);
+	if (own_wait(loops_gone)) {
+		rt_fd_threads_stop();
+		own_wait(gone);
+	}
+}
+
 int rt_own_pause(sigset_t *old)
 {
 	long tasks;
@@ -340,13 +357,7 @@ int rt_own_pause(sigset_t *old)
 	    __atomic_load_n(&starting, __ATOMIC_SEQ_CST) ||
 	    tasks < 0 || tasks - own_live() != 1)
 		return 0;
-	/* the watcher and the detector first: they use the fd threads */
-	__atomic_store_n(&rt_own_stop, 1, __ATOMIC_SEQ_CST);
-	rt_futex_wake(&rt_own_stop, INT_MAX);
-	if (own_wait(loops_gone)) {
-		rt_fd_threads_stop();
-		own_wait(all_gone);
-	}
+	own_stop(all_gone);
 	__atomic_add_fetch(&own_paused, 1, __ATOMIC_RELAXED);
 	return 1;
 }
@@ -672,6 +683,8 @@ static void atfork_prepare(void)
 {
 	sigset_t s;
 
+	if (sealed)
+		return;
 	fork_paused = -1;
 	if (rt_active && rt_python_counts_threads())
 		fork_paused = rt_own_pause(&fork_mask);
@@ -685,6 +698,8 @@ static void atfork_parent(void)
 {
 	sigset_t s;
 
+	if (sealed)
+		return;
 	pthread_mutex_unlock(&threads_lock);
 	if (fork_paused == 1)
 		__atomic_store_n(&rt_own_away, 1, __ATOMIC_SEQ_CST);
@@ -699,6 +714,8 @@ static void atfork_child(void)
 {
 	sigset_t s;
 
+	if (sealed)
+		return;
 	pthread_mutex_init(&threads_lock, NULL);
 	rt_after_fork_child();
 	if (fork_paused >= 0)
@@ -1037,6 +1054,13 @@ struct rt_thread *rt_thread_begin(int index)
 	if (!td->stack_hi)
 		stack_bounds(td);
 	pthread_mutex_lock(&threads_lock);
+	if (finished) {		/* the process ended meanwhile: not measured */
+		pthread_mutex_unlock(&threads_lock);
+		cct_unlink(&td->cct);
+		cct_release(&td->cct);
+		munmap(td, TD_BYTES);
+		return NULL;
+	}
 	threads_add(td);
 	pthread_mutex_unlock(&threads_lock);
 	if (index)
@@ -1513,7 +1537,7 @@ void rt_process_finish(const char *why, int from_signal)
 	rt_real_sigmask(SIG_SETMASK, &mask, NULL);
 }
 
-void rt_resume_after_failed_exec(int err)
+void rt_resume_after_failed(const char *call, int err)
 {
 	struct rt_thread *td, *next;
 	pid_t self = (pid_t)syscall(SYS_gettid);
@@ -1521,7 +1545,7 @@ void rt_resume_after_failed_exec(int err)
 	int i;
 
 	if (!__atomic_load_n(&finished, __ATOMIC_ACQUIRE) || rt_active ||
-	    getpid() != rt_pid)
+	    sealed || getpid() != rt_pid)
 		return;
 	pthread_mutex_lock(&threads_lock);
 	memset(&totals, 0, sizeof(totals));
@@ -1548,13 +1572,68 @@ void rt_resume_after_failed_exec(int err)
 		for (i = 0; i < rt_cfg.nev; i++)
 			td->started[i] = !rt_cfg.ev[i].src->start(td, i);
 	}
-	snprintf(msg, sizeof(msg), "exec failed (%s): measurement goes on in new files",
+	snprintf(msg, sizeof(msg),
+		 "%s failed (%s): measurement goes on in new files", call,
 		 strerror(err));
 	rt_note(msg);
 	__atomic_store_n(&finish_done, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&finished, 0, __ATOMIC_RELEASE);
 	rt_active = 1;
 	pthread_mutex_unlock(&threads_lock);
+}
+
+/* THE SANDBOX (runtime.h): hpcrun's own threads, their tasks gone. */
+static pid_t sandbox_own[OWN_MAX];
+
+static int own_tasks_gone(void)
+{
+	int i;
+
+	if (own_live())
+		return 0;
+	for (i = 0; i < OWN_MAX; i++)
+		if (sandbox_own[i] &&
+		    !syscall(SYS_tgkill, rt_pid, sandbox_own[i], 0))
+			return 0;
+	return 1;
+}
+
+int rt_sandbox_enter(void)
+{
+	struct timespec us = { 0, 100000 };
+	char line[320];
+	int i;
+
+	if (!rt_active || getpid() != rt_pid)
+		return 0;
+	snprintf(line, sizeof(line), "%.200s (process %d) installs a seccomp "
+		 "filter: measured until then, not after; see hpcrun(1)",
+		 rt_cfg.progname, (int)rt_pid);
+	rt_note(line);
+	if (rt_first_to_say("seccomp"))
+		rt_say(line, NULL);
+	rt_process_finish("seccomp", 0);
+	sealed = 1;
+	for (i = 0; i < 20000 && __atomic_load_n(&starting, __ATOMIC_SEQ_CST);
+	     i++)
+		nanosleep(&us, NULL);
+	for (i = 0; i < OWN_MAX; i++)
+		sandbox_own[i] = __atomic_load_n(&own_tids[i],
+						 __ATOMIC_SEQ_CST);
+	own_stop(own_tasks_gone);
+	rt_release_fatal_handlers();
+	return 1;
+}
+
+void rt_sandbox_failed(int err)
+{
+	sigset_t old;
+
+	sealed = 0;
+	rt_install_fatal_handlers();
+	rt_real_sigmask(SIG_BLOCK, NULL, &old);
+	rt_resume_after_failed("seccomp", err);
+	rt_own_resume(1, &old);
 }
 
 /* In a fork child (pthread_atfork): see the lifecycle above. */

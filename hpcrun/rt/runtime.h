@@ -232,8 +232,35 @@ void rt_process_finish_wait(void);
 /* In the sample handler: the finisher's RT_EXIT_PARK (runtime.c, THE PARK
  * AT EXIT); td may be NULL. */
 void rt_exit_park(struct rt_thread *td);
-/* After an exec that returned (failed, errno err): measure on. */
-void rt_resume_after_failed_exec(int err);
+/* After a call that ends the measurement (rt_process_finish) returned
+ * failing with errno err (an exec, a seccomp filter): measure on, in new
+ * files; the log says "CALL failed (why): measurement goes on in new
+ * files". */
+void rt_resume_after_failed(const char *call, int err);
+/*
+ * THE SANDBOX.  A program that installs a seccomp filter after its start
+ * (seccomp(2) or prctl PR_SET_SECCOMP, a filter or strict mode) has the
+ * kernel refuse, or punish with death, every system call the filter does
+ * not allow, hpcrun's too, on every thread the filter covers (with TSYNC,
+ * all of them).  Which of hpcrun's calls a filter allows cannot be known,
+ * so rt_sandbox_enter, before the call: ends the measurement of the whole
+ * process as exec does (rt_process_finish "seccomp": every profile and
+ * the log written, every source stopped), lets the threads on their way
+ * to rt_thread_begin through it (they find it finished), ends hpcrun's
+ * own threads and waits until their tasks are gone, and gives the fatal
+ * signals back to the program's actions (rt_release_fatal_handlers); 1
+ * if it did (the process was measured).  From then on the process is
+ * sealed: every wrapper finds rt_active 0 and makes only the program's
+ * call, the fork handlers do nothing (a child inherits the filter), and
+ * a failed exec does not resume.  rt_sandbox_failed(err), when the call
+ * failed, undoes it all: the measurement goes on in new files.
+ * Not covered: a filter installed with the system call instruction
+ * itself (not through libc's prctl or syscall), a thread of the program
+ * inside one of hpcrun's wrappers at that very moment, and a program
+ * exec'd once sealed (its runtime starts under the filter).
+ */
+int rt_sandbox_enter(void);
+void rt_sandbox_failed(int err);
 int rt_next_thread_index(void);
 void rt_note(const char *msg);
 void rt_count_blocked_signal(void);

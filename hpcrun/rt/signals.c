@@ -661,6 +661,15 @@ void rt_install_fatal_handlers(void)
 			install_fatal(sig, &sigs[sig].act);
 }
 
+void rt_release_fatal_handlers(void)
+{
+	int sig;
+
+	for (sig = 1; sig < _NSIG; sig++)
+		if (is_fatal(sig) && !is_managed(sig))
+			rt_real_sigaction(sig, &sigs[sig].act, NULL);
+}
+
 /*
  * sigaction() of a fatal signal (THE FATAL SIGNALS): the program's action
  * goes into its entry and to the kernel through install_fatal; old

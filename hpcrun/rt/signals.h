@@ -46,6 +46,11 @@ void rt_signal_inherit(uint64_t bits);
 /* Installs fatal_handler where the program's actions call for it (at
  * rt_init, after the sampling signal is taken). */
 void rt_install_fatal_handlers(void);
+/* Gives the kernel the program's own action for every fatal signal
+ * (runtime.h, THE SANDBOX): after it fatal_handler is never called, and
+ * the program's sigaction of one is the real call while rt_active is 0;
+ * rt_install_fatal_handlers takes them again. */
+void rt_release_fatal_handlers(void);
 /* Ends the process by sig with its default action, as the program would
  * have died, after writing every profile (rt_process_finish); from a
  * handler of sig on the thread it was meant for. */
