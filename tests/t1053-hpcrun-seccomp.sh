@@ -80,4 +80,36 @@ test_expect_success 'a filter that fails (EFAULT): measurement goes on in new fi
 	grep -q "wrote .db-fail. (1 process, 6 threads" err
 '
 
+# Python sandboxes itself through ctypes, which reaches prctl through a
+# handle of libc's own (dlsym): a filter that allows everything but
+# perf_event_open (ENOSYS).
+. "$TEST_DIRECTORY/lib/python-lib.sh"
+pyenv_prereqs 3.12
+cat >sandbox.py <<\EOF_PY
+import ctypes, ctypes.util, struct
+libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+def stmt(code, k, jt=0, jf=0):
+    return struct.pack("HBBI", code, jt, jf, k)
+prog = (stmt(0x20, 0) +                       # ld [nr]
+        stmt(0x15, 298, 0, 1) +               # jeq perf_event_open
+        stmt(0x06, 0x00050000 | 38) +         # ret ERRNO(ENOSYS)
+        stmt(0x06, 0x7fff0000))               # ret ALLOW
+buf = ctypes.create_string_buffer(prog)
+class Fprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+fp = Fprog(len(prog) // 8, ctypes.addressof(buf))
+assert libc.prctl(38, 1, 0, 0, 0) == 0        # PR_SET_NO_NEW_PRIVS
+assert libc.prctl(22, 2, ctypes.byref(fp), 0, 0) == 0, ctypes.get_errno()
+print(sum(i * i for i in range(300000)))
+EOF_PY
+
+test_expect_success PY312 'Python through ctypes (a handle of libc): the measurement ends at the filter' '
+	"$(pypath 3.12)" sandbox.py >expect &&
+	rm -rf m-py &&
+	hpcrun -o m-py "$(pypath 3.12)" sandbox.py >out 2>err &&
+	test_cmp expect out &&
+	grep -q "^hpcrun: sandbox.py (process [0-9]*) installs a seccomp filter" err &&
+	grep -q "^end: seccomp\$" m-py/*.log
+'
+
 test_done

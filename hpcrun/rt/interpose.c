@@ -4,6 +4,7 @@
  */
 #include <dlfcn.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "interpose.h"
 #include "output.h"
@@ -42,6 +43,22 @@ void rt_interpose_init(void)
 		if (!__atomic_load_n(&(*r)->fn, __ATOMIC_RELAXED))
 			__atomic_store_n(&(*r)->fn, look_up(*r), __ATOMIC_RELAXED);
 	dlerror();	/* the program's dlerror() tells of no lookup of ours */
+}
+
+int rt_interpose_is_real(const char *name, void *fn)
+{
+	struct rt_real **r;
+	void *real;
+
+	for (r = __start_rt_real; fn && r < __stop_rt_real; r++) {
+		if (strcmp((*r)->name, name))
+			continue;
+		real = __atomic_load_n(&(*r)->fn, __ATOMIC_RELAXED);
+		if (!real && (real = look_up(*r)))
+			__atomic_store_n(&(*r)->fn, real, __ATOMIC_RELAXED);
+		return fn == real;
+	}
+	return 0;
 }
 
 void *rt_optional_symbol(void *handle, const char *name)

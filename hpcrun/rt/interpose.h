@@ -26,6 +26,14 @@
  *  5. dlsym may itself call calloc: the allocator wrappers answer it from
  *     a bootstrap buffer while their slots are looked up
  *     (datacentric-alloc.c, invariant 2).
+ *  6. A wrapped function the program looks up in a library's own handle
+ *     (dlsym(dlopen("libc.so.6"), "pthread_create"), as Python's ctypes
+ *     does) is the wrapper, as a call by name is: dlsym is wrapped
+ *     (process-interpose.c), and where the answer is a slot's real
+ *     function it gives libhpcrun.so's own definition of the name.
+ *     Another library's function of the same name stays what it is.
+ *     RTLD_DEFAULT and RTLD_NEXT, whose answers depend on the caller, go
+ *     to the real dlsym as they came; dlvsym is not wrapped.
  *
  * The wrapped families; what the wrapper does when its capability is off
  * (rt_active 0: before rt_init, after the profiles are written, or
@@ -39,6 +47,7 @@
  *     (execl, execlp, execle call
  *     them), _exit, _Exit
  *   dlopen, dlclose                  process-interpose.c  the real call
+ *   dlsym                            process-interpose.c  (invariant 6)
  *   close, close_range, closefrom,   process-interpose.c  the real call (no
  *     dup2, dup3                                          fd of hpcrun's open)
  *   fclose                           process-interpose.c  the real call
@@ -101,6 +110,9 @@ static inline void *rt_real_fn(struct rt_real *r)
 
 /* Looks up every slot (invariant 2); one not found is left for its call. */
 void rt_interpose_init(void);
+
+/* Is fn the real function of a slot of name (invariant 6)? */
+int rt_interpose_is_real(const char *name, void *fn);
 
 /* The optional symbol name in handle (RTLD_NEXT, RTLD_DEFAULT), or NULL
  * (invariant 4). */

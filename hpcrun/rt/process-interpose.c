@@ -16,6 +16,8 @@
  *                       samples waiting in the thread's ring buffers);
  *                       dlopen adds the new modules to the proc file, so
  *                       a killed process's trees keep their nodes in them
+ *   dlsym               a wrapped function looked up in a library's own
+ *                       handle is its wrapper (interpose.h, invariant 6)
  *   fclose              after CPython's os.fork() read /proc/self/stat,
  *                       brings hpcrun's own threads back (runtime.h, A
  *                       FORK IN CPYTHON)
@@ -409,6 +411,89 @@ RT_API int dlclose(void *h)
 	}
 	return r;
 }
+
+/*
+ * dlsym (interpose.h, invariant 6).  glibc answers RTLD_DEFAULT and
+ * RTLD_NEXT from the caller's object and namespace, which it takes from
+ * its return address: the entry (in assembly) jumps to the real dlsym
+ * for those, the program's return address in place, and calls
+ * dlsym_handle for a library's own handle, whose answer does not depend
+ * on the caller.  The real dlsym is found at the first call.  The entry
+ * has a section of its own, as -ffunction-sections gives each function.
+ */
+void *rt_real_dlsym;
+void rt_dlsym_resolve(void);
+void *rt_dlsym_handle(void *handle, const char *name);
+
+void rt_dlsym_resolve(void)
+{
+	void *fn = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+
+	if (!fn)
+		fn = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+	if (!fn) {
+		rt_say("no real 'dlsym' to call", NULL);
+		abort();
+	}
+	__atomic_store_n(&rt_real_dlsym, fn, __ATOMIC_RELEASE);
+}
+
+/* libhpcrun.so's own handle, for its wrappers (once). */
+static void *self_handle(void)
+{
+	static void *self;
+	void *h = __atomic_load_n(&self, __ATOMIC_ACQUIRE);
+	Dl_info di;
+
+	if (!h && dladdr((void *)self_handle, &di) && di.dli_fname &&
+	    (h = RT_REAL(dlopen)(di.dli_fname, RTLD_NOW | RTLD_NOLOAD)))
+		__atomic_store_n(&self, h, __ATOMIC_RELEASE);
+	return h;
+}
+
+void *rt_dlsym_handle(void *handle, const char *name)
+{
+	void *(*real)(void *, const char *) = (void *(*)(void *, const char *))
+		__atomic_load_n(&rt_real_dlsym, __ATOMIC_ACQUIRE);
+	void *fn = real(handle, name), *self, *w;
+
+	if (!fn || !name || !rt_interpose_is_real(name, fn) ||
+	    !(self = self_handle()))
+		return fn;
+	w = real(self, name);
+	return w ? w : fn;
+}
+
+__asm__(
+	"	.pushsection .text.dlsym, \"ax\", @progbits\n"
+	"	.globl dlsym\n"
+	"	.type dlsym, @function\n"
+	"dlsym:\n"
+	"	.cfi_startproc\n"
+	"	endbr64\n"
+	"	cmpq $0, rt_real_dlsym(%rip)\n"
+	"	jne 1f\n"
+	"	pushq %rdi\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	pushq %rsi\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	subq $8, %rsp\n"		/* the call's stack aligned */
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	call rt_dlsym_resolve\n"
+	"	addq $8, %rsp\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	popq %rsi\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	popq %rdi\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"1:	testq %rdi, %rdi\n"		/* RTLD_DEFAULT */
+	"	je 2f\n"
+	"	cmpq $-1, %rdi\n"		/* RTLD_NEXT */
+	"	jne rt_dlsym_handle\n"
+	"2:	jmp *rt_real_dlsym(%rip)\n"
+	"	.cfi_endproc\n"
+	"	.size dlsym, .-dlsym\n"
+	"	.popsection\n");
 
 /* close() was cancelled inside the real call (a cancellation point). */
 static void close_cancelled(void *c)
