@@ -280,8 +280,13 @@ static long add_input(struct run *r, const char *path, int all_metrics,
 			 (uintptr_t)hmap_get_str(r->seen, path) - 1 : *first;
 		return 1;
 	}
-	if (!r->o->reader_only)	/* what killed processes left */
-		hpcrun_live_recover(path, hpc_warn);
+	if (!r->o->reader_only) {	/* what killed processes left */
+		size_t bad = 0;
+
+		hpcrun_live_recover(path, hpc_warn, &bad);
+		if (bad)
+			r->status = 1;
+	}
 	if (r->o->recovered)
 		r->o->recovered();
 	v = list_dir(path, ".hpcrun", &n);

@@ -460,7 +460,8 @@ int measdir_run(const char *dir, const struct analyze_opts *opts, int quiet,
 		hmap_free(names);
 		return -1;
 	}
-	hpcrun_live_recover(dir, hpc_warn);	/* what killed processes left */
+	/* what killed processes left */
+	hpcrun_live_recover(dir, hpc_warn, NULL);
 	while ((e = readdir(d))) {
 		size_t len = strlen(e->d_name);
 

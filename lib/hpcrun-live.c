@@ -626,7 +626,8 @@ static void free_proc(struct proc *pr)
 	free(pr->key);
 }
 
-int hpcrun_live_recover(const char *dir, void (*say)(const char *fmt, ...))
+int hpcrun_live_recover(const char *dir, void (*say)(const char *fmt, ...),
+			size_t *bad)
 {
 	struct recovery r = { NULL, 0, 0 };
 	struct dirent *de;
@@ -644,8 +645,11 @@ int hpcrun_live_recover(const char *dir, void (*say)(const char *fmt, ...))
 
 		if (key) {
 			strbuf_addf(&sb, "%s/%s", dir, de->d_name);
-			if (read_proc(find_proc(&r, key), sb.buf))
+			if (read_proc(find_proc(&r, key), sb.buf)) {
 				say("%s: not recovered", hpc_lasterr());
+				if (bad)
+					(*bad)++;
+			}
 			strbuf_release(&sb);
 			free(key);
 		} else if ((key = name_key(de->d_name, HPCRUN_LIVE_SUFFIX, &thread))) {
@@ -669,6 +673,8 @@ int hpcrun_live_recover(const char *dir, void (*say)(const char *fmt, ...))
 		} else if (rc < 0) {
 			say("%s: not recovered", hpc_lasterr());
 			pr->failed++;
+			if (bad)
+				(*bad)++;
 		} else {
 			pr->recovered += (size_t)rc;
 			written += rc;

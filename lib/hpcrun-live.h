@@ -106,12 +106,14 @@ struct hpcrun_live_metric {
  * profiles: each THREAD's .hpcrun-live whose .hpcrun is missing (or cut
  * short) becomes that .hpcrun (header pair "hpcrun-recovered: killed"),
  * then its live file, and at the end its process's proc file, are
- * removed; a free live file is removed and not recovered.  Calls say(fmt, ...) once per process recovered, and once per
- * file that cannot be ("'FILE': ...: not recovered").  Returns the number
- * of profiles written, or -1 with hpc_lasterr() when dir cannot be read.
+ * removed; a free live file is removed and not recovered.  Calls
+ * say(fmt, ...) once per process recovered, and once per file that
+ * cannot be ("'FILE': ...: not recovered"), those counted in *bad (when
+ * not NULL).  Returns the number of profiles written, or -1 with
+ * hpc_lasterr() when dir cannot be read.
  */
 int hpcrun_live_recover(const char *dir,
 			void (*say)(const char *fmt, ...)
-			__attribute__((format(printf, 1, 2))));
+			__attribute__((format(printf, 1, 2))), size_t *bad);
 
 #endif

@@ -171,7 +171,7 @@ static void test_recovers(void)
 	write_live(0, 3e6, 0);
 	write_live(1, 5e6, 0);
 	said[0] = '\0';
-	CHECK_INT(hpcrun_live_recover(dir, say), 2);
+	CHECK_INT(hpcrun_live_recover(dir, say, NULL), 2);
 	CHECK(strstr(said, "recovered 2 profiles of killed process 4242 (prog)"));
 	CHECK(!exists(HPCRUN_LIVE_SUFFIX, 0) && !exists(HPCRUN_LIVE_SUFFIX, 1));
 	CHECK(!exists(HPCRUN_LIVE_PROC_SUFFIX, 0));
@@ -195,7 +195,7 @@ static void test_recovers(void)
 	CHECK_INT(p->lms[0].flags, HPCRUN_LM_ANALYZE);
 	hpcrun_profile_free(p);
 	said[0] = '\0';
-	CHECK_INT(hpcrun_live_recover(dir, say), 0);	/* nothing left */
+	CHECK_INT(hpcrun_live_recover(dir, say, NULL), 0);	/* nothing left */
 	CHECK_STR(said, "");
 }
 
@@ -205,7 +205,7 @@ static void test_torn(void)
 
 	write_proc();
 	write_live(2, 1e6, 20);		/* the leaf names itself its parent */
-	CHECK_INT(hpcrun_live_recover(dir, say), 1);
+	CHECK_INT(hpcrun_live_recover(dir, say, NULL), 1);
 	p = read_thread(2);
 	CHECK(p != NULL);
 	if (p)
@@ -229,7 +229,7 @@ static void test_free(void)
 	CHECK(pwrite(fd, zero, sizeof(zero), 0) == (ssize_t)sizeof(zero));
 	close(fd);
 	said[0] = '\0';
-	CHECK_INT(hpcrun_live_recover(dir, say), 1);
+	CHECK_INT(hpcrun_live_recover(dir, say, NULL), 1);
 	CHECK(strstr(said, "recovered 1 profile of killed process 4242 (prog)"));
 	CHECK(!strstr(said, "not recovered"));
 	CHECK(exists(".hpcrun", 4) && !exists(".hpcrun", 5));
@@ -292,7 +292,7 @@ static void test_data(void)
 	CHECK(write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf));
 	close(fd);
 	strbuf_release(&path);
-	CHECK_INT(hpcrun_live_recover(dir, say), 1);
+	CHECK_INT(hpcrun_live_recover(dir, say, NULL), 1);
 	p = read_thread(6);
 	CHECK(p != NULL);
 	if (!p)
@@ -315,6 +315,7 @@ static void test_data(void)
 static void test_bad_header(void)
 {
 	struct strbuf p = STRBUF_INIT;
+	size_t bad = 0;
 	int fd;
 
 	write_proc();
@@ -323,8 +324,9 @@ static void test_bad_header(void)
 	CHECK(write(fd, "HPCRUN-live_____", 16) == 16);
 	close(fd);
 	said[0] = '\0';
-	CHECK_INT(hpcrun_live_recover(dir, say), 0);
+	CHECK_INT(hpcrun_live_recover(dir, say, &bad), 0);
 	CHECK(strstr(said, "truncated live file: not recovered"));
+	CHECK_INT(bad, 1);
 	CHECK(exists(HPCRUN_LIVE_SUFFIX, 3) && exists(HPCRUN_LIVE_PROC_SUFFIX, 0));
 	strbuf_release(&p);
 }
