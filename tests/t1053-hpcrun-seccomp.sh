@@ -18,8 +18,8 @@ test_expect_success 'setup: the program, and its output natively' '
 # both workers and, for strict, the worker that filtered itself (threads
 # started after the filter are not measured).
 sealed() {
-	how=$1 n=$2 threads=3
-	test "$how" = strict && threads=4
+	how=$1 n=$2 threads=4
+	test "$how" = strict && threads=5
 	shift 2
 	i=0
 	while [ $i -lt "$n" ]; do
@@ -64,7 +64,7 @@ done
 test_expect_success 'what was measured before the filter is a database' '
 	sealed tsync 1 &&
 	hpcprof -o db m-tsync 2>err &&
-	grep -q "wrote .db. (1 process, 3 threads" err
+	grep -q "wrote .db. (1 process, 4 threads" err
 '
 
 test_expect_success 'a filter that fails (EFAULT): measurement goes on in new files' '
@@ -77,7 +77,7 @@ test_expect_success 'a filter that fails (EFAULT): measurement goes on in new fi
 		m-fail/*.log >second && test_line_count = 1 second &&
 	grep -q "^end: exit\$" $(cat second) &&
 	hpcprof -o db-fail m-fail 2>err &&
-	grep -q "wrote .db-fail. (1 process, 6 threads" err
+	grep -q "wrote .db-fail. (1 process, 8 threads" err
 '
 
 # Python sandboxes itself through ctypes, which reaches prctl through a

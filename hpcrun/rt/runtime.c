@@ -92,8 +92,7 @@ static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rt_thread *threads;
 static int next_index = 1;
 static int inited, finished;
-/* THE SANDBOX (runtime.h): 1 once a seccomp filter is in place. */
-static int sealed;
+int rt_sealed;
 /* rt_process_finish's end: a futex word, 1 once it wrote everything, on
  * which a fatal signal arriving meanwhile on another thread waits
  * (rt_process_finish_wait); finisher, the thread writing. */
@@ -683,7 +682,7 @@ static void atfork_prepare(void)
 {
 	sigset_t s;
 
-	if (sealed)
+	if (rt_sealed)
 		return;
 	fork_paused = -1;
 	if (rt_active && rt_python_counts_threads())
@@ -698,7 +697,7 @@ static void atfork_parent(void)
 {
 	sigset_t s;
 
-	if (sealed)
+	if (rt_sealed)
 		return;
 	pthread_mutex_unlock(&threads_lock);
 	if (fork_paused == 1)
@@ -714,7 +713,7 @@ static void atfork_child(void)
 {
 	sigset_t s;
 
-	if (sealed)
+	if (rt_sealed)
 		return;
 	pthread_mutex_init(&threads_lock, NULL);
 	rt_after_fork_child();
@@ -1545,7 +1544,7 @@ void rt_resume_after_failed(const char *call, int err)
 	int i;
 
 	if (!__atomic_load_n(&finished, __ATOMIC_ACQUIRE) || rt_active ||
-	    sealed || getpid() != rt_pid)
+	    rt_sealed || getpid() != rt_pid)
 		return;
 	pthread_mutex_lock(&threads_lock);
 	memset(&totals, 0, sizeof(totals));
@@ -1613,7 +1612,7 @@ int rt_sandbox_enter(void)
 	if (rt_first_to_say("seccomp"))
 		rt_say(line, NULL);
 	rt_process_finish("seccomp", 0);
-	sealed = 1;
+	rt_sealed = 1;
 	for (i = 0; i < 20000 && __atomic_load_n(&starting, __ATOMIC_SEQ_CST);
 	     i++)
 		nanosleep(&us, NULL);
@@ -1629,7 +1628,7 @@ void rt_sandbox_failed(int err)
 {
 	sigset_t old;
 
-	sealed = 0;
+	rt_sealed = 0;
 	rt_install_fatal_handlers();
 	rt_real_sigmask(SIG_BLOCK, NULL, &old);
 	rt_resume_after_failed("seccomp", err);

@@ -251,16 +251,22 @@ void rt_resume_after_failed(const char *call, int err);
  * signals back to the program's actions (rt_release_fatal_handlers); 1
  * if it did (the process was measured).  From then on the process is
  * sealed: every wrapper finds rt_active 0 and makes only the program's
- * call, the fork handlers do nothing (a child inherits the filter), and
- * a failed exec does not resume.  rt_sandbox_failed(err), when the call
- * failed, undoes it all: the measurement goes on in new files.
+ * call, a wait that began before ends without hpcrun's bookkeeping
+ * (rt_sealed), the fork handlers do nothing (a child inherits the
+ * filter), and a failed exec does not resume.  rt_sandbox_failed(err),
+ * when the call failed, undoes it all: the measurement goes on in new
+ * files.
  * Not covered: a filter installed with the system call instruction
  * itself (not through libc's prctl or syscall), a thread of the program
- * inside one of hpcrun's wrappers at that very moment, and a program
- * exec'd once sealed (its runtime starts under the filter).
+ * in the midst of a wrapper's own work at that very moment (not its
+ * wait), and a program exec'd once sealed (its runtime starts under the
+ * filter).
  */
 int rt_sandbox_enter(void);
 void rt_sandbox_failed(int err);
+/* 1 while sealed: what a wrapper does after a wait that began before
+ * (a barrier's end, its CPU clock read) is not done. */
+extern int rt_sealed;
 int rt_next_thread_index(void);
 void rt_note(const char *msg);
 void rt_count_blocked_signal(void);

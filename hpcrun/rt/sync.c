@@ -760,8 +760,11 @@ static unsigned log2_bucket(uint64_t v)
 
 void sync_barrier_end(struct sync_episode *ep)
 {
-	uint64_t depart = sync_now();
+	uint64_t depart;
 
+	if (rt_sealed)
+		return;		/* waited through a seccomp filter */
+	depart = sync_now();
 	sync_barrier_end_for(ep, depart, thread_cpu(ep->td->sync, depart));
 }
 
@@ -770,6 +773,8 @@ void sync_phase_restart(void)
 	struct rt_thread *td = rt_self;
 	struct sync_thread *st = td ? td->sync : NULL;
 
+	if (rt_sealed)
+		return;
 	rt_trace_resume(td, 0, 0);	/* its episode ended by another thread */
 	if (!st || !st->phase_wall)
 		return;
@@ -788,6 +793,8 @@ void sync_barrier_end_for(struct sync_episode *ep, uint64_t depart,
 	int32_t order = -1;
 	uint32_t i;
 
+	if (rt_sealed)
+		return;
 	e = ep->e;
 	end_wait(st);
 	for (i = 0; i < SYNC_THREAD_SITES; i++)
@@ -857,7 +864,7 @@ void sync_lock_end(struct sync_lockwait *w)
 	uint64_t t;
 	uint32_t i;
 
-	if (!w->site)
+	if (!w->site || rt_sealed)
 		return;
 	t = sync_now();
 	st = w->td->sync;

@@ -8,8 +8,10 @@
  *
  * Build: cc -O2 -g -pthread -o rt-seccomp rt-seccomp.c
  *
- *   rt-seccomp HOW   two workers compute from the start; after 0.2 s of
- *                    main's CPU time main installs the filter by HOW:
+ *   rt-seccomp HOW   two workers compute from the start, a third waits
+ *                    at a barrier with main (a pool's idle thread);
+ *                    after 0.2 s of main's CPU time main installs the
+ *                    filter by HOW, then meets the waiting thread:
  *     tsync          seccomp(2) with SECCOMP_FILTER_FLAG_TSYNC: every
  *                    thread under it at once (libseccomp's way)
  *     prctl          prctl(PR_SET_SECCOMP) on main alone, then main starts
@@ -23,6 +25,7 @@
  *                    the program goes on unfiltered
  *   then each worker computes as long again, main joins them, prints the
  *   sums and exits with status 0 through exit() (its destructors run).
+ *   Main reads its CPU clock (a system call) before the filter only.
  *
  * Ground truth: stdout is the same in every run (the sums are fixed), the
  * status 0; natively the filter allows everything this program needs.
@@ -46,6 +49,7 @@
 
 static volatile int sealed;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t idle;
 static unsigned long total;
 
 static double cpu_s(void)
@@ -93,6 +97,13 @@ static void *worker(void *arg)
 	return (void *)sum;
 }
 
+/* A pool's idle thread: it waits through the filter's installation. */
+static void *waiter(void *arg)
+{
+	pthread_barrier_wait(&idle);
+	return (void *)(compute(99) + (unsigned long)arg);
+}
+
 /* The strict worker: only read, write, exit and sigreturn from its
  * entry into strict mode on. */
 static int strict_pipe[2];
@@ -128,7 +139,7 @@ static struct sock_filter filter[] = {
 	ALLOW(SYS_rt_sigprocmask), ALLOW(SYS_madvise), ALLOW(SYS_munmap),
 	ALLOW(SYS_mmap), ALLOW(SYS_mprotect), ALLOW(SYS_brk),
 	ALLOW(SYS_clone), ALLOW(SYS_clone3), ALLOW(SYS_set_robust_list),
-	ALLOW(SYS_rseq), ALLOW(SYS_clock_gettime), ALLOW(SYS_getrandom),
+	ALLOW(SYS_rseq), ALLOW(SYS_getrandom),
 	ALLOW(SYS_wait4),
 	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 };
@@ -155,8 +166,8 @@ static int seal(const char *how)
 
 int main(int argc, char **argv)
 {
-	pthread_t t[3];
-	unsigned long sums[3] = { 0, 0, 0 }, s;
+	pthread_t t[3], w;
+	unsigned long sums[3] = { 0, 0, 0 }, s, waited;
 	void *r;
 	int i, n = 2;
 
@@ -170,6 +181,9 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (!strcmp(argv[1], "strict") && pipe(strict_pipe))
 		return 1;
+	if (pthread_barrier_init(&idle, NULL, 2) ||
+	    pthread_create(&w, NULL, waiter, NULL))
+		return 1;
 	for (i = 0; i < 2; i++)
 		if (pthread_create(&t[i], NULL, worker, (void *)(unsigned long)(i + 1)))
 			return 1;
@@ -180,6 +194,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	__atomic_store_n(&sealed, 1, __ATOMIC_RELEASE);
+	pthread_barrier_wait(&idle);
+	if (pthread_join(w, &r))
+		return 1;
+	waited = (unsigned long)r;
 	if (!strcmp(argv[1], "prctl") &&
 	    !pthread_create(&t[2], NULL, worker, (void *)3UL))
 		n = 3;
@@ -207,6 +225,7 @@ int main(int argc, char **argv)
 		sums[i] = (unsigned long)r;
 	}
 	(void)s;
-	printf("sums %lx %lx %lx total %lu\n", sums[0], sums[1], sums[2], total);
+	printf("sums %lx %lx %lx waited %lx total %lu\n", sums[0], sums[1],
+	       sums[2], waited, total);
 	exit(0);
 }
