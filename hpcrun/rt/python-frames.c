@@ -248,9 +248,13 @@ static int put_utf8(char *out, size_t *k, size_t cap, uint32_t c)
 }
 
 /* The str object s as UTF-8 into out (at most cap bytes, cut at a whole
- * character); its length, 0 when s is no compact str. */
+ * character); its length, 0 when s is no compact str.  With path set, s
+ * is a file name, whose bytes that are not UTF-8 CPython holds as the
+ * surrogates U+DC80..U+DCFF (os.fsdecode): each goes back to its byte
+ * (os.fsencode), so the name is the file's.  A str holding surrogates
+ * has no UTF-8 copy (utf8): those are read code point by code point. */
 static size_t read_str(const struct py_layout *l, uintptr_t s, char *out,
-		       size_t cap)
+		       size_t cap, int path)
 {
 	uint32_t state, kind;
 	int64_t len, i;
@@ -287,7 +291,9 @@ static size_t read_str(const struct py_layout *l, uintptr_t s, char *out,
 			     kind == 2 ? ((const uint16_t *)data)[i] :
 			     ((const uint32_t *)data)[i];
 
-		if (!put_utf8(out, &k, cap, c))
+		if (path && c >= 0xdc80 && c <= 0xdcff && k < cap)
+			out[k++] = (char)(c - 0xdc00);
+		else if (!put_utf8(out, &k, cap, c))
 			break;
 	}
 	return k;
@@ -523,8 +529,8 @@ static uint64_t code_new(struct py_thread *pt, const struct py_layout *l,
 	memset(&c, 0, sizeof(c));
 	c.firstlineno = (uint32_t)k->firstlineno;
 	c.ncode = ncode;
-	c.qualname_len = read_str(l, qual, pt->name, sizeof(pt->name));
-	c.filename_len = read_str(l, k->file, pt->file, sizeof(pt->file));
+	c.qualname_len = read_str(l, qual, pt->name, sizeof(pt->name), 0);
+	c.filename_len = read_str(l, k->file, pt->file, sizeof(pt->file), 1);
 	if (!c.qualname_len)
 		return 0;
 	tlen = rd_i64(k->linetable, l->bytes.ob_size);
