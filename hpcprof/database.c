@@ -1167,8 +1167,35 @@ static int copy_into(const struct database *db, const char *from,
 }
 
 /*
+ * Appends path as experiment.xml gives it back (xmlw.h): each byte the
+ * writer writes as '?' (not UTF-8, a control character XML lacks) as '?'.
+ * Returns whether any was.
+ */
+static int add_xml_spelling(struct strbuf *out, const char *path)
+{
+	const unsigned char *p = (const unsigned char *)path, *start;
+	int changed = 0;
+
+	for (; *p; p++) {
+		const char *rep;
+
+		start = p;
+		rep = xml_escape_char(&p, 1);
+		if (rep && !strcmp(rep, "?")) {
+			strbuf_addch(out, '?');
+			changed = 1;
+		} else
+			strbuf_add(out, start, (size_t)(p - start) + 1);
+	}
+	return changed;
+}
+
+/*
  * Copies each source file found into src/ (the path as recorded, below
- * src/); sets file_copies[].  Returns 0, or -1 on a write error.
+ * src/, spelt as experiment.xml can spell it, so the viewer finds the copy
+ * by its name there); sets file_copies[].  A respelt path whose copy
+ * another file made has none: it may be another file's.  Returns 0, or -1
+ * on a write error.
  */
 static int copy_sources(struct database *db, const struct source_paths *sp)
 {
@@ -1183,11 +1210,17 @@ static int copy_sources(struct database *db, const struct source_paths *sp)
 		char *found = name[0] ? find_source(name, sp) : NULL;
 		struct strbuf rel = STRBUF_INIT, dst = STRBUF_INIT;
 		const char *r = name;
+		int respelt;
 
 		while (*r == '/')
 			r++;
-		strbuf_addf(&rel, "./src/%s", r);
-		strbuf_addf(&dst, "%s/src/%s", db->dir, r);
+		strbuf_addstr(&rel, "./src/");
+		respelt = add_xml_spelling(&rel, r);
+		strbuf_addf(&dst, "%s/%s", db->dir, rel.buf + 2);
+		if (respelt && is_regular(dst.buf)) {
+			free(found);
+			found = NULL;
+		}
 		if (found && safe_relative(r)) {
 			/* "/a.c" and "a.c" share one copy */
 			ret = is_regular(dst.buf) ? 0 : mkdirs(db, rel.buf + 2);

@@ -175,6 +175,24 @@ test_expect_success PYTHON3_12 'files of one base name: named apart, each with i
 	! grep -q ";utils.py:" pa.f
 '
 
+# A script at a path that is not UTF-8 (bytes 0xe9, 0xff), which CPython
+# holds as surrogate escapes (os.fsdecode): the .hpcpy has the path's own
+# bytes, so hpcprof finds the file; the database spells its bytes that
+# XML cannot hold as "?", in the name and in the copy's, as for C files.
+for v in $PY_MINORS; do
+	test_expect_success PYTHON3_$v "Python 3.$v: a script whose path is not UTF-8 is copied and named" '
+		d=$PWD/nonutf-3.$v && rm -rf "$d" && mkdir "$d" &&
+		f=$(printf "%s/caf\351_\377.py" "$d") &&
+		printf "def hot_latin(n):\n    s = 0\n    for i in range(n):\n        s += i * i\n    return s\nhot_latin(2000000)\n" >"$f" &&
+		hpcrun -q -o "$d/m" "$(pypath 3.$v)" "$f" &&
+		grep -q " hot_latin [^ ]*/caf%E9_%FF\.py " "$d"/m/*.hpcpy &&
+		hpcprof -o "$d/db" "$d/m" 2>/dev/null &&
+		test_cmp "$f" "$d/db/src$d/caf?_?.py" &&
+		hpcviewer-tui --stdio --width 0 --view functions "$d/db" >"$d/out" &&
+		grep -q " caf?_?\.py:1 hot_latin$" "$d/out"
+	'
+done
+
 test_expect_success UNKNOWN_PYTHON 'a CPython without a layout: one line, native frames, the program unharmed' '
 	py=$(other_python) && V=${py##*/python} &&
 	"$py" kernels.py 300 >plain.out &&
