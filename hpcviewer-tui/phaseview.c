@@ -342,6 +342,8 @@ void phaseview_lines(struct phaseview *pv, const struct model *m, int met,
 		if (s != MODEL_NONE && depth > 0)
 			add_code(pv, m, met, s, depth - 1, 0, memo);
 	}
+	for (i = 0; i < pv->nlines; i++)
+		stdio_one_line(&pv->text[i], 0);
 	hmap_free(ids);
 	free(memo);
 	free(order);

@@ -41,6 +41,10 @@ const char *stdio_marker(struct view *v, uint32_t n);
  * full name). */
 void stdio_label(struct view *v, uint32_t n, const struct names *names,
 		 struct strbuf *out);
+/* Replaces each control character (below 0x20, and DEL) of sb from
+ * byte from on by '?': a name may hold any (a Python function's, a file's
+ * name), and in text and on the screen each row is one line. */
+void stdio_one_line(struct strbuf *sb, size_t from);
 /* Appends s, at most room characters of it: its start and end around
  * "..." when it is longer. */
 void stdio_add_elided(struct strbuf *out, const char *s, size_t room);

@@ -108,6 +108,15 @@ void stdio_label(struct view *v, uint32_t n, const struct names *names,
 	strbuf_release(&rest);
 }
 
+void stdio_one_line(struct strbuf *sb, size_t from)
+{
+	size_t i;
+
+	for (i = from; i < sb->len; i++)
+		if ((unsigned char)sb->buf[i] < 0x20 || sb->buf[i] == 0x7f)
+			sb->buf[i] = '?';
+}
+
 void stdio_add_elided(struct strbuf *out, const char *s, size_t room)
 {
 	size_t len = strlen(s), head;
@@ -162,6 +171,7 @@ void stdio_scope(struct view *v, const struct row *r, size_t width,
 		strbuf_reset(&label);
 		stdio_label(v, r->node, fit, &label);
 	}
+	stdio_one_line(&label, 0);
 	if (!width)
 		strbuf_addstr(out, label.buf);
 	else if (used < width)

@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "model.h"
+#include "stdio-out.h"
 #include "traceview.h"
 
 static int by_id(const void *a, const void *b)
@@ -528,6 +529,7 @@ int traceview_print(const struct traceview *tv, size_t depth, size_t width,
 		    "= waiting, . no activity\n", p.busy);
 	for (i = 0; i < p.nprocs; i++) {
 		const struct trace_proc *pr = &p.procs[i];
+		size_t start = sb.len;
 
 		strbuf_addf(&sb, "  %c  %5.1f%%  %s", pr->letter,
 			    100.0 * (double)pr->cells / (double)p.busy,
@@ -536,6 +538,7 @@ int traceview_print(const struct traceview *tv, size_t depth, size_t width,
 			strbuf_addstr(&sb, "  ");
 			traceview_where(tv, pr->frame, &sb);
 		}
+		stdio_one_line(&sb, start);
 		strbuf_addch(&sb, '\n');
 	}
 	trace_picture_release(&p);

@@ -749,6 +749,7 @@ static void draw(struct tui *t)
 	else {
 		strbuf_addf(&sb, "row %zu/%zu: ", v->sel + 1, v->nrows);
 		stdio_label(v, sel_node(t), shown_names(t), &sb);
+		stdio_one_line(&sb, 0);
 		strbuf_addstr(&sb, "  (? help, q quit)");
 	}
 	if (t->timing)
@@ -973,6 +974,7 @@ static void do_threads(struct tui *t)
 	mvprintw(y++, 0, "Per-thread distribution of %s", heading);
 	free(heading);
 	stdio_label(v, n, shown_names(t), &sb);
+	stdio_one_line(&sb, 0);
 	mvprintw(y++, 0, "at %s: %d threads", sb.buf, nt);
 	mvprintw(y++, 0, "min %.3g  mean %.3g  max %.3g", lo, sum / nt, hi);
 	strbuf_reset(&sb);

@@ -193,6 +193,31 @@ for v in $PY_MINORS; do
 	'
 done
 
+# A code object renamed with a newline and a tab in its name and file
+# name: every text view prints it on one line, its control characters
+# as "?".
+test_expect_success PYTHON3_12 'a name with a newline and a tab: one line in every text view' '
+	cat >renamed.py <<-\EOF &&
+	import types
+	def hot(n):
+	    s = 0
+	    for i in range(n):
+	        s += i * i
+	    return s
+	c = hot.__code__.replace(co_name="one\ntwo\tthree",
+	                         co_qualname="one\ntwo\tthree",
+	                         co_filename="fi\nle\t.py")
+	types.FunctionType(c, {})(2000000)
+	EOF
+	hpcrun -q -t -o m-renamed "$(pypath 3.12)" renamed.py &&
+	hpcprof -o db-renamed m-renamed 2>/dev/null &&
+	for view in top-down bottom-up flat functions trace; do
+		hpcviewer-tui --stdio --width 0 --view $view db-renamed >$view.out &&
+		grep -q "fi?le?\.py:2 one?two?three" $view.out &&
+		! grep -q "^two\|^le.\.py" $view.out || return 1
+	done
+'
+
 test_expect_success UNKNOWN_PYTHON 'a CPython without a layout: one line, native frames, the program unharmed' '
 	py=$(other_python) && V=${py##*/python} &&
 	"$py" kernels.py 300 >plain.out &&
