@@ -47,6 +47,7 @@ struct py_syms {
 	uint64_t runtime, eval, eval_size, cold, cold_size, version;
 	uint64_t pop, pop_size;		/* the frame-popping function */
 	uint64_t clear, clear_size;	/* 3.11's, where that is inlined */
+	uint64_t tramp, tramp_end;	/* the perf trampoline's template */
 	int has_runtime, has_eval, has_cold, has_version;
 	int has_eval_ex;	/* PyEval_EvalFrameEx: before 3.6 (2.7) */
 	int trace_refs;			/* a Py_TRACE_REFS build */
@@ -101,6 +102,10 @@ static int syms_job(void *p)
 		} else if (!strcmp(name, "Py_Version") && e->st_size >= 4) {
 			j->y.version = e->st_value;
 			j->y.has_version = 1;
+		} else if (!strcmp(name, "_Py_trampoline_func_start")) {
+			j->y.tramp = e->st_value;
+		} else if (!strcmp(name, "_Py_trampoline_func_end")) {
+			j->y.tramp_end = e->st_value;
 		} else if (!strcmp(name, "_Py_PrintReferences")) {
 			j->y.trace_refs = 1;
 		}
@@ -112,10 +117,12 @@ static int syms_job(void *p)
 /* The memory we read of the module, under the loader's lock. */
 struct mem_job {
 	uintptr_t bias;
-	uintptr_t version_at, runtime_at;	/* 0: not to read */
+	uintptr_t version_at, runtime_at, tramp_at;	/* 0: not to read */
 	uint32_t version;
 	unsigned char debug[PY_DEBUG_OFFSETS_MAX];
 	size_t debug_len;
+	unsigned char tramp[RT_TRAMP_MAX];
+	size_t tramp_len;		/* to read at tramp_at; then read */
 	int done;
 };
 
@@ -152,6 +159,10 @@ static int mem_job(struct dl_phdr_info *info, size_t size, void *p)
 	if (j->runtime_at) {
 		j->debug_len = loaded(info, j->runtime_at, sizeof(j->debug));
 		memcpy(j->debug, (const void *)j->runtime_at, j->debug_len);
+	}
+	if (j->tramp_at) {
+		j->tramp_len = loaded(info, j->tramp_at, j->tramp_len);
+		memcpy(j->tramp, (const void *)j->tramp_at, j->tramp_len);
 	}
 	return 1;
 }
@@ -226,7 +237,14 @@ int py_find(const struct rt_module *m, struct py_interp *py)
 	mj.bias = m->bias;
 	mj.version_at = sj.y.has_version ? m->bias + sj.y.version : 0;
 	mj.runtime_at = sj.y.has_runtime ? py->runtime : 0;
+	if (sj.y.tramp && sj.y.tramp_end > sj.y.tramp &&
+	    sj.y.tramp_end - sj.y.tramp <= RT_TRAMP_MAX) {
+		mj.tramp_at = m->bias + sj.y.tramp;
+		mj.tramp_len = sj.y.tramp_end - sj.y.tramp;
+	}
 	dl_iterate_phdr(mem_job, &mj);
+	if (mj.done && mj.tramp_at)
+		rt_tramp_parse(mj.tramp, mj.tramp_len, &py->tramp);
 	if (mj.done && mj.version_at)
 		hex = mj.version;
 	if (hex >> 24 == 3) {

@@ -13,7 +13,12 @@
  * python3.10); 3.13 on, _Py_DebugOffsets.version at &_PyRuntime, whose
  * offsets are then the layout.  The function that clears and pops a
  * returning frame (3.12 on; a static function, so from .symtab) lets
- * the sample path name the frame being cleared (python-frames.c).
+ * the sample path name the frame being cleared (python-frames.c).  The
+ * template of the perf trampoline (3.12 on, between the symbols
+ * _Py_trampoline_func_start and _Py_trampoline_func_end), which python
+ * -X perf copies into anonymous memory to call the eval function
+ * through, lets the unwinder step through the copies (unwind.c,
+ * invariant 6).
  *
  * Invariants:
  *  1. rt_python is set at most once per process, with a release store,
@@ -40,6 +45,7 @@
 #include <stdint.h>
 
 #include "python-layout.h"
+#include "unwind.h"
 
 struct rt_module;
 
@@ -60,6 +66,9 @@ struct py_interp {
 	 * inlined); both 0 when the symbols have none or the layout has no
 	 * tstate.datastack_top. */
 	uintptr_t pop_lo, pop_hi;
+	/* The perf trampoline's template (unwind.h); tramp.len 0 when the
+	 * symbols have none or its code is not one rt_tramp_parse takes. */
+	struct rt_tramp tramp;
 	const struct py_layout *layout;	/* a table, or &debug_layout */
 	struct py_layout debug_layout;	/* 3.13 on: from _Py_DebugOffsets */
 };

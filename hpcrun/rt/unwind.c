@@ -16,10 +16,12 @@
  *     stack above it only as sample.c's live_top() or leave_copy() here
  *     allow.  Should a read fault all the same, the fatal-signal handler
  *     (signals.c) jumps back to sample.c, which counts the sample as a
- *     partial path.
+ *     partial path.  The one code read outside a module is a copy of
+ *     CPython's perf trampoline (6).
  *  2. Every step must move the CFA up the stack (except through a signal
  *     frame), so corrupt tables cannot loop; depth is bounded by max.
- *  3. A caller's pc must lie in an executable segment of a module.
+ *  3. A caller's pc must lie in an executable segment of a module, but
+ *     for the return address of a trampoline copy's call (6).
  *  4. No frame whose pc is in libhpcrun.so is stored: the walk goes
  *     through hpcrun's wrappers (malloc, GOMP_parallel, region_body, the
  *     barrier wrappers) and its own work, and the path reads as the
@@ -38,6 +40,19 @@
  *     are not by name: the path keeps the program's malloc, lock or
  *     wait.  Only the first frames of libhpcrun.so from the leaf decide;
  *     a path through hpcrun's handler stays RT_UNWIND_IN_HANDLER.
+ *  6. Under CPython's perf trampolines (python -X perf, 3.12 on), each
+ *     C call of the eval function goes through a copy of a template of
+ *     libpython's (python-find.h: py->tramp), one per code object, in
+ *     anonymous memory: no module.  So a return address of a frame of
+ *     the eval function that lies in no module is looked at: when the
+ *     bytes around it are the template's, it at the template's call's
+ *     return, the copy's frame is stepped through by the rules
+ *     rt_tramp_parse took from the template, and not recorded: it is no
+ *     procedure of the program's, and the Python frames (python-frames.c)
+ *     interleave as without -X perf.  The copy is read only there, at an
+ *     address the eval function is to return to, so mapped; CPython
+ *     unmaps its copies only in sys.deactivate_stack_trampoline(), and a
+ *     read that faults then is invariant 1's partial path.
  *
  * A per-thread direct-mapped cache maps a lookup address to the rules
  * found for it (struct uw_entry: a cache line), so repeated frames (loops
@@ -73,6 +88,7 @@
 #include <ucontext.h>
 
 #include "loadmap.h"
+#include "python-find.h"
 #include "runtime.h"
 #include "unwind.h"
 
@@ -832,6 +848,81 @@ static int ra_in_register(const struct uw_entry *e)
 	return 0;
 }
 
+int rt_tramp_parse(const unsigned char *code, size_t len, struct rt_tramp *t)
+{
+	/* adj: the bytes sp moved down since the template's entry */
+	size_t i = 0, adj = 0;
+	int rbp = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (len > RT_TRAMP_MAX)
+		return -1;
+	/* adj bounded: t->rbp, -(16 + adj), is a byte */
+	while (i < len && adj <= 96) {
+		const unsigned char *p = code + i;
+		size_t left = len - i;
+
+		if (left >= 4 && !memcmp(p, "\xf3\x0f\x1e\xfa", 4)) {
+			i += 4;			/* endbr64 */
+		} else if (p[0] == 0x55 && !rbp) {
+			rbp = -(int)(16 + adj);	/* push %rbp */
+			adj += 8;
+			i++;
+		} else if (left >= 3 && p[0] == 0x48 &&
+			   ((p[1] == 0x89 && p[2] == 0xe5) ||
+			    (p[1] == 0x8b && p[2] == 0xec))) {
+			i += 3;			/* mov %rsp,%rbp */
+		} else if (left >= 4 && p[0] == 0x48 && p[1] == 0x83 &&
+			   p[2] == 0xec && p[3] < 0x80) {
+			adj += p[3];		/* sub $imm8,%rsp */
+			i += 4;
+		} else {
+			/* call *%reg, the last instruction read */
+			size_t rex = left >= 3 && p[0] == 0x41;
+
+			if (left < 2 + rex || p[rex] != 0xff ||
+			    (p[rex + 1] & 0xf8) != 0xd0 || i + 2 + rex >= len)
+				return -1;
+			memcpy(t->code, code, len);
+			t->len = (uint8_t)len;
+			t->ra = (uint8_t)(i + 2 + rex);
+			t->cfa = (uint8_t)(adj + 8);
+			t->rbp = (int8_t)rbp;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/*
+ * nf, the caller of frame f found by CFI, returns to no module: when f is
+ * a frame of the interpreter's eval function and nf's pc the return
+ * address of a copy of CPython's perf trampoline, nf is moved on up
+ * through the copy's frame to its caller's (invariant 6); 0, else -1.
+ */
+static int cross_tramp(const struct frame *f, struct frame *nf)
+{
+	const struct py_interp *py = rt_python_get();
+	const struct rt_tramp *t;
+	uintptr_t pc = nf->r[REG_RA_DW], cfa;
+
+	if (!py || !py->tramp.len || !py_is_eval_pc(py, f->r[REG_RA_DW]))
+		return -1;
+	t = &py->tramp;
+	if (pc < t->ra || memcmp((const void *)(pc - t->ra), t->code, t->len))
+		return -1;
+	cfa = nf->r[REG_RSP_DW] + t->cfa;
+	if (!readable(f, cfa - 8) || (t->rbp && !readable(f, cfa + t->rbp)))
+		return -1;
+	nf->r[REG_RA_DW] = stack_word(f, cfa - 8);
+	if (t->rbp) {
+		nf->r[REG_RBP_DW] = stack_word(f, cfa + t->rbp);
+		nf->rbp_unknown = 0;
+	}
+	nf->r[REG_RSP_DW] = cfa;
+	return is_code(f, nf->r[REG_RA_DW]) ? 0 : -1;
+}
+
 /* One frame up by CFI.  leaf: the pc is the interrupted instruction. */
 static enum step step_cfi(struct frame *f, const struct rt_module *m, int leaf,
 			  struct uw_cache *uc)
@@ -913,7 +1004,8 @@ static enum step step_cfi(struct frame *f, const struct rt_module *m, int leaf,
 	nf.r[REG_RSP_DW] = cfa;
 	/* Usually the caller is in the same module: no lookup. */
 	if (nf.r[REG_RA_DW] < m->xlo || nf.r[REG_RA_DW] >= m->xhi) {
-		if (!is_code(f, nf.r[REG_RA_DW]))
+		/* else it may be a trampoline copy's (invariant 6) */
+		if (!is_code(f, nf.r[REG_RA_DW]) && cross_tramp(f, &nf))
 			return STEP_FAIL;
 	}
 	*f = nf;

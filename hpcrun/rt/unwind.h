@@ -6,7 +6,8 @@
  *  1. rt_unwind and rt_unwind_copy are async-signal-safe: no allocation,
  *     no lock, no dl_iterate_phdr; they read stack memory only inside the
  *     thread's stack (or the copy) and code only inside a live module
- *     (unwind.c, invariant 1).
+ *     or a copy of CPython's perf trampoline (unwind.c, invariants 1
+ *     and 6).
  *  2. A read that faults anyway comes back, through the fatal-signal
  *     handler, as a one-frame partial path in the guarded unwinds
  *     (rt_unwind_guarded); the caller holds td->busy.
@@ -99,6 +100,26 @@ int rt_unwind_copy(struct rt_thread *td, const struct rt_copy *c,
 int rt_unwind_blocked(struct rt_thread *td, const struct rt_copy *c,
 		      uintptr_t *frames, uintptr_t *sps, int max,
 		      enum rt_unwind_end *end);
+/*
+ * A trampoline whose copies run outside every module (CPython's perf
+ * trampoline, python-find.h): the template's bytes, and how a frame whose
+ * return address is that of its call (its offset ra in the template) is
+ * unwound: the CFA is sp + cfa there, the caller's rbp saved at CFA + rbp
+ * (rbp 0: not saved).  len 0: none.
+ */
+#define RT_TRAMP_MAX 32
+struct rt_tramp {
+	unsigned char code[RT_TRAMP_MAX];
+	uint8_t len, ra, cfa;
+	int8_t rbp;
+};
+/* t from the template's len bytes at code, which may have no CFI (CPython
+ * 3.12 and 3.13 have none): its instructions up to its call through a
+ * register, of those that move sp by a constant (endbr64, push %rbp, mov
+ * %rsp,%rbp, sub $imm,%rsp); 0, or -1 (t->len 0) for any other code.
+ * Outside handlers. */
+int rt_tramp_parse(const unsigned char *code, size_t len, struct rt_tramp *t);
+
 /* The registers of a ucontext, DWARF numbering (16 = the pc). */
 void rt_regs_from_ucontext(uintptr_t *regs, const void *ucontext);
 
