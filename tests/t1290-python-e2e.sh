@@ -156,6 +156,70 @@ for v in $PY_MINORS; do
 	'
 done
 
+# xperf V: kernels.py on Python V, as is and under its perf trampolines
+# (python -X perf, which PYTHONPERFSUPPORT=1 asks for: each Python call
+# through a copy of a template in anonymous memory), for the same CPU
+# time: V-plain.folded and V-xperf.folded.  The trampolines' perf map
+# (/tmp/perf-PID.map, PID the measured process's, in its files' names)
+# says they were on; it is removed.
+xperf() {
+	b=$(retry_budget 2000) &&
+	run "$1" kernels "$b" && mv "$1-kernels.folded" "$1-plain.folded" &&
+	(PYTHONPERFSUPPORT=1 && export PYTHONPERFSUPPORT &&
+	 run "$1" kernels "$b") &&
+	mv "$1-kernels.folded" "$1-xperf.folded" &&
+	pid=$(ls "m-$1-kernels"/*.log | sed -n "s/.*-\([0-9]*\)-[0-9]*\.log\$/\1/p") &&
+	test -f "/tmp/perf-$pid.map" && rm -f "/tmp/perf-$pid.map" &&
+	awk "{ n += \$NF } /^<partial call paths>/ { p += \$NF }
+	     END { printf \"%.2f\\n\", n ? 100 * p / n : 100 }" \
+		"$1-xperf.folded" >partial &&
+	echo "partial: $(cat partial)%" &&
+	test_within "$(cat partial)" 0 2 &&
+	ka=$(name "$1" kernels kernel_a) && kb=$(name "$1" kernels kernel_b) &&
+	kc=$(name "$1" kernels kernel_c) &&
+	frame_share "$1-plain.folded" "$ka" "$kb" "$kc" >plain-shares &&
+	frame_share "$1-xperf.folded" "$ka" "$kb" "$kc" >xperf-shares &&
+	paste plain-shares xperf-shares &&
+	for i in 1 2 3; do
+		test_within "$(awk "NR == $i { print \$NF }" xperf-shares)" \
+			"$(awk "NR == $i { print \$NF }" plain-shares)" 3 || return 1
+	done
+}
+
+# py_prefixes FOLDED NAME: the chains of Python frames from the root to
+# NAME in FOLDED's whole paths, one a line, sorted, each once
+py_prefixes() {
+	awk -v k="$2" "!/^<partial call paths>/ {
+		s = \$0; sub(/ [0-9]+\$/, \"\", s); n = split(s, fr, \";\"); c = \"\"
+		for (j = 1; j <= n; j++)
+			if (fr[j] ~ /^[^ ;\\[]+\\.py:[0-9]+ /) {
+				c = c \";\" fr[j]
+				if (fr[j] == k) { print c; break }
+			}
+	}" "$1" | sort -u
+}
+
+# Only the template's copies are new under -X perf: the same Python
+# frames above each kernel, each kernel's share as without it, and its
+# C calls of the eval function (python-frames.c) still each its own.
+for v in $PY_MINORS; do
+	test "$v" -ge 12 || continue
+	test_expect_success PYTHON3_$v "Python 3.$v -X perf: whole paths, the same shares and callers" '
+		V=3.$v &&
+		retry 3 xperf $V &&
+		for k in kernel_a kernel_b kernel_c; do
+			n=$(name $V kernels $k) &&
+			py_prefixes $V-plain.folded "$n" >expect &&
+			py_prefixes $V-xperf.folded "$n" >actual &&
+			test_line_count -ge 1 expect &&
+			test_cmp expect actual || return 1
+		done &&
+		in_order $V-xperf.folded "$(name $V kernels worker)" \
+			"$(name $V kernels pipeline)" "$(name $V kernels stage)" \
+			"$(name $V kernels kernel_c)"
+	'
+done
+
 # Two modules of one base name (a/utils.py, b/utils.py; every package
 # has its __init__.py): each procedure is named by as much of its path as
 # tells it apart, and keeps its own share in the folded stacks.
