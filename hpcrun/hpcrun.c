@@ -27,6 +27,7 @@
 #include "hpcrun-events.h"
 #include "launch-python.h"
 #include "opts.h"
+#include "seccomp-filters.h"
 #include "strbuf.h"
 
 static const char *const usage[] = {
@@ -697,7 +698,7 @@ int main(int argc, char **argv)
 	const char *data_min = NULL, *numa = NULL, *rate = NULL;
 	int no_unwind = 0, no_stack_copy = 0, list = 0, verbose = 0, quiet = 0, made;
 	int no_sync = 0, data = 0, sharing = 0, trace = 0, no_kernel = 0;
-	int no_python = 0;
+	int no_python = 0, filters;
 	const struct opt opts[] = {
 		OPT_LIST('e', "event", &events, "EVENT[@PERIOD|@fFREQ]",
 			 "sample EVENT (repeatable); default cpu-clock@f1000 (@f5000 with --sharing)"),
@@ -865,6 +866,14 @@ int main(int argc, char **argv)
 		unsetenv("HPCRUN_TRACE");
 	snprintf(num, sizeof(num), "%d", verbose);
 	set_env("HPCRUN_VERBOSE", num, verbose);
+	/* a process under more filters than this did not start as launched:
+	 * one of the measured processes sandboxed itself, then exec'd */
+	if ((filters = hpc_seccomp_filters()) >= 0) {
+		snprintf(num, sizeof(num), "%d", filters);
+		set_env("HPCRUN_SECCOMP_FILTERS", num, verbose);
+	} else {
+		unsetenv("HPCRUN_SECCOMP_FILTERS");
+	}
 	unsetenv("HPCRUN_NOTICES_SHOWN");
 	old_preload = getenv("LD_PRELOAD");
 	strbuf_addstr(&preload, runtime.buf);

@@ -6,7 +6,7 @@ test_description='hpcrun: a program that installs a seccomp filter after its sta
 # filter leaves out, so any call of hpcrun's past the filter shows.
 test_expect_success 'setup: the program, and its output natively' '
 	cc -O2 -g -pthread -o rt-seccomp "$TEST_PROGS/rt-seccomp.c" &&
-	for how in tsync prctl strict fork fail; do
+	for how in tsync prctl strict fork exec fail; do
 		./rt-seccomp $how >"native-$how" || return 1
 	done &&
 	grep "^sums" native-strict
@@ -52,6 +52,10 @@ test_expect_success 'a worker in strict mode (read, write, exit): as natively' '
 test_expect_success 'a fork after the filter: the child is not measured, and runs as natively' '
 	sealed fork 2 &&
 	ls m-fork/*.log >logs && test_line_count = 1 logs
+'
+
+test_expect_success 'an exec after the filter: the new image runs unmeasured, as natively' '
+	sealed exec 2
 '
 
 for opts in --data --sharing -t "-e REALTIME" "--hang-timeout 10"; do

@@ -76,6 +76,7 @@
 #include "output.h"
 #include "python-find.h"
 #include "runtime.h"
+#include "seccomp-filters.h"
 #include "source.h"
 #include "unwind.h"
 
@@ -800,6 +801,9 @@ void rt_init(void)
 	rt_interpose_init();
 	if (!out || !*out || strlen(out) >= sizeof(rt_cfg.outdir))
 		return;		/* preloaded without the launcher: stay out */
+	v = getenv("HPCRUN_SECCOMP_FILTERS");
+	if (v && hpc_seccomp_filters() > atoi(v))
+		return;		/* exec'd once sealed (runtime.h, THE SANDBOX) */
 	rt_say_init();
 	show_notes = !getenv("HPCRUN_NOTICES_SHOWN") && !rt_quiet;
 	rt_pid = getpid();

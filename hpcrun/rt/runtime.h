@@ -253,14 +253,15 @@ void rt_resume_after_failed(const char *call, int err);
  * sealed: every wrapper finds rt_active 0 and makes only the program's
  * call, a wait that began before ends without hpcrun's bookkeeping
  * (rt_sealed), the fork handlers do nothing (a child inherits the
- * filter), and a failed exec does not resume.  rt_sandbox_failed(err),
- * when the call failed, undoes it all: the measurement goes on in new
- * files.
+ * filter), and a failed exec does not resume.  A program exec'd then
+ * starts under the filter: rt_init stays out when the process has more
+ * filters (seccomp-filters.h) than the launcher had
+ * (HPCRUN_SECCOMP_FILTERS).  rt_sandbox_failed(err), when the call
+ * failed, undoes it all: the measurement goes on in new files.
  * Not covered: a filter installed with the system call instruction
  * itself (not through libc's prctl or syscall), a thread of the program
  * in the midst of a wrapper's own work at that very moment (not its
- * wait), and a program exec'd once sealed (its runtime starts under the
- * filter).
+ * wait).
  */
 int rt_sandbox_enter(void);
 void rt_sandbox_failed(int err);

@@ -21,6 +21,9 @@
  *                    result to a pipe and leaves by the exit system call
  *     fork           as tsync, then main forks a child that computes,
  *                    prints and exits, and waits for it
+ *     exec           as tsync, the filter allowing what an exec needs;
+ *                    at the end main execs this program's child mode
+ *                    (it computes and prints), still under the filter
  *     fail           a filter call that fails (a bad pointer: EFAULT);
  *                    the program goes on unfiltered
  *   then each worker computes as long again, main joins them, prints the
@@ -124,33 +127,62 @@ static void *strict_worker(void *arg)
 	return NULL;
 }
 
-#define ALLOW(nr) \
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
-	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
-
 /* What this program calls once filtered, and nothing else. */
-static struct sock_filter filter[] = {
-	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-	ALLOW(SYS_read), ALLOW(SYS_write), ALLOW(SYS_exit),
-	ALLOW(SYS_exit_group), ALLOW(SYS_futex), ALLOW(SYS_rt_sigreturn),
-	ALLOW(SYS_rt_sigprocmask), ALLOW(SYS_madvise), ALLOW(SYS_munmap),
-	ALLOW(SYS_mmap), ALLOW(SYS_mprotect), ALLOW(SYS_brk),
-	ALLOW(SYS_clone), ALLOW(SYS_clone3), ALLOW(SYS_set_robust_list),
-	ALLOW(SYS_rseq), ALLOW(SYS_getrandom),
-	ALLOW(SYS_wait4),
-	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+static const int allowed[] = {
+	SYS_read, SYS_write, SYS_exit, SYS_exit_group, SYS_futex,
+	SYS_rt_sigreturn, SYS_rt_sigprocmask, SYS_madvise, SYS_munmap,
+	SYS_mmap, SYS_mprotect, SYS_brk, SYS_clone, SYS_clone3,
+	SYS_set_robust_list, SYS_rseq, SYS_getrandom, SYS_wait4,
 };
+/* And what an exec of a dynamically linked program needs. */
+static const int exec_allowed[] = {
+	SYS_execve, SYS_openat, SYS_newfstatat, SYS_close, SYS_pread64,
+	SYS_access, SYS_arch_prctl, SYS_set_tid_address, SYS_prlimit64,
+	SYS_ioctl,
+};
+#define NALLOWED (sizeof(allowed) / sizeof(allowed[0]) + \
+		  sizeof(exec_allowed) / sizeof(exec_allowed[0]))
+static struct sock_filter filter[5 + 2 * NALLOWED];
+
+/* The filter: kill the process at any call but those allowed (and, with
+ * exec, those of exec_allowed). */
+static unsigned short build(int exec)
+{
+	unsigned short n = 0;
+	size_t i;
+
+	filter[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			offsetof(struct seccomp_data, arch));
+	filter[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+			AUDIT_ARCH_X86_64, 1, 0);
+	filter[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+			SECCOMP_RET_KILL_PROCESS);
+	filter[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			offsetof(struct seccomp_data, nr));
+	for (i = 0; i < NALLOWED; i++) {
+		size_t na = sizeof(allowed) / sizeof(allowed[0]);
+		int nr = i < na ? allowed[i] : exec_allowed[i - na];
+
+		if (i >= na && !exec)
+			break;
+		filter[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ |
+				BPF_K, (unsigned)nr, 0, 1);
+		filter[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+				SECCOMP_RET_ALLOW);
+	}
+	filter[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+			SECCOMP_RET_KILL_PROCESS);
+	return n;
+}
 
 static int seal(const char *how)
 {
-	struct sock_fprog prog = { sizeof(filter) / sizeof(filter[0]), filter };
+	struct sock_fprog prog = { build(!strcmp(how, "exec")), filter };
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -1;
-	if (!strcmp(how, "tsync") || !strcmp(how, "fork"))
+	if (!strcmp(how, "tsync") || !strcmp(how, "fork") ||
+	    !strcmp(how, "exec"))
 		return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 				    SECCOMP_FILTER_FLAG_TSYNC, &prog);
 	if (!strcmp(how, "prctl"))
@@ -171,10 +203,15 @@ int main(int argc, char **argv)
 	void *r;
 	int i, n = 2;
 
+	if (argc == 2 && !strcmp(argv[1], "child")) {
+		printf("child %lx\n", compute(11));
+		return 0;
+	}
 	if (argc != 2 || (strcmp(argv[1], "tsync") && strcmp(argv[1], "prctl") &&
 			  strcmp(argv[1], "strict") && strcmp(argv[1], "fork") &&
-			  strcmp(argv[1], "fail"))) {
-		fprintf(stderr, "usage: rt-seccomp tsync|prctl|strict|fork|fail\n");
+			  strcmp(argv[1], "exec") && strcmp(argv[1], "fail"))) {
+		fprintf(stderr, "usage: rt-seccomp "
+			"tsync|prctl|strict|fork|exec|fail\n");
 		return 2;
 	}
 	printf("workers start\n");
@@ -225,6 +262,14 @@ int main(int argc, char **argv)
 		sums[i] = (unsigned long)r;
 	}
 	(void)s;
+	if (!strcmp(argv[1], "exec")) {
+		char *args[] = { argv[0], "child", NULL };
+
+		printf("sums %lx %lx\n", sums[0], sums[1]);
+		fflush(stdout);
+		execv("/proc/self/exe", args);
+		return 1;
+	}
 	printf("sums %lx %lx %lx waited %lx total %lu\n", sums[0], sums[1],
 	       sums[2], waited, total);
 	exit(0);
