@@ -96,15 +96,6 @@ test_expect_success 'corrupted section headers and DWARF: never a crash' '
 	done
 '
 
-# set_section_size FILE NAME SIZE: rewrites the sh_size of section NAME.
-set_section_size() {
-	idx=$(readelf -S -W "$1" | sed -n "s/^ *\[ *\([0-9]*\)\] $2 .*/\1/p") &&
-	shoff=$(readelf -h "$1" | sed -n "s/.*Start of section headers: *\([0-9]*\).*/\1/p") &&
-	printf "$(printf "\\%03o\\%03o\\%03o\\%03o" $(($3 & 255)) $(($3 >> 8 & 255)) \
-		$(($3 >> 16 & 255)) $(($3 >> 24 & 255)))" |
-		dd of="$1" bs=1 seek=$((shoff + 64 * idx + 32)) conv=notrunc 2>/dev/null
-}
-
 # found by tests/fuzz: a PLT section grown over .text made a procedure
 # that no section held
 test_expect_success 'a PLT section overlapping the code is ignored' '

@@ -325,6 +325,16 @@ build_rt_folded() {
 # structure_file MODULE SOURCE <PROCEDURES (tests/lib/structure.sh).
 . "$TEST_DIRECTORY/lib/structure.sh"
 
+# set_section_size FILE NAME SIZE: rewrites the sh_size of the section NAME
+# of the ELF64 file FILE (malformed binaries).
+set_section_size() {
+	idx=$(readelf -S -W "$1" | sed -n "s/^ *\[ *\([0-9]*\)\] $2 .*/\1/p") &&
+	shoff=$(readelf -h "$1" | sed -n "s/.*Start of section headers: *\([0-9]*\).*/\1/p") &&
+	printf "$(printf "\\%03o\\%03o\\%03o\\%03o" $(($3 & 255)) $(($3 >> 8 & 255)) \
+		$(($3 >> 16 & 255)) $(($3 >> 24 & 255)))" |
+		dd of="$1" bs=1 seek=$((shoff + 64 * idx + 32)) conv=notrunc 2>/dev/null
+}
+
 # build_mkprofile: ./mkprofile, the synthetic-profile writer
 # (tests/progs/pf-mkprofile.c); it links libhpc.a, which is instrumented in
 # SANITIZE=1 builds.
