@@ -695,23 +695,12 @@ static void merge_cold_parts(struct procs *p)
 void binary_demangle(struct binary *b, size_t i)
 {
 	struct proc *p = &b->procs[i];
-	int plt = p->origin == PROC_PLT;
-	struct strbuf sb = STRBUF_INIT;
 	char *d;
 
-	if (p->linkname || strncmp(p->name, "_Z", 2))
+	if (p->linkname || !(d = hpc_demangle(p->name)))
 		return;
-	/* NAME@plt: plt_procs added the suffix */
-	strbuf_add(&sb, p->name, strlen(p->name) - (plt ? 4 : 0));
-	d = hpc_demangle(sb.buf);
-	if (d) {
-		strbuf_reset(&sb);
-		strbuf_addf(&sb, "%s%s", d, plt ? "@plt" : "");
-		p->linkname = p->name;
-		p->name = strbuf_detach(&sb, NULL);
-	}
-	free(d);
-	strbuf_release(&sb);
+	p->linkname = p->name;
+	p->name = d;
 }
 
 /*

@@ -1,6 +1,7 @@
 /* demangle.c - see demangle.h. */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,12 +21,13 @@ static void load(void)
 		*(void **)&demangler = dlsym(h, "__cxa_demangle");
 }
 
-char *hpc_demangle(const char *name)
+/* name demangled whole, or NULL. */
+static char *demangle(const char *name)
 {
 	int status = -1;
 	char *d;
 
-	if (!name || strncmp(name, "_Z", 2))
+	if (strncmp(name, "_Z", 2))
 		return NULL;
 	pthread_once(&once, load);
 	if (!demangler)
@@ -35,4 +37,23 @@ char *hpc_demangle(const char *name)
 		return d;
 	free(d);
 	return NULL;
+}
+
+char *hpc_demangle(const char *name)
+{
+	size_t len = name ? strlen(name) : 0;
+	char *stem, *d, *out = NULL;
+	size_t size;
+
+	if (len <= 4 || strcmp(name + len - 4, "@plt"))
+		return name ? demangle(name) : NULL;
+	/* a PLT stub's name (elf-plt.h) */
+	stem = strndup(name, len - 4);
+	d = stem ? demangle(stem) : NULL;
+	size = d ? strlen(d) + sizeof("@plt") : 0;
+	if (d && (out = malloc(size)))
+		snprintf(out, size, "%s@plt", d);
+	free(stem);
+	free(d);
+	return out;
 }

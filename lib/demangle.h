@@ -10,6 +10,8 @@
  *     it every name stays as it is.
  *  2. Only an Itanium-ABI mangled name ("_Z...") is demangled; a name the
  *     demangler refuses stays as it is.
+ *  3. NAME@plt, a PLT stub's name (elf-plt.h), is demangled as NAME and
+ *     keeps its suffix: DEMANGLED@plt.
  */
 #ifndef HPC_DEMANGLE_H
 #define HPC_DEMANGLE_H
