@@ -10,6 +10,7 @@
 #include "addrsearch.h"
 #include "binary.h"
 #include "demangle.h"
+#include "elf-plt.h"
 #include "error.h"
 #include "hashmap.h"
 #include "infile.h"
@@ -328,90 +329,20 @@ static int32_t rd32(const unsigned char *q)
 	return (int32_t)v;
 }
 
-/* GOT slot address -> symbol name, from every SHT_RELA section's relocs. */
-static struct hmap *got_names(struct binary *b)
-{
-	struct hmap *m = hmap_new();
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(b->elf, scn))) {
-		GElf_Shdr sh, dynsh;
-		Elf_Data *d, *syms;
-		Elf_Scn *ds;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
-		    sh.sh_entsize == 0 || !(d = elf_getdata(scn, NULL)) ||
-		    !(ds = elf_getscn(b->elf, sh.sh_link)) ||
-		    !gelf_getshdr(ds, &dynsh) || !(syms = elf_getdata(ds, NULL)))
-			continue;
-		for (size_t i = 0; i < d->d_size / sh.sh_entsize; i++) {
-			GElf_Rela r;
-			GElf_Sym sym;
-			const char *name;
-
-			if (!gelf_getrela(d, (int)i, &r) || GELF_R_SYM(r.r_info) == 0 ||
-			    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym))
-				continue;
-			name = elf_strptr(b->elf, dynsh.sh_link, sym.st_name);
-			if (name && *name)
-				hmap_put_u64(m, r.r_offset, (void *)name);
-		}
-	}
-	return m;
-}
-
 /*
- * The GOT slot a PLT stub jumps through: the stub's "jmp *X(%rip)"
- * (ff 25 disp32, perhaps after endbr64 and a bnd prefix).  0 if none.
- */
-static uint64_t plt_slot(const struct binary *b, uint64_t lo, uint64_t size)
-{
-	const unsigned char *q = binary_bytes(b, lo, size);
-
-	for (uint64_t k = 0; q && k + 6 <= size && k < 12; k++)
-		if (q[k] == 0xff && q[k + 1] == 0x25)
-			return lo + k + 6 + (uint64_t)(int64_t)rd32(q + k + 2);
-	return 0;
-}
-
-/*
- * PLT stubs (.plt without its resolver stub PLT0, .plt.sec, .plt.got),
- * named NAME@plt after the relocation of the GOT slot each jumps through.
+ * PLT stubs, NAME@plt (elf-plt.h), inside the code sections b keeps.
  */
 static void plt_procs(struct binary *b, struct procs *p)
 {
-	static const char *const names[] = { ".plt", ".plt.sec", ".plt.got" };
-	struct hmap *got = got_names(b);
-	struct strbuf name = STRBUF_INIT;
-	GElf_Shdr sec;
-	int has_sec = section_named(b->elf, ".plt.sec", &sec) != NULL;
+	size_t n;
+	struct elf_plt_entry *v = elf_plt_read(b->elf, &n);
 
-	for (int which = 0; which < 3; which++) {
-		GElf_Shdr sh;
-		Elf_Scn *scn = section_named(b->elf, names[which], &sh);
-		uint64_t ent;
-
-		/* with .plt.sec, .plt holds only lazy-binding trampolines */
-		if (!scn || !binary_is_code(b, sh.sh_addr) || (which == 0 && has_sec))
-			continue;
-		ent = sh.sh_entsize >= 8 ? sh.sh_entsize : 16;
-		for (uint64_t k = which == 0 ? 1 : 0; (k + 1) * ent <= sh.sh_size; k++) {
-			uint64_t lo = sh.sh_addr + k * ent;
-			const char *sym;
-
-			if (!binary_is_code(b, lo) || !binary_bytes(b, lo, ent))
-				break;	/* past the end of the loaded section */
-			sym = hmap_get_u64(got, plt_slot(b, lo, ent));
-			strbuf_reset(&name);
-			if (sym)
-				strbuf_addf(&name, "%s@plt", sym);
-			else
-				strbuf_addf(&name, "targ%" PRIx64 "@plt", lo);
-			add_proc(p, lo, lo + ent, name.buf, name.len, PROC_PLT);
-		}
-	}
-	strbuf_release(&name);
-	hmap_free(got);
+	for (size_t i = 0; i < n; i++)
+		if (binary_is_code(b, v[i].lo) &&
+		    binary_bytes(b, v[i].lo, v[i].hi - v[i].lo))
+			add_proc(p, v[i].lo, v[i].hi, v[i].name,
+				 strlen(v[i].name), PROC_PLT);
+	elf_plt_free(v, n);
 }
 
 static int proc_cmp(const void *a, const void *b)

@@ -114,10 +114,11 @@ static const char end_tag[] = "</HPCToolkitStructure>\n";
 /*
  * What the structure files hpcstruct writes hold, as far as a cached one
  * is concerned: bumped when they gain content (2: the instruction mix; 3:
- * partial files, which an older hpcstruct would take for whole ones), so
- * an entry is never reused by an hpcstruct of another format.
+ * partial files, which an older hpcstruct would take for whole ones; 4:
+ * PLT stubs named as objdump names them, *ABS*+0xADDR@plt for IRELATIVE
+ * ones), so an entry is never reused by an hpcstruct of another format.
  */
-#define CACHE_FORMAT 3
+#define CACHE_FORMAT 4
 
 /*
  * "buildid-HEX" or "hash-HEX-SIZE", prefixed by our version and the cache

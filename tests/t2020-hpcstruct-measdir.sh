@@ -51,7 +51,7 @@ test_expect_success HPCRUN_WRITER 'a structure file names its build in a comment
 
 # The cache entry of nests.
 nests_entry() {
-	echo "$HPCSTRUCT_CACHE/v$(hpcstruct --version | sed "s/.* //")-f3-buildid-$(build_id nests)-nests.hpcstruct"
+	echo "$HPCSTRUCT_CACHE/v$(hpcstruct --version | sed "s/.* //")-f4-buildid-$(build_id nests)-nests.hpcstruct"
 }
 
 # bad_entry WHY: the cache entry of nests, made bad by the test, is said to
