@@ -11,6 +11,7 @@
 #include "addrsearch.h"
 #include "demangle.h"
 #include "dwarf-fallback.h"
+#include "elf-plt.h"
 #include "error.h"
 #include "hashmap.h"
 #include "hpcpy.h"
@@ -41,11 +42,11 @@ struct unit_range {
 
 /*
  * A symbol that may name code (struct fallback's syms): named, defined, not
- * a section, file or TLS symbol.
+ * a section, file or TLS symbol; or a PLT entry (elf-plt.h), which has none.
  */
 struct sym_entry {
 	struct span s;		/* order: the index in the symbol table */
-	const char *name;	/* libdwfl's, valid until dwfl_end */
+	const char *name;	/* libdwfl's, valid until dwfl_end, or plt's */
 	int rank;		/* global 2, weak 1, local 0 */
 	Elf *elf;		/* sizeless: the file, its section, its bias */
 	GElf_Word shndx;
@@ -71,6 +72,8 @@ struct fallback {
 	struct sym_entry *sized, *sizeless;
 	size_t nsized, nsizeless;
 	int syms_read;
+	struct elf_plt_entry *plt;	/* the NAME@plt of sized entries */
+	size_t nplt;
 };
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -142,6 +145,7 @@ void fallback_free(struct fallback *fb)
 	free(fb->units);
 	free(fb->sized);
 	free(fb->sizeless);
+	elf_plt_free(fb->plt, fb->nplt);
 	free(fb->base);
 	free(fb);
 }
@@ -386,11 +390,16 @@ static uint32_t inline_chain(struct fallback *fb, struct structure *st,
 	return at;
 }
 
-/* Reads the module's symbols (.symtab, or .dynsym and the debug file's) once. */
+/*
+ * Reads the module's symbols (.symtab, or .dynsym and the debug file's)
+ * and its PLT entries, named NAME@plt as hpcstruct names them, once.
+ */
 static void read_syms(struct fallback *fb)
 {
 	int n = dwfl_module_getsymtab(fb->mod);
 	size_t asized = 0, asizeless = 0;
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(fb->mod, &bias);
 
 	fb->syms_read = 1;
 	for (int i = 1; i < n; i++) {
@@ -416,6 +425,16 @@ static void read_syms(struct fallback *fb)
 			HPC_GROW(fb->sizeless, fb->nsizeless + 1, asizeless);
 			fb->sizeless[fb->nsizeless++] = e;
 		}
+	}
+	fb->plt = elf ? elf_plt_read(elf, &fb->nplt) : NULL;
+	for (size_t k = 0; k < fb->nplt; k++) {
+		HPC_GROW(fb->sized, fb->nsized + 1, asized);
+		fb->sized[fb->nsized++] = (struct sym_entry){
+			.s = { .lo = fb->plt[k].lo + bias,
+			       .hi = fb->plt[k].hi + bias,
+			       .order = (size_t)(n > 0 ? n : 0) + k },
+			.name = fb->plt[k].name, .rank = 2,
+		};
 	}
 	spans_sort(fb->sized, fb->nsized, sizeof(*fb->sized));
 	spans_sort(fb->sizeless, fb->nsizeless, sizeof(*fb->sizeless));
