@@ -143,6 +143,24 @@ test_expect_success 'a malformed PLT names no entry and crashes nothing' '
 	! grep "labs@plt" names
 '
 
+test_lazy_prereq GXX 'command -v g++'
+
+test_expect_success GXX 'a C++ stub is DEMANGLED@plt, with a structure file or without' '
+	printf "namespace ns { int f(int n) { return n + 1; } }\n" >f.cc &&
+	g++ -O2 -shared -fPIC -o libf.so f.cc &&
+	printf "namespace ns { int f(int n); }\nint main(int argc, char **) { return ns::f(argc) & 1; }\n" >main.cc &&
+	g++ -O2 -o cxx main.cc -L. -lf &&
+	plt_objdump cxx | grep -q " _ZN2ns1fEi@plt$" &&
+	meas_plt m-cxx "$PWD/cxx" &&
+	hpcprof -o db-cxx m-cxx &&
+	procs db-cxx >without &&
+	grep -x "ns::f(int)@plt" without &&
+	hpcstruct m-cxx &&
+	hpcprof -o dbs-cxx m-cxx &&
+	procs dbs-cxx >with &&
+	test_cmp without with
+'
+
 # profile_hot BINARY: measures BINARY's hot loop into m-run-BINARY, then
 # checks its folded stacks, without then with a structure file: the stub
 # is labs@plt, and no frame of BINARY is <unknown>.
