@@ -99,6 +99,30 @@ test_expect_success 'quick_exit: written after the program'"'"'s at_quick_exit h
 	tail -n 1 quick.out >last && echo at_quick_exit >expect && test_cmp expect last
 '
 
+# A main thread that hands the work to threads and leaves by pthread_exit:
+# glibc ends the process as its last thread ends, hpcrun's own threads
+# not counted.
+test_expect_success 'main leaves by pthread_exit: the process ends with its last thread, in every mode' '
+	cc -O2 -g -pthread -o rt-handoff "$TEST_PROGS/rt-handoff.c" &&
+	./rt-handoff 3 >out && sort out >expect && test_line_count = 4 expect &&
+	for opts in "" --data --sharing -t "-e REALTIME"; do
+		rm -rf handoff &&
+		{ hpcrun -o handoff $opts ./rt-handoff 3 >out 2>err & } &&
+		pid=$! && i=0 &&
+		while kill -0 $pid 2>/dev/null && test $i -lt 200; do
+			sleep 0.1; i=$((i + 1))
+		done &&
+		if kill -0 $pid 2>/dev/null; then
+			echo "hpcrun $opts: still running after 20 s"
+			kill -9 $pid
+			return 1
+		fi &&
+		wait $pid && sort out >got && test_cmp expect got &&
+		grep -q "^end: exit\$" handoff/*.log &&
+		ls handoff/*.hpcrun >files && test_line_count = 5 files || return 1
+	done
+'
+
 test_expect_success 'a fatal signal with the default action, never a handler' '
 	retry 2 ran term 143 default 15 $UNITS &&
 	grep -q "^end: signal 15$" term/*.log &&

@@ -50,6 +50,7 @@
  * Everything that can fail is reported (stderr once per run, and the log);
  * nothing here ever stops the program.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -345,6 +346,58 @@ static void own_stop(int (*gone)(void))
 		rt_fd_threads_stop();
 		own_wait(gone);
 	}
+}
+
+/* hpcrun's own threads when they were told to end (own_end_all): their
+ * tasks, until gone. */
+static pid_t own_ending[OWN_MAX];
+
+static int own_tasks_gone(void)
+{
+	int i;
+
+	if (own_live())
+		return 0;
+	for (i = 0; i < OWN_MAX; i++)
+		if (own_ending[i] &&
+		    !syscall(SYS_tgkill, rt_pid, own_ending[i], 0))
+			return 0;
+	return 1;
+}
+
+/* Ends hpcrun's own threads for good, and waits until their tasks are
+ * gone (THE SANDBOX, THE LAST THREAD). */
+static void own_end_all(void)
+{
+	int i;
+
+	for (i = 0; i < OWN_MAX; i++)
+		own_ending[i] = __atomic_load_n(&own_tids[i], __ATOMIC_SEQ_CST);
+	own_stop(own_tasks_gone);
+}
+
+/*
+ * THE LAST THREAD.  A program whose main thread leaves by pthread_exit
+ * ends when its last thread does: glibc calls exit(0) as the last of the
+ * threads it counts (__nptl_nthreads) finishes.  hpcrun's own threads are
+ * among them, so such a program never ended, its output never flushed,
+ * and no signal but SIGKILL reached it (they block them all).  So when a
+ * thread of the program ends (rt_thread_end, its profile written) and
+ * glibc counts no other thread but hpcrun's, hpcrun's threads end and
+ * their tasks go first: the count then reaches 0 as the thread
+ * finishes, and exit(0) writes the rest.  Without glibc's count
+ * (another C library), nothing is done.
+ */
+static unsigned *nptl_nthreads;
+
+static void last_thread_check(void)
+{
+	int own;
+
+	if (!nptl_nthreads || !(own = own_live()) ||
+	    __atomic_load_n(nptl_nthreads, __ATOMIC_SEQ_CST) != 1u + (unsigned)own)
+		return;
+	own_end_all();
 }
 
 int rt_own_pause(sigset_t *old)
@@ -799,6 +852,7 @@ void rt_init(void)
 		return;
 	inited = 1;
 	rt_interpose_init();
+	nptl_nthreads = rt_optional_symbol(RTLD_DEFAULT, "__nptl_nthreads");
 	if (!out || !*out || strlen(out) >= sizeof(rt_cfg.outdir))
 		return;		/* preloaded without the launcher: stay out */
 	v = getenv("HPCRUN_SECCOMP_FILTERS");
@@ -1242,6 +1296,7 @@ static void rt_thread_end(struct rt_thread *td)
 		return;
 	rt_own_begin();		/* never ended: td goes */
 	thread_end(td, 1);
+	last_thread_check();
 }
 
 void rt_thread_end_other(struct rt_thread *td)
@@ -1585,22 +1640,6 @@ void rt_resume_after_failed(const char *call, int err)
 	pthread_mutex_unlock(&threads_lock);
 }
 
-/* THE SANDBOX (runtime.h): hpcrun's own threads, their tasks gone. */
-static pid_t sandbox_own[OWN_MAX];
-
-static int own_tasks_gone(void)
-{
-	int i;
-
-	if (own_live())
-		return 0;
-	for (i = 0; i < OWN_MAX; i++)
-		if (sandbox_own[i] &&
-		    !syscall(SYS_tgkill, rt_pid, sandbox_own[i], 0))
-			return 0;
-	return 1;
-}
-
 int rt_sandbox_enter(void)
 {
 	struct timespec us = { 0, 100000 };
@@ -1620,10 +1659,7 @@ int rt_sandbox_enter(void)
 	for (i = 0; i < 20000 && __atomic_load_n(&starting, __ATOMIC_SEQ_CST);
 	     i++)
 		nanosleep(&us, NULL);
-	for (i = 0; i < OWN_MAX; i++)
-		sandbox_own[i] = __atomic_load_n(&own_tids[i],
-						 __ATOMIC_SEQ_CST);
-	own_stop(own_tasks_gone);
+	own_end_all();
 	rt_release_fatal_handlers();
 	return 1;
 }
