@@ -380,7 +380,7 @@ static void raw_log(int fd, void (*put)(int fd, const char *text))
 		 "threads-raw-unmeasured-seconds: %.2f\n",
 		 (unsigned long long)__atomic_load_n(&nraw, __ATOMIC_RELAXED), sec);
 	put(fd, line);
-	if (unmeasured) {
+	if (unmeasured && ticks) {	/* not "0.00 s": nothing lost to say */
 		snprintf(line, sizeof(line), "%llu thread%s made without pthread_create: "
 			 "%.2f s of CPU not measured", (unsigned long long)unmeasured,
 			 unmeasured == 1 ? "" : "s", sec);
