@@ -47,6 +47,15 @@
  *     MEMOP_NOADDR, said once on stderr and in the log.  The handler
  *     calls Capstone's functions through the table filled then
  *     (rt_capstone).
+ *  6. Capstone does not check every allocation it makes (a handle's
+ *     instruction-id cache, made at its first decode; its register info,
+ *     at cs_open: a NULL is written through), so what it allocates for a
+ *     handle never fails: while rt_memop_new makes the handle, Capstone's
+ *     allocator serves it from the decoder's own mapping (csmem, room for
+ *     Capstone 4's 20 KiB), the one allocation that can fail, and checked.
+ *     A Capstone that needs more gets the rest from malloc.  The
+ *     decoder's thread alone makes and frees it (datacentric.c's thread
+ *     hooks), so csmem has one user.
  */
 #include <asm/prctl.h>
 #include <capstone/capstone.h>
@@ -55,6 +64,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -115,6 +125,10 @@ void rt_memop_load(void)
 }
 
 #define PREV_CACHE 256
+/* Capstone 4.0 allocates 20,096 bytes (16-byte pieces) for a handle: the
+ * handle, register info, an instruction with its detail and the 17,712
+ * bytes of the instruction-id cache (invariant 6). */
+#define CSMEM_BYTES (24 << 10)
 
 struct rt_memop {
 	csh cs;
@@ -124,11 +138,16 @@ struct rt_memop {
 		uintptr_t pc, prev;	/* prev 0: none found */
 		unsigned gen;
 	} cache[PREV_CACHE];
+	size_t csmem_used;
+	char csmem[CSMEM_BYTES] __attribute__((aligned(16)));
 };
 
 /* Capstone's allocator: malloc's, but while this thread decodes in the
- * handler, pieces of a static buffer never given back (invariant 1). */
+ * handler, pieces of a static buffer never given back (invariant 1), and
+ * while it makes or frees its decoder, pieces of the decoder's csmem
+ * (invariant 6). */
 static __thread int decoding __attribute__((tls_model("initial-exec")));
+static __thread struct rt_memop *making __attribute__((tls_model("initial-exec")));
 static char spare[1 << 16] __attribute__((aligned(16)));
 static size_t spare_used;
 
@@ -145,24 +164,53 @@ static int in_spare(const void *p)
 	return (const char *)p >= spare && (const char *)p < spare + sizeof(spare);
 }
 
+/* n bytes of the csmem of the decoder being made (zero: a fresh mapping
+ * never handed out twice), or NULL when there is none or no room. */
+static void *csmem_alloc(size_t n)
+{
+	struct rt_memop *m = making;
+	size_t b = (n + 15) & ~(size_t)15;
+
+	if (!m || b < n || sizeof(m->csmem) - m->csmem_used < b)
+		return NULL;
+	m->csmem_used += b;
+	return m->csmem + m->csmem_used - b;
+}
+
+static int in_csmem(const void *p)
+{
+	const struct rt_memop *m = making;
+
+	return m && (const char *)p >= m->csmem &&
+	       (const char *)p < m->csmem + sizeof(m->csmem);
+}
+
 static void *cs_alloc(size_t n)
 {
-	return decoding ? spare_alloc(n) : malloc(n);
+	void *p;
+
+	if (decoding)
+		return spare_alloc(n);
+	return (p = csmem_alloc(n)) ? p : malloc(n);
 }
 
 static void *cs_zalloc(size_t k, size_t n)
 {
-	return decoding ? spare_alloc(k * n) : calloc(k, n);	/* zero */
+	void *p;
+
+	if (decoding)
+		return spare_alloc(k * n);
+	return (p = csmem_alloc(k * n)) ? p : calloc(k, n);	/* zero */
 }
 
 static void *cs_resize(void *p, size_t n)
 {
-	return decoding || in_spare(p) ? NULL : realloc(p, n);
+	return decoding || in_spare(p) || in_csmem(p) ? NULL : realloc(p, n);
 }
 
 static void cs_release(void *p)
 {
-	if (!in_spare(p))
+	if (!in_spare(p) && !in_csmem(p))
 		free(p);
 }
 
@@ -195,28 +243,34 @@ struct rt_memop *rt_memop_new(void)
 	};
 	struct rt_memop *m;
 	unsigned long fs = 0;
+	cs_err err;
 
 	rt_memop_load();
 	if (!rt_capstone.cs_open)
 		return NULL;
 	rt_capstone.cs_option(0, CS_OPT_MEM, (size_t)&mem);
-	m = calloc(1, sizeof(*m));
-	if (!m)
+	m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
 		return NULL;
-	if (rt_capstone.cs_open(CS_ARCH_X86, CS_MODE_64, &m->cs) != CS_ERR_OK) {
-		free(m);
-		return NULL;
+	making = m;
+	err = rt_capstone.cs_open(CS_ARCH_X86, CS_MODE_64, &m->cs);
+	if (err == CS_ERR_OK) {
+		rt_capstone.cs_option(m->cs, CS_OPT_DETAIL, CS_OPT_ON);
+		if (!(m->insn = rt_capstone.cs_malloc(m->cs))) {
+			rt_capstone.cs_close(&m->cs);
+			err = CS_ERR_MEM;
+		}
 	}
-	rt_capstone.cs_option(m->cs, CS_OPT_DETAIL, CS_OPT_ON);
-	m->insn = rt_capstone.cs_malloc(m->cs);
-	if (!m->insn) {
-		rt_capstone.cs_close(&m->cs);
-		free(m);
+	if (err != CS_ERR_OK) {
+		making = NULL;
+		munmap(m, sizeof(*m));
 		return NULL;
 	}
 	if (!syscall(SYS_arch_prctl, ARCH_GET_FS, &fs))
 		m->fsbase = (uintptr_t)fs;
 	warm_up(m);
+	making = NULL;
 	return m;
 }
 
@@ -224,9 +278,11 @@ void rt_memop_free(struct rt_memop *m)
 {
 	if (!m)
 		return;
+	making = m;
 	rt_capstone.cs_free(m->insn, 1);
 	rt_capstone.cs_close(&m->cs);
-	free(m);
+	making = NULL;
+	munmap(m, sizeof(*m));
 }
 
 /* The general registers in DWARF order, each with its 32-, 16- and 8-bit
