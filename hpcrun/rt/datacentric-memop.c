@@ -236,7 +236,7 @@ static void warm_up(struct rt_memop *m)
 		rt_capstone.cs_regs_access(m->cs, m->insn, rd, &nrd, wr, &nwr);
 }
 
-struct rt_memop *rt_memop_new(void)
+struct rt_memop *rt_memop_new(int *nomem)
 {
 	static const cs_opt_mem mem = {
 		cs_alloc, cs_zalloc, cs_resize, cs_release, vsnprintf,
@@ -245,14 +245,17 @@ struct rt_memop *rt_memop_new(void)
 	unsigned long fs = 0;
 	cs_err err;
 
+	*nomem = 0;
 	rt_memop_load();
 	if (!rt_capstone.cs_open)
 		return NULL;
 	rt_capstone.cs_option(0, CS_OPT_MEM, (size_t)&mem);
 	m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
+	if (m == MAP_FAILED) {
+		*nomem = 1;
 		return NULL;
+	}
 	making = m;
 	err = rt_capstone.cs_open(CS_ARCH_X86, CS_MODE_64, &m->cs);
 	if (err == CS_ERR_OK) {
@@ -265,6 +268,7 @@ struct rt_memop *rt_memop_new(void)
 	if (err != CS_ERR_OK) {
 		making = NULL;
 		munmap(m, sizeof(*m));
+		*nomem = err == CS_ERR_MEM;
 		return NULL;
 	}
 	if (!syscall(SYS_arch_prctl, ARCH_GET_FS, &fs))

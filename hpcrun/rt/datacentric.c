@@ -101,7 +101,7 @@
 struct rt_data_config rt_data;
 /* Process-wide counts for the log. */
 static struct {
-	uint64_t tracked, untracked_full, lookup_busy, sites;
+	uint64_t tracked, untracked_full, lookup_busy, sites, threads_nomem;
 } counts;
 
 struct site {
@@ -226,18 +226,37 @@ static void data_fork_child(void)
 	}
 }
 
+/* A thread that cannot be had memory for its state (d NULL) or its
+ * decoder goes without data addresses: counted for the log, said once. */
+static void thread_nomem(const struct rt_thread *td,
+			 const struct rt_data_thread *d)
+{
+	char msg[200];
+
+	if (__atomic_fetch_add(&counts.threads_nomem, 1, __ATOMIC_RELAXED))
+		return;
+	snprintf(msg, sizeof(msg), "warning: --data: thread %d has no data "
+		 "addresses: no memory for its %s (%s)", td->index,
+		 d ? "instruction decoder" : "state", strerror(ENOMEM));
+	rt_note(msg);
+}
+
 static void data_thread_begin(struct rt_thread *td)
 {
 	struct rt_data_thread *d;
-	int i;
+	int i, nomem;
 
 	if (!rt_data.on)
 		return;
 	d = map_zero(sizeof(*d));
-	if (!d)
+	if (!d) {
+		thread_nomem(td, NULL);
 		return;
+	}
 	d->stack_slot = -1;
-	d->memop = rt_memop_new();
+	d->memop = rt_memop_new(&nomem);
+	if (nomem)
+		thread_nomem(td, d);
 	for (i = 0; i < MAX_STACKS; i++) {
 		uintptr_t z = 0;
 
@@ -945,10 +964,12 @@ static void data_log(int fd, void (*put)(int, const char *))
 		return;
 	snprintf(line, sizeof(line), "data-blocks-tracked: %llu\n"
 		 "data-blocks-untracked: %llu\ndata-allocation-paths: %llu\n"
-		 "data-lookups-busy: %llu\n", (unsigned long long)counts.tracked,
+		 "data-lookups-busy: %llu\ndata-threads-nomem: %llu\n",
+		 (unsigned long long)counts.tracked,
 		 (unsigned long long)counts.untracked_full,
 		 (unsigned long long)counts.sites,
-		 (unsigned long long)counts.lookup_busy);
+		 (unsigned long long)counts.lookup_busy,
+		 (unsigned long long)counts.threads_nomem);
 	put(fd, line);
 }
 

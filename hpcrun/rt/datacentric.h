@@ -107,8 +107,9 @@ enum memop { MEMOP_NONE, MEMOP_ADDR, MEMOP_NOADDR };
 struct rt_memop;
 /* Loads Capstone, once per process (datacentric-memop.c, invariant 5). */
 void rt_memop_load(void);
-/* A decoder for the calling thread (outside the handler), or NULL. */
-struct rt_memop *rt_memop_new(void);
+/* A decoder for the calling thread (outside the handler), or NULL: no
+ * Capstone (said once), or *nomem set: no memory for one. */
+struct rt_memop *rt_memop_new(int *nomem);
 void rt_memop_free(struct rt_memop *m);
 /* The first memory operand of the instruction at regs[16], or with
  * retired of the one that ends there (a timer's sample: datacentric-memop.c,
