@@ -16,6 +16,11 @@
  *                 allocates, a block from a constructor, fork without exec,
  *                 free(NULL), realloc(NULL, n), memory of a custom
  *                 allocator (never given to free), aligned forms
+ *   aslimit T     a memory-capped service: RLIMIT_AS its size + 96 MiB, T
+ *                 threads of 256 KiB stacks that wait, while main
+ *                 allocates 1 MiB blocks until refused; prints how many
+ *                 threads it made (the blocks vary with the process's
+ *                 own mappings: not printed)
  *
  * Build: cc -O2 -g -pthread -o rt-data rt-data.c   (gcc and clang)
  *        cc -O2 -g -DOWN_MALLOC -o rt-data-own rt-data.c   (the program
@@ -30,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -373,6 +379,57 @@ static int safety(void)
 	return 0;
 }
 
+/* The process's address space, in bytes (VmSize), or 0. */
+static long vm_size(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmSize:", 7))
+			kb = atol(line + 7);
+	fclose(f);
+	return kb * 1024;
+}
+
+static pthread_barrier_t capped;
+
+static void *capped_wait(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&capped);
+	return NULL;
+}
+
+static int aslimit(int n)
+{
+	long size = vm_size();
+	struct rlimit rl = { (rlim_t)size + (96 << 20), RLIM_INFINITY };
+	pthread_t *t = calloc((size_t)n, sizeof(*t));
+	pthread_attr_t attr;
+	int made = 0, i;
+
+	if (!t || !size || setrlimit(RLIMIT_AS, &rl))
+		return 1;
+	pthread_barrier_init(&capped, NULL, (unsigned)n + 1);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 << 10);
+	while (made < n && !pthread_create(&t[made], &attr, capped_wait, NULL))
+		made++;
+	while (malloc(1 << 20))
+		;
+	printf("threads %d/%d\n", made, n);
+	if (made < n)
+		return 3;	/* the barrier would never open */
+	pthread_barrier_wait(&capped);
+	for (i = 0; i < made; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "arrays"))
@@ -385,6 +442,8 @@ int main(int argc, char **argv)
 		return churn(argc > 2 ? atol(argv[2]) : 1000000);
 	if (argc >= 2 && !strcmp(argv[1], "safety"))
 		return safety();
-	fprintf(stderr, "usage: rt-data arrays|mapped|faults|churn|safety [N]\n");
+	if (argc >= 2 && !strcmp(argv[1], "aslimit"))
+		return aslimit(argc > 2 ? atoi(argv[2]) : 20);
+	fprintf(stderr, "usage: rt-data arrays|mapped|faults|churn|safety|aslimit [N]\n");
 	return 2;
 }
