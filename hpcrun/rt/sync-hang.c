@@ -23,13 +23,22 @@
  *     time advanced less than min(10 ms, 2%) over the wait and
  *     /proc/self/task/TID/syscall shows it blocked (a thread waiting for
  *     a CPU of a busy machine is runnable, not stuck), else it
- *     computes.  Some missing thread stuck (or none found): a hang at T.
- *     All computing: the detector probes each one's path at every tick
+ *     computes.  The barrier needs k more: the rest of its count, or
+ *     without one every participant missing (one when none is known).
+ *     None found, or some stuck and fewer than k computing: a hang at T
+ *     (those that could still arrive cannot).  Else a stuck thread may be
+ *     no party to the barrier (on a first episode every thread not there
+ *     is missing: a main thread in pthread_join, a thread sleeping or
+ *     reading elsewhere), and those computing may yet arrive (with none
+ *     stuck, a thread not made yet may too); so a first episode's hang
+ *     beside a thread computing elsewhere is one only once that one stops
+ *     (or is slow, below).
+ *     The detector probes each computing one's path at every tick
  *     (ticks jittered by 20%, so that no periodic loop aliases them); its
  *     signature is the leaf's function and the return addresses above it
  *     (the leaf frames in modules other than their caller's left out: a
  *     loop calling clock_gettime is the loop, not the vdso), so one loop
- *     in one function keeps one signature.  At T, if some
+ *     in one function keeps one signature.  At T, if some computing
  *     missing thread's signature has stayed the same through the wait
  *     (LATE_PROBES = 6 probes or more, over T/2 or more: a serial phase
  *     alternating between two places every so often is unlikely to show
@@ -1001,11 +1010,12 @@ static struct {
 } miss;
 
 /* The report of a barrier hang, or (late) of threads late and still
- * computing in one place; nwaiting threads wait at it. */
+ * computing in one place; nwaiting threads wait at it, and it needs need
+ * more. */
 static void report_barrier(const struct snap *ws, uint64_t timeout,
-			   uint64_t waited, int late, int nwaiting)
+			   uint64_t waited, int late, int nwaiting, int need)
 {
-	int i;
+	int i, nstuck = 0;
 
 	for (i = 0; i < miss.n; i++)
 		if (!snaps[miss.snap[i]].probe_n)
@@ -1035,6 +1045,7 @@ static void report_barrier(const struct snap *ws, uint64_t timeout,
 		else
 			put("\n");
 		put_frames(s);
+		nstuck += miss.stuck[i];
 	}
 	if (ws->obj_n && (int)ws->obj_n - nwaiting < miss.n)
 		put("note: the barrier waits for %d more of its %u threads, "
@@ -1045,6 +1056,10 @@ static void report_barrier(const struct snap *ws, uint64_t timeout,
 		    "one place (the frames): a livelock, or a long loop before the "
 		    "barrier; a hang at %.3f s of its CPU time (--hang-action "
 		    "applies then)\n", 10 * (double)timeout / 1e9);
+	if (late && nstuck)
+		put("note: %d of the missing threads compute, enough for the %d "
+		    "more it needs: those stuck may be no party to it\n",
+		    miss.n - nstuck, need);
 	put("end\n");
 	emit(!late);
 }
@@ -1053,7 +1068,7 @@ static void check_barrier(int w, uint64_t timeout)
 {
 	const struct snap *ws = &snaps[w];
 	uint64_t since = ws->wait.since, waited, key;
-	int i, nstuck = 0, use_seen = 0, nwaiting = 0, nsame = 0;
+	int i, nstuck = 0, use_seen = 0, nwaiting = 0, nsame = 0, need, can_end;
 	double most_cpu = 0;
 
 	for (i = 0; i < nsnap; i++)
@@ -1095,31 +1110,40 @@ static void check_barrier(int w, uint64_t timeout)
 			most_cpu = miss.cpu[k];
 		miss.n++;
 	}
+	/* how many more it needs: the rest of its count; without one, every
+	 * participant missing, or one when none is known.  It can still end
+	 * when none is stuck (one not yet made may come too), or when those
+	 * computing are as many as it needs (the stuck ones may be no party
+	 * to it: on a first episode every thread not there is listed) */
+	need = ws->obj_n ? (int)ws->obj_n - nwaiting : use_seen ? miss.n : 1;
+	can_end = miss.n && (!nstuck || miss.n - nstuck >= need);
 	key = barrier_key(ws);
-	if (miss.n && !nstuck) {
-		/* all compute: watch their paths */
+	if (can_end) {
+		/* those computing can end the wait: watch their paths */
 		for (i = 0; i < miss.n; i++)
-			snaps[miss.snap[i]].probe_n = -1;
+			if (!miss.stuck[i])
+				snaps[miss.snap[i]].probe_n = -1;
 		watch_key = key ? key : 1;
 		rt_threads_apply(probe_marked);
 		watch_key = 0;
 	}
 	if (waited < timeout)
 		return;
-	if (miss.n && !nstuck) {
+	if (can_end) {
 		for (i = 0; i < miss.n; i++)
-			nsame += in_one_place(&snaps[miss.snap[i]], timeout, waited);
+			nsame += !miss.stuck[i] &&
+				 in_one_place(&snaps[miss.snap[i]], timeout, waited);
 		if (!nsame)
 			return;		/* their paths move: a serial phase */
 		if (most_cpu < 10 * (double)timeout / 1e9) {
 			if (!was_reported(key ^ LATE_KEY))
 				report_barrier(ws, timeout, waited, 1,
-					       nwaiting);
+					       nwaiting, need);
 			return;
 		}
 	}
 	if (!was_reported(key))
-		report_barrier(ws, timeout, waited, 0, nwaiting);
+		report_barrier(ws, timeout, waited, 0, nwaiting, need);
 }
 
 /* The snapshot of the thread with tid, or -1. */
