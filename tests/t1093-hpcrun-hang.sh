@@ -150,6 +150,184 @@ test_expect_success 'a barrier of 3 and 4 threads: both threads not at it listed
 	grep -qx "note: the barrier waits for 1 more of its 3 threads, among the 2 listed" pa/*.hang
 '
 
+# first.c MODE: three workers meet once at a barrier of 3 while the main
+# thread waits for them in pthread_join.  slow: worker 0 computes 2 s
+# first; bystanders: the same beside threads blocked elsewhere (nanosleep,
+# poll, select, sem_wait, read, sigwait), which the main thread releases
+# or which time out after 3 s; pause: worker 0 waits in pause() for good
+# instead; both: worker 0 computes 2 s and worker 1 waits in pause().  On
+# the barrier's first episode its participants are not known yet.
+test_expect_success 'setup: a slow worker at a barrier first met, beside threads blocked elsewhere' '
+	cat >first.c <<-\EOF &&
+	#include <poll.h>
+	#include <pthread.h>
+	#include <semaphore.h>
+	#include <signal.h>
+	#include <stdio.h>
+	#include <string.h>
+	#include <sys/select.h>
+	#include <time.h>
+	#include <unistd.h>
+	static pthread_barrier_t b;
+	static const char *mode;
+	static int quiet[2], fds[2];
+	static sem_t sem;
+	static volatile double sink;
+	static char said[6][64];
+	static double now(void)
+	{
+		struct timespec t;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		return t.tv_sec + t.tv_nsec * 1e-9;
+	}
+	__attribute__((noinline)) static double step(double x)
+	{
+		for (int i = 0; i < 1000; i++)
+			x = x * 1.0000001 + 1;
+		return x;
+	}
+	__attribute__((noinline)) static void computes(double s)
+	{
+		double t0 = now(), x = 0;
+
+		while (now() - t0 < s)
+			x = step(x);
+		sink = x;
+	}
+	__attribute__((noinline)) static void waits_for_a_signal(void)
+	{
+		for (;;)
+			pause();
+	}
+	static void *worker(void *a)
+	{
+		long id = (long)a;
+
+		if (id == 0 && strcmp(mode, "pause"))
+			computes(2.0);
+		if ((id == 0 && !strcmp(mode, "pause")) ||
+		    (id == 1 && !strcmp(mode, "both")))
+			waits_for_a_signal();
+		pthread_barrier_wait(&b);
+		return NULL;
+	}
+	static void *bystander(void *a)
+	{
+		long id = (long)a;
+		struct timespec ts = { 3, 0 };
+		struct timeval tv = { 3, 0 };
+		struct pollfd p = { quiet[0], POLLIN, 0 };
+		sigset_t set;
+		char c = 0;
+		int sig = 0;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		if (id == 0)
+			sprintf(said[0], "nanosleep %d", nanosleep(&ts, NULL));
+		if (id == 1)
+			sprintf(said[1], "poll %d", poll(&p, 1, 3000));
+		if (id == 2)
+			sprintf(said[2], "select %d", select(0, NULL, NULL, NULL, &tv));
+		if (id == 3)
+			sprintf(said[3], "sem_wait %d", sem_wait(&sem));
+		if (id == 4) {
+			int r = (int)read(fds[0], &c, 1);
+
+			sprintf(said[4], "read %d %c", r, c);
+		}
+		if (id == 5) {
+			int r = sigwait(&set, &sig);
+
+			sprintf(said[5], "sigwait %d %d", r, sig == SIGUSR1);
+		}
+		return NULL;
+	}
+	int main(int argc, char **argv)
+	{
+		pthread_t w[3], t[6];
+		int n, i;
+		sigset_t set;
+
+		if (argc != 2)
+			return 2;
+		mode = argv[1];
+		n = strcmp(mode, "bystanders") ? 0 : 6;
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		pthread_sigmask(SIG_BLOCK, &set, NULL);
+		if (pipe(quiet) || pipe(fds) || sem_init(&sem, 0, 0))
+			return 1;
+		pthread_barrier_init(&b, NULL, 3);
+		for (i = 0; i < n; i++)
+			pthread_create(&t[i], NULL, bystander, (void *)(long)i);
+		for (i = 0; i < 3; i++)
+			pthread_create(&w[i], NULL, worker, (void *)(long)i);
+		for (i = 0; i < 3; i++)
+			pthread_join(w[i], NULL);
+		if (n) {
+			sem_post(&sem);
+			if (write(fds[1], "x", 1) != 1)
+				return 1;
+			pthread_kill(t[5], SIGUSR1);
+		}
+		for (i = 0; i < n; i++) {
+			pthread_join(t[i], NULL);
+			puts(said[i]);
+		}
+		puts("done");
+		return 0;
+	}
+	EOF
+	cc -O2 -g -pthread -o first first.c &&
+	./first bystanders >expect-by &&
+	printf "%s\n" "nanosleep 0" "poll 0" "select 0" "sem_wait 0" "read 1 x" \
+		"sigwait 0 1" done >want && test_cmp want expect-by
+'
+
+# No hang report, or a late one: the worker computing is all the barrier
+# waits for, whatever the threads blocked elsewhere do.
+not_hung() {
+	{ ! grep -q "^hang: barrier$" $1/*.hang 2>/dev/null || { cat $1/*.hang; false; }; } &&
+	{ ! ls $1/*.hang 2>/dev/null ||
+	  grep -qx "note: 1 of the missing threads compute, enough for the 1 more it needs: those stuck may be no party to it" $1/*.hang; }
+}
+
+test_expect_success 'a slow worker at a first episode, the main thread in pthread_join: no hang, not aborted' '
+	st=0 && hpcrun -o f1 --hang-timeout 1 --hang-action=abort ./first slow \
+		>out 2>err || st=$? &&
+	test $st = 0 && echo done >expect && test_cmp expect out &&
+	not_hung f1 && ! grep -q "^hpcrun: hang: barrier$" err
+'
+
+test_expect_success 'the same beside six threads blocked elsewhere: no hang, not aborted, no call cut short' '
+	st=0 && hpcrun -o f2 --hang-timeout 1 --hang-action=abort ./first bystanders \
+		>out 2>err || st=$? &&
+	test $st = 0 && test_cmp expect-by out &&
+	not_hung f2 && ! grep -q "^hpcrun: hang: barrier$" err
+'
+
+test_expect_success 'a worker in pause() at a first episode, none computing: a hang with its frames, aborted' '
+	st=0 && hpcrun -o f3 --hang-timeout 1 --hang-action=abort ./first pause \
+		>out 2>err || st=$? &&
+	test $st = 134 &&
+	grep -q "^hang: barrier$" f3/*.hang &&
+	grep "^missing: thread [0-9]* tid [0-9]* stuck " f3/*.hang >missing &&
+	test_line_count = 2 missing &&
+	grep -q "^  frame: [0-9]* waits_for_a_signal+0x[0-9a-f]* at first.c:$(grep -n "pause();" first.c | cut -d: -f1) (first+0x[0-9a-f]*)$" f3/*.hang
+'
+
+test_expect_success 'a worker computing and one in pause(), the barrier needing both: a hang, aborted' '
+	st=0 && hpcrun -o f4 --hang-timeout 1 --hang-action=abort ./first both \
+		>out 2>err || st=$? &&
+	test $st = 134 &&
+	grep -q "^hang: barrier$" f4/*.hang &&
+	grep -q "^missing: thread [0-9]* tid [0-9]* slow " f4/*.hang &&
+	grep -q "^  frame: [0-9]* waits_for_a_signal+0x[0-9a-f]* at first.c:" f4/*.hang &&
+	grep -q "^note: the barrier waits for 2 more of its 3 threads, among the 3 listed$" f4/*.hang
+'
+
 test_expect_success 'a lock-order deadlock of two threads: the cycle, each thread holding the other one' '
 	st=0 && hpcrun -o d1 --hang-timeout 1 --hang-action=abort ./rt-sync deadlock \
 		>out 2>err || st=$? &&
