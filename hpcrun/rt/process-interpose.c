@@ -652,22 +652,11 @@ static int installs_seccomp(unsigned long op)
 	return op == SECCOMP_SET_MODE_STRICT || op == SECCOMP_SET_MODE_FILTER;
 }
 
-/* The end of a call that installs a filter, r its result. */
-static long sandbox_after(int ended, long r)
-{
-	int err = errno;
-
-	if (ended && r < 0)
-		rt_sandbox_failed(err);
-	errno = err;
-	return r;
-}
-
 RT_API int prctl(int option, ...)
 {
 	unsigned long a[4];
 	va_list ap;
-	int i, ended;
+	int i;
 
 	va_start(ap, option);
 	for (i = 0; i < 4; i++)
@@ -675,9 +664,8 @@ RT_API int prctl(int option, ...)
 	va_end(ap);
 	if (!installs_prctl(option, a[0]))
 		return RT_REAL(prctl)(option, a[0], a[1], a[2], a[3]);
-	ended = rt_sandbox_enter();
-	return (int)sandbox_after(ended, RT_REAL(prctl)(option, a[0], a[1],
-							 a[2], a[3]));
+	/* prctl is its system call: the sandbox's way is syscall()'s */
+	return (int)syscall(SYS_prctl, option, a[0], a[1], a[2], a[3]);
 }
 
 /* libc's syscall(): six arguments are passed on whatever the call, as
@@ -686,7 +674,8 @@ RT_API long syscall(long nr, ...)
 {
 	unsigned long a[6];
 	va_list ap;
-	int i, ended;
+	int i, ended, err;
+	long r;
 
 	va_start(ap, nr);
 	for (i = 0; i < 6; i++)
@@ -696,6 +685,10 @@ RT_API long syscall(long nr, ...)
 	    !(nr == SYS_prctl && installs_prctl((long)a[0], a[1])))
 		return RT_REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	ended = rt_sandbox_enter();
-	return sandbox_after(ended, RT_REAL(syscall)(nr, a[0], a[1], a[2], a[3],
-						     a[4], a[5]));
+	r = RT_REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	err = errno;
+	if (ended && r < 0)
+		rt_sandbox_failed(err);
+	errno = err;
+	return r;
 }
