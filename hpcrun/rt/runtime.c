@@ -331,6 +331,11 @@ static int loops_gone(void)
 	return own_live() <= rt_fd_threads_live();
 }
 
+static int none_starting(void)
+{
+	return !__atomic_load_n(&starting, __ATOMIC_SEQ_CST);
+}
+
 static int all_gone(void)
 {
 	return !own_live() && rt_task_count() == 1;
@@ -1642,9 +1647,7 @@ void rt_resume_after_failed(const char *call, int err)
 
 int rt_sandbox_enter(void)
 {
-	struct timespec us = { 0, 100000 };
 	char line[320];
-	int i;
 
 	if (!rt_active || getpid() != rt_pid)
 		return 0;
@@ -1656,9 +1659,7 @@ int rt_sandbox_enter(void)
 		rt_say(line, NULL);
 	rt_process_finish("seccomp", 0);
 	rt_sealed = 1;
-	for (i = 0; i < 20000 && __atomic_load_n(&starting, __ATOMIC_SEQ_CST);
-	     i++)
-		nanosleep(&us, NULL);
+	own_wait(none_starting);	/* their rt_thread_begin sees the end */
 	own_end_all();
 	rt_release_fatal_handlers();
 	return 1;
