@@ -14,15 +14,24 @@ test_expect_success 'setup: the program and its two libraries' '
 	printf "who: b\ndefault is by name: 1\n" >want && test_cmp want expect
 '
 
-test_expect_success 'a thread made by the pthread_create of dlsym(libc handle) is measured as any other' '
+# measured EXPECT THREADS DB CMD...: CMD under hpcrun prints EXPECT and
+# nothing on stderr, and its log has THREADS threads, none of them raw;
+# the database DB made of it, folded into "folded".
+measured() {
+	want=$1 threads=$2 db=$3
+	shift 3
 	rm -rf m &&
-	hpcrun -o m ./rt-dlsym >out 2>err &&
-	test_cmp expect out &&
+	hpcrun -o m "$@" >out 2>err &&
+	test_cmp "$want" out &&
 	! test -s err &&
-	grep -q "^threads: 2\$" m/*.log &&
+	grep -q "^threads: $threads\$" m/*.log &&
 	grep -q "^threads-raw: 0\$" m/*.log &&
-	hpcprof -o db m 2>/dev/null &&
-	hpcviewer-tui --folded folded db &&
+	hpcprof -o "$db" m 2>/dev/null &&
+	hpcviewer-tui --folded folded "$db"
+}
+
+test_expect_success 'a thread made by the pthread_create of dlsym(libc handle) is measured as any other' '
+	measured expect 2 db ./rt-dlsym &&
 	grep -q "^compute;" folded
 '
 
@@ -56,14 +65,8 @@ print("joined")
 EOF_PY
 
 test_expect_success PY312 'threads that ctypes starts with libc.pthread_create: measured, Python frames under the callback' '
-	rm -rf m &&
-	hpcrun -o m "$(pypath 3.12)" cthreads.py >out 2>err &&
-	echo joined >want && test_cmp want out &&
-	! test -s err &&
-	grep -q "^threads: 3\$" m/*.log &&
-	grep -q "^threads-raw: 0\$" m/*.log &&
-	hpcprof -o pydb m 2>/dev/null &&
-	hpcviewer-tui --folded folded pydb &&
+	echo joined >want &&
+	measured want 3 pydb "$(pypath 3.12)" cthreads.py &&
 	grep -q "cthreads.py:5 started_from_c [0-9]*\$" folded
 '
 
