@@ -14,9 +14,10 @@
  * Procedures come from .symtab/.dynsym function symbols (without a .symtab,
  * the .symtab of the separate debug file too; names lose any GNU symbol
  * version, @VERSION or @@VERSION), PLT stubs (NAME@plt, lib/elf-plt.h),
- * and .eh_frame FDEs that no symbol covers (stripped binaries).  A symbol NAME.cold (code gcc moved
- * out of NAME) becomes the cold part of the procedure at NAME's address
- * when NAME, the procedure's name or an alias, names one address only;
+ * and .eh_frame FDEs that no symbol covers (stripped binaries).  A
+ * symbol NAME.cold (code gcc moved out of NAME) becomes the cold part of
+ * the procedure at NAME's address when NAME, the procedure's name or an
+ * alias, names one address only;
  * binary_find_proc finds procedures by their main part only.  C++ names
  * are demangled (lib/demangle.h: the C++ runtime's demangler, else they
  * stay mangled), PLT stubs' too (DEMANGLED@plt); linkname
