@@ -72,6 +72,50 @@ test_expect_success 'a program that blocks SIGRTMAX and takes it with sigwaitinf
 	test "$(recorded wait)" -gt 20
 '
 
+# A daemon's way with signals: every one blocked, one thread takes them
+# all.  The program's SIGRTMAX is hpcrun's sampling signal, shared (no
+# real-time signal is left free); it is held for the program (signals.c,
+# THE SAMPLING SIGNAL, 7 and 8), and none of hpcrun's reaches a wait.
+for opts in "" "--data" "-t" "-e REALTIME"; do
+	test_expect_success "every signal blocked, a thread takes them all with sigwaitinfo: each of the program's, in order, no other (${opts:-default})" '
+		rm -rf waitall && same waitall 15 waitall $opts &&
+		echo "waitall: SIGRTMAX 15 of 15, SIGRTMIN+3 15 of 15, in order, nothing else" >expect &&
+		test_cmp expect waitall.out &&
+		grep -q "^signals-held: [1-9]" waitall/*.log &&
+		grep -q "^signals-held-left: 0$" waitall/*.log &&
+		grep -q "^foreign-signals: 0$" waitall/*.log &&
+		test "$(recorded waitall)" -gt 15
+	'
+done
+
+test_expect_success 'the same through sigwait(3)' '
+	same sigwaitset 15 sigwaitset &&
+	echo "sigwaitset: SIGRTMAX 15 of 15, SIGRTMIN+3 15 of 15, in order, nothing else" >expect &&
+	test_cmp expect sigwaitset.out
+'
+
+test_expect_success 'sigtimedwait of every signal times out as natively, and then gets the program'\''s SIGRTMAX' '
+	same timedwait 10 timedwait &&
+	echo "timedwait: 10 timed out, then SIGRTMAX" >expect &&
+	test_cmp expect timedwait.out
+'
+
+test_expect_success 'a signalfd of every signal, still read at exit, reads none of hpcrun'\''s' '
+	for i in 1 2 3; do
+		rm -rf fdall && same fdall 10 fdall -e REALTIME &&
+		echo "fdall: SIGRTMIN+3 10 of 10, nothing else" >expect &&
+		test_cmp expect fdall.out || return 1
+	done
+'
+
+test_expect_success 'SIGRTMAX sent while every signal is blocked is pending, and runs its handler once unblocked, in order' '
+	same heldunblock 10 heldunblock &&
+	echo "heldunblock: pending before 1, handler ran 10 times in order" >expect &&
+	test_cmp expect heldunblock.out &&
+	grep -q "^signals-held: 10$" heldunblock/*.log &&
+	grep -q "^signals-held-left: 0$" heldunblock/*.log
+'
+
 # Kernel mode may be counted, and with a signal per sample then comes
 # through perf's trap, SIGTRAP (kernel-time.h, invariant 6).
 test_lazy_prereq KERNEL_MODE 'test "$(id -u)" = 0 ||

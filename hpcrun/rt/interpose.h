@@ -54,7 +54,10 @@
  *   unshare, setns                   process-interpose.c  the real call
  *   prctl, syscall                   process-interpose.c  the real call
  *   sigaction, signal, sigprocmask,  signals.c            the real call
- *     pthread_sigmask, abort
+ *     pthread_sigmask, abort,
+ *     sigwait, sigwaitinfo,
+ *     sigtimedwait, sigpending,
+ *     signalfd
  *   malloc, calloc, realloc, free,   datacentric-alloc.c  without --data: the
  *     memalign, aligned_alloc,                            real call (invariant
  *     posix_memalign, valloc, mmap,                       1 there)

@@ -78,6 +78,7 @@
 #include "python-find.h"
 #include "runtime.h"
 #include "seccomp-filters.h"
+#include "signals.h"
 #include "source.h"
 #include "unwind.h"
 
@@ -1395,7 +1396,7 @@ static void write_log(const char *why)
 {
 	char num[24], path[4400];
 	int fd = rt_create_file(0, ".log", path, sizeof(path)), i, err;
-	uint64_t dropped;
+	uint64_t dropped, held, held_left;
 
 	if (fd < 0) {
 		rt_say_lost(path[0] ? path : rt_cfg.outdir, -fd, "log lost");
@@ -1459,6 +1460,9 @@ static void write_log(const char *why)
 	log_line(fd, "samples-behind", totals.behind);
 	log_line(fd, "foreign-signals", totals.dropped_foreign);
 	log_line(fd, "blocked-signal-attempts", blocked_attempts);
+	rt_signal_held(&held, &held_left);
+	log_line(fd, "signals-held", held);
+	log_line(fd, "signals-held-left", held_left);
 	log_line(fd, "sampling-rearmed", rt_sampling_rearmed);
 	log_line(fd, "sampling-stopped", rt_sampling_stopped);
 	log_line(fd, "write-errors", write_errors);
@@ -1691,6 +1695,7 @@ static void rt_after_fork_child(void)
 	rt_own_away = 0;
 	memset(ended, 0, sizeof(ended));
 	rt_fd_gate_after_fork();
+	rt_signal_after_fork();
 	rt_io_after_fork();
 	cct_pool_after_fork();
 	rt_perf_after_fork(threads);

@@ -351,6 +351,9 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 		rt_exit_park(td);
 		goto out;
 	}
+	if (si->si_code == SI_QUEUE && si->si_value.sival_int == RT_STASH_WAKE &&
+	    si->si_pid == rt_pid)
+		goto out;	/* its wait ended first (signals.c) */
 	if (!td)
 		goto out;
 	if (si->si_code == SI_TIMER && si->si_value.sival_int == RT_DRAIN_TIMER) {

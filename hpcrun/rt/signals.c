@@ -68,8 +68,27 @@
  *     It and the sampling signal block each other while either is
  *     handled (install), so neither's sample finds the other's handler
  *     as its context.
- * Not covered: a program's signal of the current sampling signal sent while
- * it believes it blocked is not kept pending (counted as foreign-signals);
+ *  7. Held.  One of the program's own arrivals of the current sampling
+ *     signal on a thread that believes it blocked is held, as the kernel
+ *     holds a blocked signal pending for the process: its siginfo goes
+ *     to the stash (STASH_MAX of them, oldest first; one more is counted
+ *     as foreign-signals), and sigpending reports it.  A mask call that
+ *     unblocks the signal queues the held ones again to its own thread,
+ *     which takes them with the program's action; a wait (8) takes them
+ *     first.
+ *  8. Waits.  sigwait, sigwaitinfo and sigtimedwait of a set with a
+ *     managed signal never return one of hpcrun's, which the kernel's
+ *     wait would dequeue as the program's: the wait goes on for what is
+ *     left of its time, a park at exit parks there, and a sample or drain
+ *     of the waiting thread is dropped (a perf sample stays in its ring).
+ *     Such a wait takes a held signal (7) first; while it waits it blocks
+ *     the sampling signal on its thread and is listed, so that a signal
+ *     held by another thread wakes it (RT_STASH_WAKE), never lost between
+ *     its look at the stash and its system call.  signalfd's mask never
+ *     has the sampling signal: a read of the fd would dequeue hpcrun's.
+ * Not covered: a held signal reaches no signalfd, nor a sigsuspend,
+ * ppoll or pselect whose mask unblocks it, nor the program after exec,
+ * nor a wait beyond the first WAITERS_MAX at once until it wakes;
  * the hidden bits and ignored managed signals do not survive exec; a
  * program's SIGTRAP raised while it believes SIGTRAP blocked leaves it
  * really blocked on that thread, whose trap samples wait until the program
@@ -110,6 +129,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -122,6 +142,9 @@ RT_REAL_DEFINE(abort);
 RT_REAL_DEFINE(sigaction);
 RT_REAL_DEFINE(sigprocmask);
 RT_REAL_DEFINE(pthread_sigmask);
+RT_REAL_DEFINE(sigtimedwait);
+RT_REAL_DEFINE(sigpending);
+RT_REAL_DEFINE(signalfd);
 
 int rt_real_sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
 {
@@ -277,6 +300,7 @@ static int pick_free(const sigset_t *skip)
 }
 
 static int is_managed(int sig);
+static void stash_release(void);
 
 /* Puts rt_signal_entry in the kernel for managed signal sig, with the
  * program's mask and flags (no SA_RESETHAND: emulated); a signal that still
@@ -456,6 +480,8 @@ call:
 		for (s = 1; s < _NSIG; s++)
 			if (before & BIT(s))
 				sigaddset(old, s);
+	if (cur && (before & BIT(cur)) && !(after & BIT(cur)))
+		stash_release();
 	return 0;
 }
 
@@ -494,6 +520,123 @@ int rt_signal_is_own(const siginfo_t *si)
 	return si->si_code >= POLL_IN && si->si_code <= POLL_HUP;
 }
 
+/*
+ * The stash of held signals (7): a slot is claimed (FREE -> BUSY), filled
+ * and published (FULL) with its order; the oldest FULL one is taken back
+ * to BUSY, copied and freed.  Any thread, in a handler or not.
+ */
+#define STASH_MAX 32
+enum { STASH_FREE, STASH_BUSY, STASH_FULL };
+static struct held {
+	unsigned state;
+	uint64_t order;
+	siginfo_t si;
+} stash[STASH_MAX];
+static uint64_t stash_order;
+/* Threads in a wait of the sampling signal (8), 0 where none. */
+#define WAITERS_MAX 16
+static pid_t waiters[WAITERS_MAX];
+/* Held since the start, and taken by a wait or an unblock. */
+static uint64_t held, held_taken;
+
+/* Queues sig with value RT_STASH_WAKE or si itself to thread tid. */
+static void queue_to(pid_t tid, int sig, const siginfo_t *si)
+{
+	siginfo_t wake;
+
+	if (!si) {
+		memset(&wake, 0, sizeof(wake));
+		wake.si_signo = sig;
+		wake.si_code = SI_QUEUE;
+		wake.si_pid = rt_pid;
+		wake.si_uid = getuid();
+		wake.si_value.sival_ptr = (void *)(((uintptr_t)RT_SIGVAL_TAG << 32) |
+						   (uint32_t)RT_STASH_WAKE);
+		si = &wake;
+	}
+	syscall(SYS_rt_tgsigqueueinfo, rt_pid, tid, sig, si);
+}
+
+static void stash_put(const siginfo_t *si)
+{
+	unsigned free_ = STASH_FREE;
+	int i;
+
+	for (i = 0; i < STASH_MAX; i++)
+		if (__atomic_compare_exchange_n(&stash[i].state, &free_, STASH_BUSY, 0,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			break;
+		else
+			free_ = STASH_FREE;
+	if (i == STASH_MAX) {
+		if (rt_self)
+			rt_self->counts.dropped_foreign++;
+		return;
+	}
+	__atomic_add_fetch(&held, 1, __ATOMIC_RELAXED);
+	stash[i].si = *si;
+	stash[i].order = __atomic_add_fetch(&stash_order, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&stash[i].state, STASH_FULL, __ATOMIC_RELEASE);
+	for (i = 0; i < WAITERS_MAX; i++) {
+		pid_t w = __atomic_load_n(&waiters[i], __ATOMIC_ACQUIRE);
+
+		if (w)
+			queue_to(w, si->si_signo, NULL);
+	}
+}
+
+/* Takes the oldest held signal into *si; 0 when none. */
+static int stash_take(siginfo_t *si)
+{
+	for (;;) {
+		uint64_t best = UINT64_MAX;
+		unsigned full = STASH_FULL;
+		int i, at = -1;
+
+		for (i = 0; i < STASH_MAX; i++)
+			if (__atomic_load_n(&stash[i].state, __ATOMIC_ACQUIRE) == STASH_FULL &&
+			    stash[i].order < best) {
+				best = stash[i].order;
+				at = i;
+			}
+		if (at < 0)
+			return 0;
+		if (!__atomic_compare_exchange_n(&stash[at].state, &full, STASH_BUSY, 0,
+						 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			continue;	/* taken by another thread: look again */
+		*si = stash[at].si;
+		__atomic_store_n(&stash[at].state, STASH_FREE, __ATOMIC_RELEASE);
+		__atomic_add_fetch(&held_taken, 1, __ATOMIC_RELAXED);
+		return 1;
+	}
+}
+
+void rt_signal_held(uint64_t *all, uint64_t *left)
+{
+	*all = __atomic_load_n(&held, __ATOMIC_RELAXED);
+	*left = *all - __atomic_load_n(&held_taken, __ATOMIC_RELAXED);
+}
+
+void rt_signal_after_fork(void)
+{
+	/* a child starts with no signal pending, nor waits */
+	memset(stash, 0, sizeof(stash));
+	memset(waiters, 0, sizeof(waiters));
+	held = held_taken = 0;
+}
+
+/* The calling thread unblocked the sampling signal (7): every held
+ * signal is queued to it, under its own number (the sampling signal's
+ * when held, or a signal since moved from, 4). */
+static void stash_release(void)
+{
+	siginfo_t si;
+	pid_t self = (pid_t)syscall(SYS_gettid);
+
+	while (stash_take(&si))
+		queue_to(self, si.si_signo, &si);
+}
+
 /* One of the program's own signals reached rt_signal_entry (2, 5). */
 static void program_signal(int sig, siginfo_t *si, ucontext_t *uc)
 {
@@ -501,8 +644,7 @@ static void program_signal(int sig, siginfo_t *si, ucontext_t *uc)
 
 	if (hidden & BIT(sig)) {
 		if (sig == rt_cfg.signo) {
-			if (rt_self)
-				rt_self->counts.dropped_foreign++;
+			stash_put(si);
 			return;
 		}
 		/* blocked here as the program asked, pending again for the
@@ -737,6 +879,126 @@ RT_API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 RT_API int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	return program_mask(RT_REAL(pthread_sigmask), how, set, old);
+}
+
+/*
+ * The program's waits for signals (THE SAMPLING SIGNAL, 8).  sigtimedwait
+ * with timeout NULL waits for ever; each returns as the real call, the
+ * signal's number or -1 and errno.
+ */
+static int program_wait(const sigset_t *set, siginfo_t *info,
+			const struct timespec *timeout)
+{
+	int cur = __atomic_load_n(&rt_cfg.signo, __ATOMIC_SEQ_CST), s, r, slot = -1;
+	uint64_t end = 0, now;
+	struct timespec left;
+	siginfo_t si;
+	sigset_t one, mask, with;
+	pid_t self = 0, none = 0;
+
+	for (s = 1; s < _NSIG; s++)
+		if (is_managed(s) && sigismember(set, s))
+			break;
+	if (!rt_active || s == _NSIG)
+		return RT_REAL(sigtimedwait)(set, info, timeout);
+	if (timeout)
+		end = rt_clock_ns(CLOCK_MONOTONIC) + (uint64_t)timeout->tv_sec * 1000000000u +
+		      (uint64_t)timeout->tv_nsec;
+	with = *set;
+	if (cur && sigismember(set, cur)) {
+		/* blocked before the look at the stash: a wake (stash_put)
+		 * stays pending for the call below */
+		sigemptyset(&one);
+		sigaddset(&one, cur);
+		rt_real_sigmask(SIG_BLOCK, &one, &mask);
+		self = (pid_t)syscall(SYS_gettid);
+		for (slot = 0; slot < WAITERS_MAX; slot++, none = 0)
+			if (__atomic_compare_exchange_n(&waiters[slot], &none, self, 0,
+							__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+				break;
+	}
+	for (;;) {
+		if (self && stash_take(&si)) {
+			r = si.si_signo;
+			break;
+		}
+		if (timeout) {
+			now = rt_clock_ns(CLOCK_MONOTONIC);
+			now = now < end ? end - now : 0;
+			left.tv_sec = (time_t)(now / 1000000000u);
+			left.tv_nsec = (long)(now % 1000000000u);
+		}
+		r = RT_REAL(sigtimedwait)(&with, &si, timeout ? &left : NULL);
+		if (r < 0 || !rt_signal_is_own(&si))
+			break;
+		if (si.si_code == SI_QUEUE && si.si_value.sival_int == RT_EXIT_PARK)
+			rt_exit_park(rt_self);
+	}
+	s = errno;
+	if (self) {
+		if (slot < WAITERS_MAX)
+			__atomic_store_n(&waiters[slot], 0, __ATOMIC_SEQ_CST);
+		rt_real_sigmask(SIG_SETMASK, &mask, NULL);
+	}
+	if (r > 0 && info)
+		*info = si;
+	errno = s;
+	return r;
+}
+
+RT_API int sigtimedwait(const sigset_t *set, siginfo_t *info,
+			const struct timespec *timeout)
+{
+	return program_wait(set, info, timeout);
+}
+
+RT_API int sigwaitinfo(const sigset_t *set, siginfo_t *info)
+{
+	return program_wait(set, info, NULL);
+}
+
+/* As glibc's: an interrupted wait waits again; the error, not errno. */
+RT_API int sigwait(const sigset_t *set, int *sig)
+{
+	int err = errno, r;
+
+	do
+		r = program_wait(set, NULL, NULL);
+	while (r < 0 && errno == EINTR);
+	if (r < 0) {
+		r = errno;
+		errno = err;
+		return r;
+	}
+	*sig = r;
+	errno = err;
+	return 0;
+}
+
+/* A held signal is pending for the process (THE SAMPLING SIGNAL, 7). */
+RT_API int sigpending(sigset_t *set)
+{
+	int r = RT_REAL(sigpending)(set), i;
+
+	if (r)
+		return r;
+	for (i = 0; i < STASH_MAX; i++)
+		if (__atomic_load_n(&stash[i].state, __ATOMIC_ACQUIRE) == STASH_FULL)
+			sigaddset(set, stash[i].si.si_signo);
+	return 0;
+}
+
+/* The sampling signal never in the fd's mask (THE SAMPLING SIGNAL, 8). */
+RT_API int signalfd(int fd, const sigset_t *mask, int flags)
+{
+	int cur = __atomic_load_n(&rt_cfg.signo, __ATOMIC_SEQ_CST);
+	sigset_t m;
+
+	if (!rt_active || !cur || !sigismember(mask, cur))
+		return RT_REAL(signalfd)(fd, mask, flags);
+	m = *mask;
+	sigdelset(&m, cur);
+	return RT_REAL(signalfd)(fd, &m, flags);
 }
 
 /*

@@ -8,7 +8,10 @@
  *
  * Masks: sigprocmask and pthread_sigmask block what the program asks but
  * the sampling signal (and SIGTRAP while perf's trap samples), which reads
- * back as blocked (hidden).
+ * back as blocked (hidden).  The program's own arrival of the sampling
+ * signal on a thread that hides it is held for the process, and its
+ * waits for signals (sigwait, sigwaitinfo, sigtimedwait, signalfd) never
+ * see hpcrun's.
  */
 #ifndef HPCRUN_SIGNALS_H
 #define HPCRUN_SIGNALS_H
@@ -40,6 +43,12 @@ void rt_signal_entry(int sig, siginfo_t *si, void *uc);
 /* The calling thread's hidden bits, handed to the threads it creates. */
 uint64_t rt_signal_hidden(void);
 void rt_signal_inherit(uint64_t bits);
+
+/* The program's signals held for it (signals.c, THE SAMPLING SIGNAL, 7)
+ * since the start, and those of them no wait or unblock took yet. */
+void rt_signal_held(uint64_t *all, uint64_t *left);
+/* In a forked child: nothing held, no thread waiting. */
+void rt_signal_after_fork(void);
 
 /* ---- THE FATAL SIGNALS ---- */
 

@@ -42,6 +42,10 @@ struct rt_thread;
 /* si_value of the signal (SI_QUEUE, from the process itself) that parks a
  * thread while the process's end is written (runtime.c). */
 #define RT_EXIT_PARK (-4)
+/* si_value of the signal (SI_QUEUE, from the process itself) that wakes a
+ * program's wait for a signal hpcrun holds (signals.c, THE SAMPLING
+ * SIGNAL, 8). */
+#define RT_STASH_WAKE (-5)
 /* Thread CPU time between two drains (ns): 250/s. */
 #define RT_DRAIN_NS 4000000L
 

@@ -27,12 +27,31 @@
  *                action kept"
  *   trapdie N    N units of work, then raise(SIGTRAP) with the default
  *                action: the process dies of it
+ *   waitall N    a daemon's way: main blocks every signal, then starts a
+ *                thread that takes them all with sigwaitinfo (a full set)
+ *                and a worker; main sends itself SIGRTMAX and SIGRTMIN+3
+ *                N times each (sigqueue, values in order) between units
+ *                of work, then SIGTERM once they are taken (10 s at
+ *                most): "waitall: SIGRTMAX N of N,
+ *                SIGRTMIN+3 N of N, in order, nothing else"
+ *   timedwait N  every signal blocked, sigtimedwait of a full set with a
+ *                20 ms timeout N times on an idle process, then one with
+ *                SIGRTMAX queued: "timedwait: N timed out, then SIGRTMAX"
+ *   sigwait N    (see above); sigwaitset N: waitall through sigwait(3)
+ *   fdall N      waitall through a signalfd of every signal, without
+ *                SIGRTMAX, whose reader is still in read() when main
+ *                returns: "fdall: SIGRTMIN+3 N of N, nothing else"
+ *   heldunblock N  every signal blocked and a handler for SIGRTMAX; it
+ *                is sent N times, then unblocked: "heldunblock: pending
+ *                before 1, handler ran N times in order"
  */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 static volatile double sink;
@@ -69,6 +88,18 @@ static void on_trap(int sig, siginfo_t *si, void *uc)
 		traps_else++;
 }
 
+/* fn for sig, SA_SIGINFO and nothing else. */
+static void set_action(int sig, void (*fn)(int, siginfo_t *, void *))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+}
+
 static void set_handler(int sig)
 {
 	struct sigaction sa;
@@ -98,6 +129,124 @@ static void *read_mask(void *out)
 	*(int *)out = count_blocked(&cur);
 	work(5);
 	return NULL;
+}
+
+/* waitall, sigwaitset and fdall: what the taking thread saw. */
+static volatile long seen_max, seen_min3, seen_else, order_bad;
+static int take_fd = -1, take_by_sigwait;
+
+/* The next signal of a full set: its number and value. */
+static int take_one(int *value)
+{
+	sigset_t all;
+	siginfo_t si;
+	int sig;
+
+	if (take_fd >= 0) {
+		struct signalfd_siginfo fsi;
+
+		if (read(take_fd, &fsi, sizeof(fsi)) != sizeof(fsi))
+			return -1;
+		*value = fsi.ssi_int;
+		return (int)fsi.ssi_signo;
+	}
+	sigfillset(&all);
+	if (take_by_sigwait) {
+		*value = -1;
+		return sigwait(&all, &sig) ? -1 : sig;
+	}
+	sig = sigwaitinfo(&all, &si);
+	*value = si.si_value.sival_int;
+	return sig;
+}
+
+static void *take_all(void *arg)
+{
+	int sig, value = -1;
+
+	(void)arg;
+	while ((sig = take_one(&value)) != SIGTERM) {
+		if (sig == SIGRTMAX && take_fd < 0) {
+			order_bad += !take_by_sigwait && value != seen_max;
+			seen_max++;
+		} else if (sig == SIGRTMIN + 3) {
+			order_bad += !take_by_sigwait && value != 1000 + seen_min3;
+			seen_min3++;
+		} else {
+			seen_else++;
+			if (sig < 0)
+				return NULL;
+			if (take_fd >= 0) {
+				/* main may be in exit, holding stdout */
+				char line[40];
+				int len = snprintf(line, sizeof(line),
+						   "fdall: read signal %d\n", sig);
+
+				if (write(1, line, (size_t)len) < 0)
+					return NULL;
+			}
+		}
+	}
+	return NULL;
+}
+
+static void *work_a_while(void *arg)
+{
+	work((long)arg);
+	return NULL;
+}
+
+/* waitall N (signals, 1 for SIGRTMAX too), sigwaitset and fdall. */
+static void wait_all(long n, int rtmax, int fd)
+{
+	sigset_t all;
+	pthread_t taker, worker;
+	long i;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	if (fd)
+		take_fd = signalfd(-1, &all, 0);
+	pthread_create(&taker, NULL, take_all, NULL);
+	pthread_create(&worker, NULL, work_a_while, (void *)(2 * n));
+	for (i = 0; i < n; i++) {
+		union sigval v = { .sival_int = (int)i };
+
+		work(2);
+		if (rtmax)
+			sigqueue(getpid(), SIGRTMAX, v);
+		v.sival_int = 1000 + (int)i;
+		sigqueue(getpid(), SIGRTMIN + 3, v);
+	}
+	pthread_join(worker, NULL);
+	if (fd) {
+		/* the reader stays in read() past main's return */
+		while (seen_min3 < n)
+			usleep(1000);
+		printf("fdall: SIGRTMIN+3 %ld of %ld, nothing else\n", seen_min3, n);
+		fflush(stdout);
+		return;
+	}
+	/* SIGTERM, a lower number, would be taken before those still
+	 * pending; 10 s at most */
+	for (i = 0; i < 10000 && (seen_min3 < n || (rtmax && seen_max < n)); i++)
+		usleep(1000);
+	kill(getpid(), SIGTERM);
+	pthread_join(taker, NULL);
+	printf("%s: SIGRTMAX %ld of %ld, SIGRTMIN+3 %ld of %ld, %s, %s\n",
+	       take_by_sigwait ? "sigwaitset" : "waitall", seen_max, n, seen_min3,
+	       n, order_bad ? "out of order" : "in order",
+	       seen_else ? "something else" : "nothing else");
+}
+
+static volatile sig_atomic_t held_ran, held_bad;
+
+static void on_held(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	held_bad |= si->si_code != SI_QUEUE || si->si_value.sival_int != held_ran;
+	held_ran++;
 }
 
 int main(int argc, char **argv)
@@ -164,14 +313,10 @@ int main(int argc, char **argv)
 		pthread_sigmask(SIG_UNBLOCK, &cur, NULL);
 		printf("after unblock the handler ran %d times\n", (int)hits[SIGRTMIN + 8]);
 	} else if (!strcmp(mode, "trap")) {
-		struct sigaction sa, old;
+		struct sigaction old;
 		sigset_t set, cur;
 
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = on_trap;
-		sa.sa_flags = SA_SIGINFO;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGTRAP, &sa, NULL);
+		set_action(SIGTRAP, on_trap);
 		for (i = 0; i < n; i++) {
 			work(2);
 			raise(SIGTRAP);
@@ -214,8 +359,46 @@ int main(int argc, char **argv)
 		}
 		printf("sigwait got %ld of %ld, values %s\n", got, n,
 		       ok == n ? "ok" : "wrong");
+	} else if (!strcmp(mode, "waitall")) {
+		wait_all(n, 1, 0);
+	} else if (!strcmp(mode, "sigwaitset")) {
+		take_by_sigwait = 1;
+		wait_all(n, 1, 0);
+	} else if (!strcmp(mode, "fdall")) {
+		wait_all(n, 0, 1);
+	} else if (!strcmp(mode, "timedwait")) {
+		sigset_t all;
+		siginfo_t si;
+		struct timespec t = { 0, 20000000 };
+		long timedout = 0;
+		int got;
+
+		sigfillset(&all);
+		sigprocmask(SIG_BLOCK, &all, NULL);
+		for (i = 0; i < n; i++)
+			timedout += sigtimedwait(&all, &si, &t) < 0 && errno == EAGAIN;
+		sigqueue(getpid(), SIGRTMAX, (union sigval){ .sival_int = 7 });
+		got = sigtimedwait(&all, &si, &t);
+		printf("timedwait: %ld timed out, then %s\n", timedout,
+		       got == SIGRTMAX && si.si_value.sival_int == 7 ? "SIGRTMAX" : "something else");
+	} else if (!strcmp(mode, "heldunblock")) {
+		sigset_t all, pend;
+
+		sigfillset(&all);
+		sigprocmask(SIG_BLOCK, &all, NULL);
+		set_action(SIGRTMAX, on_held);
+		for (i = 0; i < n; i++) {
+			work(1);
+			sigqueue(getpid(), SIGRTMAX, (union sigval){ .sival_int = (int)i });
+		}
+		sigpending(&pend);
+		sigprocmask(SIG_UNBLOCK, &all, NULL);
+		printf("heldunblock: pending before %d, handler ran %d times%s\n",
+		       sigismember(&pend, SIGRTMAX), (int)held_ran,
+		       held_bad ? " out of order" : " in order");
 	} else {
-		fprintf(stderr, "usage: rt-signals range|rtmin8|claimall|blockall|sigwait|trap|trapdie N\n");
+		fprintf(stderr, "usage: rt-signals range|rtmin8|claimall|blockall|sigwait|"
+			"waitall|sigwaitset|timedwait|fdall|heldunblock|trap|trapdie N\n");
 		return 2;
 	}
 	return 0;
