@@ -79,7 +79,11 @@ struct site {
 #define OBJ_HASH 8192
 static struct site *sites;		/* [SYNC_MAX_SITES], id - 1 */
 static uint32_t nsites, site_hash[SITE_HASH];
-static struct sync_obj *objs;		/* [SYNC_MAX_OBJS] */
+/* The objects, OBJ_CHUNK to a mapping made when the first of them is
+ * taken (about 200 KiB: address space is the program's, under
+ * RLIMIT_AS); published before the hash slot that names an object. */
+#define OBJ_CHUNK 64
+static struct sync_obj *obj_chunks[SYNC_MAX_OBJS / OBJ_CHUNK];
 static uint32_t nobjs, obj_hash[OBJ_HASH], obj_free_list[SYNC_MAX_OBJS], nfree;
 static int table_lock;			/* spin lock: inserts and frees */
 static uint64_t lost_sites, lost_objs, all_episodes, warnings, warn_last;
@@ -130,8 +134,7 @@ static void sync_init(void)
 	v = getenv("HPCRUN_HANG_ACTION");
 	sync_cfg.hang_abort = v && !strcmp(v, "abort");
 	sites = map_zero(SYNC_MAX_SITES * sizeof(*sites));
-	objs = map_zero(SYNC_MAX_OBJS * sizeof(*objs));
-	if (!sites || !objs) {
+	if (!sites) {
 		sync_cfg.on = 0;
 		rt_note("warning: no memory for synchronization measurement: off");
 		return;
@@ -202,17 +205,44 @@ int sync_site_info(uint32_t site, int *kind, uintptr_t *obj, uintptr_t *ra)
 	return 0;
 }
 
+/* Object k - 1 (k from a hash slot or o_index + 1). */
+static struct sync_obj *obj_at(uint32_t k)
+{
+	return &__atomic_load_n(&obj_chunks[(k - 1) / OBJ_CHUNK],
+				__ATOMIC_ACQUIRE)[(k - 1) % OBJ_CHUNK];
+}
+
+/* o's k, for its hash slot and the free list. */
+static uint32_t obj_k(const struct sync_obj *o)
+{
+	uint32_t c;
+
+	for (c = 0; c < SYNC_MAX_OBJS / OBJ_CHUNK; c++)
+		if (o >= obj_chunks[c] && o < obj_chunks[c] + OBJ_CHUNK)
+			return c * OBJ_CHUNK + (uint32_t)(o - obj_chunks[c]) + 1;
+	return 0;
+}
+
+/* An object for key, the table lock held; NULL when the table is full or
+ * its next chunk cannot be mapped. */
 static struct sync_obj *obj_take(uintptr_t key)
 {
-	struct sync_obj *o;
+	struct sync_obj *o, *chunk;
 	uint32_t gen;
 
-	if (nfree)
-		o = &objs[obj_free_list[--nfree]];
-	else if (nobjs < SYNC_MAX_OBJS)
-		o = &objs[nobjs++];
-	else
+	if (nfree) {
+		o = obj_at(obj_free_list[--nfree] + 1);
+	} else if (nobjs < SYNC_MAX_OBJS) {
+		if (!obj_chunks[nobjs / OBJ_CHUNK]) {
+			if (!(chunk = map_zero(OBJ_CHUNK * sizeof(*chunk))))
+				return NULL;
+			__atomic_store_n(&obj_chunks[nobjs / OBJ_CHUNK], chunk,
+					 __ATOMIC_RELEASE);
+		}
+		o = obj_at(++nobjs);
+	} else {
 		return NULL;
+	}
 	gen = o->gen;
 	memset(o, 0, sizeof(*o));
 	o->gen = gen;
@@ -225,7 +255,7 @@ struct sync_obj *sync_obj_get(uintptr_t key, uint32_t n)
 	uint32_t h = mix(key, 0, 0), i;
 	struct sync_obj *o = NULL;
 
-	if (!objs)
+	if (!sync_cfg.on || !sites)
 		return NULL;
 	for (i = 0; i < OBJ_HASH; i++) {	/* without the lock: published whole */
 		uint32_t k = __atomic_load_n(&obj_hash[(h + i) & (OBJ_HASH - 1)],
@@ -233,22 +263,24 @@ struct sync_obj *sync_obj_get(uintptr_t key, uint32_t n)
 
 		if (!k)
 			break;
-		if (objs[k - 1].key == key && (!n || objs[k - 1].n == n))
-			return &objs[k - 1];
+		o = obj_at(k);
+		if (o->key == key && (!n || o->n == n))
+			return o;
 	}
+	o = NULL;
 	spin_lock(&table_lock);
 	for (i = 0; i < OBJ_HASH; i++) {
 		uint32_t slot = (h + i) & (OBJ_HASH - 1), k = obj_hash[slot];
 
-		if (k && objs[k - 1].key == key) {
-			o = &objs[k - 1];
+		if (k && obj_at(k)->key == key) {
+			o = obj_at(k);
 			break;
 		}
 		if (!k) {
 			o = obj_take(key);
 			if (o) {
 				o->n = n;
-				__atomic_store_n(&obj_hash[slot], (uint32_t)(o - objs) + 1,
+				__atomic_store_n(&obj_hash[slot], obj_k(o),
 						 __ATOMIC_RELEASE);
 			}
 			break;
@@ -283,7 +315,7 @@ struct sync_obj *sync_obj_new(uintptr_t key)
 {
 	struct sync_obj *o;
 
-	if (!objs)
+	if (!sync_cfg.on || !sites)
 		return NULL;
 	spin_lock(&table_lock);
 	o = obj_take(key);
@@ -300,7 +332,7 @@ void sync_obj_free(struct sync_obj *o)
 	spin_lock(&table_lock);
 	o->gen++;
 	o->key = 0;
-	obj_free_list[nfree++] = (uint32_t)(o - objs);
+	obj_free_list[nfree++] = obj_k(o) - 1;
 	spin_unlock(&table_lock);
 }
 
