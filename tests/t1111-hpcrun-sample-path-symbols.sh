@@ -31,6 +31,7 @@ memcpy	copies the caller's memory only (async-signal-safe, POSIX)
 memmove	copies the caller's memory only (async-signal-safe, POSIX): a kernel leaf put under the user path (sample.c)
 memset	writes the caller's memory only (async-signal-safe, POSIX)
 mmap	hpcrun's wrapper passes hpcrun's own calls to the real mmap untracked (datacentric-alloc.c, invariant 5); a system call: a new anonymous arena chunk (cct.c, invariant 5), a thread's Python state or code-arena chunk (python-frames.c, invariant 3)
+mremap	hpcrun's wrapper passes hpcrun's own calls to the real mremap untracked (datacentric-alloc.c, invariant 5); a system call: a --sharing thread's record buffer doubled as it fills (sharing.c), by its own thread
 read	system call: a perf counter's value (async-signal-safe, POSIX)
 rt_capstone	a call through the table of the dlopened Capstone (datacentric-memop.c, invariant 5): cs_disasm_iter decodes into the thread's cs_insn made beforehand, no allocation (datacentric-memop.c, invariant 1); cs_regs_access writes the registers an instruction reads into the caller's arrays
 sched_getcpu	the vDSO or getcpu system call: the CPU of an access record (sharing.c)

@@ -8,7 +8,8 @@
  * claims a free slot with a compare-and-swap on its start, and
  * rt_sharing_forget frees the slots of a block going back to the
  * allocator.  Each thread keeps its records in a buffer of its own
- * (reserved, touched only as it fills): the handler writes the next
+ * (reserved, touched only as it fills, doubled as it fills up to
+ * THREAD_RECORDS, only ever by its own thread): the handler writes the next
  * record, and commits it (advances the count) once the sample's path is
  * in the tree.
  *
@@ -48,7 +49,9 @@
 /* Records a thread keeps (the rest counted as dropped): 4 minutes at
  * the default rate with every sample in an object. */
 #define THREAD_RECORDS (1u << 20)
-#define RECORD_BYTES (THREAD_RECORDS * sizeof(struct srec))
+/* A buffer's first size, in records (3 s at 5 kHz), doubled by mremap as
+ * it fills: its address space is the program's, under RLIMIT_AS. */
+#define FIRST_RECORDS (1u << 14)
 #define MAX_NODES 64
 /* --watch globs kept (the launcher refuses more). */
 #define MAX_GLOBS 32
@@ -76,7 +79,8 @@ struct rt_share_thread {
 	uint64_t high;			/* most records rec has held */
 	int pending;			/* rec[n] waits for its commit */
 	struct rt_share_thread *next;	/* in the pool */
-	struct srec *rec;		/* THREAD_RECORDS, or NULL: none yet */
+	struct srec *rec;		/* cap records, or NULL: none yet */
+	uint64_t cap;
 };
 
 struct rt_sharing_config rt_sharing;
@@ -261,13 +265,24 @@ void rt_sharing_access(struct rt_thread *td, int kind, uintptr_t start,
 	if (!(w = obj_get(start, bytes)))
 		return;
 	if (!st->rec) {
-		void *p = mmap(NULL, RECORD_BYTES, PROT_READ | PROT_WRITE,
+		void *p = mmap(NULL, FIRST_RECORDS * sizeof(struct srec),
+			       PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
-		if (p != MAP_FAILED)
+		if (p != MAP_FAILED) {
 			st->rec = p;
+			st->cap = FIRST_RECORDS;
+		}
+	} else if (st->n == st->cap && st->cap < THREAD_RECORDS) {
+		void *p = mremap(st->rec, st->cap * sizeof(struct srec),
+				 2 * st->cap * sizeof(struct srec), MREMAP_MAYMOVE);
+
+		if (p != MAP_FAILED) {
+			st->rec = p;
+			st->cap *= 2;
+		}
 	}
-	if (!st->rec || st->n >= THREAD_RECORDS) {
+	if (!st->rec || st->n >= st->cap) {
 		st->dropped++;
 		return;
 	}
@@ -341,6 +356,7 @@ static struct rt_share_thread *header_get(void)
 static void header_put(struct rt_share_thread *st)
 {
 	struct srec *drop = NULL;
+	uint64_t drop_cap = st->cap;
 
 	if (st->n > st->high)
 		st->high = st->n;
@@ -349,14 +365,14 @@ static void header_put(struct rt_share_thread *st)
 			pool_bufs >= POOL_MAX)) {
 		drop = st->rec;
 		st->rec = NULL;
-		st->high = 0;
+		st->high = st->cap = 0;
 	}
 	pool_bufs += st->rec != NULL;
 	st->next = pool;
 	pool = st;
 	rt_lock_drop(&pool_lock);
 	if (drop)
-		munmap(drop, RECORD_BYTES);
+		munmap(drop, drop_cap * sizeof(struct srec));
 }
 
 static void sharing_thread_begin(struct rt_thread *td)
