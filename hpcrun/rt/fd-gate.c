@@ -71,10 +71,16 @@
  *      its fds in the program's table, under the gate.
  *  P3. Each fd thread runs one caller's job at a time (its turn, taken
  *      with a compare-and-swap); a caller that finds every one busy sleeps
- *      until a turn ends, and the next source start in the process makes
+ *      until a turn ends, and the process's next pthread_create makes
  *      one more, up to FDT_MAX: threads that begin and end at once
  *      (writing their profiles) do not queue behind one thread.  A caller
  *      whose own turn a signal interrupted runs its function itself.
+ *      Made there, by the program's thread that makes one of its own:
+ *      pthread_create allocates (the new thread's TLS), so that thread's
+ *      malloc arena is one it would have anyway.  A thread that never
+ *      allocates natively (a compute worker) made it before, and its
+ *      first allocation reserved a glibc arena of 64 MiB of address space
+ *      that the program lost under RLIMIT_AS.
  *  P4. The fd threads never take the gate (the caller may hold it), and
  *      their close() calls, of their own fds, bypass the bookkeeping of
  *      invariant 4: the program's calls cannot reach their tables.
@@ -316,15 +322,15 @@ static int fd_thread_make(unsigned i)
 	return r == 1 ? 0 : -1;
 }
 
-void rt_fd_thread_start(void)
+/* The first fd thread in each process; with grow, one more when callers
+ * had to wait for a turn (P3), up to FDT_MAX. */
+static void fd_threads_make(int grow)
 {
 	int first = __atomic_load_n(&pool.pid, __ATOMIC_SEQ_CST) != rt_pid;
 	unsigned n = first ? 0 : __atomic_load_n(&pool.n, __ATOMIC_SEQ_CST);
 
-	/* The first in each process; then one more each time callers had
-	 * to wait for a turn (P3), up to FDT_MAX. */
 	if (pool.broken == rt_pid || n >= FDT_MAX ||
-	    (!first && !__atomic_load_n(&pool.crowded, __ATOMIC_RELAXED)) ||
+	    (!first && (!grow || !__atomic_load_n(&pool.crowded, __ATOMIC_RELAXED))) ||
 	    __atomic_exchange_n(&pool.making, 1, __ATOMIC_SEQ_CST))
 		return;
 	if (first && __atomic_load_n(&pool.pid, __ATOMIC_SEQ_CST) != rt_pid) {
@@ -341,6 +347,16 @@ void rt_fd_thread_start(void)
 		__atomic_store_n(&pool.n, n + 1, __ATOMIC_SEQ_CST);
 	}
 	__atomic_store_n(&pool.making, 0, __ATOMIC_SEQ_CST);
+}
+
+void rt_fd_thread_start(void)
+{
+	fd_threads_make(0);
+}
+
+void rt_fd_threads_grow(void)
+{
+	fd_threads_make(1);
 }
 
 int rt_fd_threads_live(void)

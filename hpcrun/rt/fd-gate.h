@@ -17,7 +17,8 @@
  *
  * Invariants (fd-gate.c says how each is kept):
  *  1. Every function here but rt_fd_private, rt_fd_post_wait,
- *     rt_fd_thread_start and rt_fd_gate_after_fork is async-signal-safe.
+ *     rt_fd_thread_start, rt_fd_threads_grow and rt_fd_gate_after_fork
+ *     is async-signal-safe.
  *  2. A number is hpcrun's exactly between rt_fd_own and rt_fd_release
  *     (or a program call's rt_fd_close_begin); td->fd[idx] is that number
  *     or -1.
@@ -101,10 +102,12 @@ int rt_fd_post(struct rt_fd_post *p);
 /* Waits until p is neither queued nor running: its memory may go.
  * Outside handlers. */
 void rt_fd_post_wait(struct rt_fd_post *p);
-/* Makes the process's first fd thread (and its writer) if it has none,
- * or one more when
- * callers found them all busy (outside handlers). */
+/* Makes the process's first fd thread (and its writer) if it has none
+ * (outside handlers). */
 void rt_fd_thread_start(void);
+/* The same, or one more when callers found them all busy: from the
+ * program's pthread_create alone (fd-gate.c, P3). */
+void rt_fd_threads_grow(void);
 /* The fd threads and the writer alive. */
 int rt_fd_threads_live(void);
 /* Ends the fd threads (each after its job) and the writer (after its

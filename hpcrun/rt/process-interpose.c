@@ -196,6 +196,7 @@ RT_API int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 	rt_own_back();
 	if (!rt_active || !(a = start_arg_new()))
 		return RT_REAL(pthread_create)(t, attr, fn, arg);
+	rt_fd_threads_grow();
 	a->fn = fn;
 	a->arg = arg;
 	a->index = rt_next_thread_index();
@@ -217,6 +218,7 @@ RT_API int thrd_create(thrd_t *t, thrd_start_t fn, void *arg)
 	rt_own_back();
 	if (!rt_active || !(a = start_arg_new()))
 		return RT_REAL(thrd_create)(t, fn, arg);
+	rt_fd_threads_grow();
 	a->c11_fn = fn;
 	a->arg = arg;
 	a->index = rt_next_thread_index();

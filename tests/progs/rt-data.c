@@ -21,6 +21,10 @@
  *                 allocates 1 MiB blocks until refused; prints how many
  *                 threads it made (the blocks vary with the process's
  *                 own mappings: not printed)
+ *   asroom T      room under RLIMIT_AS: its size + 512 MiB, T compute
+ *                 workers that never allocate (40 ms of CPU each, then a
+ *                 barrier), main allocating 1 MiB blocks until refused:
+ *                 "room N MiB" (natively 512 less the workers' stacks)
  *
  * Build: cc -O2 -g -pthread -o rt-data rt-data.c   (gcc and clang)
  *        cc -O2 -g -DOWN_MALLOC -o rt-data-own rt-data.c   (the program
@@ -430,6 +434,44 @@ static int aslimit(int n)
 	return 0;
 }
 
+static volatile double room_sink;
+
+static void *room_work(void *arg)
+{
+	double x = 0;
+	long i;
+
+	for (i = 0; i < 40000000; i++)
+		x += (double)i * 0.5;
+	room_sink = x;
+	pthread_barrier_wait(&capped);
+	pthread_barrier_wait(&capped);
+	return arg;
+}
+
+static int asroom(int n)
+{
+	long size = vm_size(), mib = 0;
+	struct rlimit rl = { (rlim_t)size + (512 << 20), RLIM_INFINITY };
+	pthread_t t[64];
+	int i;
+
+	if (n < 1 || n > 64 || !size || setrlimit(RLIMIT_AS, &rl))
+		return 1;
+	pthread_barrier_init(&capped, NULL, (unsigned)n + 1);
+	for (i = 0; i < n; i++)
+		if (pthread_create(&t[i], NULL, room_work, NULL))
+			return 3;
+	pthread_barrier_wait(&capped);	/* every worker has worked */
+	while (malloc(1 << 20))
+		mib++;
+	printf("room %ld MiB\n", mib);
+	pthread_barrier_wait(&capped);
+	for (i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "arrays"))
@@ -444,6 +486,8 @@ int main(int argc, char **argv)
 		return safety();
 	if (argc >= 2 && !strcmp(argv[1], "aslimit"))
 		return aslimit(argc > 2 ? atoi(argv[2]) : 20);
-	fprintf(stderr, "usage: rt-data arrays|mapped|faults|churn|safety|aslimit [N]\n");
+	if (argc >= 2 && !strcmp(argv[1], "asroom"))
+		return asroom(argc > 2 ? atoi(argv[2]) : 8);
+	fprintf(stderr, "usage: rt-data arrays|mapped|faults|churn|safety|aslimit|asroom [N]\n");
 	return 2;
 }
