@@ -146,10 +146,12 @@ test_expect_success 'an SA_RESETHAND handler runs once, the second signal ends i
 	ls reset/*-000-*.hpcrun
 '
 
-test_expect_success 'abort, with no handler and past a handler that returns' '
+test_expect_success 'abort, with no handler and past a handler that returns (which runs once)' '
 	retry 2 ran abort 134 abort $UNITS &&
 	retry 2 ran aborth 134 aborth $UNITS &&
-	grep -q "^end: signal 6$" aborth/*.log
+	grep -q "^end: signal 6$" aborth/*.log &&
+	grep -c "^SIGABRT handler ran$" aborth.out >count &&
+	echo 1 >expect && test_cmp expect count
 '
 
 test_expect_success 'exec: both images written' '

@@ -1007,10 +1007,13 @@ RT_API int signalfd(int fd, const sigset_t *mask, int flags)
  * takes fatal_handler away) and raises it again.  So abort is done here:
  * the first raise reaches the program's handler through fatal_handler
  * (or, with the default action, ends the process there, written); past a
- * handler that returned, everything is written before glibc's abort.
+ * handler that returned, everything is written, SIGABRT is reset to the
+ * default, as glibc's second stage does, and glibc's abort raises it
+ * once more: the program's handler runs once, as without hpcrun.
  */
 RT_API void abort(void)
 {
+	struct sigaction dfl;
 	sigset_t set;
 
 	if (rt_active) {
@@ -1019,6 +1022,9 @@ RT_API void abort(void)
 		rt_real_sigmask(SIG_UNBLOCK, &set, NULL);
 		raise(SIGABRT);
 		rt_process_finish("signal 6", 0);
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		rt_real_sigaction(SIGABRT, &dfl, NULL);
 	}
 	RT_REAL(abort)();
 }

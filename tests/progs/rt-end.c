@@ -18,7 +18,8 @@
  *                     which then does signal(SIG, SIG_DFL); raise(SIG)
  *   resethand SIG N   an SA_RESETHAND handler; raise(SIG) twice
  *   abort N           abort()
- *   aborth N          a SIGABRT handler that returns; abort()
+ *   aborth N          a SIGABRT handler that returns, saying "SIGABRT
+ *                     handler ran" each time; abort()
  *   threads N T       T threads spin in spin_thread; raise(SIGTERM)
  *   exec N            exec's itself as "exit N"
  *   pause N           then prints "pid PID" and waits to be killed
@@ -113,8 +114,12 @@ static void on_once(int sig)
 
 static void on_abrt(int sig)
 {
+	static const char ran[] = "SIGABRT handler ran\n";
+
 	(void)sig;
 	seen = 1;
+	if (write(1, ran, sizeof(ran) - 1) < 0)
+		seen = 2;
 }
 
 /* The CPU time thread t has used (s). */
