@@ -280,6 +280,20 @@ test_expect_success 'RLIMIT_AS at 64 MiB: malloc(1 MiB) and pthread_create work 
 	retry 2 memory_measured
 '
 
+# glibc takes every library's static TLS out of each thread's stack:
+# libhpcrun.so's was 8.9 KB (the OpenMP state, now pooled: sync-ompt.c,
+# invariant 4), and a thread of 16 KiB died of SIGSEGV at its start.
+test_expect_success 'a thread of PTHREAD_STACK_MIN bytes runs and is measured, in every mode' '
+	./rt-end minstack 5 >native &&
+	echo "minstack ok" >expect && test_cmp expect native &&
+	for mode in "" --data --sharing -t "-e REALTIME"; do
+		rm -rf minstack &&
+		hpcrun -q -o minstack $mode ./rt-end minstack 5 >measured &&
+		test_cmp expect measured &&
+		ls minstack/*-001-*.hpcrun || return 1
+	done
+'
+
 # Under RLIMIT_AS every mapping of hpcrun's is memory the program lacks.
 # Eight compute workers that never allocate: hpcrun used to make its fd
 # threads from them, and pthread_create's own allocation then gave each

@@ -36,10 +36,16 @@
  *     own (the tool's would be replaced): libomp's barriers are then
  *     measured through the __kmpc_barrier wrapper (sync-interpose.c), as
  *     when OMPT is absent (OMP_TOOL=disabled, or an older runtime).
- *  4. Callbacks run in the program's threads outside any signal handler
+ *  4. A thread's state (its regions as master, 8.6 KiB) is taken from a
+ *     pool at its first callback and goes back at its end (a key's
+ *     destructor); the pool is never unmapped, as a master reads its
+ *     workers' states (close_team).  Static TLS would take those bytes
+ *     from every thread's stack, and a thread of 16 KiB overflowed.
+ *     A thread without one (no memory, no key) is not measured by OMPT.
+ *  5. Callbacks run in the program's threads outside any signal handler
  *     (sync.h invariant 1); with --no-sync, before hpcrun's start and
  *     after its end they do nothing.
- *  5. OMPT tells a region's call (codeptr_ra), not its outlined function,
+ *  6. OMPT tells a region's call (codeptr_ra), not its outlined function,
  *     which is what makes calls one construct (sync-region.c, invariant
  *     1).  So __kmpc_fork_call, the variadic call that starts every region
  *     clang compiles, is wrapped by a trampoline that notes its return
@@ -49,8 +55,11 @@
  *     microtask when the noted return address is its codeptr_ra.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
 
 #include "interpose.h"
 #include "sync.h"
@@ -110,11 +119,71 @@ struct ompt_thread {
 	int closed;			/* its master ended ep */
 	struct sync_episode ep;
 	struct ompt_region *ep_region;	/* ep's */
+	struct ompt_thread *next;	/* in the pool */
 };
-static __thread struct ompt_thread ompt_self
+static __thread struct ompt_thread *ompt_self
 	__attribute__((tls_model("initial-exec")));
 
-/* The calling thread's last __kmpc_fork_call (invariant 5). */
+/* The pool of states (invariant 4): free ones, and a slab of new ones. */
+#define OMPT_SLAB ((size_t)256 << 10)
+static struct ompt_thread *ompt_free;
+static char *ompt_slab;
+static size_t ompt_slab_left;
+static unsigned ompt_pool_lock;
+static pthread_key_t ompt_key;
+static int ompt_key_made;
+
+/* Back to the pool: the key's destructor, on the thread that ends (or
+ * a state that could not be keyed, never its thread's). */
+static void ompt_thread_put(void *p)
+{
+	struct ompt_thread *ot = p;
+
+	if (ompt_self == ot)
+		ompt_self = NULL;
+	rt_lock_take(&ompt_pool_lock);
+	ot->next = ompt_free;
+	ompt_free = ot;
+	rt_lock_drop(&ompt_pool_lock);
+}
+
+/* The calling thread's state, or NULL (invariant 4). */
+static struct ompt_thread *ompt_thread(void)
+{
+	struct ompt_thread *ot = ompt_self;
+
+	if (ot || !__atomic_load_n(&ompt_key_made, __ATOMIC_ACQUIRE))
+		return ot;
+	rt_lock_take(&ompt_pool_lock);
+	if ((ot = ompt_free)) {
+		ompt_free = ot->next;
+	} else {
+		if (ompt_slab_left < sizeof(*ot)) {
+			void *m = mmap(NULL, OMPT_SLAB, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			ompt_slab = m == MAP_FAILED ? NULL : m;
+			ompt_slab_left = ompt_slab ? OMPT_SLAB : 0;
+		}
+		if (ompt_slab) {
+			ot = (struct ompt_thread *)(void *)ompt_slab;
+			ompt_slab += sizeof(*ot);
+			ompt_slab_left -= sizeof(*ot);
+		}
+	}
+	rt_lock_drop(&ompt_pool_lock);
+	if (!ot)
+		return NULL;
+	memset(ot, 0, sizeof(*ot));
+	if (pthread_setspecific(ompt_key, ot)) {
+		ompt_thread_put(ot);
+		return NULL;
+	}
+	ompt_self = ot;
+	return ot;
+}
+
+/* The calling thread's last __kmpc_fork_call (invariant 6). */
 static __thread struct {
 	uintptr_t ra, fn;
 } fork_noted __attribute__((tls_model("initial-exec")));
@@ -181,7 +250,7 @@ static void on_parallel_begin(ompt_data_t *task, const void *task_frame,
 			      ompt_data_t *parallel, unsigned int requested,
 			      int flags, const void *codeptr_ra)
 {
-	struct ompt_thread *ot = &ompt_self;
+	struct ompt_thread *ot = ompt_thread();
 	uintptr_t ra = (uintptr_t)codeptr_ra;
 
 	(void)task;
@@ -189,7 +258,7 @@ static void on_parallel_begin(ompt_data_t *task, const void *task_frame,
 	(void)requested;
 	(void)flags;
 	parallel->ptr = NULL;
-	if (ot->depth++ >= OMPT_NESTING || !ra || !measuring() ||
+	if (!ot || ot->depth++ >= OMPT_NESTING || !ra || !measuring() ||
 	    rt_in_hpcrun(ra))
 		return;
 	sync_region_begin_graft(&ot->region[ot->depth - 1].sr, ra,
@@ -205,8 +274,8 @@ static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task,
 	(void)task;
 	(void)flags;
 	(void)codeptr_ra;
-	if (ompt_self.depth > 0)
-		ompt_self.depth--;
+	if (ompt_self && ompt_self->depth > 0)
+		ompt_self->depth--;
 }
 
 /* The construct's object for a team of n (invariant 2). */
@@ -235,7 +304,7 @@ static void close_team(struct ompt_region *or, uint64_t now)
 static void on_sync_region_wait(int kind, int endpoint, ompt_data_t *parallel,
 				ompt_data_t *task, const void *codeptr_ra)
 {
-	struct ompt_thread *ot = &ompt_self;
+	struct ompt_thread *ot = ompt_thread();
 	struct ompt_region *or;
 	const struct sync_region *r;
 	uintptr_t ra = (uintptr_t)codeptr_ra;
@@ -243,6 +312,8 @@ static void on_sync_region_wait(int kind, int endpoint, ompt_data_t *parallel,
 	int join;
 
 	(void)task;
+	if (!ot)
+		return;
 	if (endpoint == OMPT_SCOPE_END) {
 		if (ot->closed)
 			sync_phase_restart();
@@ -307,6 +378,11 @@ static int ompt_initialize(ompt_function_lookup_t lookup, int device,
 	set = (ompt_set_callback_t)lookup("ompt_set_callback");
 	if (!set)
 		return 0;
+	if (!ompt_key_made) {
+		if (pthread_key_create(&ompt_key, ompt_thread_put))
+			return 0;
+		__atomic_store_n(&ompt_key_made, 1, __ATOMIC_RELEASE);
+	}
 	for (i = 0; i < sizeof(callbacks) / sizeof(callbacks[0]); i++)
 		all &= set(callbacks[i].event, callbacks[i].fn) == OMPT_SET_ALWAYS;
 	if (!all) {

@@ -44,11 +44,14 @@
  *                     thread must work; prints "memory ok" or what failed
  *   threads-as T      creates T threads that wait; prints how many it could
  *                     once they all run
+ *   minstack N        a thread of PTHREAD_STACK_MIN bytes of stack (16 KiB,
+ *                     its TLS taken from it) does N units: "minstack ok"
  *   terminate N C     C worker processes, as multiprocessing's pool: each
  *                     does N units, sends its answer up a pipe and exits;
  *                     main kills each with SIGTERM as soon as it has the
  *                     answer (terminate()), reaps them and prints the sum
  */
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -142,6 +145,12 @@ static void *spin_thread(void *arg)
 }
 
 static int started;
+
+static void *work_thread(void *arg)
+{
+	work(units);
+	return arg;
+}
 
 static void *wait_thread(void *arg)
 {
@@ -319,6 +328,16 @@ int main(int argc, char **argv)
 		while (__atomic_load_n(&started, __ATOMIC_SEQ_CST) < i)
 			usleep(1000);
 		printf("threads %ld\n", i);
+		return 0;
+	}
+	if (!strcmp(mode, "minstack")) {
+		pthread_attr_t attr;
+
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, PTHREAD_STACK_MIN);
+		if (pthread_create(&t, &attr, work_thread, NULL) || pthread_join(t, NULL))
+			return 1;
+		printf("minstack ok\n");
 		return 0;
 	}
 	if (!strcmp(mode, "memory")) {
