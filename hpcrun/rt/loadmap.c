@@ -125,7 +125,7 @@ static char *save_vdso(uintptr_t lo, uintptr_t hi)
 	rt_fmt_u64(path + len + 6, h, 16, 8);
 	memcpy(path + len + 14, ".vdso", 6);
 	rt_io_begin(&io);	/* the program cannot close it; no SIGXFSZ */
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	fd = rt_io_open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	if (fd >= 0) {
 		err = hpc_write_all(fd, p, hi - lo);
 		if (close(fd) && !err)

@@ -83,7 +83,7 @@ int rt_first_to_say(const char *marker)
 		return 1;
 	rt_append(rt_append(rt_append(rt_append(path, rt_cfg.outdir),
 				      "/.hpcrun-"), marker), "-said");
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	fd = rt_io_open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd >= 0)
 		rt_sys_close(fd);
 	return fd >= 0 || errno != EEXIST;
@@ -245,7 +245,7 @@ static int side_job(void *p)
 
 	if (o == MAP_FAILED)
 		return -ENOMEM;
-	fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	fd = rt_io_open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		err = -errno;
 		munmap(o, sizeof(*o));
@@ -324,7 +324,7 @@ int rt_create_file(int thread, const char *suffix, char *out, size_t size)
 		if (!len || len >= size)
 			return -ENAMETOOLONG;
 		memcpy(out, path, len + 1);
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		fd = rt_io_open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd >= 0 || errno != EEXIST)
 			return fd >= 0 ? fd : -errno;
 	}
@@ -369,7 +369,12 @@ void rt_fsize_restore(const struct rlimit *old)
  * writers in, put back by the last one out, so writers on several threads
  * at once neither wait for each other nor put a limit back under another
  * one's write.  io_lock (futex.h) is held only for the count; its takers
- * have blocked signals. */
+ * have blocked signals.  A limit is the process's, so the program's other
+ * threads see it lifted meanwhile: RLIMIT_NOFILE is lifted only when the
+ * soft limit is under NOFILE_ROOM (hpcrun's files open in its fd threads'
+ * tables, numbered from 0; a shell's soft 1024 under a hard one far above
+ * stays as it is), RLIMIT_FSIZE only when the program made it finite. */
+#define NOFILE_ROOM 16
 static unsigned io_lock, io_writers;
 static struct rlimit io_fsize, io_nofile;
 static int io_lifted_fsize, io_lifted_nofile;
@@ -379,7 +384,7 @@ static void limits_lift(void)
 	rt_lock_take(&io_lock);
 	if (io_writers++ == 0) {
 		io_lifted_fsize = lift(RLIMIT_FSIZE, RLIM_INFINITY, &io_fsize);
-		io_lifted_nofile = lift(RLIMIT_NOFILE, RLIM_INFINITY, &io_nofile);
+		io_lifted_nofile = lift(RLIMIT_NOFILE, NOFILE_ROOM, &io_nofile);
 	}
 	rt_lock_drop(&io_lock);
 }
@@ -394,6 +399,19 @@ static void limits_restore(void)
 			setrlimit(RLIMIT_FSIZE, &io_fsize);
 	}
 	rt_lock_drop(&io_lock);
+}
+
+int rt_io_open(const char *path, int flags, mode_t mode)
+{
+	int fd = open(path, flags, mode);
+
+	if (fd >= 0 || errno != EMFILE)
+		return fd;
+	rt_lock_take(&io_lock);
+	if (io_writers && !io_lifted_nofile)
+		io_lifted_nofile = lift(RLIMIT_NOFILE, RLIM_INFINITY, &io_nofile);
+	rt_lock_drop(&io_lock);
+	return open(path, flags, mode);
 }
 
 void rt_io_after_fork(void)
@@ -479,7 +497,7 @@ void rt_live_proc_modules(void)
 	rt_io_begin(&io);
 	mods = rt_module_all(&n);
 	if (n > proc_modules && proc_path[0] &&
-	    (fd = open(proc_path, O_WRONLY | O_APPEND | O_CLOEXEC)) >= 0) {
+	    (fd = rt_io_open(proc_path, O_WRONLY | O_APPEND | O_CLOEXEC, 0)) >= 0) {
 		for (i = proc_modules; i < n; i++)
 			proc_record(fd, HPCRUN_LIVE_REC_MODULE, &mods[i]->id,
 				    sizeof(mods[i]->id), mods[i]->path,
@@ -575,7 +593,7 @@ static int open_profile(const struct cct *c, int thread, char *path, size_t size
 		return -ENAMETOOLONG;
 	memcpy(path, c->path, n - k);
 	memcpy(path + n - k, ".hpcrun", sizeof(".hpcrun"));
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	fd = rt_io_open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	return fd >= 0 ? fd : -errno;
 }
 

@@ -60,18 +60,23 @@ size_t rt_file_path(char *buf, int thread, unsigned gen, const char *suffix);
 
 /*
  * Around hpcrun's own writes (outside the handler): the fd gate held
- * (signals blocked), and the soft RLIMIT_FSIZE and RLIMIT_NOFILE the
- * program may have lowered lifted to their hard limits, so our writes
- * neither fail for its limits nor raise SIGXFSZ in it; rt_io_end puts the
- * limits back (when no other write of ours goes on) and takes away a
- * SIGXFSZ or SIGPIPE our writes raised anyway (pending: what was pending
- * before, the program's).  Async-signal-safe.
+ * (signals blocked), and the soft RLIMIT_FSIZE the program made finite,
+ * and an RLIMIT_NOFILE it lowered under 16 (output.c), lifted to their
+ * hard limits, so our writes neither fail for its limits nor raise
+ * SIGXFSZ in it; rt_io_end puts the limits back (when no other write of
+ * ours goes on) and takes away a SIGXFSZ or SIGPIPE our writes raised
+ * anyway (pending: what was pending before, the program's).
+ * Async-signal-safe.
  */
 struct rt_io {
 	sigset_t mask, pending;
 };
 void rt_io_begin(struct rt_io *io);
 void rt_io_end(struct rt_io *io);
+/* open(2) inside rt_io_begin/end or rt_io_private: refused for the
+ * program's full table (EMFILE), it lifts RLIMIT_NOFILE as above until
+ * the writes end, and tries again.  Async-signal-safe. */
+int rt_io_open(const char *path, int flags, mode_t mode);
 /* fn(arg) as a write of ours on a fd thread (rt_fd_private): the limits
  * lifted as by rt_io_begin, signals blocked, but not the gate, so writes
  * on several threads go on at once; fn's result.  What the fd thread's

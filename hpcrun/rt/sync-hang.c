@@ -868,7 +868,7 @@ static int append_hang(void *p)
 		if (fd < 0)
 			hang_path[0] = '\0';
 	} else {
-		fd = open(hang_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		fd = rt_io_open(hang_path, O_WRONLY | O_APPEND | O_CLOEXEC, 0);
 		if (fd < 0)
 			fd = -errno;
 	}

@@ -44,6 +44,11 @@
  *                     thread must work; prints "memory ok" or what failed
  *   threads-as T      creates T threads that wait; prints how many it could
  *                     once they all run
+ *   limit-watch T     the soft RLIMIT_NOFILE set to half the hard one (as
+ *                     a shell's 1024 under a far higher hard limit), then
+ *                     T threads of 3 ms each, one after another (each
+ *                     end writes a profile), while main reads the limit:
+ *                     "soft limit changed N times"
  *   minstack N        a thread of PTHREAD_STACK_MIN bytes of stack (16 KiB,
  *                     its TLS taken from it) does N units: "minstack ok"
  *   terminate N C     C worker processes, as multiprocessing's pool: each
@@ -150,6 +155,35 @@ static void *work_thread(void *arg)
 {
 	work(units);
 	return arg;
+}
+
+static int churned;
+
+/* About 3 ms of CPU. */
+static void *short_thread(void *arg)
+{
+	double x = sink;
+	long i;
+
+	for (i = 0; i < UNIT / 3; i++)
+		x += (double)i * 0.5;
+	sink = x;
+	return arg;
+}
+
+/* arg threads of short_thread, one after another. */
+static void *churn_thread(void *arg)
+{
+	long i, n = (long)arg;
+	pthread_t t;
+
+	for (i = 0; i < n; i++) {
+		if (pthread_create(&t, NULL, short_thread, NULL))
+			break;
+		pthread_join(t, NULL);
+	}
+	__atomic_store_n(&churned, 1, __ATOMIC_SEQ_CST);
+	return NULL;
 }
 
 static void *wait_thread(void *arg)
@@ -328,6 +362,24 @@ int main(int argc, char **argv)
 		while (__atomic_load_n(&started, __ATOMIC_SEQ_CST) < i)
 			usleep(1000);
 		printf("threads %ld\n", i);
+		return 0;
+	}
+	if (!strcmp(mode, "limit-watch")) {
+		struct rlimit rl, now;
+		long changed = 0;
+
+		getrlimit(RLIMIT_NOFILE, &rl);
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ? 1024 : rl.rlim_max / 2;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			return 1;
+		if (pthread_create(&t, NULL, churn_thread, (void *)units))
+			return 1;
+		while (!__atomic_load_n(&churned, __ATOMIC_SEQ_CST)) {
+			getrlimit(RLIMIT_NOFILE, &now);
+			changed += now.rlim_cur != rl.rlim_cur;
+		}
+		pthread_join(t, NULL);
+		printf("soft limit changed %ld times\n", changed);
 		return 0;
 	}
 	if (!strcmp(mode, "minstack")) {
