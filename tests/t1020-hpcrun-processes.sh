@@ -29,6 +29,23 @@ test_expect_success 'fork: the child profile holds only the child'\''s work' '
 	done
 '
 
+# A fork by the clone or clone3 system call (through syscall(3), as
+# runtimes that bypass glibc's fork make theirs) had no fork handler run:
+# its child went unmeasured, without a word.
+test_expect_success 'a fork by clone and clone3: the child measured as after fork' '
+	for how in clonefork clone3fork; do
+		rm -rf $how &&
+		hpcrun -o $how ./rt-work $how 10 >out &&
+		echo "child 0" >expect && test_cmp expect out &&
+		ls $how/*.hpcrun >files && test_line_count = 2 files &&
+		for f in $how/*.hpcrun; do
+			./rt-folded "$f" "$TRASH/rt-work" rt-work.nm || exit 1
+		done >ff &&
+		grep -q "^^Primary;|Main;main;heavy " ff &&
+		grep -q "^^Primary;|Main;main;light " ff || return 1
+	done
+'
+
 test_expect_success 'exec: the old image is written first, the new one measured too' '
 	hpcrun -o exec ./rt-work exec 5 &&
 	ls exec/*.hpcrun >files && test_line_count = 2 files &&

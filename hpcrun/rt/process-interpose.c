@@ -670,8 +670,24 @@ RT_API int prctl(int option, ...)
 	return (int)syscall(SYS_prctl, option, a[0], a[1], a[2], a[3]);
 }
 
+/* A fork by clone or clone3 (a[0] their first argument): a new process
+ * (no CLONE_VM, no CLONE_THREAD) that goes on on this very stack, as
+ * fork's child does. */
+static int is_raw_fork(long nr, const unsigned long *a)
+{
+	/* struct clone_args (linux/sched.h): flags first, stack sixth, 64
+	 * bytes in its first version */
+	const uint64_t *ca = (const uint64_t *)a[0];
+
+	if (nr == SYS_clone)
+		return !(a[0] & (CLONE_VM | CLONE_THREAD)) && !a[1];
+	return nr == SYS_clone3 && ca && a[1] >= 64 &&
+	       !(ca[0] & (CLONE_VM | CLONE_THREAD)) && !ca[5];
+}
+
 /* libc's syscall(): six arguments are passed on whatever the call, as
- * libc's own reads six registers. */
+ * libc's own reads six registers.  A fork made with clone or clone3 gets
+ * fork's handlers, so its child is measured as a fork's is. */
 RT_API long syscall(long nr, ...)
 {
 	unsigned long a[6];
@@ -683,6 +699,17 @@ RT_API long syscall(long nr, ...)
 	for (i = 0; i < 6; i++)
 		a[i] = va_arg(ap, unsigned long);
 	va_end(ap);
+	if (rt_active && is_raw_fork(nr, a)) {
+		rt_fork_prepare();
+		r = RT_REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		err = errno;
+		if (r == 0)
+			rt_fork_child();
+		else
+			rt_fork_parent();
+		errno = err;
+		return r;
+	}
 	if (!(nr == SYS_seccomp && installs_seccomp(a[0])) &&
 	    !(nr == SYS_prctl && installs_prctl((long)a[0], a[1])))
 		return RT_REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);

@@ -738,7 +738,7 @@ static void key_destructor(void *arg)
 static __thread sigset_t fork_mask __attribute__((tls_model("initial-exec")));
 static __thread int fork_paused __attribute__((tls_model("initial-exec")));
 
-static void atfork_prepare(void)
+void rt_fork_prepare(void)
 {
 	sigset_t s;
 
@@ -753,7 +753,7 @@ static void atfork_prepare(void)
 	pthread_mutex_lock(&threads_lock);
 }
 
-static void atfork_parent(void)
+void rt_fork_parent(void)
 {
 	sigset_t s;
 
@@ -769,7 +769,7 @@ static void atfork_parent(void)
 	rt_real_sigmask(SIG_UNBLOCK, &s, NULL);
 }
 
-static void atfork_child(void)
+void rt_fork_child(void)
 {
 	sigset_t s;
 
@@ -901,7 +901,7 @@ void rt_init(void)
 
 	rt_live_proc_begin();
 	pthread_key_create(&thread_key, key_destructor);
-	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	pthread_atfork(rt_fork_prepare, rt_fork_parent, rt_fork_child);
 	at_quick_exit(rt_quick_fini);
 	rt_install_fatal_handlers();
 	rt_active = 1;

@@ -265,6 +265,12 @@ void rt_resume_after_failed(const char *call, int err);
  */
 int rt_sandbox_enter(void);
 void rt_sandbox_failed(int err);
+/* fork's handlers (pthread_atfork), and around a fork the program makes
+ * with the clone or clone3 system call through syscall(3)
+ * (process-interpose.c): the child measured as after fork. */
+void rt_fork_prepare(void);
+void rt_fork_parent(void);
+void rt_fork_child(void);
 /* 1 while sealed: what a wrapper does after a wait that began before
  * (a barrier's end, its CPU clock read) is not done. */
 extern int rt_sealed;

@@ -13,6 +13,9 @@
  *   many T          T short-lived threads, each one unit
  *   c11 N           a C11 thread (thrd_create) runs c11_worker, N units
  *   fork N          child and parent each do N units; parent waits
+ *   clonefork N     the same, the fork made by syscall(SYS_clone, SIGCHLD)
+ *                   (as runtimes that bypass glibc's fork do); clone3fork N
+ *                   by syscall(SYS_clone3)
  *   exec N          N units, then exec's itself as "split N"
  *   execfail N      heavy(N), a failing exec, then light(N)
  *   crash N         N units, then a SIGSEGV
@@ -35,11 +38,13 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
-#include <spawn.h>
 #include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <threads.h>
@@ -193,8 +198,15 @@ int main(int argc, char **argv)
 		thrd_create(&t, c11_worker, (void *)n);
 		thrd_join(t, &r);
 		printf("c11 thread returned %d\n", r);
-	} else if (!strcmp(mode, "fork")) {
-		pid_t pid = fork();
+	} else if (!strcmp(mode, "fork") || !strcmp(mode, "clonefork") ||
+		   !strcmp(mode, "clone3fork")) {
+		/* struct clone_args: flags, pidfd, child_tid, parent_tid,
+		 * exit_signal, then 3 more (linux/sched.h) */
+		uint64_t ca[8] = { 0, 0, 0, 0, SIGCHLD, 0, 0, 0 };
+		pid_t pid = !strcmp(mode, "fork") ? fork() :
+			    !strcmp(mode, "clonefork") ?
+			    (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0) :
+			    (pid_t)syscall(SYS_clone3, ca, sizeof(ca));
 		int st;
 
 		if (pid == 0) {
