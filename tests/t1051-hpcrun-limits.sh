@@ -7,6 +7,11 @@ test_lazy_prereq TMPFS_MOUNT '
 	umount "$TRASH/probe"
 '
 
+# RLIMIT_NPROC binds a user the kernel does not exempt (root is): one of
+# no process, to run as.
+test_lazy_prereq AS_OTHER_USER 'test "$(id -u)" = 0 && command -v setpriv &&
+	command -v bash && ! ps -o pid= -u 54321 >/dev/null 2>&1'
+
 test_expect_success 'setup: test program and profile reader' '
 	cc -O2 -fomit-frame-pointer -pthread -o rt-end "$TEST_PROGS/rt-end.c" &&
 	build_rt_folded
@@ -293,6 +298,23 @@ test_expect_success 'the soft RLIMIT_NOFILE reads back as the program set it whi
 		hpcrun -q -o watch $mode ./rt-end limit-watch 100 >measured &&
 		test_cmp expect measured || return 1
 	done
+'
+
+# hpcrun's own threads are tasks of the process, counted by RLIMIT_NPROC
+# as the program's: a program that makes threads up to the limit makes
+# fewer (29 natively, 23 under hpcrun here), which is said.
+test_expect_success AS_OTHER_USER 'RLIMIT_NPROC: a thread refused while hpcrun has threads is said and counted' '
+	mkdir np && chmod 777 np && cp rt-end np/ &&
+	(cd np && setpriv --reuid=54321 --regid=54321 --clear-groups \
+		bash -c "ulimit -u 30 && ./rt-end threads-as 100" >native) &&
+	(cd np && setpriv --reuid=54321 --regid=54321 --clear-groups \
+		bash -c "ulimit -u 30 && hpcrun -o m ./rt-end threads-as 100" \
+		>measured 2>err) &&
+	cat np/native np/measured np/err &&
+	grep -q "^threads [0-9]*$" np/native &&
+	grep -q "^threads [0-9]*$" np/measured &&
+	grep -q "^hpcrun: the program could not make a thread [0-9]* times\{0,1\} (EAGAIN) while hpcrun had [1-9] threads of its own, which count against RLIMIT_NPROC; see hpcrun(1)$" np/err &&
+	grep -q "^threads-refused: [1-9]" np/m/*.log
 '
 
 # glibc takes every library's static TLS out of each thread's stack:

@@ -206,6 +206,8 @@ RT_API int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 	if (r) {
 		rt_thread_starting(-1);
 		start_arg_free(a);
+		if (r == EAGAIN)
+			rt_thread_refused();
 	}
 	return r;
 }

@@ -1366,6 +1366,43 @@ static void unsampled_say(int fd)
 		rt_say(line, NULL);
 }
 
+/* The program's pthread_create refused for want of a task
+ * (EAGAIN), and the most threads of hpcrun's alive at one of them. */
+static uint64_t threads_refused;
+static int refused_own;
+
+void rt_thread_refused(void)
+{
+	int own = own_live();
+
+	__atomic_add_fetch(&threads_refused, 1, __ATOMIC_RELAXED);
+	if (own > __atomic_load_n(&refused_own, __ATOMIC_RELAXED))
+		__atomic_store_n(&refused_own, own, __ATOMIC_RELAXED);
+}
+
+/* At the end, when a refusal came while hpcrun had threads of its own
+ * (which count against RLIMIT_NPROC as the program's do): a line in the
+ * log and, once a launch, on stderr. */
+static void refused_say(int fd)
+{
+	char line[256], *p = line;
+
+	if (!threads_refused || !refused_own)
+		return;
+	p = rt_append(p, "the program could not make a thread ");
+	p += rt_fmt_u64(p, threads_refused, 10, 0);
+	p = rt_append(p, threads_refused == 1 ? " time" : " times");
+	p = rt_append(p, " (EAGAIN) while hpcrun had ");
+	p += rt_fmt_u64(p, (uint64_t)refused_own, 10, 0);
+	rt_append(p, " threads of its own, which count against RLIMIT_NPROC; "
+		  "see hpcrun(1)");
+	log_put(fd, "warning: ");
+	log_put(fd, line);
+	log_put(fd, "\n");
+	if (rt_first_to_say("nproc"))
+		rt_say(line, NULL);
+}
+
 /* At the end: when the samples whose pc lay in no file the process
  * mapped (code made at run time: a JIT's) were at least
  * OUTSIDE_SAY_PERCENT of the samples and OUTSIDE_SAY_MIN, a line in the
@@ -1452,6 +1489,8 @@ static void write_log(const char *why)
 	log_line(fd, "dropped-nested", totals.dropped_busy);
 	log_line(fd, "dropped-outside-modules", totals.dropped_nomodule);
 	outside_say(fd);
+	log_line(fd, "threads-refused", threads_refused);
+	refused_say(fd);
 	log_line(fd, "dropped-arena-full", totals.dropped_full);
 	log_line(fd, "dropped-after-end", totals.dropped_stopped);
 	log_line(fd, "dropped-ring-full", totals.dropped_ring);

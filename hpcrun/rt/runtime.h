@@ -277,6 +277,9 @@ extern int rt_sealed;
 int rt_next_thread_index(void);
 void rt_note(const char *msg);
 void rt_count_blocked_signal(void);
+/* Counts a thread the program could not make (EAGAIN: the log's
+ * threads-refused, said when hpcrun's own threads were alive). */
+void rt_thread_refused(void);
 /* Counts a file of hpcrun's not written (the log's write-errors). */
 void rt_count_write_error(void);
 /* Starts fn(arg) on a thread of hpcrun's own (made with the real
