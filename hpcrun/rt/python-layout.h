@@ -60,6 +60,9 @@ enum py_entry {
 	PY_ENTRY_OWNER,
 };
 #define PY_OWNED_BY_CSTACK 3
+/* ... and PY_OWNED_BY_GENERATOR on a generator's or coroutine's frame,
+ * which lives in its object, not on the thread's data stack. */
+#define PY_OWNED_BY_GENERATOR 1
 
 struct py_layout {
 	int major, minor;
