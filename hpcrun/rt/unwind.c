@@ -105,6 +105,8 @@ struct reg_rule {
 	const unsigned char *expr;	/* for R_EXPR / R_VAL_EXPR */
 };
 
+#define CFA_NEST 3		/* remember_state levels run_cfa keeps */
+
 struct cfa_state {
 	int cfa_reg;
 	int64_t cfa_off;
@@ -402,7 +404,10 @@ static int run_cfa(const unsigned char *p, const unsigned char *end,
 		   struct cfa_state *st, const struct cfa_state *init,
 		   uintptr_t row[2])
 {
-	struct cfa_state stack[8];
+	/* remember_state nests once at most in libc, libstdc++, libpython
+	 * and cc1; each level is 432 bytes of the handler's stack, which is
+	 * the program's (a thread's of 64 KiB may have little left) */
+	struct cfa_state stack[CFA_NEST];
 	uintptr_t row_lo = loc;
 	int depth = 0;
 
@@ -477,7 +482,7 @@ static int run_cfa(const unsigned char *p, const unsigned char *end,
 			break;
 		}
 		case 0x0a:				/* remember_state */
-			if (depth == 8)
+			if (depth == CFA_NEST)
 				return -1;
 			stack[depth++] = *st;
 			break;
