@@ -89,7 +89,7 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/u-*.c))
 # lib/ modules also linked into libhpcrun.so (async-signal-safe ones only).
 RT_LIB_SRCS := lib/hpcrun-fmt-write.c lib/hpcrun-events.c lib/textrec-write.c \
 	lib/hpcsync-write.c lib/hpcshare-write.c lib/hpctrace-write.c \
-	lib/hpcpy-write.c lib/pyline.c lib/seccomp-filters.c
+	lib/hpcpy-write.c lib/pyline.c lib/seccomp-filters.c lib/python-argv.c
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 rtobj = $(patsubst %.c,$(BUILD)/obj-rt/%.o,$(1))

@@ -14,6 +14,7 @@
 
 #include "error.h"
 #include "launch-python.h"
+#include "python-argv.h"
 #include "strbuf.h"
 
 /* A shim is a short script; the head of a file read to tell. */
@@ -283,73 +284,10 @@ int launch_pyenv_resolve(struct strbuf *path, char ***argv, int verbose)
 	return 1;
 }
 
-/* Whether base names a Python interpreter: python, then a version of
- * digits and dots, then a build's letters (d, t, m) or -dbg. */
-static int is_python(const char *base)
-{
-	static const char *const suffix[] = { "", "d", "t", "m", "dm", "td", "-dbg" };
-	size_t i;
-
-	if (strncmp(base, "python", 6))
-		return 0;
-	base += 6;
-	base += strspn(base, "0123456789.");
-	for (i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++)
-		if (!strcmp(base, suffix[i]))
-			return 1;
-	return 0;
-}
-
-/* The base name of a script path (a directory's own name for "dir/"). */
-static char *script_name(const char *path)
-{
-	size_t len = strlen(path);
-	const char *base;
-
-	while (len > 1 && path[len - 1] == '/')
-		len--;
-	for (base = path + len; base > path && base[-1] != '/'; base--)
-		;
-	if (base == path + len)
-		return NULL;
-	return xstrndup(base, (size_t)(path + len - base));
-}
-
 char *launch_python_program(const char *path, char *const *argv)
 {
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	const char *a, *o;
-	size_t i;
+	size_t len;
+	const char *name = hpc_python_program(path, argv, &len);
 
-	if (!is_python(base))
-		return NULL;
-	/* python [option ...] (-c CMD | -m MODULE | SCRIPT | -) [arg ...] */
-	for (i = 1; (a = argv[i]); i++) {
-		if (a[0] != '-' || !a[1])
-			break;
-		if (!strcmp(a, "--")) {
-			a = argv[i + 1];
-			break;
-		}
-		if (a[1] == '-') {	/* the long options with a value */
-			if (!strcmp(a, "--check-hash-based-pycs") && argv[i + 1])
-				i++;
-			continue;
-		}
-		for (o = a + 1; *o; o++) {
-			if (*o == 'c')
-				return NULL;
-			if (*o == 'm')
-				return o[1] ? script_name(o + 1) :
-				       argv[i + 1] ? script_name(argv[i + 1]) : NULL;
-			if (*o == 'W' || *o == 'X') {
-				if (!o[1] && argv[i + 1])
-					i++;
-				break;
-			}
-		}
-	}
-	if (!a || !strcmp(a, "-"))
-		return NULL;
-	return script_name(a);
+	return name ? xstrndup(name, len) : NULL;
 }

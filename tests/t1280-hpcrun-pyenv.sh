@@ -112,12 +112,12 @@ test_expect_success BASH 'a script run by "#!/usr/bin/env python3" through a shi
 	echo tool.py >expect && test_cmp expect progs
 '
 
-test_expect_success BASH 'a bash script that is no pyenv shim is measured as it is' '
+test_expect_success BASH 'a bash script that is no pyenv shim is measured as it is, the interpreter it execs by its script' '
 	printf "#!/usr/bin/env bash\nexec \"%s\" \"\$@\"\n" \
 		"$ROOT/versions/3.99.0/bin/python3" >wrapper && chmod +x wrapper &&
 	hpcrun ./wrapper prog.py >out &&
 	programs hpctoolkit-wrapper-measurements >progs &&
-	grep -qx bash progs && grep -qx python3 progs
+	grep -qx bash progs && grep -qx prog.py progs
 '
 
 test_expect_success BASH 'an interpreter is named by its script or module, else keeps its name' '
@@ -133,7 +133,9 @@ test_expect_success BASH 'an interpreter is named by its script or module, else 
 	done
 '
 
-test_expect_success 'the interpreter'\''s profiles and its forks'\'' are named by the script, a program it runs by its own' '
+# rt-work's spawn runs itself again as "split N": an interpreter the
+# program runs on another script is named by that script.
+test_expect_success 'the interpreter'\''s profiles and its forks'\'' are named by the script, an interpreter it runs by its own script' '
 	mkdir interp &&
 	cc -O2 -fomit-frame-pointer -pthread -o interp/python3 "$TEST_PROGS/rt-work.c" &&
 	hpcrun -q -o forked ./interp/python3 fork 5 >/dev/null &&
@@ -141,9 +143,32 @@ test_expect_success 'the interpreter'\''s profiles and its forks'\'' are named b
 	programs forked >progs && echo fork >expect && test_cmp expect progs &&
 	hpcrun -q -o spawned ./interp/python3 spawn 5 &&
 	programs spawned >progs &&
-	printf "python3\nspawn\n" >expect && test_cmp expect progs &&
+	printf "spawn\nsplit\n" >expect && test_cmp expect progs &&
 	HPCRUN_PROGRAM="1 other" hpcrun -q -o plain ./interp/python3 -c x >/dev/null 2>&1 || : &&
 	programs plain >progs && echo python3 >expect && test_cmp expect progs
+'
+
+# A real CPython whose script runs others through subprocess, as build
+# and test drivers do: each interpreter named by the script it runs.
+REALPY=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[0-3].*/bin/python3 2>/dev/null | tail -n 1)
+test_lazy_prereq CPYTHON 'test -x "$REALPY"'
+test_expect_success CPYTHON 'a real interpreter'\''s subprocesses: one named by each script or module, -c by the interpreter' '
+	mkdir drv && cd drv &&
+	cat >driver.py <<-\EOF &&
+	import subprocess, sys
+	subprocess.run([sys.executable, "tool.py"], check=True)
+	subprocess.run([sys.executable, "-m", "json.tool", "in.json"], check=True,
+	               stdout=subprocess.DEVNULL)
+	subprocess.run([sys.executable, "-c", "pass"], check=True)
+	EOF
+	echo "print(sum(range(1000)))" >tool.py &&
+	echo "{}" >in.json &&
+	hpcrun -q -o m "$REALPY" driver.py >out &&
+	echo 499500 >expect && test_cmp expect out &&
+	programs m >progs &&
+	printf "%s\n" driver.py json.tool "$(basename "$(readlink -f "$REALPY")")" tool.py |
+		sort >expect &&
+	test_cmp expect progs
 '
 
 test_expect_success 'a program that is no interpreter keeps its name whatever its arguments' '

@@ -75,6 +75,7 @@
 #include "kernel-time.h"
 #include "loadmap.h"
 #include "output.h"
+#include "python-argv.h"
 #include "python-find.h"
 #include "runtime.h"
 #include "seccomp-filters.h"
@@ -824,21 +825,44 @@ static uint32_t mpi_rank(void)
 }
 
 /*
- * The launcher's name for the process it started, "PID NAME" in
- * HPCRUN_PROGRAM (a Python interpreter's script, hpcrun(1)): taken by
- * that process alone, and so by its forked children, which copy it; a
- * program a child execs is named by its executable again.
+ * The name of a Python interpreter's process: its script, or -m's module
+ * (hpcrun(1)).  The launcher's for the process it started, "PID NAME" in
+ * HPCRUN_PROGRAM: taken by that process alone, and so by its forked
+ * children, which copy it.  An interpreter the program execs (a
+ * subprocess running another script) is named from its own command line;
+ * any other program by its executable.
  */
 static void launched_name(void)
 {
-	static char name[256];
-	const char *v = getenv("HPCRUN_PROGRAM");
-	char *end;
+	static char name[256], cmdline[8192];
+	char *argv[128], *end;
+	const char *v = getenv("HPCRUN_PROGRAM"), *script;
+	size_t len = 0;
+	ssize_t got;
+	int fd, argc = 0;
 
-	if (!v || strtol(v, &end, 10) != (long)rt_pid || *end != ' ' || !end[1] ||
-	    strchr(end + 1, '/') || strlen(end + 1) >= sizeof(name))
+	if (v && strtol(v, &end, 10) == (long)rt_pid && *end == ' ' && end[1] &&
+	    !strchr(end + 1, '/') && strlen(end + 1) < sizeof(name)) {
+		snprintf(name, sizeof(name), "%s", end + 1);
+		rt_cfg.progname = name;
 		return;
-	snprintf(name, sizeof(name), "%s", end + 1);
+	}
+	if (strncmp(rt_cfg.progname, "python", 6) ||
+	    (fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	got = read(fd, cmdline, sizeof(cmdline) - 1);
+	rt_sys_close(fd);
+	if (got <= 0)
+		return;
+	cmdline[got] = '\0';	/* a cut last argument still ends */
+	for (end = cmdline; end < cmdline + got && argc < 127; end += strlen(end) + 1)
+		argv[argc++] = end;
+	argv[argc] = NULL;
+	script = hpc_python_program(rt_cfg.exe, argv, &len);
+	if (!script || len >= sizeof(name) || memchr(script, '\n', len))
+		return;
+	memcpy(name, script, len);
+	name[len] = '\0';
 	rt_cfg.progname = name;
 }
 
