@@ -116,6 +116,19 @@ test_expect_success 'SIGRTMAX sent while every signal is blocked is pending, and
 	grep -q "^signals-held-left: 0$" heldunblock/*.log
 '
 
+# The corners of a held signal (signals.c, THE SAMPLING SIGNAL, 7 and 8),
+# each as natively: the classic sigsuspend loop (it hung), a held signal
+# discarded by SIG_IGN (the program was killed by it once unblocked), a
+# signal raised on one thread not taken by another's wait, more held than
+# 32 (the stash held 32), and the waits' own errors (EFAULT was SIGSEGV,
+# an invalid timeout EAGAIN).
+for mode in "suspend 0" "ignheld 0" "raiseone 0" "badargs 0" "heldunblock 100"; do
+	test_expect_success "held signals, as natively: ${mode% 0}" '
+		rm -rf corner && same '"$mode"' corner &&
+		cat corner.out
+	'
+done
+
 # Kernel mode may be counted, and with a signal per sample then comes
 # through perf's trap, SIGTRAP (kernel-time.h, invariant 6).
 test_lazy_prereq KERNEL_MODE 'test "$(id -u)" = 0 ||

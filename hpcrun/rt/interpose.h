@@ -57,7 +57,7 @@
  *     pthread_sigmask, abort,
  *     sigwait, sigwaitinfo,
  *     sigtimedwait, sigpending,
- *     signalfd
+ *     sigsuspend, signalfd
  *   malloc, calloc, realloc, free,   datacentric-alloc.c  without --data: the
  *     memalign, aligned_alloc,                            real call (invariant
  *     posix_memalign, valloc, mmap,                       1 there)

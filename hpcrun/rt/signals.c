@@ -70,12 +70,15 @@
  *     as its context.
  *  7. Held.  One of the program's own arrivals of the current sampling
  *     signal on a thread that believes it blocked is held, as the kernel
- *     holds a blocked signal pending for the process: its siginfo goes
- *     to the stash (STASH_MAX of them, oldest first; one more is counted
- *     as foreign-signals), and sigpending reports it.  A mask call that
- *     unblocks the signal queues the held ones again to its own thread,
- *     which takes them with the program's action; a wait (8) takes them
- *     first.
+ *     holds a blocked signal pending: its siginfo goes to the stash
+ *     (STASH_MAX of them, oldest first; one more is counted as
+ *     foreign-signals), the process's, or the thread's when it was sent
+ *     to that thread (SI_TKILL); a timer's that finds one of the same
+ *     timer held adds to its overruns; SIG_IGN discards them; sigpending
+ *     reports them.  A mask call that unblocks the signal queues the held
+ *     ones again to its own thread, which takes them with the program's
+ *     action; so does a sigsuspend whose mask unblocks it (the signal is
+ *     the program's for the call); a wait (8) takes them first.
  *  8. Waits.  sigwait, sigwaitinfo and sigtimedwait of a set with a
  *     managed signal never return one of hpcrun's, which the kernel's
  *     wait would dequeue as the program's: the wait goes on for what is
@@ -86,8 +89,11 @@
  *     held by another thread wakes it (RT_STASH_WAKE), never lost between
  *     its look at the stash and its system call.  signalfd's mask never
  *     has the sampling signal: a read of the fd would dequeue hpcrun's.
- * Not covered: a held signal reaches no signalfd, nor a sigsuspend,
- * ppoll or pselect whose mask unblocks it, nor the program after exec,
+ *     The program's sets, masks, timeouts and siginfo are read and
+ *     written through the kernel (user_copy): a bad pointer or timeout
+ *     gives the errors the program's own call would.
+ * Not covered: a held signal reaches no signalfd, nor a ppoll, pselect
+ * or epoll_pwait whose mask unblocks it, nor the program after exec,
  * nor a wait beyond the first WAITERS_MAX at once until it wakes;
  * the hidden bits and ignored managed signals do not survive exec; a
  * program's SIGTRAP raised while it believes SIGTRAP blocked leaves it
@@ -130,6 +136,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -144,6 +151,7 @@ RT_REAL_DEFINE(sigprocmask);
 RT_REAL_DEFINE(pthread_sigmask);
 RT_REAL_DEFINE(sigtimedwait);
 RT_REAL_DEFINE(sigpending);
+RT_REAL_DEFINE(sigsuspend);
 RT_REAL_DEFINE(signalfd);
 
 int rt_real_sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
@@ -301,6 +309,7 @@ static int pick_free(const sigset_t *skip)
 
 static int is_managed(int sig);
 static void stash_release(void);
+static void stash_discard(int sig);
 
 /* Puts rt_signal_entry in the kernel for managed signal sig, with the
  * program's mask and flags (no SA_RESETHAND: emulated); a signal that still
@@ -408,6 +417,8 @@ static int managed_sigaction(int sig, const struct sigaction *sa,
 		if (sig == rt_cfg.signo && rt_active &&
 		    (sa->sa_handler != SIG_DFL || (sa->sa_flags & SA_SIGINFO)))
 			move(NULL, "installed an action for");
+		if (sa->sa_handler == SIG_IGN && !(sa->sa_flags & SA_SIGINFO))
+			stash_discard(sig);	/* (7) */
 		install(sig);
 		/* read back as without hpcrun: with glibc's restorer */
 		if (!rt_real_sigaction(sig, NULL, &now) && (now.sa_flags & SA_RESTORER)) {
@@ -522,13 +533,18 @@ int rt_signal_is_own(const siginfo_t *si)
 
 /*
  * The stash of held signals (7): a slot is claimed (FREE -> BUSY), filled
- * and published (FULL) with its order; the oldest FULL one is taken back
- * to BUSY, copied and freed.  Any thread, in a handler or not.
+ * and published (FULL) with its order; the oldest FULL one a thread may
+ * take is taken back to BUSY, copied and freed.  Any thread, in a handler
+ * or not.  A signal sent to one thread (SI_TKILL: raise, pthread_kill)
+ * is that thread's alone, as the kernel keeps it pending for that thread;
+ * one of a timer the program made, while one of the same timer is held,
+ * adds to that one's overruns, as the kernel counts them.
  */
-#define STASH_MAX 32
+#define STASH_MAX 1024
 enum { STASH_FREE, STASH_BUSY, STASH_FULL };
 static struct held {
 	unsigned state;
+	pid_t tid;			/* the thread it was sent to, or 0 */
 	uint64_t order;
 	siginfo_t si;
 } stash[STASH_MAX];
@@ -538,6 +554,11 @@ static uint64_t stash_order;
 static pid_t waiters[WAITERS_MAX];
 /* Held since the start, and taken by a wait or an unblock. */
 static uint64_t held, held_taken;
+
+static pid_t self_tid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
 
 /* Queues sig with value RT_STASH_WAKE or si itself to thread tid. */
 static void queue_to(pid_t tid, int sig, const siginfo_t *si)
@@ -557,11 +578,42 @@ static void queue_to(pid_t tid, int sig, const siginfo_t *si)
 	syscall(SYS_rt_tgsigqueueinfo, rt_pid, tid, sig, si);
 }
 
+/* Slot i, FULL, taken to BUSY; 0 when another thread took it first. */
+static int slot_claim(int i)
+{
+	unsigned full = STASH_FULL;
+
+	return __atomic_compare_exchange_n(&stash[i].state, &full, STASH_BUSY, 0,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+/* A timer's signal while one of the same timer is held: its overruns. */
+static int timer_coalesce(const siginfo_t *si)
+{
+	int i;
+
+	if (si->si_code != SI_TIMER)
+		return 0;
+	for (i = 0; i < STASH_MAX; i++)
+		if (__atomic_load_n(&stash[i].state, __ATOMIC_ACQUIRE) == STASH_FULL &&
+		    stash[i].si.si_code == SI_TIMER &&
+		    stash[i].si.si_signo == si->si_signo &&
+		    stash[i].si.si_timerid == si->si_timerid && slot_claim(i)) {
+			stash[i].si.si_overrun += 1 + si->si_overrun;
+			__atomic_store_n(&stash[i].state, STASH_FULL, __ATOMIC_RELEASE);
+			return 1;
+		}
+	return 0;
+}
+
 static void stash_put(const siginfo_t *si)
 {
 	unsigned free_ = STASH_FREE;
+	pid_t tid = si->si_code == SI_TKILL ? self_tid() : 0;
 	int i;
 
+	if (timer_coalesce(si))
+		return;
 	for (i = 0; i < STASH_MAX; i++)
 		if (__atomic_compare_exchange_n(&stash[i].state, &free_, STASH_BUSY, 0,
 						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
@@ -575,40 +627,55 @@ static void stash_put(const siginfo_t *si)
 	}
 	__atomic_add_fetch(&held, 1, __ATOMIC_RELAXED);
 	stash[i].si = *si;
+	stash[i].tid = tid;
 	stash[i].order = __atomic_add_fetch(&stash_order, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&stash[i].state, STASH_FULL, __ATOMIC_RELEASE);
 	for (i = 0; i < WAITERS_MAX; i++) {
 		pid_t w = __atomic_load_n(&waiters[i], __ATOMIC_ACQUIRE);
 
-		if (w)
+		if (w && (!tid || w == tid))
 			queue_to(w, si->si_signo, NULL);
 	}
 }
 
-/* Takes the oldest held signal into *si; 0 when none. */
-static int stash_take(siginfo_t *si)
+/* Takes into *si the oldest held signal that thread tid may take (the
+ * process's, or its own); 0 when none. */
+static int stash_take(siginfo_t *si, pid_t tid)
 {
 	for (;;) {
 		uint64_t best = UINT64_MAX;
-		unsigned full = STASH_FULL;
 		int i, at = -1;
 
 		for (i = 0; i < STASH_MAX; i++)
 			if (__atomic_load_n(&stash[i].state, __ATOMIC_ACQUIRE) == STASH_FULL &&
-			    stash[i].order < best) {
+			    stash[i].order < best &&
+			    (!stash[i].tid || stash[i].tid == tid)) {
 				best = stash[i].order;
 				at = i;
 			}
 		if (at < 0)
 			return 0;
-		if (!__atomic_compare_exchange_n(&stash[at].state, &full, STASH_BUSY, 0,
-						 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		if (!slot_claim(at))
 			continue;	/* taken by another thread: look again */
 		*si = stash[at].si;
 		__atomic_store_n(&stash[at].state, STASH_FREE, __ATOMIC_RELEASE);
 		__atomic_add_fetch(&held_taken, 1, __ATOMIC_RELAXED);
 		return 1;
 	}
+}
+
+/* The program ignores sig: what is held of it goes, as the kernel
+ * discards a pending signal whose action becomes SIG_IGN. */
+static void stash_discard(int sig)
+{
+	int i;
+
+	for (i = 0; i < STASH_MAX; i++)
+		if (__atomic_load_n(&stash[i].state, __ATOMIC_ACQUIRE) == STASH_FULL &&
+		    stash[i].si.si_signo == sig && slot_claim(i)) {
+			__atomic_store_n(&stash[i].state, STASH_FREE, __ATOMIC_RELEASE);
+			__atomic_add_fetch(&held_taken, 1, __ATOMIC_RELAXED);
+		}
 }
 
 void rt_signal_held(uint64_t *all, uint64_t *left)
@@ -631,9 +698,9 @@ void rt_signal_after_fork(void)
 static void stash_release(void)
 {
 	siginfo_t si;
-	pid_t self = (pid_t)syscall(SYS_gettid);
+	pid_t self = self_tid();
 
-	while (stash_take(&si))
+	while (stash_take(&si, self))
 		queue_to(self, si.si_signo, &si);
 }
 
@@ -882,53 +949,81 @@ RT_API int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 }
 
 /*
+ * The program's memory, read or written by the kernel (process_vm_readv
+ * and _writev of the process itself): a bad pointer of the program's
+ * gives EFAULT, as its own call would, never a fault in hpcrun.  0 or -1.
+ */
+static int user_copy(void *to, const void *from, size_t n, int write_user)
+{
+	struct iovec mine = { write_user ? (void *)from : to, n };
+	struct iovec theirs = { write_user ? to : (void *)from, n };
+
+	/* getpid(), not rt_pid: a child of a clone that ran no fork
+	 * handler has its parent's */
+	return syscall(write_user ? SYS_process_vm_writev : SYS_process_vm_readv,
+		       getpid(), &mine, 1UL, &theirs, 1UL, 0UL) == (long)n ? 0 : -1;
+}
+
+#define NS_PER_S 1000000000ull
+
+/*
  * The program's waits for signals (THE SAMPLING SIGNAL, 8).  sigtimedwait
  * with timeout NULL waits for ever; each returns as the real call, the
- * signal's number or -1 and errno.
+ * signal's number or -1 and errno (EFAULT and EINVAL as the kernel says).
  */
-static int program_wait(const sigset_t *set, siginfo_t *info,
-			const struct timespec *timeout)
+static int program_wait(const sigset_t *uset, siginfo_t *info,
+			const struct timespec *utimeout)
 {
 	int cur = __atomic_load_n(&rt_cfg.signo, __ATOMIC_SEQ_CST), s, r, slot = -1;
 	uint64_t end = 0, now;
-	struct timespec left;
+	struct timespec left, timeout;
 	siginfo_t si;
-	sigset_t one, mask, with;
+	sigset_t one, mask, set;
 	pid_t self = 0, none = 0;
 
+	if (!rt_active || user_copy(&set, uset, sizeof(set), 0))
+		return RT_REAL(sigtimedwait)(uset, info, utimeout);
 	for (s = 1; s < _NSIG; s++)
-		if (is_managed(s) && sigismember(set, s))
+		if (is_managed(s) && sigismember(&set, s))
 			break;
-	if (!rt_active || s == _NSIG)
-		return RT_REAL(sigtimedwait)(set, info, timeout);
-	if (timeout)
-		end = rt_clock_ns(CLOCK_MONOTONIC) + (uint64_t)timeout->tv_sec * 1000000000u +
-		      (uint64_t)timeout->tv_nsec;
-	with = *set;
-	if (cur && sigismember(set, cur)) {
+	if (s == _NSIG)
+		return RT_REAL(sigtimedwait)(uset, info, utimeout);
+	if (utimeout) {
+		if (user_copy(&timeout, utimeout, sizeof(timeout), 0) ||
+		    timeout.tv_sec < 0 || timeout.tv_nsec < 0 ||
+		    (uint64_t)timeout.tv_nsec >= NS_PER_S)
+			return RT_REAL(sigtimedwait)(uset, info, utimeout);
+		now = rt_clock_ns(CLOCK_MONOTONIC);
+		if ((uint64_t)timeout.tv_sec >= (UINT64_MAX - now) / NS_PER_S - 1)
+			utimeout = NULL;	/* beyond any wait */
+		else
+			end = now + (uint64_t)timeout.tv_sec * NS_PER_S +
+			      (uint64_t)timeout.tv_nsec;
+	}
+	if (cur && sigismember(&set, cur)) {
 		/* blocked before the look at the stash: a wake (stash_put)
 		 * stays pending for the call below */
 		sigemptyset(&one);
 		sigaddset(&one, cur);
 		rt_real_sigmask(SIG_BLOCK, &one, &mask);
-		self = (pid_t)syscall(SYS_gettid);
+		self = self_tid();
 		for (slot = 0; slot < WAITERS_MAX; slot++, none = 0)
 			if (__atomic_compare_exchange_n(&waiters[slot], &none, self, 0,
 							__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
 				break;
 	}
 	for (;;) {
-		if (self && stash_take(&si)) {
+		if (self && stash_take(&si, self)) {
 			r = si.si_signo;
 			break;
 		}
-		if (timeout) {
+		if (utimeout) {
 			now = rt_clock_ns(CLOCK_MONOTONIC);
 			now = now < end ? end - now : 0;
-			left.tv_sec = (time_t)(now / 1000000000u);
-			left.tv_nsec = (long)(now % 1000000000u);
+			left.tv_sec = (time_t)(now / NS_PER_S);
+			left.tv_nsec = (long)(now % NS_PER_S);
 		}
-		r = RT_REAL(sigtimedwait)(&with, &si, timeout ? &left : NULL);
+		r = RT_REAL(sigtimedwait)(&set, &si, utimeout ? &left : NULL);
 		if (r < 0 || !rt_signal_is_own(&si))
 			break;
 		if (si.si_code == SI_QUEUE && si.si_value.sival_int == RT_EXIT_PARK)
@@ -940,8 +1035,10 @@ static int program_wait(const sigset_t *set, siginfo_t *info,
 			__atomic_store_n(&waiters[slot], 0, __ATOMIC_SEQ_CST);
 		rt_real_sigmask(SIG_SETMASK, &mask, NULL);
 	}
-	if (r > 0 && info)
-		*info = si;
+	if (r > 0 && info && user_copy(info, &si, sizeof(si), 1)) {
+		r = -1;		/* taken, as the kernel's failed copy out */
+		s = EFAULT;
+	}
 	errno = s;
 	return r;
 }
@@ -975,28 +1072,76 @@ RT_API int sigwait(const sigset_t *set, int *sig)
 	return 0;
 }
 
-/* A held signal is pending for the process (THE SAMPLING SIGNAL, 7). */
+/*
+ * sigsuspend with a mask that unblocks the sampling signal the program
+ * believes blocked: it is the program's for the call (hidden off), and
+ * what is held for the thread is queued to it (the signal really blocked
+ * meanwhile), so the call takes it with the program's action at once,
+ * as it would have taken it pending (THE SAMPLING SIGNAL, 7).  The mask
+ * the kernel gets never blocks the sampling signal (5).
+ */
+RT_API int sigsuspend(const sigset_t *umask)
+{
+	int cur = __atomic_load_n(&rt_cfg.signo, __ATOMIC_SEQ_CST), r, err;
+	uint64_t before = hidden;
+	sigset_t mask, one, old;
+	siginfo_t si;
+	pid_t self;
+
+	if (!rt_active || !cur || user_copy(&mask, umask, sizeof(mask), 0))
+		return RT_REAL(sigsuspend)(umask);
+	if (sigismember(&mask, cur)) {
+		sigdelset(&mask, cur);
+		hidden |= BIT(cur);
+		r = RT_REAL(sigsuspend)(&mask);
+	} else {
+		sigemptyset(&one);
+		sigaddset(&one, cur);
+		rt_real_sigmask(SIG_BLOCK, &one, &old);
+		self = self_tid();
+		while (stash_take(&si, self))
+			queue_to(self, si.si_signo, &si);
+		hidden &= ~BIT(cur);
+		r = RT_REAL(sigsuspend)(&mask);	/* unblocks, then waits */
+		err = errno;
+		rt_real_sigmask(SIG_SETMASK, &old, NULL);
+		errno = err;
+	}
+	hidden = before;
+	return r;
+}
+
+/* A held signal is pending for the process (THE SAMPLING SIGNAL, 7):
+ * for the thread it was sent to, when it was sent to one. */
 RT_API int sigpending(sigset_t *set)
 {
-	int r = RT_REAL(sigpending)(set), i;
+	sigset_t pend;
+	pid_t self = self_tid();
+	int r = RT_REAL(sigpending)(&pend), i;
 
 	if (r)
 		return r;
 	for (i = 0; i < STASH_MAX; i++)
-		if (__atomic_load_n(&stash[i].state, __ATOMIC_ACQUIRE) == STASH_FULL)
-			sigaddset(set, stash[i].si.si_signo);
+		if (__atomic_load_n(&stash[i].state, __ATOMIC_ACQUIRE) == STASH_FULL &&
+		    (!stash[i].tid || stash[i].tid == self))
+			sigaddset(&pend, stash[i].si.si_signo);
+	if (user_copy(set, &pend, sizeof(pend), 1)) {
+		errno = EFAULT;
+		return -1;
+	}
 	return 0;
 }
 
-/* The sampling signal never in the fd's mask (THE SAMPLING SIGNAL, 8). */
-RT_API int signalfd(int fd, const sigset_t *mask, int flags)
+/* The sampling signal never in the fd's mask (THE SAMPLING SIGNAL, 8):
+ * the kernel reads the program's mask first (EFAULT as its own call). */
+RT_API int signalfd(int fd, const sigset_t *umask, int flags)
 {
 	int cur = __atomic_load_n(&rt_cfg.signo, __ATOMIC_SEQ_CST);
 	sigset_t m;
 
-	if (!rt_active || !cur || !sigismember(mask, cur))
-		return RT_REAL(signalfd)(fd, mask, flags);
-	m = *mask;
+	if (!rt_active || !cur || user_copy(&m, umask, sizeof(m), 0) ||
+	    !sigismember(&m, cur))
+		return RT_REAL(signalfd)(fd, umask, flags);
 	sigdelset(&m, cur);
 	return RT_REAL(signalfd)(fd, &m, flags);
 }

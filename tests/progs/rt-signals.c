@@ -44,6 +44,17 @@
  *   heldunblock N  every signal blocked and a handler for SIGRTMAX; it
  *                is sent N times, then unblocked: "heldunblock: pending
  *                before 1, handler ran N times in order"
+ *   suspend      every signal blocked, a handler for SIGRTMAX, which a
+ *                child sends after 0.1 s while the parent loops on
+ *                sigsuspend(the old mask): "suspend: got 1, spurious 0"
+ *   ignheld      every signal blocked, SIGRTMAX sent 3 times, then
+ *                ignored, then the default again, then unblocked (the
+ *                ignoring discarded them): "ignheld: pending 0, alive"
+ *   raiseone     every signal blocked; main raises SIGRTMAX while a
+ *                thread waits for every signal for 0.3 s: "raiseone:
+ *                thread EAGAIN, main pending 1, main takes 64"
+ *   badargs      the waits' error results: "badargs: EINVAL EFAULT
+ *                EFAULT EFAULT"
  */
 #include <errno.h>
 #include <pthread.h>
@@ -52,6 +63,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static volatile double sink;
@@ -249,6 +261,81 @@ static void on_held(int sig, siginfo_t *si, void *uc)
 	held_ran++;
 }
 
+static volatile sig_atomic_t suspended_got;
+
+static void on_suspend(int sig)
+{
+	(void)sig;
+	suspended_got++;
+}
+
+static void *wait_a_while(void *out)
+{
+	sigset_t all;
+	siginfo_t si;
+	struct timespec t = { 0, 300000000 };
+
+	sigfillset(&all);
+	*(int *)out = sigtimedwait(&all, &si, &t) < 0 && errno == EAGAIN;
+	return NULL;
+}
+
+/* The modes of the waits' corners (suspend, ignheld, raiseone, badargs). */
+static int corners(const char *mode)
+{
+	sigset_t all, old, pend;
+	siginfo_t si;
+	struct timespec zero = { 0, 0 }, bad = { 0, -1 };
+	sigset_t *volatile nowhere = NULL;	/* a bad pointer, unseen */
+	int i, eagain = 0, spurious = 0;
+	pthread_t t;
+	pid_t child;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	if (!strcmp(mode, "suspend")) {
+		signal(SIGRTMAX, on_suspend);
+		if (!(child = fork())) {
+			usleep(100000);
+			kill(getppid(), SIGRTMAX);
+			_exit(0);
+		}
+		while (!suspended_got) {
+			sigsuspend(&old);
+			spurious += !suspended_got;
+		}
+		waitpid(child, NULL, 0);
+		printf("suspend: got %d, spurious %d\n", (int)suspended_got, spurious);
+	} else if (!strcmp(mode, "ignheld")) {
+		for (i = 0; i < 3; i++)
+			sigqueue(getpid(), SIGRTMAX, (union sigval){ .sival_int = i });
+		signal(SIGRTMAX, SIG_IGN);
+		signal(SIGRTMAX, SIG_DFL);
+		sigpending(&pend);
+		sigprocmask(SIG_UNBLOCK, &all, NULL);
+		printf("ignheld: pending %d, alive\n", sigismember(&pend, SIGRTMAX));
+	} else if (!strcmp(mode, "raiseone")) {
+		pthread_create(&t, NULL, wait_a_while, &eagain);
+		usleep(100000);
+		raise(SIGRTMAX);
+		pthread_join(t, NULL);
+		sigpending(&pend);
+		printf("raiseone: thread %s, main pending %d, main takes %d\n",
+		       eagain ? "EAGAIN" : "took it", sigismember(&pend, SIGRTMAX),
+		       sigtimedwait(&all, &si, &zero));
+	} else {
+		printf("badargs: %s", sigtimedwait(&all, &si, &bad) < 0 && errno == EINVAL ?
+		       "EINVAL" : "other");
+		printf(" %s", sigtimedwait(&all, &si, (struct timespec *)8) < 0 &&
+		       errno == EFAULT ? "EFAULT" : "other");
+		printf(" %s", sigwaitinfo(nowhere, &si) < 0 && errno == EFAULT ?
+		       "EFAULT" : "other");
+		printf(" %s\n", signalfd(-1, nowhere, 0) < 0 && errno == EFAULT ?
+		       "EFAULT" : "other");
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -381,6 +468,9 @@ int main(int argc, char **argv)
 		got = sigtimedwait(&all, &si, &t);
 		printf("timedwait: %ld timed out, then %s\n", timedout,
 		       got == SIGRTMAX && si.si_value.sival_int == 7 ? "SIGRTMAX" : "something else");
+	} else if (!strcmp(mode, "suspend") || !strcmp(mode, "ignheld") ||
+		   !strcmp(mode, "raiseone") || !strcmp(mode, "badargs")) {
+		return corners(mode);
 	} else if (!strcmp(mode, "heldunblock")) {
 		sigset_t all, pend;
 
@@ -398,7 +488,8 @@ int main(int argc, char **argv)
 		       held_bad ? " out of order" : " in order");
 	} else {
 		fprintf(stderr, "usage: rt-signals range|rtmin8|claimall|blockall|sigwait|"
-			"waitall|sigwaitset|timedwait|fdall|heldunblock|trap|trapdie N\n");
+			"waitall|sigwaitset|timedwait|fdall|heldunblock|suspend|ignheld|raiseone|\n"
+			"badargs|trap|trapdie N\n");
 		return 2;
 	}
 	return 0;
