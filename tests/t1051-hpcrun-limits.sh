@@ -331,6 +331,21 @@ test_expect_success 'a thread of PTHREAD_STACK_MIN bytes runs and is measured, i
 	done
 '
 
+# The sampling handler runs on the program's stack and needs some 7 KiB:
+# threads working with 6.5 KiB of their 64 KiB stacks left died of SIGSEGV
+# in the unwinder.  A signal with less than 12 KiB left is dropped
+# unhandled (sample.c, RULES); only its signal frame is taken there.
+test_expect_success 'threads working near their stack'\''s end run as natively, the signals there dropped' '
+	./rt-end stackend 10 >native &&
+	echo "stackend ok" >expect && test_cmp expect native &&
+	for mode in "" --data -t; do
+		rm -rf stackend &&
+		hpcrun -q -o stackend $mode ./rt-end stackend 10 >measured &&
+		test_cmp expect measured &&
+		grep -q "^dropped-low-stack: [1-9]" stackend/*.log || return 1
+	done
+'
+
 # Under RLIMIT_AS every mapping of hpcrun's is memory the program lacks.
 # Eight compute workers that never allocate: hpcrun used to make its fd
 # threads from them, and pthread_create's own allocation then gave each

@@ -1521,6 +1521,7 @@ static void write_log(const char *why)
 	log_line(fd, "ring-full-in-call", totals.ring_in_call);
 	log_line(fd, "stack-copy-continued", totals.copy_live);
 	log_line(fd, "samples-behind", totals.behind);
+	log_line(fd, "dropped-low-stack", totals.low_stack);
 	log_line(fd, "foreign-signals", totals.dropped_foreign);
 	log_line(fd, "blocked-signal-attempts", blocked_attempts);
 	rt_signal_held(&held, &held_left);

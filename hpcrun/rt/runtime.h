@@ -138,7 +138,8 @@ struct rt_counts {
 		in_hpcrun,	/* taken in libhpcrun.so's code: hpcrun's cost */
 		copy_live,	/* copies continued on the live stack */
 		kernel,		/* recorded with a kernel leaf (kernel-time.h) */
-		behind;		/* leaf alone: the handler fell behind (sample.c) */
+		behind,		/* leaf alone: the handler fell behind (sample.c) */
+		low_stack;	/* signals dropped: no room on the stack (sample.c) */
 };
 
 struct rt_thread {

@@ -69,6 +69,14 @@
  *    counted by reason (busy = nested signal, nomodule = pc outside every
  *    module, full = arena exhausted, stopped = measurement ended,
  *    foreign = the signal did not come from one of our events).
+ *  - The handler runs on the program's stack (the thread's, or the
+ *    alternate signal stack it runs a handler of its own on): with less
+ *    than HANDLER_ROOM left below the handler's frame on a stack of known
+ *    bounds, the signal is dropped, counted (low_stack), before any work:
+ *    a thread near the end of a small stack (a 16-64 KiB pthread stack, a
+ *    deep recursion, a small alternate stack) would overflow in the
+ *    unwinder, which needs some 7 KiB.  A stack of unknown bounds (a
+ *    coroutine's) is taken as having room.
  *  - td->busy brackets the work, so the thread writing profiles at process
  *    end can wait for a handler in progress on another thread, and a
  *    thread taking a perf fd away (the program closed it, or the thread
@@ -337,6 +345,22 @@ void rt_sample_copy(struct rt_thread *td, struct rt_thread *self, int idx,
 	       c->has_addr ? &c->addr : NULL);
 }
 
+#define HANDLER_ROOM ((uintptr_t)12 << 10)
+
+/* Has the stack the handler runs on HANDLER_ROOM left (RULES)? */
+static int room_on_stack(const struct rt_thread *td)
+{
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+	stack_t ss;
+
+	if (here >= td->stack_lo && here < td->stack_hi)
+		return here - td->stack_lo >= HANDLER_ROOM;
+	if (!sigaltstack(NULL, &ss) && !(ss.ss_flags & SS_DISABLE) &&
+	    here >= (uintptr_t)ss.ss_sp && here < (uintptr_t)ss.ss_sp + ss.ss_size)
+		return here - (uintptr_t)ss.ss_sp >= HANDLER_ROOM;
+	return 1;
+}
+
 void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 {
 	struct rt_thread *td = rt_self;
@@ -356,6 +380,10 @@ void rt_sample_handler(int sig, siginfo_t *si, void *uc)
 		goto out;	/* its wait ended first (signals.c) */
 	if (!td)
 		goto out;
+	if (!room_on_stack(td)) {
+		td->counts.low_stack++;
+		goto out;
+	}
 	if (si->si_code == SI_TIMER && si->si_value.sival_int == RT_DRAIN_TIMER) {
 		if (td->busy)
 			goto out;	/* the next drain takes them */

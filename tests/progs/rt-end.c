@@ -49,6 +49,9 @@
  *                     T threads of 3 ms each, one after another (each
  *                     end writes a profile), while main reads the limit:
  *                     "soft limit changed N times"
+ *   stackend N        4 threads of 64 KiB stacks each recurse until 6.5 KiB
+ *                     of the stack is left, and work N units there:
+ *                     "stackend ok"
  *   minstack N        a thread of PTHREAD_STACK_MIN bytes of stack (16 KiB,
  *                     its TLS taken from it) does N units: "minstack ok"
  *   terminate N C     C worker processes, as multiprocessing's pool: each
@@ -56,9 +59,11 @@
  *                     main kills each with SIGTERM as soon as it has the
  *                     answer (terminate()), reaps them and prints the sum
  */
+#define _GNU_SOURCE
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +163,34 @@ static void *work_thread(void *arg)
 }
 
 static int churned;
+
+/* Recurses until less than STACKEND_ROOM bytes of the thread's stack are
+ * left below (lo its lowest address), then works there. */
+#define STACKEND_ROOM 6656
+__attribute__((noinline)) static double descend(uintptr_t lo, double x)
+{
+	volatile char pad[200];
+
+	pad[0] = (char)x;
+	if ((uintptr_t)pad - lo > STACKEND_ROOM)
+		x += descend(lo, x + 1) * 0.5;
+	else
+		work(units);
+	return x + pad[0];
+}
+
+static void *stackend_thread(void *arg)
+{
+	pthread_attr_t attr;
+	void *lo;
+	size_t size;
+
+	if (pthread_getattr_np(pthread_self(), &attr) ||
+	    pthread_attr_getstack(&attr, &lo, &size))
+		return arg;
+	sink += descend((uintptr_t)lo, 1);
+	return arg;
+}
 
 /* About 3 ms of CPU. */
 static void *short_thread(void *arg)
@@ -380,6 +413,20 @@ int main(int argc, char **argv)
 		}
 		pthread_join(t, NULL);
 		printf("soft limit changed %ld times\n", changed);
+		return 0;
+	}
+	if (!strcmp(mode, "stackend")) {
+		pthread_attr_t attr;
+		pthread_t w[4];
+
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 65536);
+		for (i = 0; i < 4; i++)
+			if (pthread_create(&w[i], &attr, stackend_thread, NULL))
+				return 1;
+		for (i = 0; i < 4; i++)
+			pthread_join(w[i], NULL);
+		printf("stackend ok\n");
 		return 0;
 	}
 	if (!strcmp(mode, "minstack")) {
