@@ -63,6 +63,7 @@
 #include "python-find.h"
 #include "python-frames.h"
 #include "runtime.h"
+#include "signals.h"
 #include "source.h"
 #include "unwind.h"
 
@@ -678,12 +679,14 @@ RT_API int prctl(int option, ...)
 static int is_raw_fork(long nr, const unsigned long *a)
 {
 	/* struct clone_args (linux/sched.h): flags first, stack sixth, 64
-	 * bytes in its first version */
-	const uint64_t *ca = (const uint64_t *)a[0];
+	 * bytes in its first version; read through the kernel, so a bad
+	 * pointer fails the program's call, not hpcrun */
+	uint64_t ca[6];
 
 	if (nr == SYS_clone)
 		return !(a[0] & (CLONE_VM | CLONE_THREAD)) && !a[1];
-	return nr == SYS_clone3 && ca && a[1] >= 64 &&
+	return nr == SYS_clone3 && a[1] >= 64 &&
+	       !rt_user_copy(ca, (const void *)a[0], sizeof(ca), 0) &&
 	       !(ca[0] & (CLONE_VM | CLONE_THREAD)) && !ca[5];
 }
 

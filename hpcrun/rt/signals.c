@@ -90,7 +90,7 @@
  *     its look at the stash and its system call.  signalfd's mask never
  *     has the sampling signal: a read of the fd would dequeue hpcrun's.
  *     The program's sets, masks, timeouts and siginfo are read and
- *     written through the kernel (user_copy): a bad pointer or timeout
+ *     written through the kernel (rt_user_copy): a bad pointer or timeout
  *     gives the errors the program's own call would.
  * Not covered: a held signal reaches no signalfd, nor a ppoll, pselect
  * or epoll_pwait whose mask unblocks it, nor the program after exec,
@@ -948,12 +948,7 @@ RT_API int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 	return program_mask(RT_REAL(pthread_sigmask), how, set, old);
 }
 
-/*
- * The program's memory, read or written by the kernel (process_vm_readv
- * and _writev of the process itself): a bad pointer of the program's
- * gives EFAULT, as its own call would, never a fault in hpcrun.  0 or -1.
- */
-static int user_copy(void *to, const void *from, size_t n, int write_user)
+int rt_user_copy(void *to, const void *from, size_t n, int write_user)
 {
 	struct iovec mine = { write_user ? (void *)from : to, n };
 	struct iovec theirs = { write_user ? to : (void *)from, n };
@@ -981,7 +976,7 @@ static int program_wait(const sigset_t *uset, siginfo_t *info,
 	sigset_t one, mask, set;
 	pid_t self = 0, none = 0;
 
-	if (!rt_active || user_copy(&set, uset, sizeof(set), 0))
+	if (!rt_active || rt_user_copy(&set, uset, sizeof(set), 0))
 		return RT_REAL(sigtimedwait)(uset, info, utimeout);
 	for (s = 1; s < _NSIG; s++)
 		if (is_managed(s) && sigismember(&set, s))
@@ -989,7 +984,7 @@ static int program_wait(const sigset_t *uset, siginfo_t *info,
 	if (s == _NSIG)
 		return RT_REAL(sigtimedwait)(uset, info, utimeout);
 	if (utimeout) {
-		if (user_copy(&timeout, utimeout, sizeof(timeout), 0) ||
+		if (rt_user_copy(&timeout, utimeout, sizeof(timeout), 0) ||
 		    timeout.tv_sec < 0 || timeout.tv_nsec < 0 ||
 		    (uint64_t)timeout.tv_nsec >= NS_PER_S)
 			return RT_REAL(sigtimedwait)(uset, info, utimeout);
@@ -1035,7 +1030,7 @@ static int program_wait(const sigset_t *uset, siginfo_t *info,
 			__atomic_store_n(&waiters[slot], 0, __ATOMIC_SEQ_CST);
 		rt_real_sigmask(SIG_SETMASK, &mask, NULL);
 	}
-	if (r > 0 && info && user_copy(info, &si, sizeof(si), 1)) {
+	if (r > 0 && info && rt_user_copy(info, &si, sizeof(si), 1)) {
 		r = -1;		/* taken, as the kernel's failed copy out */
 		s = EFAULT;
 	}
@@ -1088,7 +1083,7 @@ RT_API int sigsuspend(const sigset_t *umask)
 	siginfo_t si;
 	pid_t self;
 
-	if (!rt_active || !cur || user_copy(&mask, umask, sizeof(mask), 0))
+	if (!rt_active || !cur || rt_user_copy(&mask, umask, sizeof(mask), 0))
 		return RT_REAL(sigsuspend)(umask);
 	if (sigismember(&mask, cur)) {
 		sigdelset(&mask, cur);
@@ -1125,7 +1120,7 @@ RT_API int sigpending(sigset_t *set)
 		if (__atomic_load_n(&stash[i].state, __ATOMIC_ACQUIRE) == STASH_FULL &&
 		    (!stash[i].tid || stash[i].tid == self))
 			sigaddset(&pend, stash[i].si.si_signo);
-	if (user_copy(set, &pend, sizeof(pend), 1)) {
+	if (rt_user_copy(set, &pend, sizeof(pend), 1)) {
 		errno = EFAULT;
 		return -1;
 	}
@@ -1139,7 +1134,7 @@ RT_API int signalfd(int fd, const sigset_t *umask, int flags)
 	int cur = __atomic_load_n(&rt_cfg.signo, __ATOMIC_SEQ_CST);
 	sigset_t m;
 
-	if (!rt_active || !cur || user_copy(&m, umask, sizeof(m), 0) ||
+	if (!rt_active || !cur || rt_user_copy(&m, umask, sizeof(m), 0) ||
 	    !sigismember(&m, cur))
 		return RT_REAL(signalfd)(fd, umask, flags);
 	sigdelset(&m, cur);

@@ -17,6 +17,7 @@
 #define HPCRUN_SIGNALS_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* ---- THE SAMPLING SIGNAL ---- */
@@ -70,6 +71,12 @@ void rt_die_of_signal(int sig);
 int rt_fault_recovery(void);
 
 /* ---- the real calls, for hpcrun's own use ---- */
+
+/* The program's memory, read or written (write_user) by the kernel
+ * (process_vm_readv and _writev of the process itself): a bad pointer of
+ * the program's gives -1, as its own call would fail with EFAULT, never
+ * a fault in hpcrun.  0 or -1. */
+int rt_user_copy(void *to, const void *from, size_t n, int write_user);
 
 /* libc's sigaction, and pthread_sigmask's system call, past the wrappers
  * (any thread, async-signal-safe).  The mask is changed through libc's
