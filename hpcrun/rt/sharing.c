@@ -42,6 +42,7 @@
 #include "output.h"
 #include "runtime.h"
 #include "sharing.h"
+#include "slab.h"
 #include "textrec.h"
 
 #define OBJ_BUCKETS 4096
@@ -95,8 +96,7 @@ static unsigned char glob_used[MAX_GLOBS];
 static int nglobs;
 static struct rt_share_thread *pool;
 static unsigned pool_lock, pool_bufs;	/* pool_bufs: buffers in the pool */
-static char *slab;
-static size_t slab_left;
+static struct rt_slab slab;
 
 /* ---- configuration ---- */
 
@@ -333,18 +333,7 @@ static struct rt_share_thread *header_get(void)
 		pool = st->next;
 		pool_bufs -= st->rec != NULL;
 	} else {
-		if (slab_left < sizeof(*st)) {
-			void *p = mmap(NULL, SLAB_BYTES, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-			slab = p == MAP_FAILED ? NULL : p;
-			slab_left = slab ? SLAB_BYTES : 0;
-		}
-		if (slab) {
-			st = (struct rt_share_thread *)(void *)slab;
-			slab += sizeof(*st);
-			slab_left -= sizeof(*st);
-		}
+		st = rt_slab_carve(&slab, sizeof(*st), SLAB_BYTES);
 	}
 	rt_lock_drop(&pool_lock);
 	return st;

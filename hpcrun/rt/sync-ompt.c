@@ -59,9 +59,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "interpose.h"
+#include "slab.h"
 #include "sync.h"
 #include "unwind.h"
 
@@ -127,8 +127,7 @@ static __thread struct ompt_thread *ompt_self
 /* The pool of states (invariant 4): free ones, and a slab of new ones. */
 #define OMPT_SLAB ((size_t)256 << 10)
 static struct ompt_thread *ompt_free;
-static char *ompt_slab;
-static size_t ompt_slab_left;
+static struct rt_slab ompt_slab;
 static unsigned ompt_pool_lock;
 static pthread_key_t ompt_key;
 static int ompt_key_made;
@@ -155,22 +154,10 @@ static struct ompt_thread *ompt_thread(void)
 	if (ot || !__atomic_load_n(&ompt_key_made, __ATOMIC_ACQUIRE))
 		return ot;
 	rt_lock_take(&ompt_pool_lock);
-	if ((ot = ompt_free)) {
+	if ((ot = ompt_free))
 		ompt_free = ot->next;
-	} else {
-		if (ompt_slab_left < sizeof(*ot)) {
-			void *m = mmap(NULL, OMPT_SLAB, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-			ompt_slab = m == MAP_FAILED ? NULL : m;
-			ompt_slab_left = ompt_slab ? OMPT_SLAB : 0;
-		}
-		if (ompt_slab) {
-			ot = (struct ompt_thread *)(void *)ompt_slab;
-			ompt_slab += sizeof(*ot);
-			ompt_slab_left -= sizeof(*ot);
-		}
-	}
+	else
+		ot = rt_slab_carve(&ompt_slab, sizeof(*ot), OMPT_SLAB);
 	rt_lock_drop(&ompt_pool_lock);
 	if (!ot)
 		return NULL;
