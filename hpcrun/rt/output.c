@@ -27,6 +27,7 @@
 #include "loadmap.h"
 #include "output.h"
 #include "runtime.h"
+#include "signals.h"
 #include "textrec.h"
 
 /* The process's live proc file (hpcrun-live.h) and the modules in it. */
@@ -427,7 +428,7 @@ void rt_io_after_fork(void)
 void rt_io_begin(struct rt_io *io)
 {
 	rt_fd_gate_lock(&io->mask);
-	sigpending(&io->pending);
+	rt_sys_sigpending(&io->pending);
 	limits_lift();
 }
 
@@ -454,13 +455,16 @@ void rt_io_end(struct rt_io *io)
 	size_t i;
 
 	limits_restore();
-	sigpending(&pend);
+	rt_sys_sigpending(&pend);
 	for (i = 0; i < sizeof(raised) / sizeof(raised[0]); i++)
 		if (!sigismember(&io->pending, raised[i]) &&
 		    sigismember(&pend, raised[i])) {
 			sigemptyset(&one);
 			sigaddset(&one, raised[i]);
-			sigtimedwait(&one, NULL, &zero);	/* ours, not the program's */
+			/* ours, not the program's; the kernel's, not
+			 * the wrapper's (signals.c, THE SAMPLING SIGNAL, 8) */
+			syscall(SYS_rt_sigtimedwait, &one, NULL, &zero,
+				(size_t)(_NSIG / 8));
 		}
 	rt_fd_gate_unlock(&io->mask);
 }

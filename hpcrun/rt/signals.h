@@ -19,6 +19,8 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* ---- THE SAMPLING SIGNAL ---- */
 
@@ -84,6 +86,13 @@ int rt_user_copy(void *to, const void *from, size_t n, int write_user);
  * in hpcrun's own work (unwind.c, invariant 5), not in the program's
  * pthread_sigmask. */
 int rt_real_sigaction(int sig, const struct sigaction *sa, struct sigaction *old);
+/* The thread's pending signals as the kernel has them, without what
+ * sigpending() adds for the program (the held signals, signals.c). */
+static inline void rt_sys_sigpending(sigset_t *set)
+{
+	sigemptyset(set);
+	syscall(SYS_rt_sigpending, set, (size_t)(_NSIG / 8));
+}
 int rt_real_sigmask(int how, const sigset_t *set, sigset_t *old);
 
 #endif
