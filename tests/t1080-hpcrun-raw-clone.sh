@@ -96,6 +96,22 @@ test_expect_success PERF_EVENTS 'threads of pthread_create are never taken for r
 	grep -q "^threads-unmeasured: 0\$" pt/*.log
 '
 
+# In a new PID namespace that kept its parent's /proc, as unshare -pf
+# without --mount-proc leaves it, /proc's task ids are not gettid's: none
+# of the program's threads nor hpcrun's is taken for a raw one.
+test_expect_success PERF_EVENTS,PIDNS 'in a PID namespace with its parent'"'"'s /proc: the raw threads, no other' '
+	rm -rf ns &&
+	hpcrun -o ns unshare -pf ./raw-clone clone3 2 0.5 >ns.out 2>ns.err &&
+	! grep "without pthread_create" ns.err &&
+	grep -l "^program: .*/raw-clone$" ns/*.log >log && test_line_count = 1 log &&
+	grep -q "^process-id: 1$" $(cat log) &&
+	grep -q "^threads-raw: 2$" $(cat log) &&
+	grep -q "^threads-unmeasured: 0$" $(cat log) &&
+	for f in $(grep -l "^program: .*/unshare$" ns/*.log); do
+		grep -q "^threads-raw: 0$" $f || return 1
+	done
+'
+
 # CPUTIME is a timer whose signal would go to the raw thread: it is
 # counted instead, its CPU time from /proc/self/task/TID/stat.
 counted() {
@@ -115,6 +131,14 @@ counted() {
 
 test_expect_success 'CPUTIME: raw threads counted with their CPU time, on stderr and in the log' '
 	retry 2 counted
+'
+
+test_expect_success PIDNS 'CPUTIME in a PID namespace with its parent'"'"'s /proc: their CPU time read all the same' '
+	rm -rf cpu-ns &&
+	hpcrun -e CPUTIME -o cpu-ns unshare -pf ./raw-clone exit 2 0.6 >/dev/null 2>cpu-ns.err &&
+	cat cpu-ns.err &&
+	s=$(sed -n "s/.*2 threads made without pthread_create: \([0-9.]*\) s.*/\1/p" cpu-ns.err) &&
+	test_within "$s" 0.9 0.15
 '
 
 test_done

@@ -29,6 +29,15 @@ test_expect_success 'a thread sleeping 4 s in nanosleep beside a barrier: the ha
 	grep -q "^  frame: [0-9]* thread+0x[0-9a-f]* at rt-blocked.c:$(line_of "sleeps(secs)") (rt-blocked+0x[0-9a-f]*)$" n1/*.hang
 '
 
+# /proc/self/task/TID/syscall is /proc's TID, which a process made in a
+# new PID namespace that kept its parent's /proc does not have.
+test_expect_success PIDNS 'the same in a PID namespace with its parent'"'"'s /proc: the frames read all the same' '
+	hpcrun -o n2 --hang-timeout 0.5 unshare -pf ./rt-blocked nanosleep 4 >out 2>err &&
+	test_cmp expect out &&
+	grep -q "^missing: thread 1 tid [0-9]* stuck " n2/*.hang &&
+	grep -q "^  frame: [0-9]* sleeps+0x[0-9a-f]* at rt-blocked.c:$(line_of "r = nanosleep") (rt-blocked+0x[0-9a-f]*)$" n2/*.hang
+'
+
 test_expect_success 'a thread in pause() beside a barrier: a real hang, reported with the caller of pause at its line; the program still hangs' '
 	run_until_report p1 0.5 ./rt-blocked pause &&
 	! grep -q "pause returned" out &&

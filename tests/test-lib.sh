@@ -105,6 +105,8 @@ test_lazy_prereq CLANG 'command -v clang'
 test_lazy_prereq FIXTURES 'test -d "$FIXTURES/loops-perf.m"'
 test_lazy_prereq PERF_EVENTS 'test "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 2'
 test_lazy_prereq NOT_ROOT 'test "$(id -u)" != 0'
+# A new PID namespace that keeps its parent's /proc (needs root).
+test_lazy_prereq PIDNS 'unshare -pf true'
 
 test_expect_success() {
 	local prereq= desc body out status

@@ -56,6 +56,10 @@ static unsigned char known[SCAN_MAX];
 static struct rt_thread *scratch;	/* the watcher's rt_self (invariant 3) */
 static int ring_events;			/* events that can follow a raw task */
 static int watching;			/* the watcher runs (atomic) */
+/* /proc is another PID namespace's: its task ids are not gettid's
+ * (raw-threads.h, rt_list_tasks); set at start and in a fork's child,
+ * the only moment a process enters a new PID namespace. */
+static int proc_foreign;
 
 static int cmp_tid(const void *a, const void *b)
 {
@@ -69,30 +73,122 @@ static int has_tid(const struct scan *s, pid_t tid)
 	return bsearch(&tid, s->tid, s->n, sizeof(pid_t), cmp_tid) != NULL;
 }
 
-int rt_list_tasks(void *p)
+static void proc_check(void)
 {
-	struct rt_task_list *l = p;
+	char buf[32];
+	ssize_t n = readlink("/proc/self", buf, sizeof(buf) - 1);
+
+	proc_foreign = 0;
+	if (n > 0) {
+		buf[n] = '\0';
+		proc_foreign = atoi(buf) != getpid();
+	}
+}
+
+/* The id gettid gives task t of /proc/self/task: the last of its status's
+ * NSpid (the innermost namespace's); 0 when it is gone. */
+static pid_t ns_tid(pid_t t)
+{
+	char path[64], buf[4096], *s;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)t);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (!(s = strstr(buf, "\nNSpid:")))
+		return 0;
+	s += 7;
+	while (*s && *s != '\n')
+		s++;
+	while (s > buf && (s[-1] < '0' || s[-1] > '9'))
+		s--;
+	while (s > buf && s[-1] >= '0' && s[-1] <= '9')
+		s--;
+	return (pid_t)atoi(s);
+}
+
+/* Calls each(t, arg) for the tasks of /proc/self/task, its number t
+ * there, until each returns nonzero; 0 or negative errno. */
+static int each_task(int (*each)(pid_t t, void *arg), void *arg)
+{
 	char buf[4096];
 	long n, off;
-	int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC), stop = 0;
 
 	if (fd < 0)
 		return -errno;
-	l->n = 0;
-	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
-		for (off = 0; off < n;) {
+	while (!stop && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+		for (off = 0; !stop && off < n;) {
 			/* struct linux_dirent64: ino, off, reclen, type, name */
 			unsigned short reclen;
 			const char *name = buf + off + 19;
 
 			memcpy(&reclen, buf + off + 16, sizeof(reclen));
-			if (name[0] >= '1' && name[0] <= '9' && l->n < l->max)
-				l->tid[l->n++] = (pid_t)atoi(name);
+			if (name[0] >= '1' && name[0] <= '9')
+				stop = each((pid_t)atoi(name), arg);
 			off += reclen;
 		}
 	close(fd);
+	return !stop && n < 0 ? -errno : 0;
+}
+
+static int list_one(pid_t t, void *arg)
+{
+	struct rt_task_list *l = arg;
+
+	if (proc_foreign && !(t = ns_tid(t)))
+		return 0;
+	if (l->n < l->max)
+		l->tid[l->n++] = t;
+	return 0;
+}
+
+int rt_list_tasks(void *p)
+{
+	struct rt_task_list *l = p;
+	int err;
+
+	l->n = 0;
+	err = each_task(list_one, l);
 	qsort(l->tid, l->n, sizeof(pid_t), cmp_tid);
-	return n < 0 ? -errno : 0;
+	return err;
+}
+
+/* The task gettid names tid, found: its number in /proc. */
+struct find_job {
+	pid_t tid, proc;
+};
+
+static int find_one(pid_t t, void *arg)
+{
+	struct find_job *j = arg;
+
+	if (ns_tid(t) != j->tid)
+		return 0;
+	j->proc = t;
+	return 1;
+}
+
+int rt_task_open(pid_t tid, const char *file)
+{
+	struct find_job j = { tid, tid };
+	char path[64];
+	int fd;
+
+	if (proc_foreign) {
+		j.proc = 0;
+		if (each_task(find_one, &j) < 0 || !j.proc)
+			return -ESRCH;
+	}
+	snprintf(path, sizeof(path), "/proc/self/task/%d/%s", (int)j.proc, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 /* Lists /proc/self/task into the struct scan at p, sorted (on a fd
@@ -116,14 +212,13 @@ struct ticks_job {
 static int read_ticks(void *p)
 {
 	struct ticks_job *j = p;
-	char path[64], buf[1024], *s;
+	char buf[1024], *s;
 	unsigned long long ut, st;
 	ssize_t n;
 	int fd, i;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)j->tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
+	if ((fd = rt_task_open(j->tid, "stat")) < 0)
+		return fd;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
@@ -314,6 +409,7 @@ static void raw_start(void)
 {
 	int i;
 
+	proc_check();
 	ring_events = 0;
 	for (i = 0; i < rt_cfg.nev; i++)
 		if (rt_cfg.ev[i].src == &perf_source &&

@@ -69,7 +69,10 @@
 #define RT_RAW_IDLE_NS 160000000L
 
 /* A listing of /proc/self/task: its first max tasks' ids, sorted, in
- * tid[0..n) (the others left out). */
+ * tid[0..n) (the others left out).  The ids are gettid's: where /proc is
+ * another PID namespace's (a process made in a new PID namespace that
+ * kept its parent's /proc, as unshare -pf without --mount-proc), /proc's
+ * own are read from each task's NSpid. */
 struct rt_task_list {
 	pid_t *tid;
 	size_t max, n;
@@ -78,5 +81,9 @@ struct rt_task_list {
  * thread (rt_fd_private(rt_list_tasks, &list), invariant 4); 0 or
  * negative errno. */
 int rt_list_tasks(void *p);
+/* Opens /proc/self/task/T/file read-only for the task gettid names tid
+ * (T its number in /proc, as rt_list_tasks); on a fd thread.  A fd or
+ * negative errno. */
+int rt_task_open(pid_t tid, const char *file);
 
 #endif

@@ -467,15 +467,13 @@ struct kstate {
 static int read_kstate(void *p)
 {
 	struct kstate *k = p;
-	char path[64], buf[512], *at = buf, *end;
+	char buf[512], *at = buf, *end;
 	unsigned long long v[9];
 	int fd, n = 0, err = 0;
 	ssize_t len;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)k->tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if ((fd = rt_task_open(k->tid, "syscall")) < 0)
+		return fd;
 	len = read(fd, buf, sizeof(buf) - 1);
 	if (len < 0)
 		err = -errno;
