@@ -77,7 +77,9 @@ test_expect_success '--no-sync: no .hpcsync, no ^Phases, and the log says sync: 
 # A failed exec between rounds: the process measures on in new files, and
 # each generation's .hpcsync holds its own episodes (before the fix the
 # new one held the old one's again, its aggregates on the old tree's
-# nodes).
+# nodes).  A thread's wait that spans the exec belongs to neither: the
+# worker's at the next barrier, and on a busy machine the one it had not
+# yet left when main went on to exec.
 cat >efs.c <<\EOF
 #include <pthread.h>
 #include <stdio.h>
@@ -126,8 +128,9 @@ test_expect_success 'a failed exec: each generation keeps its own episodes' '
 	for th in 000 001; do
 		a=$(sed -n "s/^episodes: \([0-9]*\) .*/\1/p" ef/*-$th-*-0.hpcsync) &&
 		b=$(sed -n "s/^episodes: \([0-9]*\) .*/\1/p" ef/*-$th-*-1.hpcsync) &&
+		echo "thread $th: $a before the exec, $b after" &&
 		test "$a" -ge 20 && test "$a" -le 22 &&
-		test $((a + b)) -ge 39 && test $((a + b)) -le 40 || return 1
+		test $((a + b)) -ge 38 && test $((a + b)) -le 40 || return 1
 	done &&
 	grep -q "^sync-episodes: 4[0-4]$" ef/*-0.log
 '
