@@ -1320,10 +1320,21 @@ static void thread_end(struct rt_thread *td, int own)
 	munmap(td, TD_BYTES);
 }
 
+/* Threads that ended with the sampling signal blocked by a handler's
+ * mask (rt_signal_stuck). */
+static uint64_t threads_stuck;
+
+static void count_stuck(void)
+{
+	if (rt_signal_stuck())
+		__atomic_add_fetch(&threads_stuck, 1, __ATOMIC_RELAXED);
+}
+
 static void rt_thread_end(struct rt_thread *td)
 {
 	if (!td)
 		return;
+	count_stuck();
 	rt_own_begin();		/* never ended: td goes */
 	thread_end(td, 1);
 	last_thread_check();
@@ -1427,6 +1438,26 @@ static void refused_say(int fd)
 		rt_say(line, NULL);
 }
 
+/* At the end, when a thread ended with the sampling signal blocked by
+ * the mask of a handler the program left by longjmp: a line in the log
+ * and, once a launch, on stderr. */
+static void stuck_say(int fd)
+{
+	char line[256], *p = line;
+
+	if (!threads_stuck)
+		return;
+	p += rt_fmt_u64(p, threads_stuck, 10, 0);
+	p = rt_append(p, threads_stuck == 1 ? " thread" : " threads");
+	rt_append(p, " left a signal handler on the alternate stack by longjmp, "
+		  "keeping its mask: sampling stopped there; see hpcrun(1)");
+	log_put(fd, "warning: ");
+	log_put(fd, line);
+	log_put(fd, "\n");
+	if (rt_first_to_say("stuck"))
+		rt_say(line, NULL);
+}
+
 /* At the end: when the samples whose pc lay in no file the process
  * mapped (code made at run time: a JIT's) were at least
  * OUTSIDE_SAY_PERCENT of the samples and OUTSIDE_SAY_MIN, a line in the
@@ -1515,6 +1546,7 @@ static void write_log(const char *why)
 	outside_say(fd);
 	log_line(fd, "threads-refused", threads_refused);
 	refused_say(fd);
+	stuck_say(fd);
 	log_line(fd, "dropped-arena-full", totals.dropped_full);
 	log_line(fd, "dropped-after-end", totals.dropped_stopped);
 	log_line(fd, "dropped-ring-full", totals.dropped_ring);
@@ -1529,6 +1561,7 @@ static void write_log(const char *why)
 	log_line(fd, "signals-held-left", held_left);
 	log_line(fd, "sampling-rearmed", rt_sampling_rearmed);
 	log_line(fd, "sampling-stopped", rt_sampling_stopped);
+	log_line(fd, "sampling-blocked", threads_stuck);
 	log_line(fd, "write-errors", write_errors);
 	log_line(fd, "stderr-withheld", rt_say_withheld());
 	log_line(fd, "live-files-left", live_left);
@@ -1625,6 +1658,8 @@ void rt_process_finish(const char *why, int from_signal)
 
 	if (!rt_active || getpid() != rt_pid)
 		return;
+	if (!from_signal && rt_self && !__atomic_load_n(&finished, __ATOMIC_SEQ_CST))
+		count_stuck();
 	/* Blocked before finished is set: a fatal signal taken on this
 	 * thread between the two would wait in rt_process_finish_wait for
 	 * the end it interrupted (finisher not yet this thread). */
@@ -1639,6 +1674,10 @@ void rt_process_finish(const char *why, int from_signal)
 	cct_pool_close(!from_signal);	/* live files written from now on go */
 	locked = from_signal ? !pthread_mutex_trylock(&threads_lock) :
 		 !pthread_mutex_lock(&threads_lock);
+	for (td = threads; locked && td; td = td->next)
+		if (!td->closed && !td->raw && td != rt_self && !td->busy &&
+		    rt_signal_stuck_other(td->tid))
+			threads_stuck++;
 	if (locked && !from_signal &&
 	    (!strcmp(why, "exit") || !strcmp(why, "_exit") ||
 	     !strcmp(why, "quick_exit")))
@@ -1680,7 +1719,7 @@ void rt_resume_after_failed(const char *call, int err)
 		return;
 	pthread_mutex_lock(&threads_lock);
 	memset(&totals, 0, sizeof(totals));
-	nthreads = write_errors = blocked_attempts = live_left = 0;
+	nthreads = write_errors = blocked_attempts = live_left = threads_stuck = 0;
 	unsampled_threads = unsampled_ns = 0;
 	rt_sampling_rearmed = rt_sampling_stopped = 0;
 	rt_live_proc_begin();
@@ -1768,7 +1807,7 @@ static void rt_after_fork_child(void)
 		return;
 	threads = NULL;
 	memset(&totals, 0, sizeof(totals));
-	nthreads = write_errors = blocked_attempts = live_left = 0;
+	nthreads = write_errors = blocked_attempts = live_left = threads_stuck = 0;
 	unsampled_threads = unsampled_ns = 0;
 	rt_live_proc_begin();		/* a proc file of the child's own */
 	cct_release(&self->cct);	/* the parent's file stays the parent's */

@@ -10,7 +10,9 @@
  * process.  sigaction() and signal() of a signal of either kind go to its
  * part here; sigprocmask() and pthread_sigmask() only ever change the
  * sampling signal's bit (THE SAMPLING SIGNAL, 5).  Every other signal is
- * never touched (role OFF): its action and mask calls go straight to libc.
+ * never touched (role OFF): its action and mask calls go straight to libc,
+ * but for the mask of a handler on the alternate stack (THE SAMPLING
+ * SIGNAL, 9).
  *
  * Handlers run in signal context: async-signal-safe calls only (sample.c's
  * rules apply to what rt_signal_entry reaches).
@@ -92,6 +94,22 @@
  *     The program's sets, masks, timeouts and siginfo are read and
  *     written through the kernel (rt_user_copy): a bad pointer or timeout
  *     gives the errors the program's own call would.
+ *  9. The alternate stack.  The kernel never pushes a frame of hpcrun's
+ *     signals on the program's alternate signal stack, which the program
+ *     sized for its own handlers (an 8 KiB stack holds two frames of
+ *     3.4 KiB with AVX-512, and one that does not fit kills the process
+ *     with SIGSEGV): every action the program sets with a handler,
+ *     SA_ONSTACK and no SA_NODEFER reaches the kernel with the sampling
+ *     signal and perf's trap in its sa_mask (onstack_bits), anew when the
+ *     sampling signal moves (4).  Its signals wait meanwhile: a sample
+ *     in a ring buffer keeps its time and place, one taken by the signal
+ *     (timers, --no-stack-copy) is taken when the handler returns.  The
+ *     program reads back its own mask.  A handler with SA_NODEFER (which
+ *     a program sets to leave it by longjmp, keeping the mask it found)
+ *     is left as it is.  One left by longjmp without SA_NODEFER keeps the
+ *     handler's mask, the sampling signal's bit with it, until the
+ *     thread's next mask call; the thread's samples stop meanwhile, which
+ *     its end finds (rt_signal_stuck) and the log and stderr tell.
  * Not covered: a held signal reaches no signalfd, nor a ppoll, pselect
  * or epoll_pwait whose mask unblocks it, nor the program after exec,
  * nor a wait beyond the first WAITERS_MAX at once until it wakes;
@@ -140,8 +158,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fd-gate.h"
 #include "interpose.h"
 #include "output.h"
+#include "raw-threads.h"
 #include "runtime.h"
 #include "source.h"
 
@@ -222,6 +242,10 @@ struct sig {
 	 * hpcrun found (a managed signal's when hpcrun took it, a fatal
 	 * one's at rt_init). */
 	struct sigaction act;
+	/* The bits of hpcrun's signals the kernel's sa_mask has for the
+	 * program's action and the program's own mask has not (9); under
+	 * act_lock. */
+	uint64_t onstack;
 };
 
 /*
@@ -308,8 +332,55 @@ static int pick_free(const sigset_t *skip)
 }
 
 static int is_managed(int sig);
+static void reinstall_onstack(void);
 static void stash_release(void);
 static void stash_discard(int sig);
+
+/* Some action of the program's got onstack_bits (9) since the start. */
+static int onstack_seen;
+
+/* The bits of hpcrun's signals that the kernel's sa_mask of act, the
+ * program's action for sig, gets (9): the sampling signal's and perf's
+ * trap's but sig's own and those act's mask has, for a handler on the
+ * alternate stack without SA_NODEFER; none before sampling starts. */
+static uint64_t onstack_bits(int sig, const struct sigaction *act)
+{
+	int cur = __atomic_load_n(&rt_cfg.signo, __ATOMIC_SEQ_CST);
+	uint64_t bits = 0;
+
+	if ((act->sa_flags & (SA_ONSTACK | SA_NODEFER)) != SA_ONSTACK ||
+	    (!(act->sa_flags & SA_SIGINFO) &&
+	     (act->sa_handler == SIG_DFL || act->sa_handler == SIG_IGN)))
+		return 0;
+	if (cur > 0 && cur != sig && !sigismember(&act->sa_mask, cur))
+		bits |= BIT(cur);
+	if (is_managed(SIGTRAP) && sig != SIGTRAP &&
+	    !sigismember(&act->sa_mask, SIGTRAP))
+		bits |= BIT(SIGTRAP);
+	if (bits)
+		__atomic_store_n(&onstack_seen, 1, __ATOMIC_RELAXED);
+	return bits;
+}
+
+/* Adds bits (onstack_bits) to set. */
+static void add_bits(sigset_t *set, uint64_t bits)
+{
+	int s;
+
+	for (s = 1; s < _NSIG && s <= 64; s++)
+		if (bits & BIT(s))
+			sigaddset(set, s);
+}
+
+/* Takes bits (onstack_bits) out of set. */
+static void del_bits(sigset_t *set, uint64_t bits)
+{
+	int s;
+
+	for (s = 1; s < _NSIG && s <= 64; s++)
+		if (bits & BIT(s))
+			sigdelset(set, s);
+}
 
 /* Puts rt_signal_entry in the kernel for managed signal sig, with the
  * program's mask and flags (no SA_RESETHAND: emulated); a signal that still
@@ -326,6 +397,8 @@ static int install(int sig)
 	memset(&k, 0, sizeof(k));
 	k.sa_sigaction = rt_signal_entry;
 	k.sa_mask = p->sa_mask;
+	sigs[sig].onstack = onstack_bits(sig, p);
+	add_bits(&k.sa_mask, sigs[sig].onstack);
 	k.sa_flags = (p->sa_flags & (SA_ONSTACK | SA_NODEFER | SA_RESTART)) |
 		     SA_SIGINFO;
 	if (sig == rt_cfg.signo) {
@@ -391,6 +464,7 @@ static void move(const sigset_t *skip, const char *why)
 	install(to);		/* the sampling signal's */
 	if (is_managed(SIGTRAP))
 		install(SIGTRAP);	/* masking the new one */
+	reinstall_onstack();
 	rt_threads_apply(resignal);
 	snprintf(msg, sizeof(msg), "the program %s signal %d: hpcrun samples with "
 		 "signal %d from now on", why, from, to);
@@ -488,9 +562,12 @@ call:
 		return r;
 	hidden = after;
 	if (old)
-		for (s = 1; s < _NSIG; s++)
+		for (s = 1; s < _NSIG; s++) {
 			if (before & BIT(s))
 				sigaddset(old, s);
+			else if (s == cur || (s == SIGTRAP && is_managed(SIGTRAP)))
+				sigdelset(old, s);	/* a handler's mask (9) */
+		}
 	if (cur && (before & BIT(cur)) && !(after & BIT(cur)))
 		stash_release();
 	return 0;
@@ -499,6 +576,52 @@ call:
 uint64_t rt_signal_hidden(void)
 {
 	return hidden;
+}
+
+/* A thread's SigBlk and SigPnd, asked for by tid (on a fd thread). */
+struct stuck_job {
+	pid_t tid;
+	unsigned long long blk, pnd;
+};
+
+static int read_stuck(void *p)
+{
+	struct stuck_job *j = p;
+	char buf[4096], *b, *q;
+	ssize_t n;
+	int fd = rt_task_open(j->tid, "status");
+
+	if (fd < 0)
+		return fd;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	if (!(b = strstr(buf, "\nSigBlk:")) || !(q = strstr(buf, "\nSigPnd:")))
+		return -EIO;
+	j->blk = strtoull(b + 8, NULL, 16);
+	j->pnd = strtoull(q + 8, NULL, 16);
+	return 0;
+}
+
+int rt_signal_stuck_other(pid_t tid)
+{
+	int cur = __atomic_load_n(&rt_cfg.signo, __ATOMIC_SEQ_CST);
+	struct stuck_job j = { tid, 0, 0 };
+
+	return cur > 0 && __atomic_load_n(&onstack_seen, __ATOMIC_RELAXED) &&
+	       !rt_fd_private(read_stuck, &j) &&
+	       (j.blk & j.pnd & BIT(cur));
+}
+
+int rt_signal_stuck(void)
+{
+	int cur = __atomic_load_n(&rt_cfg.signo, __ATOMIC_SEQ_CST);
+	sigset_t now;
+
+	return cur > 0 && !(hidden & BIT(cur)) &&
+	       !rt_real_sigmask(SIG_BLOCK, NULL, &now) && sigismember(&now, cur);
 }
 
 void rt_signal_inherit(uint64_t bits)
@@ -761,14 +884,19 @@ static int is_fatal(int sig)
  * (THE FATAL SIGNALS, 2): SIG_IGN and the program's handlers as they are;
  * the default action as fatal_handler; a handler with SA_RESETHAND (whose
  * reset the kernel would do unseen) as fatal_handler with its mask and
- * flags, which resets and calls it.
+ * flags, which resets and calls it.  A handler's mask gets onstack_bits
+ * (THE SAMPLING SIGNAL, 9).
  */
 static int install_fatal(int sig, const struct sigaction *act)
 {
 	struct sigaction k;
 
-	if (!is_default(act) && !(act->sa_flags & SA_RESETHAND))
-		return rt_real_sigaction(sig, act, NULL);
+	sigs[sig].onstack = onstack_bits(sig, act);
+	if (!is_default(act) && !(act->sa_flags & SA_RESETHAND)) {
+		k = *act;
+		add_bits(&k.sa_mask, sigs[sig].onstack);
+		return rt_real_sigaction(sig, &k, NULL);
+	}
 	memset(&k, 0, sizeof(k));
 	k.sa_sigaction = fatal_handler;
 	if (is_default(act)) {
@@ -779,6 +907,7 @@ static int install_fatal(int sig, const struct sigaction *act)
 	} else {
 		k.sa_flags = (act->sa_flags & ~SA_RESETHAND) | SA_SIGINFO;
 		k.sa_mask = act->sa_mask;
+		add_bits(&k.sa_mask, sigs[sig].onstack);
 	}
 	return rt_real_sigaction(sig, &k, NULL);
 }
@@ -889,8 +1018,11 @@ static int fatal_sigaction(int sig, const struct sigaction *sa,
 {
 	struct sigaction *act = &sigs[sig].act, cur;
 
-	if (RT_REAL(sigaction)(sig, NULL, &cur))
+	pthread_mutex_lock(&act_lock);
+	if (RT_REAL(sigaction)(sig, NULL, &cur)) {
+		pthread_mutex_unlock(&act_lock);
 		return -1;
+	}
 	if (cur.sa_sigaction == fatal_handler || cur.sa_sigaction == act->sa_sigaction)
 		cur = *act;		/* else set behind our back */
 	if (sa) {
@@ -899,8 +1031,10 @@ static int fatal_sigaction(int sig, const struct sigaction *sa,
 
 		*act = *sa;
 		r = install_fatal(sig, sa);
-		if (r)
+		if (r) {
+			pthread_mutex_unlock(&act_lock);
 			return r;
+		}
 		/* as glibc hands it to the kernel, so that it reads back as
 		 * it would without hpcrun */
 		if (!RT_REAL(sigaction)(sig, NULL, &now)) {
@@ -908,9 +1042,68 @@ static int fatal_sigaction(int sig, const struct sigaction *sa,
 			act->sa_restorer = now.sa_restorer;
 		}
 	}
+	pthread_mutex_unlock(&act_lock);
 	if (old)
 		*old = cur;
 	return 0;
+}
+
+/*
+ * sigaction() of any other signal: as the program asks, but for a
+ * handler's mask (THE SAMPLING SIGNAL, 9), which old reports as the
+ * program set it.
+ */
+static int plain_sigaction(int sig, const struct sigaction *sa,
+			   struct sigaction *old)
+{
+	struct sigaction k;
+	uint64_t prev;
+	int r;
+
+	if (sig <= 0 || sig >= _NSIG)
+		return RT_REAL(sigaction)(sig, sa, old);
+	pthread_mutex_lock(&act_lock);
+	prev = sigs[sig].onstack;
+	if (sa) {
+		k = *sa;
+		add_bits(&k.sa_mask, onstack_bits(sig, sa));
+	}
+	r = RT_REAL(sigaction)(sig, sa ? &k : NULL, old);
+	if (!r && sa)
+		sigs[sig].onstack = onstack_bits(sig, sa);
+	pthread_mutex_unlock(&act_lock);
+	if (!r && old)
+		del_bits(&old->sa_mask, prev);
+	return r;
+}
+
+/* The program's actions with hpcrun's bits in their masks (9), given
+ * the kernel anew for the sampling signal now (a move, 4); under
+ * act_lock. */
+static void reinstall_onstack(void)
+{
+	struct sigaction cur;
+	int s;
+
+	for (s = 1; s < _NSIG; s++) {
+		if (is_managed(s) || s == SIGKILL || s == SIGSTOP)
+			continue;	/* install() gave theirs */
+		if (is_fatal(s) && rt_active) {
+			if (!RT_REAL(sigaction)(s, NULL, &cur) &&
+			    cur.sa_sigaction == sigs[s].act.sa_sigaction &&
+			    (sigs[s].onstack || onstack_bits(s, &sigs[s].act)))
+				install_fatal(s, &sigs[s].act);
+			continue;
+		}
+		if (RT_REAL(sigaction)(s, NULL, &cur))
+			continue;
+		del_bits(&cur.sa_mask, sigs[s].onstack);
+		if (!sigs[s].onstack && !onstack_bits(s, &cur))
+			continue;
+		sigs[s].onstack = onstack_bits(s, &cur);
+		add_bits(&cur.sa_mask, sigs[s].onstack);
+		RT_REAL(sigaction)(s, &cur, NULL);
+	}
 }
 
 /* ---- the program's calls ---- */
@@ -921,7 +1114,7 @@ RT_API int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
 		return managed_sigaction(sig, sa, old);
 	if (rt_active && is_fatal(sig))
 		return fatal_sigaction(sig, sa, old);
-	return RT_REAL(sigaction)(sig, sa, old);
+	return plain_sigaction(sig, sa, old);
 }
 
 RT_API __sighandler_t signal(int sig, __sighandler_t handler)

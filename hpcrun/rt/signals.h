@@ -46,6 +46,13 @@ void rt_signal_entry(int sig, siginfo_t *si, void *uc);
 /* The calling thread's hidden bits, handed to the threads it creates. */
 uint64_t rt_signal_hidden(void);
 void rt_signal_inherit(uint64_t bits);
+/* Does the calling thread's mask block the sampling signal, the program
+ * believing it unblocked (a handler on the alternate stack left by
+ * longjmp: signals.c, THE SAMPLING SIGNAL, 9)? */
+int rt_signal_stuck(void);
+/* The same of thread tid, another (from its /proc status: the signal
+ * blocked and pending there), once the program set such a handler. */
+int rt_signal_stuck_other(pid_t tid);
 
 /* The program's signals held for it (signals.c, THE SAMPLING SIGNAL, 7)
  * since the start, and those of them no wait or unblock took yet. */
