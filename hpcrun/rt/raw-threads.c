@@ -85,22 +85,34 @@ static void proc_check(void)
 	}
 }
 
+/* Reads file of task t of /proc/self/task (its number there) into buf,
+ * NUL-terminated; its length or negative errno. */
+static ssize_t proc_read(pid_t t, const char *file, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/%s", (int)t, file);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	err = errno;
+	close(fd);
+	if (n < 0)
+		return -err;
+	buf[n] = '\0';
+	return n;
+}
+
 /* The id gettid gives task t of /proc/self/task: the last of its status's
  * NSpid (the innermost namespace's); 0 when it is gone. */
 static pid_t ns_tid(pid_t t)
 {
-	char path[64], buf[4096], *s;
-	ssize_t n;
-	int fd;
+	char buf[4096], *s;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)t);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (proc_read(t, "status", buf, sizeof(buf)) <= 0)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	if (!(s = strstr(buf, "\nNSpid:")))
 		return 0;
 	s += 7;
@@ -175,20 +187,16 @@ static int find_one(pid_t t, void *arg)
 	return 1;
 }
 
-int rt_task_open(pid_t tid, const char *file)
+ssize_t rt_task_read(pid_t tid, const char *file, char *buf, size_t size)
 {
 	struct find_job j = { tid, tid };
-	char path[64];
-	int fd;
 
 	if (proc_foreign) {
 		j.proc = 0;
 		if (each_task(find_one, &j) < 0 || !j.proc)
 			return -ESRCH;
 	}
-	snprintf(path, sizeof(path), "/proc/self/task/%d/%s", (int)j.proc, file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	return proc_read(j.proc, file, buf, size);
 }
 
 /* Lists /proc/self/task into the struct scan at p, sorted (on a fd
@@ -214,16 +222,11 @@ static int read_ticks(void *p)
 	struct ticks_job *j = p;
 	char buf[1024], *s;
 	unsigned long long ut, st;
-	ssize_t n;
-	int fd, i;
+	ssize_t n = rt_task_read(j->tid, "stat", buf, sizeof(buf));
+	int i;
 
-	if ((fd = rt_task_open(j->tid, "stat")) < 0)
-		return fd;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
 	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
+		return n < 0 ? (int)n : -EIO;
 	/* after the name, in parentheses: field 3 (state) ... 14 and 15 */
 	if (!(s = strrchr(buf, ')')))
 		return -EIO;

@@ -81,9 +81,9 @@ struct rt_task_list {
  * thread (rt_fd_private(rt_list_tasks, &list), invariant 4); 0 or
  * negative errno. */
 int rt_list_tasks(void *p);
-/* Opens /proc/self/task/T/file read-only for the task gettid names tid
- * (T its number in /proc, as rt_list_tasks); on a fd thread.  A fd or
- * negative errno. */
-int rt_task_open(pid_t tid, const char *file);
+/* Reads /proc/self/task/T/file of the task gettid names tid (T its
+ * number in /proc, as rt_list_tasks) into buf, NUL-terminated, at most
+ * size - 1 bytes; on a fd thread.  Its length or negative errno. */
+ssize_t rt_task_read(pid_t tid, const char *file, char *buf, size_t size);
 
 #endif

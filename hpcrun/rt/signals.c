@@ -588,16 +588,10 @@ static int read_stuck(void *p)
 {
 	struct stuck_job *j = p;
 	char buf[4096], *b, *q;
-	ssize_t n;
-	int fd = rt_task_open(j->tid, "status");
+	ssize_t n = rt_task_read(j->tid, "status", buf, sizeof(buf));
 
-	if (fd < 0)
-		return fd;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
 	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
+		return n < 0 ? (int)n : -EIO;
 	if (!(b = strstr(buf, "\nSigBlk:")) || !(q = strstr(buf, "\nSigPnd:")))
 		return -EIO;
 	j->blk = strtoull(b + 8, NULL, 16);

@@ -469,18 +469,11 @@ static int read_kstate(void *p)
 	struct kstate *k = p;
 	char buf[512], *at = buf, *end;
 	unsigned long long v[9];
-	int fd, n = 0, err = 0;
-	ssize_t len;
+	ssize_t len = rt_task_read(k->tid, "syscall", buf, sizeof(buf));
+	int n = 0;
 
-	if ((fd = rt_task_open(k->tid, "syscall")) < 0)
-		return fd;
-	len = read(fd, buf, sizeof(buf) - 1);
 	if (len < 0)
-		err = -errno;
-	close(fd);
-	if (err)
-		return err;
-	buf[len] = '\0';
+		return (int)len;
 	k->blocked = 0;
 	if (!strncmp(buf, "running", 7))
 		return 0;
