@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='hpcrun: a program that dlopens libpython after start has Python frames on every thread, the main one and one started before the dlopen, its output unchanged'
+test_description='hpcrun: a program that dlopens libpython after start has Python frames on every thread, the main one and one started before the dlopen (taking and releasing the GIL round after round), its output unchanged'
 . "$(dirname "$0")/test-lib.sh"
 . "$SRC_ROOT/tests/lib/python-lib.sh"
 
@@ -16,30 +16,38 @@ done
 # An embedder, as R's reticulate or a plugin host: a worker thread spins
 # in C, sampled since its start; then the main thread loads libpython
 # and runs hot_main, and the worker, already running, takes the GIL
-# (PyGILState_Ensure) and runs hot_worker.
+# (PyGILState_Ensure) and runs hot_worker; with a second argument R, in
+# R rounds of its own, each a PyGILState_Ensure, a call of hot_worker(R)
+# and a PyGILState_Release (which frees the thread's state), as a C
+# library's thread calling back into Python does.
 cat >embed.c <<\PROG
 /* cc -O1 -g -pthread -o embed embed.c -ldl */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static int (*run)(const char *);
 static int (*ensure)(void);
 static void (*release)(int);
-static int ready, go;
+static int ready, go, rounds = 1;
 static volatile unsigned long sink;
 
 static void *worker(void *arg)
 {
-	int g;
+	char call[64];
+	int g, r;
 
 	(void)arg;
 	__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
 		sink++;
-	g = ensure();
-	run("hot_worker()");
-	release(g);
+	snprintf(call, sizeof(call), "hot_worker(%d)", rounds);
+	for (r = 0; r < rounds; r++) {
+		g = ensure();
+		run(call);
+		release(g);
+	}
 	return NULL;
 }
 
@@ -49,8 +57,10 @@ int main(int argc, char **argv)
 	void *h, *ts, *(*save)(void);
 	pthread_t t;
 
-	if (argc != 2)
+	if (argc != 2 && argc != 3)
 		return 2;
+	if (argc == 3)
+		rounds = atoi(argv[2]);
 	pthread_create(&t, NULL, worker, NULL);
 	while (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE))
 		sink++;
@@ -83,8 +93,8 @@ def spin(n):
     return x
 def hot_main():
     print("main", spin(4_000_000))
-def hot_worker():
-    print("worker", spin(4_000_000))
+def hot_worker(rounds=1):
+    print("worker", spin(4_000_000 // rounds))
 PROG
 
 # share FOLDED THREAD PATH: the percentage of the samples of THREAD (the
@@ -125,6 +135,24 @@ for v in 3.11 3.12 3.13; do
 		echo "main $main% worker $worker%" &&
 		test $main -ge 80 && test $worker -ge 80 &&
 		! grep -q "^worker;.*hot_main\|^main;.*hot_worker" folded
+	'
+done
+
+# PyGILState_Release frees the thread's state, its memory still naming the
+# thread; the next round's PyGILState_Ensure makes another.  The frames
+# are those of the state in use: before, only the first round's (an
+# eighth of the worker's Python time) had them.
+for v in 3.11 3.12 3.13; do
+	m=${v#3.}
+	test_expect_success PY3$m "$v: 8 rounds of PyGILState_Ensure and Release on the worker: hot_worker in each" '
+		./embed "$(libpython '$v')" 8 >expect &&
+		hpcrun -o r$m ./embed "$(libpython '$v')" 8 >out 2>err &&
+		test_cmp expect out &&
+		hpcprof -o r$m.d r$m >/dev/null 2>&1 &&
+		hpcviewer-tui --folded rfolded r$m.d &&
+		worker=$(share rfolded worker ";prog\.py:[0-9]+ hot_worker;prog\.py:[0-9]+ spin") &&
+		echo "worker $worker%" &&
+		test $worker -ge 80
 	'
 done
 

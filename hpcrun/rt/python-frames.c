@@ -646,7 +646,14 @@ static int tstate_is(const struct py_layout *l, const struct py_target *t,
 	       rd_ptr(ts, l->tstate.thread_id) == t->self;
 }
 
-/* Thread t's PyThreadState, or 0; pt->tstate caches it. */
+static uintptr_t current_frame(const struct py_layout *l, uintptr_t ts);
+
+/*
+ * Thread t's PyThreadState, or 0; pt->tstate caches it.  A thread state
+ * with no frame is looked for again: PyGILState_Release frees a C
+ * thread's state after its call into Python, its memory still naming the
+ * thread, and its next PyGILState_Ensure makes another.
+ */
 static uintptr_t find_tstate(const struct py_interp *in,
 			     const struct py_layout *l,
 			     const struct py_target *t, struct py_thread *pt)
@@ -654,7 +661,8 @@ static uintptr_t find_tstate(const struct py_interp *in,
 	uintptr_t is, ts;
 	int ni, nt = 0;
 
-	if (pt->tstate && tstate_is(l, t, pt->tstate))
+	if (pt->tstate && tstate_is(l, t, pt->tstate) &&
+	    current_frame(l, pt->tstate))
 		return pt->tstate;
 	pt->tstate = 0;
 	is = rd_ptr(in->runtime, l->runtime.interpreters_head);
