@@ -65,4 +65,14 @@ test_expect_success 'the same left by longjmp: output as natively, the stopped s
 	grep -q "^hpcrun: 1 thread left a signal handler on the alternate stack by longjmp, keeping its mask: sampling stopped there; see hpcrun(1)$" err
 '
 
+# sigaction takes a lock of hpcrun's: a handler of the program's that
+# calls it while its thread holds the lock (in main's sigaction) waited
+# for itself.
+test_expect_success 'a System V handler setting itself again each millisecond while main sets actions: no hang' '
+	for mode in "" --data; do
+		hpcrun $mode -o r ./rt-altstack rearm 1 >out &&
+		echo "rearm: ok" >expect && test_cmp expect out && rm -rf r || return 1
+	done
+'
+
 test_done

@@ -229,7 +229,7 @@ struct own_start {
  * exiting) waits for the writing to end instead of cutting it short;
  * hpcrun's own threads are made with them blocked, so that none is ever
  * taken on one. */
-static void block_async(sigset_t *old)
+void rt_block_async(sigset_t *old)
 {
 	static const int own[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP,
 				   SIGSYS };
@@ -284,7 +284,7 @@ int rt_own_thread(void *(*fn)(void *), void *arg, size_t stack)
 	 * not take the new task for a raw one meanwhile (raw-threads.h) */
 	rt_thread_starting(1);
 	quiet = rt_data_own_begin();
-	block_async(&mask);		/* the thread's mask from its start */
+	rt_block_async(&mask);		/* the thread's mask from its start */
 	err = RT_REAL(pthread_create)(&t, &attr, own_start, &o);
 	rt_real_sigmask(SIG_SETMASK, &mask, NULL);
 	rt_data_own_end(quiet);
@@ -1663,7 +1663,7 @@ void rt_process_finish(const char *why, int from_signal)
 	/* Blocked before finished is set: a fatal signal taken on this
 	 * thread between the two would wait in rt_process_finish_wait for
 	 * the end it interrupted (finisher not yet this thread). */
-	block_async(&mask);
+	rt_block_async(&mask);
 	if (__atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL)) {
 		rt_real_sigmask(SIG_SETMASK, &mask, NULL);
 		return;

@@ -331,6 +331,10 @@ static inline void rt_own_back(void)
  * handlers; rt_is_own_time in them (a predicate). */
 void rt_own_begin(void);
 void rt_own_end(void);
+/* Blocks every signal on the calling thread but the synchronous faults
+ * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS); its mask before in
+ * old. */
+void rt_block_async(sigset_t *old);
 /* The calling thread's rings drained now, as hpcrun's own work: the
  * drain decodes and unwinds (Capstone, called through a pointer, would
  * read as the program's call), and the samples it takes meanwhile are

@@ -303,21 +303,44 @@ static int is_default(const struct sigaction *act)
 
 /* Signals this thread's program believes blocked but are not (5). */
 static __thread uint64_t hidden __attribute__((tls_model("initial-exec")));
-/* Serializes sigaction and moves (never taken in a handler). */
+/* Serializes sigaction and moves; made anew in a fork's child, whose
+ * other threads are gone.  Taken with act_take. */
 static pthread_mutex_t act_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The mask of the thread holding act_lock before act_take (pick_free's). */
+static sigset_t act_mask;
+
+/* Takes act_lock, the thread's signals held off meanwhile but its
+ * synchronous faults (old: its mask before): a handler of the program's
+ * that calls sigaction (as System V's handlers set themselves again)
+ * never runs on a thread that holds it, to wait for itself. */
+static void act_take(sigset_t *old)
+{
+	rt_block_async(old);
+	pthread_mutex_lock(&act_lock);
+	act_mask = *old;
+}
+
+static void act_give(const sigset_t *old)
+{
+	pthread_mutex_unlock(&act_lock);
+	rt_real_sigmask(SIG_SETMASK, old, NULL);
+}
 static int shared_noted;
 
 #define BIT(sig) (1ULL << ((sig) - 1))
 
 /* A real-time signal with the default action that the calling thread does
- * not block and that was never hpcrun's, highest first; 0 when none.
- * skip: signals the caller is about to block. */
-static int pick_free(const sigset_t *skip)
+ * not block (mask, or its own mask when NULL) and that was never
+ * hpcrun's, highest first; 0 when none.  skip: signals the caller is
+ * about to block. */
+static int pick_free(const sigset_t *mask_in, const sigset_t *skip)
 {
 	sigset_t mask;
 	int s;
 
-	if (rt_real_sigmask(SIG_BLOCK, NULL, &mask))
+	if (mask_in)
+		mask = *mask_in;
+	else if (rt_real_sigmask(SIG_BLOCK, NULL, &mask))
 		return 0;
 	for (s = SIGRTMAX; s >= SIGRTMIN; s--) {
 		struct sigaction cur;
@@ -422,7 +445,7 @@ static int manage(int sig)
 
 int rt_signal_take(void)
 {
-	int sig = pick_free(NULL);
+	int sig = pick_free(NULL, NULL);
 
 	if (!sig)
 		return -1;
@@ -448,7 +471,7 @@ static void resignal(struct rt_thread *td)
  * the program did, for the log. */
 static void move(const sigset_t *skip, const char *why)
 {
-	int from = rt_cfg.signo, to = pick_free(skip);
+	int from = rt_cfg.signo, to = pick_free(&act_mask, skip);
 	char msg[160];
 
 	if (!to || manage(to)) {
@@ -482,8 +505,9 @@ static int managed_sigaction(int sig, const struct sigaction *sa,
 			     struct sigaction *old)
 {
 	struct sigaction *act = &sigs[sig].act, prev, now;
+	sigset_t blocked;
 
-	pthread_mutex_lock(&act_lock);
+	act_take(&blocked);
 	prev = *act;
 	if (sa) {
 		*act = *sa;
@@ -500,7 +524,7 @@ static int managed_sigaction(int sig, const struct sigaction *sa,
 			act->sa_restorer = now.sa_restorer;
 		}
 	}
-	pthread_mutex_unlock(&act_lock);
+	act_give(&blocked);
 	if (old)
 		*old = prev;
 	return 0;
@@ -532,10 +556,12 @@ static int program_mask(int (*fn)(int, const sigset_t *, sigset_t *), int how,
 	if (how != SIG_UNBLOCK && sigismember(set, cur) && rt_active &&
 	    !blocks_all_rt(set)) {
 		/* the program means to have it blocked: it is its own (4) */
-		pthread_mutex_lock(&act_lock);
+		sigset_t blocked;
+
+		act_take(&blocked);
 		if (cur == rt_cfg.signo)
 			move(set, "blocked");
-		pthread_mutex_unlock(&act_lock);
+		act_give(&blocked);
 		cur = __atomic_load_n(&rt_cfg.signo, __ATOMIC_SEQ_CST);
 	}
 	for (s = 1; s < _NSIG; s++) {
@@ -803,10 +829,13 @@ void rt_signal_held(uint64_t *all, uint64_t *left)
 
 void rt_signal_after_fork(void)
 {
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+
 	/* a child starts with no signal pending, nor waits */
 	memset(stash, 0, sizeof(stash));
 	memset(waiters, 0, sizeof(waiters));
 	held = held_taken = 0;
+	act_lock = fresh;
 }
 
 /* The calling thread unblocked the sampling signal (7): every held
@@ -1011,10 +1040,11 @@ static int fatal_sigaction(int sig, const struct sigaction *sa,
 			   struct sigaction *old)
 {
 	struct sigaction *act = &sigs[sig].act, cur;
+	sigset_t blocked;
 
-	pthread_mutex_lock(&act_lock);
+	act_take(&blocked);
 	if (RT_REAL(sigaction)(sig, NULL, &cur)) {
-		pthread_mutex_unlock(&act_lock);
+		act_give(&blocked);
 		return -1;
 	}
 	if (cur.sa_sigaction == fatal_handler || cur.sa_sigaction == act->sa_sigaction)
@@ -1026,7 +1056,7 @@ static int fatal_sigaction(int sig, const struct sigaction *sa,
 		*act = *sa;
 		r = install_fatal(sig, sa);
 		if (r) {
-			pthread_mutex_unlock(&act_lock);
+			act_give(&blocked);
 			return r;
 		}
 		/* as glibc hands it to the kernel, so that it reads back as
@@ -1036,7 +1066,7 @@ static int fatal_sigaction(int sig, const struct sigaction *sa,
 			act->sa_restorer = now.sa_restorer;
 		}
 	}
-	pthread_mutex_unlock(&act_lock);
+	act_give(&blocked);
 	if (old)
 		*old = cur;
 	return 0;
@@ -1051,12 +1081,13 @@ static int plain_sigaction(int sig, const struct sigaction *sa,
 			   struct sigaction *old)
 {
 	struct sigaction k;
+	sigset_t blocked;
 	uint64_t prev;
 	int r;
 
 	if (sig <= 0 || sig >= _NSIG)
 		return RT_REAL(sigaction)(sig, sa, old);
-	pthread_mutex_lock(&act_lock);
+	act_take(&blocked);
 	prev = sigs[sig].onstack;
 	if (sa) {
 		k = *sa;
@@ -1065,7 +1096,7 @@ static int plain_sigaction(int sig, const struct sigaction *sa,
 	r = RT_REAL(sigaction)(sig, sa ? &k : NULL, old);
 	if (!r && sa)
 		sigs[sig].onstack = onstack_bits(sig, sa);
-	pthread_mutex_unlock(&act_lock);
+	act_give(&blocked);
 	if (!r && old)
 		del_bits(&old->sa_mask, prev);
 	return r;

@@ -16,6 +16,10 @@
  *              after_overflow.
  *   jump       the same, the handler leaving by longjmp without
  *              SA_NODEFER: the handler's mask stays, SIGSEGV blocked.
+ *   rearm S    a SIGALRM handler that sets itself again with signal(), as
+ *              System V's handlers must, every millisecond, while main
+ *              sets and reads back SIGUSR1's action for S seconds: the
+ *              handler's sigaction often runs inside main's.
  *
  * Build: cc -O2 -g -pthread -Wl,-z,now -o rt-altstack rt-altstack.c
  * (bound at load: lazy binding's resolver, at the handler's first call of
@@ -29,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 
 #define ALT_SIZE 8192
@@ -170,6 +175,35 @@ static int overflow(int with_siglongjmp)
 	return 0;
 }
 
+static volatile unsigned long alarms;
+
+static void alarm_handler(int sig)
+{
+	signal(sig, alarm_handler);
+	alarms++;
+}
+
+static int rearm(double seconds)
+{
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+	struct sigaction sa, old;
+	double end = cpu_seconds() + seconds;
+	unsigned long calls = 0;
+
+	signal(SIGALRM, alarm_handler);
+	setitimer(ITIMER_REAL, &it, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	while (cpu_seconds() < end) {
+		sigaction(SIGUSR1, &sa, &old);
+		calls++;
+	}
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	printf("rearm: %s\n", alarms > 10 && calls > alarms ? "ok" : "too few");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -180,6 +214,8 @@ int main(int argc, char **argv)
 		return overflow(1);
 	if (!strcmp(mode, "jump"))
 		return overflow(0);
-	fprintf(stderr, "usage: rt-altstack busy N | overflow | jump\n");
+	if (!strcmp(mode, "rearm") && argc > 2)
+		return rearm(atof(argv[2]));
+	fprintf(stderr, "usage: rt-altstack busy N | overflow | jump | rearm S\n");
 	return 2;
 }
