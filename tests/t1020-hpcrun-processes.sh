@@ -46,6 +46,34 @@ test_expect_success 'a fork by clone and clone3: the child measured as after for
 	done
 '
 
+# wait_for FILE: until FILE is written (10 s at most).
+wait_for() {
+	n=0
+	while ! test -s "$1" && test $n -lt 100; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	test -s "$1"
+}
+
+# glibc's daemon() leaves its parent by an _exit inside libc.
+test_expect_success 'daemon(): the parent written at its end, the daemon measured apart' '
+	./rt-work daemon 10 "$TRASH/native.d" && wait_for native.d &&
+	echo "cwd /, stdin /dev/null" >expect && test_cmp expect native.d &&
+	hpcrun -o dm ./rt-work daemon 10 "$TRASH/dm.d" >out 2>err &&
+	wait_for dm.d && test_cmp expect dm.d &&
+	test_cmp /dev/null out && only_hpcrun_said err &&
+	n=0 && while test "$(ls dm/*.log | wc -l)" -lt 2 && test $n -lt 100; do
+		sleep 0.1; n=$((n + 1))
+	done &&
+	ls dm/*.log >logs && test_line_count = 2 logs &&
+	grep -l "^end: _exit$" dm/*.log >parent && test_line_count = 1 parent &&
+	! ls dm/*.hpcrun-live 2>/dev/null &&
+	for f in dm/*.hpcrun; do ./rt-folded "$f" "$TRASH/rt-work" rt-work.nm || return 1; done >ff &&
+	grep -q "^^Primary;|Main;main;heavy " ff &&
+	grep -q "^^Primary;|Main;main;light " ff
+'
+
 test_expect_success 'exec: the old image is written first, the new one measured too' '
 	hpcrun -o exec ./rt-work exec 5 &&
 	ls exec/*.hpcrun >files && test_line_count = 2 files &&

@@ -12,6 +12,9 @@
  *   exec*               write everything before the image is replaced
  *                       (and measure on, in new files, if exec fails)
  *   _exit, _Exit        write everything before the process ends
+ *   daemon              glibc's, step for step, through fork and the
+ *                       _exit above: glibc's own calls its _exit
+ *                       inside libc, where the parent's end goes unseen
  *   dlopen, dlclose     refresh the load map (dlclose first takes the
  *                       samples waiting in the thread's ring buffers);
  *                       dlopen adds the new modules to the proc file, so
@@ -51,7 +54,10 @@
 #include <sys/prctl.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <threads.h>
 #include <unistd.h>
 
@@ -360,6 +366,48 @@ RT_API void _Exit(int status)
 {
 	rt_process_finish("_exit", 0);
 	RT_REAL(_Exit)(status);
+}
+
+/* glibc's daemon(3) (misc/daemon.c), whose parent leaves by an _exit
+ * inside libc that no wrapper sees: the same steps and results, each
+ * through the entry points hpcrun wraps. */
+RT_API int daemon(int nochdir, int noclose)
+{
+	struct stat st;
+	int fd;
+
+	switch (fork()) {
+	case -1:
+		return -1;
+	case 0:
+		break;
+	default:
+		_exit(0);
+	}
+	if (setsid() == -1)
+		return -1;
+	if (!nochdir)
+		(void)chdir("/");
+	if (noclose)
+		return 0;
+	fd = open("/dev/null", O_RDWR);
+	if (fd == -1)
+		return -1;
+	if (fstat(fd, &st)) {
+		close(fd);
+		return -1;
+	}
+	if (!S_ISCHR(st.st_mode) || st.st_rdev != makedev(1, 3)) {
+		close(fd);
+		errno = ENODEV;	/* no call failed: as glibc */
+		return -1;
+	}
+	(void)dup2(fd, STDIN_FILENO);
+	(void)dup2(fd, STDOUT_FILENO);
+	(void)dup2(fd, STDERR_FILENO);
+	if (fd > 2)
+		(void)close(fd);
+	return 0;
 }
 
 RT_API void *dlopen(const char *file, int flags)

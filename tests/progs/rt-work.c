@@ -16,6 +16,9 @@
  *   clonefork N     the same, the fork made by syscall(SYS_clone, SIGCHLD)
  *                   (as runtimes that bypass glibc's fork do); clone3fork N
  *                   by syscall(SYS_clone3)
+ *   daemon N FILE   heavy(N), then daemon(0, 0): the daemon does light(N)
+ *                   and writes its working directory and what its stdin
+ *                   is to FILE ("cwd /, stdin /dev/null")
  *   exec N          N units, then exec's itself as "split N"
  *   execfail N      heavy(N), a failing exec, then light(N)
  *   crash N         N units, then a SIGSEGV
@@ -216,6 +219,23 @@ int main(int argc, char **argv)
 		heavy(n);
 		waitpid(pid, &st, 0);
 		printf("child %d\n", WEXITSTATUS(st));
+	} else if (!strcmp(mode, "daemon") && argc > 3) {
+		char cwd[256], in[256];
+		ssize_t len;
+		FILE *f;
+
+		heavy(n);
+		if (daemon(0, 0)) {
+			perror("daemon");
+			return 1;
+		}
+		light(n);
+		len = readlink("/proc/self/fd/0", in, sizeof(in) - 1);
+		in[len > 0 ? len : 0] = '\0';
+		if (!getcwd(cwd, sizeof(cwd)) || !(f = fopen(argv[3], "w")))
+			return 1;
+		fprintf(f, "cwd %s, stdin %s\n", cwd, in);
+		fclose(f);
 	} else if (!strcmp(mode, "exec")) {
 		char num[32];
 
