@@ -116,6 +116,15 @@ test_expect_success 'SIGRTMAX sent while every signal is blocked is pending, and
 	grep -q "^signals-held-left: 0$" heldunblock/*.log
 '
 
+# The kernel's wait takes the lowest pending signal first: a held SIGRTMAX
+# came first, before the signals queued with it.
+test_expect_success 'every signal blocked and queued, taken with sigtimedwait: the held SIGRTMAX last, as natively' '
+	same order 10 order &&
+	echo "order: 10 rounds of $((RTMAX - RTMIN + 3)), lowest first" >expect &&
+	test_cmp expect order.out &&
+	grep -q "^signals-held: [1-9]" order/*.log
+'
+
 # The corners of a held signal (signals.c, THE SAMPLING SIGNAL, 7 and 8),
 # each as natively: the classic sigsuspend loop (it hung), a held signal
 # discarded by SIG_IGN (the program was killed by it once unblocked), a

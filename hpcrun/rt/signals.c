@@ -1184,6 +1184,28 @@ int rt_user_copy(void *to, const void *from, size_t n, int write_user)
  * with timeout NULL waits for ever; each returns as the real call, the
  * signal's number or -1 and errno (EFAULT and EINVAL as the kernel says).
  */
+/* A signal of set numbered below cur already pending, taken into si, as
+ * the kernel's wait takes the lowest first, before a held cur (7); 0
+ * when none (errno kept). */
+static int take_lower(const sigset_t *set, int cur, siginfo_t *si)
+{
+	struct timespec zero = { 0, 0 };
+	sigset_t low = *set;
+	int s, r, err = errno;
+
+	for (s = cur; s < _NSIG; s++)
+		sigdelset(&low, s);
+	for (;;) {
+		r = RT_REAL(sigtimedwait)(&low, si, &zero);
+		if (r <= 0 || !rt_signal_is_own(si))
+			break;
+		if (si->si_code == SI_QUEUE && si->si_value.sival_int == RT_EXIT_PARK)
+			rt_exit_park(rt_self);
+	}
+	errno = err;
+	return r > 0 ? r : 0;
+}
+
 static int program_wait(const sigset_t *uset, siginfo_t *info,
 			const struct timespec *utimeout)
 {
@@ -1226,6 +1248,8 @@ static int program_wait(const sigset_t *uset, siginfo_t *info,
 				break;
 	}
 	for (;;) {
+		if (self && (r = take_lower(&set, cur, &si)) > 0)
+			break;
 		if (self && stash_take(&si, self)) {
 			r = si.si_signo;
 			break;

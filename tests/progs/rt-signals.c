@@ -55,6 +55,10 @@
  *                thread EAGAIN, main pending 1, main takes 64"
  *   badargs      the waits' error results: "badargs: EINVAL EFAULT
  *                EFAULT EFAULT"
+ *   order N      every signal blocked; N times every real-time signal
+ *                queued from SIGRTMAX down, then SIGUSR1 and SIGTERM,
+ *                all taken with sigtimedwait, as the kernel gives them
+ *                (lowest first): "order: N rounds of 33, lowest first"
  */
 #include <errno.h>
 #include <pthread.h>
@@ -471,6 +475,29 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "suspend") || !strcmp(mode, "ignheld") ||
 		   !strcmp(mode, "raiseone") || !strcmp(mode, "badargs")) {
 		return corners(mode);
+	} else if (!strcmp(mode, "order")) {
+		struct timespec zero = { 0, 0 };
+		int ok = 0, s, last, got;
+		sigset_t all;
+		siginfo_t si;
+
+		sigfillset(&all);
+		sigprocmask(SIG_BLOCK, &all, NULL);
+		for (i = 0; i < n; i++) {
+			for (s = SIGRTMAX; s >= SIGRTMIN; s--)
+				sigqueue(getpid(), s, (union sigval){ .sival_int = s });
+			kill(getpid(), SIGUSR1);
+			kill(getpid(), SIGTERM);
+			work(1);
+			for (got = 0, last = 0; sigtimedwait(&all, &si, &zero) > 0; got++) {
+				if (si.si_signo < last)
+					break;
+				last = si.si_signo;
+			}
+			ok += got == SIGRTMAX - SIGRTMIN + 3;
+		}
+		printf("order: %d rounds of %d, lowest first\n", ok,
+		       SIGRTMAX - SIGRTMIN + 3);
 	} else if (!strcmp(mode, "heldunblock")) {
 		sigset_t all, pend;
 
@@ -489,7 +516,7 @@ int main(int argc, char **argv)
 	} else {
 		fprintf(stderr, "usage: rt-signals range|rtmin8|claimall|blockall|sigwait|"
 			"waitall|sigwaitset|timedwait|fdall|heldunblock|suspend|ignheld|raiseone|\n"
-			"badargs|trap|trapdie N\n");
+			"badargs|order|trap|trapdie N\n");
 		return 2;
 	}
 	return 0;
