@@ -335,14 +335,16 @@ test_expect_success 'a thread of PTHREAD_STACK_MIN bytes runs and is measured, i
 # threads working with 6.5 KiB of their 64 KiB stacks left died of SIGSEGV
 # in the unwinder.  A signal with less than 12 KiB left is dropped
 # unhandled (sample.c, RULES); only its signal frame is taken there.
-test_expect_success 'threads working near their stack'\''s end run as natively, the signals there dropped' '
+test_expect_success 'threads working near their stack'\''s end run as natively, the signals there dropped and said' '
 	./rt-end stackend 10 >native &&
 	echo "stackend ok" >expect && test_cmp expect native &&
 	for mode in "" --data -t; do
 		rm -rf stackend &&
-		hpcrun -q -o stackend $mode ./rt-end stackend 10 >measured &&
+		hpcrun -o stackend $mode ./rt-end stackend 10 >measured 2>err &&
 		test_cmp expect measured &&
-		grep -q "^dropped-low-stack: [1-9]" stackend/*.log || return 1
+		grep -q "^dropped-low-stack: [1-9]" stackend/*.log &&
+		grep -q "^hpcrun: [0-9]*% of samples ([0-9]*) came on a stack with less than 12 KiB left (a small thread stack), dropped, not in the profile; see hpcrun(1)$" err &&
+		! grep -q "ended before their first sample" err || return 1
 	done
 '
 

@@ -1307,7 +1307,7 @@ static void thread_end(struct rt_thread *td, int own)
 	if (own)
 		rt_self = NULL;
 	stop_sources(td);
-	if (own && !td->counts.taken)
+	if (own && !td->counts.taken && !td->counts.low_stack)
 		unsampled_add();
 	write_thread(td);
 	if (!__atomic_sub_fetch(&writers, 1, __ATOMIC_SEQ_CST) &&
@@ -1458,30 +1458,43 @@ static void stuck_say(int fd)
 		rt_say(line, NULL);
 }
 
-/* At the end: when the samples whose pc lay in no file the process
- * mapped (code made at run time: a JIT's) were at least
- * OUTSIDE_SAY_PERCENT of the samples and OUTSIDE_SAY_MIN, a line in the
- * log and, once a launch, on stderr: the profile's shares leave them out
- * (hpcrun(1), How samples are taken). */
-#define OUTSIDE_SAY_PERCENT 5
-#define OUTSIDE_SAY_MIN 10
-static void outside_say(int fd)
+/* At the end, when part of the samples (of all) is at least
+ * SHARE_SAY_PERCENT of them and SHARE_SAY_MIN: "P% of samples (N) " and
+ * tail, a line in the log and, once a launch (marker), on stderr. */
+#define SHARE_SAY_PERCENT 5
+#define SHARE_SAY_MIN 10
+static void share_say(int fd, uint64_t part, uint64_t all, const char *tail,
+		      const char *marker)
 {
-	uint64_t out = totals.dropped_nomodule, all = out + totals.recorded;
 	char line[256], *p = line;
 
-	if (out < OUTSIDE_SAY_MIN || out * 100 < all * OUTSIDE_SAY_PERCENT)
+	if (part < SHARE_SAY_MIN || part * 100 < all * SHARE_SAY_PERCENT)
 		return;
-	p += rt_fmt_u64(p, (out * 100 + all / 2) / all, 10, 0);
+	p += rt_fmt_u64(p, (part * 100 + all / 2) / all, 10, 0);
 	p = rt_append(p, "% of samples (");
-	p += rt_fmt_u64(p, out, 10, 0);
-	rt_append(p, ") were in code outside every file mapped (made at run "
-		  "time: a JIT's), not in the profile; see hpcrun(1)");
+	p += rt_fmt_u64(p, part, 10, 0);
+	p = rt_append(p, ") ");
+	rt_append(p, tail);
 	log_put(fd, "warning: ");
 	log_put(fd, line);
 	log_put(fd, "\n");
-	if (rt_first_to_say("outside"))
+	if (rt_first_to_say(marker))
 		rt_say(line, NULL);
+}
+
+/* The samples whose pc lay in no file the process mapped (code made at
+ * run time: a JIT's): the profile's shares leave them out (hpcrun(1),
+ * How samples are taken).  The signals dropped for want of stack (the
+ * handler's room, sample.c). */
+static void dropped_say(int fd)
+{
+	share_say(fd, totals.dropped_nomodule,
+		  totals.dropped_nomodule + totals.recorded,
+		  "were in code outside every file mapped (made at run time: a "
+		  "JIT's), not in the profile; see hpcrun(1)", "outside");
+	share_say(fd, totals.low_stack, totals.low_stack + totals.recorded,
+		  "came on a stack with less than 12 KiB left (a small thread "
+		  "stack), dropped, not in the profile; see hpcrun(1)", "lowstack");
 }
 
 static void write_log(const char *why)
@@ -1543,7 +1556,7 @@ static void write_log(const char *why)
 	log_line(fd, "samples-dropped", dropped);
 	log_line(fd, "dropped-nested", totals.dropped_busy);
 	log_line(fd, "dropped-outside-modules", totals.dropped_nomodule);
-	outside_say(fd);
+	dropped_say(fd);
 	log_line(fd, "threads-refused", threads_refused);
 	refused_say(fd);
 	stuck_say(fd);
