@@ -116,6 +116,18 @@ test_expect_success 'SIGRTMAX sent while every signal is blocked is pending, and
 	grep -q "^signals-held-left: 0$" heldunblock/*.log
 '
 
+# Perf's trap (REALTIME's off-CPU samples) comes with the signal of the
+# program's that woke a blocking read, and first: its action's flags
+# decided the restart, and a handler with SA_RESTART saw EINTR.
+for mode in restart norestart; do
+	test_expect_success "a shell's SIGCHLD handler interrupting a read, $mode: as natively, in every mode" '
+		for opts in "" "-e REALTIME" "-e CPUTIME"; do
+			rm -rf rs && same '$mode' 10 rs $opts || return 1
+		done &&
+		cat rs.out
+	'
+done
+
 # The kernel's wait takes the lowest pending signal first: a held SIGRTMAX
 # came first, before the signals queued with it.
 test_expect_success 'every signal blocked and queued, taken with sigtimedwait: the held SIGRTMAX last, as natively' '

@@ -69,7 +69,10 @@
  *     written.  It never moves (4): it is the only signal the trap sends.
  *     It and the sampling signal block each other while either is
  *     handled (install), so neither's sample finds the other's handler
- *     as its context.
+ *     as its context; the trap's handler blocks every signal but the
+ *     synchronous faults, and restarts a call the program's signal
+ *     behind it interrupted as that signal's action says
+ *     (restart_as_program).
  *  7. Held.  One of the program's own arrivals of the current sampling
  *     signal on a thread that believes it blocked is held, as the kernel
  *     holds a blocked signal pending: its siginfo goes to the stash
@@ -355,6 +358,7 @@ static int pick_free(const sigset_t *mask_in, const sigset_t *skip)
 }
 
 static int is_managed(int sig);
+static int is_fatal(int sig);
 static void reinstall_onstack(void);
 static void stash_release(void);
 static void stash_discard(int sig);
@@ -429,8 +433,18 @@ static int install(int sig)
 		if (is_managed(SIGTRAP))
 			sigaddset(&k.sa_mask, SIGTRAP);
 	}
-	if (sig == SIGTRAP && rt_cfg.signo > 0)
-		sigaddset(&k.sa_mask, rt_cfg.signo);
+	if (sig == SIGTRAP && rt_cfg.signo > 0) {
+		/* (6): every signal but the synchronous faults waits for the
+		 * trap's handler, which restarts a call as the program's
+		 * signal behind it would (restart_as_program) */
+		static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGSYS };
+		size_t i;
+
+		sigfillset(&k.sa_mask);
+		for (i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+			sigdelset(&k.sa_mask, faults[i]);
+		k.sa_flags |= SA_RESTART;
+	}
 	return rt_real_sigaction(sig, &k, NULL);
 }
 
@@ -878,18 +892,83 @@ static void program_signal(int sig, siginfo_t *si, ucontext_t *uc)
 		memset(&sigs[sig].act, 0, sizeof(sigs[sig].act));
 		sigs[sig].act.sa_handler = SIG_DFL;
 	}
+	if (sig == SIGTRAP) {
+		/* the kernel's mask is perf's trap's (install): the program's
+		 * action's instead */
+		sigset_t m = uc->uc_sigmask;
+
+		sigorset(&m, &m, &act.sa_mask);
+		if (!(act.sa_flags & SA_NODEFER))
+			sigaddset(&m, SIGTRAP);
+		if (rt_cfg.signo > 0)
+			sigaddset(&m, rt_cfg.signo);
+		rt_real_sigmask(SIG_SETMASK, &m, NULL);
+	}
 	if (act.sa_flags & SA_SIGINFO)
 		act.sa_sigaction(sig, si, uc);
 	else
 		act.sa_handler(sig);
 }
 
+/* Will a signal of the program's pending for this thread (blocked while
+ * the trap's handler runs, install), not blocked in the context
+ * interrupted (uc), run a handler without SA_RESTART? */
+static int pending_interrupts(const ucontext_t *uc)
+{
+	int cur = __atomic_load_n(&rt_cfg.signo, __ATOMIC_SEQ_CST), s;
+	struct sigaction act;
+	sigset_t pend;
+
+	if (syscall(SYS_rt_sigpending, &pend, (size_t)(_NSIG / 8)))
+		return 0;
+	for (s = 1; s < _NSIG; s++) {
+		if (!sigismember(&pend, s) || sigismember(&uc->uc_sigmask, s) ||
+		    s == SIGTRAP || s == cur)
+			continue;
+		if (is_managed(s) || is_fatal(s))
+			act = sigs[s].act;	/* the program's (3, FATAL 1) */
+		else if (rt_real_sigaction(s, NULL, &act))
+			continue;
+		if ((act.sa_flags & SA_SIGINFO || (act.sa_handler != SIG_DFL &&
+						   act.sa_handler != SIG_IGN)) &&
+		    !(act.sa_flags & SA_RESTART))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Perf's trap arrives as its thread returns to user mode after running
+ * again (6), with any signal of the program's that woke it from a
+ * blocking call: SIGTRAP comes first, so its action's flags decide
+ * whether the kernel restarts the call, and the program's signal waits
+ * (install).  Its action has SA_RESTART; when the call was restarted (the
+ * context at a syscall instruction, rax its number) and the program's
+ * signal, delivered once this handler returns, runs a handler without
+ * SA_RESTART, the call ends with EINTR here, as the program's action
+ * would have ended it.
+ */
+static void restart_as_program(ucontext_t *uc)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+	unsigned char insn[2];
+
+	if (rt_user_copy(insn, (const void *)(uintptr_t)g[REG_RIP], 2, 0) ||
+	    insn[0] != 0x0f || insn[1] != 0x05 || !pending_interrupts(uc))
+		return;
+	g[REG_RAX] = -EINTR;
+	g[REG_RIP] += 2;
+}
+
 void rt_signal_entry(int sig, siginfo_t *si, void *uc)
 {
-	if (rt_signal_is_own(si))
+	if (rt_signal_is_own(si)) {
+		if (sig == SIGTRAP && rt_active)	/* none once sealed */
+			restart_as_program(uc);
 		rt_sample_handler(sig, si, uc);
-	else
+	} else {
 		program_signal(sig, si, uc);
+	}
 }
 
 /* ---- THE FATAL SIGNALS ---- */

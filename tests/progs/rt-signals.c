@@ -55,6 +55,12 @@
  *                thread EAGAIN, main pending 1, main takes 64"
  *   badargs      the waits' error results: "badargs: EINVAL EFAULT
  *                EFAULT EFAULT"
+ *   restart N    a shell's way: a SIGCHLD handler with SA_RESTART reaps
+ *                a child that exits once main blocks in read() on a
+ *                pipe, and writes the byte main reads; N rounds:
+ *                "restart: N read, 0 EINTR"; norestart N: the handler
+ *                without SA_RESTART, each read cut short: "norestart: 0
+ *                read, N EINTR"
  *   order N      every signal blocked; N times every real-time signal
  *                queued from SIGRTMAX down, then SIGUSR1 and SIGTERM,
  *                all taken with sigtimedwait, as the kernel gives them
@@ -285,6 +291,67 @@ static void *wait_a_while(void *out)
 }
 
 /* The modes of the waits' corners (suspend, ignheld, raiseone, badargs). */
+static int chld_pipe = -1;
+
+static void on_chld(int sig)
+{
+	int err = errno;
+
+	(void)sig;
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		if (write(chld_pipe, "x", 1) != 1)
+			break;
+	errno = err;
+}
+
+/* Is process pid blocked in read(2) (its /proc syscall line "0 ...")? */
+static int in_read(pid_t pid)
+{
+	char path[64], buf[64];
+	FILE *f;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	r = fgets(buf, sizeof(buf), f) && !strncmp(buf, "0 ", 2);
+	fclose(f);
+	return r;
+}
+
+/* restart / norestart N (see the top). */
+static int restarts(const char *mode, long n)
+{
+	struct sigaction sa;
+	long i, got = 0, eintr = 0;
+	pid_t parent = getpid();
+	int p[2];
+	char b;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_chld;
+	sa.sa_flags = SA_NOCLDSTOP | (!strcmp(mode, "restart") ? SA_RESTART : 0);
+	sigaction(SIGCHLD, &sa, NULL);
+	for (i = 0; i < n; i++) {
+		if (pipe(p))
+			return 1;
+		chld_pipe = p[1];
+		if (fork() == 0) {
+			while (!in_read(parent))
+				usleep(1000);
+			_exit(0);
+		}
+		if (read(p[0], &b, 1) == 1)
+			got++;
+		else if (errno == EINTR && read(p[0], &b, 1) == 1)
+			eintr++;
+		close(p[0]);
+		close(p[1]);
+	}
+	printf("%s: %ld read, %ld EINTR\n", mode, got, eintr);
+	return 0;
+}
+
 static int corners(const char *mode)
 {
 	sigset_t all, old, pend;
@@ -475,6 +542,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "suspend") || !strcmp(mode, "ignheld") ||
 		   !strcmp(mode, "raiseone") || !strcmp(mode, "badargs")) {
 		return corners(mode);
+	} else if (!strcmp(mode, "restart") || !strcmp(mode, "norestart")) {
+		return restarts(mode, n);
 	} else if (!strcmp(mode, "order")) {
 		struct timespec zero = { 0, 0 };
 		int ok = 0, s, last, got;
@@ -516,7 +585,7 @@ int main(int argc, char **argv)
 	} else {
 		fprintf(stderr, "usage: rt-signals range|rtmin8|claimall|blockall|sigwait|"
 			"waitall|sigwaitset|timedwait|fdall|heldunblock|suspend|ignheld|raiseone|\n"
-			"badargs|order|trap|trapdie N\n");
+			"badargs|order|restart|norestart|trap|trapdie N\n");
 		return 2;
 	}
 	return 0;
