@@ -8,7 +8,8 @@
  * program's next open(), so touching "our" number after that would touch
  * the program's file.  Invariants:
  *  1. Our fds live high: moved with F_DUPFD_CLOEXEC to fd_base() or above
- *     (1024, or 3/4 of a smaller RLIMIT_NOFILE: fd_base) before anything else is
+ *     (above a soft RLIMIT_NOFILE of 2048 or less, else 1024 or 3/4 of
+ *     the limit: fd_base) before anything else is
  *     done with them, so the program's open() returns the numbers it would
  *     return without us.  O_ASYNC is set on the high number (fasync names
  *     the signal's si_fd after the number it was set on).
@@ -529,13 +530,19 @@ static void shared_exit(void)
 	closers_changed();
 }
 
-/* Where our fds go: above the numbers the program uses (invariant 1):
- * 1024, or 3/4 of a smaller soft RLIMIT_NOFILE -- but a program that
- * lowered it below 256 (to 4, say) would find our fd at 3/4 of it, the
- * number its next open() should get: then 1024, or 3/4 of a smaller hard
- * limit, above the soft one (rt_fd_move_high). */
+/* Where our fds go: above the numbers the program uses (invariant 1).
+ * At the soft RLIMIT_NOFILE where the hard one leaves room above it
+ * (rt_fd_move_high) and it is at most 2048, as the common 1024 is: no
+ * open() of the program's can have those numbers, however full its
+ * table.  Else 1024, or 3/4 of a smaller soft limit -- but a program
+ * that lowered it below 256 (to 4, say) would find our fd at 3/4 of it,
+ * the number its next open() should get: then 1024, or 3/4 of a smaller
+ * hard limit, above the soft one. */
 static int fd_base(const struct rlimit *rl)
 {
+	if (rl->rlim_cur >= 256 && rl->rlim_cur <= 2048 &&
+	    rl->rlim_max >= rl->rlim_cur + 64)
+		return (int)rl->rlim_cur;
 	if (rl->rlim_cur > 2048 || (rl->rlim_cur < 256 && rl->rlim_max > 2048))
 		return 1024;
 	if (rl->rlim_cur >= 256)

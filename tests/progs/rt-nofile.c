@@ -10,6 +10,11 @@
  *                   close it, join; prints "fd 3 in N of N opens"
  *   rt-nofile hold  starts a thread that waits, then opens /dev/null:
  *                   "with a thread running, open gave fd 3"
+ *   rt-nofile pool  a connection pool at the common soft limit of 1024
+ *                   (the hard limit left as it is): main fills its
+ *                   table, frees the top 4 numbers, and 4 workers each
+ *                   compute, then open a file: "pool: 4 of 4 opened,
+ *                   numbers 1020-1023"
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,12 +53,56 @@ static void *worker(void *units)
 	return NULL;
 }
 
+static int pool_fd[4];
+
+static void *pool_worker(void *arg)
+{
+	long i = (long)arg, k;
+
+	for (k = 0; k < 20000000; k++)
+		sink += (double)k;
+	pool_fd[i] = open("/dev/null", O_RDONLY);
+	return NULL;
+}
+
+static int pool(void)
+{
+	struct rlimit rl;
+	pthread_t t[4];
+	long i;
+	int ok = 0, lo = 1 << 30, hi = -1;
+
+	getrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_max < 1024)
+		return printf("pool: hard limit below 1024\n"), 1;
+	rl.rlim_cur = 1024;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	while (open("/dev/null", O_RDONLY) >= 0)
+		;
+	for (i = 0; i < 4; i++)
+		close(1023 - (int)i);
+	for (i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, pool_worker, (void *)i);
+	for (i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		if (pool_fd[i] >= 0) {
+			ok++;
+			lo = pool_fd[i] < lo ? pool_fd[i] : lo;
+			hi = pool_fd[i] > hi ? pool_fd[i] : hi;
+		}
+	}
+	printf("pool: %d of 4 opened, numbers %d-%d\n", ok, lo, hi);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000, i, good = 0;
 	struct rlimit rl;
 	int first_err = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "pool"))
+		return pool();
 	getrlimit(RLIMIT_NOFILE, &rl);
 	rl.rlim_cur = 4;
 	if (setrlimit(RLIMIT_NOFILE, &rl)) {
