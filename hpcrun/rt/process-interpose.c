@@ -391,10 +391,8 @@ RT_API int daemon(int nochdir, int noclose)
 	if (noclose)
 		return 0;
 	fd = open("/dev/null", O_RDWR);
-	if (fd == -1)
-		return -1;
-	if (fstat(fd, &st)) {
-		close(fd);
+	if (fd == -1 || fstat(fd, &st)) {
+		close(fd);	/* of -1 too: EBADF, as glibc's */
 		return -1;
 	}
 	if (!S_ISCHR(st.st_mode) || st.st_rdev != makedev(1, 3)) {

@@ -107,7 +107,8 @@
  *     sampling signal moves (4).  Its signals wait meanwhile: a sample
  *     in a ring buffer keeps its time and place, one taken by the signal
  *     (timers, --no-stack-copy) is taken when the handler returns.  The
- *     program reads back its own mask.  A handler with SA_NODEFER (which
+ *     program reads back its own mask with sigaction (the thread's mask,
+ *     read in such a handler, has them).  A handler with SA_NODEFER (which
  *     a program sets to leave it by longjmp, keeping the mask it found)
  *     is left as it is.  One left by longjmp without SA_NODEFER keeps the
  *     handler's mask, the sampling signal's bit with it, until the
@@ -602,12 +603,9 @@ call:
 		return r;
 	hidden = after;
 	if (old)
-		for (s = 1; s < _NSIG; s++) {
+		for (s = 1; s < _NSIG; s++)
 			if (before & BIT(s))
 				sigaddset(old, s);
-			else if (s == cur || (s == SIGTRAP && is_managed(SIGTRAP)))
-				sigdelset(old, s);	/* a handler's mask (9) */
-		}
 	if (cur && (before & BIT(cur)) && !(after & BIT(cur)))
 		stash_release();
 	return 0;
@@ -1212,13 +1210,25 @@ static void reinstall_onstack(void)
 
 /* ---- the program's calls ---- */
 
+/* The program's structs are read and written here, outside act_lock: a
+ * fault on a bad pointer runs the program's handler as natively (it may
+ * leave by siglongjmp), with nothing of hpcrun's held. */
 RT_API int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
 {
+	struct sigaction in, out;
+	int r;
+
+	if (sa)
+		in = *sa;
 	if (is_managed(sig))
-		return managed_sigaction(sig, sa, old);
-	if (rt_active && is_fatal(sig))
-		return fatal_sigaction(sig, sa, old);
-	return plain_sigaction(sig, sa, old);
+		r = managed_sigaction(sig, sa ? &in : NULL, old ? &out : NULL);
+	else if (rt_active && is_fatal(sig))
+		r = fatal_sigaction(sig, sa ? &in : NULL, old ? &out : NULL);
+	else
+		r = plain_sigaction(sig, sa ? &in : NULL, old ? &out : NULL);
+	if (!r && old)
+		*old = out;
+	return r;
 }
 
 RT_API __sighandler_t signal(int sig, __sighandler_t handler)
