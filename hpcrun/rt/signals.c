@@ -951,8 +951,11 @@ static void restart_as_program(ucontext_t *uc)
 	greg_t *g = uc->uc_mcontext.gregs;
 	unsigned char insn[2];
 
-	if (rt_user_copy(insn, (const void *)(uintptr_t)g[REG_RIP], 2, 0) ||
-	    insn[0] != 0x0f || insn[1] != 0x05 || !pending_interrupts(uc))
+	/* the pending signals first: one system call, and in most traps
+	 * none is pending, so the code is not read */
+	if (!pending_interrupts(uc) ||
+	    rt_user_copy(insn, (const void *)(uintptr_t)g[REG_RIP], 2, 0) ||
+	    insn[0] != 0x0f || insn[1] != 0x05)
 		return;
 	g[REG_RAX] = -EINTR;
 	g[REG_RIP] += 2;
