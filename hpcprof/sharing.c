@@ -177,7 +177,7 @@ static void pline_add(struct pline *p, const struct share_access *x)
 }
 
 enum share_label sharing_pooled_label(const struct share_access *a, size_t n,
-				      uint64_t *ntransfers)
+				      uint64_t *ntransfers, size_t *nshared)
 {
 	uint32_t *ix = xcalloc(n ? n : 1, sizeof(*ix));
 	struct share_access *line = xcalloc(n ? n : 1, sizeof(*line));
@@ -246,6 +246,7 @@ enum share_label sharing_pooled_label(const struct share_access *a, size_t n,
 	    SHARE_PRODCONS : reader_writes ? SHARE_MIGRATORY : SHARE_WRITE;
 	if (l == SHARE_PRIVATE || l == SHARE_READ)
 		*ntransfers = 0;	/* by threads too thin to take part */
+	*nshared = several;
 	free(t);
 	free(line);
 	free(ix);
@@ -390,6 +391,7 @@ struct sobj {
 	uint64_t accesses, reads, writes, homed, remote;
 	enum share_label pooled;	/* from all its lines' evidence */
 	uint64_t pooled_transfers, pooled_accesses;
+	size_t pooled_shared;	/* its lines written by two threads */
 	int is_pooled;		/* its label is pooled's */
 	uint64_t latent;	/* alignments of predicted false sharing */
 	size_t nthreads, npages, multi_node_pages, nfs;
@@ -1165,6 +1167,25 @@ static void classify_lines(struct sharing *sh, const struct experiment *e,
 	free(sa);
 }
 
+/* False sharing is a line's label, kept with its detail, unless most of
+ * the object's evidence lies outside its false-sharing lines and says
+ * otherwise (invariant 3): one thread writes it for the others (a
+ * queue's indices share a line, its items lie elsewhere), or its threads
+ * write the same lines in turn (a record handed on under a lock whose
+ * mutex and condition variable words share a line), lines that
+ * outnumber its false-sharing ones twice, not a few where structs of
+ * one thread each meet. */
+static int pooled_outweighs_false(const struct sobj *so)
+{
+	size_t others = so->pooled_shared > so->nfs ?
+			so->pooled_shared - so->nfs : 0;
+
+	if (2 * so->by_label[SHARE_FALSE][1] >= so->pooled_accesses)
+		return 0;
+	return so->pooled == SHARE_PRODCONS ||
+	       (others >= POOL_MIN_LINES && others >= 2 * so->nfs);
+}
+
 /* Each object's label from its lines' (invariant 3). */
 static void object_labels(struct sharing *sh)
 {
@@ -1184,15 +1205,8 @@ static void object_labels(struct sharing *sh)
 			if (!b || c[0] > b[0] || (c[0] == b[0] && c[1] >= b[1]))
 				best = (enum share_label)l;
 		}
-		/* false sharing is a line's label, kept with its detail,
-		 * unless one thread writes the object for the others and
-		 * most of the evidence lies outside its false-sharing
-		 * lines (a queue's indices share a line, its items
-		 * elsewhere); a label the lines give too keeps their
-		 * transfers */
 		if (so->pooled != SHARE_TOO_FEW && so->pooled != best &&
-		    (best != SHARE_FALSE || (so->pooled == SHARE_PRODCONS &&
-		     2 * so->by_label[SHARE_FALSE][1] < so->pooled_accesses))) {
+		    (best != SHARE_FALSE || pooled_outweighs_false(so))) {
 			so->label = so->pooled;
 			so->transfers = so->pooled_transfers;
 			so->is_pooled = 1;
@@ -1236,7 +1250,8 @@ static void pool_objects(struct sharing *sh, const uint32_t *ix)
 		size_t lo = k ? at[k - 1] : 0;
 
 		sh->objs[k].pooled = sharing_pooled_label(sa + lo, at[k] - lo,
-						&sh->objs[k].pooled_transfers);
+						&sh->objs[k].pooled_transfers,
+						&sh->objs[k].pooled_shared);
 		sh->objs[k].pooled_accesses = at[k] - lo;
 	}
 	free(sa);

@@ -96,13 +96,18 @@
  *       write-shared       the same with no read.
  *     Its transfers are all its lines'.  The object's label is the pooled
  *     one, marked pooled, where the two differ, unless its lines' label
- *     is false-sharing (a line's evidence, kept with its detail) and the
- *     pooled one is not producer-consumer (one thread writes the object
- *     for the others: a queue whose indices share a line), or is but
+ *     is false-sharing (a line's evidence, kept with its detail) and
  *     its false-sharing lines hold half its pooled accesses or more (the
  *     pooled evidence is then mostly theirs: per-thread counters in one
- *     line, one thread's writes sampled too seldom to take part);
- *     otherwise its lines'.  An object with neither has too few samples.
+ *     line, one thread's writes sampled too seldom to take part), or the
+ *     pooled label is neither producer-consumer (one thread writes the
+ *     object for the others: a queue whose indices share a line) nor
+ *     backed by other lines written by two threads, at least 4 and
+ *     twice its false-sharing lines (a record handed on under a lock
+ *     whose mutex and condition variable words share a line, each
+ *     thread waiting on its own word; not the few lines where structs of
+ *     one thread each meet); otherwise its lines'.  An object with
+ *     neither has too few samples.
  *  4. Latent false sharing of a block: its threads' written byte ranges
  *     (offsets in the block), placed at another alignment (start % 64)
  *     the same allocation could have (a heap block: 0, 16, 32, 48; a
@@ -203,9 +208,10 @@ enum share_label sharing_line_label(const struct share_access *a, size_t n,
 /* The pooled label of an object from its concurrent accesses a[0..n)
  * (within SHARE_POOL_WINDOW_NS), all its lines together, in time order:
  * SHARE_TOO_FEW for too few samples; its lines' ownership transfers in
- * *ntransfers (invariant 3). */
+ * *ntransfers, the lines two threads or more write in *nshared
+ * (invariant 3). */
 enum share_label sharing_pooled_label(const struct share_access *a, size_t n,
-				      uint64_t *ntransfers);
+				      uint64_t *ntransfers, size_t *nshared);
 
 /* A write of a block: its offset, size (0: 1 byte) and thread. */
 struct share_write {

@@ -16,6 +16,7 @@
 #define U HPCSHARE_U
 
 static uint64_t moved;
+static size_t shared;	/* pooled: lines two threads write */
 
 /* "T RW OFF SIZE" quadruples, the sequence reps times, times 1, 2, ...
  * in order. */
@@ -159,7 +160,7 @@ static int pooled_of(const int (*q)[3], size_t n, int *first)
 		if (a[j].addr / 64 == 0x10000 / 64)
 			line[k++] = a[j];
 	*first = sharing_line_label(line, k, &t);
-	return sharing_pooled_label(a, n, &moved);
+	return sharing_pooled_label(a, n, &moved, &shared);
 }
 
 static int line0;
@@ -221,6 +222,7 @@ static void pooled(void)
 	CHECK_INT(line0, SHARE_TOO_FEW);
 	CHECK_INT(POOLED(record), SHARE_MIGRATORY);
 	CHECK_INT(line0, SHARE_TOO_FEW);
+	CHECK_INT(shared, 4);		/* each line, by both */
 	CHECK_INT(POOLED(overwrite), SHARE_WRITE);
 	/* two producers, each half the writes, and consumers only reading:
 	 * no migration, data flowing one way */
@@ -230,8 +232,10 @@ static void pooled(void)
 	CHECK_INT(POOLED(queue), SHARE_PRODCONS);
 	CHECK_INT(line0, SHARE_MIGRATORY);
 	CHECK_INT(POOLED(parts), SHARE_PRIVATE);
+	CHECK_INT(shared, 0);
 	CHECK_INT(POOLED(counters), SHARE_MIGRATORY);
 	CHECK_INT(line0, SHARE_FALSE);
+	CHECK_INT(shared, 1);
 	/* fewer than SHARE_MIN_ACCESSES in all: too few samples */
 	CHECK_INT(pooled_of(table, SHARE_MIN_ACCESSES - 1, &line0),
 		  SHARE_TOO_FEW);
