@@ -300,6 +300,22 @@ test_expect_success 'the soft RLIMIT_NOFILE reads back as the program set it whi
 	done
 '
 
+# A log rotator sets its RLIMIT_FSIZE while threads end: hpcrun lifted
+# the limit around each thread's profile and put its old value back,
+# over the one the program had set meanwhile (an older one read back
+# 15-25 times in a run, the last one set lost).  The program's setrlimit
+# now waits for hpcrun's lift and its value stays.
+test_expect_success 'a RLIMIT_FSIZE the program sets while threads end stays as set, in every mode' '
+	./rt-end limit-set 100 >native &&
+	echo "the soft limit read back older 0 times, the last one set stays: yes" >expect &&
+	test_cmp expect native &&
+	for mode in "" --data --sharing -t "-e REALTIME"; do
+		rm -rf set &&
+		hpcrun -q -o set $mode ./rt-end limit-set 100 >measured &&
+		test_cmp expect measured || return 1
+	done
+'
+
 # hpcrun's own threads are tasks of the process, counted by RLIMIT_NPROC
 # as the program's: a program that makes threads up to the limit makes
 # fewer (29 natively, 23 under hpcrun here), which is said.

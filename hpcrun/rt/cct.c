@@ -113,11 +113,10 @@ static size_t chunk_bytes(int i)
  * hpcrun's writer (ahead_map). */
 void *cct_map_file(const char *path, uint64_t off, size_t bytes, int *err)
 {
-	struct rlimit old;
 	void *p = MAP_FAILED;
 	int fd, e;
 
-	e = rt_fsize_allow(off + bytes, &old);
+	e = rt_fsize_allow(off + bytes);
 	if (e) {
 		*err = -e;
 		return NULL;
@@ -133,7 +132,7 @@ void *cct_map_file(const char *path, uint64_t off, size_t bytes, int *err)
 		*err = e ? e : p == MAP_FAILED ? errno : 0;
 		syscall(SYS_close, fd);
 	}
-	rt_fsize_restore(&old);
+	rt_limit_drop(RLIMIT_FSIZE);
 	return p == MAP_FAILED ? NULL : p;
 }
 

@@ -552,22 +552,19 @@ static int fd_base(const struct rlimit *rl)
 
 /* Moves fd to fd_base() or above; the fd to use, or -EMFILE.  F_DUPFD
  * stays below the soft limit, so a soft limit under the base is lifted
- * for the call and put back (unless the program changed it meanwhile). */
+ * for the call and put back (output.h, rt_limit_take: unless the program
+ * set it meanwhile). */
 int rt_fd_move_high(int fd)
 {
-	struct rlimit rl, lifted, now;
-	int h, base, lift;
+	struct rlimit rl;
+	int h, base;
 
-	if (prlimit(0, RLIMIT_NOFILE, NULL, &rl))
+	if (getrlimit(RLIMIT_NOFILE, &rl))
 		return fd;
 	base = fd_base(&rl);
-	lifted = rl;
-	lifted.rlim_cur = rl.rlim_max;
-	lift = rl.rlim_cur <= (rlim_t)base && !prlimit(0, RLIMIT_NOFILE, &lifted, NULL);
+	rt_limit_take(RLIMIT_NOFILE, (rlim_t)base + 1);
 	h = fcntl(fd, F_DUPFD_CLOEXEC, base);
-	if (lift && !prlimit(0, RLIMIT_NOFILE, NULL, &now) &&
-	    now.rlim_cur == lifted.rlim_cur && now.rlim_max == lifted.rlim_max)
-		prlimit(0, RLIMIT_NOFILE, &rl, NULL);
+	rt_limit_drop(RLIMIT_NOFILE);
 	if (h >= 0 && h < RT_FD_MAX) {
 		rt_sys_close(fd);
 		return h;

@@ -53,6 +53,8 @@
  *   fclose                           process-interpose.c  the real call
  *   unshare, setns                   process-interpose.c  the real call
  *   prctl, syscall                   process-interpose.c  the real call
+ *   setrlimit, prlimit (and their    output.c             the same call
+ *     64 forms)                                           (under a lock)
  *   sigaction, signal, sigprocmask,  signals.c            the real call
  *     pthread_sigmask, abort,
  *     sigwait, sigwaitinfo,

@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -332,96 +333,197 @@ int rt_create_file(int thread, const char *suffix, char *out, size_t size)
 	return -EEXIST;
 }
 
-/* Lifts the soft limit res to the hard one when it is below need (and
- * can be); 1 if lifted, *old the limits to restore. */
-static int lift(int res, rlim_t need, struct rlimit *old)
-{
-	struct rlimit nl;
+/* The process's limits while hpcrun writes: lifted by the first of its
+ * calls that needs them, put back by the last one out, so hpcrun's calls
+ * on several threads at once neither wait for each other nor put a limit
+ * back under another one's write.  io_lock (futex.h) is held only for the
+ * counts and the limits themselves, with signals blocked, and the
+ * program's own setrlimit and prlimit take it too (rt_limit_set): a limit
+ * the program sets while it is lifted is the one that stays.  A limit is
+ * the process's, so the program's other threads see it lifted meanwhile:
+ * RLIMIT_NOFILE is lifted for writes only when the soft limit is under
+ * NOFILE_ROOM (hpcrun's files open in its fd threads' tables, numbered
+ * from 0; a shell's soft 1024 under a hard one far above stays as it is),
+ * RLIMIT_FSIZE only when the program made it finite. */
+#define NOFILE_ROOM 16
+static unsigned io_lock;
+static struct lim {
+	int res;
+	unsigned users;		/* hpcrun's calls that need it lifted */
+	int lifted;		/* by hpcrun, from old */
+	struct rlimit old;
+} lims[] = { { RLIMIT_FSIZE, 0, 0, { 0, 0 } },
+	     { RLIMIT_NOFILE, 0, 0, { 0, 0 } } };
 
-	if (getrlimit(res, old) || old->rlim_cur == RLIM_INFINITY ||
-	    old->rlim_cur >= need || old->rlim_cur >= old->rlim_max)
-		return 0;
-	nl.rlim_cur = old->rlim_max;
-	nl.rlim_max = old->rlim_max;
-	return !setrlimit(res, &nl);
+static struct lim *lim_of(int res)
+{
+	return res == RLIMIT_FSIZE ? &lims[0] : &lims[1];
 }
 
-int rt_fsize_allow(uint64_t end, struct rlimit *old)
+static void io_lock_take(sigset_t *mask)
+{
+	rt_fd_block_signals(mask);
+	rt_lock_take(&io_lock);
+}
+
+static void io_lock_drop(const sigset_t *mask)
+{
+	rt_lock_drop(&io_lock);
+	rt_real_sigmask(SIG_SETMASK, mask, NULL);
+}
+
+/* prlimit(2) of the process itself, never through the wrappers below. */
+static long sys_prlimit(int res, const struct rlimit *nl, struct rlimit *old)
+{
+	return syscall(SYS_prlimit64, 0, res, nl, old);
+}
+
+/* Lifts l's soft limit to the hard one when it is below need (and can
+ * be); io_lock held. */
+static void lift(struct lim *l, rlim_t need)
+{
+	struct rlimit now, nl;
+
+	if (l->lifted || sys_prlimit(l->res, NULL, &now) ||
+	    now.rlim_cur == RLIM_INFINITY || now.rlim_cur >= need ||
+	    now.rlim_cur >= now.rlim_max)
+		return;
+	nl.rlim_cur = now.rlim_max;
+	nl.rlim_max = now.rlim_max;
+	if (!sys_prlimit(l->res, &nl, NULL)) {
+		l->old = now;
+		l->lifted = 1;
+	}
+}
+
+/* Puts l back when lifted and no call of hpcrun's needs it; io_lock held.
+ * A limit no longer at its lifted value was set by a call the wrappers
+ * do not see (syscall(SYS_prlimit64)): it stays too. */
+static void put_back(struct lim *l)
 {
 	struct rlimit now;
 
-	if (lift(RLIMIT_FSIZE, (rlim_t)end, old))
-		return old->rlim_max == RLIM_INFINITY || old->rlim_max >= end ? 0 :
-		       (rt_fsize_restore(old), -EFBIG);
-	old->rlim_cur = RLIM_INFINITY;		/* nothing to restore */
+	if (l->users || !l->lifted)
+		return;
+	l->lifted = 0;
+	if (!sys_prlimit(l->res, NULL, &now) &&
+	    now.rlim_cur == l->old.rlim_max && now.rlim_max == l->old.rlim_max)
+		sys_prlimit(l->res, &l->old, NULL);
+}
+
+void rt_limit_take(int res, rlim_t need)
+{
+	struct lim *l = lim_of(res);
+	sigset_t mask;
+
+	io_lock_take(&mask);
+	l->users++;
+	lift(l, need);
+	io_lock_drop(&mask);
+}
+
+void rt_limit_drop(int res)
+{
+	struct lim *l = lim_of(res);
+	sigset_t mask;
+
+	io_lock_take(&mask);
+	l->users--;
+	put_back(l);
+	io_lock_drop(&mask);
+}
+
+int rt_limit_set(pid_t pid, int res, const struct rlimit *nl,
+		 struct rlimit *old)
+{
+	sigset_t mask;
+	long r;
+	int e;
+
+	if (pid && pid != getpid())
+		return (int)syscall(SYS_prlimit64, pid, res, nl, old);
+	io_lock_take(&mask);
+	r = sys_prlimit(res, nl, old);
+	e = errno;
+	if (!r && nl && (res == RLIMIT_FSIZE || res == RLIMIT_NOFILE))
+		lim_of(res)->lifted = 0;
+	io_lock_drop(&mask);
+	errno = e;
+	return (int)r;
+}
+
+/* The program's own limits go through rt_limit_set; whether hpcrun is
+ * active or not, they are the same system call. */
+int setrlimit(__rlimit_resource_t res, const struct rlimit *rl)
+{
+	return rt_limit_set(0, (int)res, rl, NULL);
+}
+
+int setrlimit64(__rlimit_resource_t res, const struct rlimit64 *rl)
+{
+	return rt_limit_set(0, (int)res, (const struct rlimit *)rl, NULL);
+}
+
+int prlimit(pid_t pid, __rlimit_resource_t res, const struct rlimit *nl,
+	    struct rlimit *old)
+{
+	return rt_limit_set(pid, (int)res, nl, old);
+}
+
+int prlimit64(pid_t pid, __rlimit_resource_t res, const struct rlimit64 *nl,
+	      struct rlimit64 *old)
+{
+	return rt_limit_set(pid, (int)res, (const struct rlimit *)nl,
+			    (struct rlimit *)old);
+}
+
+int rt_fsize_allow(uint64_t end)
+{
+	struct rlimit now;
+
+	rt_limit_take(RLIMIT_FSIZE, (rlim_t)end);
 	if (getrlimit(RLIMIT_FSIZE, &now) || now.rlim_cur == RLIM_INFINITY ||
 	    now.rlim_cur >= end)
 		return 0;
+	rt_limit_drop(RLIMIT_FSIZE);
 	return -EFBIG;
 }
 
-void rt_fsize_restore(const struct rlimit *old)
-{
-	if (old->rlim_cur != RLIM_INFINITY)
-		setrlimit(RLIMIT_FSIZE, old);
-}
-
-/* The process's limits while hpcrun writes: lifted by the first of its
- * writers in, put back by the last one out, so writers on several threads
- * at once neither wait for each other nor put a limit back under another
- * one's write.  io_lock (futex.h) is held only for the count; its takers
- * have blocked signals.  A limit is the process's, so the program's other
- * threads see it lifted meanwhile: RLIMIT_NOFILE is lifted only when the
- * soft limit is under NOFILE_ROOM (hpcrun's files open in its fd threads'
- * tables, numbered from 0; a shell's soft 1024 under a hard one far above
- * stays as it is), RLIMIT_FSIZE only when the program made it finite. */
-#define NOFILE_ROOM 16
-static unsigned io_lock, io_writers;
-static struct rlimit io_fsize, io_nofile;
-static int io_lifted_fsize, io_lifted_nofile;
-
 static void limits_lift(void)
 {
-	rt_lock_take(&io_lock);
-	if (io_writers++ == 0) {
-		io_lifted_fsize = lift(RLIMIT_FSIZE, RLIM_INFINITY, &io_fsize);
-		io_lifted_nofile = lift(RLIMIT_NOFILE, NOFILE_ROOM, &io_nofile);
-	}
-	rt_lock_drop(&io_lock);
+	rt_limit_take(RLIMIT_FSIZE, RLIM_INFINITY);
+	rt_limit_take(RLIMIT_NOFILE, NOFILE_ROOM);
 }
 
 static void limits_restore(void)
 {
-	rt_lock_take(&io_lock);
-	if (--io_writers == 0) {
-		if (io_lifted_nofile)
-			setrlimit(RLIMIT_NOFILE, &io_nofile);
-		if (io_lifted_fsize)
-			setrlimit(RLIMIT_FSIZE, &io_fsize);
-	}
-	rt_lock_drop(&io_lock);
+	rt_limit_drop(RLIMIT_NOFILE);
+	rt_limit_drop(RLIMIT_FSIZE);
 }
 
 int rt_io_open(const char *path, int flags, mode_t mode)
 {
 	int fd = open(path, flags, mode);
+	sigset_t mask;
 
 	if (fd >= 0 || errno != EMFILE)
 		return fd;
-	rt_lock_take(&io_lock);
-	if (io_writers && !io_lifted_nofile)
-		io_lifted_nofile = lift(RLIMIT_NOFILE, RLIM_INFINITY, &io_nofile);
-	rt_lock_drop(&io_lock);
+	io_lock_take(&mask);
+	if (lim_of(RLIMIT_NOFILE)->users)	/* inside the writes */
+		lift(lim_of(RLIMIT_NOFILE), RLIM_INFINITY);
+	io_lock_drop(&mask);
 	return open(path, flags, mode);
 }
 
 void rt_io_after_fork(void)
 {
+	size_t i;
+
 	say_withheld = 0;	/* the stderr of the start stays the one */
-	io_lock = 0;		/* the parent's writers are not here */
-	if (io_writers) {
-		io_writers = 1;
-		limits_restore();
+	io_lock = 0;		/* the parent's calls are not here */
+	for (i = 0; i < sizeof(lims) / sizeof(lims[0]); i++) {
+		lims[i].users = 0;
+		put_back(&lims[i]);
 	}
 }
 

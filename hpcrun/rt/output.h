@@ -85,11 +85,23 @@ int rt_io_private(int (*fn)(void *), void *arg);
 /* In a fork child: the parent's writers are gone, their limits put back,
  * no message withheld yet. */
 void rt_io_after_fork(void);
+/* The soft limit res (RLIMIT_FSIZE or RLIMIT_NOFILE) lifted to the hard
+ * one for a call of hpcrun's while it is under need; rt_limit_drop ends
+ * the call, and the limit is put back when no call of hpcrun's needs it
+ * lifted, unless the program set it meanwhile (rt_limit_set): what it
+ * set stays.  Async-signal-safe. */
+void rt_limit_take(int res, rlim_t need);
+void rt_limit_drop(int res);
+/* prlimit(2) for the program's setrlimit, setrlimit64, prlimit and
+ * prlimit64 (output.c): on the process itself (pid 0 or its own) under
+ * the lock of the lifts above.  Async-signal-safe. */
+int rt_limit_set(pid_t pid, int res, const struct rlimit *nl,
+		 struct rlimit *old);
 /* Lets bytes of a file end at offset end under RLIMIT_FSIZE (in the
- * handler: no signal is raised); 0, or -EFBIG when the hard limit is
- * lower.  *old gets the limit to restore with rt_fsize_restore. */
-int rt_fsize_allow(uint64_t end, struct rlimit *old);
-void rt_fsize_restore(const struct rlimit *old);
+ * handler: no signal is raised): 0 with the limit taken as
+ * rt_limit_take's (rt_limit_drop(RLIMIT_FSIZE) ends it), or -EFBIG when
+ * the hard limit is lower. */
+int rt_fsize_allow(uint64_t end);
 
 /* The process's live proc file (hpcrun-live.h): created with the header,
  * metrics and modules (rt_live_proc_begin, forgetting any earlier one),

@@ -49,6 +49,12 @@
  *                     T threads of 3 ms each, one after another (each
  *                     end writes a profile), while main reads the limit:
  *                     "soft limit changed N times"
+ *   limit-set T       as limit-watch, with a finite soft RLIMIT_FSIZE
+ *                     that main sets to 64 KiB and 128 KiB in turn (as a
+ *                     log rotator may), reading it back after each: "the
+ *                     soft limit read back older N times, the last one
+ *                     set stays: yes" (hpcrun lifts it for its writes, and
+ *                     must never put an older one back over the program's)
  *   stackend N        4 threads of 64 KiB stacks each recurse until 6.5 KiB
  *                     of the stack is left, and work N units there:
  *                     "stackend ok"
@@ -413,6 +419,29 @@ int main(int argc, char **argv)
 		}
 		pthread_join(t, NULL);
 		printf("soft limit changed %ld times\n", changed);
+		return 0;
+	}
+	if (!strcmp(mode, "limit-set")) {
+		struct rlimit rl = { 65536, RLIM_INFINITY }, now;
+		long older = 0, sets = 0;
+
+		if (setrlimit(RLIMIT_FSIZE, &rl) ||
+		    pthread_create(&t, NULL, churn_thread, (void *)units))
+			return 1;
+		while (!__atomic_load_n(&churned, __ATOMIC_SEQ_CST)) {
+			rl.rlim_cur = sets++ % 2 ? 131072 : 65536;
+			if (setrlimit(RLIMIT_FSIZE, &rl))
+				return 1;
+			getrlimit(RLIMIT_FSIZE, &now);
+			/* the lifted limit is hpcrun's, said in hpcrun(1) */
+			older += now.rlim_cur != rl.rlim_cur &&
+				 now.rlim_cur != RLIM_INFINITY;
+		}
+		pthread_join(t, NULL);
+		getrlimit(RLIMIT_FSIZE, &now);
+		printf("the soft limit read back older %ld times, the last one "
+		       "set stays: %s\n", older,
+		       now.rlim_cur == rl.rlim_cur ? "yes" : "no");
 		return 0;
 	}
 	if (!strcmp(mode, "stackend")) {
