@@ -412,7 +412,6 @@ RT_API void *dlopen(const char *file, int flags)
 {
 	void *h;
 
-	rt_own_back();
 	h = RT_REAL(dlopen)(file, flags);
 	if (h && rt_active) {
 		rt_own_begin();		/* the modules' bookkeeping */

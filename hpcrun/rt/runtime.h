@@ -308,8 +308,10 @@ void rt_own_resume(int paused, const sigset_t *old);
  * aside in the fork's prepare handler (rt_own_pause) and stay away in
  * the parent, rt_own_away set, until rt_own_back makes them again: on
  * the program's fclose() of the /proc/self/stat it read, or its next
- * pthread_create, dlopen or blocking wait, whichever comes first (never
- * in a handler, which cannot make threads).  Meanwhile the handler does
+ * pthread_create or blocking wait, whichever comes first (never in a
+ * handler, which cannot make threads).  Not at a dlopen: 3.13 runs the
+ * program's after-fork hooks before it counts, and a hook that imports
+ * a C extension would count them.  Meanwhile the handler does
  * without the writer (fd-gate.c, W4) and files are written on the
  * caller (fd-gate.c, P2).  The child starts as after any fork. */
 extern unsigned rt_own_away;
