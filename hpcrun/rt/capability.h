@@ -75,8 +75,8 @@ struct rt_capability {
 	void (*thread_end)(struct rt_thread *td);
 	/* ... and after (also the forking thread's state in a fork child). */
 	void (*thread_release)(struct rt_thread *td);
-	/* Its lines of the log through put(fd, text). */
-	void (*log)(int fd, void (*put)(int fd, const char *text));
+	/* Its lines of the log through put(text). */
+	void (*log)(void (*put)(const char *text));
 	/* In every fork child, first: the parent's locks and tables dropped. */
 	void (*fork_child)(void);
 	/* In a fork child that goes on measuring, its state started over. */

@@ -955,8 +955,8 @@ size_t rt_data_profile(struct rt_thread *td, struct hpcrun_kv *kv, char num[3][2
 	return 3;
 }
 
-/* The log's data lines through put(fd, text). */
-static void data_log(int fd, void (*put)(int, const char *))
+/* The log's data lines through put(text). */
+static void data_log(void (*put)(const char *text))
 {
 	char line[256];
 
@@ -970,7 +970,7 @@ static void data_log(int fd, void (*put)(int, const char *))
 		 (unsigned long long)counts.sites,
 		 (unsigned long long)counts.lookup_busy,
 		 (unsigned long long)counts.threads_nomem);
-	put(fd, line);
+	put(line);
 }
 
 const struct rt_capability data_capability = {

@@ -270,15 +270,15 @@ static void save_symbols(void)
 }
 
 /* "N\n" after key, through put. */
-static void put_u64(int fd, void (*put)(int, const char *), const char *key,
+static void put_u64(void (*put)(const char *), const char *key,
 		    uint64_t v)
 {
 	char num[24];
 
 	rt_fmt_u64(num, v, 10, 0);
-	put(fd, key);
-	put(fd, num);
-	put(fd, "\n");
+	put(key);
+	put(num);
+	put("\n");
 }
 
 /*
@@ -298,7 +298,7 @@ static void unmeasured_text(char *buf, uint64_t sys, uint64_t all)
 	rt_append(rt_append(p, why_not), "; see hpcrun(1)");
 }
 
-static void kernel_log(int fd, void (*put)(int, const char *))
+static void kernel_log(void (*put)(const char *text))
 {
 	uint64_t user, sys, lost;
 	char line[256];
@@ -314,23 +314,23 @@ static void kernel_log(int fd, void (*put)(int, const char *))
 			  "no perf trap for a signal per sample (Linux 5.13)" :
 			  "the events count user mode only");
 	lost = counted ? 0 : sys;
-	put(fd, "kernel-mode: ");
-	put(fd, counted ? "counted" : "not counted (");
+	put("kernel-mode: ");
+	put(counted ? "counted" : "not counted (");
 	if (!counted) {
-		put(fd, why_not);
-		put(fd, ")");
+		put(why_not);
+		put(")");
 	}
-	put(fd, "\n");
-	put_u64(fd, put, "samples-kernel: ", samples);
-	put_u64(fd, put, "cpu-user-ns: ", user);
-	put_u64(fd, put, "cpu-system-ns: ", sys);
-	put_u64(fd, put, "kernel-unmeasured-ns: ", lost);
+	put("\n");
+	put_u64(put, "samples-kernel: ", samples);
+	put_u64(put, "cpu-user-ns: ", user);
+	put_u64(put, "cpu-system-ns: ", sys);
+	put_u64(put, "kernel-unmeasured-ns: ", lost);
 	if (lost >= RT_KERNEL_SAY_NS &&
 	    lost * 100 >= (user + sys) * RT_KERNEL_SAY_PERCENT) {
 		unmeasured_text(line, lost, user + sys);
-		put(fd, "warning: ");
-		put(fd, line);
-		put(fd, "\n");
+		put("warning: ");
+		put(line);
+		put("\n");
 		if (rt_first_to_say("kernel"))	/* invariant 4 */
 			rt_say(line, NULL);
 	}

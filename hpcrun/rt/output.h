@@ -5,9 +5,10 @@
  *
  * Invariants:
  *  1. Profiles, the proc file and the log are written between rt_io_begin
- *     and rt_io_end, side files on the fd thread's private table (fd-gate.c):
- *     the program can neither close our file's number nor make our write
- *     fail or signal through its limits.
+ *     and rt_io_end or in rt_io_private, profiles, the log and side files
+ *     on a fd thread's private table (fd-gate.c): the program can neither
+ *     close our file's number, nor fill the table it is opened in, nor
+ *     make our write fail or signal through its limits.
  *  2. A file is created with O_EXCL under a name no other process or
  *     thread uses (rt_create_file), and removed when it cannot be written
  *     whole.

@@ -357,13 +357,13 @@ int rt_python_counts_threads(void)
 	return v && *v >= 0x030c0000;
 }
 
-static void python_log(int fd, void (*put_line)(int, const char *))
+static void python_log(void (*put_line)(const char *text))
 {
 	const struct py_interp *py = rt_python_get();
 	char line[4400];
 
 	if (!rt_cfg.python) {
-		put_line(fd, "python: off\n");
+		put_line("python: off\n");
 		return;
 	}
 	if (py) {
@@ -371,13 +371,13 @@ static void python_log(int fd, void (*put_line)(int, const char *))
 			 "python: %d.%d (0x%08x) in '%s', eval ranges %d\n",
 			 py->major, py->minor, (unsigned)py->hexversion,
 			 py->path, py->neval);
-		put_line(fd, line);
+		put_line(line);
 	} else if (said[0]) {
 		snprintf(line, sizeof(line), "python: %s\n", said);
-		put_line(fd, line);
+		put_line(line);
 	}
 	if (ignored[0])
-		put_line(fd, ignored);
+		put_line(ignored);
 }
 
 const struct rt_capability python_capability = {

@@ -1279,7 +1279,7 @@ static void py_thread_release(struct rt_thread *td)
 	munmap(pt, sizeof(*pt));
 }
 
-static void py_log(int fd, void (*put)(int fd, const char *text))
+static void py_log(void (*put)(const char *text))
 {
 	static const char *const key[6] = {
 		"python-threads: ", "python-codes: ", "python-codes-lost: ",
@@ -1294,10 +1294,10 @@ static void py_log(int fd, void (*put)(int fd, const char *text))
 	if (!rt_py_lm)
 		return;
 	for (i = 0; i < 6; i++) {
-		put(fd, key[i]);
+		put(key[i]);
 		rt_fmt_u64(num, v[i], 10, 0);
-		put(fd, num);
-		put(fd, "\n");
+		put(num);
+		put("\n");
 	}
 }
 

@@ -457,7 +457,7 @@ static void raw_fork_child_measuring(void)
 	raw_start();
 }
 
-static void raw_log(int fd, void (*put)(int fd, const char *text))
+static void raw_log(void (*put)(const char *text))
 {
 	size_t i, n = __atomic_load_n(&ntasks, __ATOMIC_ACQUIRE);
 	uint64_t ticks = __atomic_load_n(&gone_ticks, __ATOMIC_RELAXED),
@@ -478,7 +478,7 @@ static void raw_log(int fd, void (*put)(int fd, const char *text))
 	snprintf(line, sizeof(line), "threads-raw: %llu\n"
 		 "threads-raw-unmeasured-seconds: %.2f\n",
 		 (unsigned long long)__atomic_load_n(&nraw, __ATOMIC_RELAXED), sec);
-	put(fd, line);
+	put(line);
 	if (unmeasured && ticks) {	/* not "0.00 s": nothing lost to say */
 		snprintf(line, sizeof(line), "%llu thread%s made without pthread_create: "
 			 "%.2f s of CPU not measured", (unsigned long long)unmeasured,

@@ -36,7 +36,8 @@
  * of free files, removed when the process ends: cct.h, invariant 4), a
  * process that wrote everything removes its proc file.  Every write of
  * ours, our messages on stderr too (rt_say, the only writer of fd 2), goes
- * as output.h's invariants say: inside rt_io_begin and rt_io_end or, for
+ * as output.h's invariants say: inside rt_io_begin and rt_io_end (the
+ * log composed in memory, then its file written on a fd thread) or, for
  * the files of threads, which begin and end many at once, rt_io_private
  * (the limits lifted, on a fd thread: no gate to wait for); a file that
  * cannot be written whole is said on stderr ("hpcrun: 'FILE': why:
@@ -1345,34 +1346,93 @@ void rt_thread_end_other(struct rt_thread *td)
 	thread_end(td, 0);
 }
 
-/* The first error of the log's writes (write_log runs once, under the
- * gate). */
+/* The log's text, composed on the finishing thread, where its messages
+ * go to the program's stderr, then written whole on a fd thread
+ * (write_log); mapped, not malloc'ed, as the end may come in a fatal
+ * signal's handler.  log_errno: the first error of composing or writing
+ * it (write_log runs once, under the gate). */
+#define LOG_FIRST_SIZE 16384
+static char *log_text;
+static size_t log_len, log_size;
 static int log_errno;
 
-static void log_put(int fd, const char *s)
+/* Room for n more bytes in log_text; 0 or -errno. */
+static int log_room(size_t n)
 {
-	int err = rt_write_str(fd, s);
+	size_t size = log_size ? log_size : LOG_FIRST_SIZE;
+	char *p;
 
-	if (err && !log_errno)
-		log_errno = err;
+	if (log_len + n <= log_size)
+		return 0;
+	while (size < log_len + n)
+		size *= 2;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	if (log_text) {
+		memcpy(p, log_text, log_len);
+		munmap(log_text, log_size);
+	}
+	log_text = p;
+	log_size = size;
+	return 0;
 }
 
-static void log_line(int fd, const char *key, uint64_t v)
+static void log_put(const char *s)
+{
+	size_t n = strlen(s);
+	int err;
+
+	if (log_errno)
+		return;
+	err = log_room(n);
+	if (err) {
+		log_errno = err;
+		return;
+	}
+	memcpy(log_text + log_len, s, n);
+	log_len += n;
+}
+
+/* The log's file, on a fd thread (fd-gate.c, THE PRIVATE TABLE): it
+ * takes no number of the program's table, so a program that filled its
+ * table to a hard RLIMIT_NOFILE still gets its log. */
+struct log_job {
+	char path[4400];
+};
+
+static int log_file_job(void *p)
+{
+	struct log_job *j = p;
+	int fd = rt_create_file(0, ".log", j->path, sizeof(j->path)), err;
+
+	if (fd < 0)
+		return fd;
+	err = hpc_write_all(fd, log_text, log_len);
+	if (close(fd) && !err)
+		err = -errno;
+	if (err)
+		unlink(j->path);
+	return err;
+}
+
+static void log_line(const char *key, uint64_t v)
 {
 	char num[24];
 
 	rt_fmt_u64(num, v, 10, 0);
-	log_put(fd, key);
-	log_put(fd, ": ");
-	log_put(fd, num);
-	log_put(fd, "\n");
+	log_put(key);
+	log_put(": ");
+	log_put(num);
+	log_put("\n");
 }
 
 /* At the end: when the threads that took no sample had at least
  * UNSAMPLED_SAY_PERCENT of the process's CPU time and UNSAMPLED_SAY_NS,
  * a line in the log and, once a launch, on stderr (hpcrun(1), Threads,
  * processes and signals). */
-static void unsampled_say(int fd)
+static void unsampled_say(void)
 {
 	char line[256], *p = line;
 	struct rusage ru;
@@ -1394,9 +1454,9 @@ static void unsampled_say(int fd)
 		      " threads that ended before their first sample (");
 	p += rt_fmt_seconds(p, unsampled_ns);
 	rt_append(p, " s), not measured; see hpcrun(1)");
-	log_put(fd, "warning: ");
-	log_put(fd, line);
-	log_put(fd, "\n");
+	log_put("warning: ");
+	log_put(line);
+	log_put("\n");
 	if (rt_first_to_say("threads"))
 		rt_say(line, NULL);
 }
@@ -1418,7 +1478,7 @@ void rt_thread_refused(void)
 /* At the end, when a refusal came while hpcrun had threads of its own
  * (which count against RLIMIT_NPROC as the program's do): a line in the
  * log and, once a launch, on stderr. */
-static void refused_say(int fd)
+static void refused_say(void)
 {
 	char line[256], *p = line;
 
@@ -1431,9 +1491,9 @@ static void refused_say(int fd)
 	p += rt_fmt_u64(p, (uint64_t)refused_own, 10, 0);
 	rt_append(p, " threads of its own, which count against RLIMIT_NPROC; "
 		  "see hpcrun(1)");
-	log_put(fd, "warning: ");
-	log_put(fd, line);
-	log_put(fd, "\n");
+	log_put("warning: ");
+	log_put(line);
+	log_put("\n");
 	if (rt_first_to_say("nproc"))
 		rt_say(line, NULL);
 }
@@ -1441,7 +1501,7 @@ static void refused_say(int fd)
 /* At the end, when a thread ended with the sampling signal blocked by
  * the mask of a handler the program left by longjmp: a line in the log
  * and, once a launch, on stderr. */
-static void stuck_say(int fd)
+static void stuck_say(void)
 {
 	char line[256], *p = line;
 
@@ -1451,9 +1511,9 @@ static void stuck_say(int fd)
 	p = rt_append(p, threads_stuck == 1 ? " thread" : " threads");
 	rt_append(p, " left a signal handler on the alternate stack by longjmp, "
 		  "keeping its mask: sampling stopped there; see hpcrun(1)");
-	log_put(fd, "warning: ");
-	log_put(fd, line);
-	log_put(fd, "\n");
+	log_put("warning: ");
+	log_put(line);
+	log_put("\n");
 	if (rt_first_to_say("stuck"))
 		rt_say(line, NULL);
 }
@@ -1463,7 +1523,7 @@ static void stuck_say(int fd)
  * tail, a line in the log and, once a launch (marker), on stderr. */
 #define SHARE_SAY_PERCENT 5
 #define SHARE_SAY_MIN 10
-static void share_say(int fd, uint64_t part, uint64_t all, const char *tail,
+static void share_say(uint64_t part, uint64_t all, const char *tail,
 		      const char *marker)
 {
 	char line[256], *p = line;
@@ -1475,9 +1535,9 @@ static void share_say(int fd, uint64_t part, uint64_t all, const char *tail,
 	p += rt_fmt_u64(p, part, 10, 0);
 	p = rt_append(p, ") ");
 	rt_append(p, tail);
-	log_put(fd, "warning: ");
-	log_put(fd, line);
-	log_put(fd, "\n");
+	log_put("warning: ");
+	log_put(line);
+	log_put("\n");
 	if (rt_first_to_say(marker))
 		rt_say(line, NULL);
 }
@@ -1486,108 +1546,112 @@ static void share_say(int fd, uint64_t part, uint64_t all, const char *tail,
  * run time: a JIT's): the profile's shares leave them out (hpcrun(1),
  * How samples are taken).  The signals dropped for want of stack (the
  * handler's room, sample.c). */
-static void dropped_say(int fd)
+static void dropped_say(void)
 {
-	share_say(fd, totals.dropped_nomodule,
+	share_say(totals.dropped_nomodule,
 		  totals.dropped_nomodule + totals.recorded,
 		  "were in code outside every file mapped (made at run time: a "
 		  "JIT's), not in the profile; see hpcrun(1)", "outside");
-	share_say(fd, totals.low_stack, totals.low_stack + totals.recorded,
+	share_say(totals.low_stack, totals.low_stack + totals.recorded,
 		  "came on a stack with less than 12 KiB left (a small thread "
 		  "stack), dropped, not in the profile; see hpcrun(1)", "lowstack");
 }
 
+/* Composes the log and writes it as the profiles are written (inside
+ * rt_io_begin and rt_io_end: the limits lifted), on a fd thread as
+ * write_thread's; in a fatal signal's handler too, as theirs.  A log
+ * that cannot be written whole is removed and said lost on stderr. */
 static void write_log(const char *why)
 {
-	char num[24], path[4400];
-	int fd = rt_create_file(0, ".log", path, sizeof(path)), i, err;
+	struct log_job job = { "" };
+	char num[24];
+	int i, err;
 	uint64_t dropped, held, held_left;
 
-	if (fd < 0) {
-		rt_say_lost(path[0] ? path : rt_cfg.outdir, -fd, "log lost");
-		return;
-	}
-	log_put(fd, "hpcrun-log: 1\nprogram: ");
-	log_put(fd, rt_cfg.exe);
-	log_put(fd, "\n");
-	log_line(fd, "process-id", (uint64_t)rt_pid);
-	log_put(fd, "end: ");
-	log_put(fd, why);
-	log_put(fd, "\n");
-	log_line(fd, "signal", (uint64_t)rt_cfg.signo);
-	log_put(fd, "unwind: ");
-	log_put(fd, rt_cfg.no_unwind ? "none (--no-unwind)\n" : "eh_frame\n");
+	log_len = 0;
+	log_errno = 0;
+	log_put("hpcrun-log: 1\nprogram: ");
+	log_put(rt_cfg.exe);
+	log_put("\n");
+	log_line("process-id", (uint64_t)rt_pid);
+	log_put("end: ");
+	log_put(why);
+	log_put("\n");
+	log_line("signal", (uint64_t)rt_cfg.signo);
+	log_put("unwind: ");
+	log_put(rt_cfg.no_unwind ? "none (--no-unwind)\n" : "eh_frame\n");
 	for (i = 0; i < rt_cfg.nev; i++)
 		if (rt_cfg.ev[i].src == &perf_source &&
 		    rt_perf_is_ring_event(&rt_cfg.ev[i].spec))
 			break;
-	log_line(fd, "stack-copy", i < rt_cfg.nev ? rt_cfg.stack_copy : 0);
+	log_line("stack-copy", i < rt_cfg.nev ? rt_cfg.stack_copy : 0);
 	for (i = 0; i < rt_cfg.nev; i++) {
 		const struct rt_event *e = &rt_cfg.ev[i];
 
-		log_put(fd, "event: ");
-		log_put(fd, e->metric);
+		log_put("event: ");
+		log_put(e->metric);
 		if (e->spec.period) {
 			rt_fmt_u64(num, e->spec.period, 10, 0);
-			log_put(fd, " period ");
+			log_put(" period ");
 		} else {
 			rt_fmt_u64(num, e->spec.freq, 10, 0);
-			log_put(fd, " frequency ");
+			log_put(" frequency ");
 		}
-		log_put(fd, num);
-		log_put(fd, "\n");
+		log_put(num);
+		log_put("\n");
 	}
-	log_put(fd, notes);
-	log_line(fd, "threads", nthreads);
-	log_line(fd, "threads-unmeasured", threads_unmeasured);
-	log_line(fd, "threads-unsampled", unsampled_threads);
-	log_line(fd, "threads-unsampled-cpu-ns", unsampled_ns);
-	unsampled_say(fd);
-	log_line(fd, "own-threads-paused", own_paused);
-	log_line(fd, "end-wait-ms", end_wait_ms);
-	log_line(fd, "end-parked", parked);
-	log_line(fd, "samples-taken", totals.taken);
-	log_line(fd, "samples-recorded", totals.recorded);
-	log_line(fd, "samples-in-hpcrun", totals.in_hpcrun);
-	log_line(fd, "samples-partial", totals.partial);
-	log_line(fd, "unwind-faults", totals.unwind_faults);
+	log_put(notes);
+	log_line("threads", nthreads);
+	log_line("threads-unmeasured", threads_unmeasured);
+	log_line("threads-unsampled", unsampled_threads);
+	log_line("threads-unsampled-cpu-ns", unsampled_ns);
+	unsampled_say();
+	log_line("own-threads-paused", own_paused);
+	log_line("end-wait-ms", end_wait_ms);
+	log_line("end-parked", parked);
+	log_line("samples-taken", totals.taken);
+	log_line("samples-recorded", totals.recorded);
+	log_line("samples-in-hpcrun", totals.in_hpcrun);
+	log_line("samples-partial", totals.partial);
+	log_line("unwind-faults", totals.unwind_faults);
 	dropped = totals.dropped_busy + totals.dropped_nomodule +
 		  totals.dropped_full + totals.dropped_stopped + totals.dropped_ring;
-	log_line(fd, "samples-dropped", dropped);
-	log_line(fd, "dropped-nested", totals.dropped_busy);
-	log_line(fd, "dropped-outside-modules", totals.dropped_nomodule);
-	dropped_say(fd);
-	log_line(fd, "threads-refused", threads_refused);
-	refused_say(fd);
-	stuck_say(fd);
-	log_line(fd, "dropped-arena-full", totals.dropped_full);
-	log_line(fd, "dropped-after-end", totals.dropped_stopped);
-	log_line(fd, "dropped-ring-full", totals.dropped_ring);
-	log_line(fd, "ring-full-in-call", totals.ring_in_call);
-	log_line(fd, "stack-copy-continued", totals.copy_live);
-	log_line(fd, "samples-behind", totals.behind);
-	log_line(fd, "dropped-low-stack", totals.low_stack);
-	log_line(fd, "foreign-signals", totals.dropped_foreign);
-	log_line(fd, "blocked-signal-attempts", blocked_attempts);
+	log_line("samples-dropped", dropped);
+	log_line("dropped-nested", totals.dropped_busy);
+	log_line("dropped-outside-modules", totals.dropped_nomodule);
+	dropped_say();
+	log_line("threads-refused", threads_refused);
+	refused_say();
+	stuck_say();
+	log_line("dropped-arena-full", totals.dropped_full);
+	log_line("dropped-after-end", totals.dropped_stopped);
+	log_line("dropped-ring-full", totals.dropped_ring);
+	log_line("ring-full-in-call", totals.ring_in_call);
+	log_line("stack-copy-continued", totals.copy_live);
+	log_line("samples-behind", totals.behind);
+	log_line("dropped-low-stack", totals.low_stack);
+	log_line("foreign-signals", totals.dropped_foreign);
+	log_line("blocked-signal-attempts", blocked_attempts);
 	rt_signal_held(&held, &held_left);
-	log_line(fd, "signals-held", held);
-	log_line(fd, "signals-held-left", held_left);
-	log_line(fd, "sampling-rearmed", rt_sampling_rearmed);
-	log_line(fd, "sampling-stopped", rt_sampling_stopped);
-	log_line(fd, "sampling-blocked", threads_stuck);
-	log_line(fd, "write-errors", write_errors);
-	log_line(fd, "stderr-withheld", rt_say_withheld());
-	log_line(fd, "live-files-left", live_left);
-	log_line(fd, "handler-ns", totals.handler_ns);
-	CAPS_CALL(log, fd, log_put);
-	err = log_errno;
-	log_errno = 0;
-	if (close(fd) && !err)
-		err = -errno;
-	if (err) {
-		unlink(path);
-		rt_say_lost(path, -err, "log lost");
+	log_line("signals-held", held);
+	log_line("signals-held-left", held_left);
+	log_line("sampling-rearmed", rt_sampling_rearmed);
+	log_line("sampling-stopped", rt_sampling_stopped);
+	log_line("sampling-blocked", threads_stuck);
+	log_line("write-errors", write_errors);
+	log_line("stderr-withheld", rt_say_withheld());
+	log_line("live-files-left", live_left);
+	log_line("handler-ns", totals.handler_ns);
+	CAPS_CALL(log, log_put);
+	err = log_errno ? log_errno : rt_fd_private(log_file_job, &job);
+	if (log_text) {
+		munmap(log_text, log_size);
+		log_text = NULL;
+		log_size = 0;
 	}
+	if (err)
+		rt_say_lost(job.path[0] ? job.path : rt_cfg.outdir, -err,
+			    "log lost");
 }
 
 void rt_process_finish_wait(void)

@@ -400,8 +400,8 @@ static void sharing_fork_child(void)
 		td->share->n = 0;
 }
 
-/* The log's sharing lines through put(fd, text). */
-static void sharing_log(int fd, void (*put)(int, const char *))
+/* The log's sharing lines through put(text). */
+static void sharing_log(void (*put)(const char *text))
 {
 	char line[512];
 	int k;
@@ -415,11 +415,11 @@ static void sharing_log(int fd, void (*put)(int, const char *))
 		 rt_sharing.virtual_nodes ? "virtual" : "real", nnodes,
 		 (unsigned long long)records, (unsigned long long)dropped,
 		 (unsigned long long)lost_objs, (unsigned long long)untracked);
-	put(fd, line);
+	put(line);
 	for (k = 0; k < nglobs; k++) {
 		snprintf(line, sizeof(line), "sharing-watch%s: %.400s\n",
 			 glob_used[k] ? "" : "-unmatched", globs[k]);
-		put(fd, line);
+		put(line);
 		if (glob_used[k])
 			continue;
 		/* the one line the user sees, -q or not (it is about the

@@ -1070,33 +1070,33 @@ static void sync_thread_free(struct rt_thread *td)
 	td->sync = NULL;
 }
 
-/* The log's sync lines through put(fd, text). */
-static void sync_log(int fd, void (*put)(int, const char *))
+/* The log's sync lines through put(text). */
+static void sync_log(void (*put)(const char *text))
 {
 	char line[128];
 
-	put(fd, sync_cfg.on ? "sync: on\n" : "sync: off\n");
+	put(sync_cfg.on ? "sync: on\n" : "sync: off\n");
 	if (!sync_cfg.on)
 		return;
 	snprintf(line, sizeof(line), "sync-sites: %u\nsync-episodes: %llu\n"
 		 "sync-warnings: %llu\nhang-reports: %llu\n", nsites,
 		 (unsigned long long)all_episodes, (unsigned long long)warnings,
 		 (unsigned long long)sync_hang_reports());
-	put(fd, line);
+	put(line);
 	if (warn_log_len) {
 		warn_log[warn_log_len] = '\0';
-		put(fd, warn_log);
+		put(warn_log);
 	}
 	if (lost_sites || lost_objs) {
 		snprintf(line, sizeof(line), "sync-lost: %llu sites, %llu objects\n",
 			 (unsigned long long)lost_sites, (unsigned long long)lost_objs);
-		put(fd, line);
+		put(line);
 	}
 	if (lost_phase_samples) {
 		snprintf(line, sizeof(line), "sync-phase-samples-lost: %llu "
 			 "(taken before the thread's last %u phases)\n",
 			 (unsigned long long)lost_phase_samples, SYNC_SPANS);
-		put(fd, line);
+		put(line);
 	}
 }
 

@@ -518,7 +518,7 @@ static void trace_fork_child_measuring(void)
 		trace_thread_begin(rt_self);
 }
 
-static void trace_log(int fd, void (*put_line)(int, const char *))
+static void trace_log(void (*put_line)(const char *text))
 {
 	char line[512];
 
@@ -532,7 +532,7 @@ static void trace_log(int fd, void (*put_line)(int, const char *))
 		 (unsigned long long)trace_cfg.period, (unsigned long long)traces,
 		 (unsigned long long)records, (unsigned long long)cut,
 		 (unsigned long long)dropped);
-	put_line(fd, line);
+	put_line(line);
 }
 
 const struct rt_capability trace_capability = {
