@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='hpcrun: a program with RLIMIT_NOFILE lowered to 4 gets fd 3 from every open(), as without hpcrun'
+test_description='hpcrun: a program with RLIMIT_NOFILE lowered to 4 gets fd 3 from every open(), as without hpcrun; a full table costs hpcrun no file'
 . "$(dirname "$0")/test-lib.sh"
 
 test_expect_success 'setup: test program; natively every open gives fd 3' '
@@ -52,6 +52,29 @@ test_expect_success PERF_EVENTS 'a pool filling its table to a soft limit of 102
 		rm -rf pool && hpcrun $mode -o pool ./rt-nofile pool >out &&
 		test_cmp expect out &&
 		grep -q "^threads: 5$" pool/*.log || return 1
+	done
+'
+
+# A program that exits with its table full under a soft RLIMIT_NOFILE
+# equal to the hard one (nothing to lift) lost its log, "Too many open
+# files: log lost", and the kernel's symbols: both were opened in its
+# table.  They are written on a fd thread now, as the profiles are.
+test_expect_success 'a full table at soft = hard limit: the log written, nothing said lost' '
+	./rt-nofile full >full.expect &&
+	echo "full: open refused (Too many open files), a thread ran" >expect &&
+	test_cmp expect full.expect &&
+	hpcrun -o full ./rt-nofile full >out 2>err &&
+	test_cmp expect out &&
+	! grep "lost" err &&
+	sh -c "ulimit -n 1024 && exec hpcrun -o full-sh ./rt-nofile full" >out 2>err &&
+	test_cmp expect out &&
+	! grep "lost" err &&
+	for d in full full-sh; do
+		ls $d/*.log >logs && test_line_count = 1 logs &&
+		grep -q "^end: exit$" $d/*.log &&
+		grep -q "^threads: 2$" $d/*.log &&
+		grep -q "^write-errors: 0$" $d/*.log &&
+		ls $d/*.hpcrun >files && test_line_count = 2 files || return 1
 	done
 '
 

@@ -9,8 +9,9 @@
  * the kernel's module once the program's own have their ids;
  * thread_written counts each thread's kernel leaves; log, at process
  * end, writes the account (and says it when the time is large), then
- * copies the kernel's symbols.  Everything at the end is system calls and
- * rt_fmt_u64 (a fatal signal's handler may write the log).
+ * copies the kernel's symbols on a fd thread, as the profiles are
+ * written.  Everything at the end is system calls, rt_fmt_u64 and that
+ * thread's turn (a fatal signal's handler may write the log).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -227,27 +228,29 @@ static int copy_symbols(int in, int out, char *buf, size_t size)
 /* The kernel's symbols into the measurement directory, once per host
  * (invariant 5): OUTDIR/kernel_symbols/vmlinux.HOSTID, written as
  * .PID.tmp beside it and linked into place; where they hide their
- * addresses, the one symbol "<kernel>". */
-static void save_symbols(void)
+ * addresses, the one symbol "<kernel>".  Run on a fd thread
+ * (fd-gate.c, THE PRIVATE TABLE), so a program whose table is full
+ * still gets them; 0 or negative errno, the file's path in p. */
+static int symbols_job(void *p)
 {
-	char path[4400], tmp[4450], *dir = module_path(path);
+	char *path = p, tmp[4450], *dir = module_path(path);
 	size_t bytes = 65536;
 	int in, out, err;
 	char *buf;
 
 	if (!dir)
-		return;
+		return 0;
 	*dir = '\0';
 	mkdir(path, 0777);
 	*dir = '/';
 	if (!access(path, F_OK))
-		return;
+		return 0;
 	rt_fmt_u64(rt_append(rt_append(tmp, path), "."), (uint64_t)rt_pid, 10, 0);
 	rt_append(tmp + strlen(tmp), ".tmp");
 	buf = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		   -1, 0);
 	if (buf == MAP_FAILED)
-		return;
+		return 0;
 	in = rt_kernel.hidden ? -1 : open(symbols, O_RDONLY | O_CLOEXEC);
 	out = !rt_kernel.hidden && in < 0 ? -1 :
 	      open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -264,6 +267,14 @@ static void save_symbols(void)
 		err = -errno;
 	if (out >= 0)
 		unlink(tmp);
+	return err;
+}
+
+static void save_symbols(void)
+{
+	char path[4400] = "";
+	int err = rt_fd_private(symbols_job, path);
+
 	if (err && err != -EPERM)
 		rt_say_lost(path, -err, "kernel symbols lost (kernel samples keep "
 			    "their addresses)");

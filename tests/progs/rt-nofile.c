@@ -15,6 +15,10 @@
  *                   table, frees the top 4 numbers, and 4 workers each
  *                   compute, then open a file: "pool: 4 of 4 opened,
  *                   numbers 1020-1023"
+ *   rt-nofile full  soft and hard limit both 1024 (as in many
+ *                   containers): main fills its table, a thread works,
+ *                   and the program exits with no number free: "full:
+ *                   open refused (Too many open files), a thread ran"
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -95,6 +99,28 @@ static int pool(void)
 	return 0;
 }
 
+static int full(void)
+{
+	struct rlimit rl;
+	pthread_t t;
+	int err;
+
+	getrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_max < 1024)
+		return printf("full: hard limit below 1024\n"), 1;
+	rl.rlim_cur = rl.rlim_max = 1024;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return perror("setrlimit"), 1;
+	while (open("/dev/null", O_RDONLY) >= 0)
+		;
+	err = errno;
+	if (pthread_create(&t, NULL, worker, (void *)20000000L))
+		return perror("pthread_create"), 1;
+	pthread_join(t, NULL);
+	printf("full: open refused (%s), a thread ran\n", strerror(err));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000, i, good = 0;
@@ -103,6 +129,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "pool"))
 		return pool();
+	if (argc > 1 && !strcmp(argv[1], "full"))
+		return full();
 	getrlimit(RLIMIT_NOFILE, &rl);
 	rl.rlim_cur = 4;
 	if (setrlimit(RLIMIT_NOFILE, &rl)) {
