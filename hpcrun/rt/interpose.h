@@ -43,9 +43,10 @@
  *   __libc_start_main                process-interpose.c  main still runs
  *                                                         through hpcrun_main
  *   pthread_create, thrd_create      process-interpose.c  the real call
- *   execve, execv, execvp, execvpe   process-interpose.c  the real call
- *     (execl, execlp, execle call
- *     them), _exit, _Exit
+ *   execve, execv, execvp, execvpe,  process-interpose.c  the real call
+ *     fexecve, execveat (execl,
+ *     execlp, execle call them),
+ *     _exit, _Exit
  *   dlopen, dlclose                  process-interpose.c  the real call
  *   dlsym                            process-interpose.c  (invariant 6)
  *   close, close_range, closefrom,   process-interpose.c  the real call (no

@@ -9,8 +9,9 @@
  *                       thread's profile is written by a key destructor;
  *                       counted as on its way until it is registered
  *                       (raw-threads.c takes no such thread for a raw one)
- *   exec*               write everything before the image is replaced
- *                       (and measure on, in new files, if exec fails)
+ *   exec*, fexecve,     write everything before the image is replaced
+ *   execveat            (and measure on, in new files, if exec fails);
+ *                       syscall() of execve and execveat too
  *   _exit, _Exit        write everything before the process ends
  *   daemon              glibc's, step for step, through fork and the
  *                       _exit above: glibc's own calls its _exit
@@ -38,8 +39,10 @@
  *   prctl, syscall      PR_SET_SECCOMP, and the seccomp and prctl system
  *                       calls through syscall(), that install a filter
  *                       or strict mode: the measurement ends first
- *                       (runtime.h, THE SANDBOX); every other call is
- *                       the real one at once
+ *                       (runtime.h, THE SANDBOX); execve and execveat
+ *                       through syscall() as the exec wrappers; clone
+ *                       and clone3 that fork as fork; every other call
+ *                       is the real one at once
  *
  * fork is handled with pthread_atfork (runtime.c); sigaction, signal,
  * the masks and abort by signals.c, with every signal hpcrun handles.
@@ -86,6 +89,8 @@ RT_REAL_DEFINE(execve);
 RT_REAL_DEFINE(execv);
 RT_REAL_DEFINE(execvp);
 RT_REAL_DEFINE(execvpe);
+RT_REAL_DEFINE(fexecve);
+RT_REAL_DEFINE(execveat);
 RT_REAL_DEFINE(_exit);
 RT_REAL_DEFINE(_Exit);
 RT_REAL_DEFINE(dlopen);
@@ -273,6 +278,21 @@ RT_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	rt_process_finish("exec", 0);
 	return exec_failed(RT_REAL(execvpe)(file, argv, envp));
+}
+
+/* glibc's fexecve and execveat make the system call inside libc, where
+ * the execve wrapper does not see it. */
+RT_API int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	rt_process_finish("exec", 0);
+	return exec_failed(RT_REAL(fexecve)(fd, argv, envp));
+}
+
+RT_API int execveat(int dirfd, const char *path, char *const argv[],
+		    char *const envp[], int flags)
+{
+	rt_process_finish("exec", 0);
+	return exec_failed(RT_REAL(execveat)(dirfd, path, argv, envp, flags));
 }
 
 /* Collects execl-style arguments into a malloc'ed argv; envp for execle. */
@@ -737,7 +757,8 @@ static int is_raw_fork(long nr, const unsigned long *a)
 
 /* libc's syscall(): six arguments are passed on whatever the call, as
  * libc's own reads six registers.  A fork made with clone or clone3 gets
- * fork's handlers, so its child is measured as a fork's is. */
+ * fork's handlers, so its child is measured as a fork's is; an exec made
+ * with execve or execveat is written first, as by the exec wrappers. */
 RT_API long syscall(long nr, ...)
 {
 	unsigned long a[6];
@@ -759,6 +780,11 @@ RT_API long syscall(long nr, ...)
 			rt_fork_parent();
 		errno = err;
 		return r;
+	}
+	if (nr == SYS_execve || nr == SYS_execveat) {
+		rt_process_finish("exec", 0);
+		return exec_failed((int)RT_REAL(syscall)(nr, a[0], a[1], a[2],
+							  a[3], a[4], a[5]));
 	}
 	if (!(nr == SYS_seccomp && installs_seccomp(a[0])) &&
 	    !(nr == SYS_prctl && installs_prctl((long)a[0], a[1])))
