@@ -297,10 +297,17 @@ static struct sig sigs[_NSIG] = {
 	[32 ... 64] = { REALTIME },
 };
 
-/* Is act the default action? */
+/* Is act the default action?  As the kernel reads it: whatever the
+ * flags (SA_SIGINFO and SA_RESETHAND stay past the reset to SIG_DFL). */
 static int is_default(const struct sigaction *act)
 {
-	return act->sa_handler == SIG_DFL && !(act->sa_flags & SA_SIGINFO);
+	return act->sa_handler == SIG_DFL;
+}
+
+/* Is act SIG_IGN (the kernel's reading, as is_default)? */
+static int is_ignore(const struct sigaction *act)
+{
+	return act->sa_handler == SIG_IGN;
 }
 
 /* ---- THE SAMPLING SIGNAL ---- */
@@ -377,8 +384,7 @@ static uint64_t onstack_bits(int sig, const struct sigaction *act)
 	uint64_t bits = 0;
 
 	if ((act->sa_flags & (SA_ONSTACK | SA_NODEFER)) != SA_ONSTACK ||
-	    (!(act->sa_flags & SA_SIGINFO) &&
-	     (act->sa_handler == SIG_DFL || act->sa_handler == SIG_IGN)))
+	    is_default(act) || is_ignore(act))
 		return 0;
 	if (cur > 0 && cur != sig && !sigismember(&act->sa_mask, cur))
 		bits |= BIT(cur);
@@ -527,10 +533,9 @@ static int managed_sigaction(int sig, const struct sigaction *sa,
 	if (sa) {
 		*act = *sa;
 		act->sa_flags &= ~SA_RESTORER;
-		if (sig == rt_cfg.signo && rt_active &&
-		    (sa->sa_handler != SIG_DFL || (sa->sa_flags & SA_SIGINFO)))
+		if (sig == rt_cfg.signo && rt_active && !is_default(sa))
 			move(NULL, "installed an action for");
-		if (sa->sa_handler == SIG_IGN && !(sa->sa_flags & SA_SIGINFO))
+		if (is_ignore(sa))
 			stash_discard(sig);	/* (7) */
 		install(sig);
 		/* read back as without hpcrun: with glibc's restorer */
@@ -879,17 +884,15 @@ static void program_signal(int sig, siginfo_t *si, ucontext_t *uc)
 		syscall(SYS_rt_sigqueueinfo, getpid(), sig, si);
 		return;
 	}
-	if (act.sa_handler == SIG_IGN && !(act.sa_flags & SA_SIGINFO))
+	if (is_ignore(&act))
 		return;
 	if (is_default(&act)) {
 		/* a real-time signal's default action ends the process */
 		rt_die_of_signal(sig);
 		return;
 	}
-	if (act.sa_flags & SA_RESETHAND) {
-		memset(&sigs[sig].act, 0, sizeof(sigs[sig].act));
-		sigs[sig].act.sa_handler = SIG_DFL;
-	}
+	if (act.sa_flags & SA_RESETHAND)
+		sigs[sig].act.sa_handler = SIG_DFL;	/* flags kept */
 	if (sig == SIGTRAP) {
 		/* the kernel's mask is perf's trap's (install): the program's
 		 * action's instead */
@@ -927,8 +930,7 @@ static int pending_interrupts(const ucontext_t *uc)
 			act = sigs[s].act;	/* the program's (3, FATAL 1) */
 		else if (rt_real_sigaction(s, NULL, &act))
 			continue;
-		if ((act.sa_flags & SA_SIGINFO || (act.sa_handler != SIG_DFL &&
-						   act.sa_handler != SIG_IGN)) &&
+		if (!is_default(&act) && !is_ignore(&act) &&
 		    !(act.sa_flags & SA_RESTART))
 			return 1;
 	}
@@ -1042,12 +1044,13 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 
 	own_fault(sig);
 	act = sigs[sig].act;
-	if (act.sa_handler == SIG_IGN && !(act.sa_flags & SA_SIGINFO))
+	if (is_ignore(&act))
 		return;		/* set while this signal was on its way */
 	if (!is_default(&act)) {
 		if (act.sa_flags & SA_RESETHAND) {
-			/* SA_RESETHAND, done here */
-			memset(&dfl, 0, sizeof(dfl));
+			/* SA_RESETHAND, done here: as the kernel's, the
+			 * handler alone */
+			dfl = act;
 			dfl.sa_handler = SIG_DFL;
 			sigs[sig].act = dfl;
 			install_fatal(sig, &dfl);
