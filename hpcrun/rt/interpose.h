@@ -61,6 +61,13 @@
  *     sigwait, sigwaitinfo,
  *     sigtimedwait, sigpending,
  *     sigsuspend, signalfd
+ *   bsd_signal, ssignal,             signals.c            made of the
+ *     sysv_signal, siginterrupt,                          wrappers above,
+ *     sigset, sighold, sigrelse,                          never the real one
+ *     sigignore, sigpause,
+ *     __sigpause, __xpg_sigpause,
+ *     sigblock, sigsetmask,
+ *     siggetmask
  *   malloc, calloc, realloc, free,   datacentric-alloc.c  without --data: the
  *     memalign, aligned_alloc,                            real call (invariant
  *     posix_memalign, valloc, mmap,                       1 there)

@@ -9,7 +9,10 @@
  * THE FATAL SIGNALS, caught so that no profile is lost when one ends the
  * process.  sigaction() and signal() of a signal of either kind go to its
  * part here; sigprocmask() and pthread_sigmask() only ever change the
- * sampling signal's bit (THE SAMPLING SIGNAL, 5).  Every other signal is
+ * sampling signal's bit (THE SAMPLING SIGNAL, 5).  glibc's System V and
+ * BSD calls (sigset, sighold, sigpause, sysv_signal, ...) reach the
+ * kernel through its internal sigaction and sigprocmask, past those
+ * wrappers: they are made here anew, of the wrappers.  Every other signal is
  * never touched (role OFF): its action and mask calls go straight to libc,
  * but for the mask of a handler on the alternate stack (THE SAMPLING
  * SIGNAL, 9).
@@ -1087,7 +1090,7 @@ int rt_fault_recovery(void)
 	struct sigaction segv, bus;
 
 	/* Asked of the kernel: the program may have replaced ours through
-	 * an entry point we do not wrap (sysv_signal, a raw system call). */
+	 * a raw system call. */
 	return !rt_real_sigaction(SIGSEGV, NULL, &segv) &&
 	       !rt_real_sigaction(SIGBUS, NULL, &bus) &&
 	       (segv.sa_flags & SA_SIGINFO) && segv.sa_sigaction == fatal_handler &&
@@ -1237,18 +1240,217 @@ RT_API int sigaction(int sig, const struct sigaction *sa, struct sigaction *old)
 	return r;
 }
 
-RT_API __sighandler_t signal(int sig, __sighandler_t handler)
+/*
+ * glibc's older calls on actions and masks (System V's, BSD's) call its
+ * internal sigaction, sigprocmask and sigsuspend, which no wrapper sees:
+ * each is made here, as glibc 2.36 makes it, of the wrappers above.
+ */
+
+/* The signals siginterrupt() said a handler of signal() interrupts
+ * system calls of (glibc's _sigintr); bit s - 1 for signal s. */
+static uint64_t sigintr;
+
+/* A handler (or SIG_DFL, SIG_IGN) for sig with flags, sig itself in its
+ * mask when self: the old handler, or SIG_ERR and errno. */
+static __sighandler_t set_handler(int sig, __sighandler_t handler, int flags,
+				  int self)
 {
 	struct sigaction sa, old;
 
+	if (handler == SIG_ERR || sig < 1 || sig >= _NSIG) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = handler;
-	sa.sa_flags = SA_RESTART;
+	sa.sa_flags = flags;
 	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, sig);	/* as glibc's signal() */
+	if (self && sigaddset(&sa.sa_mask, sig))
+		return SIG_ERR;		/* glibc's own (EINVAL) */
 	if (sigaction(sig, &sa, &old))
 		return SIG_ERR;
 	return old.sa_handler;
+}
+
+/* BSD's: the handler stays, sig blocked while it runs, calls restarted
+ * (but after siginterrupt(sig, 1)). */
+RT_API __sighandler_t signal(int sig, __sighandler_t handler)
+{
+	int restart = sig < 1 || sig > 64 ||
+		      !(__atomic_load_n(&sigintr, __ATOMIC_RELAXED) & BIT(sig));
+
+	return set_handler(sig, handler, restart ? SA_RESTART : 0, 1);
+}
+
+/* glibc's aliases of signal() (bsd_signal is X/Open's, before 2008). */
+RT_API __sighandler_t bsd_signal(int sig, __sighandler_t handler);
+RT_API __sighandler_t bsd_signal(int sig, __sighandler_t handler)
+{
+	return signal(sig, handler);
+}
+
+RT_API __sighandler_t ssignal(int sig, __sighandler_t handler)
+{
+	return signal(sig, handler);
+}
+
+/* System V's, signal() of a program built for strict ISO C or X/Open:
+ * reset to SIG_DFL as the handler starts, sig not blocked in it, calls
+ * interrupted. */
+RT_API __sighandler_t sysv_signal(int sig, __sighandler_t handler)
+{
+	return set_handler(sig, handler, SA_RESETHAND | SA_NODEFER, 0);
+}
+
+RT_API __sighandler_t __sysv_signal(int sig, __sighandler_t handler)
+{
+	return sysv_signal(sig, handler);
+}
+
+/* Clears SA_RESTART of sig's action (interrupt) or sets it, and tells a
+ * later signal() so. */
+RT_API int siginterrupt(int sig, int interrupt)
+{
+	struct sigaction act;
+
+	if (sigaction(sig, NULL, &act) < 0)
+		return -1;
+	if (interrupt) {
+		__atomic_or_fetch(&sigintr, BIT(sig), __ATOMIC_RELAXED);
+		act.sa_flags &= ~SA_RESTART;
+	} else {
+		__atomic_and_fetch(&sigintr, ~BIT(sig), __ATOMIC_RELAXED);
+		act.sa_flags |= SA_RESTART;
+	}
+	return sigaction(sig, &act, NULL) < 0 ? -1 : 0;
+}
+
+/* System V's: disp, and sig unblocked; or with SIG_HOLD sig blocked.
+ * The old disposition: SIG_HOLD when sig was blocked. */
+RT_API __sighandler_t sigset(int sig, __sighandler_t disp)
+{
+	struct sigaction sa, old;
+	sigset_t set, oset;
+
+	sigemptyset(&set);
+	if (sigaddset(&set, sig) < 0)
+		return SIG_ERR;
+	if (disp == SIG_HOLD) {
+		if (sigprocmask(SIG_BLOCK, &set, &oset) < 0)
+			return SIG_ERR;
+		if (sigismember(&oset, sig))
+			return SIG_HOLD;
+		if (sigaction(sig, NULL, &old) < 0)
+			return SIG_ERR;
+		return old.sa_handler;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = disp;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(sig, &sa, &old) < 0 ||
+	    sigprocmask(SIG_UNBLOCK, &set, &oset) < 0)
+		return SIG_ERR;
+	return sigismember(&oset, sig) ? SIG_HOLD : old.sa_handler;
+}
+
+/* sig added to (how SIG_BLOCK) or taken from the thread's mask. */
+static int mask_one(int how, int sig)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	if (sigaddset(&set, sig) < 0)
+		return -1;
+	return sigprocmask(how, &set, NULL);
+}
+
+RT_API int sighold(int sig)
+{
+	return mask_one(SIG_BLOCK, sig);
+}
+
+RT_API int sigrelse(int sig)
+{
+	return mask_one(SIG_UNBLOCK, sig);
+}
+
+RT_API int sigignore(int sig)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(sig, &sa, NULL);
+}
+
+/* BSD's masks: signals 1 to 32, bit s - 1 for signal s. */
+static void bsd_mask_set(sigset_t *set, int mask)
+{
+	sigemptyset(set);
+	((unsigned long *)(void *)set)[0] = (unsigned int)mask;
+}
+
+static int bsd_mask_get(const sigset_t *set)
+{
+	return (int)(unsigned int)((const unsigned long *)(const void *)set)[0];
+}
+
+/* sigsuspend with the thread's mask less sig (is_sig, X/Open's), or
+ * with the BSD mask sig_or_mask. */
+RT_API int __sigpause(int sig_or_mask, int is_sig);
+RT_API int __sigpause(int sig_or_mask, int is_sig)
+{
+	sigset_t set;
+
+	if (is_sig) {
+		if (sigprocmask(SIG_BLOCK, NULL, &set) < 0 ||
+		    sigdelset(&set, sig_or_mask) < 0)
+			return -1;
+	} else {
+		bsd_mask_set(&set, sig_or_mask);
+	}
+	return sigsuspend(&set);
+}
+
+/* BSD's mask calls: the old mask. */
+static int bsd_mask(int how, int mask)
+{
+	sigset_t set, old;
+
+	bsd_mask_set(&set, mask);
+	sigprocmask(how, &set, &old);	/* cannot fail */
+	return bsd_mask_get(&old);
+}
+
+RT_API int sigblock(int mask)
+{
+	return bsd_mask(SIG_BLOCK, mask);
+}
+
+RT_API int sigsetmask(int mask)
+{
+	return bsd_mask(SIG_SETMASK, mask);
+}
+
+RT_API int siggetmask(void)
+{
+	return bsd_mask(SIG_BLOCK, 0);
+}
+
+/* What a program's sigpause(sig) calls (signal.h's redirection). */
+RT_API int __xpg_sigpause(int sig);
+RT_API int __xpg_sigpause(int sig)
+{
+	return __sigpause(sig, 1);
+}
+
+/* The symbol sigpause itself, BSD's, of a mask: signal.h names
+ * __xpg_sigpause sigpause. */
+RT_API int bsd_sigpause(int mask) __asm__("sigpause");
+RT_API int bsd_sigpause(int mask)
+{
+	return __sigpause(mask, 0);
 }
 
 RT_API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
