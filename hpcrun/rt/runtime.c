@@ -223,6 +223,19 @@ struct own_start {
 	unsigned ready;
 };
 
+/* Every signal another process can send, into set: all but a fault of
+ * the thread's own (and glibc's own, which sigfillset leaves out). */
+void rt_async_set(sigset_t *set)
+{
+	static const int own[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP,
+				   SIGSYS };
+	size_t i;
+
+	sigfillset(set);
+	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		sigdelset(set, own[i]);
+}
+
 /* Blocks every signal another process can send (the caller's mask before
  * into old); a fault of the thread's own stays deliverable.  The thread
  * writing the process's end keeps them blocked, so that a SIGTERM
@@ -232,14 +245,9 @@ struct own_start {
  * taken on one. */
 void rt_block_async(sigset_t *old)
 {
-	static const int own[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP,
-				   SIGSYS };
 	sigset_t set;
-	size_t i;
 
-	sigfillset(&set);
-	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
-		sigdelset(&set, own[i]);
+	rt_async_set(&set);
 	rt_real_sigmask(SIG_BLOCK, &set, old);
 }
 

@@ -333,9 +333,11 @@ static inline void rt_own_back(void)
  * handlers; rt_is_own_time in them (a predicate). */
 void rt_own_begin(void);
 void rt_own_end(void);
-/* Blocks every signal on the calling thread but the synchronous faults
- * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS); its mask before in
- * old. */
+/* Every signal but the synchronous faults (SIGSEGV, SIGBUS, SIGFPE,
+ * SIGILL, SIGTRAP, SIGSYS) and glibc's own, into set. */
+void rt_async_set(sigset_t *set);
+/* Blocks the signals of rt_async_set on the calling thread; its mask
+ * before in old. */
 void rt_block_async(sigset_t *old);
 /* The calling thread's rings drained now, as hpcrun's own work: the
  * drain decodes and unwinds (Capstone, called through a pointer, would

@@ -153,9 +153,26 @@
  *     signal that reaches another thread then waits (10 s at most) for the
  *     writing to end before it ends the process: a pool's SIGTERM to a
  *     worker that is exiting never leaves its files cut short.
+ *  5. The first one.  A fatal signal with the default action ends the
+ *     process as it is sent, natively, and a second one sent right after
+ *     finds it gone; here the first is handled, and the second must not
+ *     end it instead.  fatal_handler runs with every signal another
+ *     process can send blocked (install_fatal), and rt_die_of_signal
+ *     keeps them blocked through the writing and the re-raise, the
+ *     signal it dies of alone unblocked: the others stay pending until
+ *     the process is gone.  A second thread's fatal signal meanwhile
+ *     waits for the writing (4), then ends the process by the first
+ *     (dying).
  * What no handler sees (SIGKILL, the OOM killer, glibc's internal reset
  * of SIGABRT past a handler that returns in assert) leaves the live files
- * (hpcrun-live.h) for hpcprof to recover.
+ * (hpcrun-live.h) for hpcprof to recover.  Not covered (5): a SIGKILL
+ * sent right after the first signal ends the process by SIGKILL, the
+ * files unwritten; of two fatal signals pending at once, before the
+ * process runs again, the kernel delivers the lower-numbered first,
+ * which ends it, whichever was sent first; a signal hpcrun leaves alone
+ * (OFF, an unmanaged real-time one) ends the process at once, as the
+ * kernel's own default action, when it comes before fatal_handler
+ * starts or reaches another thread that does not block it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -1008,10 +1025,12 @@ static int install_fatal(int sig, const struct sigaction *act)
 	memset(&k, 0, sizeof(k));
 	k.sa_sigaction = fatal_handler;
 	if (is_default(act)) {
-		/* NODEFER: a jump back from a fault in the unwinder must not
-		 * leave the signal blocked. */
+		/* (5): every other signal of another process's waits, from
+		 * the handler's first instruction on; NODEFER, the faults
+		 * outside it: hpcrun's own fault in the unwinder while one
+		 * is handled still jumps back (own_fault). */
 		k.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-		sigemptyset(&k.sa_mask);
+		rt_async_set(&k.sa_mask);
 	} else {
 		k.sa_flags = (act->sa_flags & ~SA_RESETHAND) | SA_SIGINFO;
 		k.sa_mask = act->sa_mask;
@@ -1025,16 +1044,13 @@ static int install_fatal(int sig, const struct sigaction *act)
  * taken ends there as a partial path (sample.c, unwind_guarded), never
  * returning here.  Any other arrival of sig returns: the program's.
  */
-static void own_fault(int sig)
+static void own_fault(int sig, const ucontext_t *uc)
 {
-	sigset_t set;
-
 	if (sigs[sig].role == FAULT && rt_self && rt_self->in_unwind) {
-		/* the program's SA_NODEFER-less mask would keep the signal
-		 * blocked past the jump */
-		sigemptyset(&set);
-		sigaddset(&set, sig);
-		rt_real_sigmask(SIG_UNBLOCK, &set, NULL);
+		/* the mask of the fault's place: the handler's (the
+		 * program's, or fatal_handler's with every other signal in
+		 * it) would stay past the jump */
+		rt_real_sigmask(SIG_SETMASK, &uc->uc_sigmask, NULL);
 		siglongjmp(rt_self->unwind_jmp, 1);
 	}
 }
@@ -1045,7 +1061,7 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction act, dfl;
 
-	own_fault(sig);
+	own_fault(sig, uc);
 	act = sigs[sig].act;
 	if (is_ignore(&act))
 		return;		/* set while this signal was on its way */
@@ -1067,12 +1083,21 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 	rt_die_of_signal(sig);
 }
 
+/* The first signal that is ending the process (THE FATAL SIGNALS, 5),
+ * or 0. */
+static int dying;
+
 void rt_die_of_signal(int sig)
 {
 	struct sigaction dfl;
 	sigset_t set;
 	char why[32] = "signal ";
+	int first = 0;
 
+	rt_block_async(&set);
+	if (!__atomic_compare_exchange_n(&dying, &first, sig, 0, __ATOMIC_SEQ_CST,
+					 __ATOMIC_SEQ_CST))
+		sig = first;
 	rt_fmt_u64(why + 7, (uint64_t)sig, 10, 0);
 	rt_process_finish(why, 1);
 	rt_process_finish_wait();

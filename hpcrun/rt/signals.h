@@ -72,7 +72,10 @@ void rt_install_fatal_handlers(void);
 void rt_release_fatal_handlers(void);
 /* Ends the process by sig with its default action, as the program would
  * have died, after writing every profile (rt_process_finish); from a
- * handler of sig on the thread it was meant for. */
+ * handler of sig on the thread it was meant for.  Every other signal
+ * stays blocked meanwhile, and once one thread is ending the process by
+ * a signal, another ends it by that one (signals.c, THE FATAL SIGNALS,
+ * 5). */
 void rt_die_of_signal(int sig);
 /* 1 while our SIGSEGV and SIGBUS handlers are installed, so a fault in the
  * unwinder jumps back to the sample handler (async-signal-safe: two
