@@ -50,15 +50,34 @@ static uint64_t user0, sys0, samples;
  * program may change its environment), else /proc/kallsyms. */
 static char symbols[4096] = "/proc/kallsyms";
 
+/* May perf event s count kernel mode: allowed, and through the trap
+ * when it signals each sample (invariants 1 and 6)? */
+static int mode_allowed(const struct hpcrun_evspec *s)
+{
+	return rt_kernel.on && (rt_kernel.trap || rt_perf_is_ring_event(s));
+}
+
 int rt_kernel_is_counted(const struct hpcrun_evspec *s)
 {
 	if (s->ev->kind == HPCRUN_EV_TIMER)
 		return 1;
-	if (!rt_kernel.on || (!rt_kernel.trap && !rt_perf_is_ring_event(s)))
-		return 0;	/* invariants 1 and 6 */
+	if (!mode_allowed(s))
+		return 0;
 	return s->ev->type != PERF_TYPE_SOFTWARE ||
 	       s->ev->config == PERF_COUNT_SW_CPU_CLOCK ||
 	       s->ev->config == PERF_COUNT_SW_TASK_CLOCK;
+}
+
+int rt_kernel_is_sched(const struct hpcrun_evspec *s)
+{
+	return s->ev->kind == HPCRUN_EV_SW &&
+	       (s->ev->config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
+		s->ev->config == PERF_COUNT_SW_CPU_MIGRATIONS);
+}
+
+int rt_kernel_is_sampled(const struct hpcrun_evspec *s)
+{
+	return rt_kernel_is_sched(s) ? mode_allowed(s) : rt_kernel_is_counted(s);
 }
 
 int rt_kernel_is_own_sigreturn(const struct rt_copy *c)
@@ -313,16 +332,20 @@ static void kernel_log(void (*put)(const char *text))
 {
 	uint64_t user, sys, lost;
 	char line[256];
-	int i, counted = 0;
+	int i, counted = 0, sampled = 0;
 
 	cpu_time(&user, &sys);
 	user = user > user0 ? user - user0 : 0;
 	sys = sys > sys0 ? sys - sys0 : 0;
-	for (i = 0; i < rt_cfg.nev; i++)
+	for (i = 0; i < rt_cfg.nev; i++) {
 		counted |= rt_kernel_is_counted(&rt_cfg.ev[i].spec);
+		sampled |= rt_kernel_is_sampled(&rt_cfg.ev[i].spec);
+	}
+	/* the scheduler's events count no time (invariant 7) */
 	if (!counted && !why_not[0])
 		rt_append(why_not, rt_kernel.on && !rt_kernel.trap ?
 			  "no perf trap for a signal per sample (Linux 5.13)" :
+			  sampled ? "no event counts time" :
 			  "the events count user mode only");
 	lost = counted ? 0 : sys;
 	put("kernel-mode: ");

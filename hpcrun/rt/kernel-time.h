@@ -9,10 +9,10 @@
  *     (exclude_kernel = 0) when rt_kernel.on: the start-up probe opened
  *     such an event counting kernel mode (root, CAP_PERFMON, or
  *     perf_event_paranoid <= 1) and --no-kernel (HPCRUN_NO_KERNEL) was
- *     not given.  Other perf software events (page faults, context
- *     switches) count user mode only; the POSIX timers (CPUTIME,
- *     REALTIME) count kernel time anyway, their signal arriving on the
- *     return to user mode.
+ *     not given.  Other perf software events (page faults) count user
+ *     mode only, but the scheduler's (invariant 7); the POSIX timers
+ *     (CPUTIME, REALTIME) count kernel time anyway, their signal arriving
+ *     on the return to user mode.
  *  2. A ring sample taken in kernel mode (source-perf.c, THE RING) carries
  *     the user registers and stack of the thread as it entered the kernel:
  *     its user path is unwound from them.  When the thread is in a system
@@ -58,6 +58,14 @@
  *     stretch in the kernel arrive as one signal, whose value is the
  *     count's increase since the thread's previous sample.  Without the
  *     trap such an event counts user mode only.
+ *  7. The scheduler's events (context-switches, cpu-migrations:
+ *     rt_kernel_is_sched) the kernel counts in kernel mode only, at the
+ *     switch, so a thread's are all in the kernel: they count kernel mode
+ *     (rt_kernel_is_sampled) where a time event of theirs would (invariants
+ *     1 and 6), each sample at the user call path that entered the
+ *     kernel, and elsewhere count nothing.  They count no time: the
+ *     account of invariant 4 is the time events' alone
+ *     (rt_kernel_is_counted).
  */
 #ifndef HPCRUN_KERNEL_TIME_H
 #define HPCRUN_KERNEL_TIME_H
@@ -102,6 +110,13 @@ static inline int rt_kernel_is_syscall(uint64_t ax, uint64_t cx, uint64_t ip)
 
 /* Does event s count the thread's time in the kernel (invariant 1)? */
 int rt_kernel_is_counted(const struct hpcrun_evspec *s);
+/* Is s one of the scheduler's events, counted in kernel mode only
+ * (invariant 7)? */
+int rt_kernel_is_sched(const struct hpcrun_evspec *s);
+/* Does perf event s count kernel mode (exclude_kernel = 0): a time event
+ * that counts kernel time, or a scheduler's event allowed to (invariant
+ * 7)? */
+int rt_kernel_is_sampled(const struct hpcrun_evspec *s);
 /* Was kernel sample c taken in the return from hpcrun's own signal
  * (invariant 2)?  Reads c's stack copy only: async-signal-safe. */
 int rt_kernel_is_own_sigreturn(const struct rt_copy *c);

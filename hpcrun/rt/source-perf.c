@@ -3,7 +3,7 @@
  * open are kept safe from the program by fd-gate.c (fd-gate.c, THE FDS).
  *
  * One counter per event per thread (pid = the thread; user mode only, or
- * kernel mode too as kernel-time.h, invariant 1, says),
+ * kernel mode too as kernel-time.h, invariants 1 and 7, say),
  * with no ring buffer: each overflow raises the sampling signal through
  * fasync, routed to the owning thread with F_SETOWN_EX -- or, for an event
  * that counts kernel mode, SIGTRAP through perf's trap on the thread's
@@ -215,7 +215,7 @@ static int offcpu_event(const struct hpcrun_evspec *s)
 /* Does event s, with a signal per sample, signal through perf's trap? */
 static int is_trap(const struct hpcrun_evspec *s)
 {
-	return offcpu_event(s) || (rt_kernel.trap && rt_kernel_is_counted(s));
+	return offcpu_event(s) || (rt_kernel.trap && rt_kernel_is_sampled(s));
 }
 
 /* The attributes of event idx (s), with a ring or a signal per sample. */
@@ -264,7 +264,7 @@ static void fill_attr(struct perf_event_attr *a, const struct hpcrun_evspec *s,
 	a->disabled = 1;
 	/* a signal per sample in kernel mode only through the trap
 	 * (kernel-time.h, invariant 6), even where a ring was meant */
-	a->exclude_kernel = !rt_kernel_is_counted(s) || (!ring && !is_trap(s));
+	a->exclude_kernel = !rt_kernel_is_sampled(s) || (!ring && !is_trap(s));
 	a->exclude_hv = 1;
 	if (ring && !a->exclude_kernel)
 		a->sample_type |= PERF_SAMPLE_IP;	/* the kernel leaf */
@@ -480,7 +480,7 @@ static void take_sample(struct rt_thread *td, struct rt_thread *self, int idx,
 	uint64_t g[17], len, dyn = 0, ip = 0;
 	int i;
 
-	if (rt_kernel_is_counted(s) && end - p >= 8) {
+	if (rt_kernel_is_sampled(s) && end - p >= 8) {
 		memcpy(&ip, p, 8);
 		p += 8;
 	}
@@ -514,7 +514,7 @@ static void take_sample(struct rt_thread *td, struct rt_thread *self, int idx,
 		c.regs[dw[i]] = (uintptr_t)g[i];
 	/* a system call's kernel ip: the leaf (kernel-time.h, invariant 2) */
 	if ((misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL &&
-	    rt_kernel_is_counted(s) && rt_kernel_is_syscall(g[0], g[2], g[8]))
+	    rt_kernel_is_sampled(s) && rt_kernel_is_syscall(g[0], g[2], g[8]))
 		c.kip = rt_kernel_leaf(ip);
 	c.stack = p;
 	c.len = (size_t)dyn;
