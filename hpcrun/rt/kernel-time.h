@@ -63,9 +63,9 @@
  *     switch, so a thread's are all in the kernel: they count kernel mode
  *     (rt_kernel_is_sampled) where a time event of theirs would (invariants
  *     1 and 6), each sample at the user call path that entered the
- *     kernel, and elsewhere count nothing.  They count no time: the
- *     account of invariant 4 is the time events' alone
- *     (rt_kernel_is_counted).
+ *     kernel, and elsewhere count nothing, which perf_probe says at start
+ *     (the log; stderr but under -q).  They count no time: the account
+ *     of invariant 4 is the time events' alone (rt_kernel_is_counted).
  */
 #ifndef HPCRUN_KERNEL_TIME_H
 #define HPCRUN_KERNEL_TIME_H

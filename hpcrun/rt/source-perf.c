@@ -294,6 +294,14 @@ static int perf_probe(const struct hpcrun_evspec *s)
 	if (fd < 0)
 		return fd;
 	rt_sys_close(fd);
+	if (rt_kernel_is_sched(s) && !rt_kernel_is_sampled(s)) {
+		char msg[256];	/* kernel-time.h, invariant 7 */
+
+		snprintf(msg, sizeof(msg), "warning: event '%s' counts in kernel "
+			 "mode only, not counted here (%s): it records nothing; "
+			 "see hpcrun(1)", s->ev->name, rt_kernel_why_no_trap());
+		rt_note(msg);
+	}
 	return 0;
 }
 
