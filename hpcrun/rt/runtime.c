@@ -416,15 +416,46 @@ static void last_thread_check(void)
 	own_end_all();
 }
 
+/* Is the caller the program's only task?  A thread the program joined
+ * may still be ending: CPython's join returns as the thread's Python
+ * state goes, before the thread writes its profile (rt_thread_end,
+ * counted in leaving), and pthread_join before the kernel has torn its
+ * perf events down.  While the only other tasks are such, the count is
+ * read again, for 50 ms at most; a live thread gives no after 2 ms (the
+ * time a thread past its join takes to reach rt_thread_end), a raw clone
+ * task (which glibc does not count) after 10 ms. */
+static unsigned leaving;
+
+static int one_program_task(void)
+{
+	struct timespec us = { 0, 100000 };
+	unsigned glibc;
+	long tasks;
+	int i, own, grace = 20, alone = 0;
+
+	for (i = 0; i < 500; i++) {
+		tasks = rt_task_count();
+		own = own_live();
+		if (tasks < 0 || !nptl_nthreads)
+			return tasks - own == 1;
+		if (tasks - own == 1)
+			return 1;
+		glibc = __atomic_load_n(nptl_nthreads, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&leaving, __ATOMIC_SEQ_CST))
+			grace = 20;	/* then glibc's count drops */
+		else if (glibc == 1u + (unsigned)own ? ++alone > 100 : !grace--)
+			return 0;	/* 10 ms: a raw task, not a teardown */
+		nanosleep(&us, NULL);
+	}
+	return 0;
+}
+
 int rt_own_pause(sigset_t *old)
 {
-	long tasks;
-
 	rt_fd_block_signals(old);
-	tasks = rt_task_count();
 	if (!rt_active || !own_live() ||
 	    __atomic_load_n(&starting, __ATOMIC_SEQ_CST) ||
-	    tasks < 0 || tasks - own_live() != 1)
+	    !one_program_task())
 		return 0;
 	own_stop(all_gone);
 	__atomic_add_fetch(&own_paused, 1, __ATOMIC_RELAXED);
@@ -1343,10 +1374,12 @@ static void rt_thread_end(struct rt_thread *td)
 {
 	if (!td)
 		return;
+	__atomic_add_fetch(&leaving, 1, __ATOMIC_SEQ_CST);
 	count_stuck();
 	rt_own_begin();		/* never ended: td goes */
 	thread_end(td, 1);
 	last_thread_check();
+	__atomic_sub_fetch(&leaving, 1, __ATOMIC_SEQ_CST);
 }
 
 void rt_thread_end_other(struct rt_thread *td)
@@ -1877,6 +1910,7 @@ static void rt_after_fork_child(void)
 	rt_pid = getpid();
 	starting = 0;		/* none of the parent's come here */
 	writers = 0;		/* nor do those writing their profiles */
+	leaving = 0;
 	memset(own_tids, 0, sizeof(own_tids));
 	own_paused = 0;
 	rt_own_stop = 0;	/* a parent standing aside (rt_own_pause) */

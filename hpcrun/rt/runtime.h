@@ -304,7 +304,8 @@ void rt_own_resume(int paused, const sigset_t *old);
  * threads (/proc/self/stat) as fork returns in the parent and warns
  * "multi-threaded" when there are several (a DeprecationWarning on
  * stderr; an error under -W error).  So when the program's only thread
- * forks there (rt_python_counts_threads), hpcrun's own threads stand
+ * forks there (rt_python_counts_threads; a thread it joined and that is
+ * still ending is waited for), hpcrun's own threads stand
  * aside in the fork's prepare handler (rt_own_pause) and stay away in
  * the parent, rt_own_away set, until rt_own_back makes them again: on
  * the program's fclose() of the /proc/self/stat it read, or its next
