@@ -58,4 +58,35 @@ test_expect_success 'sighold of SIGRTMAX moves it too; nothing said on stderr' '
 	grep -q "^the program blocked signal [0-9]*: hpcrun samples with signal [0-9]* from now on$" held/*.log
 '
 
+# A success leaves errno as it was: installing an action for the
+# sampling signal moves it, and the move's own calls set errno to EINVAL
+# (an outside sweep's program read it after a successful sigaction).
+test_expect_success 'a sigaction or signal that moves the sampling signal leaves errno as it was' '
+	cat >errno.c <<-\EOT &&
+	#include <errno.h>
+	#include <signal.h>
+	#include <stdio.h>
+	static void h(int s) { (void)s; }
+	int main(void)
+	{
+		struct sigaction a = { 0 };
+		int r;
+
+		a.sa_handler = h;
+		errno = 0;
+		r = sigaction(SIGRTMAX, &a, NULL);
+		printf("sigaction %d, errno %d\n", r, errno);
+		errno = 0;
+		printf("signal %s, errno %d\n",
+		       signal(SIGRTMAX - 1, h) == SIG_ERR ? "SIG_ERR" : "ok", errno);
+		return 0;
+	}
+	EOT
+	cc -o errno errno.c &&
+	./errno >expect &&
+	hpcrun -q -o errno.m ./errno >out &&
+	test_cmp expect out &&
+	grep -q "hpcrun samples with signal" errno.m/*.log
+'
+
 test_done

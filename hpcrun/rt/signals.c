@@ -547,6 +547,7 @@ static int managed_sigaction(int sig, const struct sigaction *sa,
 {
 	struct sigaction *act = &sigs[sig].act, prev, now;
 	sigset_t blocked;
+	int err = errno;	/* a success leaves it as it was */
 
 	act_take(&blocked);
 	prev = *act;
@@ -567,6 +568,7 @@ static int managed_sigaction(int sig, const struct sigaction *sa,
 	act_give(&blocked);
 	if (old)
 		*old = prev;
+	errno = err;
 	return 0;
 }
 
