@@ -440,7 +440,9 @@ int rt_limit_set(pid_t pid, int res, const struct rlimit *nl,
 	long r;
 	int e;
 
-	if (pid && pid != getpid())
+	/* another process's, or none of hpcrun's writes to come (a sealed
+	 * process makes no other system call than the program's own) */
+	if ((pid && pid != rt_pid) || rt_sealed)
 		return (int)syscall(SYS_prlimit64, pid, res, nl, old);
 	io_lock_take(&mask);
 	r = sys_prlimit(res, nl, old);
