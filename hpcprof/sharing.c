@@ -177,8 +177,9 @@ static void pline_add(struct pline *p, const struct share_access *x)
 }
 
 enum share_label sharing_pooled_label(const struct share_access *a, size_t n,
-				      uint64_t *ntransfers, size_t *nshared)
+				      struct share_pooled *ev)
 {
+	uint64_t *ntransfers = &ev->transfers;
 	uint32_t *ix = xcalloc(n ? n : 1, sizeof(*ix));
 	struct share_access *line = xcalloc(n ? n : 1, sizeof(*line));
 	struct lthread *t = NULL;
@@ -246,7 +247,9 @@ enum share_label sharing_pooled_label(const struct share_access *a, size_t n,
 	    SHARE_PRODCONS : reader_writes ? SHARE_MIGRATORY : SHARE_WRITE;
 	if (l == SHARE_PRIVATE || l == SHARE_READ)
 		*ntransfers = 0;	/* by threads too thin to take part */
-	*nshared = several;
+	ev->shared = several;
+	ev->top_lines = top_lines;
+	ev->second_lines = second_lines;
 	free(t);
 	free(line);
 	free(ix);
@@ -390,8 +393,8 @@ struct sobj {
 						 * accesses of its lines */
 	uint64_t accesses, reads, writes, homed, remote;
 	enum share_label pooled;	/* from all its lines' evidence */
-	uint64_t pooled_transfers, pooled_accesses;
-	size_t pooled_shared;	/* its lines written by two threads */
+	uint64_t pooled_accesses;
+	struct share_pooled pool;	/* the pooled label's evidence */
 	int is_pooled;		/* its label is pooled's */
 	uint64_t latent;	/* alignments of predicted false sharing */
 	size_t nthreads, npages, multi_node_pages, nfs;
@@ -1174,11 +1177,18 @@ static void classify_lines(struct sharing *sh, const struct experiment *e,
  * write the same lines in turn (a record handed on under a lock whose
  * mutex and condition variable words share a line), lines that
  * outnumber its false-sharing ones twice, not a few where structs of
- * one thread each meet. */
+ * one thread each meet.  A producer that writes many lines more, beside
+ * consumers that write little more than the false-sharing ones (a
+ * queue's control line), outweighs them however hot they are. */
 static int pooled_outweighs_false(const struct sobj *so)
 {
-	size_t others = so->pooled_shared > so->nfs ?
-			so->pooled_shared - so->nfs : 0;
+	size_t others = so->pool.shared > so->nfs ?
+			so->pool.shared - so->nfs : 0;
+
+	if (so->pooled == SHARE_PRODCONS &&
+	    so->pool.top_lines >= so->nfs + POOL_MIN_LINES &&
+	    so->pool.second_lines <= so->nfs + 2)
+		return 1;
 
 	if (2 * so->by_label[SHARE_FALSE][1] >= so->pooled_accesses)
 		return 0;
@@ -1208,7 +1218,7 @@ static void object_labels(struct sharing *sh)
 		if (so->pooled != SHARE_TOO_FEW && so->pooled != best &&
 		    (best != SHARE_FALSE || pooled_outweighs_false(so))) {
 			so->label = so->pooled;
-			so->transfers = so->pooled_transfers;
+			so->transfers = so->pool.transfers;
 			so->is_pooled = 1;
 		} else if (best != SHARE_TOO_FEW) {
 			so->label = best;
@@ -1250,8 +1260,7 @@ static void pool_objects(struct sharing *sh, const uint32_t *ix)
 		size_t lo = k ? at[k - 1] : 0;
 
 		sh->objs[k].pooled = sharing_pooled_label(sa + lo, at[k] - lo,
-						&sh->objs[k].pooled_transfers,
-						&sh->objs[k].pooled_shared);
+						&sh->objs[k].pool);
 		sh->objs[k].pooled_accesses = at[k] - lo;
 	}
 	free(sa);

@@ -106,8 +106,13 @@
  *     twice its false-sharing lines (a record handed on under a lock
  *     whose mutex and condition variable words share a line, each
  *     thread waiting on its own word; not the few lines where structs of
- *     one thread each meet); otherwise its lines'.  An object with
- *     neither has too few samples.
+ *     one thread each meet); otherwise its lines'.  A producer-consumer
+ *     label wins even over false-sharing lines that hold most of the
+ *     evidence when its producer writes 4 lines more than them and no
+ *     other writer more than 2 beyond them (a queue whose consumer spins
+ *     on its control line; not per-thread counters, nor structs of one
+ *     thread each, whose writers each write lines of their own).  An
+ *     object with neither has too few samples.
  *  4. Latent false sharing of a block: its threads' written byte ranges
  *     (offsets in the block), placed at another alignment (start % 64)
  *     the same allocation could have (a heap block: 0, 16, 32, 48; a
@@ -207,11 +212,16 @@ enum share_label sharing_line_label(const struct share_access *a, size_t n,
 
 /* The pooled label of an object from its concurrent accesses a[0..n)
  * (within SHARE_POOL_WINDOW_NS), all its lines together, in time order:
- * SHARE_TOO_FEW for too few samples; its lines' ownership transfers in
- * *ntransfers, the lines two threads or more write in *nshared
+ * SHARE_TOO_FEW for too few samples, and the evidence behind it in *ev
  * (invariant 3). */
+struct share_pooled {
+	uint64_t transfers;	/* its lines' ownership transfers */
+	size_t shared;		/* lines two threads or more write */
+	size_t top_lines;	/* lines of the writer that writes the most */
+	size_t second_lines;	/* and of the next one */
+};
 enum share_label sharing_pooled_label(const struct share_access *a, size_t n,
-				      uint64_t *ntransfers, size_t *nshared);
+				      struct share_pooled *ev);
 
 /* A write of a block: its offset, size (0: 1 byte) and thread. */
 struct share_write {

@@ -17,6 +17,7 @@
 
 static uint64_t moved;
 static size_t shared;	/* pooled: lines two threads write */
+static size_t top, second;	/* pooled: lines of the two top writers */
 
 /* "T RW OFF SIZE" quadruples, the sequence reps times, times 1, 2, ...
  * in order. */
@@ -160,7 +161,14 @@ static int pooled_of(const int (*q)[3], size_t n, int *first)
 		if (a[j].addr / 64 == 0x10000 / 64)
 			line[k++] = a[j];
 	*first = sharing_line_label(line, k, &t);
-	return sharing_pooled_label(a, n, &moved, &shared);
+	struct share_pooled p;
+	enum share_label l = sharing_pooled_label(a, n, &p);
+
+	moved = p.transfers;
+	shared = p.shared;
+	top = p.top_lines;
+	second = p.second_lines;
+	return l;
 }
 
 static int line0;
@@ -231,6 +239,8 @@ static void pooled(void)
 	/* the lock's line alone is migratory, the queue is not */
 	CHECK_INT(POOLED(queue), SHARE_PRODCONS);
 	CHECK_INT(line0, SHARE_MIGRATORY);
+	CHECK_INT(top, 5);		/* the producer: the lock, 4 items */
+	CHECK_INT(second, 1);		/* the consumer: the lock */
 	CHECK_INT(POOLED(parts), SHARE_PRIVATE);
 	CHECK_INT(shared, 0);
 	CHECK_INT(POOLED(counters), SHARE_MIGRATORY);
