@@ -491,16 +491,31 @@ int rt_fsize_allow(uint64_t end)
 	return -EFBIG;
 }
 
+/* Both limits for a write, under one taking of the lock. */
 static void limits_lift(void)
 {
-	rt_limit_take(RLIMIT_FSIZE, RLIM_INFINITY);
-	rt_limit_take(RLIMIT_NOFILE, NOFILE_ROOM);
+	struct lim *fs = lim_of(RLIMIT_FSIZE), *nf = lim_of(RLIMIT_NOFILE);
+	sigset_t mask;
+
+	io_lock_take(&mask);
+	fs->users++;
+	lift(fs, RLIM_INFINITY);
+	nf->users++;
+	lift(nf, NOFILE_ROOM);
+	io_lock_drop(&mask);
 }
 
 static void limits_restore(void)
 {
-	rt_limit_drop(RLIMIT_NOFILE);
-	rt_limit_drop(RLIMIT_FSIZE);
+	struct lim *fs = lim_of(RLIMIT_FSIZE), *nf = lim_of(RLIMIT_NOFILE);
+	sigset_t mask;
+
+	io_lock_take(&mask);
+	nf->users--;
+	put_back(nf);
+	fs->users--;
+	put_back(fs);
+	io_lock_drop(&mask);
 }
 
 int rt_io_open(const char *path, int flags, mode_t mode)

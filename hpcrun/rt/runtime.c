@@ -436,10 +436,10 @@ static int one_program_task(void)
 	for (i = 0; i < 500; i++) {
 		tasks = rt_task_count();
 		own = own_live();
-		if (tasks < 0 || !nptl_nthreads)
-			return tasks - own == 1;
 		if (tasks - own == 1)
 			return 1;
+		if (tasks < 0 || !nptl_nthreads)
+			return 0;
 		glibc = __atomic_load_n(nptl_nthreads, __ATOMIC_SEQ_CST);
 		if (__atomic_load_n(&leaving, __ATOMIC_SEQ_CST))
 			grace = 20;	/* then glibc's count drops */
